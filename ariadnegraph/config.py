@@ -1,0 +1,48 @@
+"""Where ariadnegraph finds things on disk: the one place for paths and environment variables.
+
+Every setting has an environment variable so a deployment (LangGraph server, CI) can set it
+without code edits. Agent behaviour settings (models, presets) live with the agent, not here.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_DIR = PACKAGE_DIR.parent
+
+GAMES_DIR_ENV = "ARIADNE_GAMES_DIR"
+CACHE_DIR_ENV = "ARIADNE_CACHE_DIR"
+
+
+class ConfigError(ValueError):
+    """A setting points at something that does not exist or cannot be used."""
+
+
+def games_dir() -> Path:
+    """The folder that holds game collections (e.g. ``arigraph/games.toml``).
+
+    ``$ARIADNE_GAMES_DIR`` wins; otherwise ``../shared/games`` next to the checkout (the project's
+    layout), then next to the current directory. Games are never copied into the repository.
+    """
+    configured = os.environ.get(GAMES_DIR_ENV)
+    if configured:
+        path = Path(configured).expanduser()
+        if not path.is_dir():
+            raise ConfigError(f"{GAMES_DIR_ENV}={configured} is not a directory")
+        return path
+    for candidate in (REPO_DIR.parent / "shared" / "games", Path.cwd().parent / "shared" / "games"):
+        if candidate.is_dir():
+            return candidate
+    raise ConfigError(
+        f"no games directory found: set {GAMES_DIR_ENV}, or run `ariadne games fetch arigraph`"
+    )
+
+
+def cache_dir() -> Path:
+    """Writable cache for generated games and other derived files (``$ARIADNE_CACHE_DIR``)."""
+    configured = os.environ.get(CACHE_DIR_ENV)
+    base = Path(configured).expanduser() if configured else Path.home() / ".cache" / "ariadnegraph"
+    base.mkdir(parents=True, exist_ok=True)
+    return base

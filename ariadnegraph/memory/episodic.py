@@ -1,0 +1,60 @@
+"""Episodic memory: one vertex per observation, linked to the facts extracted from it (AriGraph §2)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Episode:
+    """An observation the agent received at ``step`` (and the action that led to it, if any)."""
+
+    step: int
+    text: str
+    action: str | None = None
+    fact_ids: frozenset[int] = field(default_factory=frozenset)
+
+    def to_dict(self) -> dict:
+        return {"step": self.step, "text": self.text, "action": self.action, "fact_ids": sorted(self.fact_ids)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Episode":
+        return cls(data["step"], data["text"], data.get("action"), frozenset(data.get("fact_ids", ())))
+
+
+def episodic_relevance(matched: int, total: int) -> float:
+    """AriGraph eq. 1: ``n/max(N,1) * log2(max(N,1))``.
+
+    ``matched`` (n) is how many query facts the episode is linked to, ``total`` (N) how many facts it
+    holds. The log factor favours informative observations and is zero for an episode with exactly
+    one fact, which adds nothing beyond that fact.
+    """
+    n_total = max(total, 1)
+    return matched / n_total * math.log2(n_total)
+
+
+def episodic_search(
+    fact_ids: Iterable[int],
+    episodes: Iterable[Episode],
+    k: int,
+    similarity: Mapping[int, float] | None = None,
+    similarity_weight: float = 0.0,
+) -> list[tuple[Episode, float]]:
+    """The ``k`` episodes most relevant to the given facts, best first.
+
+    Score is eq. 1, plus ``similarity_weight * similarity[step]`` when a query-similarity map is given
+    (our addition; weight 0 reproduces the paper). Episodes linked to none of the facts and with no
+    similarity bonus are not returned. Ties go to the more recent episode. Cost: O(sum of episode sizes).
+    """
+    wanted = set(fact_ids)
+    scored: list[tuple[float, int, Episode]] = []
+    for episode in episodes:
+        matched = len(wanted & episode.fact_ids)
+        bonus = similarity_weight * similarity.get(episode.step, 0.0) if similarity else 0.0
+        if matched == 0 and bonus <= 0.0:
+            continue
+        scored.append((episodic_relevance(matched, len(episode.fact_ids)) + bonus, episode.step, episode))
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    return [(episode, score) for score, _, episode in scored[:k]]

@@ -1,0 +1,133 @@
+"""Append-only SQLite log of memory events, with a hash chain that detects damaged files.
+
+Each write is one transaction (one agent step), so a crash loses at most the step being written.
+Every event row carries ``chain = sha256(previous chain + kind + payload)`` and a ``head`` row holds the
+count and last chain value, updated in the same transaction. Opening verifies all three; a truncated,
+half-copied or edited file raises :class:`MemoryCorrupted` instead of loading as a smaller memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+_GENESIS = "ariadnegraph-memory-v1"
+
+
+class MemoryCorrupted(RuntimeError):
+    """The memory file on disk is damaged or incomplete; it was not loaded."""
+
+
+def _chain(previous: str, kind: str, payload: str) -> str:
+    return hashlib.sha256(f"{previous}\x1f{kind}\x1f{payload}".encode()).hexdigest()
+
+
+class EventLog:
+    """Durable, ordered list of ``(kind, payload)`` events."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        existed = self.path.exists() and self.path.stat().st_size > 0
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            if existed:
+                self._check_schema()
+            else:
+                self._create()
+            self._count, self._head = self._read_head()
+        except sqlite3.DatabaseError as exc:
+            raise MemoryCorrupted(f"memory file {self.path} is damaged: {exc}") from exc
+
+    def _create(self) -> None:
+        with self._transaction():
+            self._db.execute(
+                "CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT NOT NULL, chain TEXT NOT NULL)"
+            )
+            self._db.execute("CREATE TABLE head (id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER, chain TEXT, schema INTEGER)")
+            self._db.execute("INSERT INTO head VALUES (1, 0, ?, ?)", (_GENESIS, SCHEMA_VERSION))
+            self._db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+
+    def _check_schema(self) -> None:
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"events", "head", "meta"} <= tables:
+            raise MemoryCorrupted(f"memory file {self.path} is incomplete (missing tables)")
+        row = self._db.execute("SELECT schema FROM head WHERE id = 1").fetchone()
+        if row is None:
+            raise MemoryCorrupted(f"memory file {self.path} has no head record")
+        if row[0] != SCHEMA_VERSION:
+            raise MemoryCorrupted(f"memory file {self.path} has schema {row[0]}, expected {SCHEMA_VERSION}")
+
+    def _read_head(self) -> tuple[int, str]:
+        row = self._db.execute("SELECT count, chain FROM head WHERE id = 1").fetchone()
+        return int(row[0]), str(row[1])
+
+    def _transaction(self):
+        return _Transaction(self._db)
+
+    # -- meta --------------------------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    # -- events ------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._count
+
+    def append(self, events: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        """Append events atomically: all of them or (after a crash) none."""
+        rows = []
+        chain, count = self._head, self._count
+        for kind, payload in events:
+            text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+            chain = _chain(chain, kind, text)
+            count += 1
+            rows.append((count, kind, text, chain))
+        if not rows:
+            return
+        with self._transaction():
+            self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", rows)
+            self._db.execute("UPDATE head SET count = ?, chain = ? WHERE id = 1", (count, chain))
+        self._count, self._head = count, chain
+
+    def replay(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every event in order, verifying the chain; raises MemoryCorrupted on any mismatch."""
+        chain, expected_seq = _GENESIS, 1
+        try:
+            for seq, kind, text, stored in self._db.execute("SELECT seq, kind, payload, chain FROM events ORDER BY seq"):
+                chain = _chain(chain, kind, text)
+                if seq != expected_seq or stored != chain:
+                    raise MemoryCorrupted(f"memory file {self.path} is damaged at event {seq}")
+                expected_seq += 1
+                yield kind, json.loads(text)
+        except sqlite3.DatabaseError as exc:
+            raise MemoryCorrupted(f"memory file {self.path} is damaged: {exc}") from exc
+        if expected_seq - 1 != self._count or chain != self._head:
+            raise MemoryCorrupted(
+                f"memory file {self.path} is incomplete: {expected_seq - 1} events found, {self._count} committed"
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")

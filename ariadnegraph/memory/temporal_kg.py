@@ -1,0 +1,267 @@
+"""The temporal knowledge graph: facts that open and close over steps, never deleted.
+
+The live view (``current()``) is kept incrementally in a networkx ``MultiDiGraph`` so per-step
+retrieval does not rebuild anything; ``as_of(step)`` builds a snapshot from the full fact history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+
+import networkx as nx
+
+from .conflicts import ConflictRules
+from .facts import Fact, Triplet
+from .normalize import EntityNormalizer, normalize_relation
+
+
+class KGView:
+    """A read-only set of facts that hold at one moment, with a graph over their entities.
+
+    Nodes are canonical entity keys (attribute ``name`` holds the display form); each fact is an edge
+    ``subject_key -> object_key`` keyed by fact id (attribute ``fact``).
+    """
+
+    def __init__(self, facts: dict[int, Fact], graph: nx.MultiDiGraph, step: int | None) -> None:
+        self._facts = facts
+        self.graph = graph
+        self.step = step  # None for the live view
+
+    @classmethod
+    def build(cls, facts: Iterable[Fact], step: int | None = None, names: dict[str, str] | None = None) -> "KGView":
+        graph = nx.MultiDiGraph()
+        by_id: dict[int, Fact] = {}
+        for fact in facts:
+            _add_edge(graph, fact, names)
+            by_id[fact.id] = fact
+        return cls(by_id, graph, step)
+
+    @property
+    def facts(self) -> dict[int, Fact]:
+        return self._facts
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def __iter__(self) -> Iterator[Fact]:
+        return iter(sorted(self._facts.values(), key=lambda f: f.id))
+
+    def __contains__(self, triplet: object) -> bool:
+        return any(f.triplet == triplet for f in self._facts.values())
+
+    def entity_name(self, key: str) -> str:
+        return self.graph.nodes[key].get("name", key) if key in self.graph else key
+
+    def triplets(self) -> set[Triplet]:
+        return {f.triplet for f in self._facts.values()}
+
+    def keys(self) -> set[tuple[str, str, str]]:
+        return {f.key for f in self._facts.values()}
+
+    def find(self, subject_key: str | None = None, relation: str | None = None, object_key: str | None = None) -> list[Fact]:
+        """Facts matching every given canonical part, oldest first. Uses the graph's adjacency when it can."""
+        if subject_key is not None:
+            if subject_key not in self.graph:
+                return []
+            candidates = (d["fact"] for _, _, d in self.graph.out_edges(subject_key, data=True))
+        elif object_key is not None:
+            if object_key not in self.graph:
+                return []
+            candidates = (d["fact"] for _, _, d in self.graph.in_edges(object_key, data=True))
+        else:
+            candidates = iter(self._facts.values())
+        found = [
+            f
+            for f in candidates
+            if (relation is None or f.relation == relation)
+            and (subject_key is None or f.subject_key == subject_key)
+            and (object_key is None or f.object_key == object_key)
+        ]
+        return sorted(found, key=lambda f: f.id)
+
+    def incident(self, key: str) -> list[Fact]:
+        """Every fact touching entity ``key`` (as subject or object), oldest first."""
+        if key not in self.graph:
+            return []
+        facts = {d["fact"].id: d["fact"] for _, _, d in self.graph.out_edges(key, data=True)}
+        facts.update({d["fact"].id: d["fact"] for _, _, d in self.graph.in_edges(key, data=True)})
+        return sorted(facts.values(), key=lambda f: f.id)
+
+
+def _add_edge(graph: nx.MultiDiGraph, fact: Fact, names: dict[str, str] | None = None) -> None:
+    for key, name in ((fact.subject_key, fact.subject), (fact.object_key, fact.object)):
+        if key not in graph:
+            graph.add_node(key, name=(names or {}).get(key, name))
+    graph.add_edge(fact.subject_key, fact.object_key, key=fact.id, fact=fact)
+
+
+@dataclass(frozen=True)
+class FactChange:
+    """What one update did: facts opened, facts closed (as they are after closing), facts reaffirmed."""
+
+    added: tuple[Fact, ...] = ()
+    closed: tuple[Fact, ...] = ()
+    kept: tuple[Fact, ...] = ()
+
+
+class TemporalKG:
+    """All facts ever recorded, with an incrementally maintained view of the ones that hold now."""
+
+    def __init__(self, normalizer: EntityNormalizer | None = None, rules: ConflictRules | None = None) -> None:
+        self.normalizer = normalizer or EntityNormalizer()
+        self.rules = rules if rules is not None else ConflictRules()
+        self._facts: dict[int, Fact] = {}  # every fact, open or closed, by id
+        self._open: dict[tuple[str, str, str], int] = {}  # canonical key -> id of the open fact
+        self._names: dict[str, str] = {}  # entity key -> first display name
+        self._live = nx.MultiDiGraph()
+        self._live_facts: dict[int, Fact] = {}
+        self._next_id = 1
+        self.last_step = 0
+
+    # -- reading -----------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    @property
+    def all_facts(self) -> list[Fact]:
+        """Every fact ever recorded, open and closed, in recording order."""
+        return [self._facts[i] for i in sorted(self._facts)]
+
+    def get(self, fact_id: int) -> Fact:
+        return self._facts[fact_id]
+
+    def entity_name(self, key: str) -> str:
+        return self._names.get(key, key)
+
+    @property
+    def entities(self) -> dict[str, str]:
+        """Canonical key -> display name of every entity ever seen."""
+        return dict(self._names)
+
+    def current(self) -> KGView:
+        """The facts that hold now. Live: it reflects later updates too; copy with ``as_of`` to freeze."""
+        return KGView(self._live_facts, self._live, None)
+
+    def as_of(self, step: int) -> KGView:
+        """The facts that held at ``step``, exactly as memory knew them then (recorded by that step)."""
+        facts = (f for f in self._facts.values() if f.recorded_at <= step and f.valid_at(step))
+        return KGView.build(self._closed_as_known_at(facts, step), step, self._names)
+
+    @staticmethod
+    def _closed_as_known_at(facts: Iterable[Fact], step: int) -> Iterator[Fact]:
+        # A fact closed later was still open from the point of view of ``step``.
+        for fact in facts:
+            yield fact if fact.valid_to is None else replace(fact, valid_to=None)
+
+    def find_open(self, subject: str, relation: str, obj: str) -> Fact | None:
+        key = (self.normalizer.key(subject), normalize_relation(relation), self.normalizer.key(obj))
+        fact_id = self._open.get(key)
+        return self._facts[fact_id] if fact_id is not None else None
+
+    # -- writing -----------------------------------------------------------------------------------
+    def make_fact(self, subject: str, relation: str, obj: str, step: int, source: int | None = None) -> Fact:
+        """A new (not yet stored) fact with canonical keys filled in."""
+        subject, obj = self.normalizer.clean(subject), self.normalizer.clean(obj)
+        if not subject or not obj or not normalize_relation(relation):
+            raise ValueError(f"incomplete triplet: ({subject!r}, {relation!r}, {obj!r})")
+        s_key, o_key = self.normalizer.key(subject), self.normalizer.key(obj)
+        return Fact(
+            id=self._next_id,
+            subject=self._names.get(s_key, subject),
+            relation=normalize_relation(relation),
+            object=self._names.get(o_key, obj),
+            subject_key=s_key,
+            object_key=o_key,
+            valid_from=step,
+            recorded_at=step,
+            source=source,
+        )
+
+    def update(
+        self,
+        step: int,
+        triplets: Iterable[Triplet],
+        outdated: Iterable[int | Triplet] = (),
+        source: int | None = None,
+    ) -> FactChange:
+        """Record what was observed at ``step``.
+
+        ``outdated`` names facts (ids or triplets) a caller knows to be false now; contradicted facts
+        found by the conflict rules are closed too. A triplet that is already open is kept, not
+        duplicated. Returns what changed so callers can log and embed exactly that.
+        """
+        if step < self.last_step:
+            raise ValueError(f"step {step} is before the last recorded step {self.last_step}")
+        self.last_step = step
+        added: list[Fact] = []
+        kept: list[Fact] = []
+        closed: list[Fact] = []
+        for item in outdated:
+            fact = self._resolve_open(item)
+            if fact is not None:
+                closed.append(self._close(fact, step))
+        seen: set[tuple[str, str, str]] = set()
+        for subject, relation, obj in triplets:
+            candidate = self.make_fact(subject, relation, obj, step, source)
+            if candidate.key in seen:
+                continue
+            seen.add(candidate.key)
+            existing = self._open.get(candidate.key)
+            if existing is not None:
+                kept.append(self._facts[existing])
+                continue
+            for other in self._conflicting(candidate):
+                if other.key not in seen:  # two facts of the same step never close each other
+                    closed.append(self._close(other, step))
+            added.append(self._store(candidate))
+        return FactChange(tuple(added), tuple(closed), tuple(kept))
+
+    def _resolve_open(self, item: int | Triplet) -> Fact | None:
+        if isinstance(item, int):
+            fact = self._facts.get(item)
+            return fact if fact is not None and fact.is_open else None
+        return self.find_open(*item)
+
+    def _conflicting(self, new: Fact) -> list[Fact]:
+        # Only facts touching the new fact's entities can conflict with it: look there, not everywhere.
+        nearby: dict[int, Fact] = {}
+        for key in (new.subject_key, new.object_key):
+            if key in self._live:
+                for _, _, d in self._live.out_edges(key, data=True):
+                    nearby[d["fact"].id] = d["fact"]
+                for _, _, d in self._live.in_edges(key, data=True):
+                    nearby[d["fact"].id] = d["fact"]
+        return [f for f in nearby.values() if self.rules.contradicts(new, f)]
+
+    def _store(self, fact: Fact) -> Fact:
+        self._names.setdefault(fact.subject_key, fact.subject)
+        self._names.setdefault(fact.object_key, fact.object)
+        self._facts[fact.id] = fact
+        self._next_id = max(self._next_id, fact.id + 1)
+        if fact.is_open:
+            self._open[fact.key] = fact.id
+            self._live_facts[fact.id] = fact
+            _add_edge(self._live, fact, self._names)
+        return fact
+
+    def _close(self, fact: Fact, step: int) -> Fact:
+        closed = fact.closed(step)
+        self._facts[fact.id] = closed
+        self._open.pop(fact.key, None)
+        self._live_facts.pop(fact.id, None)
+        self._live.remove_edge(fact.subject_key, fact.object_key, key=fact.id)
+        for key in (fact.subject_key, fact.object_key):
+            if key in self._live and self._live.degree(key) == 0:
+                self._live.remove_node(key)
+        return closed
+
+    # -- replay (persistence) ----------------------------------------------------------------------
+    def restore_fact(self, fact: Fact) -> None:
+        """Put back a fact exactly as logged (used when reopening from disk)."""
+        self.last_step = max(self.last_step, fact.recorded_at)
+        self._store(fact)
+
+    def restore_close(self, fact_id: int, step: int) -> Fact:
+        self.last_step = max(self.last_step, step)
+        return self._close(self._facts[fact_id], step)

@@ -1,0 +1,267 @@
+"""``WorldMemory``: the agent's memory — temporal KG + episodes + vectors + durable log, behind one API.
+
+One call per agent step, :meth:`WorldMemory.observe`, records the observation as an episodic vertex,
+closes the facts it makes outdated, adds the new ones, embeds what is new (once) and commits it all in
+one SQLite transaction. Reading goes through views (``current()``, ``as_of(step)``) and the retrieval
+and spatial functions of this package.
+
+On disk (``path``): ``memory.sqlite`` (the event log, the source of truth) and ``chroma/`` (vectors).
+``ARIADNE_CHROMA_URL`` (or ``chroma_url=``) sends vectors to a Chroma server instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from . import spatial
+from .conflicts import ConflictRules
+from .embeddings import CachedEmbedder, VectorIndex, embeddings_spec, make_embeddings
+from .episodic import Episode, episodic_search
+from .facts import Fact, Triplet
+from .normalize import EntityNormalizer
+from .retrieval import order_by_time, semantic_search, stma_retrieve
+from .store import EventLog, MemoryCorrupted
+from .temporal_kg import FactChange, KGView, TemporalKG
+from .vectorstore import CHROMA_URL_ENV, ChromaVectors, make_client
+
+MEMORY_FILE = "memory.sqlite"
+
+
+class WorldMemory:
+    """Temporal knowledge graph with episodic memory, vector search and crash-safe persistence."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        embeddings: Embeddings | str | None = None,
+        aliases: dict[str, str] | None = None,
+        rules: ConflictRules | None = None,
+        chroma_url: str | None = None,
+    ) -> None:
+        self.directory = Path(path) if path is not None else None
+        self.embeddings = embeddings if isinstance(embeddings, Embeddings) else make_embeddings(embeddings)
+        self.embedder = CachedEmbedder(self.embeddings)
+        self.kg = TemporalKG(EntityNormalizer({**spatial.PLAYER_ALIASES, **(aliases or {})}), rules)
+        self.episodes: dict[int, Episode] = {}
+        dim = getattr(self.embeddings, "dim", None) or len(self.embeddings.embed_query("dimension probe"))
+        self.fact_index = VectorIndex(dim)  # open facts only
+        self.entity_index = VectorIndex(dim)  # every entity ever seen, by key
+        self.episode_index = VectorIndex(dim)  # every episode, by step
+        self._log: EventLog | None = None
+        self._vectors: ChromaVectors | None = None
+        if self.directory is not None:
+            self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV))
+
+    # -- storage -----------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, **kwargs: Any) -> "WorldMemory":
+        """Reopen a saved memory; raises FileNotFoundError if none is there, MemoryCorrupted if damaged."""
+        if not (Path(path) / MEMORY_FILE).exists():
+            raise FileNotFoundError(f"no memory at {path} (expected {MEMORY_FILE})")
+        return cls(path, **kwargs)
+
+    def _open_storage(self, chroma_url: str | None) -> None:
+        assert self.directory is not None
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._log = EventLog(self.directory / MEMORY_FILE)
+        spec = self._log.get_meta("embeddings")
+        if spec is None:
+            self._log.set_meta("embeddings", embeddings_spec(self.embeddings))
+            self._log.set_meta("namespace", f"m{uuid.uuid4().hex[:16]}")
+        elif spec != embeddings_spec(self.embeddings):
+            raise ValueError(f"memory at {self.directory} was built with embeddings '{spec}', not '{embeddings_spec(self.embeddings)}'")
+        client = make_client(None if chroma_url else self.directory / "chroma", chroma_url)
+        self._vectors = ChromaVectors(client, self._log.get_meta("namespace"), self.embeddings)
+        for text, vector in self._vectors.load("facts").values():
+            self.embedder.remember(text, vector)
+        for text, vector in self._vectors.load("entities").values():
+            self.embedder.remember(text, vector)
+        for text, vector in self._vectors.load("episodes").values():
+            self.embedder.remember(text, vector)
+        self._replay()
+
+    def _replay(self) -> None:
+        assert self._log is not None
+        for kind, payload in self._log.replay():
+            if kind == "fact":
+                fact = Fact.from_dict(payload)
+                self.kg.restore_fact(fact)
+                self._index_new_fact(fact)
+            elif kind == "close":
+                self.fact_index.remove(payload["id"])
+                self.kg.restore_close(payload["id"], payload["step"])
+            elif kind == "episode":
+                episode = Episode.from_dict(payload)
+                self.episodes[episode.step] = episode
+                self.episode_index.add(episode.step, self.embedder.embed_one(episode.text))
+            elif kind == "alias":
+                self.kg.normalizer.add_alias(payload["alias"], payload["canonical"])
+            else:
+                raise MemoryCorrupted(f"memory file has an unknown event kind '{kind}'")
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> "WorldMemory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -----------------------------------------------------------------------------------
+    def add_alias(self, alias: str, canonical: str) -> None:
+        self.kg.normalizer.add_alias(alias, canonical)
+        if self._log is not None:
+            self._log.append([("alias", {"alias": alias, "canonical": canonical})])
+
+    def observe(
+        self,
+        step: int,
+        text: str,
+        triplets: Iterable[Triplet] = (),
+        outdated: Iterable[int | Triplet] = (),
+        action: str | None = None,
+    ) -> FactChange:
+        """Record one step: the observation ``text`` and the facts extracted from it, atomically."""
+        if step in self.episodes:
+            raise ValueError(f"step {step} is already recorded")
+        change = self.kg.update(step, list(triplets), outdated, source=step)
+        episode = Episode(step, text, action, frozenset(f.id for f in change.added + change.kept))
+        self.episodes[step] = episode
+        for fact in change.closed:
+            self.fact_index.remove(fact.id)
+        new_entities = [k for f in change.added for k in (f.subject_key, f.object_key) if k not in self.entity_index]
+        for fact in change.added:
+            self._index_new_fact(fact)
+        self.episode_index.add(step, self.embedder.embed_one(text))
+        if self._vectors is not None:
+            self._save_vectors(change.added, list(dict.fromkeys(new_entities)), episode)
+        if self._log is not None:
+            events = [("close", {"id": f.id, "step": step}) for f in change.closed]
+            events += [("fact", f.to_dict()) for f in change.added]
+            events.append(("episode", episode.to_dict()))
+            self._log.append(events)
+        return change
+
+    def _index_new_fact(self, fact: Fact) -> None:
+        if fact.is_open:
+            self.fact_index.add(fact.id, self.embedder.embed_one(fact.text()))
+        for key in (fact.subject_key, fact.object_key):
+            if key not in self.entity_index:
+                self.entity_index.add(key, self.embedder.embed_one(self.kg.entity_name(key)))
+
+    def _save_vectors(self, facts: Sequence[Fact], entity_keys: Sequence[str], episode: Episode) -> None:
+        # Vectors go to Chroma before the log commits: after a crash in between, Chroma holds extra
+        # vectors nobody refers to, never a fact without its vector.
+        assert self._vectors is not None
+        if facts:
+            texts = [f.text() for f in facts]
+            self._vectors.add("facts", [f"f{f.id}" for f in facts], texts, self.embedder.embed(texts))
+        if entity_keys:
+            names = [self.kg.entity_name(k) for k in entity_keys]
+            self._vectors.add("entities", [f"e:{k}" for k in entity_keys], names, self.embedder.embed(names))
+        self._vectors.add("episodes", [f"o{episode.step}"], [episode.text], self.embedder.embed([episode.text]))
+
+    # -- views -------------------------------------------------------------------------------------
+    def current(self) -> KGView:
+        return self.kg.current()
+
+    def as_of(self, step: int) -> KGView:
+        return self.kg.as_of(step)
+
+    def _view(self, as_of: int | None) -> KGView:
+        return self.kg.current() if as_of is None else self.kg.as_of(as_of)
+
+    def _fact_index_for(self, view: KGView) -> VectorIndex:
+        if view.step is None:
+            return self.fact_index
+        index = VectorIndex(self.fact_index.dim)
+        facts = list(view.facts.values())
+        for fact, vector in zip(facts, self.embedder.embed([f.text() for f in facts])):
+            index.add(fact.id, vector)
+        return index
+
+    def episodes_until(self, step: int | None) -> list[Episode]:
+        return [e for s, e in sorted(self.episodes.items()) if step is None or s <= step]
+
+    # -- retrieval ---------------------------------------------------------------------------------
+    def semantic_search(self, query: str | Sequence[str], depth: int = 2, width: int = 5, as_of: int | None = None) -> list[Fact]:
+        view = self._view(as_of)
+        return semantic_search(query, view, self._fact_index_for(view), self.embedder.embed, depth, width)
+
+    def stma_retrieve(self, query: str, n: int = 8, k: int = 3, as_of: int | None = None) -> list[Fact]:
+        view = self._view(as_of)
+        return stma_retrieve(query, view, self.entity_index, self.embedder.embed, n, k)
+
+    def episodic_search(
+        self,
+        facts: Iterable[Fact | int],
+        k: int = 2,
+        query: str | None = None,
+        similarity_weight: float = 0.0,
+        as_of: int | None = None,
+    ) -> list[tuple[Episode, float]]:
+        """AriGraph episodic search over the given facts; optionally boosted by similarity to ``query``."""
+        ids = [f.id if isinstance(f, Fact) else f for f in facts]
+        similarity = None
+        if query is not None and similarity_weight > 0 and len(self.episode_index):
+            ranked = self.episode_index.top_k(self.embedder.embed([query]), len(self.episode_index))[0]
+            similarity = {step: score for step, score in ranked}  # type: ignore[misc]
+        return episodic_search(ids, self.episodes_until(as_of), k, similarity, similarity_weight)
+
+    def similar_episodes(self, query: str, k: int = 3, before: int | None = None) -> list[tuple[Episode, float]]:
+        """Top-``k`` past observations by similarity to ``query`` (the RAG baseline's retrieval)."""
+        allowed = None if before is None else {s for s in self.episodes if s < before}
+        ranked = self.episode_index.top_k(self.embedder.embed([query]), k, allowed)[0]
+        return [(self.episodes[step], score) for step, score in ranked]  # type: ignore[index]
+
+    def timeline(self, entity: str) -> list[Fact]:
+        """Every fact ever recorded about ``entity``, open or closed, in time order."""
+        key = self.kg.normalizer.key(entity)
+        return order_by_time(f for f in self.kg.all_facts if key in (f.subject_key, f.object_key))
+
+    # -- spatial -----------------------------------------------------------------------------------
+    def location(self, as_of: int | None = None) -> str | None:
+        key = spatial.current_location(self._view(as_of))
+        return self.kg.entity_name(key) if key else None
+
+    def path(self, start: str, goal: str, as_of: int | None = None) -> list[tuple[str, str]] | None:
+        """Moves ``[(direction, room name), ...]`` between two known locations, or None."""
+        moves = spatial.shortest_path(self._view(as_of), self.kg.normalizer.key(start), self.kg.normalizer.key(goal))
+        return None if moves is None else [(d, self.kg.entity_name(r)) for d, r in moves]
+
+    def unexplored_exits(self, location: str | None = None, as_of: int | None = None) -> dict[str, list[str]]:
+        """Unexplored exits of one location, or of every visited location when none is given."""
+        view = self._view(as_of)
+        if location is not None:
+            return {self.kg.entity_name(self.kg.normalizer.key(location)): spatial.unexplored_exits(view, self.kg.normalizer.key(location))}
+        history = [f for f in self.kg.all_facts if as_of is None or f.recorded_at <= as_of]
+        found = spatial.all_unexplored_exits(view, history)
+        return {self.kg.entity_name(k): v for k, v in found.items()}
+
+    # -- facts about the memory --------------------------------------------------------------------
+    def stats(self) -> dict[str, int]:
+        return {
+            "facts_total": len(self.kg),
+            "facts_open": len(self.kg.current()),
+            "entities": len(self.kg.entities),
+            "episodes": len(self.episodes),
+            "embedded_texts": self.embedder.calls,
+        }
+
+    def snapshot(self, step: int | None = None) -> dict[str, Any]:
+        """Plain-data picture of the memory at ``step`` (for equality checks, reports and tests)."""
+        view = self._view(step)
+        return {
+            "facts": sorted((f.id, f.subject, f.relation, f.object, f.valid_from) for f in view.facts.values()),
+            "episodes": [e.to_dict() for e in self.episodes_until(step)],
+        }

@@ -1,0 +1,17 @@
+"""Shared test fixtures. Every test runs offline; generated files go to a per-session cache."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Generated games and caches go to a temp dir unless the caller chose one (CI may share it)."""
+    if "ARIADNE_CACHE_DIR" not in os.environ:
+        os.environ["ARIADNE_CACHE_DIR"] = str(tmp_path_factory.mktemp("ariadne-cache"))
