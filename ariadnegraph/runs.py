@@ -1,0 +1,97 @@
+"""Run directories: one folder per episode with its metadata, trajectory and memory.
+
+Layout of ``<run_dir>/<run_id>/``: ``run.json`` (what was run), ``trajectory.jsonl`` (one JSON line per
+step, appended and flushed as the step finishes, so a crash never loses a finished step), ``memory/``
+(the :class:`~ariadnegraph.memory.WorldMemory` files).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_RUN_DIR = Path("runs")
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class RunNotFound(FileNotFoundError):
+    """No run with that id under the run directory."""
+
+
+def new_run_id(env_spec: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", env_spec).strip("-")[:40] or "run"
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}-{secrets.token_hex(3)}"
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """Paths and append-only files of one run."""
+
+    path: Path
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    @property
+    def meta_path(self) -> Path:
+        return self.path / "run.json"
+
+    @property
+    def trajectory_path(self) -> Path:
+        return self.path / "trajectory.jsonl"
+
+    @property
+    def memory_path(self) -> Path:
+        return self.path / "memory"
+
+    @classmethod
+    def create(cls, root: str | Path, run_id: str, meta: dict[str, Any]) -> "RunDir":
+        if not _RUN_ID.match(run_id):
+            raise ValueError(f"invalid run id '{run_id}': use letters, digits, '.', '_' or '-'")
+        path = Path(root) / run_id
+        if path.exists():
+            raise FileExistsError(f"run '{run_id}' already exists in {root}")
+        path.mkdir(parents=True)
+        run = cls(path)
+        run.write_meta(meta)
+        return run
+
+    @classmethod
+    def open(cls, root: str | Path, run_id: str) -> "RunDir":
+        path = Path(root) / run_id
+        if not _RUN_ID.match(run_id) or not (path / "run.json").is_file():
+            raise RunNotFound(f"no run '{run_id}' in {root}")
+        return cls(path)
+
+    def meta(self) -> dict[str, Any]:
+        return json.loads(self.meta_path.read_text())
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        # Write-then-rename: a crash leaves the old file or the new one, never half of one.
+        tmp = self.meta_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
+        os.replace(tmp, self.meta_path)
+
+    def append_step(self, record: dict[str, Any]) -> None:
+        with self.trajectory_path.open("a") as handle:
+            handle.write(json.dumps(record, sort_keys=True) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def steps(self) -> Iterator[dict[str, Any]]:
+        """Recorded steps in order; a torn last line (crash mid-write) is ignored."""
+        if not self.trajectory_path.exists():
+            return
+        with self.trajectory_path.open() as handle:
+            for line in handle:
+                if not line.endswith("\n"):
+                    break
+                yield json.loads(line)
