@@ -85,10 +85,20 @@ class TextEnv(Protocol):
     def close(self) -> None: ...
 
 
-# "take key then go north", "open door and go west", "x; y" reach the parser as one line and crash
-# or confuse TextWorld (TextWorld#366), so they are split before they get there.
-_COMMAND_SEPARATORS = re.compile(r"\s*(?:;|\bthen\b|,\s*and\b|\band then\b|\.\s+|\n)\s*", re.IGNORECASE)
+# "take key then go north", "take key. go north" reach the Inform parser as one line, which runs both
+# and desynchronises TextWorld's per-turn infos for the rest of the episode (TextWorld#366), so they
+# are split before they get there. A period between digits ("1.5") is not a separator; a plain "and"
+# is not either, because object names contain it ("salt and pepper shakers") and Inform's answer to
+# "take key and go north" is a harmless parser error.
+_COMMAND_SEPARATORS = re.compile(
+    r"\s*(?:;|\band\s+then\b|\bthen\b|,\s*and\b|\.(?!\d)|(?<!\d)\.|\n)\s*", re.IGNORECASE
+)
 _MAX_COMMAND_CHARS = 200
+# Out-of-game verbs: "quit"/"restart" leave the interpreter waiting for a yes/no (every later answer
+# is shifted by one), "save"/"script"/"transcript" write files into the working directory, and "tw-*"
+# are TextWorld's own control commands (turning off its action trace breaks state tracking). A
+# backslash starts a dumb-frotz escape: "\q" makes the interpreter loop forever.
+_META_VERBS = frozenset({"quit", "q", "restart", "save", "restore", "script", "transcript", "unscript", "noscript"})
 
 
 def split_commands(text: str) -> list[str]:
@@ -100,18 +110,24 @@ def split_commands(text: str) -> list[str]:
 def sanitize_command(text: str) -> str:
     """Return one safe game command, or raise :class:`InvalidCommand` with the reason.
 
-    Compound commands are rejected (callers wanting to run them in turn use :func:`split_commands`);
-    control characters are removed and whitespace folded.
+    Compound commands are rejected, never split silently (callers wanting to run them in turn use
+    :func:`split_commands`); so are interpreter escapes and out-of-game verbs (quit, restart, save,
+    script, tw-...). Control characters are removed and whitespace folded.
     """
     if not isinstance(text, str):
         raise InvalidCommand(f"command must be a string, got {type(text).__name__}")
-    cleaned = "".join(ch if ch.isprintable() else " " for ch in text)
-    cleaned = " ".join(cleaned.split()).strip(" .!?")
+    printable = "".join(ch if ch.isprintable() or ch == "\n" else " " for ch in text)  # newlines separate
+    cleaned = " ".join(printable.split()).strip(" .!?")
     if not cleaned:
         raise InvalidCommand("empty command")
     if len(cleaned) > _MAX_COMMAND_CHARS:
         raise InvalidCommand(f"command longer than {_MAX_COMMAND_CHARS} characters")
-    parts = split_commands(cleaned)
+    parts = split_commands(printable)
     if len(parts) > 1:
         raise InvalidCommand(f"one command at a time, got {len(parts)}: {parts}")
+    if "\\" in cleaned:
+        raise InvalidCommand(f"backslash not allowed in a command (it escapes to the interpreter): {cleaned!r}")
+    verb = cleaned.split()[0].lower()
+    if verb in _META_VERBS or verb.startswith("tw-"):
+        raise InvalidCommand(f"{verb!r} is an out-of-game command; use reset() or close() instead")
     return cleaned

@@ -1,0 +1,58 @@
+"""Text environments: one protocol (:mod:`.base`), TextWorld and ScienceWorld adapters, a registry.
+
+``make("arigraph:hunt")``, ``make("cooking:2", seed=7)``, ``make("treasure:5")``, ``make("coin:10")``,
+``make("file:/path/game.z8")``, ``make("scienceworld:boil")``. Importing this package is cheap: the
+game engines are imported only where a game runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import (
+    EnvCrashed,
+    EnvError,
+    EnvSpecError,
+    EnvTimeout,
+    InvalidCommand,
+    Observation,
+    Oracle,
+    TextEnv,
+    sanitize_command,
+    split_commands,
+)
+from .registry import PREFIXES, GameInfo, list_games, split_spec
+
+__all__ = [
+    "PREFIXES",
+    "EnvCrashed",
+    "EnvError",
+    "EnvSpecError",
+    "EnvTimeout",
+    "GameInfo",
+    "InvalidCommand",
+    "Observation",
+    "Oracle",
+    "TextEnv",
+    "list_games",
+    "make",
+    "sanitize_command",
+    "split_commands",
+]
+
+
+def make(spec: str, **options: Any) -> TextEnv:
+    """Build the environment a spec names (not yet reset).
+
+    TextWorld options: ``step_timeout`` (s, default 10), ``max_steps``, ``seed`` (generated games;
+    default 1), ``start_method``. ScienceWorld options are those of ``make_scienceworld``.
+    Raises :class:`EnvSpecError` (one line) for an unknown prefix, game, level, file or option.
+    """
+    prefix, rest = split_spec(spec)
+    if prefix == "scienceworld":
+        from .scienceworld_env import make_scienceworld
+
+        return make_scienceworld(rest, **options)
+    from .textworld_env import make_textworld
+
+    return make_textworld(prefix, rest, **options)

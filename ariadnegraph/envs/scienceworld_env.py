@@ -1,0 +1,888 @@
+"""ScienceWorld (Wang et al., 2022) behind the :class:`~ariadnegraph.envs.base.TextEnv` protocol.
+
+DAVIS ran ScienceWorld with the ``easy`` simplification (teleport, self-watering pots, open
+containers and doors, no electrical actions except on electrical tasks), on all 30 tasks, on
+variations drawn from the *test* split, for at most 80 steps (the paper's text says 80; its
+hyper-parameter table says 100). Those are the defaults here.
+
+* ``task`` is any of: the task name ScienceWorld uses (``find-living-thing``), its id from the
+  paper (``4-1``), its index ``0..29`` in paper order (``1-1`` is 0, ``10-2`` is 29), or the
+  paper's long name (``Classification Find a living thing``). See :func:`scienceworld_tasks`.
+* ``variation`` is an index into the chosen split's variation list (``0`` is the first test
+  variation, e.g. ScienceWorld variation 225 of ``find-living-thing``), or ``"random"``.
+
+The Python ``scienceworld`` package starts one JVM (py4j) per ``ScienceWorldEnv``. We drive the
+Scala ``PythonInterface`` directly instead and keep JVMs in a process-wide :class:`JvmPool`:
+an episode leases a JVM at ``reset`` and hands it back when the episode ends or the env is
+closed, so episodes played one after the other reuse one JVM (a ``load`` per episode, ~0.1-1 s,
+instead of a ~1.3 s JVM start). One JVM runs one game at a time (the Scala side keeps global
+state, so two games in one JVM clobber each other); envs playing at the same time get their own
+JVMs, up to ``ARIADNE_SCIENCEWORLD_MAX_JVMS`` (default 4). A JVM is replaced when it died or when
+its resident memory passes ``ARIADNE_SCIENCEWORLD_JVM_MAX_MB`` (default 1536) at an episode
+boundary. JVMs start with ``-Xmx1g -XX:+UseSerialGC`` (override with
+``ARIADNE_SCIENCEWORLD_JAVA_OPTS``): with Java's default collector and heap (a quarter of RAM)
+the JVM sits at 2-3 GB after a few episodes; with these options it stays near 0.5 GB.
+
+Every call into the JVM runs in a daemon thread with a deadline: past ``step_timeout`` the JVM is
+killed and :class:`EnvTimeout` raised; a JVM that died mid-call raises :class:`EnvCrashed`. Either
+way the episode is over and the next ``reset`` starts a fresh JVM.
+
+Observations: ``text`` is ScienceWorld's answer (on ``reset``: the task description, a blank
+line, then the look-around text); ``admissible_actions`` is ScienceWorld's list of *valid*
+action-object combinations for the current state (typically 100-1000 strings, alphabetical;
+``max_admissible`` caps it); ``score`` is 0..100 (a failed task reports -100 in ScienceWorld; we
+report 0 with ``lost=True`` and keep the raw value in ``oracle.extra['raw_score']``);
+``inventory`` lists the inventory lines without articles. ``oracle.walkthrough`` is the gold
+action sequence ScienceWorld generated for this very load of the variation (parts of a
+variation, e.g. which animal is outside, depend on the JVM's random state, so a gold path only
+holds for the episode it came with).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import random
+import re
+import shlex
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ariadnegraph.envs.base import (
+    EnvCrashed,
+    EnvError,
+    EnvSpecError,
+    EnvTimeout,
+    Observation,
+    Oracle,
+    sanitize_command,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "JvmPool",
+    "ScienceWorldTextEnv",
+    "jvm_pool",
+    "make_scienceworld",
+    "resolve_scienceworld_task",
+    "scienceworld_tasks",
+]
+
+DEFAULT_MAX_STEPS = 80
+DEFAULT_JVM_MAX_MB = 1536.0
+DEFAULT_MAX_JVMS = 4
+DEFAULT_JAVA_OPTS = ("-Xmx1g", "-XX:+UseSerialGC")
+SPLITS = ("train", "dev", "test")
+SIMPLIFICATIONS = (
+    "easy",
+    "teleportAction",
+    "selfWateringFlowerPots",
+    "openContainers",
+    "openDoors",
+    "noElectricalAction",
+)
+MAX_SCORE = 100.0
+
+ENV_MAX_MB = "ARIADNE_SCIENCEWORLD_JVM_MAX_MB"
+ENV_JAVA_OPTS = "ARIADNE_SCIENCEWORLD_JAVA_OPTS"
+ENV_MAX_JVMS = "ARIADNE_SCIENCEWORLD_MAX_JVMS"
+
+
+def _one_line(text: Any, limit: int = 300) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------------------------
+# Tasks (static: read from the tasks.json the scienceworld package ships, no JVM needed)
+
+
+def _task_table() -> list[dict[str, str]]:
+    from scienceworld.constants import TASKS  # plain JSON read; does not start Java
+
+    return list(TASKS)
+
+
+def scienceworld_tasks() -> list[tuple[str, str]]:
+    """``(id, name)`` of the 30 ScienceWorld tasks in paper order, e.g. ``("4-1", "find-living-thing")``.
+
+    Read from the ``tasks.json`` shipped in the ``scienceworld`` package: no JVM is started.
+    """
+    return [(t["task_id"], t["task_name"]) for t in _task_table()]
+
+
+def resolve_scienceworld_task(task: str | int) -> tuple[str, str]:
+    """Map a task name, ``N-M`` id, ``0..29`` index or paper name to ``(id, name)``.
+
+    Raises :class:`EnvSpecError` for anything else.
+    """
+    table = _task_table()
+    err = EnvSpecError(f"unknown ScienceWorld task {_one_line(task, 80)!r} (see `ariadne games list`)")
+    if isinstance(task, bool) or not isinstance(task, (str, int)):
+        raise err
+    if isinstance(task, int):
+        if 0 <= task < len(table):
+            return table[task]["task_id"], table[task]["task_name"]
+        raise err
+    key = " ".join(task.split()).strip().lower()
+    if key.startswith("scienceworld:"):
+        key = key.split(":", 1)[1].strip()
+    if key.isdigit():
+        return resolve_scienceworld_task(int(key))
+    key = key.replace("mendellian", "mendelian")  # typo in older ScienceWorld names
+    key = re.sub(r"^task-(?:\d|a|b)+-", "", key)
+    for t in table:
+        long_name = f"{t['topic']} {t['task']}".lower()
+        if key in (t["task_id"], t["task_name"].lower(), long_name):
+            return t["task_id"], t["task_name"]
+    raise err
+
+
+def _parse_simplification(simplification: str | None, task_name: str) -> str:
+    if simplification is None:
+        return ""
+    if not isinstance(simplification, str):
+        raise EnvSpecError(f"ScienceWorld simplification must be a string, got {type(simplification).__name__}")
+    raw = simplification.replace(" ", "")
+    if raw.lower() in ("", "none"):
+        return ""
+    parts = [p for p in raw.split(",") if p]
+    lookup = {s.lower(): s for s in SIMPLIFICATIONS}
+    out = []
+    for part in parts:
+        if part.lower() not in lookup:
+            raise EnvSpecError(
+                f"unknown ScienceWorld simplification {part!r} (choose from {', '.join(SIMPLIFICATIONS)}, comma-separated)"
+            )
+        out.append(lookup[part.lower()])
+    electrical = "power-component" in task_name or "conductivity" in task_name
+    if electrical and "noElectricalAction" in out:
+        raise EnvSpecError(f"ScienceWorld task {task_name!r} needs electrical actions; drop noElectricalAction")
+    return ",".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# JVMs
+
+
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        logger.warning("ignoring %s=%r (not a number)", name, value)
+        return default
+
+
+class _Py4JLogging:
+    """Stands in for the ``logging`` module inside ``py4j.java_gateway``.
+
+    py4j reports a lost connection with ``logging.info``/``logging.exception`` on the *root*
+    logger, which runs ``logging.basicConfig()`` as a side effect and prints tracebacks; we route
+    those calls to the ``py4j.java_gateway`` logger instead. Our own errors say what happened.
+    """
+
+    _CALLS = ("debug", "info", "warning", "warn", "error", "exception", "critical", "log")
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._CALLS:
+            return getattr(logging.getLogger("py4j.java_gateway"), name)
+        return getattr(logging, name)
+
+
+def _quiet_py4j() -> None:
+    import py4j.java_gateway as java_gateway
+
+    if java_gateway.logging is logging:
+        java_gateway.logging = _Py4JLogging()  # type: ignore[assignment]
+    py4j_logger = logging.getLogger("py4j")
+    if py4j_logger.level == logging.NOTSET:  # leave an explicit choice alone
+        py4j_logger.setLevel(logging.CRITICAL)
+
+
+class _Jvm:
+    """One Java process running ScienceWorld's py4j gateway, and its ``PythonInterface``."""
+
+    def __init__(self, java_opts: tuple[str, ...], serial: int):
+        from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+        from scienceworld.constants import BASEPATH, JAR_PATH
+
+        _quiet_py4j()
+        self.serial = serial
+        started = time.monotonic()
+        try:
+            # die_on_exit: the JVM exits when our end of its stdin closes, so a dead Python never
+            # leaves a JVM behind.
+            port, proc = launch_gateway(
+                classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH, return_proc=True, javaopts=list(java_opts)
+            )
+        except FileNotFoundError as exc:
+            raise EnvCrashed(f"cannot start the ScienceWorld JVM: java not found ({_one_line(exc)}); install Java 17") from exc
+        except Exception as exc:  # the JVM exited before printing its port (bad options, no memory)
+            raise EnvCrashed(f"cannot start the ScienceWorld JVM (options {' '.join(java_opts)}): {_one_line(exc)}") from exc
+        self.proc = proc
+        self.pid: int = proc.pid
+        try:
+            import psutil
+
+            self._ps: Any = psutil.Process(self.pid)
+        except Exception:  # already gone; alive() will say so
+            self._ps = None
+        try:
+            self.gateway = JavaGateway(
+                gateway_parameters=GatewayParameters(auto_field=True, port=port), java_process=proc
+            )
+            self.server = self.gateway.jvm.scienceworld.runtime.pythonapi.PythonInterface()
+        except Exception as exc:
+            self.kill()
+            raise EnvCrashed(f"cannot connect to the ScienceWorld JVM (pid {self.pid}): {_one_line(exc)}") from exc
+        self.start_seconds = time.monotonic() - started
+        logger.info("ScienceWorld JVM pid %d started in %.2fs", self.pid, self.start_seconds)
+
+    def alive(self) -> bool:
+        # Popen.poll() alone is not enough: py4j's ProcessConsumer thread sits in proc.wait(),
+        # and poll() answers None while that thread holds the wait lock.
+        if self.proc.returncode is not None or self.proc.poll() is not None or self._ps is None:
+            return False
+        try:
+            import psutil
+
+            # is_running() also notices a recycled pid (it compares creation times)
+            return self._ps.is_running() and self._ps.status() != psutil.STATUS_ZOMBIE
+        except Exception:
+            return False
+
+    def wait_dead(self, seconds: float) -> bool:
+        """True once the JVM is gone, polling up to ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while self.alive():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def rss_mb(self) -> float | None:
+        """Resident memory of the java process (MiB), or None when it is gone."""
+        try:
+            import psutil
+
+            return psutil.Process(self.pid).memory_info().rss / 2**20
+        except Exception:
+            return None
+
+    def _close_gateway(self) -> None:
+        try:
+            # A disconnected client sends nothing more: no garbage-collection messages to a dead
+            # JVM from JavaObject finalizers, and an in-flight call fails without retrying.
+            self.gateway._gateway_client.is_connected = False
+        except Exception:
+            pass
+        try:
+            self.gateway.close()
+        except Exception:
+            pass
+
+    def _close_pipes(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except Exception:
+                pass
+
+    def kill(self) -> None:
+        """Stop the JVM now (SIGKILL) and drop the connection. Idempotent."""
+        if hasattr(self, "gateway"):
+            self._close_gateway()
+        try:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait(timeout=10)
+        except Exception:
+            pass
+        self._close_pipes()
+
+    def shutdown(self) -> None:
+        """Let the JVM exit on its own (closing its stdin), killing it if it lingers."""
+        if hasattr(self, "gateway"):
+            self._close_gateway()
+        self._close_pipes()
+        try:
+            self.proc.wait(timeout=3)
+        except Exception:
+            self.kill()
+
+
+class JvmPool:
+    """Process-wide ScienceWorld JVMs, reused across episodes.
+
+    ``acquire()`` hands out an idle healthy JVM or starts one; ``release()`` takes it back (at most
+    ``max_idle`` stay idle); ``discard()`` kills it. A JVM is healthy while its process lives and
+    its RSS is at most ``max_rss_mb`` (default: ``$ARIADNE_SCIENCEWORLD_JVM_MAX_MB`` or 1536, read at
+    each check). ``call()`` runs a function against a JVM's ``PythonInterface`` with a deadline.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_rss_mb: float | None = None,
+        java_opts: tuple[str, ...] | list[str] | None = None,
+        max_jvms: int | None = None,
+        max_idle: int = 1,
+    ):
+        self._max_rss_mb = max_rss_mb
+        self._java_opts = tuple(java_opts) if java_opts is not None else None
+        self._max_jvms = max_jvms
+        self.max_idle = max_idle
+        self._lock = threading.RLock()
+        self._idle: list[_Jvm] = []
+        self._busy: set[_Jvm] = set()
+        self._starting = 0
+        self._serial = 0
+        self.stats: dict[str, int] = {"started": 0, "reused": 0, "died": 0, "over_rss": 0, "timeouts": 0, "java_errors": 0}
+
+    # settings -------------------------------------------------------------------------------
+    @property
+    def max_rss_mb(self) -> float:
+        if self._max_rss_mb is not None:
+            return float(self._max_rss_mb)
+        return _env_float(ENV_MAX_MB, DEFAULT_JVM_MAX_MB)
+
+    @max_rss_mb.setter
+    def max_rss_mb(self, value: float | None) -> None:
+        self._max_rss_mb = value
+
+    @property
+    def java_opts(self) -> tuple[str, ...]:
+        if self._java_opts is not None:
+            return self._java_opts
+        env = os.environ.get(ENV_JAVA_OPTS)
+        return tuple(shlex.split(env)) if env is not None else DEFAULT_JAVA_OPTS
+
+    @property
+    def max_jvms(self) -> int:
+        if self._max_jvms is not None:
+            return self._max_jvms
+        return max(1, int(_env_float(ENV_MAX_JVMS, DEFAULT_MAX_JVMS)))
+
+    # leases ---------------------------------------------------------------------------------
+    def healthy(self, jvm: _Jvm) -> bool:
+        if not jvm.alive():
+            self.stats["died"] += 1
+            logger.warning("ScienceWorld JVM pid %d is gone; starting another", jvm.pid)
+            return False
+        rss = jvm.rss_mb()
+        if rss is None:
+            self.stats["died"] += 1
+            return False
+        if rss > self.max_rss_mb:
+            self.stats["over_rss"] += 1
+            logger.info("ScienceWorld JVM pid %d uses %.0f MiB > %.0f MiB; restarting it", jvm.pid, rss, self.max_rss_mb)
+            return False
+        return True
+
+    def acquire(self) -> _Jvm:
+        """A healthy JVM for one game, reusing an idle one when possible."""
+        while True:
+            with self._lock:
+                jvm = self._idle.pop() if self._idle else None
+                if jvm is None:
+                    if len(self._busy) + self._starting >= self.max_jvms:
+                        raise EnvError(
+                            f"{self.max_jvms} ScienceWorld games are already running; close() finished envs "
+                            f"or raise ${ENV_MAX_JVMS}"
+                        )
+                    self._starting += 1
+                    self._serial += 1
+                    serial = self._serial
+            if jvm is None:
+                break
+            if self.healthy(jvm):
+                with self._lock:
+                    self._busy.add(jvm)
+                self.stats["reused"] += 1
+                return jvm
+            jvm.kill()
+        try:
+            jvm = _Jvm(self.java_opts, serial)
+        finally:
+            with self._lock:
+                self._starting -= 1
+        with self._lock:
+            self._busy.add(jvm)
+            self.stats["started"] += 1
+        return jvm
+
+    def renew(self, jvm: _Jvm | None) -> _Jvm:
+        """Keep a leased JVM for the next episode if it is healthy, else replace it."""
+        if jvm is not None:
+            if self.healthy(jvm):
+                self.stats["reused"] += 1
+                return jvm
+            self.discard(jvm)
+        return self.acquire()
+
+    def release(self, jvm: _Jvm | None) -> None:
+        """Give a JVM back after a game; it stays idle for the next one if healthy."""
+        if jvm is None:
+            return
+        with self._lock:
+            self._busy.discard(jvm)
+            keep = len(self._idle) < self.max_idle and jvm.alive()
+            if keep:
+                self._idle.append(jvm)
+        if not keep:
+            jvm.shutdown() if jvm.alive() else jvm.kill()
+
+    def discard(self, jvm: _Jvm | None) -> None:
+        """Kill a JVM (timed out, crashed, or broken) and forget it."""
+        if jvm is None:
+            return
+        with self._lock:
+            self._busy.discard(jvm)
+            if jvm in self._idle:
+                self._idle.remove(jvm)
+        jvm.kill()
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return sorted(j.pid for j in [*self._idle, *self._busy])
+
+    def close(self) -> None:
+        """Stop every JVM of this pool (idle and leased)."""
+        with self._lock:
+            jvms = [*self._idle, *self._busy]
+            self._idle.clear()
+            self._busy.clear()
+        for jvm in jvms:
+            jvm.kill()
+
+    # calls ----------------------------------------------------------------------------------
+    def call(self, jvm: _Jvm, fn: Callable[[Any], Any], *, timeout: float, what: str) -> Any:
+        """Run ``fn(server)`` in a daemon thread; kill the JVM past ``timeout`` seconds.
+
+        Raises :class:`EnvTimeout` (JVM killed), or :class:`EnvCrashed` (JVM died, lost its
+        connection, or threw a Java exception; the JVM is killed in every case).
+        """
+        box: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def run() -> None:
+            try:
+                box["value"] = fn(jvm.server)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                box["error"] = exc
+            finally:
+                finished.set()
+
+        threading.Thread(target=run, name=f"scienceworld-{jvm.pid}", daemon=True).start()
+        if not finished.wait(timeout):
+            self.stats["timeouts"] += 1
+            self.discard(jvm)  # also unblocks the worker thread (its socket closes)
+            raise EnvTimeout(f"ScienceWorld did not answer {what} within {timeout:g}s; its JVM (pid {jvm.pid}) was stopped")
+        if "error" not in box:
+            return box["value"]
+        exc = box["error"]
+        from py4j.protocol import Py4JJavaError
+
+        if isinstance(exc, Py4JJavaError) and jvm.alive():
+            self.stats["java_errors"] += 1
+            try:
+                detail = exc.java_exception.toString()
+            except Exception:
+                detail = str(exc).split("\n", 2)[1] if "\n" in str(exc) else str(exc)
+            self.discard(jvm)
+            raise EnvCrashed(f"ScienceWorld failed on {what}: {_one_line(detail, 200)}") from exc
+        # the socket closes a moment before the process is reaped: give a dying JVM time to go
+        dead = jvm.wait_dead(1.0)
+        self.discard(jvm)
+        if dead:
+            self.stats["died"] += 1
+            raise EnvCrashed(f"the ScienceWorld JVM (pid {jvm.pid}) died during {what}") from exc
+        raise EnvCrashed(f"lost the ScienceWorld JVM (pid {jvm.pid}) during {what}: {_one_line(exc, 160)}") from exc
+
+
+_POOL: JvmPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def jvm_pool() -> JvmPool:
+    """The process-wide pool every :class:`ScienceWorldTextEnv` uses by default."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = JvmPool()
+            atexit.register(_POOL.close)
+        return _POOL
+
+
+# --------------------------------------------------------------------------------------------
+# Variations (need a JVM; cached per process)
+
+_SPLIT_CACHE: dict[str, dict[str, list[int]]] = {}
+
+
+def _split_variations(server: Any, task_name: str) -> dict[str, list[int]]:
+    server.load(task_name, 0, "", False)
+    return {
+        "train": [int(v) for v in server.getVariationsTrain()],
+        "dev": [int(v) for v in server.getVariationsDev()],
+        "test": [int(v) for v in server.getVariationsTest()],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Observation parsing
+
+_LOCATION_RE = re.compile(r"^\s*This (?:[\w ]+?) is called the (.+?)\.(?:\s|$)")
+_ARTICLE_RE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
+
+
+def parse_location(look: str) -> str | None:
+    """``"This room is called the kitchen. ..."`` -> ``"kitchen"``."""
+    match = _LOCATION_RE.match(look or "")
+    return match.group(1).strip() if match else None
+
+
+def parse_inventory(inv: str) -> tuple[str, ...]:
+    """``"In your inventory, you see:\\n\\tan orange\\n"`` -> ``("orange",)``."""
+    items = []
+    for line in (inv or "").splitlines()[1:]:
+        item = line.strip()
+        if not item or item.lower() == "nothing":
+            continue
+        items.append(_ARTICLE_RE.sub("", item))
+    return tuple(items)
+
+
+def _goal_from_description(desc: str) -> str:
+    return re.sub(r"^\s*task description:\s*", "", desc or "", flags=re.IGNORECASE).strip()
+
+
+@dataclass
+class _Lease:
+    """The JVM an env holds; a separate object so a finalizer can return it without the env."""
+
+    pool: JvmPool
+    jvm: _Jvm | None = None
+
+    def release(self) -> None:
+        jvm, self.jvm = self.jvm, None
+        self.pool.release(jvm)
+
+    def discard(self) -> None:
+        jvm, self.jvm = self.jvm, None
+        self.pool.discard(jvm)
+
+
+# --------------------------------------------------------------------------------------------
+# The env
+
+
+class ScienceWorldTextEnv:
+    """One ScienceWorld task variation as a :class:`~ariadnegraph.envs.base.TextEnv`.
+
+    Build it with :func:`make_scienceworld`. ``reset()`` (re)loads the variation; ``step()`` sends
+    one sanitised command; ``close()`` returns the JVM to the pool. After the episode ends (task
+    done, failed, or ``max_steps`` commands sent) the JVM goes back to the pool and ``step`` returns
+    the final observation again without touching the game. ``goal`` (the task description without
+    its "Task Description:" header) is filled in by ``reset()``; ``pid`` is the JVM in use.
+    ``max_steps`` counts commands sent, including ones the game did not understand (ScienceWorld's
+    own move counter skips free actions such as ``look around``).
+    """
+
+    def __init__(
+        self,
+        *,
+        task_id: str,
+        task_name: str,
+        split: str,
+        variation_index: int,
+        variation: int,
+        simplification: str,
+        step_timeout: float,
+        reset_timeout: float,
+        max_steps: int,
+        max_admissible: int | None,
+        gold_path: bool,
+        pool: JvmPool,
+        goal: str = "",
+    ):
+        self.task_id = task_id
+        self.task = task_name
+        self.split = split
+        self.variation_index = variation_index
+        self.variation = variation
+        self.simplification = simplification
+        self.step_timeout = float(step_timeout)
+        self.reset_timeout = float(reset_timeout)
+        self.max_steps = int(max_steps)
+        self.max_admissible = max_admissible
+        self.gold_path = gold_path
+        self.spec = f"scienceworld:{task_name}"
+        self.goal = goal
+        self.max_score = MAX_SCORE
+        self._pool = pool
+        self._lease = _Lease(pool)
+        self._finalizer = weakref.finalize(self, _Lease.release, self._lease)
+        self._walkthrough: tuple[str, ...] = ()
+        self._steps = 0
+        self._active = False
+        self._last: Observation | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"ScienceWorldTextEnv({self.task!r} [{self.task_id}], {self.split} variation #{self.variation_index}"
+            f" = {self.variation}, simplification={self.simplification!r})"
+        )
+
+    @property
+    def pid(self) -> int | None:
+        """pid of the JVM this env holds right now (None between episodes)."""
+        return self._lease.jvm.pid if self._lease.jvm is not None else None
+
+    # protocol ---------------------------------------------------------------------------------
+    def reset(self) -> Observation:
+        task, variation, simpl, gold = self.task, self.variation, self.simplification, self.gold_path
+
+        def load(server: Any) -> dict[str, Any]:
+            message = server.load(task, variation, simpl, gold)
+            if message and str(message).strip():
+                return {"error": str(message)}
+            # Like ScienceWorldEnv.reset: score/completion are fields the Scala side refreshes only
+            # on a step (after a gold-path load they still hold the gold run's final 100), and
+            # "look around" takes no game time.
+            snap = {"text": server.step("look around")}
+            snap.update(_snapshot(server))
+            snap["desc"] = server.freeActionTaskDesc()
+            snap["moves"] = int(server.getNumMoves())
+            snap["gold"] = list(server.getGoldActionSequence()) if gold else []
+            return snap
+
+        self._active = False
+        for attempt in (1, 2):  # a JVM that died between episodes is replaced transparently
+            self._lease.jvm = self._pool.renew(self._lease.jvm)
+            try:
+                snap = self._pool.call(self._lease.jvm, load, timeout=self.reset_timeout, what=f"loading {self.spec}")
+                break
+            except EnvCrashed:
+                self._lease.jvm = None  # already discarded by the pool
+                if attempt == 2:
+                    raise
+            except EnvTimeout:
+                self._lease.jvm = None
+                raise
+        if "error" in snap:
+            self._lease.release()
+            raise EnvSpecError(f"ScienceWorld refused {self.spec} variation {variation}: {_one_line(snap['error'], 200)}")
+        self.goal = _goal_from_description(snap["desc"])
+        self._walkthrough = tuple(snap["gold"])
+        self._steps = 0
+        self._active = True
+        text = f"{snap['desc'].strip()}\n\n{snap['text'].strip()}"
+        obs = self._observation(text, snap, last_action=None)
+        self._last = obs
+        if obs.done:  # cannot happen in practice; keep the lease bookkeeping consistent anyway
+            self._end_episode()
+        return obs
+
+    def step(self, command: str) -> Observation:
+        cmd = sanitize_command(command)  # ScienceWorld itself ignores case
+        if self._last is None:
+            raise EnvError(f"{self.spec}: call reset() before step()")
+        if not self._active:
+            return _replace_text(self._last, "The episode is over; call reset() to play again.", cmd)
+        jvm = self._lease.jvm
+        if jvm is None or not jvm.alive():
+            self._active = False
+            self._lease.discard()
+            raise EnvCrashed(f"the ScienceWorld JVM{'' if jvm is None else f' (pid {jvm.pid})'} died; call reset() to start again")
+
+        def act(server: Any) -> dict[str, Any]:
+            snap = {"text": server.step(cmd)}
+            snap.update(_snapshot(server))
+            return snap
+
+        try:
+            snap = self._pool.call(jvm, act, timeout=self.step_timeout, what=f"command {cmd!r}")
+        except EnvError:
+            self._active = False
+            self._lease.jvm = None  # the pool has killed it
+            raise
+        self._steps += 1
+        obs = self._observation(snap["text"].strip(), snap, last_action=cmd)
+        self._last = obs
+        if obs.done:
+            self._end_episode()
+        return obs
+
+    def close(self) -> None:
+        self._active = False
+        self._finalizer.detach()
+        self._lease.release()
+
+    def __enter__(self) -> "ScienceWorldTextEnv":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # helpers ----------------------------------------------------------------------------------
+    def _end_episode(self) -> None:
+        self._active = False
+        self._lease.release()
+
+    def _observation(self, text: str, snap: dict[str, Any], *, last_action: str | None) -> Observation:
+        raw = int(round(100 * float(snap["score"])))
+        won = raw >= 100
+        lost = raw < 0
+        done = bool(snap["completed"]) or won or lost or self._steps >= self.max_steps
+        actions = snap["valid"]
+        if self.max_admissible is not None:
+            actions = actions[: self.max_admissible]
+        return Observation(
+            text=text,
+            admissible_actions=tuple(actions),
+            score=float(max(raw, 0)),
+            max_score=MAX_SCORE,
+            done=done,
+            won=won,
+            lost=lost,
+            location=parse_location(snap["look"]),
+            inventory=parse_inventory(snap["inv"]),
+            moves=self._steps,
+            last_action=last_action,
+            oracle=Oracle(
+                walkthrough=self._walkthrough,
+                extra={
+                    "task": self.task,
+                    "task_id": self.task_id,
+                    "split": self.split,
+                    "variation": self.variation,
+                    "variation_index": self.variation_index,
+                    "simplification": self.simplification,
+                    "raw_score": raw,
+                    "look": snap["look"],
+                },
+            ),
+        )
+
+
+def _snapshot(server: Any) -> dict[str, Any]:
+    """Score, completion, look, inventory and valid actions: all "free" (no game time passes)."""
+    valid = json.loads(server.getValidActionObjectCombinationsJSON()).get("validActions", [])
+    actions = list(dict.fromkeys(v["action"] for v in valid if v.get("action")))
+    return {
+        "score": server.getScore(),
+        "completed": server.getCompleted(),
+        "look": server.freeActionLook(),
+        "inv": server.freeActionInventory(),
+        "valid": actions,
+    }
+
+
+def _replace_text(obs: Observation, text: str, cmd: str) -> Observation:
+    from dataclasses import replace
+
+    return replace(obs, text=text, last_action=cmd, admissible_actions=())
+
+
+# --------------------------------------------------------------------------------------------
+# Factory
+
+
+def make_scienceworld(
+    task: str | int,
+    *,
+    variation: int | str | None = None,
+    split: str = "test",
+    simplification: str | None = "easy",
+    step_timeout: float = 30.0,
+    max_steps: int | None = None,
+    reset_timeout: float = 120.0,
+    max_admissible: int | None = None,
+    gold_path: bool = True,
+    pool: JvmPool | None = None,
+    seed: int | None = None,
+    **_: Any,
+) -> ScienceWorldTextEnv:
+    """Build a ScienceWorld env (does not reset it).
+
+    ``task``: name (``find-living-thing``), id (``4-1``), index ``0..29`` or paper name.
+    ``variation``: index into ``split``'s variation list (``None`` = 0), a numeric string, or
+    ``"random"`` (drawn with ``seed``). ``split``: ``train``, ``dev`` or ``test``.
+    ``simplification``: ``easy`` (default), ``""``/``none``, or a comma list of ScienceWorld
+    simplifications. ``max_steps``: commands per episode (default 80). ``gold_path``: ask
+    ScienceWorld for the gold action sequence on each reset (costs ~0.1-1 s per reset).
+
+    Checking the variation needs the JVM once per task (the split lists are cached per process),
+    so the first call starts the shared JVM (~1.3 s). Raises :class:`EnvSpecError` (one line) for
+    an unknown task, split, simplification or variation.
+    """
+    task_id, task_name = resolve_scienceworld_task(task)
+    if not isinstance(split, str) or split.strip().lower() not in SPLITS:
+        raise EnvSpecError(f"unknown ScienceWorld split {_one_line(split, 40)!r} (choose train, dev or test)")
+    split = split.strip().lower()
+    simpl = _parse_simplification(simplification, task_name)
+    if max_steps is None:
+        max_steps = DEFAULT_MAX_STEPS
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+        raise EnvSpecError(f"max_steps must be a positive integer, got {max_steps!r}")
+    if not step_timeout or step_timeout <= 0:
+        raise EnvSpecError(f"step_timeout must be positive, got {step_timeout!r}")
+
+    index: int | None
+    if variation is None:
+        index = 0
+    elif isinstance(variation, bool):
+        raise EnvSpecError(f"ScienceWorld variation must be an index, got {variation!r}")
+    elif isinstance(variation, int):
+        index = variation
+    elif isinstance(variation, str) and variation.strip().lstrip("-").isdigit():
+        index = int(variation.strip())
+    elif isinstance(variation, str) and variation.strip().lower() == "random":
+        index = None
+    else:
+        raise EnvSpecError(f"ScienceWorld variation must be an index or 'random', got {_one_line(variation, 40)!r}")
+
+    pool = pool or jvm_pool()
+    splits = _SPLIT_CACHE.get(task_name)
+    if splits is None:
+        jvm = pool.acquire()  # on failure pool.call has already killed it
+        splits = pool.call(
+            jvm, lambda s: _split_variations(s, task_name), timeout=reset_timeout, what=f"listing the variations of {task_name}"
+        )
+        pool.release(jvm)
+        _SPLIT_CACHE[task_name] = splits
+    choices = splits[split]
+    if not choices:
+        raise EnvSpecError(f"ScienceWorld task {task_name!r} has no {split} variations")
+    if index is None:
+        index = random.Random(seed).randrange(len(choices))
+    if not 0 <= index < len(choices):
+        raise EnvSpecError(
+            f"ScienceWorld variation {index} out of range for {task_name} {split} split (0..{len(choices) - 1})"
+        )
+    return ScienceWorldTextEnv(
+        task_id=task_id,
+        task_name=task_name,
+        split=split,
+        variation_index=index,
+        variation=choices[index],
+        simplification=simpl,
+        step_timeout=step_timeout,
+        reset_timeout=reset_timeout,
+        max_steps=max_steps,
+        max_admissible=max_admissible,
+        gold_path=gold_path,
+        pool=pool,
+    )

@@ -1,0 +1,144 @@
+"""Pure text helpers for TextWorld output: what the agent should read, and what it reveals.
+
+TextWorld games (played through Jericho's dumb-frotz) print an ASCII-art banner before the first
+room, end every reply with the prompt line (``>`` plus the status bar ``-= Kitchen =-3/7``) and, once
+the game is over, an interpreter question (``Would you like to RESTART, ...``). None of that is part
+of the story, and the status bar would leak the room on every step, so it is removed here.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "clean_feedback",
+    "is_movement",
+    "movement_failed",
+    "next_location",
+    "parse_inventory",
+    "parse_location",
+    "strip_banner",
+]
+
+_ALNUM = re.compile(r"[A-Za-z0-9]")
+# Last line that starts with the prompt: ">" plus the status bar, e.g. ">      -= Kitchen =-3/7".
+_PROMPT_LINE = re.compile(r"(?:^|\n)>[^\n]*\Z")
+_GAME_OVER_QUESTION = re.compile(r"Would you like to RESTART, RESTORE a saved game,[^\n]*", re.IGNORECASE)
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+# TextWorld prints each room as "-= Kitchen =-"; ScienceWorld says "This room is called the kitchen."
+_TW_HEADER = re.compile(r"^-=\s*(.+?)\s*=-\s*$", re.MULTILINE)
+_SW_ROOM = re.compile(r"\b(?:This room is called|You move to) the ([^.\n]+?)\s*\.", re.IGNORECASE)
+
+_DIRECTIONS = (
+    "north|south|east|west|northeast|northwest|southeast|southwest|up|down|n|s|e|w|ne|nw|se|sw|u|d"
+)
+_MOVEMENT = re.compile(rf"^(?:(?:go|walk|run|move|head)\s+(?:to\s+(?:the\s+)?)?)?(?:{_DIRECTIONS})$", re.IGNORECASE)
+_GO_TO = re.compile(r"^(?:go|walk|run|move|head)\s+(?:to|into)\s+\S", re.IGNORECASE)
+_MOVE_FAILED = re.compile(
+    r"can't go|cannot go|can not go|no exit|not a verb|can't see|you need to|is closed|is locked|"
+    r"blocked|have to|isn't (?:a|an) |only understood|not possible|no way|what do you want",
+    re.IGNORECASE,
+)
+
+_CARRYING = re.compile(r"You are carrying\s*:?\s*(.*)", re.IGNORECASE | re.DOTALL)
+_EMPTY_HANDED = re.compile(r"You are (?:carrying nothing|empty[- ]handed|not carrying anything)", re.IGNORECASE)
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")
+_ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.IGNORECASE)
+# Inform lists every item with its article: "a knife, a candles and a salt and papper shakers".
+_LIST_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+(?=(?:a|an|the|some|\d+)\s)", re.IGNORECASE)
+
+
+def strip_banner(text: str) -> str:
+    """Drop the leading lines that carry no letter or digit (TextWorld's ASCII-art title).
+
+    The banner is made only of ``_ | $ \\ / < >`` and spaces, so this keeps every line of story,
+    including the objective that follows it. Text without a banner comes back unchanged.
+    """
+    lines = text.split("\n")
+    start = 0
+    while start < len(lines) and not _ALNUM.search(lines[start]):
+        start += 1
+    return "\n".join(lines[start:])
+
+
+def clean_feedback(text: str, *, banner: bool = False) -> str:
+    """The part of a raw TextWorld reply the agent should read.
+
+    Removes the trailing prompt/status line, the game-over interpreter question, trailing and
+    leading spaces of lines, runs of blank lines and, when ``banner`` is true, the title art.
+    """
+    text = (text or "").replace("\r\n", "\n").rstrip()
+    text = _PROMPT_LINE.sub("", text)
+    text = _GAME_OVER_QUESTION.sub("", text)
+    if banner:
+        text = strip_banner(text)
+    text = "\n".join(line.strip() for line in text.split("\n"))
+    return _BLANK_RUNS.sub("\n\n", text).strip()
+
+
+def parse_location(text: str) -> str | None:
+    """The room the text puts the player in (its last room header), or None if it names none."""
+    if not text:
+        return None
+    headers = _TW_HEADER.findall(text)
+    if headers:
+        return headers[-1]
+    rooms = _SW_ROOM.findall(text)
+    return rooms[-1].strip() if rooms else None
+
+
+def is_movement(command: str | None) -> bool:
+    """Whether a command tries to move the player (``go north``, ``n``, ``go to kitchen``)."""
+    if not command:
+        return False
+    command = " ".join(command.split())
+    return bool(_MOVEMENT.match(command) or _GO_TO.match(command))
+
+
+def movement_failed(text: str) -> bool:
+    """Whether the reply to a movement command says the player stayed where they were."""
+    return bool(_MOVE_FAILED.search(text or ""))
+
+
+def next_location(previous: str | None, command: str | None, text: str) -> str | None:
+    """Track the player's room from text alone.
+
+    A room header wins; otherwise the last known room is kept, unless the command was a movement
+    that did not visibly fail (then the player is somewhere we cannot name yet: None).
+    """
+    named = parse_location(text)
+    if named:
+        return named
+    if is_movement(command) and not movement_failed(text):
+        return None
+    return previous
+
+
+def parse_inventory(text: str | None) -> tuple[str, ...] | None:
+    """Item names from an inventory reply, ``()`` when empty, None when the text is not one.
+
+    Handles TextWorld's one-line form ("You are carrying: a knife and a red apple.") and Inform's
+    indented list form; articles and parenthesised states like "(open)" are dropped, names that
+    contain "and" ("a salt and papper shakers") survive because Inform gives every item an article.
+    """
+    if not text:
+        return None
+    if _EMPTY_HANDED.search(text):
+        return ()
+    match = _CARRYING.search(text)
+    if not match:
+        return None
+    chunk = match.group(1).strip().split("\n\n")[0]  # the list ends at the first blank line
+    lines = [line.strip() for line in chunk.split("\n") if line.strip()]
+    if len(lines) > 1 and not lines[0].endswith((",", " and")):
+        parts = lines  # Inform's indented form: one item per line
+    else:
+        parts = _LIST_SPLIT.split(" ".join(lines).rstrip("."))
+    items = []
+    for part in parts:
+        name = _PARENTHESES.sub("", part).strip().rstrip(".,;:").strip()
+        name = _ARTICLE.sub("", name).strip()
+        if name:
+            items.append(name)
+    return tuple(items)

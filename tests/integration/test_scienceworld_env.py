@@ -1,0 +1,242 @@
+"""ScienceWorld adapter against the real JVM (offline; needs Java 17).
+
+Uses task 7-1 (lifespan-longest-lived): its gold path is 4-5 commands. All tests share the
+process-wide JVM pool; the ones that kill the JVM leave the pool able to start another.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from ariadnegraph.envs.base import EnvCrashed, EnvError, EnvSpecError, EnvTimeout, InvalidCommand, Oracle, TextEnv
+from ariadnegraph.envs.scienceworld_env import (
+    ENV_MAX_MB,
+    ScienceWorldTextEnv,
+    jvm_pool,
+    make_scienceworld,
+    resolve_scienceworld_task,
+    scienceworld_tasks,
+)
+
+pytestmark = [pytest.mark.scienceworld, pytest.mark.slow]
+
+TASK = "lifespan-longest-lived"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _pool():
+    pool = jvm_pool()
+    yield pool
+    pool.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    msg = str(exc)
+    assert msg and "\n" not in msg, msg
+    return msg
+
+
+def _kill(pid: int) -> None:
+    import psutil
+
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.NoSuchProcess:
+            return
+        time.sleep(0.02)
+
+
+def _play_gold(env: ScienceWorldTextEnv):
+    obs = env.reset()
+    for action in obs.oracle.walkthrough:
+        obs = env.step(action)
+        if obs.done:
+            break
+    return obs
+
+
+def test_task_list_is_static_and_names_resolve():
+    tasks = scienceworld_tasks()
+    assert len(tasks) == 30
+    assert tasks[0] == ("1-1", "boil") and ("7-1", TASK) in tasks
+    for alias in (TASK, "7-1", 20, "20", "Biology Identify longest-lived animal", "scienceworld:7-1"):
+        assert resolve_scienceworld_task(alias) == ("7-1", TASK)
+
+
+def test_gold_path_reaches_100():
+    env = make_scienceworld("7-1")  # defaults: test split, variation index 0, easy, 80 steps
+    assert isinstance(env, TextEnv)
+    assert env.spec == f"scienceworld:{TASK}" and env.max_steps == 80 and env.split == "test"
+    obs = env.reset()
+    assert "Your task is to find the animal with the longest life span" in obs.text
+    assert "This room is called the" in obs.text
+    assert env.goal.startswith("Your task is")
+    assert obs.location and obs.location in obs.text
+    assert obs.inventory is not None and obs.max_score == 100
+    assert obs.admissible_actions and "look around" in obs.admissible_actions
+    assert obs.moves == 0 and not obs.done
+    gold = obs.oracle.walkthrough
+    assert 0 < len(gold) <= 10
+    assert obs.oracle.extra["task"] == TASK and obs.oracle.extra["variation"] == env.variation
+    for i, action in enumerate(gold, 1):
+        obs = env.step(action)
+        assert obs.moves == i and obs.last_action == action
+        if obs.done:
+            break
+    assert obs.done and obs.won and not obs.lost and obs.score == 100
+    assert obs.normalized_score == 1.0
+    # after the end the game is not touched again
+    again = env.step("look around")
+    assert again.done and again.score == 100 and "episode is over" in again.text
+    env.close()
+
+
+def test_episodes_reuse_one_jvm(_pool):
+    first = make_scienceworld(TASK, variation=1)
+    obs = first.reset()
+    pid = first.pid
+    assert pid is not None
+    first.step("look around")
+    obs = first.reset()  # same env, new episode
+    assert first.pid == pid and obs.moves == 0
+    first.close()
+    assert first.pid is None
+    second = make_scienceworld("find-non-living-thing", split="dev", variation=2)
+    second.reset()
+    assert second.pid == pid
+    second.close()
+    with make_scienceworld(TASK) as third:
+        assert _play_gold(third).won
+        assert third.pid is None  # the finished episode handed its JVM back ...
+    assert _pool.pids() == [pid]  # ... and it is the only one
+
+
+def test_killed_jvm_restarts_on_next_reset(_pool):
+    env = make_scienceworld(TASK)
+    env.reset()
+    pid = env.pid
+    env.close()
+    _kill(pid)
+    obs = env.reset()  # transparently on a fresh JVM
+    assert env.pid not in (None, pid)
+    assert not obs.done and obs.oracle.walkthrough
+    env.close()
+
+
+def test_kill_mid_episode_is_envcrashed(_pool):
+    env = make_scienceworld(TASK)
+    env.reset()
+    pid = env.pid
+    _kill(pid)
+    with pytest.raises(EnvCrashed) as info:
+        env.step("look around")
+    assert f"ScienceWorld JVM (pid {pid}) died" in _one_line(info.value)
+    assert pid not in _pool.pids()
+    assert _play_gold(env).won  # the next reset starts another JVM
+    env.close()
+
+
+def test_jvm_dying_during_reset_is_retried(_pool, monkeypatch):
+    env = make_scienceworld(TASK)
+    env.reset()
+    pid = env.pid
+    real_call = _pool.call
+    calls = []
+
+    def dying_call(jvm, fn, **kwargs):
+        if not calls:  # the first load: the JVM dies while the call is in flight
+            calls.append(jvm.pid)
+            return real_call(jvm, lambda server: (_kill(jvm.pid), fn(server))[1], **kwargs)
+        return real_call(jvm, fn, **kwargs)
+
+    monkeypatch.setattr(_pool, "call", dying_call)
+    obs = env.reset()
+    assert calls == [pid] and env.pid not in (None, pid)
+    assert obs.moves == 0 and obs.oracle.walkthrough
+    env.close()
+
+
+def test_rss_limit_restarts_jvm(_pool, monkeypatch):
+    env = make_scienceworld(TASK)
+    env.reset()
+    pid = env.pid
+    rss = _pool._busy and next(iter(_pool._busy)).rss_mb()
+    assert rss and rss > 50
+    over = _pool.stats["over_rss"]
+    monkeypatch.setenv(ENV_MAX_MB, "1")  # every JVM is over 1 MiB
+    env.reset()
+    assert env.pid != pid and _pool.stats["over_rss"] == over + 1
+    pid = env.pid
+    monkeypatch.delenv(ENV_MAX_MB)
+    env.reset()
+    assert env.pid == pid
+    env.close()
+
+
+def test_step_timeout_kills_jvm(_pool):
+    env = make_scienceworld(TASK, step_timeout=1e-4)
+    env.reset()  # loads use reset_timeout
+    pid = env.pid
+    with pytest.raises(EnvTimeout) as info:
+        env.step("look around")
+    assert "did not answer" in _one_line(info.value)
+    assert pid not in _pool.pids()
+    env.close()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"task": "no-such-task"}, "unknown ScienceWorld task 'no-such-task' (see `ariadne games list`)"),
+        ({"task": 30}, "unknown ScienceWorld task"),
+        ({"task": TASK, "split": "validation"}, "unknown ScienceWorld split 'validation'"),
+        ({"task": TASK, "variation": 10_000}, "out of range"),
+        ({"task": TASK, "variation": -1}, "out of range"),
+        ({"task": TASK, "variation": "some"}, "variation must be"),
+        ({"task": TASK, "simplification": "hard"}, "unknown ScienceWorld simplification 'hard'"),
+        ({"task": "power-component", "simplification": "noElectricalAction"}, "needs electrical actions"),
+    ],
+)
+def test_bad_specs_are_one_line_errors(kwargs, needle):
+    task = kwargs.pop("task")
+    with pytest.raises(EnvSpecError) as info:
+        make_scienceworld(task, **kwargs)
+    assert needle in _one_line(info.value)
+
+
+def test_unknown_task_message_is_exact():
+    with pytest.raises(EnvSpecError) as info:
+        make_scienceworld("no-such-task")
+    assert str(info.value) == "unknown ScienceWorld task 'no-such-task' (see `ariadne games list`)"
+
+
+def test_compound_commands_never_reach_the_game():
+    with make_scienceworld(TASK) as env:
+        with pytest.raises(EnvError, match="reset"):
+            env.step("look around")  # before reset
+        first = env.reset()
+        for bad in ("open door to outside then go to outside", "look around; inventory", "", "go to\n outside and then look"):
+            with pytest.raises(InvalidCommand):
+                env.step(bad)
+        obs = env.step("  look   around. ")
+        assert obs.moves == 1 and obs.last_action == "look around"
+        assert obs.location == first.location
+
+
+def test_oracle_is_hidden_from_the_agent():
+    with make_scienceworld(TASK) as env:
+        obs = env.reset()
+        assert obs.oracle.walkthrough
+        agent_view = obs.for_agent()
+        assert agent_view.oracle == Oracle()
+        assert agent_view.text == obs.text and agent_view.admissible_actions == obs.admissible_actions
+        assert "oracle" not in obs.to_dict()
+        assert not any(step in agent_view.text for step in obs.oracle.walkthrough if step.startswith("focus"))

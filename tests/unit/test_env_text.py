@@ -1,0 +1,132 @@
+"""Text helpers on strings captured from the real games (textworld 1.7, Jericho's dumb-frotz)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ariadnegraph.envs.text import (
+    clean_feedback,
+    is_movement,
+    next_location,
+    parse_inventory,
+    parse_location,
+    strip_banner,
+)
+
+BANNER = (
+    "\n\n\n\n"
+    "                    ________  ________  __    __  ________        \n"
+    "                   |        \\|        \\|  \\  |  \\|        \\       \n"
+    "                    \\$$$$$$$$| $$$$$$$$| $$  | $$ \\$$$$$$$$       \n"
+    "                      | $$   | $$__     \\$$\\/  $$   | $$          \n"
+    "                      | $$   | $$  \\     >$$  $$    | $$          \n"
+    "                      | $$   | $$$$$    /  $$$$\\    | $$          \n"
+    "                      | $$   | $$_____ |  $$ \\$$\\   | $$          \n"
+    "                      | $$   | $$     \\| $$  | $$   | $$          \n"
+    "                       \\$$    \\$$$$$$$$ \\$$   \\$$    \\$$          \n"
+    "              __       __   ______   _______   __        _______  \n"
+    "             |  \\  _  |  \\ /      \\ |       \\ |  \\      |       \\ \n"
+    "             | $$ / \\ | $$|  $$$$$$\\| $$$$$$$\\| $$      | $$$$$$$\\\n"
+    "             | $$/  $\\| $$| $$  | $$| $$__| $$| $$      | $$  | $$\n"
+    "             | $$  $$$\\ $$| $$  | $$| $$    $$| $$      | $$  | $$\n"
+    "             | $$ $$\\$$\\$$| $$  | $$| $$$$$$$\\| $$      | $$  | $$\n"
+    "             | $$$$  \\$$$$| $$__/ $$| $$  | $$| $$_____ | $$__/ $$\n"
+    "             | $$$    \\$$$ \\$$    $$| $$  | $$| $$     \\| $$    $$\n"
+    "              \\$$      \\$$  \\$$$$$$  \\$$   \\$$ \\$$$$$$$$ \\$$$$$$$ \n\n"
+)
+STATUS = ">" + " " * 128
+# arigraph:cook, first observation (textworld's feedback on reset).
+COOK_RESET = (
+    BANNER
+    + "You are hungry! Let's cook a delicious meal. Check the cookbook in the kitchen for the recipe. "
+    "Once done, enjoy your meal!\n\n-= Livingroom =-\nYou're now in the livingroom.\n\nYou see a sofa. "
+    "Looks like someone's already been here and taken everything off it, though.\n\nThere is an exit to "
+    "the east. You need an exit without a door? You should try going south.\n\n" + STATUS + "-= Livingroom =-0/1"
+)
+# arigraph:hunt, "take Key 1" then "go west".
+HUNT_TAKE = "\nYou pick up the Key 1 from the ground.\n\n\n\nYour score has just gone up by one point.\n\n" + STATUS + "-= Room A =-1/2"
+HUNT_WEST = (
+    "\n\n-= Room B =-\nYou are in a Room B. An usual one.\n\nYou make out a Blue locker.\n\nYou don't like doors? "
+    "Why not try going east, that entranceway is unblocked. You don't like doors? Why not try going north, that "
+    "entranceway is unblocked. There is an unblocked exit to the south.\n\n\n\n" + STATUS + "-= Room B =-1/3"
+)
+# cooking:1 (seed 1), the winning step.
+COOK_WON = (
+    "\nYou eat the meal. Not bad.\n\n\nYour score has just gone up by one point.\n\n\n"
+    "                                                       *** The End ***\n\n"
+    "You scored 4 out of a possible 4, in 8 turns.\n\n\n"
+    "Would you like to RESTART, RESTORE a saved game, QUIT or UNDO the last command?\n"
+    + STATUS + " -= Kitchen =-3/7"
+)
+
+
+def test_banner_is_stripped_and_the_objective_and_room_are_kept():
+    text = clean_feedback(COOK_RESET, banner=True)
+    assert text.startswith("You are hungry! Let's cook a delicious meal.")
+    assert "-= Livingroom =-\nYou're now in the livingroom." in text
+    assert "$$" not in text and "0/1" not in text
+    assert text.endswith("You should try going south.")
+
+
+def test_strip_banner_leaves_text_without_banner_alone():
+    assert strip_banner("-= Room A =-\nA room.") == "-= Room A =-\nA room."
+    assert strip_banner(BANNER + "Hello") == "Hello"
+
+
+def test_prompt_and_status_bar_are_removed_from_every_reply():
+    assert clean_feedback(HUNT_TAKE) == "You pick up the Key 1 from the ground.\n\nYour score has just gone up by one point."
+    assert "1/3" not in clean_feedback(HUNT_WEST) and not clean_feedback(HUNT_WEST).endswith(">")
+
+
+def test_game_over_question_is_removed_but_the_end_is_kept():
+    text = clean_feedback(COOK_WON)
+    assert "*** The End ***" in text and "You scored 4 out of a possible 4" in text
+    assert "RESTART" not in text and "Kitchen" not in text
+
+
+def test_location_comes_from_room_headers_only():
+    assert parse_location(clean_feedback(COOK_RESET, banner=True)) == "Livingroom"
+    assert parse_location(clean_feedback(HUNT_WEST)) == "Room B"
+    assert parse_location(clean_feedback(HUNT_TAKE)) is None  # the status bar is not story text
+    assert parse_location("This room is called the kitchen. In it, you see:") == "kitchen"
+    assert parse_location("") is None
+
+
+def test_location_is_carried_forward_and_forgotten_after_an_unnamed_move():
+    assert next_location("Room A", "take Key 1", clean_feedback(HUNT_TAKE)) == "Room A"
+    assert next_location("Room A", "go west", clean_feedback(HUNT_WEST)) == "Room B"
+    assert next_location("Room A", "go north", "You can't go that way.") == "Room A"
+    assert next_location("Room A", "go north", "You walk for a while.") is None
+
+
+@pytest.mark.parametrize("command", ["go north", "north", "n", "go to kitchen", "Go  West", "sw"])
+def test_movement_commands(command):
+    assert is_movement(command)
+
+
+@pytest.mark.parametrize("command", ["take north key", "look", "open door", "go", None])
+def test_non_movement_commands(command):
+    assert not is_movement(command)
+
+
+@pytest.mark.parametrize(
+    ("text", "items"),
+    [
+        ("You are carrying nothing.", ()),
+        ("You are carrying: a Key 1.", ("Key 1",)),
+        (
+            "You are carrying: a diced fried green bell pepper, a diced grilled orange bell pepper and a knife.",
+            ("diced fried green bell pepper", "diced grilled orange bell pepper", "knife"),
+        ),
+        (
+            "You are carrying: a centerpiece, a salt and papper shakers, a candles and a toothbrush.",
+            ("centerpiece", "salt and papper shakers", "candles", "toothbrush"),
+        ),
+        ("\nYou are carrying: a Key 1.\n\n\n\nYour score has just gone up by one point.", ("Key 1",)),
+        ("You are carrying:\n  a knife\n  a wooden box (open)\n", ("knife", "wooden box")),
+        ("There is a Key 1 on the floor.", None),
+        (None, None),
+    ],
+)
+def test_inventory_parsing(text, items):
+    assert parse_inventory(text) == items
