@@ -11,6 +11,12 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 
+def one_line(text: object, limit: int = 300) -> str:
+    """``text`` folded onto one line and shortened: error messages must stay one line."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
 class EnvError(RuntimeError):
     """Base class for environment failures; its message is one line meant for a user."""
 

@@ -191,6 +191,13 @@ def list_games() -> list[GameInfo]:
     infos += [GameInfo(name, f"{name}:LEVEL", text, "generator") for name, text in generators]
     infos += [
         GameInfo("file", "file:PATH", "any TextWorld .z8 game (with its .json for scores and facts)", "loader"),
-        GameInfo("scienceworld", "scienceworld:TASK", "the 30 ScienceWorld tasks by name or id (variation=)", "loader"),
+    ]
+    from .scienceworld_env import (
+        scienceworld_tasks,  # static task list: no JVM is started
+    )
+
+    infos += [
+        GameInfo(name, f"scienceworld:{name}", f"ScienceWorld task {task_id} (variation=, split=test|dev|train; easy)", "game")
+        for task_id, name in scienceworld_tasks()
     ]
     return infos

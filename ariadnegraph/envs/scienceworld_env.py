@@ -60,6 +60,7 @@ from ariadnegraph.envs.base import (
     EnvTimeout,
     Observation,
     Oracle,
+    one_line,
     sanitize_command,
 )
 
@@ -95,11 +96,6 @@ ENV_JAVA_OPTS = "ARIADNE_SCIENCEWORLD_JAVA_OPTS"
 ENV_MAX_JVMS = "ARIADNE_SCIENCEWORLD_MAX_JVMS"
 
 
-def _one_line(text: Any, limit: int = 300) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
 # --------------------------------------------------------------------------------------------
 # Tasks (static: read from the tasks.json the scienceworld package ships, no JVM needed)
 
@@ -124,7 +120,7 @@ def resolve_scienceworld_task(task: str | int) -> tuple[str, str]:
     Raises :class:`EnvSpecError` for anything else.
     """
     table = _task_table()
-    err = EnvSpecError(f"unknown ScienceWorld task {_one_line(task, 80)!r} (see `ariadne games list`)")
+    err = EnvSpecError(f"unknown ScienceWorld task {one_line(task, 80)!r} (see `ariadne games list`)")
     if isinstance(task, bool) or not isinstance(task, (str, int)):
         raise err
     if isinstance(task, int):
@@ -226,9 +222,9 @@ class _Jvm:
                 classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH, return_proc=True, javaopts=list(java_opts)
             )
         except FileNotFoundError as exc:
-            raise EnvCrashed(f"cannot start the ScienceWorld JVM: java not found ({_one_line(exc)}); install Java 17") from exc
+            raise EnvCrashed(f"cannot start the ScienceWorld JVM: java not found ({one_line(exc)}); install Java 17") from exc
         except Exception as exc:  # the JVM exited before printing its port (bad options, no memory)
-            raise EnvCrashed(f"cannot start the ScienceWorld JVM (options {' '.join(java_opts)}): {_one_line(exc)}") from exc
+            raise EnvCrashed(f"cannot start the ScienceWorld JVM (options {' '.join(java_opts)}): {one_line(exc)}") from exc
         self.proc = proc
         self.pid: int = proc.pid
         try:
@@ -244,7 +240,7 @@ class _Jvm:
             self.server = self.gateway.jvm.scienceworld.runtime.pythonapi.PythonInterface()
         except Exception as exc:
             self.kill()
-            raise EnvCrashed(f"cannot connect to the ScienceWorld JVM (pid {self.pid}): {_one_line(exc)}") from exc
+            raise EnvCrashed(f"cannot connect to the ScienceWorld JVM (pid {self.pid}): {one_line(exc)}") from exc
         self.start_seconds = time.monotonic() - started
         logger.info("ScienceWorld JVM pid %d started in %.2fs", self.pid, self.start_seconds)
 
@@ -501,14 +497,14 @@ class JvmPool:
             except Exception:
                 detail = str(exc).split("\n", 2)[1] if "\n" in str(exc) else str(exc)
             self.discard(jvm)
-            raise EnvCrashed(f"ScienceWorld failed on {what}: {_one_line(detail, 200)}") from exc
+            raise EnvCrashed(f"ScienceWorld failed on {what}: {one_line(detail, 200)}") from exc
         # the socket closes a moment before the process is reaped: give a dying JVM time to go
         dead = jvm.wait_dead(1.0)
         self.discard(jvm)
         if dead:
             self.stats["died"] += 1
             raise EnvCrashed(f"the ScienceWorld JVM (pid {jvm.pid}) died during {what}") from exc
-        raise EnvCrashed(f"lost the ScienceWorld JVM (pid {jvm.pid}) during {what}: {_one_line(exc, 160)}") from exc
+        raise EnvCrashed(f"lost the ScienceWorld JVM (pid {jvm.pid}) during {what}: {one_line(exc, 160)}") from exc
 
 
 _POOL: JvmPool | None = None
@@ -683,7 +679,7 @@ class ScienceWorldTextEnv:
                 raise
         if "error" in snap:
             self._lease.release()
-            raise EnvSpecError(f"ScienceWorld refused {self.spec} variation {variation}: {_one_line(snap['error'], 200)}")
+            raise EnvSpecError(f"ScienceWorld refused {self.spec} variation {variation}: {one_line(snap['error'], 200)}")
         self.goal = _goal_from_description(snap["desc"])
         self._walkthrough = tuple(snap["gold"])
         self._steps = 0
@@ -830,7 +826,7 @@ def make_scienceworld(
     """
     task_id, task_name = resolve_scienceworld_task(task)
     if not isinstance(split, str) or split.strip().lower() not in SPLITS:
-        raise EnvSpecError(f"unknown ScienceWorld split {_one_line(split, 40)!r} (choose train, dev or test)")
+        raise EnvSpecError(f"unknown ScienceWorld split {one_line(split, 40)!r} (choose train, dev or test)")
     split = split.strip().lower()
     simpl = _parse_simplification(simplification, task_name)
     if max_steps is None:
@@ -852,7 +848,7 @@ def make_scienceworld(
     elif isinstance(variation, str) and variation.strip().lower() == "random":
         index = None
     else:
-        raise EnvSpecError(f"ScienceWorld variation must be an index or 'random', got {_one_line(variation, 40)!r}")
+        raise EnvSpecError(f"ScienceWorld variation must be an index or 'random', got {one_line(variation, 40)!r}")
 
     pool = pool or jvm_pool()
     splits = _SPLIT_CACHE.get(task_name)

@@ -35,8 +35,10 @@ def test_games_list_names_every_game_and_generator():
                  "arigraph:clean", "arigraph:cook_1_9_2", "arigraph:cook_rl_baseline"):
         assert spec in specs
     joined = " ".join(specs)
-    for prefix in ("cooking:", "treasure:", "coin:", "file:", "scienceworld:"):
+    for prefix in ("cooking:", "treasure:", "coin:", "file:"):
         assert prefix in joined
+    assert sum(s.startswith("scienceworld:") for s in specs) == 30
+    assert "scienceworld:boil" in specs
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,9 @@ from ariadnegraph.envs import (
     make,
 )
 from ariadnegraph.envs.cleaning import CleaningScorer
+from ariadnegraph.envs.process import GameProcess
 from ariadnegraph.envs.registry import RL_COOKING_GAMES, arigraph_game, load_manifest
-from ariadnegraph.envs.textworld_env import GameProcess, TextWorldEnv
+from ariadnegraph.envs.textworld_env import TextWorldEnv
 
 MANIFEST = load_manifest()
 ARIGRAPH = list(MANIFEST["game"]) + list(RL_COOKING_GAMES)
@@ -267,8 +268,9 @@ def test_list_games_names_every_game_and_generator():
     games = list_games()
     specs = [g.spec for g in games]
     assert [f"arigraph:{n}" for n in ARIGRAPH] == [s for s in specs if s.startswith("arigraph:")]
-    for spec in ("cooking:LEVEL", "treasure:LEVEL", "coin:LEVEL", "file:PATH", "scienceworld:TASK"):
+    for spec in ("cooking:LEVEL", "treasure:LEVEL", "coin:LEVEL", "file:PATH", "scienceworld:boil"):
         assert spec in specs
+    assert sum(s.startswith("scienceworld:") for s in specs) == 30
     assert all(g.description and "\n" not in g.description for g in games)
     assert {g.kind for g in games} == {"game", "generator", "loader"}
 
