@@ -30,7 +30,11 @@ DIRECTION_RELATIONS = frozenset(
 
 @dataclass(frozen=True)
 class ConflictRules:
-    """Deterministic rules deciding when an open fact is contradicted by a new one."""
+    """Deterministic rules deciding when an open fact is contradicted by a new one.
+
+    Contradictions are only ever between facts with the same subject, or with the same object and
+    relation for ``object_exclusive`` relations; the KG looks for candidates only there.
+    """
 
     subject_exclusive: frozenset[str] = LOCATION_RELATIONS  # one open object per (subject, group)
     object_exclusive: frozenset[str] = DIRECTION_RELATIONS  # one open subject per (object, relation)

@@ -8,6 +8,7 @@ one entity (AriGraph's parser dropped such triplets).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _ARTICLES = ("a ", "an ", "the ", "some ")
 # Plural forms that the suffix rules below would get wrong.
@@ -46,14 +47,45 @@ def singularize(word: str) -> str:
     return word[:-1]
 
 
-def normalize_relation(relation: str) -> str:
-    """Canonical relation label: lower case, single spaces, no leading copula ("is in" → "in")."""
+@lru_cache(maxsize=4096)
+def _normalize_relation(relation: str) -> str:
     text = " ".join(str(relation).lower().replace("_", " ").split())
     for copula in ("is ", "are ", "was ", "were "):
         if text.startswith(copula) and len(text) > len(copula):
             text = text[len(copula):]
             break
     return text
+
+
+def normalize_relation(relation: str) -> str:
+    """Canonical relation label: lower case, single spaces, no leading copula ("is in" → "in")."""
+    return _normalize_relation(relation if isinstance(relation, str) else str(relation))
+
+
+def _clean(name: str) -> str:
+    return " ".join(str(name).split()).strip(" \t\"'`.:;!?")
+
+
+@lru_cache(maxsize=1 << 16)
+def _base_key(name: str) -> str:
+    """Key before aliases of a raw name (pure, so cached: the same names come back every step)."""
+    return _key_of_clean(_clean(name))
+
+
+def _key_of_clean(cleaned: str) -> str:
+    """Lower case, no leading articles, last word singular."""
+    text = cleaned.lower()
+    changed = True
+    while changed:  # "the some x" is rare but cheap to handle
+        changed = False
+        for article in _ARTICLES:
+            if text.startswith(article) and len(text) > len(article):
+                text = text[len(article):].lstrip()
+                changed = True
+    words = _WORD.findall(text)
+    if words:
+        words[-1] = singularize(words[-1])
+    return " ".join(words)
 
 
 class EntityNormalizer:
@@ -80,21 +112,12 @@ class EntityNormalizer:
     @staticmethod
     def clean(name: str) -> str:
         """Display form: whitespace folded and stray quotes/punctuation at the ends removed."""
-        return " ".join(str(name).split()).strip(" \t\"'`.:;!?")
+        return _clean(name)
 
     def _base_key(self, name: str) -> str:
-        text = self.clean(name).lower()
-        changed = True
-        while changed:  # "the some x" is rare but cheap to handle
-            changed = False
-            for article in _ARTICLES:
-                if text.startswith(article) and len(text) > len(article):
-                    text = text[len(article):].lstrip()
-                    changed = True
-        words = _WORD.findall(text)
-        if words:
-            words[-1] = singularize(words[-1])
-        return " ".join(words)
+        if type(self).clean is not EntityNormalizer.clean:  # a subclass cleans names its own way
+            return _key_of_clean(self.clean(name))
+        return _base_key(name if isinstance(name, str) else str(name))
 
     def key(self, name: str) -> str:
         """Canonical key for ``name`` (aliases applied transitively, cycles ignored)."""

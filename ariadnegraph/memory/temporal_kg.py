@@ -10,36 +10,137 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import networkx as nx
+import numpy as np
 
 from .conflicts import ConflictRules
 from .facts import Fact, Triplet
 from .normalize import EntityNormalizer, normalize_relation
 
 
+class EdgeTable:
+    """The edges of a view as parallel numpy arrays (subject row, object row, fact id, fact).
+
+    Neighbourhood walks over the whole graph (STMA's k hops, which run through hubs such as "open" or
+    "north" and so reach most of the graph) become a few vectorised passes instead of a Python loop
+    per node and edge. Kept incrementally for the live view: add and remove are O(1) (removal swaps
+    in the last edge). Entity rows are never reused; an entity without edges simply reaches nothing.
+    """
+
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = {}  # entity key -> row
+        self._subject = np.zeros(64, dtype=np.int32)
+        self._object = np.zeros(64, dtype=np.int32)
+        self._fact_id = np.zeros(64, dtype=np.int64)
+        self._fact = np.full(64, None, dtype=object)
+        self._position: dict[int, int] = {}  # fact id -> index in the arrays
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def _row(self, key: str) -> int:
+        row = self.rows.get(key)
+        if row is None:
+            row = self.rows[key] = len(self.rows)
+        return row
+
+    def add(self, fact: Fact) -> None:
+        if fact.id in self._position:
+            return
+        if self._size == len(self._fact_id):
+            capacity = 2 * self._size
+            self._subject = np.resize(self._subject, capacity)
+            self._object = np.resize(self._object, capacity)
+            self._fact_id = np.resize(self._fact_id, capacity)
+            self._fact = np.resize(self._fact, capacity)
+        i = self._size
+        self._subject[i], self._object[i] = self._row(fact.subject_key), self._row(fact.object_key)
+        self._fact_id[i], self._fact[i] = fact.id, fact
+        self._position[fact.id] = i
+        self._size += 1
+
+    def remove(self, fact_id: int) -> None:
+        i = self._position.pop(fact_id, None)
+        if i is None:
+            return
+        last = self._size - 1
+        if i != last:
+            self._subject[i], self._object[i] = self._subject[last], self._object[last]
+            moved = int(self._fact_id[last])
+            self._fact_id[i], self._fact[i] = moved, self._fact[last]
+            self._position[moved] = i
+        self._fact[last] = None
+        self._size = last
+
+    def facts_within(self, sources: Iterable[str], k: int, directed: bool = False) -> list[Fact]:
+        """The facts whose two entities are within ``k`` edges of a source, oldest (lowest id) first.
+
+        Same set as collecting the edges among :func:`k_hop_nodes`: each pass marks every entity one
+        edge away from the marked ones (both ways unless ``directed``).
+        """
+        rows = [self.rows[s] for s in sources if s in self.rows]
+        n = self._size
+        if not rows or n == 0:
+            return []
+        subject, obj = self._subject[:n], self._object[:n]
+        marked = np.zeros(len(self.rows), dtype=bool)
+        marked[rows] = True
+        count = int(np.count_nonzero(marked))
+        for _ in range(k):
+            if directed:
+                marked[obj[marked[subject]]] = True
+            else:
+                touching = marked[subject] | marked[obj]
+                marked[subject[touching]] = True
+                marked[obj[touching]] = True
+            grown = int(np.count_nonzero(marked))
+            if grown == count:
+                break
+            count = grown
+        inside = marked[subject] & marked[obj]
+        ids = self._fact_id[:n][inside]
+        return self._fact[:n][inside][np.argsort(ids, kind="stable")].tolist()
+
+
 class KGView:
     """A read-only set of facts that hold at one moment, with a graph over their entities.
 
     Nodes are canonical entity keys (attribute ``name`` holds the display form); each fact is an edge
-    ``subject_key -> object_key`` keyed by fact id (attribute ``fact``).
+    ``subject_key -> object_key`` keyed by fact id (attribute ``fact``). ``edge_table`` holds the same
+    edges as numpy arrays for vectorised walks.
     """
 
-    def __init__(self, facts: dict[int, Fact], graph: nx.MultiDiGraph, step: int | None) -> None:
+    def __init__(
+        self, facts: dict[int, Fact], graph: nx.MultiDiGraph, step: int | None, edge_table: EdgeTable | None = None
+    ) -> None:
         self._facts = facts
         self.graph = graph
         self.step = step  # None for the live view
+        self._edge_table = edge_table
 
     @classmethod
     def build(cls, facts: Iterable[Fact], step: int | None = None, names: dict[str, str] | None = None) -> "KGView":
         graph = nx.MultiDiGraph()
+        table = EdgeTable()
         by_id: dict[int, Fact] = {}
         for fact in facts:
             _add_edge(graph, fact, names)
+            table.add(fact)
             by_id[fact.id] = fact
-        return cls(by_id, graph, step)
+        return cls(by_id, graph, step, table)
 
     @property
     def facts(self) -> dict[int, Fact]:
         return self._facts
+
+    @property
+    def edge_table(self) -> EdgeTable:
+        if self._edge_table is None:  # a view made from a bare graph: index its edges once
+            table = EdgeTable()
+            for _, _, fact in self.graph.edges(data="fact"):
+                table.add(fact)
+            self._edge_table = table
+        return self._edge_table
 
     def __len__(self) -> int:
         return len(self._facts)
@@ -115,6 +216,7 @@ class TemporalKG:
         self._open: dict[tuple[str, str, str], int] = {}  # canonical key -> id of the open fact
         self._names: dict[str, str] = {}  # entity key -> first display name
         self._live = nx.MultiDiGraph()
+        self._live_edges = EdgeTable()  # the live graph's edges again, as arrays
         self._live_facts: dict[int, Fact] = {}
         self._next_id = 1
         self.last_step = 0
@@ -141,7 +243,7 @@ class TemporalKG:
 
     def current(self) -> KGView:
         """The facts that hold now. Live: it reflects later updates too; copy with ``as_of`` to freeze."""
-        return KGView(self._live_facts, self._live, None)
+        return KGView(self._live_facts, self._live, None, self._live_edges)
 
     def as_of(self, step: int) -> KGView:
         """The facts that held at ``step``, exactly as memory knew them then (recorded by that step)."""
@@ -163,13 +265,14 @@ class TemporalKG:
     def make_fact(self, subject: str, relation: str, obj: str, step: int, source: int | None = None) -> Fact:
         """A new (not yet stored) fact with canonical keys filled in."""
         subject, obj = self.normalizer.clean(subject), self.normalizer.clean(obj)
-        if not subject or not obj or not normalize_relation(relation):
+        canonical_relation = normalize_relation(relation)
+        if not subject or not obj or not canonical_relation:
             raise ValueError(f"incomplete triplet: ({subject!r}, {relation!r}, {obj!r})")
         s_key, o_key = self.normalizer.key(subject), self.normalizer.key(obj)
         return Fact(
             id=self._next_id,
             subject=self._names.get(s_key, subject),
-            relation=normalize_relation(relation),
+            relation=canonical_relation,
             object=self._names.get(o_key, obj),
             subject_key=s_key,
             object_key=o_key,
@@ -224,15 +327,24 @@ class TemporalKG:
         return self.find_open(*item)
 
     def _conflicting(self, new: Fact) -> list[Fact]:
-        # Only facts touching the new fact's entities can conflict with it: look there, not everywhere.
-        nearby: dict[int, Fact] = {}
-        for key in (new.subject_key, new.object_key):
-            if key in self._live:
-                for _, _, d in self._live.out_edges(key, data=True):
-                    nearby[d["fact"].id] = d["fact"]
-                for _, _, d in self._live.in_edges(key, data=True):
-                    nearby[d["fact"].id] = d["fact"]
-        return [f for f in nearby.values() if self.rules.contradicts(new, f)]
+        """Open facts the rules say ``new`` contradicts.
+
+        ConflictRules only relate facts sharing the subject, or (object-exclusive relations) sharing
+        object and relation. So candidates are the subject's outgoing edges and, for those relations,
+        the object's incoming ones -- never every fact touching the object: hubs such as "open",
+        "north" or "inventory" touch thousands.
+        """
+        succ, pred = self._live._succ, self._live._pred
+        candidates: dict[int, Fact] = {}
+        for edges in succ.get(new.subject_key, {}).values():
+            for fact_id, data in edges.items():
+                candidates[fact_id] = data["fact"]
+        if new.relation in self.rules.object_exclusive:
+            for edges in pred.get(new.object_key, {}).values():
+                for fact_id, data in edges.items():
+                    if data["fact"].relation == new.relation:
+                        candidates[fact_id] = data["fact"]
+        return [f for f in candidates.values() if self.rules.contradicts(new, f)]
 
     def _store(self, fact: Fact) -> Fact:
         self._names.setdefault(fact.subject_key, fact.subject)
@@ -243,6 +355,7 @@ class TemporalKG:
             self._open[fact.key] = fact.id
             self._live_facts[fact.id] = fact
             _add_edge(self._live, fact, self._names)
+            self._live_edges.add(fact)
         return fact
 
     def _close(self, fact: Fact, step: int) -> Fact:
@@ -251,8 +364,11 @@ class TemporalKG:
         self._open.pop(fact.key, None)
         self._live_facts.pop(fact.id, None)
         self._live.remove_edge(fact.subject_key, fact.object_key, key=fact.id)
+        self._live_edges.remove(fact.id)
+        succ, pred = self._live._succ, self._live._pred
         for key in (fact.subject_key, fact.object_key):
-            if key in self._live and self._live.degree(key) == 0:
+            # degree 0, checked in O(1): degree() would sum over all neighbours of hubs like "closed"
+            if key in succ and not succ[key] and not pred[key]:
                 self._live.remove_node(key)
         return closed
 

@@ -106,3 +106,13 @@ def test_memory_copies_are_independent(tmp_path):
     b = WorldMemory.open(tmp_path / "b")
     b.observe(9, "later", [("x", "in", "y")])
     assert len(WorldMemory.open(tmp_path / "a").kg) < len(b.kg)
+
+
+def test_vectors_not_yet_flushed_when_the_process_dies_are_embedded_again(tmp_path):
+    memory = play(tmp_path)  # 5 steps: fewer than the flush interval, and never closed
+    expected = [f.id for f in memory.semantic_search("apple")]
+    snapshot = memory.snapshot()
+    reopened = WorldMemory.open(tmp_path)  # as a new process would after a kill
+    assert reopened.snapshot() == snapshot
+    assert reopened.embedder.calls > 0  # the lost vectors were recomputed from the log
+    assert [f.id for f in reopened.semantic_search("apple")] == expected

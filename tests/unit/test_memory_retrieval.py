@@ -130,3 +130,13 @@ def test_episodic_search_ranks_by_relevance_then_recency():
     boosted = episodic_search([1, 2], episodes, k=1, similarity={5: 1.0}, similarity_weight=2.0)
     assert [e.step for e, _ in boosted] == [5]
     assert math.isclose(boosted[0][1], 2.0)
+
+
+def test_top_k_ties_at_the_cut_go_to_the_lower_row_and_allowed_takes_any_container():
+    index = VectorIndex(2)
+    for i, v in enumerate([[0, 1], [1, 0], [1, 0], [1, 0], [0.6, 0.8]]):
+        index.add(f"r{i}", np.array(v, dtype=np.float32))
+    q = np.array([1, 0], dtype=np.float32)
+    assert [i for i, _ in index.top_k(q, 2)[0]] == ["r1", "r2"]
+    assert [i for i, _ in index.top_k(q, 2, allowed={"r3": 1, "r4": 1, "r0": 1})[0]] == ["r3", "r4"]
+    assert [i for i, _ in index.top_k(q, 9, allowed={"r0", "r4"})[0]] == ["r4", "r0"]

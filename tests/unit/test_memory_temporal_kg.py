@@ -86,3 +86,14 @@ def test_display_names_keep_first_surface_form_and_commas():
     view = kg.current()
     assert view.triplets() == {("Salt, pepper and chili mix", "in", "Pantry"), ("Salt, pepper and chili mix", "is", "edible")}
     assert len(view.incident("salt, pepper and chili mix")) == 2
+
+
+def test_conflicts_are_found_through_shared_subject_or_exclusive_object_only():
+    kg = TemporalKG()
+    kg.update(1, [("door", "is", "closed"), ("box", "is", "closed"), ("hall", "north of", "kitchen"), ("loop", "north of", "loop")])
+    change = kg.update(2, [("door", "is", "open"), ("apple", "in", "box"), ("cellar", "north of", "kitchen")])
+    # the box stays closed although "closed" is shared; the hall is no longer north of the kitchen
+    assert sorted(f.triplet for f in change.closed) == [("door", "is", "closed"), ("hall", "north of", "kitchen")]
+    change = kg.update(3, [("box", "is", "open"), ("apple", "in", "inventory"), ("hall", "north of", "loop")])
+    assert sorted(f.triplet for f in change.closed) == [("apple", "in", "box"), ("box", "is", "closed"), ("loop", "north of", "loop")]
+    assert ("door", "is", "open") in kg.current() and ("cellar", "north of", "kitchen") in kg.current()

@@ -1,0 +1,699 @@
+#!/usr/bin/env python
+"""Benchmark of the temporal-KG memory (``ariadnegraph.memory``): insertion, retrieval latency, footprint.
+
+Run (prints Markdown tables; about 4 minutes on 2 cores for the default 1k, 10k and 100k facts, of
+which ~2 minutes are Chroma indexing the 100k-fact memory's vectors)::
+
+    python benchmarks/memory.py                      # 1k, 10k, 100k facts
+    python benchmarks/memory.py --quick              # 1k and 10k, 100 queries: ~1 minute
+    python benchmarks/memory.py --sizes 1000,30000 --no-persist --tracemalloc
+
+Every measurement runs in its own subprocess so RSS numbers are not polluted by earlier ones. The
+embedder is the offline default (``HashingEmbeddings``, dim 256); nothing is downloaded.
+
+The synthetic world (seeded, deterministic) is a text game the size of which grows with the number
+of facts wanted (about one room per 45 facts: 22 rooms at 1k, 222 at 10k, 2222 at 100k):
+
+- rooms sit on a grid; a random spanning tree of neighbouring cells plus ~30% extra neighbour links
+  are the passages, so rooms have 1-4 exits. Descriptions give ``(room, "has exit", dir)`` and moving
+  gives ``(new room, "<dir> of", old room)`` and ``("you", "in", room)``;
+- each room holds 1-3 openable containers (``(c, "in", room)``, ``(c, "is", "open"/"closed")``),
+  0-2 supporters and 3-7 objects (foods, tools, keys) placed ``"in"``/``"on"`` a holder or the room;
+  foods carry states (``raw``/``fried``/..., ``uncut``/``sliced``/..., ``edible``);
+- the agent explores depth-first (backtracking along its trail; once every room is seen it wanders)
+  and, between moves, opens and closes containers, takes objects (``in inventory``),
+  carries them to other rooms and puts them down, slices, cooks and eats food (eating passes the
+  inventory fact as ``outdated``). Objects therefore move over time: location and state facts are
+  closed by the conflict rules and new ones opened, which is what "facts recorded (open + closed)"
+  counts;
+- each step is one ``WorldMemory.observe(step, text, triplets)`` call with ~10 triplets, like an
+  extractor's output: the action's effects plus what the room description shows again (re-observed
+  triplets are kept, not duplicated), so new facts per step are fewer than triplets.
+
+Queries (``--queries``, 200 by default): entity names the memory has seen (objects, containers, rooms)
+and short phrases ("where is the red apple", "open the oak chest", "fried carrot", "way to the dusty
+kitchen"). Each query is run once (new text, as an agent's queries are) after a few warm-up queries.
+
+Measured, per size:
+
+- insertion rate (facts recorded / seconds spent inside ``observe``) for ``WorldMemory()`` and for
+  ``WorldMemory(path)`` (SQLite event log + Chroma ``PersistentClient``). Chroma costs ~10-20 ms of
+  fsyncs per upsert on a VM disk and ``observe`` does up to 3 upserts per step (growing to 10k facts
+  step by step would take ~5 minutes), so above ``--full-persist-limit`` facts (default 1000) the
+  persisted memory is not grown step by step: the same ``observe`` calls are recorded in memory and
+  their events and vectors written to disk in bulk (same log events, same Chroma collections), then
+  the memory is reopened and the rate is timed over ``--window`` further steps ("N-step window");
+- reopen time (``WorldMemory.open``) and the RSS growth it causes, in a fresh process; on-disk size;
+- semantic search (``semantic_search(q, depth=2, width=5)``) and STMA (``stma_retrieve(q, n=8, k=3)``)
+  latency p50/p95, and the mean number of facts each returns;
+- RSS growth while building the in-memory memory (psutil); with ``--tracemalloc`` also the Python
+  heap it holds (tracemalloc, from a separate, untimed build; it agrees with RSS within ~7%).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TARGET_P95_MS = 10.0  # retrieval p95 target (semantic search and STMA), checked at TARGET_FACTS
+TARGET_FACTS = 10_000
+FACTS_PER_ROOM = 45
+TRIPLETS_PER_STEP = 10
+
+# -- the synthetic world ----------------------------------------------------------------------------
+ROOM_ADJ = ["dusty", "bright", "narrow", "old", "cold", "quiet", "grand", "damp", "tiny", "long", "dark", "sunny",
+            "musty", "cozy", "bare", "tiled", "wooden", "stone", "round", "hidden"]
+ROOM_NOUN = ["kitchen", "pantry", "hallway", "cellar", "attic", "study", "library", "bedroom", "bathroom", "garden",
+             "garage", "workshop", "corridor", "parlor", "gallery", "chapel", "vault", "stable", "porch", "laundry"]
+MATERIALS = ["oak", "pine", "steel", "iron", "glass", "wicker", "brass", "plastic", "copper", "birch", "cedar", "tin"]
+CONTAINERS = ["chest", "fridge", "cupboard", "wardrobe", "toolbox", "crate", "cabinet", "drawer", "basket", "safe",
+              "trunk", "locker"]
+SUPPORTERS = ["table", "counter", "shelf", "workbench", "desk", "stand", "bench", "sideboard"]
+COLORS = ["red", "green", "yellow", "blue", "purple", "white", "black", "orange", "brown", "pink", "golden", "silver"]
+FOODS = ["apple", "carrot", "potato", "onion", "tomato", "pepper", "fish", "mushroom", "lettuce", "cucumber",
+         "banana", "pork chop", "chicken leg", "parsley", "egg"]
+TOOLS = ["key", "knife", "book", "lamp", "coin", "map", "rope", "candle", "bottle", "hammer", "sword", "shovel"]
+COOKED = ["fried", "roasted", "grilled"]
+CUT = ["sliced", "diced", "chopped"]
+DIRS = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}
+
+
+class Namer:
+    """Unique display names: random combinations of the pools ("oak chest"), numbered ("oak chest 317")
+    once the combinations run out."""
+
+    def __init__(self, rng: random.Random, *pools: list[str]) -> None:
+        self.rng, self.pools, self.used = rng, pools, set()
+
+    def __call__(self) -> str:
+        for attempt in range(1000):
+            name = " ".join(self.rng.choice(p) for p in self.pools)
+            if attempt > 20:
+                name = f"{name} {attempt + len(self.used)}"
+            if name not in self.used:
+                self.used.add(name)
+                return name
+        raise RuntimeError("namer exhausted")
+
+
+@dataclass
+class Thing:
+    name: str
+    kind: str  # food | tool | container | supporter
+    relation: str = "in"  # "in" or "on" its holder
+    holder: str = ""  # a room, container, supporter or "inventory"
+    states: dict[str, str] = field(default_factory=dict)  # group -> state (open/closed, raw/fried, ...)
+
+
+class World:
+    """Ground truth of the synthetic game, and the agent playing it, as a stream of observations."""
+
+    def __init__(self, facts: int, seed: int = 7) -> None:
+        self.rng = rng = random.Random(seed * 1_000_003 + facts)
+        n_rooms = max(9, round(facts / FACTS_PER_ROOM))
+        cols = math.ceil(math.sqrt(n_rooms))
+        cells = [(i % cols, i // cols) for i in range(n_rooms)]
+        room_names = Namer(rng, ROOM_ADJ, ROOM_NOUN)
+        self.rooms = {cell: room_names() for cell in cells}
+        self.cell_of = {name: cell for cell, name in self.rooms.items()}
+        self.exits: dict[str, dict[str, str]] = {name: {} for name in self.rooms.values()}
+        # passages: random spanning tree of the grid cells, plus ~30% of the other neighbour pairs
+        start = cells[0]
+        seen, stack = {start}, [start]
+        while stack:
+            cell = stack[-1]
+            options = [(d, (cell[0] + dx, cell[1] + dy)) for d, (dx, dy) in DIRS.items()]
+            options = [(d, c) for d, c in options if c in self.rooms and c not in seen]
+            if not options:
+                stack.pop()
+                continue
+            d, nxt = rng.choice(options)
+            self._link(cell, d, nxt)
+            seen.add(nxt)
+            stack.append(nxt)
+        for cell in cells:
+            for d in ("east", "south"):
+                dx, dy = DIRS[d]
+                nxt = (cell[0] + dx, cell[1] + dy)
+                if nxt in self.rooms and d not in self.exits[self.rooms[cell]] and rng.random() < 0.3:
+                    self._link(cell, d, nxt)
+        # things
+        self.things: dict[str, Thing] = {}
+        self.contents: dict[str, list[str]] = {}  # holder -> things (ordered: deterministic sampling)
+        containers, supporters = Namer(rng, MATERIALS, CONTAINERS), Namer(rng, MATERIALS, SUPPORTERS)
+        objects = Namer(rng, COLORS, FOODS + TOOLS)
+        for room in self.rooms.values():
+            holders = [room]
+            for _ in range(rng.randint(1, 3)):
+                c = containers()
+                self._place(Thing(c, "container", states={"door": rng.choice(["open", "closed"])}), "in", room)
+                holders.append(c)
+            for _ in range(rng.randint(0, 2)):
+                s = supporters()
+                self._place(Thing(s, "supporter"), "in", room)
+                holders.append(s)
+            for _ in range(rng.randint(3, 7)):
+                name = objects()
+                noun = name.split(" ", 1)[1]
+                if noun.rsplit(" ", 1)[-1].isdigit():
+                    noun = noun.rsplit(" ", 1)[0]
+                food = noun in FOODS
+                thing = Thing(name, "food" if food else "tool")
+                if food:
+                    thing.states = {"cook": "raw", "cut": "uncut"}
+                holder = rng.choice(holders)
+                self._place(thing, "on" if self.things.get(holder, Thing("", "")).kind == "supporter" else "in", holder)
+        self.player = self.rooms[start]
+        self.visited = {self.player}
+        self.trail = [self.player]  # depth-first exploration stack
+        self.step = 0
+
+    def _link(self, cell, d, nxt) -> None:
+        back = {"north": "south", "south": "north", "east": "west", "west": "east"}[d]
+        self.exits[self.rooms[cell]][d] = self.rooms[nxt]
+        self.exits[self.rooms[nxt]][back] = self.rooms[cell]
+
+    def _place(self, thing: Thing, relation: str, holder: str) -> None:
+        if thing.holder:
+            self.contents[thing.holder].remove(thing.name)
+        thing.relation, thing.holder = relation, holder
+        self.things[thing.name] = thing
+        self.contents.setdefault(holder, []).append(thing.name)
+
+    # -- what the agent sees -----------------------------------------------------------------------
+    def visible(self, room: str) -> list[Thing]:
+        """Things seen in ``room``: on the floor, on supporters, in open containers."""
+        found = []
+        for name in self.contents.get(room, []):
+            thing = self.things[name]
+            found.append(thing)
+            if thing.kind == "supporter" or thing.states.get("door") == "open":
+                found.extend(self.things[n] for n in self.contents.get(name, []))
+        return found
+
+    def facts_about(self, thing: Thing) -> list[tuple[str, str, str]]:
+        out = [(thing.name, thing.relation, thing.holder)]
+        out += [(thing.name, "is", state) for state in thing.states.values()]
+        return out
+
+    def describe(self, room: str) -> list[tuple[str, str, str]]:
+        """Triplets an extractor gets from the room description (shuffled, deterministic)."""
+        triplets = [(room, "has exit", d) for d in sorted(self.exits[room])]
+        for thing in self.visible(room):
+            triplets += self.facts_about(thing)
+        self.rng.shuffle(triplets)
+        return triplets
+
+    # -- the agent ---------------------------------------------------------------------------------
+    def _move(self) -> tuple[str, list[tuple[str, str, str]]]:
+        here = self.player
+        unexplored = [d for d, r in sorted(self.exits[here].items()) if r not in self.visited]
+        if unexplored:
+            d = self.rng.choice(unexplored)
+            self.trail.append(self.exits[here][d])
+        elif len(self.trail) > 1:
+            self.trail.pop()
+            back = self.trail[-1]
+            d = next(d for d, r in self.exits[here].items() if r == back)
+        else:
+            d = self.rng.choice(sorted(self.exits[here]))
+        there = self.exits[here][d]
+        self.player = there
+        self.visited.add(there)
+        return f"go {d}", [("you", "in", there), (there, f"{d} of", here)]
+
+    def _act(self) -> tuple[str, list[tuple[str, str, str]], list[tuple[str, str, str]]] | None:
+        rng, room = self.rng, self.player
+        inventory = list(self.contents.get("inventory", []))
+        visible = self.visible(room)
+        containers = [t for t in visible if t.kind == "container"]
+        takeable = [t for t in visible if t.kind in ("food", "tool")]
+        foods = [self.things[n] for n in inventory if self.things[n].kind == "food"]
+        roll = rng.random()
+        if inventory and roll < 0.25:
+            thing = self.things[rng.choice(inventory)]
+            holders = [t for t in visible if t.kind == "supporter" or t.states.get("door") == "open"]
+            holder = rng.choice(holders) if holders and rng.random() < 0.7 else None
+            relation = "on" if holder is not None and holder.kind == "supporter" else "in"
+            self._place(thing, relation, holder.name if holder else room)
+            return f"put {thing.name} {relation} {thing.holder}", [(thing.name, relation, thing.holder)], []
+        if takeable and len(inventory) < 6 and roll < 0.5:
+            thing = rng.choice(takeable)
+            self._place(thing, "in", "inventory")
+            return f"take {thing.name}", [(thing.name, "in", "inventory")], []
+        if foods and roll < 0.65:
+            food = rng.choice(foods)
+            if food.states["cut"] == "uncut" and rng.random() < 0.5:
+                food.states["cut"] = rng.choice(CUT)
+                return f"slice {food.name}", [(food.name, "is", food.states["cut"])], []
+            if food.states["cook"] == "raw" and rng.random() < 0.6:
+                food.states["cook"] = rng.choice(COOKED)
+                return f"cook {food.name}", [(food.name, "is", food.states["cook"]), (food.name, "is", "edible")], []
+            food.states["eaten"] = "consumed"
+            self.contents["inventory"].remove(food.name)
+            del self.things[food.name]
+            return f"eat {food.name}", [(food.name, "is", "consumed")], [(food.name, "in", "inventory")]
+        if containers and roll < 0.8:
+            box = rng.choice(containers)
+            if box.states["door"] == "closed":
+                box.states["door"] = "open"
+                inside = [f for n in self.contents.get(box.name, []) for f in self.facts_about(self.things[n])]
+                return f"open {box.name}", [(box.name, "is", "open")] + inside, []
+            box.states["door"] = "closed"
+            return f"close {box.name}", [(box.name, "is", "closed")], []
+        return None
+
+    def __iter__(self) -> Iterator[tuple[int, str, list[tuple[str, str, str]], list[tuple[str, str, str]]]]:
+        while True:
+            self.step += 1
+            outdated: list[tuple[str, str, str]] = []
+            acted = None if self.rng.random() < 0.4 else self._act()
+            if acted is None:
+                action, triplets = self._move()
+            else:
+                action, triplets, outdated = acted
+                triplets = [("you", "in", self.player)] + triplets
+            triplets = triplets[:TRIPLETS_PER_STEP]
+            seen = set(triplets)
+            for t in self.describe(self.player):
+                if len(triplets) >= TRIPLETS_PER_STEP:
+                    break
+                if t not in seen:
+                    triplets.append(t)
+                    seen.add(t)
+            exits = ", ".join(sorted(self.exits[self.player]))
+            seen_things = dict.fromkeys(t[0] for t in triplets if t[0] not in ("you", self.player))
+            things = ", ".join(list(seen_things)[:5]) or "nothing special"
+            text = f"> {action}\n-= {self.player.title()} =- You see {things}. Exits: {exits}."
+            yield self.step, text, triplets, outdated
+
+    def queries(self, known: list[str], count: int) -> list[str]:
+        """Query texts: names the memory knows and short phrases about them (deterministic)."""
+        rng = random.Random(len(known) * 31 + count)
+        rooms = [n for n in known if n in self.cell_of]
+        things = [n for n in known if n not in self.cell_of and n not in ("you", "inventory") and " " in n]
+        phrases = [
+            lambda: f"where is the {rng.choice(things)}",
+            lambda: f"way to the {rng.choice(rooms)}",
+            lambda: f"open the {rng.choice(things)}",
+            lambda: f"{rng.choice(COOKED + CUT)} {rng.choice(FOODS)}",
+            lambda: f"take {rng.choice(things)}",
+            lambda: f"what is in the {rng.choice(things)}",
+            lambda: f"find the {rng.choice(TOOLS)}",
+        ]
+        out: list[str] = []
+        while len(out) < count:
+            roll = rng.random()
+            q = rng.choice(things) if roll < 0.35 else rng.choice(rooms) if roll < 0.5 else rng.choice(phrases)()
+            if q not in out:
+                out.append(q)
+        return out
+
+
+# -- measurements (each in its own process) --------------------------------------------------------
+def rss() -> int:
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
+
+def dir_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
+
+
+def grow(memory, world: World, facts: int, timed: bool = True) -> dict:
+    """Feed steps until ``facts`` facts are recorded; time only the ``observe`` calls."""
+    spent, steps, triplets, per_step = 0.0, 0, 0, []
+    clock = time.perf_counter
+    for step, text, trips, outdated in world:
+        t0 = clock()
+        memory.observe(step, text, trips, outdated)
+        dt = clock() - t0
+        spent += dt
+        if timed:
+            per_step.append(dt)
+        steps += 1
+        triplets += len(trips)
+        if len(memory.kg) >= facts:
+            break
+    return {"seconds": spent, "steps": steps, "triplets": triplets, "observe_ms": per_step}
+
+
+def build_stats(memory, grown: dict) -> dict:
+    stats = memory.stats()
+    return {
+        "facts": stats["facts_total"],
+        "open": stats["facts_open"],
+        "entities": stats["entities"],
+        "steps": grown["steps"],
+        "triplets": grown["triplets"],
+        "seconds": grown["seconds"],
+        "rate": stats["facts_total"] / grown["seconds"],
+        "observe_p95_ms": 1000 * pct(grown["observe_ms"], 95) if grown["observe_ms"] else None,
+    }
+
+
+VALUE_RELATIONS = ("is", "has exit")
+
+
+def stma_values_as_leaves(memory, query: str, n: int = 8, k: int = 3) -> int:
+    """What-if, not the library's behaviour: how many facts STMA would return if value nodes (objects
+    of "is"/"has exit" only, like "open", "raw", "north") were reached but not expanded."""
+    view = memory.current()
+    succ, pred = view.graph._succ, view.graph._pred
+    values = memory._bench_values
+    allowed = None if len(memory.entity_index) == len(succ) else succ
+    seen = {key for key, _ in memory.entity_index.top_k(memory.embedder.embed([query]), n, allowed)[0]}
+    frontier = set(seen)
+    for depth in range(k):
+        reached: set[str] = set()
+        for node in frontier:
+            if depth == 0 or node not in values:
+                reached.update(succ[node])
+                reached.update(pred[node])
+        frontier = reached - seen
+        seen |= frontier
+    return sum(len(edges) for u in seen for v, edges in succ[u].items() if v in seen)
+
+
+def latency(memory, world: World, count: int) -> dict:
+    known = sorted(memory.kg.entities.values())
+    queries = world.queries(known, count + 10)
+    warmup, queries = queries[:10], queries[10:]
+    for q in warmup:
+        memory.semantic_search(q, depth=2, width=5)
+        memory.stma_retrieve(q, n=8, k=3)
+    facts = memory.current().facts.values()
+    other = {f.subject_key for f in facts} | {f.object_key for f in facts if f.relation not in VALUE_RELATIONS}
+    memory._bench_values = {f.object_key for f in facts if f.relation in VALUE_RELATIONS} - other
+    out = {"stma_leaves_mean_facts": statistics.mean(stma_values_as_leaves(memory, q) for q in queries)}
+    for name, call in (
+        ("semantic", lambda q: memory.semantic_search(q, depth=2, width=5)),
+        ("stma", lambda q: memory.stma_retrieve(q, n=8, k=3)),
+    ):
+        times, sizes = [], []
+        for q in queries:
+            t0 = time.perf_counter()
+            found = call(q)
+            times.append(time.perf_counter() - t0)
+            sizes.append(len(found))
+        out[name] = {
+            "p50_ms": 1000 * statistics.median(times),
+            "p95_ms": 1000 * pct(times, 95),
+            "mean_facts": statistics.mean(sizes),
+        }
+    return out
+
+
+def worker_inmemory(facts: int, seed: int, queries: int) -> dict:
+    from ariadnegraph.memory import WorldMemory
+
+    world = World(facts, seed)
+    memory = WorldMemory()
+    gc.collect()
+    before = rss()
+    grown = grow(memory, world, facts)
+    gc.collect()
+    result = build_stats(memory, grown)
+    result["rss_mb"] = (rss() - before) / 2**20
+    result["latency"] = latency(memory, world, queries)
+    return result
+
+
+def worker_tracemalloc(facts: int, seed: int) -> dict:
+    import tracemalloc
+
+    from ariadnegraph.memory import WorldMemory
+
+    world = World(facts, seed)
+    memory = WorldMemory()
+    gc.collect()
+    tracemalloc.start()
+    grow(memory, world, facts, timed=False)
+    gc.collect()
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"heap_mb": current / 2**20, "heap_peak_mb": peak / 2**20, "facts": len(memory.kg)}
+
+
+class _Recorder:
+    """Stands in for the event log and Chroma: keeps what ``observe`` writes, for a bulk write later."""
+
+    def __init__(self) -> None:
+        self.events: list = []
+        self.vectors: dict[str, list] = {"facts": [], "entities": [], "episodes": []}
+
+    def append(self, events) -> None:  # EventLog.append
+        self.events.extend(events)
+
+    def add(self, kind, ids, texts, vectors) -> None:  # ChromaVectors.add
+        self.vectors[kind].extend(zip(ids, texts, vectors))
+
+    def close(self) -> None:
+        pass
+
+
+def bulk_write(memory, recorder: _Recorder, path: Path) -> None:
+    """Write what ``observe`` recorded to ``path`` exactly as ``WorldMemory(path)`` would have, in bulk."""
+    import numpy as np
+
+    from ariadnegraph.memory.embeddings import embeddings_spec
+    from ariadnegraph.memory.store import EventLog
+    from ariadnegraph.memory.vectorstore import ChromaVectors, make_client
+    from ariadnegraph.memory.world import MEMORY_FILE
+
+    path.mkdir(parents=True, exist_ok=True)
+    log = EventLog(path / MEMORY_FILE)
+    log.set_meta("embeddings", embeddings_spec(memory.embeddings))
+    log.set_meta("namespace", "mbench0000000000")
+    for i in range(0, len(recorder.events), 20_000):
+        log.append(recorder.events[i : i + 20_000])
+    client = make_client(path / "chroma")
+    vectors = ChromaVectors(client, "mbench0000000000", memory.embeddings)
+    batch = client.get_max_batch_size()
+    for kind, rows in recorder.vectors.items():
+        for i in range(0, len(rows), batch):
+            ids, texts, vecs = zip(*rows[i : i + batch])
+            vectors.add(kind, list(ids), list(texts), np.stack(vecs))
+    log.close()
+
+
+def worker_persist_build(facts: int, seed: int, path: str, full_limit: int) -> dict:
+    from ariadnegraph.memory import WorldMemory
+
+    world = World(facts, seed)
+    if facts <= full_limit:
+        memory = WorldMemory(path)
+        grown = grow(memory, world, facts)
+        result = build_stats(memory, grown)
+        result["method"] = "full"
+        memory.close()
+    else:
+        memory = WorldMemory()
+        recorder = _Recorder()
+        memory._log = memory._vectors = recorder  # type: ignore[assignment]
+        grown = grow(memory, world, facts, timed=False)
+        t0 = time.perf_counter()
+        bulk_write(memory, recorder, Path(path))
+        result = {"method": "bulk", "steps": grown["steps"], "bulk_seconds": time.perf_counter() - t0}
+    result["disk_mb"] = dir_size(Path(path)) / 2**20
+    result["sqlite_mb"] = sum(p.stat().st_size for p in Path(path).glob("memory.sqlite*")) / 2**20
+    return result
+
+
+def worker_persist_reopen(facts: int, seed: int, path: str, skip_steps: int, window: int) -> dict:
+    from ariadnegraph.memory import WorldMemory
+
+    gc.collect()
+    before = rss()
+    t0 = time.perf_counter()
+    memory = WorldMemory.open(path)
+    result = {"open_seconds": time.perf_counter() - t0, "reembedded": memory.embedder.calls}
+    gc.collect()
+    result["open_rss_mb"] = (rss() - before) / 2**20
+    result["facts"] = len(memory.kg)
+    if window:
+        world = World(facts, seed)
+        stream = iter(world)
+        for _ in range(skip_steps):
+            next(stream)
+        start_facts, spent, per_step = len(memory.kg), 0.0, []
+        for _ in range(window):
+            step, text, trips, outdated = next(stream)
+            t = time.perf_counter()
+            memory.observe(step, text, trips, outdated)
+            per_step.append(time.perf_counter() - t)
+            spent += per_step[-1]
+        result["window_rate"] = (len(memory.kg) - start_facts) / spent
+        result["window_step_ms"] = 1000 * spent / window
+        result["window_steps"] = window
+        result["window_step_p95_ms"] = 1000 * pct(per_step, 95)
+    memory.close()
+    return result
+
+
+# -- driver ----------------------------------------------------------------------------------------
+def run_worker(spec: dict, timeout: float = 900) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--_worker", json.dumps(spec)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"worker {spec} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def worker_main(spec: dict) -> None:
+    kind = spec.pop("kind")
+    fn = {
+        "inmemory": worker_inmemory,
+        "tracemalloc": worker_tracemalloc,
+        "persist_build": worker_persist_build,
+        "persist_reopen": worker_persist_reopen,
+    }[kind]
+    print(json.dumps(fn(**spec)))
+
+
+def fmt_int(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def label(n: int) -> str:
+    return f"{n // 1000}k" if n % 1000 == 0 and n >= 1000 else str(n)
+
+
+def mark(value: float, facts: int) -> str:
+    if facts != TARGET_FACTS:
+        return ""
+    return " ✅" if value < TARGET_P95_MS else " ❌"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default=None, help="comma-separated fact counts (default 1000,10000,100000)")
+    parser.add_argument("--quick", action="store_true", help="sizes 1000,10000 and 100 queries unless given")
+    parser.add_argument("--queries", type=int, default=None, help="queries per retrieval method (default 200)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-persist", action="store_true", help="skip the persisted (SQLite + Chroma) memory")
+    parser.add_argument("--tracemalloc", action="store_true",
+                        help="also measure the Python heap with tracemalloc (one more, untimed build per size)")
+    parser.add_argument("--full-persist-limit", type=int, default=1_000,
+                        help="largest size grown step by step on disk; larger ones are bulk-written (default 1000)")
+    parser.add_argument("--window", type=int, default=200, help="steps timed on a bulk-written persisted memory")
+    parser.add_argument("--json", help="also write the raw results here")
+    parser.add_argument("--_worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args._worker:
+        worker_main(json.loads(args._worker))
+        return
+    sizes = [int(s) for s in (args.sizes or ("1000,10000" if args.quick else "1000,10000,100000")).split(",")]
+    queries = args.queries or (100 if args.quick else 200)
+    started = time.perf_counter()
+    results: dict[int, dict] = {}
+    for n in sizes:
+        r: dict = {}
+        print(f"… {label(n)} facts: in-memory build + {queries} queries", file=sys.stderr, flush=True)
+        r["mem"] = run_worker({"kind": "inmemory", "facts": n, "seed": args.seed, "queries": queries})
+        if args.tracemalloc:
+            print(f"… {label(n)} facts: tracemalloc build", file=sys.stderr, flush=True)
+            r["heap"] = run_worker({"kind": "tracemalloc", "facts": n, "seed": args.seed})
+        if not args.no_persist:
+            tmp = tempfile.mkdtemp(prefix="ariadne-membench-")
+            try:
+                how = "step by step" if n <= args.full_persist_limit else "bulk write"
+                print(f"… {label(n)} facts: persisted build ({how})", file=sys.stderr, flush=True)
+                r["disk"] = run_worker({"kind": "persist_build", "facts": n, "seed": args.seed, "path": tmp,
+                                        "full_limit": args.full_persist_limit})
+                window = args.window if r["disk"]["method"] == "bulk" else 0
+                print(f"… {label(n)} facts: reopen" + (f" + {window} steps" if window else ""), file=sys.stderr, flush=True)
+                r["reopen"] = run_worker({"kind": "persist_reopen", "facts": n, "seed": args.seed, "path": tmp,
+                                          "skip_steps": r["disk"]["steps"], "window": window})
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        results[n] = r
+    elapsed = time.perf_counter() - started
+    print_tables(results, queries, args, elapsed)
+    if args.json:
+        Path(args.json).write_text(json.dumps({str(k): v for k, v in results.items()}, indent=1))
+
+
+def print_tables(results: dict[int, dict], queries: int, args, elapsed: float) -> None:
+    import platform
+
+    import numpy
+
+    print(f"## Memory benchmark — `ariadnegraph.memory`, hashing embeddings (dim 256), seed {args.seed}\n")
+    print(f"Python {platform.python_version()}, numpy {numpy.__version__}, {os.cpu_count()} CPUs; "
+          f"{queries} queries per method; total wall time {elapsed:.0f} s.\n")
+    print("### World and insertion\n")
+    print("| facts (open) | entities | steps | triplets/step | in-memory facts/s | observe p95 | "
+          "persisted facts/s | persisted ms/step (p95) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n, r in results.items():
+        m = r["mem"]
+        persisted, pstep = "—", "—"
+        if "disk" in r:
+            if r["disk"]["method"] == "full":
+                persisted = f"{fmt_int(r['disk']['rate'])} (whole build)"
+                pstep = f"{1000 * r['disk']['seconds'] / r['disk']['steps']:.1f} ({r['disk']['observe_p95_ms']:.1f})"
+            else:
+                persisted = f"{fmt_int(r['reopen']['window_rate'])} ({r['reopen']['window_steps']}-step window)"
+                pstep = f"{r['reopen']['window_step_ms']:.1f} ({r['reopen']['window_step_p95_ms']:.1f})"
+        print(f"| {fmt_int(m['facts'])} ({fmt_int(m['open'])}) | {fmt_int(m['entities'])} | {fmt_int(m['steps'])} | "
+              f"{m['triplets'] / m['steps']:.1f} | {fmt_int(m['rate'])} | {m['observe_p95_ms']:.2f} ms | {persisted} | {pstep} |")
+    print(f"\n### Retrieval latency (in-memory indices; target: p95 < {TARGET_P95_MS:.0f} ms at {label(TARGET_FACTS)} facts)\n")
+    print("| facts | semantic p50 | semantic p95 | semantic facts returned | STMA p50 | STMA p95 | "
+          "STMA facts returned (share of open) | STMA facts if value nodes were leaves |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n, r in results.items():
+        s, t = r["mem"]["latency"]["semantic"], r["mem"]["latency"]["stma"]
+        share = t["mean_facts"] / r["mem"]["open"]
+        print(f"| {label(n)} | {s['p50_ms']:.2f} ms | {s['p95_ms']:.2f} ms{mark(s['p95_ms'], n)} | {s['mean_facts']:.1f} | "
+              f"{t['p50_ms']:.2f} ms | {t['p95_ms']:.2f} ms{mark(t['p95_ms'], n)} | {t['mean_facts']:,.0f} ({share:.0%}) | "
+              f"{r['mem']['latency']['stma_leaves_mean_facts']:,.0f} |")
+    print("\nMean facts returned per query. \"Value nodes\" are entities that only appear as objects of "
+          "\"is\"/\"has exit\" facts (open, raw, north...): every 3-hop neighbourhood runs through them. The last "
+          "column is a what-if computed by this script, not the library's behaviour.")
+    print("\n### Footprint\n")
+    heap_col = any("heap" in r for r in results.values())
+    print("| facts | in-memory RSS growth |" + (" Python heap (tracemalloc) |" if heap_col else "")
+          + " on disk: SQLite log + Chroma | reopen time | reopen RSS growth |")
+    print("|---|---|" + ("---|" if heap_col else "") + "---|---|---|")
+    for n, r in results.items():
+        heap = (f" {r['heap']['heap_mb']:.1f} MB |" if "heap" in r else " — |") if heap_col else ""
+        disk = (f"{r['disk']['disk_mb']:.1f} MB = {r['disk']['sqlite_mb']:.1f} + {r['disk']['disk_mb'] - r['disk']['sqlite_mb']:.1f}"
+                if "disk" in r else "—")
+        reopen = f"{r['reopen']['open_seconds']:.1f} s" if "reopen" in r else "—"
+        rrss = f"{r['reopen']['open_rss_mb']:.0f} MB" if "reopen" in r else "—"
+        print(f"| {label(n)} | {r['mem']['rss_mb']:.1f} MB |{heap} {disk} | {reopen} | {rrss} |")
+    print("\n### Targets\n")
+    print("| target | measured | result |")
+    print("|---|---|---|")
+    if TARGET_FACTS in results:
+        lat = results[TARGET_FACTS]["mem"]["latency"]
+        for name, key in (("AriGraph semantic search", "semantic"), ("STMA retrieval", "stma")):
+            p95 = lat[key]["p95_ms"]
+            print(f"| {name} p95 < {TARGET_P95_MS:.0f} ms at {label(TARGET_FACTS)} facts | {p95:.2f} ms | "
+                  f"{'PASS' if p95 < TARGET_P95_MS else 'FAIL'} |")
+    else:
+        print(f"| retrieval p95 < {TARGET_P95_MS:.0f} ms at {label(TARGET_FACTS)} facts | not run (add {TARGET_FACTS} to --sizes) | — |")
+
+
+if __name__ == "__main__":
+    main()
