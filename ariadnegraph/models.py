@@ -1,0 +1,149 @@
+"""Chat models: ``"provider:model"`` through ``init_chat_model``, the offline ``scripted`` model, and the
+one place where structured outputs are parsed, retried with the error, and finally fall back.
+
+Provider errors (auth, HTTP, timeouts after the client's own retries) are never caught here: they
+reach the caller and stop the run, whose finished steps are already saved (AgentKit issue #6 is what
+swallowing them costs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel
+
+SCRIPTED = "scripted"
+T = TypeVar("T", bound=BaseModel)
+
+
+class ModelSpecError(ValueError):
+    """A model string that names no usable provider."""
+
+
+class StructuredOutputError(RuntimeError):
+    """The model never produced a valid structured reply and no fallback was given."""
+
+
+def load_chat_model(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    temperature: float | None = 0.0,
+    timeout: float | None = 120.0,
+    max_retries: int = 3,
+) -> BaseChatModel:
+    """``"scripted"`` or ``"provider:model"`` (e.g. ``openai:gpt-4o-mini``); ``base_url`` for any
+    OpenAI-compatible server (vLLM, Ollama, llama.cpp)."""
+    spec = (spec or SCRIPTED).strip()
+    if spec == SCRIPTED:
+        from .scripted import ScriptedChatModel
+
+        return ScriptedChatModel()
+    provider, _, name = spec.partition(":")
+    if not provider or not name:
+        raise ModelSpecError(f"model '{spec}' names no provider: use 'provider:model' (e.g. openai:gpt-4o-mini) or 'scripted'")
+    from langchain.chat_models import init_chat_model
+
+    options: dict[str, Any] = {"max_retries": max_retries}
+    if temperature is not None:
+        options["temperature"] = temperature
+    if timeout is not None:
+        options["timeout"] = timeout
+    if base_url:
+        options["base_url"] = base_url
+    if api_key:
+        options["api_key"] = api_key
+    try:
+        return init_chat_model(name, model_provider=provider, **options)
+    except (ImportError, ValueError) as exc:
+        raise ModelSpecError(f"cannot load model '{spec}': {' '.join(str(exc).split())[:200]}") from exc
+
+
+def estimate_tokens(text: str) -> int:
+    """Offline token estimate (~4 characters per token) for providers that report no usage."""
+    return math.ceil(len(text) / 4) if text else 0
+
+
+def _message_text(message: BaseMessage) -> str:
+    text = message.content if isinstance(message.content, str) else str(message.content)
+    calls = getattr(message, "tool_calls", None) or []
+    return text + "".join(str(c.get("args", "")) for c in calls)
+
+
+@dataclass
+class Usage:
+    """Model calls and tokens, added up per node."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+
+    def add(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.calls + other.calls,
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.estimated or other.estimated,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+
+def usage_of(prompt: Sequence[BaseMessage], reply: BaseMessage) -> Usage:
+    """Usage of one call: the provider's ``usage_metadata``, else an offline estimate."""
+    metadata = getattr(reply, "usage_metadata", None)
+    if metadata:
+        return Usage(1, int(metadata.get("input_tokens", 0)), int(metadata.get("output_tokens", 0)))
+    prompt_text = "".join(_message_text(m) for m in prompt)
+    return Usage(1, estimate_tokens(prompt_text), estimate_tokens(_message_text(reply)), estimated=True)
+
+
+@dataclass
+class StructuredResult(Generic[T]):
+    """A parsed reply, or the fallback, with everything needed to account for and trace it."""
+
+    value: T
+    usage: Usage
+    tries: int
+    fell_back: bool = False
+    errors: list[str] = field(default_factory=list)
+
+
+def call_structured(
+    model: BaseChatModel,
+    schema: type[T],
+    messages: Sequence[BaseMessage],
+    *,
+    max_tries: int = 3,
+    fallback: T | None = None,
+) -> StructuredResult[T]:
+    """Ask for ``schema``; on a parse failure send the error back and ask again (AgentKit's
+    after-query), up to ``max_tries`` calls; then return ``fallback`` (recorded as such) or raise."""
+    runnable = model.with_structured_output(schema, include_raw=True)
+    conversation = list(messages)
+    usage = Usage()
+    errors: list[str] = []
+    for attempt in range(1, max_tries + 1):
+        out = runnable.invoke(conversation)
+        raw: BaseMessage = out["raw"]
+        usage = usage.add(usage_of(conversation, raw))
+        parsed = out.get("parsed")
+        if out.get("parsing_error") is None and isinstance(parsed, schema):
+            return StructuredResult(parsed, usage, attempt, False, errors)
+        error = " ".join(str(out.get("parsing_error") or f"no {schema.__name__} in the reply").split())[:500]
+        errors.append(error)
+        conversation += [
+            AIMessage(content=_message_text(raw) or "(empty reply)"),
+            HumanMessage(content=f"Your reply could not be read as {schema.__name__}: {error}\nReply again with a valid {schema.__name__}."),
+        ]
+    if fallback is None:
+        raise StructuredOutputError(f"no valid {schema.__name__} after {max_tries} tries: {errors[-1]}")
+    return StructuredResult(fallback, usage, max_tries, True, errors)
