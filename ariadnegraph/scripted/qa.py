@@ -1,0 +1,196 @@
+"""The scripted world-model QA: which KG tools to call, and the ``question -> answer`` lines after.
+
+Stateless: each turn it rereads the conversation (its own earlier tool calls and the ToolMessages
+answering them) and decides the next calls or the final answer. Tool answers are read as text; a
+room is recognised by name among the rooms the belief has visited or the tools reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .. import prompting as p
+from . import extract as ex
+from .brain import APPLIANCES, CUT_VERBS, Situation, _lower
+from .sections import is_empty
+
+MAX_WHERE = 6
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    name: str
+    args: dict
+    result: str
+
+
+def _call(name: str, **args: object) -> tuple[str, dict]:
+    return name, dict(args)
+
+
+def needed_entities(s: Mapping[str, str]) -> list[str]:
+    """What the planner will want located: recipe items still missing, tools, locks of carried keys."""
+    sit = Situation(s)
+    carried = sit.carried()
+    wanted: list[str] = []
+    if sit.recipe:
+        pending_cook = []
+        for ing in sit.recipe:
+            key = _lower(ing)
+            if key not in carried:
+                wanted.append(ing)
+                continue
+            for need in sit.needs.get(key, []):
+                if need in APPLIANCES and need not in carried[key]:
+                    pending_cook.append(APPLIANCES[need] if APPLIANCES[need] != "bbq" else "BBQ")
+        if "knife" not in carried and any(n in CUT_VERBS for ns in sit.needs.values() for n in ns):
+            wanted.append("knife")
+        wanted += pending_cook
+    elif re.search(r"meal|recipe|cook", sit.goal, re.IGNORECASE):
+        wanted += ["cookbook"]
+    else:
+        for key, lock in sit.key_notes.items():
+            if key in carried and lock not in sit.unlocked:
+                wanted.append(lock)
+        for word in re.findall(r"[a-z]+", sit.goal.lower()):
+            if word in ("treasure", "coin", "key"):
+                wanted.append(word)
+    return list(dict.fromkeys(wanted))[:MAX_WHERE]
+
+
+def first_calls(s: Mapping[str, str], available: set[str]) -> list[tuple[str, dict]]:
+    question = s.get(p.QUESTION)
+    if question and not is_empty(question):
+        return question_calls(question, s.get(p.LOCATION), available)
+    calls = []
+    if "unexplored_exits" in available:
+        calls.append(_call("unexplored_exits", location=""))
+    if "where_is" in available:
+        calls += [_call("where_is", entity=e) for e in needed_entities(s)]
+    return calls
+
+
+def question_calls(question: str, location: str | None, available: set[str]) -> list[tuple[str, dict]]:
+    """Tool calls for a free-text question (the ``ask`` graph)."""
+    q = question.strip().rstrip("?").strip()
+    low = q.lower()
+    calls: list[tuple[str, dict]] = []
+    m = re.search(r"(?:how (?:do i|to|can i) (?:get|go)|path|way)\s+(?:from\s+(?:the\s+)?(.+?)\s+)?to\s+(?:the\s+)?(.+)$", low)
+    if m and "path_between" in available:
+        start = m.group(1) or (location if location and not is_empty(location) else "")
+        if start:
+            calls.append(_call("path_between", start=start, goal=m.group(2)))
+    m = re.search(r"where (?:is|are|was|were|did)\s+(?:the\s+|my\s+)?(.+?)(?:\s+(?:now|go|end up|found|seen|put))?$", low)
+    if m and "where_is" in available:
+        calls.append(_call("where_is", entity=m.group(1)))
+    m = re.search(r"what(?:'s| is| was)? (?:in|on|inside)\s+(?:the\s+|my\s+)?(.+)$", low)
+    if m and "what_is_in" in available:
+        calls.append(_call("what_is_in", container=m.group(1)))
+    if re.search(r"unexplored|explore|not (?:yet )?visited", low) and "unexplored_exits" in available:
+        calls.append(_call("unexplored_exits", location=""))
+    m = re.search(r"(?:when|history of|timeline of|what happened to)\s+(?:did\s+)?(?:the\s+)?(.+?)(?:\s+(?:happen|change))?$", low)
+    if m and "entity_timeline" in available and not calls:
+        calls.append(_call("entity_timeline", entity=m.group(1)))
+    if not calls:
+        if "search_facts" in available:
+            calls.append(_call("search_facts", query=q))
+        if "search_episodes" in available:
+            calls.append(_call("search_episodes", query=q))
+    return calls
+
+
+_PLACED = re.compile(r"^(?P<thing>.+?) is (?P<rel>in|on|at|inside) (?P<holder>.+?)(?: \(since step \d+\))?$")
+
+
+def _placement(result: str) -> tuple[str, str] | None:
+    """First ``X is in Y`` line of a where_is answer -> (relation, holder)."""
+    for line in result.splitlines():
+        m = _PLACED.match(line.strip())
+        if m:
+            return m.group("rel"), m.group("holder").strip()
+    return None
+
+
+def known_rooms(s: Mapping[str, str], results: list[ToolResult]) -> list[str]:
+    sit = Situation(s)
+    rooms = list(sit.rooms)
+    for r in results:
+        if r.name == "unexplored_exits":
+            for line in r.result.splitlines():
+                if ":" in line:
+                    room = line.rpartition(":")[0].strip()
+                    if room and room not in rooms:
+                        rooms.append(room)
+    return rooms
+
+
+def _is_room(name: str, rooms: list[str]) -> bool:
+    return _lower(name) in {_lower(r) for r in rooms}
+
+
+def follow_up_calls(s: Mapping[str, str], results: list[ToolResult], available: set[str]) -> list[tuple[str, dict]]:
+    """``where_is`` of the holders that are not rooms (a knife on a counter: where is the counter?)."""
+    if "where_is" not in available or (s.get(p.QUESTION) and not is_empty(s.get(p.QUESTION))):
+        return []
+    rooms = known_rooms(s, results)
+    asked = {_lower(str(r.args.get("entity", ""))) for r in results if r.name == "where_is"}
+    calls = []
+    for r in results:
+        if r.name != "where_is":
+            continue
+        placed = _placement(r.result)
+        if placed and placed[1] != ex.INVENTORY and not _is_room(placed[1], rooms) and _lower(placed[1]) not in asked:
+            asked.add(_lower(placed[1]))
+            calls.append(_call("where_is", entity=placed[1]))
+    return calls
+
+
+def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
+    """One ``question -> answer`` line per finding."""
+    question = s.get(p.QUESTION)
+    if question and not is_empty(question):
+        found = [f"{r.name}({', '.join(str(v) for v in r.args.values())}): {' '.join(r.result.split())}" for r in results]
+        return f"{question.strip()} -> {' | '.join(found) if found else 'not known from memory'}"
+    rooms = known_rooms(s, results)
+    holder_of = {}
+    for r in results:
+        if r.name == "where_is":
+            placed = _placement(r.result)
+            if placed:
+                holder_of[_lower(str(r.args.get("entity", "")))] = placed
+    lines = []
+    for r in results:
+        if r.name == "unexplored_exits":
+            entries = [line.strip() for line in r.result.splitlines() if ":" in line]
+            lines.append(f"unexplored exits -> {'; '.join(entries) if entries else 'none known'}")
+    followed = {h[1].lower() for h in holder_of.values()}
+    for r in results:
+        if r.name != "where_is":
+            continue
+        entity = str(r.args.get("entity", ""))
+        if _lower(entity) in followed and not any(_lower(entity) == e for e in needed_entities(s)):
+            continue
+        chain, where, seen = [], _lower(entity), set()
+        room = None
+        while where in holder_of and where not in seen:
+            seen.add(where)
+            rel, holder = holder_of[where]
+            if _lower(holder) == ex.INVENTORY:
+                room = "inventory"
+                break
+            if _is_room(holder, rooms):
+                room = holder
+                break
+            chain.append(f"{rel} {holder}")
+            where = _lower(holder)
+        if room is None:
+            answer = f"unknown ({' '.join(chain)})" if chain else "unknown"
+        else:
+            answer = room + (f" ({', '.join(chain)})" if chain else "")
+        lines.append(f"where is {entity} -> {answer}")
+    for r in results:
+        if r.name not in ("where_is", "unexplored_exits"):
+            lines.append(f"{r.name}({', '.join(str(v) for v in r.args.values())}) -> {' '.join(r.result.split())[:200]}")
+    return "\n".join(lines) or "nothing to look up -> nothing"
