@@ -86,6 +86,19 @@ class RunDir:
             handle.flush()
             os.fsync(handle.fileno())
 
+    def truncate_steps(self, last_step: int) -> None:
+        """Drop recorded steps after ``last_step``, and a torn last line; -1 drops them all."""
+        if not self.trajectory_path.exists():
+            return
+        records = list(self.steps())
+        kept = [r for r in records if r["step"] <= last_step]
+        torn = not self.trajectory_path.read_bytes().endswith(b"\n") and self.trajectory_path.stat().st_size > 0
+        if len(kept) == len(records) and not torn:
+            return
+        tmp = self.trajectory_path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+        os.replace(tmp, self.trajectory_path)
+
     def steps(self) -> Iterator[dict[str, Any]]:
         """Recorded steps in order; a torn last line (crash mid-write) is ignored."""
         if not self.trajectory_path.exists():

@@ -1,0 +1,38 @@
+"""Aggregator: the spatial part of memory as a few plain sentences (STMA's relation aggregator).
+
+For the default preset this is deterministic text from the KG's spatial layer — no model call —
+because the map is exact data; presets that reproduce STMA ask a model instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from ..graphs.context import AgentContext
+from ..graphs.session import open_session
+from ..graphs.state import AgentState
+from ..memory import spatial
+
+
+def describe_map(memory) -> str:
+    view = memory.current()
+    here = spatial.current_location(view)
+    lines = []
+    if here:
+        exits = spatial.exits(view, here)
+        known = ", ".join(f"{d} to {memory.kg.entity_name(r)}" if r else f"{d} (unexplored)" for d, r in sorted(exits.items()))
+        lines.append(f"You are in {memory.kg.entity_name(here)}. Exits: {known or 'none known'}.")
+    rooms = sorted(memory.kg.entity_name(k) for k in spatial.locations(view) if k != here)
+    if rooms:
+        lines.append(f"Other known places: {', '.join(rooms)}.")
+    carried = [f.subject for f in view.find(object_key="inventory") if f.relation == "in"]
+    if carried:
+        lines.append(f"You carry: {', '.join(carried)}.")
+    return " ".join(lines)
+
+
+def aggregator(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    memory = open_session(runtime.context.run_dir, state, create=False).memory
+    return {"spatial_belief": describe_map(memory)}

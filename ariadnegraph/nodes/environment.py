@@ -1,0 +1,87 @@
+"""Environment step: start the episode, or send the actor's command to the game and record the answer.
+
+The trajectory line is written before the state update is checkpointed; a resumed run cuts the
+trajectory back to the checkpointed steps when it rebuilds the session, so no step is recorded twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+
+from ..envs import Observation
+from ..graphs.context import AgentContext
+from ..graphs.session import open_session
+from ..graphs.state import AgentState
+from ..runs import new_run_id
+
+
+def observation_fields(observation: Observation) -> dict[str, Any]:
+    return {
+        "observation": observation.text,
+        "admissible": list(observation.admissible_actions),
+        "location": observation.location,
+        "inventory": list(observation.inventory) if observation.inventory is not None else None,
+        "score": observation.score,
+        "max_score": observation.max_score,
+        "done": observation.done,
+        "won": observation.won,
+        "lost": observation.lost,
+    }
+
+
+def trajectory_record(step: int, action: str | None, observation: Observation) -> dict[str, Any]:
+    return {
+        "step": step,
+        "action": action,
+        "observation": observation.text,
+        "score": observation.score,
+        "max_score": observation.max_score,
+        "done": observation.done,
+        "won": observation.won,
+    }
+
+
+def run_id_for(state: AgentState) -> str:
+    """The caller's run id; on a LangGraph server, the thread id, so one thread is one run."""
+    if state.get("run_id"):
+        return state["run_id"]
+    thread = (get_config().get("configurable") or {}).get("thread_id")
+    return str(thread) if thread else new_run_id(state.get("env") or "run")
+
+
+def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    context = runtime.context
+    starting = "observation" not in state
+    if starting:
+        if not state.get("env"):
+            raise ValueError("the episode input needs 'env', e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
+        state = {**state, "run_id": run_id_for(state)}
+    session = open_session(context.run_dir, state, create=starting)
+    if starting:
+        observation = session.observation
+        session.run.append_step(trajectory_record(0, None, observation))
+        goal = getattr(session.env, "goal", None) or ""
+        return {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "actions": [], "last_action": None,
+                "belief": "", "plan": [], "needs_plan": True, "replans": 0, "expected": None, "feedback": None}
+    step = state.get("step", 0) + 1
+    action = state["proposed"]
+    observation = session.env.step(action)
+    session.observation = observation
+    session.run.append_step(trajectory_record(step, action, observation))
+    if state.get("max_steps") and step >= state["max_steps"] and not observation.done:
+        observation_done = True
+    else:
+        observation_done = observation.done
+    return {
+        **observation_fields(observation),
+        "done": observation_done,
+        "step": step,
+        "actions": [*state.get("actions", []), action],
+        "last_action": action,
+        "history": [{"step": step, "action": action, "observation": observation.text}],
+        "replans": 0,
+        "proposed": None,
+    }

@@ -1,0 +1,27 @@
+"""Summarizer: keeps the agent's temporal belief (STMA §4.1) up to date with each observation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from .. import prompting as p
+from ..graphs.context import AgentContext
+from ..graphs.state import AgentState
+from .common import ask_structured
+from .prompts import SUMMARIZER
+from .schemas import Belief
+
+
+def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    previous = state.get("belief") or ""
+    sections = {
+        p.GOAL: state.get("goal", ""),
+        p.PREVIOUS_BELIEF: previous,
+        p.LAST_ACTION: state.get("last_action") or "(none: the episode starts)",
+        p.OBSERVATION: state.get("observation", ""),
+    }
+    belief, update = ask_structured(runtime.context, node="summarizer", role="summarizer", schema=Belief, system=SUMMARIZER,
+                                    sections=sections, fallback=Belief(belief=previous), step=state.get("step", 0))
+    return {"belief": belief.belief, **update}

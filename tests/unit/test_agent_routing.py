@@ -1,0 +1,125 @@
+"""Nodes driven with queued model replies: routing, feedback, replans, turn caps, parse retries."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langgraph.runtime import Runtime
+
+from ariadnegraph import prompting as p
+from ariadnegraph.graphs import agent
+from ariadnegraph.graphs.context import AgentContext
+from ariadnegraph.models import call_structured
+from ariadnegraph.nodes import common, critic as critic_module, planner as planner_module
+from ariadnegraph.nodes.schemas import Critique, Plan
+from tests.fakes import QueuedChatModel, structured, tool_reply
+
+
+def use_model(monkeypatch, model: QueuedChatModel) -> QueuedChatModel:
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    return model
+
+
+def runtime(**overrides) -> Runtime:
+    return Runtime(context=AgentContext(**overrides))
+
+
+STATE = {
+    "run_id": "r",
+    "step": 4,
+    "goal": "Cook the meal",
+    "observation": "-= Kitchen =- You see a carrot.",
+    "admissible": ["take carrot", "go east", "look"],
+    "plan": [{"action": "slice carrot with knife", "expected": "You slice"}, {"action": "go east", "expected": "Hall"}],
+    "last_action": "take carrot",
+    "replans": 0,
+}
+
+
+def sections_of(call) -> dict[str, str]:
+    human = [m for m in call["messages"] if isinstance(m, HumanMessage)][0]
+    return p.parse_sections(human.content)
+
+
+def test_critic_rejection_reaches_the_planner_with_its_feedback(monkeypatch):
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=False, feedback="you hold no knife")]))
+    command = critic_module.critic(STATE, runtime())
+    assert command.goto == "planner"
+    assert "you hold no knife" in command.update["feedback"]
+    assert sections_of(model.calls[0])[p.PROPOSED_ACTION] == "slice carrot with knife"
+    # the planner sees the feedback
+    model.replies.append(structured("Plan", subgoal="get the knife", steps=[{"action": "take knife", "expected": "You take"}]))
+    update = planner_module.planner({**STATE, **command.update}, runtime())
+    assert "you hold no knife" in sections_of(model.calls[1])[p.FEEDBACK]
+    assert update["plan"] == [{"action": "take knife", "expected": "You take"}] and update["feedback"] is None
+
+
+def test_a_deviation_from_the_expected_outcome_triggers_a_replan(monkeypatch):
+    use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=False, action_approved=True, feedback="the door is locked")]))
+    state = {**STATE, "expected": "-= Hall =-", "observation": "The door is locked."}
+    command = critic_module.critic(state, runtime())
+    assert command.goto == "planner"
+    assert command.update["plan"] == [] and command.update["expected"] is None
+    assert "expected to give '-= Hall =-'" in command.update["reflections"][0]
+
+
+def test_approved_action_goes_to_the_actor_and_replans_are_bounded(monkeypatch):
+    use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=True)]))
+    assert critic_module.critic(STATE, runtime()).goto == "actor"
+    use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=False, action_approved=False, feedback="no")]))
+    exhausted = {**STATE, "expected": "x", "replans": 2}
+    assert critic_module.critic(exhausted, runtime(max_replans=2)).goto == "actor"
+
+
+def test_no_planner_call_while_a_plan_is_being_followed():
+    assert agent.route_after_aggregator({"plan": [{"action": "go east"}], "needs_plan": False}) == "critic"
+    assert agent.route_after_aggregator({"plan": [], "needs_plan": False}) == "world_model_qa"
+    assert agent.route_after_aggregator({"plan": [{"action": "go east"}], "needs_plan": True}) == "world_model_qa"
+    assert agent.route_after_memory({"done": True}) == "__end__"
+
+
+def test_malformed_reply_is_retried_with_the_error_then_succeeds():
+    model = QueuedChatModel(replies=[tool_reply("Plan", "{not json"), structured("Plan", subgoal="s", steps=[{"action": "look"}])])
+    result = call_structured(model, Plan, [SystemMessage(content="plan"), HumanMessage(content="## GOAL\nwin")], max_tries=3)
+    assert not result.fell_back and result.tries == 2 and result.value.steps[0].action == "look"
+    retry_prompt = model.calls[1]["messages"][-1].content
+    assert "could not be read as Plan" in retry_prompt
+    assert result.usage.calls == 2
+
+
+def test_malformed_replies_fall_back_after_the_bound_and_it_is_recorded(monkeypatch):
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Plan", subgoal="no steps field")] * 3))
+    update = planner_module.planner(STATE, runtime(structured_tries=3))
+    assert len(model.calls) == 3
+    assert update["plan"] == [{"action": "look", "expected": ""}]
+    assert "planner used its fallback after 3 tries" in update["fallbacks"][0]
+
+
+def test_structured_output_without_fallback_raises():
+    from ariadnegraph.models import StructuredOutputError
+
+    model = QueuedChatModel(replies=[AIMessage(content="I refuse")] * 2)
+    with pytest.raises(StructuredOutputError):
+        call_structured(model, Critique, [HumanMessage(content="x")], max_tries=2)
+
+
+def test_inner_monologue_stops_at_its_turn_cap(monkeypatch, tmp_path):
+    from ariadnegraph.graphs import qa
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    memory.observe(1, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "has exit", "north")])
+    monkeypatch.setattr(qa, "memory_for", lambda run_id, run_dir: memory)
+
+    def always_a_tool(messages, tools):
+        if "unexplored_exits" not in tools:
+            return AIMessage(content="kitchen -> north is unexplored")
+        return tool_reply("unexplored_exits", {"location": ""}, call_id=f"c{len(messages)}")
+
+    model = use_model(monkeypatch, QueuedChatModel(replies=[always_a_tool], repeat_last=True))
+    result = qa.qa_graph.invoke({"messages": [HumanMessage(content="## GOAL\nwin")], "run_id": "r"}, context=AgentContext(qa_turns=3))
+    assert result["turns"] == 3
+    assert [bool(c["tools"]) for c in model.calls] == [True, True, True, False]
+    assert result["answer"] == "kitchen -> north is unexplored"
+    tool_answers = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert tool_answers == ["kitchen: north"] * 3
