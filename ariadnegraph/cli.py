@@ -47,29 +47,56 @@ def _games_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play(args: argparse.Namespace) -> int:
-    from .evals.baselines import play_baseline
+def _progress(json_mode: bool):
+    def show(update: dict) -> None:
+        if json_mode:
+            return
+        plan = (update.get("subgoal") or "")[:48]
+        action = update.get("last_action") or "(start)"
+        print(f"step {update.get('step', 0):>3}  score {update.get('score', 0):g}/{update.get('max_score', 0):g}"
+              f"  facts {update.get('facts', 0):>4}  {action:<32}  plan: {plan}", flush=True)
 
-    def show(step, action, observation, memory) -> None:
-        if not args.json:
-            print(f"step {step:>3}  score {observation.score:g}/{observation.max_score:g}  facts {len(memory.kg):>4}  > {action}")
+    return show
 
-    summary = play_baseline(
-        args.env,
-        seed=args.seed,
-        max_steps=args.max_steps,
-        run_root=args.run_dir,
-        env_options={"variation": args.variation} if args.variation is not None else None,
-        on_step=show,
+
+def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
+    if json_mode:
+        print(json.dumps({k: v for k, v in result.items() if k != "usage_by_node"}))
+        return
+    outcome = "won" if result["won"] else "not won"
+    print(
+        f"run {result['run_id']} ({result['preset']}, {result['model']}): score {result['score']:g}/{result['max_score']:g}, "
+        f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "
+        f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in {Path(run_dir) / result['run_id']}"
     )
-    if args.json:
-        print(json.dumps(summary.to_dict()))
+
+
+def _play(args: argparse.Namespace) -> int:
+    from .graphs.context import AgentContext
+    from .play import play, resume
+
+    if args.resume:
+        result = resume(args.resume, run_dir=args.run_dir, on_step=_progress(args.json))
     else:
-        print(
-            f"run {summary.run_id}: score {summary.score:g}/{summary.max_score:g}"
-            f" {'won' if summary.won else 'not won'} in {summary.steps} steps ({summary.seconds}s);"
-            f" saved in {Path(args.run_dir) / summary.run_id}"
-        )
+        if not args.env:
+            raise CliError("play needs --env SPEC (or --resume RUN_ID)")
+        context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url)
+        result = play(args.env, seed=args.seed, variation=args.variation, max_steps=args.max_steps, context=context,
+                      on_step=_progress(args.json))
+    _print_summary(result, args.json, args.run_dir)
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from .graphs.context import AgentContext
+    from .graphs.qa import ask_graph
+    from .runs import RunDir
+
+    meta = RunDir.open(args.run_dir, args.run_id).meta()
+    model = args.model or meta.get("context", {}).get("model", "scripted")
+    context = AgentContext(model=model, run_dir=args.run_dir, base_url=args.base_url)
+    result = ask_graph.invoke({"run_id": args.run_id, "question": args.question, "as_of": args.as_of}, context=context)
+    print(result.get("answer") or "(no answer)")
     return 0
 
 
@@ -92,17 +119,27 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--dest", help="games directory (default: $ARIADNE_GAMES_DIR)")
     fetch.set_defaults(func=_games_fetch)
 
-    play = commands.add_parser(
-        "play",
-        help="play one episode (foundation: the seeded random baseline) and save it as a run",
-    )
-    play.add_argument("--env", required=True, help="environment spec, e.g. cooking:1, arigraph:hunt (see `ariadne games list`)")
-    play.add_argument("--seed", type=int, default=None)
+    play = commands.add_parser("play", help="play one episode with the agent and save it as a run")
+    play.add_argument("--env", help="environment spec, e.g. cooking:1, arigraph:hunt (see `ariadne games list`)")
+    play.add_argument("--seed", type=int, default=None, help="game seed for generated games")
     play.add_argument("--variation", type=int, default=None, help="ScienceWorld variation index")
+    play.add_argument("--preset", default="ariadne", help="agent preset: ariadne")
+    play.add_argument("--model", default="scripted", help="'scripted' (offline) or 'provider:model'")
+    play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     play.add_argument("--max-steps", type=int, default=50)
     play.add_argument("--run-dir", default="runs")
-    play.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    play.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted")
+    play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
     play.set_defaults(func=_play)
+
+    ask = commands.add_parser("ask", help="ask a question about a run's memory")
+    ask.add_argument("run_id")
+    ask.add_argument("question")
+    ask.add_argument("--run-dir", default="runs")
+    ask.add_argument("--as-of", type=int, default=None, help="ask about the memory as it was at this step")
+    ask.add_argument("--model", default=None, help="default: the run's model")
+    ask.add_argument("--base-url", default=None)
+    ask.set_defaults(func=_ask)
     return parser
 
 
@@ -110,12 +147,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .config import ConfigError
     from .envs.base import EnvError
     from .fetch import FetchError
+    from .graphs.session import ReplayMismatch
     from .memory import MemoryCorrupted
+    from .models import StructuredOutputError
 
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, FileNotFoundError, FileExistsError, ValueError) as exc:
+    except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, ReplayMismatch, StructuredOutputError,
+            FileNotFoundError, FileExistsError, ValueError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"ariadne: error: {message}", file=sys.stderr)
         return 2

@@ -1,0 +1,116 @@
+"""Play and resume episodes: the agent graph as a LangGraph thread with a SQLite checkpointer in the
+run directory. A killed run continues from its last checkpoint with :func:`resume`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from .envs import make
+from .graphs.agent import build_agent_graph
+from .graphs.context import AgentContext
+from .graphs.session import close_session, get_session
+from .models import load_chat_model
+from .runs import RunDir, new_run_id
+
+CHECKPOINTS = "checkpoints.sqlite"
+NODES_PER_STEP = 12  # a step with a full replan cycle; sets LangGraph's recursion limit
+
+StepCallback = Callable[[dict[str, Any]], None]
+
+
+@contextmanager
+def checkpointer(run: RunDir) -> Iterator[SqliteSaver]:
+    connection = sqlite3.connect(run.path / CHECKPOINTS, check_same_thread=False)
+    try:
+        yield SqliteSaver(connection)
+    finally:
+        connection.close()
+
+
+def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    usage = state.get("usage") or {}
+    return {
+        "run_id": meta["run_id"],
+        "env": meta["env"],
+        "preset": meta["context"]["preset"],
+        "model": meta["context"]["model"],
+        "seed": meta.get("seed"),
+        "score": state.get("score", 0.0),
+        "max_score": state.get("max_score", 0.0),
+        "won": bool(state.get("won")),
+        "steps": state.get("step", 0),
+        "llm_calls": sum(u.get("calls", 0) for u in usage.values()),
+        "prompt_tokens": sum(u.get("prompt_tokens", 0) for u in usage.values()),
+        "completion_tokens": sum(u.get("completion_tokens", 0) for u in usage.values()),
+        "usage_by_node": usage,
+        "fallbacks": len(state.get("fallbacks") or []),
+    }
+
+
+def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | None, max_steps: int, on_step: StepCallback | None) -> dict[str, Any]:
+    meta = run.meta()
+    config = {"configurable": {"thread_id": run.run_id}, "recursion_limit": NODES_PER_STEP * (max_steps + 2) + 20}
+    try:
+        with checkpointer(run) as saver:
+            graph = build_agent_graph().compile(checkpointer=saver, name="ariadne")
+            latest: dict[str, Any] = {}
+            # "sync": each checkpoint is on disk before the next node runs, so a kill loses no finished node.
+            for update in graph.stream(graph_input, config, context=context, stream_mode="updates", durability="sync"):
+                for node, values in update.items():
+                    if isinstance(values, dict):
+                        latest.update(values)
+                    if node == "environment" and on_step:
+                        session = get_session(run.run_id)
+                        on_step({**latest, "facts": len(session.memory.kg) if session else 0})
+            state = graph.get_state(config).values
+    finally:
+        close_session(run.run_id)
+    return summary(state, meta)
+
+
+def play(
+    env: str,
+    *,
+    seed: int | None = None,
+    variation: int | None = None,
+    max_steps: int = 50,
+    context: AgentContext | None = None,
+    run_id: str | None = None,
+    on_step: StepCallback | None = None,
+) -> dict[str, Any]:
+    """Play one episode to the end (or ``max_steps``) and return its summary."""
+    context = context or AgentContext()
+    if max_steps < 1:
+        raise ValueError(f"max steps must be at least 1, got {max_steps}")
+    load_chat_model(context.model, base_url=context.base_url, api_key=context.api_key)  # bad model: fail before any write
+    options = {k: v for k, v in (("seed", seed), ("variation", variation)) if v is not None}
+    make(env, **options).close()  # bad env spec: fail before any write
+    run_id = run_id or new_run_id(env)
+    context_meta = {k: v for k, v in asdict(context).items() if k != "api_key"}
+    run = RunDir.create(context.run_dir, run_id, {"run_id": run_id, "env": env, "seed": seed, "variation": variation,
+                                                  "max_steps": max_steps, "context": context_meta})
+    graph_input = {"env": env, "seed": seed, "variation": variation, "max_steps": max_steps, "run_id": run_id}
+    return _drive(run, context, graph_input, max_steps, on_step)
+
+
+def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback | None = None, api_key: str | None = None) -> dict[str, Any]:
+    """Continue a run from its last checkpoint with the configuration it started with."""
+    run = RunDir.open(run_dir, run_id)
+    meta = run.meta()
+    context = AgentContext(**{**meta["context"], "run_dir": str(run_dir), "api_key": api_key})
+    with checkpointer(run) as saver:
+        snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": run_id}})
+    if not snapshot.values:
+        # Killed before the first checkpoint: start the same episode again under the same id.
+        graph_input = {k: meta.get(k) for k in ("env", "seed", "variation", "max_steps", "run_id")}
+        return _drive(run, context, graph_input, meta["max_steps"], on_step)
+    if not snapshot.next:
+        return summary(snapshot.values, meta)
+    return _drive(run, context, None, meta["max_steps"], on_step)
