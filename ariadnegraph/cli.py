@@ -143,6 +143,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _provider_errors() -> tuple[type[BaseException], ...]:
+    """What a model provider raises once its client's own retries are spent: HTTP status errors,
+    connection failures, timeouts (LangChain's ``ModelError`` family, and any bare ``openai.APIError``)."""
+    errors: list[type[BaseException]] = []
+    try:
+        from langchain_core.exceptions import ModelError  # langchain-core >= 1.x with typed model errors
+
+        errors.append(ModelError)
+    except ImportError:
+        pass
+    try:
+        import openai
+
+        errors.append(openai.APIError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def _provider_message(exc: BaseException) -> str:
+    message = " ".join(str(exc).split())[:300] or type(exc).__name__
+    request = getattr(exc, "request", None)
+    where = f" ({request.method} {request.url})" if getattr(request, "url", None) is not None else ""
+    return f"model provider failed: {type(exc).__name__}: {message}{where}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from .config import ConfigError
     from .envs.base import EnvError
@@ -152,12 +178,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .models import StructuredOutputError
 
     args = build_parser().parse_args(argv)
+    provider_errors = _provider_errors()
     try:
         return args.func(args)
     except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, ReplayMismatch, StructuredOutputError,
             FileNotFoundError, FileExistsError, ValueError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"ariadne: error: {message}", file=sys.stderr)
+        return 2
+    except provider_errors as exc:
+        print(f"ariadne: error: {_provider_message(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("ariadne: interrupted", file=sys.stderr)

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 SCRIPTED = "scripted"
 T = TypeVar("T", bound=BaseModel)
@@ -132,7 +132,12 @@ def call_structured(
     usage = Usage()
     errors: list[str] = []
     for attempt in range(1, max_tries + 1):
-        out = runnable.invoke(conversation)
+        try:
+            out = runnable.invoke(conversation)
+        except ValidationError as exc:
+            # ChatOpenAI's default structured output (response_format json_schema) is parsed inside the
+            # openai client: a reply that breaks the schema raises here instead of reaching parsing_error.
+            out = {"raw": AIMessage(content=""), "parsed": None, "parsing_error": exc}
         raw: BaseMessage = out["raw"]
         usage = usage.add(usage_of(conversation, raw))
         parsed = out.get("parsed")
