@@ -111,6 +111,8 @@ def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback |
         # Killed before the first checkpoint: start the same episode again under the same id.
         graph_input = {k: meta.get(k) for k in ("env", "seed", "variation", "max_steps", "run_id")}
         return _drive(run, context, graph_input, meta["max_steps"], on_step)
-    if not snapshot.next:
+    if not snapshot.tasks:
+        # Finished. (``next`` alone is not enough: a node whose writes were saved just before the kill
+        # is no longer "next", yet the graph has more to run.)
         return summary(snapshot.values, meta)
     return _drive(run, context, None, meta["max_steps"], on_step)
