@@ -8,6 +8,7 @@ swallowing them costs).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ class StructuredOutputError(RuntimeError):
     """The model never produced a valid structured reply and no fallback was given."""
 
 
+@functools.lru_cache(maxsize=32)
 def load_chat_model(
     spec: str,
     *,
@@ -39,7 +41,8 @@ def load_chat_model(
     max_retries: int = 3,
 ) -> BaseChatModel:
     """``"scripted"`` or ``"provider:model"`` (e.g. ``openai:gpt-4o-mini``); ``base_url`` for any
-    OpenAI-compatible server (vLLM, Ollama, llama.cpp)."""
+    OpenAI-compatible server (vLLM, Ollama, llama.cpp). Cached: nodes ask for their model on every
+    call, and a new client per call would open a new HTTP connection each time."""
     spec = (spec or SCRIPTED).strip()
     if spec == SCRIPTED:
         from .scripted import ScriptedChatModel
