@@ -119,11 +119,16 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--dest", help="games directory (default: $ARIADNE_GAMES_DIR)")
     fetch.set_defaults(func=_games_fetch)
 
-    play = commands.add_parser("play", help="play one episode with the agent and save it as a run")
+    from .graphs.presets import PRESETS
+
+    presets_help = "presets (--preset):\n" + "\n".join(f"  {name:<13} {preset.description}" for name, preset in PRESETS.items())
+    play = commands.add_parser("play", help="play one episode with the agent and save it as a run", epilog=presets_help,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     play.add_argument("--env", help="environment spec, e.g. cooking:1, arigraph:hunt (see `ariadne games list`)")
     play.add_argument("--seed", type=int, default=None, help="game seed for generated games")
     play.add_argument("--variation", type=int, default=None, help="ScienceWorld variation index")
-    play.add_argument("--preset", default="ariadne", help="agent preset: ariadne")
+    play.add_argument("--preset", default="ariadne", metavar="PRESET",
+                      help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)")
     play.add_argument("--model", default="scripted", help="'scripted' (offline) or 'provider:model'")
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     play.add_argument("--max-steps", type=int, default=50)

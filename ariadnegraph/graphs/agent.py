@@ -5,6 +5,10 @@ Per step: environment → summarizer → relation_retriever → memory_update �
 (world_model_qa → planner, only when a plan is needed) → critic → actor → environment. The critic
 sends the planner back to work when the last outcome deviated from its expectation or the next
 action is rejected (bounded per step); otherwise planned actions run without a planner call.
+
+Presets (:mod:`ariadnegraph.graphs.presets`) are switches of this one graph: the routing functions
+read ``context.switches`` and skip the nodes a preset turns off (no summarizer, no KG, no QA, a
+planner every step or never, no critic).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 
 from ariadnegraph.nodes.actor import actor
 from ariadnegraph.nodes.aggregator import aggregator
@@ -24,17 +29,62 @@ from ariadnegraph.nodes.retriever import retriever
 from ariadnegraph.nodes.summarizer import summarizer
 from ariadnegraph.nodes.world_model_qa import world_model_qa
 from ariadnegraph.graphs.context import AgentContext
+from ariadnegraph.graphs.presets import PRESETS, Preset
 from ariadnegraph.graphs.state import AgentState, EpisodeInput
 
-
-def route_after_memory(state: AgentState) -> Literal["retriever", "__end__"]:
-    """The episode ends once the final observation is in memory."""
-    return END if state.get("done") else "retriever"
+PlanningNode = Literal["world_model_qa", "planner", "critic", "actor"]
 
 
-def route_after_aggregator(state: AgentState) -> Literal["world_model_qa", "critic"]:
-    """Plan only when needed: no plan left, or a replan was asked for."""
-    return "world_model_qa" if state.get("needs_plan") or not state.get("plan") else "critic"
+def _switches(runtime: Runtime[AgentContext] | None) -> Preset:
+    return runtime.context.switches if runtime is not None and runtime.context is not None else PRESETS["ariadne"]
+
+
+def _planning(state: AgentState, preset: Preset) -> PlanningNode:
+    """After memory: think (QA, then plan) when a plan is needed, else check or act on the plan in hand."""
+    if preset.planner != "never" and (preset.planner == "every_step" or state.get("needs_plan") or not state.get("plan")):
+        return "world_model_qa" if preset.qa_turns != 0 else "planner"
+    return "critic" if preset.critic else "actor"
+
+
+def route_after_environment(state: AgentState, runtime: Runtime[AgentContext] = None) -> Literal["summarizer", "relation_retriever", "memory_update"]:
+    """Presets without a running belief skip the summarizer; those without a KG skip triplet extraction."""
+    preset = _switches(runtime)
+    if preset.summarizer:
+        return "summarizer"
+    return "relation_retriever" if preset.knowledge_graph else "memory_update"
+
+
+def route_after_summarizer(state: AgentState, runtime: Runtime[AgentContext] = None) -> Literal["relation_retriever", "memory_update"]:
+    return "relation_retriever" if _switches(runtime).knowledge_graph else "memory_update"
+
+
+def route_after_memory(
+    state: AgentState, runtime: Runtime[AgentContext] = None
+) -> Literal["retriever", "aggregator", "world_model_qa", "planner", "critic", "actor", "__end__"]:
+    """The episode ends once the final observation is in memory; otherwise retrieve what the preset reads."""
+    if state.get("done"):
+        return END
+    preset = _switches(runtime)
+    if preset.needs_retriever:
+        return "retriever"
+    return "aggregator" if preset.aggregator != "off" else _planning(state, preset)
+
+
+def route_after_retriever(
+    state: AgentState, runtime: Runtime[AgentContext] = None
+) -> Literal["aggregator", "world_model_qa", "planner", "critic", "actor"]:
+    preset = _switches(runtime)
+    return "aggregator" if preset.aggregator != "off" else _planning(state, preset)
+
+
+def route_after_aggregator(state: AgentState, runtime: Runtime[AgentContext] = None) -> Literal["world_model_qa", "planner", "critic", "actor"]:
+    """Plan only when needed (no plan left, or a replan was asked for), or every step for presets that do."""
+    return _planning(state, _switches(runtime))
+
+
+def route_after_planner(state: AgentState, runtime: Runtime[AgentContext] = None) -> Literal["critic", "actor"]:
+    """Presets without a critic act on the plan at once."""
+    return "critic" if _switches(runtime).critic else "actor"
 
 
 def build_agent_graph() -> StateGraph:
@@ -50,14 +100,14 @@ def build_agent_graph() -> StateGraph:
     builder.add_node("critic", critic, destinations=("planner", "actor"))
     builder.add_node("actor", actor)
     builder.add_edge(START, "environment")
-    builder.add_edge("environment", "summarizer")
-    builder.add_edge("summarizer", "relation_retriever")
+    builder.add_conditional_edges("environment", route_after_environment)
+    builder.add_conditional_edges("summarizer", route_after_summarizer)
     builder.add_edge("relation_retriever", "memory_update")
     builder.add_conditional_edges("memory_update", route_after_memory)
-    builder.add_edge("retriever", "aggregator")
+    builder.add_conditional_edges("retriever", route_after_retriever)
     builder.add_conditional_edges("aggregator", route_after_aggregator)
     builder.add_edge("world_model_qa", "planner")
-    builder.add_edge("planner", "critic")
+    builder.add_conditional_edges("planner", route_after_planner)
     builder.add_edge("actor", "environment")
     return builder
 

@@ -11,7 +11,7 @@ import os
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
-PRESETS = ("ariadne",)
+from .presets import PRESETS, Preset, get_preset
 
 
 def _setting(description: str, default: Any) -> Any:
@@ -29,7 +29,7 @@ class AgentContext:
     planner_model: str | None = _setting("Override for the planner.", None)
     critic_model: str | None = _setting("Override for the critic.", None)
     actor_model: str | None = _setting("Override for the actor's fallback choice.", None)
-    preset: str = _setting(f"Which agent to run: {', '.join(PRESETS)}.", "ariadne")
+    preset: str = _setting(f"Which agent to run: {', '.join(PRESETS)} (see ariadnegraph/graphs/presets.py).", "ariadne")
     max_replans: int = _setting("Planner calls allowed per step after a rejection or a deviation.", 2)
     qa_turns: int = _setting("Tool turns of the inner monologue per planning (DAVIS used 5).", 5)
     structured_tries: int = _setting("Tries per structured reply before the recorded fallback.", 3)
@@ -51,6 +51,16 @@ class AgentContext:
         for name in ("max_replans", "qa_turns", "structured_tries", "history_length"):
             if getattr(self, name) < (1 if name == "structured_tries" else 0):
                 raise ValueError(f"{name.replace('_', ' ')} must not be negative, got {getattr(self, name)}")
+
+    @property
+    def switches(self) -> Preset:
+        """The preset's switches, read by nodes and routing functions."""
+        return get_preset(self.preset)
+
+    def effective_qa_turns(self) -> int:
+        """Tool turns of the inner monologue: the preset's bound, else ``qa_turns``."""
+        turns = self.switches.qa_turns
+        return self.qa_turns if turns is None else min(turns, self.qa_turns) if turns else 0
 
     def model_for(self, role: str) -> str:
         """The model string a role uses: its override, else the default model."""

@@ -53,7 +53,7 @@ class AgentState(EpisodeInput, total=False):
     lost: bool
     actions: list[str]  # every executed command, in order: replaying them rebuilds the game
     last_action: str | None
-    history: Annotated[list[dict[str, Any]], keep_last(50)]  # recent {step, action, observation}
+    history: Annotated[list[dict[str, Any]], keep_last(1000)]  # {step, action, observation}; the full_history preset reads it all
     # memory path
     belief: str
     extraction: list[list[str]]  # triplets of this step, before memory_update stores them
@@ -67,6 +67,8 @@ class AgentState(EpisodeInput, total=False):
     subgoal: str
     plan: list[dict[str, str]]  # remaining steps {action, expected}
     expected: str | None  # what the last executed action should have produced
+    expected_reward: str | None  # its predicted score change (DAVIS presets)
+    reward: float  # the score change of the last step
     feedback: str | None  # critic feedback for the planner
     needs_plan: bool
     replans: int  # planner calls in this step

@@ -1,5 +1,6 @@
 """Actor: grounds the planned action to an admissible command — exact, then close match, then the
-model's choice — and expands 'go to <place>' into moves along the KG's map (AriGraph)."""
+model's choice — and expands 'go to <place>' into moves along the KG's map (AriGraph). Presets with
+``react_choice`` (AriGraph, the baselines) instead ask the model to reason and choose every step."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
 from .common import ask_structured
-from .prompts import ACTOR
+from .planner import working_memory
+from .prompts import ACTOR, REACT, game_rules
 from .schemas import ActionChoice
 
 _GO_TO = re.compile(r"^\s*(?:go|walk|head|return)\s+(?:to|back to)\s+(?:the\s+)?(.+?)\s*$", re.IGNORECASE)
@@ -45,14 +47,18 @@ def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]]
 
 def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
-    plan = list(state.get("plan") or [{"action": "look", "expected": ""}])
+    preset = context.switches
+    plan = list(state.get("plan") or [])
     admissible = state.get("admissible") or []
-    memory = open_session(context.run_dir, state, create=False).memory
     update: dict[str, Any] = {}
-    while plan and (moves := expand_go_to(plan[0]["action"], state, memory)) is not None:
-        plan = moves + plan[1:]  # an empty expansion (already there) just drops the step
-        if moves:
-            break
+    if preset.go_to:
+        memory = open_session(context.run_dir, state, create=False).memory
+        while plan and (moves := expand_go_to(plan[0]["action"], state, memory)) is not None:
+            plan = moves + plan[1:]  # an empty expansion (already there) just drops the step
+            if moves:
+                break
+    if preset.react_choice:
+        return _react(state, context, plan, admissible)
     plan = plan or [{"action": "look", "expected": ""}]
     step = plan[0]
     command = ground_exact(step["action"], admissible) if admissible else step["action"]
@@ -61,4 +67,19 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=ACTOR, sections=sections,
                                         fallback=ActionChoice(action=admissible[0]), step=state.get("step", 0))
         command = ground_exact(choice.action, admissible) or admissible[0]
-    return {"proposed": command, "expected": step.get("expected") or None, "plan": plan[1:], **update}
+    return {"proposed": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
+            "plan": plan[1:], **update}
+
+
+def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]], admissible: list[str]) -> dict[str, Any]:
+    """ReAct decision (AriGraph's action selector, the react baseline): reason, then choose one
+    admissible command, every step, from the working memory and the plan's next step if any."""
+    sections = {**working_memory({**state, "plan": plan}, context), p.PROPOSED_ACTION: plan[0]["action"] if plan else None,
+                p.ADMISSIBLE: admissible}
+    fallback = plan[0]["action"] if plan else ("look" if "look" in admissible or not admissible else admissible[0])
+    choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=REACT.format(rules=game_rules(False)),
+                                    sections=sections, fallback=ActionChoice(action=fallback), step=state.get("step", 0))
+    command = (ground_exact(choice.action, admissible) or ground_exact(fallback, admissible) or admissible[0]) if admissible else choice.action
+    followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
+    return {"proposed": command, "expected": plan[0].get("expected") or None if followed else None,
+            "plan": plan[1:] if followed else plan, **update}

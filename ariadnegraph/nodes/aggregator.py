@@ -10,10 +10,14 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from .. import prompting as p
 from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
 from ..memory import spatial
+from .common import ask_structured
+from .prompts import AGGREGATOR
+from .schemas import SpatialBelief
 
 
 def describe_map(memory) -> str:
@@ -34,5 +38,11 @@ def describe_map(memory) -> str:
 
 
 def aggregator(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    memory = open_session(runtime.context.run_dir, state, create=False).memory
+    context = runtime.context
+    if context.switches.aggregator == "llm":  # STMA's relation aggregator: the retrieved subgraph in words
+        sections = {p.LOCATION: state.get("location") or "(unknown)", p.MEMORY: state.get("memory_text") or []}
+        belief, update = ask_structured(context, node="aggregator", role="summarizer", schema=SpatialBelief, system=AGGREGATOR,
+                                        sections=sections, fallback=SpatialBelief(text="(none)"), step=state.get("step", 0))
+        return {"spatial_belief": belief.text, **update}
+    memory = open_session(context.run_dir, state, create=False).memory
     return {"spatial_belief": describe_map(memory)}

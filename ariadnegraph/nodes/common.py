@@ -43,3 +43,16 @@ def ask_structured(
 def first_line(text: str, limit: int = 160) -> str:
     line = next((l.strip() for l in (text or "").splitlines() if l.strip()), "")
     return line[:limit]
+
+
+def history_text(history: list[dict[str, Any]] | None, length: int | None, full_text: bool) -> list[str] | str:
+    """The recent steps a role reads: ``length`` of them (None: all). Compact: ``action -> first line``
+    bullets; full text: ``[step N] > action`` records each followed by the whole observation."""
+    records = list(history or [])
+    if length is not None:
+        records = records[-length:] if length > 0 else []
+    if not full_text:
+        return [f"{h.get('action') or '(start)'} -> {first_line(h.get('observation', ''))}" for h in records]
+    if not records:
+        return "(none)"
+    return "\n\n".join(f"[step {h.get('step', 0)}] > {h.get('action') or '(start)'}\n{(h.get('observation') or '').strip()}" for h in records)

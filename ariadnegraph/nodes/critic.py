@@ -1,5 +1,6 @@
 """Critic: checks the last action's outcome against its expectation (DAVIS) and the next planned
-action before it runs (STMA); either failure sends the planner back to work with feedback."""
+action before it runs (STMA); either failure sends the planner back to work with feedback. Presets
+turn either check off (``outcome_check``, ``precheck``); DAVIS's mismatches become reflections."""
 
 from __future__ import annotations
 
@@ -18,26 +19,35 @@ from .schemas import Critique
 
 def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal["planner", "actor"]]:
     context = runtime.context
+    preset = context.switches
     plan = state.get("plan") or []
     proposed = plan[0]["action"] if plan else "look"
-    expected = state.get("expected")
+    expected = state.get("expected") if preset.outcome_check else None
+    rewards = preset.expected_rewards and expected is not None
     sections = {
         p.GOAL: state.get("goal", ""),
         p.OBSERVATION: state.get("observation", ""),
         p.ADMISSIBLE: state.get("admissible") or [],
-        p.BELIEF: state.get("belief", ""),
+        p.BELIEF: state.get("belief", "") if preset.summarizer else None,
+        p.SPATIAL: state.get("spatial_belief") if preset.aggregator == "llm" else None,
         p.LAST_ACTION: state.get("last_action") or "(none)",
         p.EXPECTED: expected or "(nothing expected)",
         p.ACTUAL: state.get("observation", "") if expected else "(not checked)",
-        p.PROPOSED_ACTION: proposed,
+        p.EXPECTED_REWARD: (state.get("expected_reward") or "(not predicted)") if rewards else None,
+        p.ACTUAL_REWARD: f"{state.get('reward', 0.0):+g}" if rewards else None,
+        p.PROPOSED_ACTION: proposed if preset.precheck else None,
     }
     verdict, update = ask_structured(context, node="critic", role="critic", schema=Critique, system=CRITIC, sections=sections,
                                      fallback=Critique(outcome_matches=True, action_approved=True), step=state.get("step", 0))
     update["expected"] = None  # an outcome is judged once
+    update["expected_reward"] = None
     can_replan = state.get("replans", 0) < context.max_replans
     if expected and not verdict.outcome_matches and can_replan:
         reflection = f"step {state.get('step', 0)}: '{state.get('last_action')}' was expected to give '{expected}' but did not. {verdict.feedback}".strip()
-        return Command(goto="planner", update={**update, "plan": [], "feedback": verdict.feedback or reflection, "reflections": [reflection]})
-    if not verdict.action_approved and can_replan:
+        update = {**update, "plan": [], "feedback": verdict.feedback or reflection}
+        if preset.reflections:
+            update["reflections"] = [reflection]
+        return Command(goto="planner", update=update)
+    if preset.precheck and not verdict.action_approved and can_replan:
         return Command(goto="planner", update={**update, "feedback": f"'{proposed}' was rejected: {verdict.feedback}".strip()})
     return Command(goto="actor", update=update)

@@ -65,7 +65,8 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         session.run.append_step(trajectory_record(0, None, observation))
         goal = getattr(session.env, "goal", None) or ""
         return {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "actions": [], "last_action": None,
-                "belief": "", "plan": [], "needs_plan": True, "replans": 0, "expected": None, "feedback": None}
+                "belief": "", "plan": [], "needs_plan": True, "replans": 0, "expected": None, "feedback": None, "reward": 0.0,
+                "history": [{"step": 0, "action": None, "observation": observation.text}]}
     step = state.get("step", 0) + 1
     action = state["proposed"]
     observation = session.env.step(action)
@@ -84,4 +85,5 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         "history": [{"step": step, "action": action, "observation": observation.text}],
         "replans": 0,
         "proposed": None,
+        "reward": observation.score - (state.get("score") or 0.0),
     }

@@ -1,5 +1,6 @@
-"""Planner: the subgoal and the next actions with expected outcomes. It runs only when there is no
-plan, the plan is used up, or the critic sent it back — AgentKit's gate that saves most calls."""
+"""Planner: the subgoal and the next actions with expected outcomes. By default it runs only when
+there is no plan, the plan is used up, or the critic sent it back — AgentKit's gate that saves most
+calls; presets that reproduce AriGraph and the baselines plan every step."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..graphs.context import AgentContext
+from ..graphs.presets import Preset
 from ..graphs.state import AgentState
-from .common import ask_structured, first_line
-from .prompts import PLANNER
+from .common import ask_structured, history_text
+from .prompts import planner_prompt
 from .schemas import Plan, PlanStep
 from .world_model_qa import plan_lines
 
@@ -23,31 +25,41 @@ def fallback_plan(state: AgentState) -> Plan:
     return Plan(subgoal="recover: look around", reasoning="fallback", steps=[PlanStep(action=action)])
 
 
-def planner_sections(state: AgentState, context: AgentContext) -> dict[str, object]:
-    history = state.get("history") or []
+def working_memory(state: AgentState, context: AgentContext, preset: Preset | None = None) -> dict[str, object]:
+    """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out."""
+    preset = preset or context.switches
+    history = preset.history if preset.history is None else min(preset.history, context.history_length) if preset.history else 0
     return {
         p.GOAL: state.get("goal", ""),
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or "(unknown)",
         p.INVENTORY: ", ".join(state.get("inventory") or []) or "(unknown)",
         p.ADMISSIBLE: state.get("admissible") or [],
-        p.BELIEF: state.get("belief", ""),
-        p.MEMORY: state.get("memory_text") or [],
-        p.EPISODES: state.get("episodes_text") or [],
-        p.SPATIAL: state.get("spatial_belief") or "(none)",
-        p.EXPLORATION: state.get("unexplored") or [],
-        p.NOTES: state.get("notes") or [],
+        p.BELIEF: state.get("belief", "") if preset.summarizer else None,
+        p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
+        p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in ("arigraph", "rag") else None,
+        p.SPATIAL: (state.get("spatial_belief") or "(none)") if preset.aggregator != "off" else None,
+        p.EXPLORATION: (state.get("unexplored") or []) if preset.unexplored_exits else None,
+        p.NOTES: (state.get("notes") or []) if preset.qa_turns != 0 else None,
         p.PLAN: plan_lines(state.get("plan")),
         p.FEEDBACK: state.get("feedback") or "(none)",
-        p.REFLECTIONS: state.get("reflections") or [],
-        p.HISTORY: [f"{h['action']} -> {first_line(h['observation'])}" for h in history[-context.history_length:]],
+        p.REFLECTIONS: (state.get("reflections") or []) if preset.reflections else None,
+        p.HISTORY: history_text(state.get("history"), history, preset.history_full_text) if history != 0 else None,
     }
 
 
+def planner_sections(state: AgentState, context: AgentContext) -> dict[str, object]:
+    return working_memory(state, context)
+
+
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    plan, update = ask_structured(runtime.context, node="planner", role="planner", schema=Plan, system=PLANNER,
-                                  sections=planner_sections(state, runtime.context), fallback=fallback_plan(state),
+    context = runtime.context
+    preset = context.switches
+    system = planner_prompt(preset.go_to, preset.plan_length, preset.expected_rewards)
+    plan, update = ask_structured(context, node="planner", role="planner", schema=Plan, system=system,
+                                  sections=planner_sections(state, context), fallback=fallback_plan(state),
                                   step=state.get("step", 0))
-    steps = [s.model_dump() for s in plan.steps if s.action.strip()] or [s.model_dump() for s in fallback_plan(state).steps]
-    return {"plan": steps, "subgoal": plan.subgoal, "needs_plan": False, "feedback": None,
-            "replans": state.get("replans", 0) + 1, **update}
+    steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
+    keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
+    return {"plan": [{k: getattr(s, k) for k in keep} for s in steps[:preset.plan_length]], "subgoal": plan.subgoal,
+            "needs_plan": False, "feedback": None, "replans": state.get("replans", 0) + 1, **update}

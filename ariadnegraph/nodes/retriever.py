@@ -1,5 +1,10 @@
-"""Retriever: semantic facts (AriGraph BFS), episodes (eq. 1) and unexplored exits for this step,
-shown in the order they became true (DAVIS)."""
+"""Retriever: what the preset's memory gives the planner this step.
+
+``arigraph`` (default): semantic facts by AriGraph BFS and episodes by eq. 1; ``stma``: top-n entities
+then k-hop (STMA alg. 1); ``temporal``: the same neighbourhood (DAVIS §3.3); ``rag``: past observations
+most similar to the observation and plan. Facts are shown in the order they became true (DAVIS), with
+the unexplored exits (AriGraph appendix B) — behind AriGraph's exploration check when the preset has it.
+"""
 
 from __future__ import annotations
 
@@ -7,32 +12,59 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from .. import prompting as p
 from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
 from ..memory import order_by_time
-from .common import first_line
+from .common import ask_structured, first_line
+from .prompts import EXPLORATION_CHECK
+from .schemas import ExplorationCheck
+from .world_model_qa import plan_lines
 
 
 def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
+    preset = context.switches
     memory = open_session(context.run_dir, state, create=False).memory
     step = state.get("step", 0)
-    episode = memory.episodes.get(step)
-    # AriGraph queries with what the agent just saw, plus what it is trying to do.
-    queries: list[str] = []
-    if episode is not None:
-        for fact_id in sorted(episode.fact_ids):
-            fact = memory.kg.get(fact_id)
-            queries += [fact.subject, fact.object]
-    queries += [q for q in (state.get("subgoal"), state.get("goal")) if q]
-    queries = list(dict.fromkeys(queries))
-    facts = memory.semantic_search(queries, depth=context.search_depth, width=context.search_width) if queries else []
-    episodes = memory.episodic_search(facts, k=context.episodic_k)
-    facts = order_by_time(facts)[-context.memory_facts:]
-    exits = memory.unexplored_exits()
-    return {
+    facts, episodes = [], []
+    if preset.retrieval == "arigraph":
+        # AriGraph queries with what the agent just saw, plus what it is trying to do.
+        queries: list[str] = []
+        episode = memory.episodes.get(step)
+        if episode is not None:
+            for fact_id in sorted(episode.fact_ids):
+                fact = memory.kg.get(fact_id)
+                queries += [fact.subject, fact.object]
+        queries += [q for q in (state.get("subgoal"), state.get("goal")) if q]
+        queries = list(dict.fromkeys(queries))
+        facts = memory.semantic_search(queries, depth=context.search_depth, width=context.search_width) if queries else []
+        episodes = memory.episodic_search(facts, k=context.episodic_k)
+    elif preset.retrieval in ("stma", "temporal"):
+        # STMA: the query comes from the task and what the agent sees now.
+        query = f"{state.get('goal', '')}\n{state.get('observation', '')}"
+        facts = memory.stma_retrieve(query, n=preset.stma_n, k=preset.stma_hops)
+    elif preset.retrieval == "rag":
+        plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
+        episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodes_k, before=step)
+    facts = order_by_time(facts)[-context.memory_facts:] if preset.retrieval != "stma" else order_by_time(facts)
+    update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
-        "episodes_text": [f"step {e.step}: {first_line(e.text, 300)}" for e, _ in episodes if e.step != step],
-        "unexplored": [f"{room}: {', '.join(dirs)}" for room, dirs in exits.items()],
+        "episodes_text": [f"step {e.step}: {first_line(e.text, 300) if preset.retrieval != 'rag' else ' '.join(e.text.split())}"
+                          for e, _ in episodes if e.step != step],
+        "unexplored": [],
     }
+    if preset.unexplored_exits:
+        explore = True
+        if preset.exploration_check:
+            sections = {p.GOAL: state.get("goal", ""), p.SUBGOAL: state.get("subgoal") or "(none)",
+                        p.PLAN: plan_lines(state.get("plan"))}
+            check, usage = ask_structured(context, node="exploration_check", role="planner", schema=ExplorationCheck,
+                                          system=EXPLORATION_CHECK, sections=sections, fallback=ExplorationCheck(explore=True),
+                                          step=step)
+            explore = check.explore
+            update.update(usage)
+        if explore:
+            update["unexplored"] = [f"{room}: {', '.join(dirs)}" for room, dirs in memory.unexplored_exits().items()]
+    return update

@@ -33,6 +33,7 @@ class SpatialBelief(BaseModel):
 class PlanStep(BaseModel):
     action: str = Field(description="one game command, or 'go to <location>' for a known location")
     expected: str = Field(default="", description="what the game should answer if the action works")
+    reward: str = Field(default="", description="predicted score change, e.g. '+1' or '0' (when asked for)")
 
 
 class Plan(BaseModel):
@@ -40,7 +41,13 @@ class Plan(BaseModel):
 
     subgoal: str = Field(description="the subgoal these steps achieve")
     reasoning: str = Field(default="", description="one or two sentences on why")
-    steps: list[PlanStep] = Field(description="1-5 actions to run in order")
+    steps: list[PlanStep] = Field(description="the actions to run in order, as many as are already known")
+
+
+class ExplorationCheck(BaseModel):
+    """Exploration check (AriGraph appendix B): does the plan need exploring?"""
+
+    explore: bool = Field(description="true when the subgoal needs finding, locating or reaching something not yet seen")
 
 
 class Critique(BaseModel):

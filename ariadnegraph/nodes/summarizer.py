@@ -1,4 +1,5 @@
-"""Summarizer: keeps the agent's temporal belief (STMA §4.1) up to date with each observation."""
+"""Summarizer: keeps the agent's temporal belief (STMA §4.1) up to date with each observation; under
+``stma`` it also reads the history buffer (the last 25 steps, whole observations)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ from langgraph.runtime import Runtime
 from .. import prompting as p
 from ..graphs.context import AgentContext
 from ..graphs.state import AgentState
-from .common import ask_structured
+from .common import ask_structured, history_text
 from .prompts import SUMMARIZER
 from .schemas import Belief
 
 
 def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     previous = state.get("belief") or ""
+    buffer = runtime.context.switches.summarizer_history  # STMA: the summarizer reads the history buffer
     sections = {
         p.GOAL: state.get("goal", ""),
+        p.HISTORY: history_text((state.get("history") or [])[:-1], buffer, True) if buffer else None,
         p.PREVIOUS_BELIEF: previous,
         p.LAST_ACTION: state.get("last_action") or "(none: the episode starts)",
         p.OBSERVATION: state.get("observation", ""),

@@ -15,6 +15,7 @@ from ..nodes.schemas import (
     ActionChoice,
     Belief,
     Critique,
+    ExplorationCheck,
     Extraction,
     Plan,
     PlanStep,
@@ -26,6 +27,7 @@ from .sections import (
     exits_table,
     facts,
     history,
+    history_records,
     is_empty,
     items,
     notes,
@@ -50,6 +52,11 @@ _MAX_SEEN = 40
 _NO_EXITS = "no unexplored exit is known"
 _NOTHING = "nothing better known"
 _LOCKABLE = re.compile(r"locker|chest|safe|coffer|box|case|cabinet|door", re.IGNORECASE)
+SYSTEM = "SYSTEM"  # the role's instructions (see model._sections)
+_MAX_ACTIONS = re.compile(r"next 1-(\d+) actions")
+_OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east", "northeast": "southwest",
+             "southwest": "northeast", "northwest": "southeast", "southeast": "northwest", "up": "down", "down": "up"}
+_SPATIAL_EXITS = re.compile(r"^Unexplored exits of (.+?): (.+?)\.?$", re.MULTILINE)
 _DIR_ORDER = ("north", "east", "south", "west", "northeast", "northwest", "southeast", "southwest", "up", "down")
 
 
@@ -188,6 +195,16 @@ def spatial(s: Sections) -> SpatialBelief:
     here = [o for a, r, o in triplets if a == ex.PLAYER and r == "in"]
     if here:
         lines.append(f"The player is in {here[-1]}.")
+    taken: dict[str, set[str]] = {}
+    for a, r, o in triplets:
+        if r.endswith(" of") and r.split()[0] in _OPPOSITE:
+            taken.setdefault(o, set()).add(r.split()[0])
+            taken.setdefault(a, set()).add(_OPPOSITE[r.split()[0]])
+    exits: dict[str, list[str]] = {}
+    for a, r, o in triplets:
+        if r == "has exit" and o not in taken.get(a, set()):
+            exits.setdefault(a, []).append(o)
+    lines += [f"Unexplored exits of {room}: {', '.join(dict.fromkeys(dirs))}." for room, dirs in exits.items()]
     return SpatialBelief(text="\n".join(lines) or "Nothing is known yet.")
 
 
@@ -201,7 +218,15 @@ class Situation:
     def __init__(self, s: Sections) -> None:
         self.s = s
         self.goal = s.get(p.GOAL, "")
-        self.belief = parse_belief(s.get(p.BELIEF))
+        self.system = s.get(SYSTEM) or ""
+        self.go_to = not self.system or "go to <" in self.system
+        found = _MAX_ACTIONS.search(self.system)
+        self.max_actions = int(found.group(1)) if found else 5
+        self.records = history_records(s.get(p.HISTORY))
+        belief = s.get(p.BELIEF)
+        if is_empty(belief) and self.records:
+            belief = recall(self.goal, self.records)  # no summarizer: rebuild the belief from the history shown
+        self.belief = parse_belief(belief)
         self.admissible = items(s.get(p.ADMISSIBLE))
         self.adm_lower = {_lower(a): a for a in self.admissible}
         self.location = None if is_empty(s.get(p.LOCATION)) else (s.get(p.LOCATION) or "").strip()
@@ -209,14 +234,21 @@ class Situation:
             self.location = self.belief.get("Location") or None
         self.inventory = [i for i in items(s.get(p.INVENTORY))]
         self.memory = facts(s.get(p.MEMORY))
-        self.unexplored = exits_table(s.get(p.EXPLORATION))
+        self.unexplored = exits_table(s.get(p.EXPLORATION)) or {
+            m.group(1).strip(): [d.strip().lower() for d in m.group(2).split(",") if d.strip()] for m in _SPATIAL_EXITS.finditer(s.get(p.SPATIAL) or "")}
         self.notes = notes(s.get(p.NOTES))
+        if not self.unexplored:  # the inner monologue may have looked them up
+            for question, answer in self.notes:
+                if question == "unexplored exits" and ":" in answer:
+                    self.unexplored = exits_table("\n".join(f"- {part.strip()}" for part in answer.split(";")))
         self.history = history(s.get(p.HISTORY))
         self.visited = [v.strip() for v in (self.belief.get("Visited") or "").split(",") if v.strip()]
         self.seen = seen_map(self.belief)
         self.recipe = split_semicolons(self.belief.get("Recipe"))
         self.directions = split_semicolons(self.belief.get("Directions"))
         self.needs = {k: v for k, v in ex.recipe_needs(self.directions).items()}
+        if not self.recipe:  # no belief: the recipe as memory (MEMORY facts, QA notes) holds it
+            self.recipe, self.needs = _recipe_from_memory(self.memory, self.notes)
         self.done = split_semicolons(self.belief.get("Done"))
         self.key_notes = {}
         for note in split_semicolons(self.belief.get("Notes")):
@@ -225,7 +257,27 @@ class Situation:
                 self.key_notes[_lower(key)] = _lower(lock)
         self.unlocked = {_lower(x) for x in split_semicolons(self.belief.get("Unlocked"))}
         self.notes_read = {_lower(x) for x in split_semicolons(self.belief.get("Notes read"))}
+        self.links, exits = _history_map(self.records or [(a, o) for a, o in self.history])
         self.rooms = self._rooms()
+        self.rooms += [r for r in self.links if r not in self.rooms]
+        if not self.unexplored and not self.go_to:  # no map from memory: exits seen in the history, not yet taken
+            self.unexplored = {room: [d for d in dirs if d not in self.links.get(room, {})] for room, dirs in exits.items()}
+            self.unexplored = {room: dirs for room, dirs in self.unexplored.items() if dirs}
+
+    def route(self, room: str) -> list[PlanStep] | None:
+        """Moves to ``room`` along the links seen in the history (for presets without 'go to')."""
+        if not self.location:
+            return None
+        frontier, seen = [(self.location, [])], {self.location}
+        while frontier:
+            here, moves = frontier.pop(0)
+            if _lower(here) == _lower(room):
+                return moves
+            for direction, there in self.links.get(here, {}).items():
+                if there not in seen:
+                    seen.add(there)
+                    frontier.append((there, moves + [_step(f"go {direction}", there)]))
+        return None
 
     # -- reading -----------------------------------------------------------------------------
     def _rooms(self) -> list[str]:
@@ -290,6 +342,55 @@ class Situation:
         return _lower(value.split(" (")[0]) if value else None
 
 
+def recall(goal: str, records: list[tuple[str, str]]) -> str:
+    """The belief a summarizer would have written over these history records."""
+    text = ""
+    for action, observation in records:
+        text = believe({p.GOAL: goal, p.PREVIOUS_BELIEF: text, p.LAST_ACTION: action or "(none: the episode starts)",
+                        p.OBSERVATION: observation}).belief
+    return text
+
+
+def _history_map(records: list[tuple[str, str]]) -> tuple[dict[str, dict[str, str]], dict[str, list[str]]]:
+    """Room links walked in the history (``go east`` from A reached B) and exits each room showed."""
+    links: dict[str, dict[str, str]] = {}
+    exits: dict[str, list[str]] = {}
+    here = None
+    for action, text in records:
+        room = ex.room_header(text)
+        direction = ex.direction_of_command(action)
+        if room and here and direction and room != here:
+            links.setdefault(here, {})[direction] = room
+            links.setdefault(room, {}).setdefault(_OPPOSITE.get(direction, direction), here)
+        if room:
+            here = room
+            shown = [o for a, r, o in ex.extract(text, action, room).triplets if r == "has exit" and a == room]
+            if shown:
+                exits[room] = list(dict.fromkeys(exits.get(room, []) + shown))
+    return links, exits
+
+
+def _recipe_from_memory(memory: list[tuple[str, str, str]], notes: list[tuple[str, str]]) -> tuple[list[str], dict[str, list[str]]]:
+    triplets = list(memory)
+    for question, answer in notes:
+        if question.lower() == "recipe":
+            triplets += [t for t in (ex_fact(part) for part in answer.split(";")) if t]
+    recipe = list(dict.fromkeys(o for a, r, o in triplets if _lower(a) == ex.RECIPE and r == "requires"))
+    needs: dict[str, list[str]] = {}
+    for a, r, o in triplets:
+        if r == "needs" and _lower(a) in {_lower(x) for x in recipe}:
+            needs.setdefault(_lower(a), [])
+            if o not in needs[_lower(a)]:
+                needs[_lower(a)].append(o)
+    return recipe, needs
+
+
+def ex_fact(text: str) -> tuple[str, str, str] | None:
+    """``"recipe requires carrot"`` / ``"carrot needs sliced"`` -> triplet."""
+    m = re.match(r"^\s*(.+?) (requires|needs) (.+?)\s*$", text)
+    return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
 # =================================================================================================
 # Planner
 
@@ -299,7 +400,8 @@ def _step(action: str, expected: str = "") -> PlanStep:
 
 
 def plan(s: Sections) -> Plan:
-    """The next action(s): cooking games follow the recipe, others hunt keys, lockers and the goal object."""
+    """The next actions: cooking games follow the recipe, others hunt keys, lockers and the goal object.
+    Every step already known goes in (a take/cut/cook sequence, a route and the exit to explore)."""
     sit = Situation(s)
     if _is_cooking(sit):
         subgoal, reasoning, steps = _cooking(sit)
@@ -314,7 +416,40 @@ def plan(s: Sections) -> Plan:
         alt = _explore(sit, "try something else", avoid)
         if alt[2] and _lower(alt[2][0].action) not in avoid:
             subgoal, reasoning, steps = alt
-    return Plan(subgoal=subgoal, reasoning=reasoning, steps=steps)
+    if not sit.go_to:
+        steps = _without_go_to(sit, steps)
+    return Plan(subgoal=subgoal, reasoning=reasoning, steps=steps[:sit.max_actions])
+
+
+def _without_go_to(sit: Situation, steps: list[PlanStep]) -> list[PlanStep]:
+    """No 'go to' for this preset: walk the route the history shows, else explore."""
+    out: list[PlanStep] = []
+    for step in steps:
+        m = re.match(r"^go to (.+)$", _lower(step.action))
+        if not m:
+            out.append(step)
+            continue
+        route = sit.route(sit.room_named(m.group(1)) or m.group(1))
+        if route is None:
+            break
+        out += route
+    if not out:
+        fallback = _explore(_exits_here_only(sit), "explore")[2]
+        out = [st for st in fallback if not _lower(st.action).startswith("go to ")] or [_step(_any_move(sit), "-=")]
+    return out
+
+
+def _exits_here_only(sit: Situation) -> Situation:
+    """Without a map, only this room's unexplored exits can be taken."""
+    sit.unexplored = {r: d for r, d in sit.unexplored.items() if r == sit.location}
+    return sit
+
+
+def _any_move(sit: Situation) -> str:
+    recent = [_lower(a) for a, _ in sit.history]
+    moves = [a for a in sit.admissible if _lower(a).startswith("go ")]
+    moves.sort(key=lambda a: (recent.count(_lower(a)), -max([i for i, r in enumerate(recent) if r == _lower(a)], default=-1)))
+    return moves[0] if moves else next((a for a in sit.admissible if _lower(a) == "look"), sit.admissible[0] if sit.admissible else "look")
 
 
 def _is_cooking(sit: Situation) -> bool:
@@ -356,61 +491,105 @@ def _cooking(sit: Situation) -> tuple[str, str, list[PlanStep]]:
     needs_knife = any(n in CUT_VERBS for ns in sit.needs.values() for n in ns) and "knife" not in carried
     cuts_left = any(k == "cut" for _, k, _ in pending) or any(
         n in CUT_VERBS for m in missing for n in sit.needs.get(_lower(m), []))
-    # 1. take what is here
-    for ing in missing:
-        takes = sit.admissible_like(rf"take {re.escape(_lower(ing))}( from .+)?")
-        if takes:
-            return f"take the {ing}", "it is a recipe ingredient and it is here", [_step(takes[0], ing)]
-    if needs_knife and cuts_left:
-        takes = sit.admissible_like(r"take knife( from .+)?")
-        if takes:
-            return "take the knife", "the recipe asks for cutting", [_step(takes[0], "knife")]
-    # 2. process what is carried, here
-    for ing, kind, need in pending:
-        key = _lower(ing)
-        if kind == "cook":
-            appliance = APPLIANCES[need]
-            cmds = sit.admissible_like(rf"cook {re.escape(key)} with {appliance}")
-            if cmds:
-                return f"{COOK_VERBS[need]} the {ing}", f"the recipe says {need}", [
-                    _step(cmds[0], f"You {need} the {ing}")]
-        else:
-            cmds = sit.admissible_like(rf"{CUT_VERBS[need]} {re.escape(key)} with .+")
-            if cmds:
-                return f"{CUT_VERBS[need]} the {ing}", f"the recipe says {need}", [_step(cmds[0], f"You {CUT_VERBS[need]} the")]
-    # 3. everything ready: prepare the meal in the kitchen
+    # 1-3. everything that can be done here, in order: take, knife, cut, cook, then prepare and eat
+    steps = _here_sequence(sit, carried, missing, needs_knife, cuts_left)
+    if steps:
+        return "use what is here", "these steps need nothing that is elsewhere", steps
     if not missing and not pending:
-        if "prepare meal" in sit.adm_lower:
-            return "prepare the meal", "every ingredient is ready", [_step("prepare meal", "meal")]
         kitchen = sit.room_named("kitchen")
         if kitchen and kitchen != sit.location:
             return "prepare the meal", "the meal is prepared in the kitchen", [_step(f"go to {kitchen}", kitchen)]
-    # 4. go where things are
-    targets: list[tuple[str, str]] = []
+    # 4. go where things are, and do there what is already known
+    targets: list[tuple[str, str, PlanStep | None]] = []
     for ing in missing:
         room = sit.locate(ing)
         if room:
-            targets.append((f"fetch the {ing}", room))
+            targets.append((f"fetch the {ing}", room, _step(_take_command(sit, ing), ing)))
     for ing, kind, need in pending:
         if kind == "cook":
             room = sit.locate(APPLIANCES[need]) or sit.locate(APPLIANCES[need].upper())
             if room is None and APPLIANCES[need] != "bbq":
                 room = sit.room_named("kitchen")
             if room:
-                targets.append((f"{need} the {ing} with the {APPLIANCES[need]}", room))
+                targets.append((f"{need} the {ing} with the {APPLIANCES[need]}", room,
+                                _step(f"cook {_lower(ing)} with {APPLIANCES[need]}", f"You {need} the {ing}")))
     if needs_knife and (cuts_left or pending):
         room = sit.locate("knife") or None
         if room:
-            targets.append(("fetch the knife", room))
-    for subgoal, room in targets:
+            targets.append(("fetch the knife", room, _step(_take_command(sit, "knife"), "knife")))
+    for subgoal, room, _ in targets:
         if room != sit.location:
-            return subgoal, f"it is in {room}", [_step(f"go to {room}", room)]
+            then = [t for _, r, t in targets if r == room and t is not None]
+            last = not missing and all(_lower(t.action).startswith("cook ") for t in then) and len(then) == len(pending)
+            if last and then and _lower(room) == _lower(sit.room_named("kitchen") or ""):
+                then += [_step("prepare meal", "meal"), _step("eat meal", "You eat the meal")]
+            return subgoal, f"it is in {room}", [_step(f"go to {room}", room), *then]
     # 5. look inside closed containers here for missing ingredients
     if missing:
         opens = [a for a in sit.admissible_like(r"open .+") if not re.search(r"door|gate|hatch|oven|stove|bbq", a, re.IGNORECASE)]
         if opens:
             return "search containers", f"{', '.join(missing)} not found yet", [_step(opens[0], "You open")]
     return _explore(sit, f"find {', '.join(missing) or 'what is missing'}")
+
+
+def _take_command(sit: Situation, thing: str) -> str:
+    """'take X from Y' when the belief saw X in or on Y, else 'take X'."""
+    for entry in split_semicolons(sit.belief.get("Seen")):
+        name, _, where = entry.partition(" @ ")
+        m = re.search(r"\((?:in|on) (.+)\)$", where)
+        if _lower(name) == _lower(thing) and m:
+            return f"take {thing} from {m.group(1)}"
+    return f"take {thing}"
+
+
+def _appliance_here(sit: Situation, appliance: str) -> bool:
+    word = _lower(appliance)
+    if sit.location and _lower(sit.seen.get(word, "")).startswith(_lower(sit.location)):
+        return True
+    return any(re.search(rf"\b{re.escape(word)}\b", _lower(a)) for a in sit.admissible)
+
+
+def _here_sequence(sit: Situation, carried: dict[str, list[str]], missing: list[str], needs_knife: bool, cuts_left: bool) -> list[PlanStep]:
+    steps: list[PlanStep] = []
+    have = set(carried)
+    for ing in missing:
+        takes = sit.admissible_like(rf"take {re.escape(_lower(ing))}( from .+)?")
+        if takes:
+            steps.append(_step(takes[0], ing))
+            have.add(_lower(ing))
+    knives = sit.admissible_like(r"take knife( from .+)?")
+    if needs_knife and cuts_left and knives:
+        steps.append(_step(knives[0], "knife"))
+        have.add("knife")
+    ready = all(_lower(ing) in have for ing in sit.recipe)
+    for ing in sit.recipe:
+        key = _lower(ing)
+        if key not in have:
+            continue
+        states = carried.get(key, [])
+        for need in sit.needs.get(key, []):
+            if need in states:
+                continue
+            if need in CUT_VERBS:
+                if any(st in CUT_VERBS for st in states):
+                    continue
+                if "knife" not in have:
+                    ready = False
+                    break
+                exact = sit.admissible_like(rf"{CUT_VERBS[need]} {re.escape(key)} with .+")
+                steps.append(_step(exact[0] if exact else f"{CUT_VERBS[need]} {key} with knife", f"You {CUT_VERBS[need]} the"))
+            elif need in APPLIANCES:
+                if any(st in APPLIANCES or st == "burned" for st in states) or f"{key} {need}" in sit.done:
+                    continue
+                if not _appliance_here(sit, APPLIANCES[need]):
+                    ready = False
+                    break
+                exact = sit.admissible_like(rf"cook {re.escape(key)} with {APPLIANCES[need]}")
+                steps.append(_step(exact[0] if exact else f"cook {key} with {APPLIANCES[need]}", f"You {need} the {ing}"))
+    kitchen = sit.room_named("kitchen")
+    if ready and sit.recipe and ("prepare meal" in sit.adm_lower or (kitchen and kitchen == sit.location)):
+        steps += [_step("prepare meal", "meal"), _step("eat meal", "You eat the meal")]
+    return steps
 
 
 def _hunt(sit: Situation) -> tuple[str, str, list[PlanStep]]:
@@ -421,13 +600,19 @@ def _hunt(sit: Situation) -> tuple[str, str, list[PlanStep]]:
             return f"take the {word}", "it is what the goal asks for", [_step(takes[0], word)]
     unlocks = sit.admissible_like(r"unlock .+ with .+")
     if unlocks:
-        return "unlock", "a key I carry fits here", [_step(unlocks[0], "You unlock")]
+        target = re.match(r"unlock (.+?) with .+", _lower(unlocks[0])).group(1)
+        return "unlock", "a key I carry fits here", [_step(unlocks[0], "You unlock"), _step(f"open {target}", "You open")]
     opens = [a for a in sit.admissible_like(r"open .+") if not re.search(r"door|gate", a, re.IGNORECASE)]
     if opens:
         return "open", "see what is inside", [_step(opens[0], "You open")]
     takes = sit.admissible_like(r"take (?:\w+ )*key(?: \w+)*( from .+)?") + sit.admissible_like(r"take (?:\w+ )*(?:coin|treasure)( from .+)?")
     if takes:
-        return "take the key", "keys open lockers", [_step(takes[0], "You take")]
+        reads = [c for c in sit.admissible_like(r"(?:examine|read) (?:\w+ )*note(?: \w+)*") if _lower(c.split(" ", 1)[1]) not in sit.notes_read]
+        then = [_step(c, "") for c in reads[:1]]
+        held = set(sit.carried()) | {_lower(re.sub(r"^take (.+?)( from .+)?$", r"\1", _lower(takes[0])))}
+        if not then and not any(sit.locate(lock) for key, lock in sit.key_notes.items() if key in held):  # no lead: explore on
+            then = [st for st in _explore(sit, "explore")[2] if _lower(st.action).startswith("go ")][:2]
+        return "take the key", "keys open lockers", [_step(takes[0], "You take"), *then]
     for cmd in sit.admissible_like(r"(?:examine|read) (?:\w+ )*note(?: \w+)*"):
         target = _lower(cmd.split(" ", 1)[1])
         if target not in sit.notes_read:
@@ -437,7 +622,8 @@ def _hunt(sit: Situation) -> tuple[str, str, list[PlanStep]]:
         if key in carried and lock not in sit.unlocked:
             room = sit.locate(lock)
             if room and room != sit.location:
-                return f"unlock the {lock}", f"the note says {key} unlocks it; it is in {room}", [_step(f"go to {room}", room)]
+                return f"unlock the {lock}", f"the note says {key} unlocks it; it is in {room}", [
+                    _step(f"go to {room}", room), _step(f"unlock {lock} with {key}", "You unlock"), _step(f"open {lock}", "You open")]
     return [], "", []  # type: ignore[return-value]
 
 
@@ -470,7 +656,8 @@ def _explore(sit: Situation, why: str, avoid: set[str] | None = None) -> tuple[s
     order = list(reversed(sit.visited)) + [r for r in sit.unexplored if r not in sit.visited]
     for room in order:
         if room != sit.location and sit.unexplored.get(room):
-            return why, f"{room} has unexplored exits", [_step(f"go to {room}", room)]
+            first = sorted(sit.unexplored[room], key=lambda d: _DIR_ORDER.index(d) if d in _DIR_ORDER else 99)[0]
+            return why, f"{room} has unexplored exits", [_step(f"go to {room}", room), _step(f"go {first}", "-=")]
     # No map knowledge: a move not tried recently, else anything admissible.
     recent = [_lower(a) for a, _ in sit.history]
     moves = [a for a in sit.admissible if _lower(a).startswith("go ") and _lower(a) not in avoid]
@@ -499,6 +686,8 @@ def critique(s: Sections) -> Critique:
             feedback.append(f"'{s.get(p.LAST_ACTION)}' did not give '{expected}': {actual.strip().splitlines()[0][:100] if actual.strip() else 'nothing'}.")
     proposed = _lower(s.get(p.PROPOSED_ACTION, ""))
     approved = True
+    if not proposed:  # this preset's critic only judges outcomes
+        return Critique(outcome_matches=outcome, action_approved=True, feedback=" ".join(feedback))
     go_to = re.match(r"^(?:go|walk|head|return) (?:back )?to (?:the )?(.+)$", proposed)
     if go_to:
         if sit.visited and not sit.room_named(go_to.group(1)):
@@ -548,8 +737,25 @@ def _best_overlap(proposed: str, admissible: list[str]) -> str | None:
 
 
 def choose(s: Sections) -> ActionChoice:
-    """The admissible command sharing most words with the proposed one."""
+    """The admissible command that carries out the proposed action; with no proposal (ReAct without a
+    planner) it reasons like the planner over the same sections, then grounds the first step."""
     admissible = items(s.get(p.ADMISSIBLE))
     proposed = s.get(p.PROPOSED_ACTION, "")
-    best = _best_overlap(proposed, admissible) or next((a for a in admissible if a.lower() == "look"), admissible[0] if admissible else "look")
-    return ActionChoice(reasoning=f"closest admissible command to '{proposed}'", action=best)
+    reasoning = f"closest admissible command to '{proposed}'"
+    if is_empty(proposed):
+        decided = plan(s)
+        proposed, reasoning = decided.steps[0].action, f"{decided.subgoal}: {decided.reasoning}"
+    exact = next((a for a in admissible if _lower(a) == _lower(proposed)), None)
+    best = exact or _best_overlap(proposed, admissible) or next((a for a in admissible if a.lower() == "look"), admissible[0] if admissible else "look")
+    return ActionChoice(reasoning=reasoning, action=best)
+
+
+# =================================================================================================
+# Exploration check (AriGraph)
+
+
+def exploration_check(s: Sections) -> ExplorationCheck:
+    """Exploring is needed when there is no subgoal yet, or it is about finding or reaching something unseen."""
+    subgoal = s.get(p.SUBGOAL, "")
+    text = f"{subgoal} {s.get(p.PLAN, '')}".lower()
+    return ExplorationCheck(explore=is_empty(subgoal) or bool(re.search(r"explor|find|search|locat|look for|recover|something else", text)))

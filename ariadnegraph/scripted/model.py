@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel
@@ -27,6 +27,7 @@ from ..nodes.schemas import (
     ActionChoice,
     Belief,
     Critique,
+    ExplorationCheck,
     Extraction,
     Plan,
     SpatialBelief,
@@ -41,6 +42,7 @@ ROLES: dict[str, tuple[type[BaseModel], Callable[[dict[str, str]], BaseModel]]] 
     "Plan": (Plan, brain.plan),
     "Critique": (Critique, brain.critique),
     "ActionChoice": (ActionChoice, brain.choose),
+    "ExplorationCheck": (ExplorationCheck, brain.exploration_check),
 }
 
 
@@ -64,14 +66,19 @@ def _tool_name(tool: Any) -> str | None:
     return getattr(tool, "name", None)
 
 
+SYSTEM = "SYSTEM"  # the role's instructions, under a key no rendered section uses
+
+
 def _sections(messages: Sequence[BaseMessage]) -> dict[str, str]:
-    """Sections of the last human message that has any (retry and final-answer nudges have none)."""
+    """Sections of the last human message that has any (retry and final-answer nudges have none),
+    and the system prompt under ``SYSTEM`` (it says e.g. whether 'go to' exists)."""
+    system = next((m.content for m in messages if isinstance(m, SystemMessage) and isinstance(m.content, str)), None)
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
             found = parse_sections(message.content if isinstance(message.content, str) else str(message.content))
             if found:
-                return found
-    return {}
+                return {**found, SYSTEM: system} if system else found
+    return {SYSTEM: system} if system else {}
 
 
 def _tool_results(messages: Sequence[BaseMessage]) -> tuple[list[qa.ToolResult], int]:
@@ -161,7 +168,7 @@ class ScriptedChatModel(BaseChatModel):
         return AIMessage(content="", tool_calls=tool_calls)
 
     def _plain(self, messages: Sequence[BaseMessage]) -> AIMessage:
-        sections = _sections(messages)
+        sections = {k: v for k, v in _sections(messages).items() if k != SYSTEM}
         results, _ = _tool_results(messages)
         if results or sections.get("QUESTION"):
             return AIMessage(content=qa.final_answer(sections, results))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .. import prompting as p
 from . import extract as ex
+from .brain import _MAX_SEEN as MAX_SEEN
 from .brain import APPLIANCES, CUT_VERBS, Situation, _lower
 from .sections import is_empty
 
@@ -64,11 +65,18 @@ def first_calls(s: Mapping[str, str], available: set[str]) -> list[tuple[str, di
     question = s.get(p.QUESTION)
     if question and not is_empty(question):
         return question_calls(question, s.get(p.LOCATION), available)
+    # Ask only what the belief does not already answer: where needed things are that it does not
+    # locate (when its list of things seen is complete, unseen things need no lookup either).
+    sit = Situation(s)
+    complete = "Seen" in sit.belief and len(sit.seen) < MAX_SEEN
+    wanted = [e for e in needed_entities(s) if not complete and sit.locate(e) is None]
     calls = []
-    if "unexplored_exits" in available:
+    if not sit.recipe and re.search(r"meal|recipe|cook", sit.goal, re.IGNORECASE) and not sit.belief and "entity_neighbourhood" in available:
+        calls.append(_call("entity_neighbourhood", entity="recipe", hops=2))
+    if wanted and "unexplored_exits" in available:
         calls.append(_call("unexplored_exits", location=""))
     if "where_is" in available:
-        calls += [_call("where_is", entity=e) for e in needed_entities(s)]
+        calls += [_call("where_is", entity=e) for e in wanted]
     return calls
 
 
@@ -191,6 +199,11 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
             answer = room + (f" ({', '.join(chain)})" if chain else "")
         lines.append(f"where is {entity} -> {answer}")
     for r in results:
+        if r.name == "entity_neighbourhood" and _lower(str(r.args.get("entity", ""))) == ex.RECIPE:
+            from .sections import facts as parse_facts
+            found = [f"{a} {rel} {o}" for a, rel, o in parse_facts(r.result) if rel in ("requires", "needs")]
+            lines.append(f"recipe -> {'; '.join(found) if found else 'unknown'}")
+            continue
         if r.name not in ("where_is", "unexplored_exits"):
             lines.append(f"{r.name}({', '.join(str(v) for v in r.args.values())}) -> {' '.join(r.result.split())[:200]}")
     return "\n".join(lines) or "nothing to look up -> nothing"

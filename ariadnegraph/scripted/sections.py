@@ -75,9 +75,29 @@ def notes(body: str | None) -> list[tuple[str, str]]:
     return pairs
 
 
+_RECORD = re.compile(r"^\[step (\d+)\] > (.*)$", re.MULTILINE)
+
+
+def history_records(body: str | None) -> list[tuple[str, str]]:
+    """Whole-text RECENT HISTORY records ``[step N] > action`` + observation -> (action, observation);
+    the episode's start has the action ``""``."""
+    if is_empty(body):
+        return []
+    found = list(_RECORD.finditer(body or ""))
+    records = []
+    for i, m in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(body or "")
+        action = m.group(2).strip()
+        records.append(("" if action == "(start)" else action, (body or "")[m.end():end].strip()))
+    return records
+
+
 def history(body: str | None) -> list[tuple[str, str]]:
-    """RECENT HISTORY ``action -> first line`` pairs, oldest first."""
-    return notes(body)
+    """RECENT HISTORY ``action -> first line`` pairs, oldest first (either format)."""
+    records = history_records(body)
+    if records:
+        return [(a, next((l.strip() for l in o.splitlines() if l.strip()), "")) for a, o in records if a]
+    return [(a, o) for a, o in notes(body) if a != "(start)"]
 
 
 def plan_steps(body: str | None) -> list[str]:

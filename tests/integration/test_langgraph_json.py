@@ -40,7 +40,8 @@ def test_agent_graph_has_every_role_and_the_replanning_edges():
     edges = {(e.source, e.target, e.conditional) for e in graph.edges}
     assert ("critic", "planner", True) in edges and ("critic", "actor", True) in edges
     assert ("aggregator", "world_model_qa", True) in edges and ("aggregator", "critic", True) in edges
-    assert ("planner", "critic", False) in edges and ("actor", "environment", False) in edges
+    assert ("planner", "critic", True) in edges and ("planner", "actor", True) in edges  # presets without a critic skip it
+    assert ("actor", "environment", False) in edges and ("environment", "summarizer", True) in edges
     assert ("memory_update", "__end__", True) in edges
 
 

@@ -1,0 +1,106 @@
+"""Presets: each seed system, and each baseline of the papers, as switches of the one agent graph.
+
+A preset never copies a pipeline: the nodes read the switches below and the routing functions of
+:mod:`ariadnegraph.graphs.agent` skip the nodes a preset turns off (conditional edges, so Studio
+draws every path). ``PRESETS`` is the registry; :class:`AgentContext` validates ``preset`` against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Retrieval = Literal["arigraph", "stma", "temporal", "rag", "none"]
+Aggregation = Literal["off", "text", "llm"]
+Cadence = Literal["when_needed", "every_step", "never"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """What one agent turns on. Defaults are ``ariadne``'s."""
+
+    description: str  # one line, naming the paper
+    summarizer: bool = True  # a belief kept by a model call every step (STMA §4.1)
+    knowledge_graph: bool = True  # relation retriever: triplets into the temporal KG every step
+    retrieval: Retrieval = "arigraph"  # what the retriever fetches for the planner
+    episodes_k: int = 2  # episodes (arigraph: eq. 1 top-k; rag: top-k by similarity)
+    stma_n: int = 8  # stma / temporal retrieval: top-n entities ...
+    stma_hops: int = 3  # ... then this many hops
+    history: int | None = 5  # recent steps shown (None: the whole episode)
+    history_full_text: bool = False  # whole observations in the history, else their first line
+    summarizer_history: int = 0  # history-buffer records the summarizer reads besides its belief (STMA: 25)
+    unexplored_exits: bool = True  # list exits not yet walked through (AriGraph appendix B)
+    exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
+    memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)
+    aggregator: Aggregation = "text"  # spatial belief: deterministic text, or a model call (STMA)
+    qa_turns: int | None = None  # world-model QA tool turns; None: the context's qa_turns; 0: no QA
+    planner: Cadence = "when_needed"  # when_needed: AgentKit's gate; every_step: AriGraph; never: ReAct only
+    plan_length: int = 8  # most actions kept from one plan
+    expected_rewards: bool = False  # plan steps predict the reward too (DAVIS)
+    precheck: bool = True  # critic checks each action before it runs (STMA)
+    outcome_check: bool = True  # critic compares expected and actual outcome (DAVIS)
+    react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
+    reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
+    go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
+
+    @property
+    def critic(self) -> bool:
+        return self.precheck or self.outcome_check
+
+    @property
+    def needs_retriever(self) -> bool:
+        return self.retrieval != "none" or self.unexplored_exits
+
+
+_BASELINE = dict(summarizer=False, knowledge_graph=False, retrieval="none", unexplored_exits=False, memory_facts_shown=False,
+                 aggregator="off", qa_turns=0, planner="every_step", precheck=False, outcome_check=False, react_choice=True,
+                 reflections=False, go_to=False, history_full_text=True)
+
+PRESETS: dict[str, Preset] = {
+    "ariadne": Preset(
+        "ours: summarizer, temporal KG + episodic memory, world-model QA, planner-critic with expected outcomes, "
+        "go-to actor; plans only when needed (AriGraph + STMA + DAVIS + AgentKit's gate)",
+    ),
+    "arigraph": Preset(
+        "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS, top-2 episodes, history 5), exploration check "
+        "and unexplored exits, planner every step, ReAct action choice, go-to",
+        summarizer=False, history_full_text=True, exploration_check=True, aggregator="off", qa_turns=0, planner="every_step",
+        precheck=False, outcome_check=False, react_choice=True, reflections=False,
+    ),
+    "stma": Preset(
+        "STMA (Lei et al. 2025): history buffer 25 + summarizer belief, relation retriever, dynamic KG, top-8 entities + "
+        "3-hop retrieval, LLM relation aggregator, planner with subgoal + action sequence, critic before each action",
+        retrieval="stma", summarizer_history=25, history=0, unexplored_exits=False, memory_facts_shown=False, aggregator="llm",
+        qa_turns=0, outcome_check=False, reflections=False,
+    ),
+    "davis": Preset(
+        "DAVIS (Kim et al. 2025): temporal KG, inner monologue of <= 5 QA turns, predicted trajectory of 5 steps with "
+        "expected observations and rewards, actor grounding, critic comparing predicted and actual, reflections",
+        summarizer=False, retrieval="temporal", stma_hops=2, history_full_text=True, unexplored_exits=False, aggregator="off",
+        qa_turns=5, plan_length=5, expected_rewards=True, precheck=False,
+    ),
+    "react": Preset(
+        "ReAct baseline (Yao et al. 2023, as in AriGraph/STMA): the last 5 steps, reason then act in one call",
+        **{**_BASELINE, "planner": "never"},
+    ),
+    "full_history": Preset(
+        "full-history baseline (AriGraph §4.1): every observation and action so far, planner + ReAct choice every step",
+        **{**_BASELINE, "history": None},
+    ),
+    "summary": Preset(
+        "summary baseline (AriGraph §4.1): a running summary + the last 5 steps, planner + ReAct choice every step",
+        **{**_BASELINE, "summarizer": True},
+    ),
+    "rag": Preset(
+        "RAG baseline (AriGraph §4.1): top-5 past observations by similarity to observation + plan, last 5 steps, "
+        "planner + ReAct choice every step",
+        **{**_BASELINE, "retrieval": "rag", "episodes_k": 5},
+    ),
+}
+
+
+def get_preset(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown preset '{name}' (choose {', '.join(PRESETS)})") from None
