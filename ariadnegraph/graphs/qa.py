@@ -105,4 +105,21 @@ def build_qa_graph(input_schema: type = QAState, output_schema: type = QAState) 
 # Invoked inside the agent's world_model_qa node it is a subgraph: its checkpoints live in their own
 # namespace of the agent's thread.
 qa_graph = build_qa_graph().compile(name="world_model_qa")
+
+
+def run_inner_monologue(state: QAState, runtime: Runtime[AgentContext]) -> QAState:
+    """The same loop (prepare → think ⇄ tools) driven in-line, for the agent's world_model_qa node.
+
+    Inside an agent step the loop is one unit of work, re-run whole if the step is resumed; driving it
+    here rather than as a nested graph saves a checkpoint write per turn (~6 ms each).
+    """
+    state = {**state, **prepare(state)}
+    while True:
+        update = think(state, runtime)
+        state = {**state, **update, "messages": [*state["messages"], *update["messages"]],
+                 "usage": add_usage(state.get("usage"), update.get("usage"))}
+        if route_after_think(state) == END:
+            return state
+        update = run_tools(state, runtime)
+        state = {**state, "messages": [*state["messages"], *update["messages"]], "turns": update["turns"]}
 ask_graph = build_qa_graph(AskInput, AskOutput).compile(name="ask")

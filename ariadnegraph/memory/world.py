@@ -44,7 +44,7 @@ class WorldMemory:
         aliases: dict[str, str] | None = None,
         rules: ConflictRules | None = None,
         chroma_url: str | None = None,
-        vector_flush_steps: int = 10,
+        vector_flush_steps: int = 50,
     ) -> None:
         self.directory = Path(path) if path is not None else None
         self.embeddings = embeddings if isinstance(embeddings, Embeddings) else make_embeddings(embeddings)

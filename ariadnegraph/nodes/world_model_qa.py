@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..graphs.context import AgentContext
-from ..graphs.qa import qa_graph
+from ..graphs.qa import run_inner_monologue
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
 from .prompts import WORLD_MODEL_QA
@@ -30,7 +30,7 @@ def world_model_qa(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         p.FEEDBACK: state.get("feedback") or "(none)",
     }
     messages = [SystemMessage(content=WORLD_MODEL_QA), HumanMessage(content=p.render_sections(sections))]
-    result = qa_graph.invoke({"messages": messages, "run_id": state["run_id"]}, context=runtime.context)
+    result = run_inner_monologue({"messages": messages, "run_id": state["run_id"]}, runtime)
     answer = result.get("answer") or ""
     notes = [line.strip("- ").strip() for line in answer.splitlines() if line.strip()]
     return {"notes": notes, "usage": result.get("usage", {})}

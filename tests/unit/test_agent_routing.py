@@ -103,7 +103,8 @@ def test_structured_output_without_fallback_raises():
         call_structured(model, Critique, [HumanMessage(content="x")], max_tries=2)
 
 
-def test_inner_monologue_stops_at_its_turn_cap(monkeypatch, tmp_path):
+@pytest.mark.parametrize("driver", ["graph", "inline"])
+def test_inner_monologue_stops_at_its_turn_cap(monkeypatch, tmp_path, driver):
     from ariadnegraph.graphs import qa
     from ariadnegraph.memory import WorldMemory
 
@@ -117,7 +118,16 @@ def test_inner_monologue_stops_at_its_turn_cap(monkeypatch, tmp_path):
         return tool_reply("unexplored_exits", {"location": ""}, call_id=f"c{len(messages)}")
 
     model = use_model(monkeypatch, QueuedChatModel(replies=[always_a_tool], repeat_last=True))
-    result = qa.qa_graph.invoke({"messages": [HumanMessage(content="## GOAL\nwin")], "run_id": "r"}, context=AgentContext(qa_turns=3))
+    start = {"messages": [HumanMessage(content="## GOAL\nwin")], "run_id": "r"}
+    if driver == "graph":
+        result = qa.qa_graph.invoke(start, context=AgentContext(qa_turns=3))
+    else:  # the agent's world_model_qa node drives the same loop in-line, inside the agent's graph
+        from langgraph.graph import StateGraph
+
+        holder = StateGraph(qa.QAState, context_schema=AgentContext)
+        holder.add_node("node", lambda state, runtime: qa.run_inner_monologue(state, runtime))
+        holder.set_entry_point("node")
+        result = holder.compile().invoke(start, context=AgentContext(qa_turns=3))
     assert result["turns"] == 3
     assert [bool(c["tools"]) for c in model.calls] == [True, True, True, False]
     assert result["answer"] == "kitchen -> north is unexplored"
