@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.output_parsers.openai_tools import PydanticToolsParser
 from pydantic import BaseModel, ValidationError
 
 SCRIPTED = "scripted"
@@ -109,6 +111,31 @@ def usage_of(prompt: Sequence[BaseMessage], reply: BaseMessage) -> Usage:
     return Usage(1, estimate_tokens(prompt_text), estimate_tokens(_message_text(reply)), estimated=True)
 
 
+def _structured(model: BaseChatModel, schema: type[T]):
+    """``with_structured_output(schema, include_raw=True)``, minus its per-call thread pool.
+
+    For models that keep LangChain's default (tool calling: ``bind_tools`` + a Pydantic tools parser)
+    we do the same two steps in-line — 0.2 ms instead of 2 ms a call, paid 4-5 times a step. Models
+    with their own implementation (ChatOpenAI's json_schema) keep it.
+    """
+    if type(model).with_structured_output is not BaseChatModel.with_structured_output:
+        return model.with_structured_output(schema, include_raw=True)
+    return _ToolCallingStructured(model.bind_tools([schema], tool_choice="any"), schema)
+
+
+class _ToolCallingStructured:
+    def __init__(self, bound, schema: type[BaseModel]) -> None:
+        self._bound = bound
+        self._parser = PydanticToolsParser(tools=[schema], first_tool_only=True)
+
+    def invoke(self, messages: Sequence[BaseMessage]) -> dict[str, Any]:
+        raw = self._bound.invoke(messages)
+        try:
+            return {"raw": raw, "parsed": self._parser.invoke(raw), "parsing_error": None}
+        except (OutputParserException, ValidationError) as exc:
+            return {"raw": raw, "parsed": None, "parsing_error": exc}
+
+
 @dataclass
 class StructuredResult(Generic[T]):
     """A parsed reply, or the fallback, with everything needed to account for and trace it."""
@@ -130,7 +157,7 @@ def call_structured(
 ) -> StructuredResult[T]:
     """Ask for ``schema``; on a parse failure send the error back and ask again (AgentKit's
     after-query), up to ``max_tries`` calls; then return ``fallback`` (recorded as such) or raise."""
-    runnable = model.with_structured_output(schema, include_raw=True)
+    runnable = _structured(model, schema)
     conversation = list(messages)
     usage = Usage()
     errors: list[str] = []
