@@ -18,6 +18,7 @@ from .graphs.context import AgentContext
 from .graphs.session import close_session, get_session
 from .models import load_chat_model
 from .runs import RunDir, new_run_id
+from .tracing import CALLS_FILE, CallLog
 
 CHECKPOINTS = "checkpoints.sqlite"
 NODES_PER_STEP = 12  # a step with a full replan cycle; sets LangGraph's recursion limit
@@ -61,7 +62,16 @@ def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
 
 def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | None, max_steps: int, on_step: StepCallback | None) -> dict[str, Any]:
     meta = run.meta()
-    config = {"configurable": {"thread_id": run.run_id}, "recursion_limit": NODES_PER_STEP * (max_steps + 2) + 20}
+    labels = {"run_id": run.run_id, "env": meta["env"], "seed": meta.get("seed"), "preset": context.preset, "model": context.model}
+    config = {
+        "configurable": {"thread_id": run.run_id},
+        "recursion_limit": NODES_PER_STEP * (max_steps + 2) + 20,
+        "callbacks": [CallLog(run.path / CALLS_FILE)],  # every model call, for users without LangSmith
+        # LangSmith (when its environment variables are set) groups and filters traces by these.
+        "run_name": f"ariadne {meta['env']}",
+        "tags": ["ariadnegraph", f"preset:{context.preset}", f"env:{meta['env']}", f"seed:{meta.get('seed')}"],
+        "metadata": labels,
+    }
     try:
         with checkpointer(run) as saver:
             graph = build_agent_graph().compile(checkpointer=saver, name="ariadne")

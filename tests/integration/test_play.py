@@ -46,6 +46,12 @@ def test_play_prints_progress_and_a_json_summary_and_saves_the_run(tmp_path):
     memory = WorldMemory.open(run.memory_path)
     assert sorted(memory.episodes) == list(range(summary["steps"] + 1))
     assert len(memory.kg) > 10
+    # the local trace export: one line per model call, adding up to the summary's accounting
+    calls = [json.loads(line) for line in (run.path / "calls.jsonl").read_text().splitlines()]
+    assert len(calls) == summary["llm_calls"]
+    assert sum(c["usage"]["prompt_tokens"] for c in calls) == summary["prompt_tokens"]
+    assert {c["node"] for c in calls} >= {"summarizer", "relation_retriever", "planner", "critic"}
+    assert all(c["prompt"] and "reply" in c and c["latency_ms"] >= 0 for c in calls)
 
 
 def test_killed_play_resumes_to_the_same_result_as_an_uninterrupted_run(tmp_path):
