@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -23,9 +25,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    work = tmp_path_factory.mktemp("server")
+@contextlib.contextmanager
+def langgraph_dev(work: Path, **extra_env: str):
+    """`langgraph dev` on a free loopback port, stopped (process group) on exit."""
     port = free_port()
     env = {
         **os.environ,
@@ -33,34 +35,44 @@ def server(tmp_path_factory):
         "LANGGRAPH_NO_VERSION_CHECK": "true",
         "LANGSMITH_TRACING": "false",
         "ARIADNE_RUN_DIR": str(work / "runs"),
+        **extra_env,
     }
-    log = open(work / "server.log", "w")
+    log_path = work / f"server-{port}.log"
+    log = open(log_path, "w")
     process = subprocess.Popen(
         [LANGGRAPH, "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser", "--no-reload",
          "--config", str(ROOT / "langgraph.json")],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"langgraph dev exited: {(work / 'server.log').read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        os.killpg(process.pid, signal.SIGKILL)
-        pytest.fail(f"langgraph dev did not start: {(work / 'server.log').read_text()[-2000:]}")
-    yield url, work
-    os.killpg(process.pid, signal.SIGTERM)
     try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-    log.close()
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"langgraph dev exited: {log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"langgraph dev did not start: {log_path.read_text()[-2000:]}")
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    work = tmp_path_factory.mktemp("server")
+    with langgraph_dev(work) as url:
+        yield url, work
 
 
 def test_agent_graph_runs_a_thread_through_the_sdk(server):
@@ -81,3 +93,17 @@ def test_agent_graph_runs_a_thread_through_the_sdk(server):
     assert (run_dir / "trajectory.jsonl").read_text().count("\n") == 4  # reset + 3 steps
     answer = client.runs.wait(None, "ask", input={"run_id": thread["thread_id"], "question": "Where am I?"})
     assert answer["answer"]
+
+
+def test_with_an_api_key_configured_requests_without_it_are_refused(tmp_path):
+    from langgraph_sdk import get_sync_client
+
+    with langgraph_dev(tmp_path, ARIADNE_API_KEY="s3cret") as url:
+        request = urllib.request.Request(f"{url}/assistants/search", data=b"{}", headers={"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code in (401, 403)
+        with pytest.raises(Exception):
+            get_sync_client(url=url, api_key="wrong").assistants.search()
+        assistants = get_sync_client(url=url, api_key="s3cret").assistants.search()
+        assert {a["graph_id"] for a in assistants} >= {"agent", "ask"}
