@@ -107,3 +107,28 @@ def test_with_an_api_key_configured_requests_without_it_are_refused(tmp_path):
             get_sync_client(url=url, api_key="wrong").assistants.search()
         assistants = get_sync_client(url=url, api_key="s3cret").assistants.search()
         assert {a["graph_id"] for a in assistants} >= {"agent", "ask"}
+
+
+def test_background_run_streams_is_interrupted_and_resumes(server):
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    thread = client.threads.create()
+    run = client.runs.create(thread["thread_id"], "agent", input={"env": "cooking:2", "seed": 2, "max_steps": 25},
+                             stream_mode="updates", stream_resumable=True)
+    seen_steps = []
+    for part in client.runs.join_stream(thread["thread_id"], run["run_id"]):
+        if part.event == "updates" and isinstance(part.data, dict) and "environment" in part.data:
+            seen_steps.append(part.data["environment"]["step"])
+            if len(seen_steps) >= 3:
+                client.runs.cancel(thread["thread_id"], run["run_id"], wait=True)
+                break
+    assert seen_steps[:3] == [0, 1, 2]
+    interrupted = client.threads.get_state(thread["thread_id"])["values"]
+    assert not interrupted.get("done") and interrupted["step"] < 25
+    # resume: a new run on the same thread with no input continues from the last checkpoint
+    client.runs.wait(thread["thread_id"], "agent", input=None)
+    final = client.threads.get_state(thread["thread_id"])["values"]
+    assert final["done"] is True and final["step"] > interrupted["step"]
+    assert final["actions"][: len(interrupted["actions"])] == interrupted["actions"]
