@@ -100,6 +100,13 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    print(write_report(args.run_dir, args.run_id, out=Path(args.out) if args.out else None))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ariadne", description="Text-game agents with a temporal knowledge-graph memory.")
     parser.add_argument("--version", action="version", version=f"ariadnegraph {__version__}")
@@ -145,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--model", default=None, help="default: the run's model")
     ask.add_argument("--base-url", default=None)
     ask.set_defaults(func=_ask)
+
+    report = commands.add_parser("report", help="write a run's report as one self-contained HTML file")
+    report.add_argument("run_id")
+    report.add_argument("--run-dir", default="runs")
+    report.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/RUN_ID/report.html)")
+    report.set_defaults(func=_report)
     return parser
 
 

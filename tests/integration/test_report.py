@@ -1,0 +1,135 @@
+"""`write_report`: one self-contained HTML file per run, checked as rendered by headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from ariadnegraph.graphs.context import AgentContext
+from ariadnegraph.memory import MemoryCorrupted, WorldMemory
+from ariadnegraph.memory.world import MEMORY_FILE
+from ariadnegraph.play import play
+from ariadnegraph.report import write_report
+from ariadnegraph.runs import RunNotFound
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Path, str]:
+    run_dir = tmp_path_factory.mktemp("report-runs")
+    result = play("cooking:1", seed=1, max_steps=8, context=AgentContext(run_dir=str(run_dir)))
+    return run_dir, result["run_id"]
+
+
+class _Graph(HTMLParser):
+    """Fact edges inside ``#graph`` and the text of ``#step-label`` in a dumped DOM."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.edges: list[tuple[int, set[str]]] = []
+        self.label = ""
+        self._depth = 0  # > 0 while inside #graph
+        self._in_label = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if self._depth:
+            self._depth += 1
+        elif attrs.get("id") == "graph":
+            self._depth = 1
+        if self._depth and tag in ("line", "path") and "data-fact" in attrs:
+            self.edges.append((int(attrs["data-fact"]), set((attrs.get("class") or "").split())))
+        self._in_label = attrs.get("id") == "step-label"
+
+    def handle_endtag(self, tag):
+        if self._depth:
+            self._depth -= 1
+        self._in_label = False
+
+    def handle_data(self, data):
+        if self._in_label:
+            self.label += data
+
+
+def _chromium(args: list[str], url: str, profile: Path) -> subprocess.CompletedProcess:
+    command = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+               "--virtual-time-budget=3000", *args, url]
+    return subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+
+
+def test_report_is_self_contained_and_embeds_the_run(played):
+    run_dir, run_id = played
+    path = write_report(run_dir, run_id)
+    assert path == run_dir / run_id / "report.html"
+    page = path.read_text()
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", page, re.IGNORECASE)
+    assert not re.search(r"@import|url\(\s*['\"]?https?:", page, re.IGNORECASE)
+    blob = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.DOTALL)
+    assert blob is not None
+    data = json.loads(blob.group(1))
+    assert data["run_id"] == run_id
+    memory = WorldMemory.open(run_dir / run_id / "memory")
+    try:
+        assert len(data["facts"]) == len(memory.kg) and len(data["nodes"]) == len(memory.kg.entities)
+    finally:
+        memory.close()
+    assert [s["step"] for s in data["steps"]] == list(range(9))
+    assert data["steps"][1]["action"] and data["steps"][1]["subgoal"] and data["steps"][1]["critic"]
+    # tokens per step add up to the run's total
+    spent = sum(s["tokens"]["prompt_tokens"] for s in data["steps"]) + (data["after_last_step"] or {}).get("tokens", {}).get("prompt_tokens", 0)
+    assert spent == data["totals"]["prompt_tokens"] > 0
+
+
+def test_report_renders_the_graph_at_the_chosen_step(played, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("needs /usr/bin/chromium (Debian package chromium)")
+    run_dir, run_id = played
+    path = write_report(run_dir, run_id, out=tmp_path / "out" / "r.html")
+    memory = WorldMemory.open(run_dir / run_id / "memory")
+    try:
+        added = {k: {f.id for f in memory.kg.all_facts if f.recorded_at == k} for k in range(9)}
+        closed = {k: {f.id for f in memory.kg.all_facts if f.valid_to == k} for k in range(9)}
+        chosen = [k for k in range(1, 9) if added[k]][:2]
+        assert len(chosen) == 2
+        for k in chosen:
+            result = _chromium(["--dump-dom"], f"{path.as_uri()}?step={k}", tmp_path / "profile")
+            assert result.returncode == 0, result.stderr[-2000:]
+            parsed = _Graph()
+            parsed.feed(result.stdout)
+            assert parsed.label.strip() == str(k)
+            shown = {fact for fact, classes in parsed.edges if "closed" not in classes}
+            assert len(shown) == len(memory.as_of(k)) and shown == set(memory.as_of(k).facts)
+            assert {fact for fact, classes in parsed.edges if "added" in classes} == added[k]
+            assert {fact for fact, classes in parsed.edges if "closed" in classes} == closed[k]
+    finally:
+        memory.close()
+    shot = tmp_path / "shot.png"
+    result = _chromium(["--hide-scrollbars", "--window-size=1400,1000", f"--screenshot={shot}"], f"{path.as_uri()}?step={chosen[0]}",
+                       tmp_path / "profile")
+    assert result.returncode == 0 and shot.stat().st_size > 10_000
+
+
+def test_missing_run_writes_nothing(tmp_path):
+    with pytest.raises(RunNotFound, match="no run 'nope'"):
+        write_report(tmp_path, "nope")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_corrupted_memory_propagates_and_writes_nothing(played, tmp_path):
+    run_dir, run_id = played
+    copy = tmp_path / run_id
+    shutil.copytree(run_dir / run_id, copy, ignore=shutil.ignore_patterns("report.html"))
+    (copy / "memory" / MEMORY_FILE).write_bytes(b"this is not a database" * 100)
+    for extra in (copy / "memory").glob(MEMORY_FILE + "-*"):
+        extra.unlink()
+    with pytest.raises(MemoryCorrupted):
+        write_report(tmp_path, run_id)
+    assert not (copy / "report.html").exists()
