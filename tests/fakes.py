@@ -6,7 +6,6 @@ LangChain's fake chat models lack ``bind_tools``; this one binds tools like a re
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -55,7 +54,3 @@ class QueuedChatModel(BaseChatModel):
 
 def structured(schema_name: str, **args: Any) -> AIMessage:
     return tool_reply(schema_name, args)
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value)
