@@ -1,8 +1,9 @@
 """Run directories: one folder per episode with its metadata, trajectory and memory.
 
 Layout of ``<run_dir>/<run_id>/``: ``run.json`` (what was run), ``trajectory.jsonl`` (one JSON line per
-step, appended and flushed as the step finishes, so a crash never loses a finished step), ``memory/``
-(the :class:`~ariadnegraph.memory.WorldMemory` files).
+step, appended and flushed as the step finishes, so a crash never loses a finished step),
+``oracle.jsonl`` (the game's ground truth at each step, for evaluation code only: the agent never
+reads it), ``memory/`` (the :class:`~ariadnegraph.memory.WorldMemory` files).
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ class RunDir:
         return self.path / "trajectory.jsonl"
 
     @property
+    def oracle_path(self) -> Path:
+        return self.path / "oracle.jsonl"
+
+    @property
     def memory_path(self) -> Path:
         return self.path / "memory"
 
@@ -80,31 +85,53 @@ class RunDir:
         tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
         os.replace(tmp, self.meta_path)
 
-    def append_step(self, record: dict[str, Any]) -> None:
-        with self.trajectory_path.open("a") as handle:
-            handle.write(json.dumps(record, sort_keys=True) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+    def append_step(self, record: dict[str, Any], oracle: dict[str, Any] | None = None) -> None:
+        """Record one finished step (and the game's ground truth for it, if given), synced to disk."""
+        if oracle is not None:
+            # Not synced: it can be rebuilt by replaying the actions; the trajectory line is the record.
+            _append_line(self.oracle_path, {"step": record["step"], **oracle}, sync=False)
+        _append_line(self.trajectory_path, record)
 
     def truncate_steps(self, last_step: int) -> None:
         """Drop recorded steps after ``last_step``, and a torn last line; -1 drops them all."""
-        if not self.trajectory_path.exists():
-            return
-        records = list(self.steps())
-        kept = [r for r in records if r["step"] <= last_step]
-        torn = not self.trajectory_path.read_bytes().endswith(b"\n") and self.trajectory_path.stat().st_size > 0
-        if len(kept) == len(records) and not torn:
-            return
-        tmp = self.trajectory_path.with_suffix(".jsonl.tmp")
-        tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
-        os.replace(tmp, self.trajectory_path)
+        for path in (self.trajectory_path, self.oracle_path):
+            _truncate_lines(path, last_step)
 
     def steps(self) -> Iterator[dict[str, Any]]:
         """Recorded steps in order; a torn last line (crash mid-write) is ignored."""
-        if not self.trajectory_path.exists():
-            return
-        with self.trajectory_path.open() as handle:
-            for line in handle:
-                if not line.endswith("\n"):
-                    break
-                yield json.loads(line)
+        return _read_lines(self.trajectory_path)
+
+    def oracle_steps(self) -> Iterator[dict[str, Any]]:
+        """The game's ground truth per recorded step (evaluation only), in order."""
+        return _read_lines(self.oracle_path)
+
+
+def _append_line(path: Path, record: dict[str, Any], sync: bool = True) -> None:
+    with path.open("a") as handle:
+        handle.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+        handle.flush()
+        if sync:
+            os.fsync(handle.fileno())
+
+
+def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with path.open() as handle:
+        for line in handle:
+            if not line.endswith("\n"):
+                break  # torn by a crash mid-write
+            yield json.loads(line)
+
+
+def _truncate_lines(path: Path, last_step: int) -> None:
+    if not path.exists():
+        return
+    records = list(_read_lines(path))
+    kept = [r for r in records if r["step"] <= last_step]
+    torn = path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    if len(kept) == len(records) and not torn:
+        return
+    tmp = path.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+    os.replace(tmp, path)

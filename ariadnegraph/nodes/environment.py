@@ -44,6 +44,18 @@ def trajectory_record(step: int, action: str | None, observation: Observation) -
     }
 
 
+def oracle_record(observation: Observation, *, first: bool = False) -> dict[str, Any]:
+    """The game's ground truth at this step, written beside the trajectory for evaluation code
+    (memory fidelity, memory QA); no node reads it back. The walkthrough is kept once, at step 0."""
+    oracle = observation.oracle
+    extra = {k: v for k, v in oracle.extra.items() if isinstance(v, (str, int, float, bool, type(None)))}
+    record: dict[str, Any] = {"facts": [list(f) for f in oracle.facts], "score": observation.score,
+                              "max_score": observation.max_score, "inventory": list(observation.inventory or []), **extra}
+    if first:
+        record["walkthrough"] = list(oracle.walkthrough)
+    return record
+
+
 def run_id_for(state: AgentState) -> str:
     """The caller's run id; on a LangGraph server, the thread id, so one thread is one run."""
     if state.get("run_id"):
@@ -62,7 +74,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
     session = open_session(context.run_dir, state, create=starting)
     if starting:
         observation = session.observation
-        session.run.append_step(trajectory_record(0, None, observation))
+        session.run.append_step(trajectory_record(0, None, observation), oracle_record(observation, first=True))
         goal = getattr(session.env, "goal", None) or ""
         return {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "actions": [], "last_action": None,
                 "belief": "", "plan": [], "needs_plan": True, "replans": 0, "expected": None, "feedback": None, "reward": 0.0,
@@ -71,7 +83,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
     action = state["proposed"]
     observation = session.env.step(action)
     session.observation = observation
-    session.run.append_step(trajectory_record(step, action, observation))
+    session.run.append_step(trajectory_record(step, action, observation), oracle_record(observation))
     if state.get("max_steps") and step >= state["max_steps"] and not observation.done:
         observation_done = True
     else:
