@@ -1,24 +1,51 @@
-"""Local trace export: every model call of a run appended to ``calls.jsonl`` in its run directory.
+"""Tracing: the game step and score on every traced run, and a local export of every model call.
 
-For users without LangSmith: each line holds the node that made the call, the prompt messages, the
-reply (text and tool calls), token usage and latency. Lines are written as calls finish, so a killed
-run keeps the calls it made.
+LangSmith (on when its standard variables are set) gets the episode's name, tags and metadata from
+the run's config (:mod:`ariadnegraph.play`); :func:`traced_node` adds the step and score each node
+ran at, to the node's run and to every model and tool call made inside it.
+
+For users without LangSmith, :class:`CallLog` appends one line per model call to ``calls.jsonl``: the
+node and step that made it, the prompt messages, the reply (text and tool calls), token usage and
+latency. Lines are written as calls finish, so a killed run keeps the calls it made.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import langsmith
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
 CALLS_FILE = "calls.jsonl"
+
+
+def traced_node(node: Callable[..., Any]) -> Callable[..., Any]:
+    """``node`` with the episode's step and score on its trace run and on every run inside it.
+
+    The node's own run already exists when it starts, so its metadata is updated in place; runs made
+    inside (model calls, KG tools) inherit the tracing context. Costs two context-variable reads
+    when tracing is off. ``functools.wraps`` keeps the signature LangGraph reads to pass ``runtime``.
+    """
+
+    @functools.wraps(node)
+    def run(state: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        labels = {"step": state.get("step", 0), "score": state.get("score", 0.0)}
+        current = langsmith.get_current_run_tree()
+        if current is not None:
+            current.metadata.update(labels)
+        with langsmith.tracing_context(metadata=labels):
+            return node(state, *args, **kwargs)
+
+    return run
 
 
 def _message(message: BaseMessage) -> dict[str, Any]:
@@ -41,6 +68,8 @@ class CallLog(BaseCallbackHandler):
         metadata = metadata or {}
         self._open[run_id] = {
             "node": metadata.get("langgraph_node"),
+            # the step label of traced_node (callbacks run in the caller's context)
+            "step": (langsmith.get_tracing_context().get("metadata") or {}).get("step"),
             "model": (serialized or {}).get("name") or metadata.get("ls_model_name"),
             "prompt": [_message(m) for m in (messages[0] if messages else [])],
             "started": time.time(),

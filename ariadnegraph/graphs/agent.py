@@ -31,6 +31,7 @@ from ariadnegraph.nodes.world_model_qa import world_model_qa
 from ariadnegraph.graphs.context import AgentContext
 from ariadnegraph.graphs.presets import PRESETS, Preset
 from ariadnegraph.graphs.state import AgentState, EpisodeInput
+from ariadnegraph.tracing import traced_node
 
 PlanningNode = Literal["world_model_qa", "planner", "critic", "actor"]
 
@@ -89,16 +90,16 @@ def route_after_planner(state: AgentState, runtime: Runtime[AgentContext] = None
 
 def build_agent_graph() -> StateGraph:
     builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=EpisodeInput)
-    builder.add_node("environment", environment)
-    builder.add_node("summarizer", summarizer)
-    builder.add_node("relation_retriever", relation_retriever)
-    builder.add_node("memory_update", memory_update)
-    builder.add_node("retriever", retriever)
-    builder.add_node("aggregator", aggregator)
-    builder.add_node("world_model_qa", world_model_qa)
-    builder.add_node("planner", planner)
-    builder.add_node("critic", critic, destinations=("planner", "actor"))
-    builder.add_node("actor", actor)
+    builder.add_node("environment", traced_node(environment))
+    builder.add_node("summarizer", traced_node(summarizer))
+    builder.add_node("relation_retriever", traced_node(relation_retriever))
+    builder.add_node("memory_update", traced_node(memory_update))
+    builder.add_node("retriever", traced_node(retriever))
+    builder.add_node("aggregator", traced_node(aggregator))
+    builder.add_node("world_model_qa", traced_node(world_model_qa))
+    builder.add_node("planner", traced_node(planner))
+    builder.add_node("critic", traced_node(critic), destinations=("planner", "actor"))
+    builder.add_node("actor", traced_node(actor))
     builder.add_edge(START, "environment")
     builder.add_conditional_edges("environment", route_after_environment)
     builder.add_conditional_edges("summarizer", route_after_summarizer)

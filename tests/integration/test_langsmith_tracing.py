@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -60,6 +61,26 @@ def play(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     )
 
 
+def traced_runs(bodies: list[bytes]) -> dict[str, dict]:
+    """Runs as LangSmith's multipart ingestion sends them: each run's parts (``post.<id>``,
+    ``post.<id>.extra``, ``patch.<id>`` ...) merged by run id into {name, run_type, metadata}."""
+    runs: dict[str, dict] = {}
+    part = re.compile(rb'name="(post|patch)\.([0-9a-f-]{36})(?:\.(\w+))?"[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n(.*?)\r\n--', re.S)
+    for body in bodies:
+        for _, run_id, field, payload in part.findall(body):
+            try:
+                data = json.loads(payload)
+            except ValueError:
+                continue
+            run = runs.setdefault(run_id.decode(), {"metadata": {}})
+            if field == b"extra":
+                run["metadata"].update(data.get("metadata") or {})
+            elif not field and isinstance(data, dict):
+                run.update({k: data[k] for k in ("name", "run_type") if k in data})
+                run["metadata"].update((data.get("extra") or {}).get("metadata") or {})
+    return runs
+
+
 def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoint):
     url, bodies = endpoint
     result = play(tmp_path, {"LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": url, "LANGSMITH_API_KEY": "test-key",
@@ -74,6 +95,62 @@ def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoi
     assert b"ScriptedChatModel" in received  # the model calls themselves
     run_id = json.loads(result.stdout.strip().splitlines()[-1])["run_id"].encode()
     assert run_id in received  # episode metadata travels with the runs
+
+    # The game step and score ride on every node run and on the model and tool calls inside them.
+    runs = traced_runs(bodies)
+    nodes = [r for r in runs.values() if r["metadata"].get("langgraph_node") == r.get("name")]
+    calls = [r for r in runs.values() if r.get("run_type") in ("llm", "tool")]
+    assert {r["name"] for r in nodes} >= {"environment", "summarizer", "planner", "critic", "actor", "memory_update"}
+    assert calls
+    for run in nodes + calls:
+        assert {"step", "score"} <= set(run["metadata"]), run
+        assert run["metadata"]["run_id"] == run_id.decode() and run["metadata"]["preset"] == "ariadne"
+    assert {r["metadata"]["step"] for r in nodes if r["name"] == "summarizer"} == {0, 1, 2}
+
+
+TOOL_SCRIPT = """
+from langchain_core.messages import AIMessage
+from langgraph.graph import START, StateGraph
+from langgraph.prebuilt import ToolNode
+from typing import TypedDict
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.tools.kg_tools import make_kg_tools
+from ariadnegraph.tracing import traced_node
+from langchain_core.tracers.langchain import wait_for_all_tracers
+
+class State(TypedDict, total=False):
+    step: int
+    score: float
+
+memory = WorldMemory()
+memory.observe(1, "-= Kitchen =-", [("knife", "on", "counter")])
+tools = ToolNode(make_kg_tools(memory))
+
+def node(state):
+    call = {"name": "where_is", "args": {"entity": "knife"}, "id": "c1", "type": "tool_call"}
+    tools.invoke({"messages": [AIMessage(content="", tool_calls=[call])]})
+    return {}
+
+builder = StateGraph(State)
+builder.add_node("world_model_qa", traced_node(node))
+builder.add_edge(START, "world_model_qa")
+builder.compile().invoke({"step": 7, "score": 2.0})
+wait_for_all_tracers()
+"""
+
+
+def test_kg_tool_calls_inside_a_node_carry_its_step_and_score(tmp_path, endpoint):
+    url, bodies = endpoint
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
+    env = {**clean, "LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": url, "LANGSMITH_API_KEY": "test-key"}
+    result = subprocess.run([sys.executable, "-c", TOOL_SCRIPT], capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    runs = traced_runs(bodies)
+    tool = next(r for r in runs.values() if r.get("run_type") == "tool")
+    node = next(r for r in runs.values() if r.get("name") == "world_model_qa")
+    assert tool["name"] == "where_is"
+    for run in (tool, node):
+        assert run["metadata"]["step"] == 7 and run["metadata"]["score"] == 2.0
 
 
 def test_nothing_is_sent_when_tracing_is_off(tmp_path, endpoint):
