@@ -193,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .fetch import FetchError
     from .graphs.session import ReplayMismatch
     from .memory import MemoryCorrupted
-    from .models import StructuredOutputError
+    from .models import MalformedReply, StructuredOutputError
 
     args = build_parser().parse_args(argv)
     provider_errors = _provider_errors()
@@ -203,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             FileNotFoundError, FileExistsError, ValueError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"ariadne: error: {message}", file=sys.stderr)
+        return 2
+    except MalformedReply as exc:
+        print(f"ariadne: error: model provider failed: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except provider_errors as exc:
         print(f"ariadne: error: {_provider_message(exc)}", file=sys.stderr)

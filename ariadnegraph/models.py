@@ -1,14 +1,21 @@
 """Chat models: ``"provider:model"`` through ``init_chat_model``, the offline ``scripted`` model, and the
 one place where structured outputs are parsed, retried with the error, and finally fall back.
 
-Provider errors (auth, HTTP, timeouts after the client's own retries) are never caught here: they
-reach the caller and stop the run, whose finished steps are already saved (AgentKit issue #6 is what
-swallowing them costs).
+What goes wrong with a provider, and what happens:
+
+* HTTP 429 (honouring Retry-After), 5xx, timeouts, dropped connections: the provider client's own
+  retries with backoff (``max_retries``); past them the error reaches the caller and stops the run,
+  whose finished steps are already saved (AgentKit issue #6 is what swallowing them costs).
+* A reply the client cannot read (a JSON body cut short, an empty choice list): retried here with
+  exponential backoff like a dropped connection, then :class:`MalformedReply`.
+* A readable reply that breaks the schema: repaired when the JSON is only wrapped (markdown fences,
+  prose around it), else sent back with the error (``structured_tries``), then a recorded fallback.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,6 +25,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.output_parsers.openai_tools import PydanticToolsParser
+from langchain_core.runnables import Runnable
+from langchain_core.utils.json import parse_json_markdown
 from pydantic import BaseModel, ValidationError
 
 SCRIPTED = "scripted"
@@ -30,6 +39,28 @@ class ModelSpecError(ValueError):
 
 class StructuredOutputError(RuntimeError):
     """The model never produced a valid structured reply and no fallback was given."""
+
+
+class MalformedReply(RuntimeError):
+    """The provider answered, but nothing a client can read (body cut short, no choices), even after
+    retries."""
+
+
+# What an OpenAI-compatible client raises on such a reply: the JSON decoder on a cut body, and
+# langchain-openai's indexing of the first choice on an empty ``choices`` list.
+_UNREADABLE = (json.JSONDecodeError, IndexError)
+REPLY_BACKOFF = {"initial": 0.5, "max": 10.0, "exp_base": 2.0, "jitter": 0.5}  # seconds, as the clients' own
+
+
+def invoke_model(runnable: Runnable, messages: Sequence[BaseMessage], *, retries: int = 3) -> Any:
+    """``runnable.invoke(messages)``, with unreadable replies retried (exponential backoff with
+    jitter, ``retries`` times) and finally raised as one :class:`MalformedReply`."""
+    try:
+        return runnable.with_retry(retry_if_exception_type=_UNREADABLE, stop_after_attempt=retries + 1,
+                                   exponential_jitter_params=REPLY_BACKOFF).invoke(messages)
+    except _UNREADABLE as exc:
+        raise MalformedReply(f"the model's reply could not be read after {retries + 1} tries "
+                             f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]})") from exc
 
 
 @functools.lru_cache(maxsize=32)
@@ -125,8 +156,12 @@ def _structured(model: BaseChatModel, schema: type[T]):
 
 class _ToolCallingStructured:
     def __init__(self, bound, schema: type[BaseModel]) -> None:
-        self._bound = bound
+        self._bound, self._schema = bound, schema
         self._parser = PydanticToolsParser(tools=[schema], first_tool_only=True)
+
+    def with_retry(self, **options: Any) -> "_ToolCallingStructured":
+        """Retries wrap the model call only; parsing is deterministic."""
+        return _ToolCallingStructured(self._bound.with_retry(**options), self._schema)
 
     def invoke(self, messages: Sequence[BaseMessage]) -> dict[str, Any]:
         raw = self._bound.invoke(messages)
@@ -145,6 +180,26 @@ class StructuredResult(Generic[T]):
     tries: int
     fell_back: bool = False
     errors: list[str] = field(default_factory=list)
+    repaired: bool = False  # the JSON was found inside a wrapped reply (fences, prose)
+
+
+def rejected_text(exc: ValidationError) -> str:
+    """The reply text a schema check rejected (pydantic keeps it when the JSON itself is invalid)."""
+    for error in exc.errors():
+        if error.get("type") == "json_invalid" and isinstance(error.get("input"), str):
+            return error["input"]
+    return ""
+
+
+def repair(schema: type[T], text: str) -> T | None:
+    """A reply rejected only because its JSON is wrapped (```json fences, prose around it), read
+    anyway; None when there is nothing to repair. Local models served by vLLM or Ollama do this."""
+    if not text:
+        return None
+    try:
+        return schema.model_validate(parse_json_markdown(text))
+    except (ValueError, ValidationError):
+        return None
 
 
 def call_structured(
@@ -154,20 +209,27 @@ def call_structured(
     *,
     max_tries: int = 3,
     fallback: T | None = None,
+    retries: int = 3,
 ) -> StructuredResult[T]:
     """Ask for ``schema``; on a parse failure send the error back and ask again (AgentKit's
-    after-query), up to ``max_tries`` calls; then return ``fallback`` (recorded as such) or raise."""
+    after-query), up to ``max_tries`` calls; then return ``fallback`` (recorded as such) or raise.
+    Unreadable replies are retried first (``retries``, see :func:`invoke_model`)."""
     runnable = _structured(model, schema)
     conversation = list(messages)
     usage = Usage()
     errors: list[str] = []
     for attempt in range(1, max_tries + 1):
         try:
-            out = runnable.invoke(conversation)
+            out = invoke_model(runnable, conversation, retries=retries)
         except ValidationError as exc:
             # ChatOpenAI's default structured output (response_format json_schema) is parsed inside the
             # openai client: a reply that breaks the schema raises here instead of reaching parsing_error.
-            out = {"raw": AIMessage(content=""), "parsed": None, "parsing_error": exc}
+            text = rejected_text(exc)
+            fixed = repair(schema, text)
+            if fixed is not None:
+                usage = usage.add(usage_of(conversation, AIMessage(content=text)))
+                return StructuredResult(fixed, usage, attempt, False, errors, repaired=True)
+            out = {"raw": AIMessage(content=text), "parsed": None, "parsing_error": exc}
         raw: BaseMessage = out["raw"]
         usage = usage.add(usage_of(conversation, raw))
         parsed = out.get("parsed")

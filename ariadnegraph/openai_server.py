@@ -51,6 +51,7 @@ FAULT_KINDS = {
     "delay": "answer normally after sleeping `seconds` (exercises client timeouts)",
     "truncated": "HTTP 200 whose JSON body is cut in half",
     "ignore_schema": "a plain-text reply (`content`) with no tool calls, ignoring any tools or json_schema",
+    "fenced": "the JSON content of a json_schema reply wrapped in prose and a ```json fence (as many local models do)",
     "empty_choices": "HTTP 200 with an empty choices list",
     "disconnect": "close the connection without answering",
 }
@@ -479,7 +480,7 @@ class _Handler(BaseHTTPRequestHandler):
         with server._lock:
             server.chat_requests += 1
             number = server.chat_requests
-        entry: dict[str, Any] = {"n": number, "model": body.get("model") if isinstance(body, Mapping) else None,
+        entry: dict[str, Any] = {"n": number, "time": time.time(), "model": body.get("model") if isinstance(body, Mapping) else None,
                                  "stream": bool(isinstance(body, Mapping) and body.get("stream"))}
         if isinstance(body, Mapping):
             entry["tools"] = [t["function"]["name"] for t in _function_tools(body)] if isinstance(body.get("tools") or [], list) else []
@@ -523,6 +524,9 @@ class _Handler(BaseHTTPRequestHandler):
             text = fault.content if fault.content is not None else IGNORED_SCHEMA_REPLY  # type: ignore[union-attr]
             response["choices"][0]["message"] = {"role": "assistant", "content": text, "refusal": None}
             response["choices"][0]["finish_reason"] = "stop"
+        elif kind == "fenced" and response["choices"][0]["message"].get("content"):
+            message = response["choices"][0]["message"]
+            message["content"] = f"Here is my answer:\n```json\n{message['content']}\n```\nLet me know if you need more."
         elif kind == "empty_choices":
             response["choices"] = []
         entry["usage"] = response.get("usage")

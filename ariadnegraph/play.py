@@ -16,11 +16,12 @@ from .envs import make
 from .graphs.agent import build_agent_graph
 from .graphs.context import AgentContext
 from .graphs.session import close_session, get_session
-from .models import load_chat_model
+from .nodes.common import chat_model
 from .runs import RunDir, new_run_id
 from .tracing import CALLS_FILE, CallLog
 
 CHECKPOINTS = "checkpoints.sqlite"
+ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")
 NODES_PER_STEP = 12  # a step with a full replan cycle; sets LangGraph's recursion limit
 
 StepCallback = Callable[[dict[str, Any]], None]
@@ -104,7 +105,8 @@ def play(
     context = context or AgentContext()
     if max_steps < 1:
         raise ValueError(f"max steps must be at least 1, got {max_steps}")
-    load_chat_model(context.model, base_url=context.base_url, api_key=context.api_key)  # bad model: fail before any write
+    for role in ROLES:  # a bad model string, default or per role: fail before any write
+        chat_model(context, role)
     options = {k: v for k, v in (("seed", seed), ("variation", variation)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     run_id = run_id or new_run_id(env)

@@ -18,6 +18,17 @@ def _setting(description: str, default: Any) -> Any:
     return field(default=default, metadata={"description": description})
 
 
+def _parse(name: str, text: str, default: Any) -> Any:
+    """An ``ARIADNE_*`` value as the field's type (that of its default)."""
+    kind = type(default) if isinstance(default, (int, float)) and not isinstance(default, bool) else None
+    if kind is None:
+        return text
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"ARIADNE_{name.upper()}={text!r} is not a {kind.__name__}") from None
+
+
 @dataclass(kw_only=True)
 class AgentContext:
     model: str = _setting("Default chat model: 'scripted' (offline) or 'provider:model', e.g. 'openai:gpt-4o-mini'.", "scripted")
@@ -33,6 +44,8 @@ class AgentContext:
     max_replans: int = _setting("Planner calls allowed per step after a rejection or a deviation.", 2)
     qa_turns: int = _setting("Tool turns of the inner monologue per planning (DAVIS used 5).", 5)
     structured_tries: int = _setting("Tries per structured reply before the recorded fallback.", 3)
+    max_retries: int = _setting("Retries of a failed model request (429, 5xx, timeout, unreadable reply), with backoff.", 3)
+    request_timeout: float = _setting("Seconds before a model request times out (then it is retried).", 120.0)
     history_length: int = _setting("Recent steps shown to the planner.", 5)
     search_depth: int = _setting("AriGraph semantic search depth d.", 2)
     search_width: int = _setting("AriGraph semantic search width w.", 5)
@@ -45,12 +58,14 @@ class AgentContext:
             env = os.environ.get(f"ARIADNE_{f.name.upper()}")
             if env is None or getattr(self, f.name) != (f.default if f.default is not MISSING else None):
                 continue
-            setattr(self, f.name, int(env) if isinstance(f.default, int) else env)
+            setattr(self, f.name, _parse(f.name, env, f.default))
         if self.preset not in PRESETS:
             raise ValueError(f"unknown preset '{self.preset}' (choose {', '.join(PRESETS)})")
-        for name in ("max_replans", "qa_turns", "structured_tries", "history_length"):
+        for name in ("max_replans", "qa_turns", "structured_tries", "history_length", "max_retries"):
             if getattr(self, name) < (1 if name == "structured_tries" else 0):
                 raise ValueError(f"{name.replace('_', ' ')} must not be negative, got {getattr(self, name)}")
+        if not self.request_timeout > 0:
+            raise ValueError(f"request timeout must be positive, got {self.request_timeout}")
 
     @property
     def switches(self) -> Preset:

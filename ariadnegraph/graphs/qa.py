@@ -15,7 +15,7 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 
-from ariadnegraph.models import usage_of
+from ariadnegraph.models import invoke_model, usage_of
 from ariadnegraph.nodes.common import chat_model
 from ariadnegraph.nodes.prompts import ASK
 from ariadnegraph.prompting import QUESTION, render_sections
@@ -71,7 +71,7 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         messages.append(HumanMessage(content=FINAL_ANSWER))
     else:
         model = model.bind_tools(tools)
-    reply: AIMessage = model.invoke(messages)
+    reply: AIMessage = invoke_model(model, messages, retries=context.max_retries)
     update: dict[str, Any] = {"messages": [reply], "usage": {"world_model_qa": usage_of(messages, reply).to_dict()}}
     if not reply.tool_calls:
         update["answer"] = reply.content if isinstance(reply.content, str) else str(reply.content)

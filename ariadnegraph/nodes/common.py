@@ -17,7 +17,8 @@ T = TypeVar("T", bound=BaseModel)
 
 
 def chat_model(context: AgentContext, role: str):
-    return load_chat_model(context.model_for(role), base_url=context.base_url, api_key=context.api_key)
+    return load_chat_model(context.model_for(role), base_url=context.base_url, api_key=context.api_key,
+                           timeout=context.request_timeout, max_retries=context.max_retries)
 
 
 def ask_structured(
@@ -33,7 +34,8 @@ def ask_structured(
 ) -> tuple[T, dict[str, Any]]:
     """The parsed reply (or ``fallback``) and the state update that accounts for the call."""
     messages = [SystemMessage(content=system), HumanMessage(content=render_sections(sections))]
-    result = call_structured(chat_model(context, role), schema, messages, max_tries=context.structured_tries, fallback=fallback)
+    result = call_structured(chat_model(context, role), schema, messages, max_tries=context.structured_tries, fallback=fallback,
+                             retries=context.max_retries)
     update: dict[str, Any] = {"usage": {node: result.usage.to_dict()}}
     if result.fell_back:
         update["fallbacks"] = [f"step {step}: {node} used its fallback after {result.tries} tries: {result.errors[-1]}"]

@@ -1,0 +1,89 @@
+"""The model layer's answers to bad replies: unreadable ones retried then one clear error, wrapped JSON
+repaired, and the retry/timeout settings read from the environment with their types."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.runnables import RunnableLambda
+from pydantic import ValidationError
+
+from ariadnegraph.graphs.context import AgentContext
+from ariadnegraph.models import MalformedReply, invoke_model, rejected_text, repair
+from ariadnegraph.nodes.schemas import Plan
+
+PLAN = {"subgoal": "find the knife", "reasoning": "it is on the counter", "steps": [{"action": "take knife", "expected": "You take the knife."}]}
+
+
+def flaky(failures: list[BaseException]):
+    """A runnable failing with ``failures`` in turn, then answering; it counts its calls."""
+    calls = []
+
+    def run(messages):
+        calls.append(messages)
+        if failures:
+            raise failures.pop(0)
+        return "ok"
+
+    return RunnableLambda(run), calls
+
+
+def test_unreadable_replies_are_retried_then_answered():
+    runnable, calls = flaky([json.JSONDecodeError("cut", "{", 1), IndexError("no choices")])
+    assert invoke_model(runnable, ["hi"], retries=2) == "ok" and len(calls) == 3
+
+
+def test_unreadable_replies_past_the_bound_are_one_clear_error():
+    runnable, calls = flaky([IndexError("list index out of range")] * 5)
+    with pytest.raises(MalformedReply, match=r"could not be read after 2 tries \(IndexError"):
+        invoke_model(runnable, ["hi"], retries=1)
+    assert len(calls) == 2
+
+
+def test_other_errors_are_not_retried():
+    runnable, calls = flaky([KeyError("a bug, not a bad reply")])
+    with pytest.raises(KeyError):
+        invoke_model(runnable, ["hi"], retries=3)
+    assert len(calls) == 1
+
+
+def schema_error(text: str) -> ValidationError:
+    with pytest.raises(ValidationError) as caught:
+        Plan.model_validate_json(text)
+    return caught.value
+
+
+@pytest.mark.parametrize("text", [
+    f"```json\n{json.dumps(PLAN)}\n```",
+    f"Here is my plan:\n```json\n{json.dumps(PLAN)}\n```\nGood luck!",
+    f"```\n{json.dumps(PLAN)}\n```",
+])
+def test_wrapped_json_is_repaired(text):
+    error = schema_error(text)
+    assert rejected_text(error) == text
+    assert repair(Plan, rejected_text(error)) == Plan.model_validate(PLAN)
+
+
+@pytest.mark.parametrize("text", ["Sure! Let me look around first.", '```json\n{"subgoal": "x"}\n```', ""])
+def test_what_cannot_be_repaired_is_left_to_the_re_ask(text):
+    assert repair(Plan, text) is None
+
+
+def test_a_schema_violation_in_valid_json_has_no_text_to_repair():
+    assert rejected_text(schema_error(json.dumps({"subgoal": 3}))) == ""
+
+
+def test_retry_and_timeout_settings_come_typed_from_the_environment(monkeypatch):
+    monkeypatch.setenv("ARIADNE_REQUEST_TIMEOUT", "2.5")
+    monkeypatch.setenv("ARIADNE_MAX_RETRIES", "1")
+    context = AgentContext()
+    assert context.request_timeout == 2.5 and context.max_retries == 1
+    monkeypatch.setenv("ARIADNE_REQUEST_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="ARIADNE_REQUEST_TIMEOUT='soon' is not a float"):
+        AgentContext()
+    monkeypatch.delenv("ARIADNE_REQUEST_TIMEOUT")
+    with pytest.raises(ValueError, match="max retries must not be negative"):
+        AgentContext(max_retries=-1)
+    with pytest.raises(ValueError, match="request timeout must be positive"):
+        AgentContext(request_timeout=0)
