@@ -16,12 +16,13 @@ from .envs import make
 from .graphs.agent import build_agent_graph
 from .graphs.context import AgentContext
 from .graphs.session import close_session, get_session
-from .nodes.common import chat_model
-from .runs import RunDir, new_run_id
+from .nodes.common import check_models
+from .memory import EventLog
+from .memory.world import MEMORY_FILE
+from .runs import RunCorrupted, RunDir, new_run_id
 from .tracing import CALLS_FILE, CallLog
 
 CHECKPOINTS = "checkpoints.sqlite"
-ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")
 NODES_PER_STEP = 12  # a step with a full replan cycle; sets LangGraph's recursion limit
 
 StepCallback = Callable[[dict[str, Any]], None]
@@ -105,8 +106,7 @@ def play(
     context = context or AgentContext()
     if max_steps < 1:
         raise ValueError(f"max steps must be at least 1, got {max_steps}")
-    for role in ROLES:  # a bad model string, default or per role: fail before any write
-        chat_model(context, role)
+    check_models(context)  # a bad model string, default or per role: fail before any write
     options = {k: v for k, v in (("seed", seed), ("variation", variation)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     run_id = run_id or new_run_id(env)
@@ -117,13 +117,32 @@ def play(
     return _drive(run, context, graph_input, max_steps, on_step)
 
 
+def verify_run(run: RunDir) -> dict[str, Any]:
+    """Read every file of a run through, writing nothing, and return its metadata; a damaged run
+    raises (RunCorrupted, MemoryCorrupted) before resuming could touch it."""
+    meta = run.meta()
+    for key in ("env", "max_steps", "context"):
+        if key not in meta:
+            raise RunCorrupted(f"run {run.run_id}: run.json has no '{key}'")
+    for _ in run.steps():
+        pass
+    for _ in run.oracle_steps():
+        pass
+    if (run.memory_path / MEMORY_FILE).exists():
+        EventLog.verify(run.memory_path / MEMORY_FILE)
+    return meta
+
+
 def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback | None = None, api_key: str | None = None) -> dict[str, Any]:
     """Continue a run from its last checkpoint with the configuration it started with."""
     run = RunDir.open(run_dir, run_id)
-    meta = run.meta()
+    meta = verify_run(run)
     context = AgentContext(**{**meta["context"], "run_dir": str(run_dir), "api_key": api_key})
-    with checkpointer(run) as saver:
-        snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": run_id}})
+    try:
+        with checkpointer(run) as saver:
+            snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": run_id}})
+    except sqlite3.DatabaseError as exc:
+        raise RunCorrupted(f"run {run_id}: {CHECKPOINTS} is damaged ({exc})") from None
     if not snapshot.values:
         # Killed before the first checkpoint: start the same episode again under the same id.
         graph_input = {k: meta.get(k) for k in ("env", "seed", "variation", "max_steps", "run_id")}

@@ -22,8 +22,13 @@ DEFAULT_RUN_DIR = Path("runs")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
-class RunNotFound(FileNotFoundError):
-    """No run with that id under the run directory."""
+class RunNotFound(ValueError):
+    """No run with that id under the run directory. (A ValueError, not an OSError: the run id is the
+    bad input, and the LangGraph server shows a ValueError's message to the client.)"""
+
+
+class RunCorrupted(ValueError):
+    """A run directory whose files cannot be read as written; nothing is changed when it is found."""
 
 
 def new_run_id(env_spec: str) -> str:
@@ -77,7 +82,13 @@ class RunDir:
         return cls(path)
 
     def meta(self) -> dict[str, Any]:
-        return json.loads(self.meta_path.read_text())
+        try:
+            meta = json.loads(self.meta_path.read_text())
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise RunCorrupted(f"run {self.run_id}: run.json is damaged ({' '.join(str(exc).split())[:80]})") from None
+        if not isinstance(meta, dict):
+            raise RunCorrupted(f"run {self.run_id}: run.json is damaged (not an object)")
+        return meta
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         # Write-then-rename: a crash leaves the old file or the new one, never half of one.
@@ -117,11 +128,17 @@ def _append_line(path: Path, record: dict[str, Any], sync: bool = True) -> None:
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
     if not path.exists():
         return
-    with path.open() as handle:
-        for line in handle:
+    with path.open(errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
             if not line.endswith("\n"):
                 break  # torn by a crash mid-write
-            yield json.loads(line)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if not isinstance(record, dict) or not isinstance(record.get("step"), int):
+                raise RunCorrupted(f"run {path.parent.name}: {path.name} line {number} is damaged")
+            yield record
 
 
 def _truncate_lines(path: Path, last_step: int) -> None:

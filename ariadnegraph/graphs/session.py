@@ -62,11 +62,15 @@ def open_session(run_dir: str | Path, state: dict, *, create: bool) -> Session:
                 run = RunDir.create(run_dir, run_id, meta)
             else:
                 run = RunDir.open(run_dir, run_id)
-            actions = state.get("actions") or []
-            observation = _replay(env, run, actions)
-            # Steps recorded after the last checkpoint will be played again: forget them.
-            run.truncate_steps(len(actions) if "observation" in state else -1)
-            memory = WorldMemory(run.memory_path)
+            memory = WorldMemory(run.memory_path)  # a damaged memory is refused before the trajectory is touched
+            try:
+                actions = state.get("actions") or []
+                observation = _replay(env, run, actions)
+                # Steps recorded after the last checkpoint will be played again: forget them.
+                run.truncate_steps(len(actions) if "observation" in state else -1)
+            except BaseException:
+                memory.close()
+                raise
         except BaseException:
             env.close()
             raise

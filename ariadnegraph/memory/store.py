@@ -121,6 +121,16 @@ class EventLog:
     def close(self) -> None:
         self._db.close()
 
+    @classmethod
+    def verify(cls, path: str | Path) -> None:
+        """Read a saved log through and check its chain, writing nothing; raises MemoryCorrupted."""
+        log = cls(path)
+        try:
+            for _ in log.replay():
+                pass
+        finally:
+            log.close()
+
 
 class _Transaction:
     def __init__(self, db: sqlite3.Connection) -> None:

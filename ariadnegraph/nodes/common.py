@@ -16,6 +16,15 @@ from ..prompting import render_sections
 T = TypeVar("T", bound=BaseModel)
 
 
+ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")
+
+
+def check_models(context: AgentContext) -> None:
+    """Load every role's model once, so a bad model string fails before an episode writes anything."""
+    for role in ROLES:
+        chat_model(context, role)
+
+
 def chat_model(context: AgentContext, role: str):
     return load_chat_model(context.model_for(role), base_url=context.base_url, api_key=context.api_key,
                            timeout=context.request_timeout, max_retries=context.max_retries)

@@ -16,6 +16,7 @@ from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
 from ..runs import new_run_id
+from .common import check_models
 
 
 def observation_fields(observation: Observation) -> dict[str, Any]:
@@ -56,6 +57,15 @@ def oracle_record(observation: Observation, *, first: bool = False) -> dict[str,
     return record
 
 
+def check_episode_input(state: AgentState) -> None:
+    """The caller's input (CLI, Studio, SDK), checked before anything is written."""
+    if not state.get("env"):
+        raise ValueError("the episode input needs 'env', e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
+    steps = state.get("max_steps")
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 1):
+        raise ValueError(f"max_steps must be a positive integer, got {steps!r}")
+
+
 def run_id_for(state: AgentState) -> str:
     """The caller's run id; on a LangGraph server, the thread id, so one thread is one run."""
     if state.get("run_id"):
@@ -68,8 +78,8 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
     context = runtime.context
     starting = "observation" not in state
     if starting:
-        if not state.get("env"):
-            raise ValueError("the episode input needs 'env', e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
+        check_episode_input(state)
+        check_models(context)  # a server run gets here without play(): nothing is written yet
         state = {**state, "run_id": run_id_for(state)}
     session = open_session(context.run_dir, state, create=starting)
     if starting:

@@ -132,3 +132,53 @@ def test_background_run_streams_is_interrupted_and_resumes(server):
     final = client.threads.get_state(thread["thread_id"])["values"]
     assert final["done"] is True and final["step"] > interrupted["step"]
     assert final["actions"][: len(interrupted["actions"])] == interrupted["actions"]
+
+
+def server_error(client, graph: str, payload: dict | None, context: dict | None = None) -> str:
+    """Run ``graph`` on a new thread; the run must end in error: return its one-line message."""
+    thread = client.threads.create()
+    out = client.runs.wait(thread["thread_id"], graph, input=payload, context=context, raise_error=False)
+    assert [r["status"] for r in client.runs.list(thread["thread_id"])] == ["error"]
+    message = out["__error__"]["message"]
+    assert "\n" not in message and "internal error" not in message
+    return message
+
+
+BAD_RUNS = [
+    ("agent", {"env": "nosuch:x", "max_steps": 3}, None, "unknown game spec prefix 'nosuch'"),
+    ("agent", {"env": "arigraph:nope", "max_steps": 3}, None, "nope"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": -2}, None, "max_steps must be a positive integer"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 0}, None, "max_steps must be a positive integer"),
+    ("agent", {"seed": 1}, None, "needs 'env'"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"preset": "nope"}, "unknown preset 'nope'"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"model": "gpt-4o"}, "names no provider"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"planner_model": "nowhere"}, "names no provider"),
+    ("ask", {"run_id": "no-such-run", "question": "Where am I?"}, None, "no run 'no-such-run'"),
+    ("ask", {"run_id": "no-such-run"}, None, "needs a question"),
+]
+
+
+def test_bad_input_through_the_api_is_a_clear_error_and_writes_nothing(server):
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    runs = work / "runs"
+    before = sorted(p.name for p in runs.iterdir()) if runs.exists() else []
+    for graph, payload, context, fragment in BAD_RUNS:
+        assert fragment in server_error(client, graph, payload, context), (graph, payload, context)
+    assert (sorted(p.name for p in runs.iterdir()) if runs.exists() else []) == before
+
+
+def test_a_damaged_run_is_refused_through_the_api_and_left_as_it_was(server):
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    thread = client.threads.create()["thread_id"]
+    client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+    memory = work / "runs" / thread / "memory" / "memory.sqlite"
+    memory.write_bytes(b"not a memory any more" * 50)
+    before = {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()}
+    assert "is damaged" in server_error(client, "ask", {"run_id": thread, "question": "Where am I?"})
+    assert {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()} == before
