@@ -4,7 +4,7 @@ TextWorld describes rooms with a large template grammar; the patterns below cove
 shapes that introduce objects, list the contents of containers and supporters, name doors and
 exits, and report what an action did. Triplets follow the memory's conventions
 (:mod:`ariadnegraph.memory.spatial`, :mod:`ariadnegraph.memory.conflicts`): ``(player, in, room)``,
-``(room, has exit, dir)``, ``(new room, <dir> of, old room)``, ``(x, in|on, holder)``,
+``(room, has exit, dir)``, ``(new room, <dir> of, old room)`` and the way back, ``(x, in|on, holder)``,
 ``(x, in, inventory)``, ``(x, is, open|closed|locked|sliced|fried|...)``, recipe facts
 ``(recipe, requires, x)`` / ``(x, needs, sliced)``. Everything here reads text only.
 """
@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..envs.text import parse_inventory
+from ..memory.spatial import OPPOSITE
 
 Triplet = tuple[str, str, str]
 
@@ -112,6 +113,9 @@ _NOT_OBJECTS = {
 }
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _NOTE_KEY = re.compile(r"\b(?:the\s+)?(?P<key>[A-Za-z0-9][\w\- ]*?)\s+(?:lying in [\w ]+?\s+)?(?:unlocks|opens)\s+(?:the\s+)?(?P<lock>[A-Za-z0-9][\w\- ]*?)(?=[.!?,]|$)", re.IGNORECASE)
+# A task's general statements: "Every locker is locked ...", "Get the treasure from the golden locker."
+_EVERY = re.compile(r"\bEvery (?P<kind>[a-z]+) is (?P<state>locked|closed)\b", re.IGNORECASE)
+_GET_FROM = re.compile(r"\bGet the (?P<thing>[\w\- ]+?) from the (?P<holder>[\w\- ]+?)[.!,]", re.IGNORECASE)
 # "... the golden locker. It opens with a golden key ..."
 _OPENS_WITH = re.compile(r"the (?P<lock>[\w\-]+(?: [\w\-]+){0,2})\.\s+It (?:opens|is opened|is unlocked) with (?:an?|the) (?P<key>[\w\- ]+?key)\b", re.IGNORECASE)
 
@@ -276,6 +280,22 @@ def recipe_needs(directions: list[str]) -> dict[str, list[str]]:
     return needs
 
 
+def parse_task(text: str) -> list[Triplet]:
+    """Facts a task statement gives: where the goal object is, and a state shared by a kind of thing
+    (applied to the things of that kind the same text names: a later room cannot be matched)."""
+    flat = " ".join(text.split())
+    found = [(clean_name(m.group("thing")), "in", clean_name(m.group("holder"))) for m in _GET_FROM.finditer(flat)]
+    for m in _EVERY.finditer(flat):
+        kind, state = m.group("kind").lower(), m.group("state").lower()
+        for name in re.findall(rf"\b(?:the|an?)\s+((?:[\w\-]+\s+)?{kind})\b", flat, re.IGNORECASE):
+            if name.split()[0].lower() not in ("other", "each", "every", "its", "own"):
+                found.append((clean_name(name), "is", state))
+    unique: dict[tuple[str, ...], Triplet] = {}
+    for triplet in found:  # "Golden locker" in the room, "golden locker" in the task: one fact
+        unique.setdefault(tuple(part.lower() for part in triplet), triplet)
+    return list(unique.values())
+
+
 def parse_notes(text: str) -> list[Triplet]:
     """What a note or instruction states: ``(key 2, unlocks, red locker)``, ``(x, in, y)``."""
     found: list[Triplet] = []
@@ -308,10 +328,14 @@ def extract(
         out.add(PLAYER, "in", room)
         direction = direction_of_command(action)
         if direction and location and location not in ("(none)", room):
+            # Both ways: TextWorld's maps are symmetric, and the way back is what a return trip needs.
             out.add(room, f"{direction} of", location)
+            out.add(location, f"{OPPOSITE[direction]} of", room)
         body = text[text.rfind(f"-= {room}"):] if f"-= {room}" in text else text
         parse_room_description(body, room, out)
     _action_results(text, action, verb, here, out, recipe_ingredients or [])
+    for triplet in parse_task(text):
+        out.add(*triplet)
     recipe = parse_recipe(text)
     if recipe:
         ingredients, directions = recipe
@@ -343,7 +367,7 @@ def _action_results(text: str, action: str, verb: str, here: str | None, out: Ex
                 _add_item(out, item, "in", name)
     if re.search(r"\bis locked\b|\bIt's locked\b", text) and verb == "open":
         out.add(clean_name(action.split(" ", 1)[1]) if " " in action else "", "is", "locked")
-    m = re.search(r"^(?:You drop the (.+?)|Dropped)\.", text, re.MULTILINE)
+    m = re.search(r"^(?:You drop the (.+?)(?: on the (?:ground|floor))?|Dropped)\.", text, re.MULTILINE)
     if m and here:
         name = m.group(1) or (action.split(" ", 1)[1] if " " in action else "")
         if name:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from ariadnegraph.evals.fidelity import truth_triplets
 from ariadnegraph.memory.normalize import EntityNormalizer
 from ariadnegraph.scripted.extract import (
     extract,
     parse_notes,
     parse_recipe,
+    parse_task,
     recipe_needs,
     split_state,
 )
@@ -79,6 +81,20 @@ def test_cookbook_and_notes():
     assert ("key 1", "unlocks", "white locker") in parse_notes("The key 1 lying in room A opens the white locker.")
 
 
+def test_moves_give_both_directions_and_drops_on_the_ground_stay_in_the_room():
+    t = set(extract("-= Hall =-\nA plain hall.", "go north", "Kitchen").triplets)
+    assert {("Hall", "north of", "Kitchen"), ("Kitchen", "south of", "Hall")} <= t
+    assert extract("You drop the knife on the ground.", "drop knife", "Kitchen").triplets == [("knife", "in", "Kitchen")]
+
+
+def test_task_statements():
+    task = ("You notice a Golden locker. Get the treasure from the golden locker. It opens with a golden key that is "
+            "locked away in one of the other lockers. Every locker is locked and needs its own key. The key 1 lying "
+            "in room A opens the white locker.")
+    assert parse_task(task) == [("treasure", "in", "golden locker"), ("Golden locker", "is", "locked"), ("white locker", "is", "locked")]
+    assert parse_task("Check the cookbook in the kitchen for the recipe.") == []
+
+
 def test_names_with_commas_stay_whole_in_the_conventions():
     out = extract("You take the salt, pepper mix from the shelf.", "take salt, pepper mix from shelf", "Pantry")
     assert ("salt, pepper mix", "in", "inventory") in out.triplets
@@ -89,22 +105,6 @@ def test_names_with_commas_stay_whole_in_the_conventions():
 
 KEY = EntityNormalizer().key
 STATES = {"open", "closed", "locked", "sliced", "diced", "chopped", "fried", "roasted", "grilled"}
-
-
-def oracle_truth(facts) -> set[tuple[str, str, str]]:
-    truth = set()
-    for name, *args in facts:
-        args = ["player" if a == "P" else "inventory" if a == "I" else a for a in args]
-        if name == "at":
-            truth.add((KEY(args[0]), "in", KEY(args[1])))
-        elif name in ("in", "on"):
-            truth.add((KEY(args[0]), name, KEY(args[1])))
-        elif len(args) == 1:
-            truth.add((KEY(args[0]), "is", name))
-        elif name.endswith("_of"):
-            truth.add((KEY(args[0]), name.replace("_", " "), KEY(args[1])))
-            truth.add((KEY(args[1]), "has exit", name[:-3]))
-    return truth
 
 
 def score_walkthrough(spec: str, **options) -> tuple[int, int, int, int]:
@@ -121,7 +121,7 @@ def score_walkthrough(spec: str, **options) -> tuple[int, int, int, int]:
     previous = None
     for command, o in steps:
         out = extract(o.for_agent().text, command, previous, list(o.inventory or []))
-        truth = oracle_truth(o.oracle.facts)
+        truth = truth_triplets(o.oracle.facts)
         got = {(KEY(a), r, KEY(b)) for a, r, b in out.triplets}
         for fact in got:
             if fact[1] in ("in", "on", "has exit") or fact[1].endswith(" of") or (fact[1] == "is" and fact[2] in STATES):

@@ -1,0 +1,381 @@
+"""Memory fidelity: how far the agent's knowledge graph matches the game's true state, step by step.
+
+At every step the KG as memory knew it then (``WorldMemory.as_of(step)``: outdated facts closed) is
+compared with TextWorld's true facts for that step (``oracle.jsonl``; evaluation code only).
+
+**Compared relations** (the ones both sides can express), in our ``(subject, relation, object)``
+vocabulary, grouped in families for ``by_relation``:
+
+- ``location``: ``at(x, room)`` / ``in(x, I)`` ↔ ``(x, in, room)``, ``(player, in, room)``,
+  ``(x, in, inventory)``;
+- ``containment``: ``in(x, c)`` / ``on(x, s)`` ↔ ``(x, in|on, holder)`` for holders that are not rooms;
+- ``state``: ``open`` / ``closed`` / ``locked`` ↔ ``(x, is, open|closed|locked)``;
+- ``adjacency``: ``north_of(a, b)`` etc. ↔ ``(a, north of, b)`` and ``(b, has exit, north)``;
+- ``cooking``: ``sliced diced chopped fried roasted grilled burned`` ↔ ``(x, is, state)``; the text's
+  "raw" (shown only on ingredients that need cooking) ↔ ``needs_cooking(x)``.
+
+States are compared only for things the truth can give that state: openness for things with an
+open/closed/locked fact (the game calls a BBQ "closed" but has no such fact), cooking states for
+cookable or cuttable things.
+
+Everything else is left out on both sides: facts on recipe slots (``ingredient_1``), ``link``/``free``
+(door wiring), ``edible``/``cuttable``/``uncut`` (never shown in text), recipe facts and notes in the KG.
+
+**Definitions**, per step (``FidelityPoint``), with ``K`` the KG's comparable facts and ``T`` the true ones:
+
+- precision = |K ∩ T| / |K|: every fact memory holds as current counts, stale or invented ones are
+  false positives;
+- recall = |K ∩ T| / |S| over the *observable* truth ``S``: true facts whose entities the agent has
+  observed so far — objects named in any observation (or inventory) up to that step, rooms the player
+  has been in (an adjacency fact needs a move between its two rooms: an exit's far side is unknown
+  until taken) — plus any true fact the KG holds (a fact memory got right was knowable). A KG cannot
+  know rooms it never saw, so those do not count;
+- coverage = |K ∩ T| / |T| over *all* true facts, unseen rooms included.
+
+Episode figures are micro-averages over steps (sums of counts). ScienceWorld gives no facts: every
+figure is then None; precision is None too while memory holds no compared fact (a preset without KG
+extraction).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..memory import EntityNormalizer, EventLog, Fact, KGView, TemporalKG, WorldMemory
+from ..memory.conflicts import DIRECTION_RELATIONS
+from ..memory.spatial import PLAYER, PLAYER_ALIASES
+from ..memory.world import MEMORY_FILE
+from ..runs import RunDir
+
+Triplet = tuple[str, str, str]
+
+INVENTORY = "inventory"
+FAMILIES = ("location", "containment", "state", "adjacency", "cooking")
+OPENNESS = frozenset({"open", "closed", "locked"})
+COOKING = frozenset({"sliced", "diced", "chopped", "fried", "roasted", "grilled", "burned", "raw"})
+HAS_EXIT = "has exit"
+# Other spellings a model may use for the compared relations and states.
+_RELATION_ALIASES = {"at": "in", "inside": "in", "located in": "in", "on top of": "on"}
+_STATE_ALIASES = {"opened": "open", "unlocked": "closed"}
+# Arguments of TextWorld facts that are not things in the world (recipe slots, the recipe itself).
+_ABSTRACT = re.compile(r"^(?:ingredient_\d+|slot_\d+|RECIPE)$")
+_KEY = EntityNormalizer(PLAYER_ALIASES).key
+
+
+# -- the two sides -----------------------------------------------------------------------------------
+def _tw_name(arg: str) -> str:
+    return PLAYER if arg == "P" else INVENTORY if arg == "I" else arg
+
+
+def truth_triplets(facts: Iterable[Iterable[str]]) -> set[Triplet]:
+    """TextWorld facts (``[predicate, arg, ...]``) -> comparable ``(subject, relation, object)`` keys."""
+    truth: set[Triplet] = set()
+    for name, *args in facts:
+        if any(_ABSTRACT.match(a) for a in args):
+            continue
+        keys = [_KEY(_tw_name(a)) for a in args]
+        if name == "at" and len(keys) == 2:
+            truth.add((keys[0], "in", keys[1]))
+        elif name in ("in", "on") and len(keys) == 2:
+            truth.add((keys[0], name, keys[1]))
+        elif len(keys) == 1 and (name in OPENNESS or (name in COOKING and name != "raw")):
+            truth.add((keys[0], "is", name))
+        elif name == "needs_cooking" and len(keys) == 1:
+            truth.add((keys[0], "is", "raw"))
+        elif name.endswith("_of") and len(keys) == 2 and f"{name[:-3]} of" in DIRECTION_RELATIONS:
+            truth.add((keys[0], f"{name[:-3]} of", keys[1]))
+            truth.add((keys[1], HAS_EXIT, name[:-3]))
+    return truth
+
+
+def stateful(facts: Iterable[Iterable[str]]) -> dict[str, set[str]]:
+    """State family -> keys of the things whose state of that family the truth can express."""
+    found: dict[str, set[str]] = {"state": set(), "cooking": set()}
+    for name, *args in (tuple(f) for f in facts):
+        if len(args) == 1 and not _ABSTRACT.match(args[0]):
+            if name in OPENNESS:
+                found["state"].add(_KEY(args[0]))
+            elif name in COOKING or name in ("cookable", "cuttable", "needs_cooking"):
+                found["cooking"].add(_KEY(args[0]))
+    return found
+
+
+def comparable(triplet: Triplet) -> Triplet | None:
+    """A KG triplet (canonical keys) in the compared vocabulary, or None if it is not compared."""
+    subject, relation, obj = triplet
+    relation = _RELATION_ALIASES.get(relation, relation)
+    if relation in ("in", "on") or relation in DIRECTION_RELATIONS:
+        return (subject, relation, obj)
+    if relation == HAS_EXIT:
+        return (subject, relation, obj)
+    if relation == "is":
+        state = _STATE_ALIASES.get(obj, obj)
+        if state in OPENNESS or state in COOKING:
+            return (subject, relation, state)
+    return None
+
+
+def kg_triplets(view: KGView) -> set[Triplet]:
+    """The comparable facts a KG view holds as current, by canonical keys."""
+    found = (comparable(fact.key) for fact in view.facts.values())
+    return {t for t in found if t is not None}
+
+
+def rooms_of(truth: Iterable[Triplet]) -> set[str]:
+    """Rooms named by true facts: where the player is and the ends of every adjacency."""
+    rooms: set[str] = set()
+    for subject, relation, obj in truth:
+        if relation in DIRECTION_RELATIONS:
+            rooms |= {subject, obj}
+        elif subject == PLAYER and relation == "in":
+            rooms.add(obj)
+    return rooms
+
+
+def family(triplet: Triplet, rooms: set[str]) -> str:
+    """Which relation family a comparable triplet belongs to."""
+    _, relation, obj = triplet
+    if relation in ("in", "on"):
+        return "location" if relation == "in" and (obj in rooms or obj == INVENTORY) else "containment"
+    if relation == "is":
+        return "state" if obj in OPENNESS else "cooking"
+    return "adjacency"
+
+
+# -- what the agent has observed -------------------------------------------------------------------
+class Observed:
+    """What the agent has observed so far: objects named in its texts, rooms it has been in, and the
+    links between rooms it has walked (an exit's far side is unknown until taken)."""
+
+    def __init__(self) -> None:
+        self.entities: set[str] = {PLAYER, INVENTORY}
+        self.rooms: set[str] = set()
+        self.links: set[frozenset[str]] = set()
+        self._here: str | None = None
+        self._patterns: dict[str, re.Pattern[str]] = {}
+
+    def update(self, text: str, facts: Iterable[Iterable[str]], rooms: set[str]) -> None:
+        lowered = " ".join(text.lower().split())
+        names: set[str] = set()
+        for name, *args in (tuple(f) for f in facts):
+            if name == "at" and args and args[0] == "P":
+                here = _KEY(args[1])
+                self.rooms.add(here)
+                if self._here is not None and self._here != here:
+                    self.links.add(frozenset((self._here, here)))
+                self._here = here
+            names.update(a for a in args if a not in ("P", "I") and not _ABSTRACT.match(a) and _KEY(a) not in rooms)
+        # Longest names first, each masked once found: "patio table" must not also name the "table".
+        for name in sorted(names, key=len, reverse=True):
+            pattern = self._patterns.get(name)
+            if pattern is None:
+                pattern = self._patterns[name] = re.compile(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])")
+            lowered, found = pattern.subn("\0", lowered)
+            if found:
+                self.entities.add(_KEY(name))
+
+    def knows(self, triplet: Triplet, rooms: set[str]) -> bool:
+        """True when every entity of a true fact has been observed (rooms: visited)."""
+        subject, relation, obj = triplet
+        if relation in DIRECTION_RELATIONS:
+            return frozenset((subject, obj)) in self.links
+        ends = [subject] if relation in ("is", HAS_EXIT) else [subject, obj]
+        return all((e in self.rooms) if e in rooms else (e in self.entities) for e in ends)
+
+
+class MissingOracle(FileNotFoundError):
+    """A run recorded without the game's true facts: there is nothing to compare its memory with."""
+
+
+# -- scores ------------------------------------------------------------------------------------------
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+@dataclass(frozen=True)
+class FidelityPoint:
+    """One step: counts of the KG against the truth, and the ratios they give."""
+
+    step: int
+    precision: float | None
+    recall: float | None
+    true_positives: int
+    false_positives: int
+    false_negatives: int  # observable true facts the KG misses
+    coverage: float | None = None
+    true_facts: int = 0  # all comparable true facts
+
+
+@dataclass
+class _Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    truth: int = 0
+
+    def add(self, tp: int, fp: int, fn: int, truth: int) -> None:
+        self.tp, self.fp, self.fn, self.truth = self.tp + tp, self.fp + fp, self.fn + fn, self.truth + truth
+
+    def figures(self) -> dict[str, float | None]:
+        return {"precision": _ratio(self.tp, self.tp + self.fp), "recall": _ratio(self.tp, self.tp + self.fn),
+                "coverage": _ratio(self.tp, self.truth)}
+
+
+@dataclass(frozen=True)
+class EpisodeFidelity:
+    """Memory fidelity of one episode: micro-averages over steps, the per-step curve, per-family figures."""
+
+    precision: float | None
+    recall: float | None
+    points: list[FidelityPoint]
+    by_relation: dict[str, dict[str, float | None]]
+    coverage: float | None = None
+    errors: dict[str, list[list[str]]] = field(default_factory=dict)  # last step's misses, for debugging
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"precision": self.precision, "recall": self.recall, "coverage": self.coverage,
+                "by_relation": self.by_relation, "points": [asdict(p) for p in self.points],
+                "errors": self.errors}
+
+
+def _by_family(triplets: Iterable[Triplet], rooms: set[str]) -> Counter[str]:
+    return Counter(family(t, rooms) for t in triplets)
+
+
+def score_steps(memory: WorldMemory | TemporalKG, steps: Iterable[tuple[int, list, str]]) -> EpisodeFidelity:
+    """Compare ``memory.as_of(step)`` with the truth for each ``(step, facts, agent-visible text)``."""
+    observed = Observed()
+    total = _Counts()
+    families = {name: _Counts() for name in FAMILIES}
+    points: list[FidelityPoint] = []
+    errors: dict[str, list[list[str]]] = {}
+    for step, facts, text in steps:
+        truth = truth_triplets(facts)
+        rooms = rooms_of(truth)
+        observed.update(text, facts, rooms)
+        can_state = stateful(facts)
+        known = {t for t in kg_triplets(memory.as_of(step)) if t[1] != "is" or t[0] in can_state[family(t, rooms)]}
+        hits = known & truth
+        scope = {t for t in truth if observed.knows(t, rooms)} | hits
+        misses, wrong = scope - known, known - truth
+        total.add(len(hits), len(wrong), len(misses), len(truth))
+        counted = [_by_family(part, rooms) for part in (hits, wrong, misses, truth)]
+        for name, counts in families.items():
+            counts.add(*(c[name] for c in counted))
+        points.append(FidelityPoint(step, _ratio(len(hits), len(known)), _ratio(len(hits), len(scope)), len(hits),
+                                    len(wrong), len(misses), _ratio(len(hits), len(truth)), len(truth)))
+        errors = {"false_positives": sorted(map(list, wrong)), "false_negatives": sorted(map(list, misses))}
+    if total.truth == 0:  # the game states no facts (ScienceWorld): nothing to measure
+        points = [FidelityPoint(p.step, None, None, 0, 0, 0, None, 0) for p in points]
+        return EpisodeFidelity(None, None, points, {name: _Counts().figures() for name in FAMILIES})
+    figures = total.figures()
+    return EpisodeFidelity(figures["precision"], figures["recall"], points,
+                           {name: counts.figures() for name, counts in families.items()}, figures["coverage"], errors)
+
+
+# -- entry points ------------------------------------------------------------------------------------
+def _agent_text(record: dict[str, Any], inventory: Iterable[str] | None) -> str:
+    # The inventory stored beside the facts is the one the agent was shown (Observation.inventory).
+    return "\n".join([record.get("observation") or "", *(inventory or ())])
+
+
+def read_kg(memory_path: str | Path) -> tuple[TemporalKG, set[int]]:
+    """A run's temporal KG and its recorded steps, read straight from the event log.
+
+    No embeddings or vectors are loaded (``WorldMemory.open`` would need the run's embedding model,
+    perhaps a remote one): fidelity only needs the facts and when they opened and closed.
+    """
+    path = Path(memory_path) / MEMORY_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"no memory at {memory_path} (expected {MEMORY_FILE})")
+    kg, steps = TemporalKG(EntityNormalizer(PLAYER_ALIASES)), set()
+    log = EventLog(path)
+    try:
+        for kind, payload in log.replay():
+            if kind == "fact":
+                kg.restore_fact(Fact.from_dict(payload))
+            elif kind == "close":
+                kg.restore_close(payload["id"], payload["step"])
+            elif kind == "alias":
+                kg.normalizer.add_alias(payload["alias"], payload["canonical"])
+            elif kind == "episode":
+                steps.add(payload["step"])
+    finally:
+        log.close()
+    return kg, steps
+
+
+def episode_fidelity(run_dir: str | Path, run_id: str) -> EpisodeFidelity:
+    """Fidelity of a finished (or interrupted) run, from its directory, post hoc.
+
+    Raises ``RunNotFound`` for an unknown run, ``MissingOracle`` when the run has no ``oracle.jsonl``
+    (older runs) and ``FileNotFoundError`` when it has no memory.
+    """
+    run = RunDir.open(run_dir, run_id)
+    if not run.oracle_path.exists():
+        raise MissingOracle(f"run '{run_id}' has no oracle.jsonl: memory fidelity needs the game's true facts (older run?)")
+    oracle = {record["step"]: record for record in run.oracle_steps()}
+    kg, recorded = read_kg(run.memory_path)
+    steps = [(r["step"], oracle[r["step"]].get("facts") or [], _agent_text(r, oracle[r["step"]].get("inventory")))
+             for r in run.steps() if r["step"] in oracle and r["step"] in recorded]
+    return score_steps(kg, steps)
+
+
+def walkthrough_fidelity(spec: str, **env_options: Any) -> EpisodeFidelity:
+    """Play the game's walkthrough, feed each observation through the scripted extractor into a fresh
+    ``WorldMemory`` exactly as the agent's relation retriever and memory update would, and score it."""
+    from ..envs import make
+
+    env = make(spec, **env_options)
+    memory = WorldMemory()
+    try:
+        observation = env.reset()
+        return score_steps(memory, _walkthrough_steps(env, observation, memory))
+    finally:
+        env.close()
+        memory.close()
+
+
+def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory) -> Iterator[tuple[int, list, str]]:
+    from ..scripted.extract import RECIPE, extract
+
+    commands = [None, *first.oracle.walkthrough]
+    observation, recipe = first, []
+    for step, command in enumerate(commands):
+        if command is not None:
+            if observation.done:
+                break
+            observation = env.step(command)
+        seen = observation.for_agent()
+        inventory = list(seen.inventory or [])
+        # As the relation retriever: the room memory had the player in before this observation.
+        out = extract(seen.text, command, memory.location(), inventory, recipe)
+        recipe += [obj for subject, relation, obj in out.triplets if subject == RECIPE and relation == "requires" and obj not in recipe]
+        memory.observe(step, seen.text, out.triplets, out.outdated, action=command)
+        yield step, [list(f) for f in observation.oracle.facts], "\n".join([seen.text, *inventory])
+
+
+def _figure(value: float | None) -> str:
+    return "  n/a" if value is None else f"{value:5.2f}"
+
+
+def render_fidelity(result: EpisodeFidelity, run_id: str, every: int = 10) -> str:
+    """Per-episode figures, per relation family, and the curve at every ``every``-th step (and the last)."""
+    if result.precision is None and result.recall is None:
+        return f"run {run_id}: no memory fidelity (the game gives no true facts, e.g. ScienceWorld)"
+    lines = [f"run {run_id}: memory fidelity over {len(result.points)} steps: precision {_figure(result.precision).strip()}, "
+             f"recall {_figure(result.recall).strip()} (observed facts), coverage {_figure(result.coverage).strip()} (all facts)",
+             "family        precision  recall  coverage"]
+    for name, figures in result.by_relation.items():
+        lines.append(f"{name:<12}  {_figure(figures['precision']):>9}  {_figure(figures['recall']):>6}  {_figure(figures.get('coverage')):>8}")
+    lines.append(" step  precision  recall  coverage   tp   fp   fn")
+    shown = [p for i, p in enumerate(result.points) if p.step % every == 0 or i == len(result.points) - 1]
+    for p in shown:
+        lines.append(f"{p.step:>5}  {_figure(p.precision):>9}  {_figure(p.recall):>6}  {_figure(p.coverage):>8}"
+                     f"  {p.true_positives:>3}  {p.false_positives:>3}  {p.false_negatives:>3}")
+    return "\n".join(lines)
