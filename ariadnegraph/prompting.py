@@ -36,6 +36,7 @@ ACTUAL_REWARD = "ACTUAL REWARD"
 SUBGOAL = "SUBGOAL"
 QUESTION = "QUESTION"
 STEP = "STEP"
+TRANSCRIPT = "EPISODE TRANSCRIPT"  # memory QA: the turns an answerer is shown (evals.memqa)
 
 _HEADING = "## "
 

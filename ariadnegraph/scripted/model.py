@@ -33,7 +33,7 @@ from ..nodes.schemas import (
     SpatialBelief,
 )
 from ..prompting import parse_sections
-from . import brain, qa
+from . import brain, memqa, qa
 
 ROLES: dict[str, tuple[type[BaseModel], Callable[[dict[str, str]], BaseModel]]] = {
     "Belief": (Belief, brain.believe),
@@ -156,20 +156,23 @@ class ScriptedChatModel(BaseChatModel):
     def _qa(self, messages: Sequence[BaseMessage], available: set[str], seed: str) -> AIMessage:
         sections = _sections(messages)
         results, turns = _tool_results(messages)
+        rules = memqa if memqa.recognises(sections) else qa  # memory-QA questions (evals.memqa) have their own
         calls: list[tuple[str, dict]] = []
         if turns == 0:
-            calls = qa.first_calls(sections, available)
+            calls = rules.first_calls(sections, available)
         elif turns < self.tool_turns:
-            calls = qa.follow_up_calls(sections, results, available)
+            calls = rules.follow_up_calls(sections, results, available)
         calls = [(n, a) for n, a in calls if n in available]
         if not calls:
-            return AIMessage(content=qa.final_answer(sections, results))
+            return AIMessage(content=rules.final_answer(sections, results))
         tool_calls = [{"name": n, "args": a, "id": _call_id(seed, i), "type": "tool_call"} for i, (n, a) in enumerate(calls)]
         return AIMessage(content="", tool_calls=tool_calls)
 
     def _plain(self, messages: Sequence[BaseMessage]) -> AIMessage:
         sections = {k: v for k, v in _sections(messages).items() if k != SYSTEM}
         results, _ = _tool_results(messages)
+        if memqa.recognises(sections):
+            return AIMessage(content=memqa.final_answer(sections, results))
         if results or sections.get("QUESTION"):
             return AIMessage(content=qa.final_answer(sections, results))
         if sections:

@@ -23,7 +23,9 @@ TOOL_NAMES = (
     "path_between",
     "unexplored_exits",
     "search_episodes",
+    "recall_steps",
 )
+MAX_STEPS = 50  # steps per recall_steps answer
 _PLACEMENT = ("in", "on", "at", "inside", "held by", "carried by", "located in")
 
 
@@ -36,7 +38,7 @@ def describe(facts: Iterable[Fact], limit: int = MAX_LINES) -> str:
 
 
 def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseTool]:
-    """The eight KG tools bound to ``memory`` (at step ``as_of``, default: now)."""
+    """The KG tools bound to ``memory`` (at step ``as_of``, default: now)."""
 
     def view():
         return memory.current() if as_of is None else memory.as_of(as_of)
@@ -107,4 +109,28 @@ def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseToo
             return "no episodes"
         return "\n".join(f"step {e.step}: {' '.join(e.text.split())[:300]}" for e, _ in hits)
 
-    return [search_facts, entity_neighbourhood, entity_timeline, where_is, what_is_in, path_between, unexplored_exits, search_episodes]
+    @tool
+    def recall_steps(first: int, last: int) -> str:
+        """What memory holds for each step from `first` to `last` (at most 50 per call): the command,
+        where you were and what you carried as memory recorded it, and the observation."""
+        end = min(last, memory.kg.last_step if as_of is None else as_of)
+        steps = [t for t in sorted(memory.episodes) if max(first, 0) <= t <= end]
+        if not steps:
+            return f"no steps recorded from {first} to {last}"
+        shown, rest = steps[:MAX_STEPS], steps[MAX_STEPS:]
+        player, inventory = key("player"), key("inventory")
+        placed = [f for f in memory.kg.all_facts if f.relation in _PLACEMENT and (f.subject_key == player or f.object_key == inventory)
+                  and f.recorded_at <= shown[-1]]
+        lines = []
+        for t in shown:
+            held = [f for f in placed if f.recorded_at <= t and f.valid_at(t)]
+            room = next((f.object for f in held if f.subject_key == player), "unknown")
+            carried = [f.subject for f in held if f.object_key == inventory] or ["nothing"]
+            episode = memory.episodes[t]
+            lines.append(f"step {t} > {episode.action or '(start)'} | at: {room} | carrying: {', '.join(carried)} | {' '.join(episode.text.split())}")
+        if rest:
+            lines.append(f"... steps {rest[0]}-{rest[-1]} not shown: call again with first={rest[0]}")
+        return "\n".join(lines)
+
+    return [search_facts, entity_neighbourhood, entity_timeline, where_is, what_is_in, path_between, unexplored_exits, search_episodes,
+            recall_steps]

@@ -1,0 +1,100 @@
+"""The three answerers of EMemBench's comparison, over one run:
+
+* ``in-context``: the last 10 turns up to the horizon, as a transcript in the prompt (A.6);
+* ``full-history``: every turn 0..horizon as a transcript;
+* ``memory``: the agent's own temporal KG through the ``ask`` graph, ``as_of`` the horizon.
+
+Transcript turns hold only what the agent saw while playing: its command, the game's text, the
+inventory it was shown and its score. Replies are cut down to the answer line (or a JSON "answer").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from ...models import invoke_model, load_chat_model
+from ...prompting import QUESTION, TRANSCRIPT, render_sections
+from ...runs import RunDir
+from .generate import IN_CONTEXT_TURNS, QAItem
+from .prompts import MEMORY_RULES, TRANSCRIPT_SYSTEM, render_transcript
+
+ANSWERERS = ("in-context", "full-history", "memory")
+
+
+def extract_answer(reply: str) -> str:
+    """The answer in a reply: a JSON ``answer`` field, else the first non-empty line without an
+    ``Answer:`` label (the scorer normalises the rest, as A.5 says)."""
+    text = (reply or "").strip()
+    try:
+        data = json.loads(text)
+        if isinstance(data, dict) and "answer" in data:
+            return str(data["answer"]).strip()
+    except ValueError:
+        pass
+    line = next((l.strip() for l in text.splitlines() if l.strip()), "")
+    line = re.sub(r"^(?:final\s+)?answer\s*:\s*", "", line, flags=re.IGNORECASE)
+    return line.strip()
+
+
+def agent_turns(run_dir: str | Path, run_id: str) -> list[dict[str, Any]]:
+    """Each logged step as the agent saw it (the inventory list is the one its observation carried)."""
+    run = RunDir.open(run_dir, run_id)
+    seen = {r["step"]: r.get("inventory") for r in run.oracle_steps()}
+    return [{"step": r["step"], "action": r.get("action"), "observation": r.get("observation") or "",
+             "score": r.get("score"), "inventory": seen.get(r["step"])} for r in run.steps()]
+
+
+class TranscriptAnswerer:
+    """A model answering from a transcript of the last ``turns`` turns (None: all of them)."""
+
+    def __init__(self, name: str, turns: list[dict[str, Any]], window: int | None, model: str, base_url: str | None = None) -> None:
+        self.name = name
+        self.turns = turns
+        self.window = window
+        self.model = load_chat_model(model, base_url=base_url)
+
+    def prompt(self, item: QAItem) -> list:
+        shown = [t for t in self.turns if t["step"] <= item.horizon]
+        if self.window is not None:
+            shown = shown[-self.window:]
+        body = render_sections({TRANSCRIPT: render_transcript(shown), QUESTION: item.question})
+        return [SystemMessage(content=TRANSCRIPT_SYSTEM), HumanMessage(content=body)]
+
+    def __call__(self, item: QAItem) -> str:
+        reply = invoke_model(self.model, self.prompt(item))
+        return reply.content if isinstance(reply.content, str) else str(reply.content)
+
+
+class MemoryAnswerer:
+    """The ``ask`` graph over the run's KG as it was at the horizon."""
+
+    name = "memory"
+
+    def __init__(self, run_dir: str | Path, run_id: str, model: str, base_url: str | None = None) -> None:
+        from ...graphs.context import AgentContext
+
+        self.run_id = run_id
+        self.context = AgentContext(model=model, run_dir=str(run_dir), base_url=base_url)
+
+    def __call__(self, item: QAItem) -> str:
+        from ...graphs.qa import ask_graph
+
+        question = f"{item.question}\n\n{MEMORY_RULES}"
+        result = ask_graph.invoke({"run_id": self.run_id, "question": question, "as_of": item.horizon}, context=self.context)
+        return result.get("answer") or ""
+
+
+def make_answerer(kind: str, run_dir: str | Path, run_id: str, model: str, base_url: str | None = None) -> Callable[[QAItem], str]:
+    if kind == "in-context":
+        return TranscriptAnswerer(kind, agent_turns(run_dir, run_id), IN_CONTEXT_TURNS, model, base_url)
+    if kind == "full-history":
+        return TranscriptAnswerer(kind, agent_turns(run_dir, run_id), None, model, base_url)
+    if kind == "memory":
+        return MemoryAnswerer(run_dir, run_id, model, base_url)
+    raise ValueError(f"unknown answerer '{kind}': use one of {', '.join(ANSWERERS)}")

@@ -1,0 +1,56 @@
+"""Runs -> questions -> answers -> scores: the memory-QA pipeline behind ``ariadne memqa``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...runs import RunDir
+from .answerers import ANSWERERS, extract_answer, make_answerer
+from .generate import QAItem, generate
+from .index import load_episode
+from .paraphrase import paraphrase
+from .scorer import score
+
+
+def run_model(run_dir: str | Path, run_id: str) -> str:
+    """The model the run was played with (the default answerer model)."""
+    return (RunDir.open(run_dir, run_id).meta().get("context") or {}).get("model") or "scripted"
+
+
+def questions(run_dir: str | Path, run_id: str, *, horizon: int | None = None, per_type: int = 3, seed: int = 42) -> list[QAItem]:
+    return generate(load_episode(run_dir, run_id), horizon=horizon, per_type=per_type, seed=seed)
+
+
+def evaluate(
+    run_dir: str | Path,
+    run_ids: Sequence[str],
+    *,
+    answerers: Sequence[str] = ANSWERERS,
+    horizon: int | None = None,
+    per_type: int = 3,
+    seed: int = 42,
+    model: str | None = None,
+    base_url: str | None = None,
+    paraphrase_with: str | None = None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """One scored row per (question, answerer): the item, the reply, the extracted prediction, the score."""
+    rows = []
+    for run_id in run_ids:
+        items = questions(run_dir, run_id, horizon=horizon, per_type=per_type, seed=seed)
+        chosen = model or run_model(run_dir, run_id)
+        if paraphrase_with:
+            items = paraphrase(items, paraphrase_with, base_url)
+        for kind in answerers:
+            answer = make_answerer(kind, run_dir, run_id, chosen, base_url)
+            for item in items:
+                reply = answer(item)
+                prediction = extract_answer(reply)
+                row = {**item.to_dict(), "answerer": kind, "model": chosen, "reply": reply, "prediction": prediction,
+                       "score": score(item.answer, prediction, item.answer_type)}
+                rows.append(row)
+                if on_row:
+                    on_row(row)
+    return rows

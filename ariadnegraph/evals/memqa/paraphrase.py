@@ -1,0 +1,37 @@
+"""Optional paraphrase of generated questions by a model (EMemBench §3.3, "language variation").
+
+Off by default. Paraphrasing happens after the answer is computed, so it cannot change a label; a
+rewrite that drops a number or a quoted name is refused and the original question kept (the
+consistency check). The offline ``scripted`` model answers in its plain-text role and does not
+rewrite, so with it every question stays unchanged (and its answerer can still parse them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from ...models import SCRIPTED, invoke_model, load_chat_model
+from .generate import QAItem
+from .prompts import PARAPHRASE
+
+_KEPT = re.compile(r"\d+|'[^']+'")
+
+
+def consistent(original: str, rewritten: str) -> bool:
+    """Every number and quoted name of the original survives, and the rewrite is one line."""
+    return bool(rewritten) and "\n" not in rewritten and all(k.lower() in rewritten.lower() for k in _KEPT.findall(original))
+
+
+def paraphrase(items: list[QAItem], model: str, base_url: str | None = None) -> list[QAItem]:
+    if model == SCRIPTED:
+        return items
+    chat = load_chat_model(model, base_url=base_url)
+    out = []
+    for item in items:
+        reply = invoke_model(chat, [SystemMessage(content=PARAPHRASE), HumanMessage(content=item.question)])
+        text = (reply.content if isinstance(reply.content, str) else str(reply.content)).strip()
+        out.append(replace(item, question=text) if consistent(item.question, text) else item)
+    return out

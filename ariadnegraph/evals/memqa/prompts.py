@@ -1,0 +1,47 @@
+"""Prompts of the memory-QA answerers and the optional paraphraser (our own wording), and the one
+format of a transcript turn (the scripted answerer parses it back)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+ANSWER_RULES = """Reply with the answer alone on the first line, with nothing around it:
+- a step number or a count as digits only;
+- a place, an item or an action as the game wrote it;
+- 'yes' or 'no' when the question asks for it;
+- several items as one comma-separated list in alphabetical order ('nothing' if there are none);
+- an observation as the game's text.
+If what you were given does not settle the question, or the question assumes something that never
+happened, reply exactly: not answerable"""
+
+TRANSCRIPT_SYSTEM = f"""You are questioned about an episode of a text game that you played. The
+transcript shows your turns: the step number, the command you typed, what the game answered, then
+what you were carrying and your score after that step. Step 0 is the start, before any command.
+Use only the transcript; do not guess from what usually happens in such games.
+
+{ANSWER_RULES}"""
+
+MEMORY_RULES = f"""Look the answer up in your memory of the episode with the tools (facts hold from
+one step until another; step 0 is the start, before any command).
+{ANSWER_RULES}"""
+
+PARAPHRASE = """Rewrite the question below so it reads differently while asking exactly the same
+thing. Keep every number, step index and quoted name unchanged, keep game words (commands, places,
+items) as written, write English, and return only the rewritten question on one line."""
+
+
+def render_turn(step: int, action: str | None, observation: str, inventory: Iterable[str] | None, score: Any) -> str:
+    """One transcript turn: ``[step N] > command``, the game's text, then carried items and score."""
+    text = "\n".join(line.strip() for line in (observation or "").splitlines() if line.strip())
+    lines = [f"[step {step}] > {action or '(start)'}", text or "(no text)"]
+    if inventory is not None:
+        lines.append(f"Carrying: {', '.join(inventory) or 'nothing'}")
+    if score is not None:
+        lines.append(f"Score: {score:g}" if isinstance(score, (int, float)) else f"Score: {score}")
+    return "\n".join(lines)
+
+
+def render_transcript(turns: Iterable[Mapping[str, Any]]) -> str:
+    return "\n\n".join(render_turn(t["step"], t.get("action"), t.get("observation") or "", t.get("inventory"), t.get("score"))
+                       for t in turns)
