@@ -1,0 +1,77 @@
+"""The eval's output files, rewritten from ``episodes.jsonl`` after every run: ``results.csv``,
+``table.md``, ``score_vs_steps.png`` and ``report.md`` — the one file to read or send, self-contained
+(the plot is embedded as a base64 data URI)."""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .plots import plot_scores
+from .pricing import PRICES_AS_OF
+from .tables import csv_text, markdown_tables
+
+if TYPE_CHECKING:
+    from .runner import EvalPlan
+
+CSV_FILE = "results.csv"
+TABLE_FILE = "table.md"
+PLOT_FILE = "score_vs_steps.png"
+REPORT_FILE = "report.md"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def write_outputs(plan: "EvalPlan", records: Sequence[dict[str, Any]], elapsed: float | None = None) -> dict[str, Path]:
+    """Write the CSV, the Markdown table, the plot and the report for the plan's finished episodes."""
+    out = plan.out
+    tables = markdown_tables(plan.suite, records)
+    _write(out / CSV_FILE, csv_text(plan.suite, records))
+    _write(out / TABLE_FILE, tables)
+    plot = plot_scores(plan.suite, records, out / PLOT_FILE)
+    _write(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed))
+    return {"csv": out / CSV_FILE, "table": out / TABLE_FILE, "plot": plot, "report": out / REPORT_FILE}
+
+
+def report_text(plan: "EvalPlan", records: Sequence[dict[str, Any]], tables: str, plot: Path, elapsed: float | None = None) -> str:
+    image = base64.b64encode(plot.read_bytes()).decode("ascii")
+    suite = plan.suite
+    missing = len(plan.jobs) - len(records)
+    status = "complete" if not missing else f"incomplete: {missing} episodes not finished (re-run the same command)"
+    wall = sum(r["wall_seconds"] for r in records)
+    lines = [
+        f"# ariadne eval {suite.name}",
+        "",
+        f"{suite.description}. Protocol: {suite.paper}.",
+        "",
+        f"- presets: {', '.join(plan.presets)}; model: `{plan.model}`",
+        f"- episodes: {len(records)} of {len(plan.jobs)} ({status})",
+        f"- wall time: {wall:.1f} s of episodes summed over workers"
+        + (f"; the last `ariadne eval` call (playing only what was not finished) took {elapsed:.1f} s with "
+           f"{plan.workers} workers" if elapsed is not None else ""),
+        f"- prices: list prices as of {PRICES_AS_OF}" + (f", overridden by `{plan.prices_file}`" if plan.prices_file else ""),
+    ]
+    if plan.command:
+        lines.append(f"- command: `{plan.command}`")
+    lines += [
+        "",
+        "Rows marked *quoted* are the numbers the papers report for their own systems, with the model each "
+        "used and the table they come from; they were not run here and their games, prompts and models differ.",
+        "",
+        tables,
+        "## Score against steps",
+        "",
+        f"![mean normalised score against steps per preset](data:image/png;base64,{image})",
+        "",
+        f"Files next to this report: `episodes.jsonl` (one line per episode, with its per-step score curve), "
+        f"`{CSV_FILE}`, `{TABLE_FILE}`, `{PLOT_FILE}`, and `runs/RUN_ID/` for each episode (open one with "
+        "`ariadne report RUN_ID --run-dir runs`).",
+        "",
+    ]
+    return "\n".join(lines)

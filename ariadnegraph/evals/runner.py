@@ -1,0 +1,324 @@
+"""Run a suite: episodes in parallel worker processes, each finished one appended to ``episodes.jsonl``.
+
+Resumable by construction: an episode's key (suite, preset, model, game, step limit, attempt) fixes
+its run id, so a re-run skips keys already in ``episodes.jsonl`` (unless ``rerun``), continues an
+episode that was killed half-way from its LangGraph checkpoint (:func:`ariadnegraph.play.resume`), and
+starts one that never got a checkpoint afresh. Only the parent process writes ``episodes.jsonl``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .pricing import Price, episode_cost, load_prices
+from .suites import Game, Suite, get_suite
+
+EPISODES_FILE = "episodes.jsonl"
+RUNS_DIR = "runs"
+LOCK_FILE = ".lock"
+DEFAULT_OUT = "eval-results"
+FIDELITY_FIELDS = ("precision", "recall", "coverage", "by_relation")
+
+
+class EvalError(ValueError):
+    """A bad eval request (preset, model, workers, out dir in use); raised before anything is written."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One episode of the plan: a game played by a preset with a model, the n-th attempt."""
+
+    suite: str
+    preset: str
+    model: str
+    game: Game
+    attempt: int
+    base_url: str | None = None
+
+    @property
+    def key(self) -> str:
+        g = self.game
+        return f"{self.suite}|{self.preset}|{self.model}|{g.env}|seed={g.seed}|variation={g.variation}|steps={g.max_steps}|attempt={self.attempt}"
+
+    @property
+    def run_id(self) -> str:
+        """Deterministic: the same key always plays in the same run directory."""
+        g = self.game
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.preset}-{g.env}-s{g.seed}-v{g.variation}-a{self.attempt}").strip("-")
+        return f"{slug[:100]}-{hashlib.sha1(self.key.encode()).hexdigest()[:10]}"
+
+
+@dataclass
+class EvalPlan:
+    """A validated request: what to run and where; building it writes nothing."""
+
+    suite: Suite
+    presets: tuple[str, ...]
+    model: str
+    jobs: list[Job]
+    out: Path
+    workers: int = 1
+    rerun: bool = False
+    prices: dict[str, Price] = field(default_factory=dict)
+    prices_file: str | None = None
+    command: str = ""
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.out / RUNS_DIR
+
+    @property
+    def episodes_path(self) -> Path:
+        return self.out / EPISODES_FILE
+
+
+def plan_eval(
+    suite: str,
+    presets: Sequence[str],
+    model: str = "scripted",
+    *,
+    base_url: str | None = None,
+    out: str | Path | None = None,
+    workers: int = 1,
+    rerun: bool = False,
+    prices_file: str | None = None,
+    attempts: int | None = None,
+    groups: Sequence[str] | None = None,
+    per_group: int | None = None,
+    limit: int | None = None,
+    max_steps: int | None = None,
+    command: str = "",
+) -> EvalPlan:
+    """Check every input (suite, presets, model provider, workers, prices, subset) without writing."""
+    from ..graphs.context import AgentContext
+    from ..graphs.presets import PRESETS
+    from ..nodes.common import check_models
+
+    spec = get_suite(suite)
+    if not presets:
+        raise EvalError("eval needs at least one --preset")
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown:
+        raise EvalError(f"unknown preset '{unknown[0]}' (choose {', '.join(PRESETS)})")
+    if workers < 1:
+        raise EvalError(f"workers must be at least 1, got {workers}")
+    if attempts is not None and attempts < 1:
+        raise EvalError(f"attempts must be at least 1, got {attempts}")
+    check_models(AgentContext(model=model, base_url=base_url))  # an unknown provider fails before any write
+    prices = load_prices(prices_file)
+    games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
+    presets = tuple(dict.fromkeys(presets))
+    jobs = [Job(spec.name, preset, model, game, attempt, base_url)
+            for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset in presets]
+    return EvalPlan(spec, presets, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
+                    prices_file, command)
+
+
+# --- episode records -------------------------------------------------------------------------------
+
+
+def read_records(path: Path) -> dict[str, dict[str, Any]]:
+    """Finished episodes by key (a later line for a key replaces an earlier one; a torn last line is ignored)."""
+    records: dict[str, dict[str, Any]] = {}
+    if not path.exists():
+        return records
+    with path.open() as handle:
+        for line in handle:
+            if not line.endswith("\n"):
+                break
+            record = json.loads(line)
+            records[record["key"]] = record
+    return records
+
+
+def _append_record(path: Path, record: dict[str, Any]) -> None:
+    with path.open("a") as handle:
+        handle.write(json.dumps(record, sort_keys=True) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def normalised(score: float, max_score: float) -> float:
+    """Score over the maximum, within [0, 1] (0 when the game reports no maximum)."""
+    return min(max(score / max_score, 0.0), 1.0) if max_score > 0 else 0.0
+
+
+def _fidelity(run_root: Path, run_id: str) -> dict[str, Any] | None:
+    """Memory fidelity of a finished episode when ``evals.fidelity`` is installed: the summary figures
+    (per-step points and error lists stay recomputable from the run). Its failure is recorded in the
+    record rather than losing the episode."""
+    try:
+        from .fidelity import episode_fidelity  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    try:
+        full = episode_fidelity(run_root, run_id).to_dict()
+    except Exception as exc:  # noqa: BLE001 - a metric's bug must not discard a played episode
+        return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
+    return {k: full.get(k) for k in FIDELITY_FIELDS}
+
+
+def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool = False) -> dict[str, Any]:
+    """Play (or continue) one episode and return its record."""
+    from ..graphs.context import AgentContext
+    from ..play import play, resume
+    from ..runs import RunDir
+
+    started = time.perf_counter()
+    path = runs_dir / job.run_id
+    resumed = path.joinpath("run.json").is_file() and not fresh
+    if resumed:
+        summary = resume(job.run_id, run_dir=runs_dir)
+    else:
+        if path.exists():  # killed before run.json was written, or asked to re-run
+            shutil.rmtree(path)
+        context = AgentContext(model=job.model, preset=job.preset, run_dir=str(runs_dir), base_url=job.base_url)
+        game = job.game
+        summary = play(game.env, seed=game.seed, variation=game.variation, max_steps=game.max_steps, context=context,
+                       run_id=job.run_id)
+    wall = time.perf_counter() - started
+    curve = [float(step.get("score") or 0.0) for step in RunDir.open(runs_dir, job.run_id).steps()]
+    fidelity = _fidelity(runs_dir, job.run_id)
+    score, max_score = float(summary["score"]), float(summary["max_score"])
+    return {
+        "key": job.key, "suite": job.suite, "preset": job.preset, "model": job.model, "env": job.game.env,
+        "group": job.game.group, "label": job.game.label, "seed": job.game.seed, "variation": job.game.variation,
+        "attempt": job.attempt, "run_id": job.run_id, "max_steps": job.game.max_steps,
+        "norm_score": round(normalised(score, max_score), 6), "score": score, "max_score": max_score,
+        "won": bool(summary["won"]), "steps": int(summary["steps"]), "llm_calls": int(summary["llm_calls"]),
+        "prompt_tokens": int(summary["prompt_tokens"]), "completion_tokens": int(summary["completion_tokens"]),
+        "cost_usd": episode_cost(prices, job.model, summary["prompt_tokens"], summary["completion_tokens"]),
+        "fallbacks": int(summary.get("fallbacks", 0)), "wall_seconds": round(wall, 3), "resumed": resumed,
+        "precision": (fidelity or {}).get("precision"), "recall": (fidelity or {}).get("recall"), "fidelity": fidelity,
+        "curve": curve,
+    }
+
+
+def _job_args(job: Job) -> dict[str, Any]:
+    return {**asdict(job), "game": asdict(job.game)}
+
+
+def _worker(job: dict[str, Any], runs_dir: str, prices: dict[str, tuple[float, float]], fresh: bool) -> dict[str, Any]:
+    """Pool entry point (plain data in and out, so it pickles under ``spawn``)."""
+    parsed = Job(**{**job, "game": Game(**job["game"])})
+    return run_episode(parsed, Path(runs_dir), {m: Price(*p) for m, p in prices.items()}, fresh)
+
+
+def _die_with_parent() -> None:
+    """A worker must not outlive a killed eval: it would keep writing a run the re-run resumes."""
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG = SIGKILL (Linux)
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    with (out / LOCK_FILE).open("w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise EvalError(f"another `ariadne eval` is writing to {out}") from None
+        yield
+
+
+def _line(record: dict[str, Any], done: int, total: int) -> str:
+    where = record["label"] or record["env"]
+    outcome = "won" if record["won"] else "not won"
+    again = " (resumed)" if record["resumed"] else ""
+    return (f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: score {record['score']:g}/"
+            f"{record['max_score']:g} {outcome} in {record['steps']} steps, {record['llm_calls']} calls, "
+            f"{record['wall_seconds']:.1f} s{again}")
+
+
+def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[dict[str, Any]]:
+    """Run the plan's missing episodes and write every output; returns the plan's records in order."""
+    from tqdm import tqdm
+
+    started = time.perf_counter()
+    plan.out.mkdir(parents=True, exist_ok=True)
+    with _locked(plan.out):
+        plan.runs_dir.mkdir(exist_ok=True)
+        finished = read_records(plan.episodes_path)
+        pending = [job for job in plan.jobs if plan.rerun or job.key not in finished]
+        skipped = len(plan.jobs) - len(pending)
+        if progress and skipped:
+            print(f"{skipped} of {len(plan.jobs)} episodes already finished in {plan.episodes_path}", file=sys.stderr, flush=True)
+        bar = tqdm(total=len(pending), file=sys.stderr, disable=not (progress and sys.stderr.isatty()), unit="episode")
+        done = 0
+
+        def record(result: dict[str, Any]) -> None:
+            nonlocal done
+            _append_record(plan.episodes_path, result)
+            finished[result["key"]] = result
+            done += 1
+            bar.update(1)
+            if progress:
+                tqdm.write(_line(result, done, len(pending)), file=sys.stderr)
+                sys.stderr.flush()
+
+        try:
+            if plan.workers == 1 or len(pending) <= 1:
+                for job in pending:
+                    record(run_episode(job, plan.runs_dir, plan.prices, fresh=plan.rerun))
+            else:
+                _run_pool(plan, pending, record)
+        finally:
+            bar.close()
+            records = [finished[job.key] for job in plan.jobs if job.key in finished]
+            if records:
+                from .eval_report import write_outputs
+
+                write_outputs(plan, records, elapsed=time.perf_counter() - started)
+        return records
+
+
+def _run_pool(plan: EvalPlan, pending: list[Job], record: Any) -> None:
+    prices = {m: (p.input, p.output) for m, p in plan.prices.items()}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(plan.workers, len(pending)), mp_context=context,
+                             initializer=_die_with_parent) as pool:
+        futures: set[Future] = {pool.submit(_worker, _job_args(job), str(plan.runs_dir), prices, plan.rerun)
+                                for job in pending}
+        try:
+            while futures:
+                finished, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    record(future.result())  # an episode's error stops the eval (re-run to continue)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def list_suites() -> list[str]:
+    """One line per suite for ``ariadne eval --list``."""
+    from .suites import SUITES
+
+    width = max(len(name) for name in SUITES)
+    return [f"{s.name:<{width}}  {s.description} [{s.paper}; needs {s.needs}]" for s in SUITES.values()]

@@ -1,0 +1,147 @@
+"""The evaluation suites: each reproduces one paper's protocol (games, step limits, attempts) and names
+the table layout its results are printed in. This module is the one place those protocols live.
+
+A suite builds a list of :class:`Game` (what to play) grouped the way the paper's table groups them
+(a level, a game, a ScienceWorld task); the runner crosses it with presets and attempts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+STMA_LEVELS = (1, 2, 3, 4)
+STMA_GAMES_PER_LEVEL = 8  # "eight randomly generated scenarios" per level (STMA section 5.2)
+STMA_MAX_STEPS = 50  # "All tasks enforce a 50-turn limit" (STMA appendix A.1)
+
+ARIGRAPH_GAMES = ("hunt", "hunt_hard", "cook", "cook_hard", "cook_hardest", "clean")
+ARIGRAPH_ATTEMPTS = 5  # "Every LLM based agent had five attempts to solve each game" (AriGraph 5.1)
+ARIGRAPH_TOP = 3  # "We estimate performance as average of three best runs"
+
+# AriGraph appendix F: four levels, "3 randomly generated environments for each task difficulty".
+# Only two cook_3_6_* files exist; cook_rl_baseline has the same settings (3 ingredients, 6 rooms).
+GATA_LEVELS: dict[int, tuple[str, ...]] = {
+    1: ("cook_1_1_cut", "cook_1_1_cut_1", "cook_1_1_cut_2"),  # 1 ingredient, 1 room, cutting
+    2: ("cook_1_1_full", "cook_1_1_full_1", "cook_1_1_full_2"),  # 1 ingredient, 1 room, cutting + cooking
+    3: ("cook_1_9", "cook_1_9_1", "cook_1_9_2"),  # 1 ingredient, 9 rooms, no processing
+    4: ("cook_3_6_1", "cook_3_6_2", "cook_rl_baseline"),  # 3 ingredients, 6 rooms, cutting + cooking
+}
+
+SCIENCEWORLD_VARIATIONS = 3  # "three randomly sampled test variations" (DAVIS appendix B): test indices 0-2
+SCIENCEWORLD_MAX_STEPS = 80  # "a maximum of 80 steps per task" (DAVIS appendix B)
+SCIENCEWORLD_SPLIT = "test"
+# DAVIS table 6: the nine subjects and their tasks, in table 7's order.
+SCIENCEWORLD_SUBJECTS: dict[str, tuple[str, ...]] = {
+    "Matter": ("1-1", "1-2", "1-3", "1-4"),
+    "Thermodynamics": ("2-1", "2-2", "2-3"),
+    "Electricity": ("3-1", "3-2", "3-3", "3-4"),
+    "Biology": ("4-1", "4-2", "4-3", "4-4"),
+    "Botany": ("5-1", "5-2"),
+    "Chemistry": ("6-1", "6-2", "6-3"),
+    "Lifespan and Life Stages": ("7-1", "7-2", "7-3", "8-1", "8-2"),
+    "Physics": ("9-1", "9-2", "9-3"),
+    "Genetics": ("10-1", "10-2"),
+}
+
+
+class SuiteError(ValueError):
+    """A suite name or a subset selection that does not exist."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game to play: ``group`` is the paper table's column or row it counts towards."""
+
+    env: str
+    group: str
+    max_steps: int
+    seed: int | None = None
+    variation: int | None = None
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    description: str
+    paper: str
+    layout: str  # which table layout tables.py prints: stma, arigraph, gata, scienceworld
+    groups: Callable[[], dict[str, list[Game]]]  # group name -> its games, in the paper's order
+    attempts: int = 1
+    needs: str = "offline"
+
+    def games(self, *, groups: Sequence[str] | None = None, per_group: int | None = None,
+              limit: int | None = None, max_steps: int | None = None) -> list[Game]:
+        """The suite's games, optionally a subset: some groups, the first ``per_group`` of each, the
+        first ``limit`` in all; ``max_steps`` replaces the paper's step limits."""
+        table = self.groups()
+        if groups:
+            unknown = [g for g in groups if g not in table]
+            if unknown:
+                raise SuiteError(f"suite {self.name} has no level/group {', '.join(unknown)} (choose {', '.join(table)})")
+            table = {g: table[g] for g in table if g in groups}
+        for name, value in (("games", per_group), ("limit", limit), ("max steps", max_steps)):
+            if value is not None and value < 1:
+                raise SuiteError(f"{name} must be at least 1, got {value}")
+        games = [game for group in table.values() for game in group[:per_group]]
+        games = games[:limit]
+        return [replace(g, max_steps=max_steps) for g in games] if max_steps else games
+
+
+def _stma_groups() -> dict[str, list[Game]]:
+    return {
+        str(level): [Game(f"cooking:{level}", str(level), STMA_MAX_STEPS, seed=seed, label=f"level {level} seed {seed}")
+                     for seed in range(1, STMA_GAMES_PER_LEVEL + 1)]
+        for level in STMA_LEVELS
+    }
+
+
+def _arigraph_groups() -> dict[str, list[Game]]:
+    from ..envs.registry import arigraph_game  # resolves files and the manifest's step limits
+
+    return {name: [Game(f"arigraph:{name}", name, arigraph_game(name).max_steps, label=name)] for name in ARIGRAPH_GAMES}
+
+
+def _gata_groups() -> dict[str, list[Game]]:
+    from ..envs.registry import arigraph_game
+
+    return {str(level): [Game(f"arigraph:{name}", str(level), arigraph_game(name).max_steps, label=name) for name in names]
+            for level, names in GATA_LEVELS.items()}
+
+
+def scienceworld_subject(task_id: str) -> str:
+    return next(subject for subject, tasks in SCIENCEWORLD_SUBJECTS.items() if task_id in tasks)
+
+
+def _scienceworld_groups() -> dict[str, list[Game]]:
+    from ..envs.scienceworld_env import scienceworld_tasks  # static list, no JVM
+
+    return {
+        task_id: [Game(f"scienceworld:{name}", task_id, SCIENCEWORLD_MAX_STEPS, variation=v, label=f"{task_id} {name} var {v}")
+                  for v in range(SCIENCEWORLD_VARIATIONS)]
+        for task_id, name in scienceworld_tasks()
+    }
+
+
+SUITES: dict[str, Suite] = {
+    s.name: s
+    for s in (
+        Suite("stma-cooking", "STMA cooking: levels 1-4 x 8 generated games, 50 steps; success rate and average score",
+              "STMA (Lei et al. 2025) section 5, appendix A, tables 1-2, figure 4", "stma", _stma_groups),
+        Suite("arigraph", "AriGraph games: hunt, hunt_hard, cook, cook_hard, cook_hardest, clean with the manifest's step "
+              "limits; 5 attempts, normalised score (mean of the 3 best)", "AriGraph (Anokhin et al. 2024) sections 4-5, "
+              "table 4, figure 3", "arigraph", _arigraph_groups, attempts=ARIGRAPH_ATTEMPTS, needs="AriGraph games"),
+        Suite("gata-cooking", "AriGraph's RL comparison: the four GATA cooking levels, 3 games each, 60 steps",
+              "AriGraph (Anokhin et al. 2024) appendix F, figure 4", "gata", _gata_groups, needs="AriGraph games"),
+        Suite("scienceworld", "ScienceWorld: 30 tasks x 3 test variations, 80 steps, easy simplification; per task and "
+              "per subject", "DAVIS (Kim et al. 2025) section 4, appendix A-B, table 7", "scienceworld",
+              _scienceworld_groups, needs="Java 17"),
+    )
+}
+
+
+def get_suite(name: str) -> Suite:
+    try:
+        return SUITES[name]
+    except KeyError:
+        raise SuiteError(f"unknown suite '{name}' (choose {', '.join(SUITES)})") from None

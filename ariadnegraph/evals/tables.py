@@ -1,0 +1,261 @@
+"""Aggregate episode records into cells (preset x group) and print them: a CSV of every cell, and
+Markdown laid out like each paper's table with the paper's own numbers beside ours, labelled quoted.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from . import quoted
+from .pricing import PRICES_AS_OF
+from .suites import ARIGRAPH_TOP, SCIENCEWORLD_SUBJECTS, Suite
+
+ALL = "all"
+MISSING = "—"
+ARIGRAPH_TITLES = {"hunt": "Treasure Hunt", "hunt_hard": "Treasure Hunt Hard", "hunt_hardest": "Treasure Hunt Hardest",
+                   "cook": "Cooking", "cook_hard": "Cooking Hard", "cook_hardest": "Cooking Hardest", "clean": "Cleaning"}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What a table cell reports for one preset on one group (level, game, task) or on ``all``.
+
+    Scores are normalised (0-1). ``best``/``top_mean`` take each game's best attempt / the mean of its
+    ``ARIGRAPH_TOP`` best attempts (AriGraph's estimate), averaged over the group's games.
+    ``cost_usd`` is the cell's total, None when any episode's cost is unknown.
+    """
+
+    preset: str
+    model: str
+    group: str
+    episodes: int
+    norm_score: float
+    norm_std: float
+    best: float
+    top_mean: float
+    success: float
+    steps: float
+    llm_calls: float
+    prompt_tokens: float
+    completion_tokens: float
+    cost_usd: float | None
+    wall_seconds: float
+    precision: float | None
+    recall: float | None
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.fmean(present) if present else None
+
+
+def make_cell(preset: str, model: str, group: str, records: Sequence[dict[str, Any]]) -> Cell:
+    scores = [r["norm_score"] for r in records]
+    by_game: dict[tuple, list[float]] = {}
+    for r in records:
+        by_game.setdefault((r["env"], r["seed"], r["variation"]), []).append(r["norm_score"])
+    costs = [r.get("cost_usd") for r in records]
+    return Cell(
+        preset, model, group, len(records),
+        norm_score=statistics.fmean(scores), norm_std=statistics.pstdev(scores),
+        best=statistics.fmean(max(s) for s in by_game.values()),
+        top_mean=statistics.fmean(statistics.fmean(sorted(s, reverse=True)[:ARIGRAPH_TOP]) for s in by_game.values()),
+        success=statistics.fmean(1.0 if r["won"] else 0.0 for r in records),
+        steps=statistics.fmean(r["steps"] for r in records),
+        llm_calls=statistics.fmean(r["llm_calls"] for r in records),
+        prompt_tokens=statistics.fmean(r["prompt_tokens"] for r in records),
+        completion_tokens=statistics.fmean(r["completion_tokens"] for r in records),
+        cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6),
+        wall_seconds=statistics.fmean(r["wall_seconds"] for r in records),
+        precision=_mean(r.get("precision") for r in records), recall=_mean(r.get("recall") for r in records),
+    )
+
+
+def cells(records: Sequence[dict[str, Any]], *, with_all: bool = True) -> list[Cell]:
+    """One cell per (preset, group), grouped by preset in first-seen order, each preset ending with ``all``."""
+    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        grouped.setdefault((r["preset"], r["model"], r["group"]), []).append(r)
+        if with_all:
+            grouped.setdefault((r["preset"], r["model"], ALL), []).append(r)
+    systems = list(dict.fromkeys((p, m) for p, m, _ in grouped))
+    order = sorted(grouped, key=lambda k: (systems.index(k[:2]), k[2] == ALL))  # stable within a system
+    return [make_cell(p, m, g, grouped[(p, m, g)]) for p, m, g in order]
+
+
+def csv_text(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+    fields = ["suite", *Cell.__dataclass_fields__]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for cell in cells(records):
+        writer.writerow({"suite": suite.name, **{k: _csv_value(v) for k, v in asdict(cell).items()}})
+    return out.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    return round(value, 6) if isinstance(value, float) else ("" if value is None else value)
+
+
+# --- formatting ------------------------------------------------------------------------------------
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return MISSING if value is None else f"{value:.{digits}f}"
+
+
+def _pct(value: float | None) -> str:
+    return MISSING if value is None else f"{100 * value:.1f}"
+
+
+def _cost(value: float | None) -> str:
+    return "?" if value is None else f"{value:.4f}"
+
+
+def _row(values: Iterable[str]) -> str:
+    return "| " + " | ".join(values) + " |"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "---:") -> str:
+    lines = [_row(header), _row([":---", *([align] * (len(header) - 1))])]
+    lines += [_row(r) for r in rows]
+    return "\n".join(lines)
+
+
+def _ours(cell: Cell) -> str:
+    return f"**{cell.preset}** ({cell.model}) — ours"
+
+
+def _index(records: Sequence[dict[str, Any]]) -> tuple[list[tuple[str, str]], dict[tuple[str, str, str], Cell]]:
+    table = {(c.preset, c.model, c.group): c for c in cells(records)}
+    systems = list(dict.fromkeys((p, m) for p, m, _ in table))
+    return systems, table
+
+
+def resources_table(records: Sequence[dict[str, Any]]) -> str:
+    """Every cell's cost profile: the same columns for every suite (means per episode, total cost)."""
+    header = ["preset", "group", "episodes", "norm. score", "success %", "steps", "model calls", "prompt tokens",
+              "completion tokens", "cost USD (total)", "wall s", "KG precision", "KG recall"]
+    rows = [[f"{c.preset} ({c.model})", c.group, str(c.episodes), _num(c.norm_score), _pct(c.success), f"{c.steps:.1f}",
+             f"{c.llm_calls:.1f}", f"{c.prompt_tokens:.0f}", f"{c.completion_tokens:.0f}", _cost(c.cost_usd),
+             f"{c.wall_seconds:.1f}", _num(c.precision), _num(c.recall)] for c in cells(records)]
+    return _table(header, rows)
+
+
+# --- the papers' layouts ---------------------------------------------------------------------------
+
+
+def _stma(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+    """STMA tables 1-2: per level, success rate (%) and average score (% mean ± std)."""
+    levels = [g for g in suite.groups() if any(r["group"] == g for r in records)]
+    header = ["system"] + [f"L{level} {m}" for level in levels for m in ("SR", "AS")]
+    systems, table = _index(records)
+    rows = []
+    for preset, model in systems:
+        row = [_ours(table[(preset, model, ALL)])]
+        for level in levels:
+            c = table.get((preset, model, level))
+            row += [MISSING, MISSING] if c is None else [_pct(c.success), f"{100 * c.norm_score:.1f}±{100 * c.norm_std:.1f}"]
+        rows.append(row)
+    for q in quoted.STMA_COOKING:
+        rows.append([q.label] + [v for level in levels for v in _stma_quoted(q.cells.get(level))])
+    note = ("SR: success rate (%); AS: average normalised score (%) ± standard deviation over the level's games "
+            "(population std). Quoted rows: STMA ran 8 generated games per level, 50 steps; its games are not ours "
+            "(same generator settings, different seeds).")
+    return _table(header, rows) + "\n\n" + note
+
+
+def _stma_quoted(value: object) -> list[str]:
+    if value is None:
+        return [MISSING, MISSING]
+    sr, avg, std = value  # type: ignore[misc]
+    return [f"{sr:.1f}", f"{avg:.1f}±{std:.1f}"]
+
+
+def _arigraph(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+    """AriGraph table 4: normalised score per game, the mean of the three best of five attempts."""
+    games = list(ARIGRAPH_TITLES)
+    header = ["system"] + [ARIGRAPH_TITLES[g] for g in games]
+    systems, table = _index(records)
+    rows = []
+    for preset, model in systems:
+        row = [_ours(table[(preset, model, ALL)])]
+        for game in games:
+            c = table.get((preset, model, game))
+            row.append(MISSING if c is None else f"{c.top_mean:.2f} (best {c.best:.2f}, mean {c.norm_score:.2f}, n={c.episodes})")
+        rows.append(row)
+    for q in quoted.ARIGRAPH:
+        rows.append([q.label] + [_num(q.cells.get(g)) for g in games])  # type: ignore[arg-type]
+    note = (f"Ours: mean of the {ARIGRAPH_TOP} best attempts per game (AriGraph's estimate), with the best and the mean "
+            "attempt and the number of attempts. Treasure Hunt Hardest is not in our game manifest.")
+    return _table(header, rows) + "\n\n" + note
+
+
+def _gata(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+    """AriGraph appendix F: normalised score per GATA cooking level."""
+    levels = [g for g in suite.groups() if any(r["group"] == g for r in records)]
+    header = ["system"] + [f"Level {level}" for level in levels]
+    systems, table = _index(records)
+    rows = []
+    for preset, model in systems:
+        row = [_ours(table[(preset, model, ALL)])]
+        for level in levels:
+            c = table.get((preset, model, level))
+            row.append(MISSING if c is None else f"{c.norm_score:.2f}±{c.norm_std:.2f} (success {_pct(c.success)}%)")
+        rows.append(row)
+    return _table(header, rows) + "\n\n" + quoted.GATA_COOKING_NOTE
+
+
+def _scienceworld(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+    """DAVIS table 7: score (0-100, mean and std over the test variations) per task, grouped by subject
+    with the subject's average on its own row; our presets first, then the quoted systems."""
+    systems, table = _index(records)
+    by_preset: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for r in records:
+        by_preset.setdefault((r["preset"], r["model"]), {}).setdefault(r["group"], []).append(100 * r["norm_score"])
+    header = ["task"] + [f"{p} ({m}) {s}" for p, m in systems for s in ("mean", "std")]
+    header += [f"{q.system} quoted {s}" for q in quoted.SCIENCEWORLD for s in ("mean", "std")]
+    rows = []
+    for subject, tasks in SCIENCEWORLD_SUBJECTS.items():
+        row = [f"**{subject}**"]
+        for system in systems:
+            means = [statistics.fmean(by_preset[system][t]) for t in tasks if t in by_preset[system]]
+            row += [f"**{statistics.fmean(means):.2f}**" if means else MISSING, ""]
+        row += [v for q in quoted.SCIENCEWORLD for v in (f"**{_num(q.cells.get(subject))}**" if q.cells.get(subject) is not None else MISSING, "")]  # type: ignore[arg-type]
+        rows.append(row)
+        for task in tasks:
+            row = [task]
+            for system in systems:
+                scores = by_preset[system].get(task)
+                row += [f"{statistics.fmean(scores):.2f}", f"{statistics.pstdev(scores):.1f}"] if scores else [MISSING, MISSING]
+            for q in quoted.SCIENCEWORLD:
+                mean, std = q.cells.get(task) or (None, None)  # type: ignore[misc]
+                row += [_num(mean), _num(std, 1)]
+            rows.append(row)
+    legend = "; ".join(f"{q.system}: {q.model}" for q in quoted.SCIENCEWORLD)
+    note = (f"Scores are ScienceWorld's 0-100, averaged over {suite.name}'s test variations. Quoted: {quoted.SCIENCEWORLD[0].source} "
+            f"({legend}); DAVIS's overall average is {quoted.DAVIS_OVERALL}. Our copy of table 7 has no row for 3-4 and "
+            "cuts off some subject averages (—).")
+    return _table(header, rows) + "\n\n" + note
+
+
+LAYOUTS: dict[str, Callable[[Suite, Sequence[dict[str, Any]]], str]] = {
+    "stma": _stma, "arigraph": _arigraph, "gata": _gata, "scienceworld": _scienceworld,
+}
+
+
+def markdown_tables(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+    """The paper-layout table and the resources table, as Markdown."""
+    return "\n\n".join([
+        f"## {suite.name}: results in the layout of {suite.paper}",
+        LAYOUTS[suite.layout](suite, records),
+        "## Cost and resources per cell",
+        resources_table(records),
+        f"Means per episode; cost is the cell's total at list prices as of {PRICES_AS_OF} (\"?\" = no known price). "
+        "KG precision/recall: memory fidelity against the game's true facts (— when not measured).",
+    ]) + "\n"
