@@ -107,6 +107,55 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    import time
+
+    from .evals.runner import list_suites, plan_eval, run_eval
+
+    if args.list:
+        print("\n".join(list_suites()))
+        return 0
+    if not args.suite:
+        raise CliError("eval needs a SUITE (see `ariadne eval --list`)")
+    groups = [g.strip() for g in args.levels.split(",") if g.strip()] if args.levels else None
+    plan = plan_eval(args.suite, args.preset or [], args.model, base_url=args.base_url, out=args.out, workers=args.workers,
+                     rerun=args.rerun, prices_file=args.prices, attempts=args.attempts, groups=groups,
+                     per_group=args.games, limit=args.limit, max_steps=args.max_steps,
+                     command=" ".join(["ariadne", *sys.argv[1:]]) if Path(sys.argv[0]).name == "ariadne" else "")
+    started = time.perf_counter()
+    records = run_eval(plan)
+    print(f"{len(records)} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s); "
+          f"report: {plan.out / 'report.md'}")
+    return 0
+
+
+def _fidelity(args: argparse.Namespace) -> int:
+    from .evals.fidelity import episode_fidelity, render_fidelity
+
+    result = episode_fidelity(args.run_dir, args.run_id)
+    print(json.dumps(result.to_dict()) if args.json else render_fidelity(result, args.run_id))
+    return 0
+
+
+def _memqa(args: argparse.Namespace) -> int:
+    from .evals.memqa.answerers import ANSWERERS
+    from .evals.memqa.evaluate import evaluate
+    from .evals.memqa.report import counts, summarize, table
+
+    answerers = args.answerer or list(ANSWERERS)
+    out = Path(args.out).open("w") if args.out else None
+    try:
+        rows = evaluate(args.run_dir, args.run_ids, answerers=answerers, horizon=args.horizon, per_type=args.per_type, seed=args.seed,
+                        model=args.model, base_url=args.base_url, paraphrase_with=args.paraphrase,
+                        on_row=(lambda row: out.write(json.dumps(row, default=str) + "\n")) if out else None)
+    finally:
+        if out:
+            out.close()
+    summary = summarize(rows)
+    print(json.dumps(summary) if args.json else f"{table(summary)}\n{counts(summary)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ariadne", description="Text-game agents with a temporal knowledge-graph memory.")
     parser.add_argument("--version", action="version", version=f"ariadnegraph {__version__}")
@@ -158,6 +207,41 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--run-dir", default="runs")
     report.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/RUN_ID/report.html)")
     report.set_defaults(func=_report)
+    fidelity = commands.add_parser("fidelity", help="memory fidelity of a TextWorld run: its KG against the game's true facts")
+    fidelity.add_argument("run_id")
+    fidelity.add_argument("--run-dir", default="runs")
+    fidelity.add_argument("--json", action="store_true", help="print every figure and the whole curve as one JSON object")
+    fidelity.set_defaults(func=_fidelity)
+    evaluate = commands.add_parser("eval", help="run an evaluation suite (a paper's protocol) and write its tables and report")
+    evaluate.add_argument("suite", nargs="?", help="suite name (see --list)")
+    evaluate.add_argument("--list", action="store_true", help="list the suites and exit")
+    evaluate.add_argument("--preset", action="append", metavar="PRESET", help="agent preset; repeat to compare several")
+    evaluate.add_argument("--model", default="scripted", help="'scripted' (offline) or 'provider:model'")
+    evaluate.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
+    evaluate.add_argument("--workers", type=int, default=1, help="episodes played in parallel processes (default 1)")
+    evaluate.add_argument("--out", default=None, help="output folder (default eval-results/SUITE); re-use it to resume")
+    evaluate.add_argument("--rerun", action="store_true", help="play finished episodes again")
+    evaluate.add_argument("--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table")
+    evaluate.add_argument("--attempts", type=int, default=None, help="attempts per game (default: the suite's)")
+    evaluate.add_argument("--levels", default=None, metavar="L,...", help="only these levels / games / task ids")
+    evaluate.add_argument("--games", type=int, default=None, metavar="N", help="only the first N games of each level")
+    evaluate.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N games in all")
+    evaluate.add_argument("--max-steps", type=int, default=None, help="replace the suite's step limits")
+    evaluate.set_defaults(func=_eval)
+    memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
+    memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="runs to question (several: one table over the suite)")
+    memqa.add_argument("--run-dir", default="runs")
+    memqa.add_argument("--horizon", type=int, default=None, metavar="N", help="questions and answers use steps 0..N only")
+    memqa.add_argument("--per-type", type=int, default=3, metavar="K", help="questions per ability type and run (default 3)")
+    memqa.add_argument("--seed", type=int, default=42, help="sampling seed (default 42)")
+    memqa.add_argument("--answerer", action="append", choices=["in-context", "full-history", "memory"],
+                       help="answerer; repeat for several (default: all three)")
+    memqa.add_argument("--model", default=None, help="answering model (default: the run's model)")
+    memqa.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
+    memqa.add_argument("--paraphrase", default=None, metavar="MODEL", help="rewrite questions with this model first (off by default)")
+    memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    memqa.add_argument("--out", default=None, metavar="FILE", help="write every item, answer and score as JSON lines")
+    memqa.set_defaults(func=_memqa)
     return parser
 
 
