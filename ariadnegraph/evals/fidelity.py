@@ -46,7 +46,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..memory import EntityNormalizer, EventLog, Fact, KGView, TemporalKG, WorldMemory
+from ..memory import EntityNormalizer, EventLog, KGView, TemporalKG, WorldMemory
+from ..memory.temporal_kg import KG_EVENTS
 from ..memory.conflicts import DIRECTION_RELATIONS
 from ..memory.spatial import PLAYER, PLAYER_ALIASES
 from ..memory.world import MEMORY_FILE
@@ -297,12 +298,8 @@ def read_kg(memory_path: str | Path) -> tuple[TemporalKG, set[int]]:
     log = EventLog(path)
     try:
         for kind, payload in log.replay():
-            if kind == "fact":
-                kg.restore_fact(Fact.from_dict(payload))
-            elif kind == "close":
-                kg.restore_close(payload["id"], payload["step"])
-            elif kind == "alias":
-                kg.normalizer.add_alias(payload["alias"], payload["canonical"])
+            if kind in KG_EVENTS:
+                kg.restore_event(kind, payload)
             elif kind == "episode":
                 steps.add(payload["step"])
     finally:

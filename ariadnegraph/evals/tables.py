@@ -177,18 +177,24 @@ def _stma_quoted(value: object) -> list[str]:
     return [f"{sr:.1f}", f"{avg:.1f}±{std:.1f}"]
 
 
-def _arigraph(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
-    """AriGraph table 4: normalised score per game, the mean of the three best of five attempts."""
-    games = list(ARIGRAPH_TITLES)
-    header = ["system"] + [ARIGRAPH_TITLES[g] for g in games]
+def _our_rows(records: Sequence[dict[str, Any]], groups: Sequence[str], cell: Callable[[Any], str]) -> list[list[str]]:
+    """One row per (preset, model) of ours: its label, then ``cell`` of each group's figures."""
     systems, table = _index(records)
     rows = []
     for preset, model in systems:
         row = [_ours(table[(preset, model, ALL)])]
-        for game in games:
-            c = table.get((preset, model, game))
-            row.append(MISSING if c is None else f"{c.top_mean:.2f} (best {c.best:.2f}, mean {c.norm_score:.2f}, n={c.episodes})")
+        for group in groups:
+            c = table.get((preset, model, group))
+            row.append(MISSING if c is None else cell(c))
         rows.append(row)
+    return rows
+
+
+def _arigraph(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+    """AriGraph table 4: normalised score per game, the mean of the three best of five attempts."""
+    games = list(ARIGRAPH_TITLES)
+    header = ["system"] + [ARIGRAPH_TITLES[g] for g in games]
+    rows = _our_rows(records, games, lambda c: f"{c.top_mean:.2f} (best {c.best:.2f}, mean {c.norm_score:.2f}, n={c.episodes})")
     for q in quoted.ARIGRAPH:
         rows.append([q.label] + [_num(q.cells.get(g)) for g in games])  # type: ignore[arg-type]
     note = (f"Ours: mean of the {ARIGRAPH_TOP} best attempts per game (AriGraph's estimate), with the best and the mean "
@@ -200,14 +206,7 @@ def _gata(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     """AriGraph appendix F: normalised score per GATA cooking level."""
     levels = [g for g in suite.groups() if any(r["group"] == g for r in records)]
     header = ["system"] + [f"Level {level}" for level in levels]
-    systems, table = _index(records)
-    rows = []
-    for preset, model in systems:
-        row = [_ours(table[(preset, model, ALL)])]
-        for level in levels:
-            c = table.get((preset, model, level))
-            row.append(MISSING if c is None else f"{c.norm_score:.2f}±{c.norm_std:.2f} (success {_pct(c.success)}%)")
-        rows.append(row)
+    rows = _our_rows(records, levels, lambda c: f"{c.norm_score:.2f}±{c.norm_std:.2f} (success {_pct(c.success)}%)")
     return _table(header, rows) + "\n\n" + quoted.GATA_COOKING_NOTE
 
 

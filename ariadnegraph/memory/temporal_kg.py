@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -15,6 +16,8 @@ import numpy as np
 from .conflicts import ConflictRules
 from .facts import Fact, Triplet
 from .normalize import EntityNormalizer, normalize_relation
+
+KG_EVENTS = ("fact", "close", "alias")  # event-log kinds that rebuild the KG (the log also holds episodes)
 
 
 class EdgeTable:
@@ -381,3 +384,16 @@ class TemporalKG:
     def restore_close(self, fact_id: int, step: int) -> Fact:
         self.last_step = max(self.last_step, step)
         return self._close(self._facts[fact_id], step)
+
+    def restore_event(self, kind: str, payload: dict[str, Any]) -> Fact | None:
+        """Apply one logged KG event (one of :data:`KG_EVENTS`) as recorded; the fact it added or closed."""
+        if kind == "fact":
+            fact = Fact.from_dict(payload)
+            self.restore_fact(fact)
+            return fact
+        if kind == "close":
+            return self.restore_close(payload["id"], payload["step"])
+        if kind == "alias":
+            self.normalizer.add_alias(payload["alias"], payload["canonical"])
+            return None
+        raise ValueError(f"not a KG event: {kind!r}")

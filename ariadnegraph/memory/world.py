@@ -27,7 +27,7 @@ from .facts import Fact, Triplet
 from .normalize import EntityNormalizer
 from .retrieval import order_by_time, semantic_search, stma_retrieve
 from .store import EventLog, MemoryCorrupted
-from .temporal_kg import FactChange, KGView, TemporalKG
+from .temporal_kg import KG_EVENTS, FactChange, KGView, TemporalKG
 from .vectorstore import CHROMA_URL_ENV, ChromaVectors, make_client
 
 MEMORY_FILE = "memory.sqlite"
@@ -95,20 +95,17 @@ class WorldMemory:
     def _replay(self) -> None:
         assert self._log is not None
         for kind, payload in self._log.replay():
-            if kind == "fact":
-                fact = Fact.from_dict(payload)
-                self.kg.restore_fact(fact)
-                self._index_new_fact(fact)
-            elif kind == "close":
-                self.fact_index.remove(payload["id"])
-                self.kg.restore_close(payload["id"], payload["step"])
+            if kind in KG_EVENTS:
+                fact = self.kg.restore_event(kind, payload)
+                if kind == "fact":
+                    self._index_new_fact(fact)
+                elif kind == "close":
+                    self.fact_index.remove(payload["id"])
             elif kind == "episode":
                 episode = Episode.from_dict(payload)
                 self.episodes[episode.step] = episode
                 self._index_episode(episode)
                 self.episode_index.add(episode.step, self.embedder.embed_one(episode.text))
-            elif kind == "alias":
-                self.kg.normalizer.add_alias(payload["alias"], payload["canonical"])
             else:
                 raise MemoryCorrupted(f"memory file has an unknown event kind '{kind}'")
 
