@@ -29,7 +29,8 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dic
         p.LOCATION: previous_location or "(none)",
         p.LAST_ACTION: state.get("last_action") or "(none: the episode starts)",
         p.OBSERVATION: state.get("observation", ""),
-        p.INVENTORY: ", ".join(state.get("inventory") or []) or "(unknown)",
+        # "(nothing)" is a known empty inventory, "(unknown)" an env that does not list it
+        p.INVENTORY: "(unknown)" if state.get("inventory") is None else ", ".join(state["inventory"]) or "(nothing)",
         p.BELIEF: state.get("belief", ""),
         p.KNOWN_FACTS: [f"{f.subject}, {f.relation}, {f.object}" for f in known],
     }

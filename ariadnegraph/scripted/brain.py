@@ -166,10 +166,20 @@ def extraction(s: Sections) -> Extraction:
     inventory = items(s.get(p.INVENTORY))
     recipe = split_semicolons(b.get("Recipe"))
     out = ex.extract(s.get(p.OBSERVATION, ""), action, None if is_empty(location) else location, inventory, recipe)
+    outdated = list(out.outdated) + no_longer_carried(s.get(p.INVENTORY), inventory, facts(s.get(p.KNOWN_FACTS)))
     return Extraction(
         triplets=[TripletItem(subject=a, relation=r, object=o) for a, r, o in out.triplets],
-        outdated=[TripletItem(subject=a, relation=r, object=o) for a, r, o in out.outdated],
+        outdated=[TripletItem(subject=a, relation=r, object=o) for a, r, o in dict.fromkeys(outdated)],
     )
+
+
+def no_longer_carried(listing: str | None, inventory: list[str], known: list[ex.Triplet]) -> list[ex.Triplet]:
+    """Known ``(x, in, inventory)`` facts whose ``x`` the game's inventory listing no longer shows (eaten,
+    used up by 'prepare meal', dropped unseen). Only when the listing is known: '(unknown)' says nothing."""
+    if listing is None or listing.strip().lower() in ("(unknown)", "unknown", ""):
+        return []
+    held = {ex.clean_name(item).lower() for item in inventory}
+    return [(a, r, o) for a, r, o in known if r == "in" and o.lower() == ex.INVENTORY and ex.clean_name(a).lower() not in held]
 
 
 # =================================================================================================

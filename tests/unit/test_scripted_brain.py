@@ -186,3 +186,13 @@ def test_qa_question_mode():
     calls = qa.question_calls("How do I get to the Garden?", "Kitchen", {"where_is", "path_between"})
     assert calls[0] == ("path_between", {"start": "Kitchen", "goal": "garden"})
     assert qa.question_calls("What happened?", None, {"search_facts"}) == [("search_facts", {"query": "What happened"})]
+
+
+def test_extraction_closes_what_the_inventory_listing_no_longer_shows():
+    known = "- red potato, in, inventory\n- knife, in, inventory\n- meal, in, inventory"
+    base = {p.OBSERVATION: "Adding the meal to your inventory.", p.LAST_ACTION: "prepare meal", p.LOCATION: "Kitchen",
+            p.KNOWN_FACTS: known}
+    gone = brain.extraction({**base, p.INVENTORY: "a meal"}).outdated
+    assert {(t.subject, t.relation, t.object) for t in gone} == {("red potato", "in", "inventory"), ("knife", "in", "inventory")}
+    assert [t.subject for t in brain.extraction({**base, p.INVENTORY: "(nothing)"}).outdated] == ["red potato", "knife", "meal"]
+    assert brain.extraction({**base, p.INVENTORY: "(unknown)"}).outdated == []  # an env that does not list it says nothing
