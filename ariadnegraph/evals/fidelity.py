@@ -324,8 +324,9 @@ def episode_fidelity(run_dir: str | Path, run_id: str) -> EpisodeFidelity:
 
 
 def walkthrough_fidelity(spec: str, **env_options: Any) -> EpisodeFidelity:
-    """Play the game's walkthrough, feed each observation through the scripted extractor into a fresh
-    ``WorldMemory`` exactly as the agent's relation retriever and memory update would, and score it."""
+    """Play the game's walkthrough and feed each observation to the scripted model's extraction role
+    through the relation retriever's own prompt, into a fresh ``WorldMemory`` as memory_update would;
+    score the memory at every step. (No planner: the walkthrough decides.)"""
     from ..envs import make
 
     env = make(spec, **env_options)
@@ -339,8 +340,17 @@ def walkthrough_fidelity(spec: str, **env_options: Any) -> EpisodeFidelity:
 
 
 def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory) -> Iterator[tuple[int, list, str]]:
-    from ..scripted.extract import RECIPE, extract
+    from langchain_core.messages import HumanMessage, SystemMessage
 
+    from ..models import call_structured
+    from ..nodes.prompts import RELATION_RETRIEVER
+    from ..nodes.relation_retriever import extraction_sections
+    from ..nodes.schemas import Extraction
+    from ..prompting import render_sections
+    from ..scripted import ScriptedChatModel
+    from ..scripted.extract import RECIPE
+
+    model = ScriptedChatModel()
     commands = [None, *first.oracle.walkthrough]
     observation, recipe = first, []
     for step, command in enumerate(commands):
@@ -349,12 +359,16 @@ def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory) -> Iterator[tu
                 break
             observation = env.step(command)
         seen = observation.for_agent()
-        inventory = list(seen.inventory or [])
-        # As the relation retriever: the room memory had the player in before this observation.
-        out = extract(seen.text, command, memory.location(), inventory, recipe)
-        recipe += [obj for subject, relation, obj in out.triplets if subject == RECIPE and relation == "requires" and obj not in recipe]
-        memory.observe(step, seen.text, out.triplets, out.outdated, action=command)
-        yield step, [list(f) for f in observation.oracle.facts], "\n".join([seen.text, *inventory])
+        # The recipe once read, as the summarizer's belief would carry it.
+        state = {"observation": seen.text, "last_action": command, "location": seen.location,
+                 "inventory": list(seen.inventory) if seen.inventory is not None else None,
+                 "belief": f"Recipe: {'; '.join(recipe)}" if recipe else ""}
+        prompt = [SystemMessage(content=RELATION_RETRIEVER), HumanMessage(content=render_sections(extraction_sections(state, memory)))]
+        out = call_structured(model, Extraction, prompt).value
+        triplets = [(t.subject, t.relation, t.object) for t in out.triplets]
+        recipe += [obj for subject, relation, obj in triplets if subject == RECIPE and relation == "requires" and obj not in recipe]
+        memory.observe(step, seen.text, triplets, [(t.subject, t.relation, t.object) for t in out.outdated], action=command)
+        yield step, [list(f) for f in observation.oracle.facts], "\n".join([seen.text, *(seen.inventory or [])])
 
 
 def _figure(value: float | None) -> str:
