@@ -154,14 +154,7 @@ def _stma(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     """STMA tables 1-2: per level, success rate (%) and average score (% mean ± std)."""
     levels = [g for g in suite.groups() if any(r["group"] == g for r in records)]
     header = ["system"] + [f"L{level} {m}" for level in levels for m in ("SR", "AS")]
-    systems, table = _index(records)
-    rows = []
-    for preset, model in systems:
-        row = [_ours(table[(preset, model, ALL)])]
-        for level in levels:
-            c = table.get((preset, model, level))
-            row += [MISSING, MISSING] if c is None else [_pct(c.success), f"{100 * c.norm_score:.1f}±{100 * c.norm_std:.1f}"]
-        rows.append(row)
+    rows = _our_rows(records, levels, lambda c: [_pct(c.success), f"{100 * c.norm_score:.1f}±{100 * c.norm_std:.1f}"], width=2)
     for q in quoted.STMA_COOKING:
         rows.append([q.label] + [v for level in levels for v in _stma_quoted(q.cells.get(level))])
     note = ("SR: success rate (%); AS: average normalised score (%) ± standard deviation over the level's games "
@@ -177,15 +170,16 @@ def _stma_quoted(value: object) -> list[str]:
     return [f"{sr:.1f}", f"{avg:.1f}±{std:.1f}"]
 
 
-def _our_rows(records: Sequence[dict[str, Any]], groups: Sequence[str], cell: Callable[[Any], str]) -> list[list[str]]:
-    """One row per (preset, model) of ours: its label, then ``cell`` of each group's figures."""
+def _our_rows(records: Sequence[dict[str, Any]], groups: Sequence[str], figures: Callable[[Any], list[str]],
+              width: int = 1) -> list[list[str]]:
+    """One row per (preset, model) of ours: its label, then ``figures`` of each group (``width`` cells)."""
     systems, table = _index(records)
     rows = []
     for preset, model in systems:
         row = [_ours(table[(preset, model, ALL)])]
         for group in groups:
             c = table.get((preset, model, group))
-            row.append(MISSING if c is None else cell(c))
+            row += [MISSING] * width if c is None else figures(c)
         rows.append(row)
     return rows
 
@@ -194,7 +188,7 @@ def _arigraph(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     """AriGraph table 4: normalised score per game, the mean of the three best of five attempts."""
     games = list(ARIGRAPH_TITLES)
     header = ["system"] + [ARIGRAPH_TITLES[g] for g in games]
-    rows = _our_rows(records, games, lambda c: f"{c.top_mean:.2f} (best {c.best:.2f}, mean {c.norm_score:.2f}, n={c.episodes})")
+    rows = _our_rows(records, games, lambda c: [f"{c.top_mean:.2f} (best {c.best:.2f}, mean {c.norm_score:.2f}, n={c.episodes})"])
     for q in quoted.ARIGRAPH:
         rows.append([q.label] + [_num(q.cells.get(g)) for g in games])  # type: ignore[arg-type]
     note = (f"Ours: mean of the {ARIGRAPH_TOP} best attempts per game (AriGraph's estimate), with the best and the mean "
@@ -206,7 +200,7 @@ def _gata(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     """AriGraph appendix F: normalised score per GATA cooking level."""
     levels = [g for g in suite.groups() if any(r["group"] == g for r in records)]
     header = ["system"] + [f"Level {level}" for level in levels]
-    rows = _our_rows(records, levels, lambda c: f"{c.norm_score:.2f}±{c.norm_std:.2f} (success {_pct(c.success)}%)")
+    rows = _our_rows(records, levels, lambda c: [f"{c.norm_score:.2f}±{c.norm_std:.2f} (success {_pct(c.success)}%)"])
     return _table(header, rows) + "\n\n" + quoted.GATA_COOKING_NOTE
 
 
