@@ -178,7 +178,8 @@ def no_longer_carried(listing: str | None, inventory: list[str], known: list[ex.
     used up by 'prepare meal', dropped unseen). Only when the listing is known: '(unknown)' says nothing."""
     if listing is None or listing.strip().lower() in ("(unknown)", "unknown", ""):
         return []
-    held = {ex.clean_name(item).lower() for item in inventory}
+    # The listing names states ("a raw red potato"); facts name the thing ("red potato").
+    held = {ex.split_state(ex.clean_name(item))[0].lower() for item in inventory}
     return [(a, r, o) for a, r, o in known if r == "in" and o.lower() == ex.INVENTORY and ex.clean_name(a).lower() not in held]
 
 

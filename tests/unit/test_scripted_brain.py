@@ -196,3 +196,12 @@ def test_extraction_closes_what_the_inventory_listing_no_longer_shows():
     assert {(t.subject, t.relation, t.object) for t in gone} == {("red potato", "in", "inventory"), ("knife", "in", "inventory")}
     assert [t.subject for t in brain.extraction({**base, p.INVENTORY: "(nothing)"}).outdated] == ["red potato", "knife", "meal"]
     assert brain.extraction({**base, p.INVENTORY: "(unknown)"}).outdated == []  # an env that does not list it says nothing
+
+
+def test_extraction_keeps_carried_things_whose_listing_names_a_state():
+    """'a raw red potato' in the listing is the known 'red potato': still carried, never closed and
+    reopened step after step."""
+    known = "- red potato, in, inventory\n- yellow onion, in, inventory\n- knife, in, inventory"
+    sections = {p.OBSERVATION: "-= Kitchen =-\nYou are in a kitchen.", p.LAST_ACTION: "go west", p.LOCATION: "Kitchen",
+                p.KNOWN_FACTS: known, p.INVENTORY: "a raw red potato, a sliced yellow onion, a knife"}
+    assert brain.extraction(sections).outdated == []
