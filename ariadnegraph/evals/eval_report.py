@@ -1,6 +1,6 @@
 """The eval's output files, rewritten from ``episodes.jsonl`` after every run: ``results.csv``,
-``table.md``, ``score_vs_steps.png`` and ``report.md`` — the one file to read or send, self-contained
-(the plot is embedded as a base64 data URI)."""
+``table.md``, ``score_vs_steps.png``, ``memory_fidelity.png`` (TextWorld suites) and ``report.md`` —
+the one file to read or send, self-contained (the plots are embedded as base64 data URIs)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .plots import plot_scores
+from .plots import plot_fidelity, plot_scores
 from .pricing import PRICES_AS_OF
 from .tables import csv_text, markdown_tables
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 CSV_FILE = "results.csv"
 TABLE_FILE = "table.md"
 PLOT_FILE = "score_vs_steps.png"
+FIDELITY_PLOT_FILE = "memory_fidelity.png"
 REPORT_FILE = "report.md"
 
 
@@ -35,12 +36,18 @@ def write_outputs(plan: "EvalPlan", records: Sequence[dict[str, Any]], elapsed: 
     _write(out / CSV_FILE, csv_text(plan.suite, records))
     _write(out / TABLE_FILE, tables)
     plot = plot_scores(plan.suite, records, out / PLOT_FILE)
-    _write(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed))
-    return {"csv": out / CSV_FILE, "table": out / TABLE_FILE, "plot": plot, "report": out / REPORT_FILE}
+    fidelity_plot = plot_fidelity(plan.suite, records, out / FIDELITY_PLOT_FILE)
+    _write(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed, fidelity_plot))
+    return {"csv": out / CSV_FILE, "table": out / TABLE_FILE, "plot": plot, "fidelity_plot": fidelity_plot,
+            "report": out / REPORT_FILE}
 
 
-def report_text(plan: "EvalPlan", records: Sequence[dict[str, Any]], tables: str, plot: Path, elapsed: float | None = None) -> str:
-    image = base64.b64encode(plot.read_bytes()).decode("ascii")
+def _image(path: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def report_text(plan: "EvalPlan", records: Sequence[dict[str, Any]], tables: str, plot: Path, elapsed: float | None = None,
+                fidelity_plot: Path | None = None) -> str:
     suite = plan.suite
     missing = len(plan.jobs) - len(records)
     status = "complete" if not missing else f"incomplete: {missing} episodes not finished (re-run the same command)"
@@ -67,11 +74,22 @@ def report_text(plan: "EvalPlan", records: Sequence[dict[str, Any]], tables: str
         tables,
         "## Score against steps",
         "",
-        f"![mean normalised score against steps per preset](data:image/png;base64,{image})",
+        f"![mean normalised score against steps per preset]({_image(plot)})",
         "",
-        f"Files next to this report: `episodes.jsonl` (one line per episode, with its per-step score curve), "
-        f"`{CSV_FILE}`, `{TABLE_FILE}`, `{PLOT_FILE}`, and `runs/RUN_ID/` for each episode (open one with "
-        "`ariadne report RUN_ID --run-dir runs`).",
+    ]
+    if fidelity_plot is not None:
+        lines += [
+            "## Memory fidelity against steps",
+            "",
+            f"![mean KG precision and recall against steps per preset]({_image(fidelity_plot)})",
+            "",
+        ]
+    lines += [
+        f"Files next to this report: `episodes.jsonl` (one line per episode, with its per-step score and memory "
+        f"fidelity curves), `{CSV_FILE}`, `{TABLE_FILE}`, `{PLOT_FILE}`"
+        + (f", `{FIDELITY_PLOT_FILE}`" if fidelity_plot is not None else "")
+        + ", and `runs/RUN_ID/` for each episode (open one with `ariadne report RUN_ID --run-dir runs`, "
+        "its fidelity with `ariadne fidelity RUN_ID --run-dir runs`).",
         "",
     ]
     return "\n".join(lines)

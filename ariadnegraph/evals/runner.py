@@ -33,6 +33,7 @@ RUNS_DIR = "runs"
 LOCK_FILE = ".lock"
 DEFAULT_OUT = "eval-results"
 FIDELITY_FIELDS = ("precision", "recall", "coverage", "by_relation")
+CURVE_DIGITS = 4  # per-step fidelity figures are rounded: the curve is for plots, the counts stay in the run
 
 
 class EvalError(ValueError):
@@ -160,8 +161,8 @@ def normalised(score: float, max_score: float) -> float:
 
 def _fidelity(run_root: Path, run_id: str) -> dict[str, Any] | None:
     """Memory fidelity of a finished episode when ``evals.fidelity`` is installed: the summary figures
-    (per-step points and error lists stay recomputable from the run). Its failure is recorded in the
-    record rather than losing the episode."""
+    and the per-step curve ``[step, precision, recall]`` (counts and error lists stay recomputable from
+    the run). Its failure is recorded in the record rather than losing the episode."""
     try:
         from .fidelity import episode_fidelity  # type: ignore[import-not-found]
     except ImportError:
@@ -170,7 +171,9 @@ def _fidelity(run_root: Path, run_id: str) -> dict[str, Any] | None:
         full = episode_fidelity(run_root, run_id).to_dict()
     except Exception as exc:  # noqa: BLE001 - a metric's bug must not discard a played episode
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
-    return {k: full.get(k) for k in FIDELITY_FIELDS}
+    curve = [[p["step"], *(None if p[k] is None else round(p[k], CURVE_DIGITS) for k in ("precision", "recall"))]
+             for p in full["points"]]
+    return {**{k: full.get(k) for k in FIDELITY_FIELDS}, "curve": curve}
 
 
 def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool = False) -> dict[str, Any]:

@@ -242,13 +242,51 @@ LAYOUTS: dict[str, Callable[[Suite, Sequence[dict[str, Any]]], str]] = {
 }
 
 
+def _measured(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The record's fidelity summary when the game gave true facts to compare with, else None."""
+    fidelity = record.get("fidelity") or {}
+    return fidelity if fidelity.get("recall") is not None else None
+
+
+def fidelity_table(records: Sequence[dict[str, Any]]) -> str | None:
+    """Memory fidelity per preset: means over its measured episodes of the episode figures, overall and
+    per relation family (precision / recall). None when no episode was measured (ScienceWorld)."""
+    measured: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        if (fidelity := _measured(r)) is not None:
+            measured.setdefault((r["preset"], r["model"]), []).append(fidelity)
+    if not measured:
+        return None
+    families = list(dict.fromkeys(name for runs in measured.values() for f in runs for name in f.get("by_relation") or {}))
+    header = ["preset", "episodes", "precision", "recall", "coverage", *(f"{name} P / R" for name in families)]
+    rows = []
+    for (preset, model), runs in measured.items():
+        def mean(key: str, name: str | None = None) -> float | None:
+            return _mean((f.get("by_relation") or {}).get(name, {}).get(key) if name else f.get(key) for f in runs)
+
+        rows.append([f"{preset} ({model})", str(len(runs)), _num(mean("precision")), _num(mean("recall")),
+                     _num(mean("coverage")), *(f"{_num(mean('precision', n))} / {_num(mean('recall', n))}" for n in families)])
+    return _table(header, rows)
+
+
 def markdown_tables(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
-    """The paper-layout table and the resources table, as Markdown."""
-    return "\n\n".join([
+    """The paper-layout table, the resources table and (TextWorld) the memory-fidelity table, as Markdown."""
+    parts = [
         f"## {suite.name}: results in the layout of {suite.paper}",
         LAYOUTS[suite.layout](suite, records),
         "## Cost and resources per cell",
         resources_table(records),
         f"Means per episode; cost is the cell's total at list prices as of {PRICES_AS_OF} (\"?\" = no known price). "
         "KG precision/recall: memory fidelity against the game's true facts (— when not measured).",
-    ]) + "\n"
+    ]
+    fidelity = fidelity_table(records)
+    if fidelity is not None:
+        parts += [
+            "## Memory fidelity",
+            fidelity,
+            "The agent's KG at every step against the game's true facts (`ariadnegraph/evals/fidelity.py`): "
+            "precision over the facts memory holds as current, recall over the true facts about what the agent "
+            "had observed, coverage over all true facts; micro-averaged over an episode's steps, then averaged "
+            "over episodes. — : memory held no fact of that kind (a preset without a KG has no precision).",
+        ]
+    return "\n\n".join(parts) + "\n"

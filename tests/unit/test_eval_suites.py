@@ -15,7 +15,8 @@ from ariadnegraph.evals import quoted
 from ariadnegraph.evals.pricing import DEFAULT_PRICES, PriceFileError, episode_cost, load_prices
 from ariadnegraph.evals.runner import EvalError, Job, plan_eval
 from ariadnegraph.evals.suites import SCIENCEWORLD_SUBJECTS, SuiteError, get_suite
-from ariadnegraph.evals.tables import ALL, cells, csv_text, markdown_tables
+from ariadnegraph.evals.plots import mean_fidelity_curves, plot_fidelity
+from ariadnegraph.evals.tables import ALL, cells, csv_text, fidelity_table, markdown_tables
 
 
 def test_stma_suite_is_four_levels_of_eight_games_at_fifty_steps():
@@ -194,3 +195,33 @@ def test_job_run_ids_are_valid_run_directory_names(monkeypatch):
     assert job.run_id == Job("s", "p", "openai:gpt-4o", get_suite("stma-cooking").games()[0], 1).run_id
     assert job.run_id != Job("s", "p", "openai:gpt-4o", get_suite("stma-cooking").games()[0], 2).run_id
     assert Path(job.run_id).name == job.run_id
+
+
+def _measured(preset: str, seed: int, curve: list, precision: float | None, recall: float) -> dict:
+    families = {"location": {"precision": precision, "recall": recall}, "state": {"precision": None, "recall": 0.5}}
+    fidelity = {"precision": precision, "recall": recall, "coverage": recall / 2, "by_relation": families, "curve": curve}
+    return dict(_record(preset, "1", seed, 4.0), precision=precision, recall=recall, fidelity=fidelity)
+
+
+def test_memory_fidelity_curves_table_and_plot(tmp_path):
+    records = [
+        _measured("ariadne", 1, [[0, 1.0, 0.5], [1, 0.5, 1.0], [2, 1.0, 1.0]], 0.8, 0.9),
+        _measured("ariadne", 2, [[0, None, 0.0], [1, 1.0, 0.5]], 1.0, 0.5),  # ended a step earlier
+        _measured("react", 1, [[0, None, 0.0], [1, None, 0.0]], None, 0.0),  # no KG: no precision at all
+    ]
+    curves = mean_fidelity_curves(records)
+    assert curves["precision"] == {"ariadne (scripted)": [1.0, 0.75, 1.0]}  # step 0: only the episode with a value
+    assert curves["recall"] == {"ariadne (scripted)": [0.25, 0.75, 1.0], "react (scripted)": [0.0, 0.0]}
+    table = fidelity_table(records)
+    assert "| preset | episodes | precision | recall | coverage | location P / R | state P / R |" in table
+    assert "| ariadne (scripted) | 2 | 0.90 | 0.70 | 0.35 | 0.90 / 0.70 | — / 0.50 |" in table
+    assert "| react (scripted) | 1 | — | 0.00 | 0.00 | — / 0.00 | — / 0.50 |" in table
+    assert "## Memory fidelity" in markdown_tables(get_suite("stma-cooking"), records)
+    path = plot_fidelity(get_suite("stma-cooking"), records, tmp_path / "fidelity.png")
+    assert path is not None and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # ScienceWorld gives no true facts: no table section, no plot, nothing written.
+    unmeasured = [dict(r, fidelity={"precision": None, "recall": None, "curve": [[0, None, None]]}) for r in records]
+    assert fidelity_table(unmeasured) is None and "## Memory fidelity" not in markdown_tables(get_suite("stma-cooking"), unmeasured)
+    assert plot_fidelity(get_suite("stma-cooking"), unmeasured, tmp_path / "none.png") is None
+    assert not (tmp_path / "none.png").exists()
