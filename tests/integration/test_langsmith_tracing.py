@@ -53,10 +53,10 @@ def endpoint():
     server.shutdown()
 
 
-def play(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+def play(tmp_path: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
     return subprocess.run(
-        [ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "2", "--run-dir", str(tmp_path), "--json"],
+        [ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "2", "--run-dir", str(tmp_path), "--json", *extra],
         capture_output=True, text=True, timeout=300, env={**clean, **env},
     )
 
@@ -108,49 +108,20 @@ def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoi
     assert {r["metadata"]["step"] for r in nodes if r["name"] == "summarizer"} == {0, 1, 2}
 
 
-TOOL_SCRIPT = """
-from langchain_core.messages import AIMessage
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import ToolNode
-from typing import TypedDict
-from ariadnegraph.memory import WorldMemory
-from ariadnegraph.tools.kg_tools import make_kg_tools
-from ariadnegraph.tracing import traced_node
-from langchain_core.tracers.langchain import wait_for_all_tracers
-
-class State(TypedDict, total=False):
-    step: int
-    score: float
-
-memory = WorldMemory()
-memory.observe(1, "-= Kitchen =-", [("knife", "on", "counter")])
-tools = ToolNode(make_kg_tools(memory))
-
-def node(state):
-    call = {"name": "where_is", "args": {"entity": "knife"}, "id": "c1", "type": "tool_call"}
-    tools.invoke({"messages": [AIMessage(content="", tool_calls=[call])]})
-    return {}
-
-builder = StateGraph(State)
-builder.add_node("world_model_qa", traced_node(node))
-builder.add_edge(START, "world_model_qa")
-builder.compile().invoke({"step": 7, "score": 2.0})
-wait_for_all_tracers()
-"""
-
-
-def test_kg_tool_calls_inside_a_node_carry_its_step_and_score(tmp_path, endpoint):
+def test_the_inner_monologues_kg_tool_calls_are_traced_with_the_step_and_score(tmp_path, endpoint):
+    """The davis preset questions its KG before planning (no summarizer belief to lean on): each tool
+    call arrives as a tool run, named after the tool, inside world_model_qa, with the node's step."""
     url, bodies = endpoint
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
-    env = {**clean, "LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": url, "LANGSMITH_API_KEY": "test-key"}
-    result = subprocess.run([sys.executable, "-c", TOOL_SCRIPT], capture_output=True, text=True, timeout=120, env=env)
+    result = play(tmp_path, {"LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": url, "LANGSMITH_API_KEY": "test-key"},
+                  "--preset", "davis")
     assert result.returncode == 0, result.stderr[-2000:]
     runs = traced_runs(bodies)
-    tool = next(r for r in runs.values() if r.get("run_type") == "tool")
-    node = next(r for r in runs.values() if r.get("name") == "world_model_qa")
-    assert tool["name"] == "where_is"
-    for run in (tool, node):
-        assert run["metadata"]["step"] == 7 and run["metadata"]["score"] == 2.0
+    tools = [r for r in runs.values() if r.get("run_type") == "tool"]
+    assert {r["name"] for r in tools} >= {"where_is", "unexplored_exits", "entity_neighbourhood"}
+    for run in tools:
+        assert run["metadata"]["langgraph_node"] == "world_model_qa" and run["metadata"]["preset"] == "davis"
+        assert run["metadata"]["step"] in (0, 1, 2) and "score" in run["metadata"]
+    assert 0 in {r["metadata"]["step"] for r in tools}
 
 
 def test_nothing_is_sent_when_tracing_is_off(tmp_path, endpoint):
