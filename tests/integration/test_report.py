@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from ariadnegraph.report import write_report
 from ariadnegraph.runs import RunNotFound
 
 CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOT = os.environ.get("ARIADNE_REPORT_SCREENSHOT")  # keep the slider test's screenshot here (to look at it)
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +60,14 @@ class _Graph(HTMLParser):
             self.label += data
 
 
+# Headless Chromium as root, offline: no sandbox, no GPU, no background connections to Google.
+CHROMIUM_FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run")
+
+
 def _chromium(args: list[str], url: str, profile: Path) -> subprocess.CompletedProcess:
-    command = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-               "--virtual-time-budget=3000", *args, url]
+    command = [str(CHROMIUM), "--headless", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=3000",
+               *args, url]
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
 
 
@@ -111,10 +117,66 @@ def test_report_renders_the_graph_at_the_chosen_step(played, tmp_path):
             assert {fact for fact, classes in parsed.edges if "closed" in classes} == closed[k]
     finally:
         memory.close()
-    shot = tmp_path / "shot.png"
-    result = _chromium(["--hide-scrollbars", "--window-size=1400,1000", f"--screenshot={shot}"], f"{path.as_uri()}?step={chosen[0]}",
-                       tmp_path / "profile")
-    assert result.returncode == 0 and shot.stat().st_size > 10_000
+
+
+def _drawn(page) -> list[tuple[int, set[str]]]:
+    """(fact id, classes) of every edge drawn in the graph view."""
+    edges = page.eval_on_selector_all("#graph [data-fact]", "els => els.map(e => [+e.dataset.fact, e.getAttribute('class')])")
+    return [(fact, set(classes.split())) for fact, classes in edges]
+
+
+def test_the_slider_and_the_trajectory_drive_the_graph_view(played, tmp_path):
+    """A real browser, real input: keys on the slider and a click on a trajectory row redraw the graph
+    as memory knew it at that step (facts added then in green, closed then in red)."""
+    playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright (the dev extra)")
+    if not CHROMIUM.exists():
+        pytest.skip("needs /usr/bin/chromium (Debian package chromium)")
+    run_dir, run_id = played
+    path = write_report(run_dir, run_id, out=tmp_path / "r.html")
+    memory = WorldMemory.open(run_dir / run_id / "memory")
+    try:
+        last = max(memory.episodes)
+        expected = {k: ({f.id for f in memory.as_of(k).facts.values()},
+                        {f.id for f in memory.kg.all_facts if f.recorded_at == k and f.valid_at(k)},
+                        {f.id for f in memory.kg.all_facts if f.valid_to == k}) for k in range(last + 1)}
+    finally:
+        memory.close()
+
+    def check(page, k: int) -> None:
+        assert page.input_value("#step-slider") == str(k) and page.text_content("#step-label").strip() == str(k)
+        edges = _drawn(page)
+        shown, added, closed = expected[k]
+        assert {f for f, c in edges if "closed" not in c} == shown, k
+        assert {f for f, c in edges if "added" in c} == added and {f for f, c in edges if "closed" in c} == closed, k
+        assert page.locator("#timeline tr.sel").get_attribute("data-step") == str(k)
+
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_FLAGS))
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(path.as_uri())
+            check(page, last)  # opens on the last step
+            page.focus("#step-slider")
+            page.keyboard.press("Home")
+            check(page, 0)
+            moved = [k for k in range(1, last + 1) if expected[k][1] or expected[k][2]]
+            assert len(moved) >= 2, "the episode should add or close facts on several steps"
+            position = 0
+            for k in moved[:3]:
+                for _ in range(k - position):
+                    page.keyboard.press("ArrowRight")
+                position = k
+                check(page, k)
+            page.click(f"#timeline tr[data-step='{moved[0]}']")  # a trajectory row selects its step
+            check(page, moved[0])
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(SCREENSHOT or tmp_path / "report.png"), full_page=False)
+            assert errors == []
+        finally:
+            browser.close()
+    assert Path(SCREENSHOT or tmp_path / "report.png").stat().st_size > 10_000
 
 
 def test_missing_run_writes_nothing(tmp_path):
