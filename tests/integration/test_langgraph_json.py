@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -49,3 +51,21 @@ def test_ask_graph_is_the_tool_loop():
     graph = load_graph(json.loads((ROOT / "langgraph.json").read_text())["graphs"]["ask"]).get_graph()
     edges = {(e.source, e.target, e.conditional) for e in graph.edges}
     assert ("think", "tools", True) in edges and ("tools", "think", False) in edges
+
+
+def test_the_deployment_image_is_generated_offline_with_java_and_a_data_volume(tmp_path):
+    """`langgraph up` / `langgraph build` need Docker (absent here); `langgraph dockerfile` writes the same
+    Dockerfile from langgraph.json, so the config is validated by the real CLI and the image's extras
+    (Java 17 for ScienceWorld, run/cache/games folders under one volume) are checked."""
+    out = tmp_path / "Dockerfile"
+    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true"}
+    result = subprocess.run([str(Path(sys.executable).parent / "langgraph"), "dockerfile", "-c", str(ROOT / "langgraph.json"),
+                             str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    dockerfile = out.read_text()
+    assert dockerfile.startswith("FROM langchain/langgraph-api:3.11")
+    assert "openjdk-17-jre-headless" in dockerfile and "ARIADNE_RUN_DIR=/data/runs" in dockerfile
+    graphs = json.loads(next(line for line in dockerfile.splitlines() if line.startswith("ENV LANGSERVE_GRAPHS="))
+                        .split("=", 1)[1].strip("'"))
+    assert set(graphs) == set(json.loads((ROOT / "langgraph.json").read_text())["graphs"])
+    assert "ENV LANGGRAPH_AUTH=" in dockerfile and "server_auth.py:auth" in dockerfile
