@@ -316,6 +316,15 @@ class Situation:
             found[name] = states
         return found
 
+    def states(self, name: str) -> list[str]:
+        """State words of an ingredient: the inventory's when carried, else what memory holds ("a roasted
+        banana" seen on the counter is already roasted before it is taken)."""
+        carried = self.carried()
+        key = _lower(name)
+        if key in carried:
+            return carried[key]
+        return [o for a, r, o in self.memory if r == "is" and _lower(a) == key and o in ex.STATE_WORDS]
+
     def has(self, name: str) -> bool:
         return _lower(name) in self.carried()
 
@@ -577,7 +586,7 @@ def _here_sequence(sit: Situation, carried: dict[str, list[str]], missing: list[
         key = _lower(ing)
         if key not in have:
             continue
-        states = carried.get(key, [])
+        states = sit.states(key)
         for need in sit.needs.get(key, []):
             if need in states:
                 continue
@@ -710,7 +719,9 @@ def critique(s: Sections) -> Critique:
         feedback.append(f"'{proposed}' is not admissible" + (f"; try '{best}'." if best else "."))
     else:
         m = re.match(r"cook (.+?) with", proposed)
-        if m and any(d.startswith(_lower(m.group(1)) + " ") and d.split()[-1] in APPLIANCES for d in sit.done):
+        cooked = m and (any(d.startswith(_lower(m.group(1)) + " ") and d.split()[-1] in APPLIANCES for d in sit.done)
+                        or any(st in APPLIANCES or st == "burned" for st in sit.states(m.group(1))))
+        if cooked:
             approved = False
             feedback.append(f"the {m.group(1)} is already cooked; cooking it again burns it.")
         if sit.last_failure() == proposed and _lower(s.get(p.LAST_ACTION, "")) == proposed:

@@ -205,3 +205,24 @@ def test_extraction_keeps_carried_things_whose_listing_names_a_state():
     sections = {p.OBSERVATION: "-= Kitchen =-\nYou are in a kitchen.", p.LAST_ACTION: "go west", p.LOCATION: "Kitchen",
                 p.KNOWN_FACTS: known, p.INVENTORY: "a raw red potato, a sliced yellow onion, a knife"}
     assert brain.extraction(sections).outdated == []
+
+
+def test_an_ingredient_found_already_cooked_is_not_cooked_again():
+    """cook_1_1_cut_2: "a roasted banana" lies on the counter and the recipe says roast it: roasting it
+    again burns it and loses the game. Neither the plan nor the critic may do that."""
+    belief = ("Recipe: red potato\nDirections: slice the red potato; fry the red potato; prepare meal\n"
+              "Location: Kitchen\nVisited: Kitchen\nSeen: red potato @ Kitchen (on counter); knife @ Kitchen (on counter); stove @ Kitchen")
+    adm = ["take red potato from counter", "take knife from counter", "slice red potato with knife", "cook red potato with stove",
+           "prepare meal"]
+    memory = "- red potato, on, counter\n- red potato, is, fried\n- knife, on, counter"
+    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="(nothing)", adm=adm, belief=belief, memory=memory))
+    actions = [step.action for step in plan.steps]
+    assert "take red potato from counter" in actions and "slice red potato with knife" in actions
+    assert not any(a.startswith("cook ") for a in actions), actions
+    fresh = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="(nothing)", adm=adm, belief=belief,
+                                memory="- red potato, on, counter\n- knife, on, counter"))
+    assert "cook red potato with stove" in [step.action for step in fresh.steps]  # unknown state: cooked as the recipe says
+
+    critique = brain.critique(sections(goal=COOK_GOAL, adm=adm, belief=belief, inv="knife, sliced fried red potato", last="slice red potato with knife",
+                                       expected="You slice", actual="You slice the red potato.", proposed="cook red potato with stove"))
+    assert not critique.action_approved and "burn" in critique.feedback
