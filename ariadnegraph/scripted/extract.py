@@ -105,6 +105,8 @@ _DOOR = [
 _EXIT_SENTENCE = re.compile(r"\b(?:exit|exits|going|leading|leads|leave|go|entranceway|door)\b", re.IGNORECASE)
 _DIR_WORD = re.compile(rf"\b({_DIR_ALT})\b", re.IGNORECASE)
 _LIST_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+(?=(?:an?|the|some|\d+)\s)", re.IGNORECASE)
+# The flavour clauses TextWorld's grammar (house_room.twg, suffix rules) may put after a list with a comma.
+_LIST_SUFFIX = re.compile(r",\s*so (?:there's that|why not take a picture, it'll last longer)\W*$", re.IGNORECASE)
 # Words that look like objects in the story's flavour text but are not.
 _NOT_OBJECTS = {
     "gleam", "noise", "wall", "secret button", "shock", "text adventure", "bump", "price tag", "room",
@@ -154,6 +156,7 @@ def split_state(name: str) -> tuple[str, list[str]]:
 def split_list(text: str) -> list[str]:
     """Inform's list of things ("a knife, a red apple and some water") as clean names."""
     text = re.sub(r"\s*\([^()]*\)", "", text)
+    text = _LIST_SUFFIX.sub("", text)
     items = [clean_name(part) for part in _LIST_SPLIT.split(text.strip().rstrip("."))]
     return [i for i in items if i and i.lower() not in _NOT_OBJECTS]
 
