@@ -2,14 +2,20 @@
 (seeds 1-3, 40 steps) and arigraph:hunt (60 steps) offline, then prints EMemBench's table 3 for the
 in-context, full-history and memory answerers, split by evidence age (in the last 10 turns or older).
 
+Questions are sampled with a seed per run id, so the episodes get fixed run ids (``memqa-<game>``):
+the same code and seed print the same table. With ``--run-dir``, episodes already played there are
+reused, not played again.
+
     python benchmarks/memqa.py [--run-dir DIR] [--per-type K] [--seed S] [--horizon N]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import tempfile
 import time
+from pathlib import Path
 
 from ariadnegraph.evals.memqa.evaluate import evaluate
 from ariadnegraph.evals.memqa.report import counts, summarize, table
@@ -30,8 +36,13 @@ def main() -> None:
     run_ids = []
     for env, seed, steps in SUITE:
         started = time.perf_counter()
+        run_id = re.sub(r"[^A-Za-z0-9]+", "-", f"memqa-{env}-s{seed}")
+        if Path(run_dir, run_id, "run.json").is_file():
+            print(f"reused {env} seed {seed}: {run_id}")
+            run_ids.append(run_id)
+            continue
         try:
-            result = play(env, seed=seed, max_steps=steps, context=AgentContext(run_dir=run_dir))
+            result = play(env, seed=seed, max_steps=steps, context=AgentContext(run_dir=run_dir), run_id=run_id)
         except Exception as exc:  # a game missing offline (arigraph:hunt without its files) is skipped, not fatal
             print(f"skipped {env}: {type(exc).__name__}: {exc}")
             continue
