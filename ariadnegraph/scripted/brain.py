@@ -505,7 +505,7 @@ def _cooking(sit: Situation) -> tuple[str, str, list[PlanStep]]:
                 continue
             if need in CUT_VERBS and not any(st in CUT_VERBS for st in states):
                 pending.append((ing, "cut", need))
-            elif need in APPLIANCES and not any(st in APPLIANCES or st == "burned" for st in states):
+            elif need in APPLIANCES and not _cooked(states):
                 if f"{key} {need}" not in sit.done:
                     pending.append((ing, "cook", need))
     needs_knife = any(n in CUT_VERBS for ns in sit.needs.values() for n in ns) and "knife" not in carried
@@ -550,6 +550,11 @@ def _cooking(sit: Situation) -> tuple[str, str, list[PlanStep]]:
         if opens:
             return "search containers", f"{', '.join(missing)} not found yet", [_step(opens[0], "You open")]
     return _explore(sit, f"find {', '.join(missing) or 'what is missing'}")
+
+
+def _cooked(states: list[str]) -> bool:
+    """Cooked once already (fried, roasted, grilled, or burned): cooking it again burns it."""
+    return any(st in APPLIANCES or st == "burned" for st in states)
 
 
 def _take_command(sit: Situation, thing: str) -> str:
@@ -599,7 +604,7 @@ def _here_sequence(sit: Situation, carried: dict[str, list[str]], missing: list[
                 exact = sit.admissible_like(rf"{CUT_VERBS[need]} {re.escape(key)} with .+")
                 steps.append(_step(exact[0] if exact else f"{CUT_VERBS[need]} {key} with knife", f"You {CUT_VERBS[need]} the"))
             elif need in APPLIANCES:
-                if any(st in APPLIANCES or st == "burned" for st in states) or f"{key} {need}" in sit.done:
+                if _cooked(states) or f"{key} {need}" in sit.done:
                     continue
                 if not _appliance_here(sit, APPLIANCES[need]):
                     ready = False
@@ -720,7 +725,7 @@ def critique(s: Sections) -> Critique:
     else:
         m = re.match(r"cook (.+?) with", proposed)
         cooked = m and (any(d.startswith(_lower(m.group(1)) + " ") and d.split()[-1] in APPLIANCES for d in sit.done)
-                        or any(st in APPLIANCES or st == "burned" for st in sit.states(m.group(1))))
+                        or _cooked(sit.states(m.group(1))))
         if cooked:
             approved = False
             feedback.append(f"the {m.group(1)} is already cooked; cooking it again burns it.")
