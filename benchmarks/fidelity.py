@@ -4,7 +4,7 @@ the KG against the game's true facts, per game and per relation family.
 Each game's walkthrough is played; every observation goes through the relation retriever's own
 prompt to the scripted model's extraction role and into a fresh memory, exactly as memory_update
 stores it (``ariadnegraph.evals.fidelity.walkthrough_fidelity``). Figures are micro-averaged over
-the episode's steps; the ``all`` row sums the counts of every game. Targets (issue 5): precision
+the episode's steps; the closing lines sum the counts of every play of a spec. Targets (issue 5): precision
 >= 0.9 and recall >= 0.8 on arigraph:cook and the level-2 cooking games.
 
     python benchmarks/fidelity.py [--games arigraph:cook cooking:2 ...] [--seeds 1-8]
