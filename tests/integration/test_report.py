@@ -6,8 +6,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -30,45 +28,29 @@ def played(tmp_path_factory) -> tuple[Path, str]:
     return run_dir, result["run_id"]
 
 
-class _Graph(HTMLParser):
-    """Fact edges inside ``#graph`` and the text of ``#step-label`` in a dumped DOM."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.edges: list[tuple[int, set[str]]] = []
-        self.label = ""
-        self._depth = 0  # > 0 while inside #graph
-        self._in_label = False
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if self._depth:
-            self._depth += 1
-        elif attrs.get("id") == "graph":
-            self._depth = 1
-        if self._depth and tag in ("line", "path") and "data-fact" in attrs:
-            self.edges.append((int(attrs["data-fact"]), set((attrs.get("class") or "").split())))
-        self._in_label = attrs.get("id") == "step-label"
-
-    def handle_endtag(self, tag):
-        if self._depth:
-            self._depth -= 1
-        self._in_label = False
-
-    def handle_data(self, data):
-        if self._in_label:
-            self.label += data
-
-
 # Headless Chromium as root, offline: no sandbox, no GPU, no background connections to Google.
 CHROMIUM_FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run")
 
 
-def _chromium(args: list[str], url: str, profile: Path) -> subprocess.CompletedProcess:
-    command = [str(CHROMIUM), "--headless", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=3000",
-               *args, url]
-    return subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by playwright (which never downloads a browser of its own)."""
+    playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright (the dev extra)")
+    if not CHROMIUM.exists():
+        pytest.skip("needs /usr/bin/chromium (Debian package chromium)")
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_FLAGS))
+        yield launched
+        launched.close()
+
+
+def _page(browser):
+    """A new page that records the page's script errors in ``page.errors``."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return page
 
 
 def test_report_is_self_contained_and_embeds_the_run(played):
@@ -94,28 +76,28 @@ def test_report_is_self_contained_and_embeds_the_run(played):
     assert spent == data["totals"]["prompt_tokens"] > 0
 
 
-def test_report_renders_the_graph_at_the_chosen_step(played, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("needs /usr/bin/chromium (Debian package chromium)")
+def test_report_renders_the_graph_at_the_step_in_its_address(played, tmp_path, browser):
+    """``?step=K`` opens the report on step K (a link to one moment of the run)."""
     run_dir, run_id = played
     path = write_report(run_dir, run_id, out=tmp_path / "out" / "r.html")
     memory = WorldMemory.open(run_dir / run_id / "memory")
+    page = _page(browser)
     try:
         added = {k: {f.id for f in memory.kg.all_facts if f.recorded_at == k} for k in range(9)}
         closed = {k: {f.id for f in memory.kg.all_facts if f.valid_to == k} for k in range(9)}
         chosen = [k for k in range(1, 9) if added[k]][:2]
         assert len(chosen) == 2
         for k in chosen:
-            result = _chromium(["--dump-dom"], f"{path.as_uri()}?step={k}", tmp_path / "profile")
-            assert result.returncode == 0, result.stderr[-2000:]
-            parsed = _Graph()
-            parsed.feed(result.stdout)
-            assert parsed.label.strip() == str(k)
-            shown = {fact for fact, classes in parsed.edges if "closed" not in classes}
+            page.goto(f"{path.as_uri()}?step={k}")
+            edges = _drawn(page)
+            assert page.text_content("#step-label").strip() == str(k)
+            shown = {fact for fact, classes in edges if "closed" not in classes}
             assert len(shown) == len(memory.as_of(k)) and shown == set(memory.as_of(k).facts)
-            assert {fact for fact, classes in parsed.edges if "added" in classes} == added[k]
-            assert {fact for fact, classes in parsed.edges if "closed" in classes} == closed[k]
+            assert {fact for fact, classes in edges if "added" in classes} == added[k]
+            assert {fact for fact, classes in edges if "closed" in classes} == closed[k]
+        assert page.errors == []
     finally:
+        page.close()
         memory.close()
 
 
@@ -125,12 +107,9 @@ def _drawn(page) -> list[tuple[int, set[str]]]:
     return [(fact, set(classes.split())) for fact, classes in edges]
 
 
-def test_the_slider_and_the_trajectory_drive_the_graph_view(played, tmp_path):
+def test_the_slider_and_the_trajectory_drive_the_graph_view(played, tmp_path, browser):
     """A real browser, real input: keys on the slider and a click on a trajectory row redraw the graph
     as memory knew it at that step (facts added then in green, closed then in red)."""
-    playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright (the dev extra)")
-    if not CHROMIUM.exists():
-        pytest.skip("needs /usr/bin/chromium (Debian package chromium)")
     run_dir, run_id = played
     path = write_report(run_dir, run_id, out=tmp_path / "r.html")
     memory = WorldMemory.open(run_dir / run_id / "memory")
@@ -150,32 +129,28 @@ def test_the_slider_and_the_trajectory_drive_the_graph_view(played, tmp_path):
         assert {f for f, c in edges if "added" in c} == added and {f for f, c in edges if "closed" in c} == closed, k
         assert page.locator("#timeline tr.sel").get_attribute("data-step") == str(k)
 
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_FLAGS))
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(path.as_uri())
-            check(page, last)  # opens on the last step
-            page.focus("#step-slider")
-            page.keyboard.press("Home")
-            check(page, 0)
-            moved = [k for k in range(1, last + 1) if expected[k][1] or expected[k][2]]
-            assert len(moved) >= 2, "the episode should add or close facts on several steps"
-            position = 0
-            for k in moved[:3]:
-                for _ in range(k - position):
-                    page.keyboard.press("ArrowRight")
-                position = k
-                check(page, k)
-            page.click(f"#timeline tr[data-step='{moved[0]}']")  # a trajectory row selects its step
-            check(page, moved[0])
-            page.evaluate("window.scrollTo(0, 0)")
-            page.screenshot(path=str(SCREENSHOT or tmp_path / "report.png"), full_page=False)
-            assert errors == []
-        finally:
-            browser.close()
+    page = _page(browser)
+    try:
+        page.goto(path.as_uri())
+        check(page, last)  # opens on the last step
+        page.focus("#step-slider")
+        page.keyboard.press("Home")
+        check(page, 0)
+        moved = [k for k in range(1, last + 1) if expected[k][1] or expected[k][2]]
+        assert len(moved) >= 2, "the episode should add or close facts on several steps"
+        position = 0
+        for k in moved[:3]:
+            for _ in range(k - position):
+                page.keyboard.press("ArrowRight")
+            position = k
+            check(page, k)
+        page.click(f"#timeline tr[data-step='{moved[0]}']")  # a trajectory row selects its step
+        check(page, moved[0])
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SCREENSHOT or tmp_path / "report.png"), full_page=False)
+        assert page.errors == []
+    finally:
+        page.close()
     assert Path(SCREENSHOT or tmp_path / "report.png").stat().st_size > 10_000
 
 
