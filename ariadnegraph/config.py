@@ -14,6 +14,7 @@ REPO_DIR = PACKAGE_DIR.parent
 
 GAMES_DIR_ENV = "ARIADNE_GAMES_DIR"
 CACHE_DIR_ENV = "ARIADNE_CACHE_DIR"
+LOCAL_MODELS_DIR_ENV = "ARIADNE_LOCAL_MODELS_DIR"
 
 
 class ConfigError(ValueError):
@@ -44,5 +45,17 @@ def cache_dir() -> Path:
     """Writable cache for generated games and other derived files (``$ARIADNE_CACHE_DIR``)."""
     configured = os.environ.get(CACHE_DIR_ENV)
     base = Path(configured).expanduser() if configured else Path.home() / ".cache" / "ariadnegraph"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def local_models_dir() -> Path:
+    """Where pulled model weights and the built llama.cpp server live (``$ARIADNE_LOCAL_MODELS_DIR``).
+
+    Apart from the cache of generated games on purpose: weights (GBs) and the server build (about
+    20 minutes) are made once per machine and shared by every checkout, CI run and test session.
+    """
+    configured = os.environ.get(LOCAL_MODELS_DIR_ENV)
+    base = Path(configured).expanduser() if configured else Path.home() / ".cache" / "ariadnegraph" / "local"
     base.mkdir(parents=True, exist_ok=True)
     return base

@@ -19,6 +19,7 @@ from .graphs.session import close_session, get_session
 from .nodes.common import check_models
 from .memory import EventLog
 from .memory.world import MEMORY_FILE
+from .models import FALLBACK, REASKED, REPAIRED
 from .runs import RunCorrupted, RunDir, new_run_id
 from .tracing import CALLS_FILE, CallLog
 
@@ -43,7 +44,10 @@ def checkpointer(run: RunDir) -> Iterator[SqliteSaver]:
 
 
 def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """The episode's result and cost; ``replies_by_node`` counts every model reply's outcome (parsed,
+    repaired, reasked, fallback) and issue (cut, invalid_json, tool_in_content, inadmissible, ...)."""
     usage = state.get("usage") or {}
+    replies = state.get("replies") or {}
     return {
         "run_id": meta["run_id"],
         "env": meta["env"],
@@ -57,8 +61,11 @@ def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         "llm_calls": sum(u.get("calls", 0) for u in usage.values()),
         "prompt_tokens": sum(u.get("prompt_tokens", 0) for u in usage.values()),
         "completion_tokens": sum(u.get("completion_tokens", 0) for u in usage.values()),
+        "cached_tokens": sum(u.get("cached_tokens", 0) for u in usage.values()),
         "usage_by_node": usage,
-        "fallbacks": len(state.get("fallbacks") or []),
+        "replies_by_node": replies,
+        "fallbacks": sum(r.get(FALLBACK, 0) for r in replies.values()),
+        "repairs": sum(r.get(REPAIRED, 0) + r.get(REASKED, 0) for r in replies.values()),
     }
 
 

@@ -1,57 +1,84 @@
-"""How prompts are laid out: named sections, so any model (and the scripted one) reads them alike.
+"""How prompts are laid out: the one owner of section names, their order, placeholders and the
+formats of the lines inside them.
 
-Every role's user prompt is a list of sections rendered as ``## NAME`` followed by the content.
-Real models read them as ordinary headings; the offline scripted model parses them back with
-:func:`parse_sections`, so it decides only from what the node handed over.
+A role's user prompt is a set of named sections rendered as ``## NAME`` blocks. Models read them as
+headings; the offline test double parses them back (:func:`parse_sections`) and decides only from
+them. Nodes hand over values — strings, lists, or a placeholder from here — never their own "(none)".
+
+Order for prompt caching. Sections are always rendered in :data:`ORDER`, from what never changes in
+an episode to what changes every step, so consecutive calls of one role share the longest possible
+prefix and a provider's prompt cache (a llama.cpp slot, OpenAI's cache) serves it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
-# Section names shared by nodes (which write them) and the scripted model (which reads them).
+# -- section names -----------------------------------------------------------------------------------
+ENVIRONMENT = "ENVIRONMENT"  # what kind of world this is, and its rules (from the env)
 GOAL = "GOAL"
-OBSERVATION = "OBSERVATION"
-LAST_ACTION = "LAST ACTION"
-LOCATION = "LOCATION"
-INVENTORY = "INVENTORY"
-ADMISSIBLE = "ADMISSIBLE ACTIONS"
-BELIEF = "BELIEF"
-PREVIOUS_BELIEF = "PREVIOUS BELIEF"
+COMMANDS = "EXTRA COMMANDS"  # commands the agent understands beyond the game's own (go to)
+QUESTION = "QUESTION"
+TRANSCRIPT = "EPISODE TRANSCRIPT"  # memory QA: the turns an answerer is shown (evals.memqa)
+REFLECTIONS = "REFLECTIONS"
+HISTORY = "RECENT HISTORY"
 KNOWN_FACTS = "KNOWN FACTS"
 MEMORY = "MEMORY"
 EPISODES = "RELEVANT EPISODES"
-SPATIAL = "SPATIAL BELIEF"
+LOCATION = "LOCATION"
+INVENTORY = "INVENTORY"
+ADMISSIBLE = "VALID COMMANDS"
+SPATIAL = "MAP"
 EXPLORATION = "UNEXPLORED EXITS"
+BELIEF = "BELIEF"
+PREVIOUS_BELIEF = "PREVIOUS BELIEF"
 NOTES = "WORLD MODEL NOTES"
+SUBGOAL = "SUBGOAL"
 PLAN = "CURRENT PLAN"
 FEEDBACK = "CRITIC FEEDBACK"
-REFLECTIONS = "REFLECTIONS"
-HISTORY = "RECENT HISTORY"
-PROPOSED_ACTION = "PROPOSED ACTION"
+LAST_ACTION = "LAST ACTION"
 EXPECTED = "EXPECTED OUTCOME"
-ACTUAL = "ACTUAL OUTCOME"
 EXPECTED_REWARD = "EXPECTED REWARD"
+OBSERVATION = "OBSERVATION"
+ACTUAL = "ACTUAL OUTCOME"
 ACTUAL_REWARD = "ACTUAL REWARD"
-SUBGOAL = "SUBGOAL"
-QUESTION = "QUESTION"
-STEP = "STEP"
-TRANSCRIPT = "EPISODE TRANSCRIPT"  # memory QA: the turns an answerer is shown (evals.memqa)
+PROPOSED_ACTION = "PROPOSED ACTION"
+
+# Stable first, volatile last (see the module docstring).
+ORDER = (
+    ENVIRONMENT, GOAL, COMMANDS, QUESTION, TRANSCRIPT, REFLECTIONS, HISTORY, KNOWN_FACTS, MEMORY, EPISODES, LOCATION, INVENTORY,
+    ADMISSIBLE, SPATIAL, EXPLORATION, BELIEF, PREVIOUS_BELIEF, NOTES, SUBGOAL, PLAN, FEEDBACK, LAST_ACTION, EXPECTED,
+    EXPECTED_REWARD, OBSERVATION, ACTUAL, ACTUAL_REWARD, PROPOSED_ACTION,
+)
+_RANK = {name: i for i, name in enumerate(ORDER)}
+
+# -- placeholders: what a section says when it has nothing -------------------------------------------
+NONE = "(none)"
+UNKNOWN = "(unknown)"  # the environment does not say (e.g. an inventory it does not list)
+NOTHING = "(nothing)"  # known to be empty (e.g. carrying nothing)
+EPISODE_START = "(none: the episode starts)"
+NOTHING_EXPECTED = "(nothing expected)"
+NOT_CHECKED = "(not checked)"
+NOT_PREDICTED = "(not predicted)"
+PLACEHOLDERS = frozenset({NONE, UNKNOWN, NOTHING, EPISODE_START, NOTHING_EXPECTED, NOT_CHECKED, NOT_PREDICTED})
 
 _HEADING = "## "
 
 
 def render_sections(sections: Mapping[str, object] | Iterable[tuple[str, object]]) -> str:
-    """``## NAME`` blocks in the given order; None values are left out, lists become bullet lines."""
-    items = sections.items() if isinstance(sections, Mapping) else sections
+    """``## NAME`` blocks in :data:`ORDER` (names not in it last, as given); None values are left
+    out, lists become bullet lines, empty values the :data:`NONE` placeholder."""
+    items = list(sections.items() if isinstance(sections, Mapping) else sections)
+    items.sort(key=lambda item: _RANK.get(item[0], len(ORDER)))
     blocks = []
     for name, value in items:
         if value is None:
             continue
         if isinstance(value, (list, tuple)):
-            body = "\n".join(f"- {v}" for v in value) if value else "(none)"
+            body = "\n".join(f"- {v}" for v in value) if value else NONE
         else:
-            body = str(value).strip() or "(none)"
+            body = str(value).strip() or NONE
         blocks.append(f"{_HEADING}{name}\n{body}")
     return "\n\n".join(blocks)
 
@@ -73,8 +100,89 @@ def parse_sections(text: str) -> dict[str, str]:
     return sections
 
 
+def is_placeholder(body: str | None) -> bool:
+    return body is None or body.strip() in PLACEHOLDERS or not body.strip()
+
+
 def bullet_items(body: str | None) -> list[str]:
-    """The ``- item`` lines of a section body (``(none)`` gives an empty list)."""
-    if not body or body.strip() == "(none)":
+    """The ``- item`` lines of a section body (a placeholder gives an empty list)."""
+    if is_placeholder(body):
         return []
-    return [line[2:].strip() for line in body.splitlines() if line.startswith("- ")]
+    return [line[2:].strip() for line in (body or "").splitlines() if line.startswith("- ")]
+
+
+# -- line formats inside sections ------------------------------------------------------------------
+def inventory_text(inventory: Iterable[str] | None) -> str:
+    """INVENTORY: the items, :data:`NOTHING` when known empty, :data:`UNKNOWN` when the env does not say."""
+    if inventory is None:
+        return UNKNOWN
+    return ", ".join(inventory) or NOTHING
+
+
+def fact_line(subject: str, relation: str, obj: str) -> str:
+    """A fact as the roles read it: ``subject, relation, object`` (names may hold commas)."""
+    return f"{subject}, {relation}, {obj}"
+
+
+def plan_line(action: str, expected: str | None) -> str:
+    return f"{action} (expect: {expected or 'anything'})"
+
+
+def plan_lines(plan: Iterable[Mapping[str, str]] | None) -> list[str]:
+    return [plan_line(s["action"], s.get("expected")) for s in plan or []]
+
+
+_PLAN_LINE = re.compile(r"^(.*?)\s*\(expect: (.*)\)\s*$")
+
+
+def parse_plan_line(line: str) -> tuple[str, str]:
+    found = _PLAN_LINE.match(line)
+    return (found.group(1).strip(), found.group(2).strip()) if found else (line.strip(), "")
+
+
+START_ACTION = "(start)"  # the action of step 0 in histories
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    line = next((l.strip() for l in (text or "").splitlines() if l.strip()), "")
+    return line[:limit]
+
+
+def history_lines(records: Iterable[Mapping[str, object]]) -> list[str]:
+    """Compact history: one ``action -> first line of the answer`` bullet per step."""
+    return [f"{r.get('action') or START_ACTION} -> {first_line(str(r.get('observation') or ''))}" for r in records]
+
+
+def history_transcript(records: Iterable[Mapping[str, object]]) -> str:
+    """Whole-text history: ``[step N] > action`` then the whole observation, per step."""
+    blocks = [f"[step {r.get('step', 0)}] > {r.get('action') or START_ACTION}\n{str(r.get('observation') or '').strip()}"
+              for r in records]
+    return "\n\n".join(blocks) if blocks else NONE
+
+
+_RECORD = re.compile(r"^\[step (\d+)\] > (.*)$", re.MULTILINE)
+
+
+def parse_history_transcript(body: str | None) -> list[tuple[int, str, str]]:
+    """Inverse of :func:`history_transcript`: (step, action, observation); step 0's action is ``""``."""
+    if is_placeholder(body):
+        return []
+    text = body or ""
+    found = list(_RECORD.finditer(text))
+    records = []
+    for i, match in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(text)
+        action = match.group(2).strip()
+        records.append((int(match.group(1)), "" if action == START_ACTION else action, text[match.end():end].strip()))
+    return records
+
+
+def parse_history_line(line: str) -> tuple[str, str] | None:
+    """Inverse of one :func:`history_lines` bullet: (action, first line); None for another format."""
+    action, arrow, answer = line.partition(" -> ")
+    return (action.strip(), answer.strip()) if arrow else None
+
+
+def note_line(question: str, answer: str) -> str:
+    """A world-model QA finding as the planner reads it."""
+    return f"{question} -> {answer}"

@@ -5,8 +5,10 @@ the run's config (:mod:`ariadnegraph.play`); :func:`traced_node` adds the step a
 ran at, to the node's run and to every model and tool call made inside it.
 
 For users without LangSmith, :class:`CallLog` appends one line per model call to ``calls.jsonl``: the
-node and step that made it, the prompt messages, the reply (text and tool calls), token usage and
-latency. Lines are written as calls finish, so a killed run keeps the calls it made.
+node and step that made it, the prompt messages, the reply (text and tool calls), token usage (with
+the prompt tokens served from the provider's cache) and latency; and one ``{"reply": ...}`` line per
+structured reply with its outcome and issues. Lines are written as calls finish, so a killed run
+keeps the calls it made. (In LangSmith the outcomes are in each node's output, under ``replies``.)
 """
 
 from __future__ import annotations
@@ -85,8 +87,15 @@ class CallLog(BaseCallbackHandler):
         usage = getattr(message, "usage_metadata", None) or {}
         record["latency_ms"] = round((time.perf_counter() - record.pop("_t0")) * 1000, 2)
         record["reply"] = _message(message) if message is not None else {"content": getattr(generation, "text", "")}
-        record["usage"] = {"prompt_tokens": usage.get("input_tokens"), "completion_tokens": usage.get("output_tokens")}
+        record["usage"] = {"prompt_tokens": usage.get("input_tokens"), "completion_tokens": usage.get("output_tokens"),
+                           "cached_tokens": (usage.get("input_token_details") or {}).get("cache_read")}
         self._write(record)
+
+    def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """A node's verdict on a structured reply (nodes.common.REPLY_EVENT): one ``reply`` line."""
+        if name == "ariadne_reply" and isinstance(data, dict):
+            step = (langsmith.get_tracing_context().get("metadata") or {}).get("step")
+            self._write({"reply": {"step": step, **data}})
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         record = self._open.pop(run_id, None)

@@ -21,7 +21,7 @@ from .base import (
     sanitize_command,
     split_commands,
 )
-from .registry import PREFIXES, GameInfo, list_games, split_spec
+from .registry import PREFIXES, GameInfo, environment_brief, list_games, split_spec
 
 __all__ = [
     "PREFIXES",
@@ -34,6 +34,7 @@ __all__ = [
     "Observation",
     "Oracle",
     "TextEnv",
+    "environment_brief",
     "list_games",
     "make",
     "sanitize_command",

@@ -160,6 +160,17 @@ def arigraph_game(name: str) -> ArigraphGame:
     return ArigraphGame(name, path, goal, task, max_steps, scoring, walkthrough, targets)
 
 
+def environment_brief(spec: str) -> str:
+    """What the agent is told this environment is (and the rules of its game family)."""
+    from . import prompts
+
+    prefix, rest = split_spec(spec)
+    if prefix == "scienceworld":
+        return prompts.SCIENCEWORLD
+    cooking = prefix == "cooking" or (prefix == "arigraph" and rest.startswith("cook"))
+    return f"{prompts.TEXTWORLD}\n{prompts.COOKING_RULES}" if cooking else prompts.TEXTWORLD
+
+
 def list_games() -> list[GameInfo]:
     """Every built-in game and generator, for ``ariadne games list``.
 

@@ -101,6 +101,21 @@ def movement_failed(text: str) -> bool:
     return bool(_MOVE_FAILED.search(text or ""))
 
 
+_FULL_DIRECTION = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast", "nw": "northwest",
+                   "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
+
+
+def direction_of_command(command: str | None) -> str | None:
+    """The direction a movement command goes (``go east`` / ``east`` / ``e``), else None."""
+    words = (command or "").lower().split()
+    if words and words[0] in ("go", "walk", "run", "move", "head"):
+        words = words[1:]
+    if len(words) != 1:
+        return None
+    word = _FULL_DIRECTION.get(words[0], words[0])
+    return word if word in _FULL_DIRECTION.values() else None
+
+
 def next_location(previous: str | None, command: str | None, text: str) -> str | None:
     """Track the player's room from text alone.
 

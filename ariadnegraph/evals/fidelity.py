@@ -323,34 +323,34 @@ def episode_fidelity(run_dir: str | Path, run_id: str) -> EpisodeFidelity:
     return score_steps(kg, steps)
 
 
-def walkthrough_fidelity(spec: str, **env_options: Any) -> EpisodeFidelity:
-    """Play the game's walkthrough and feed each observation to the scripted model's extraction role
-    through the relation retriever's own prompt, into a fresh ``WorldMemory`` as memory_update would;
-    score the memory at every step. (No planner: the walkthrough decides.)"""
+def walkthrough_fidelity(spec: str, *, model: str = "scripted", base_url: str | None = None, **env_options: Any) -> EpisodeFidelity:
+    """Play the game's walkthrough and feed each observation to ``model``'s extraction role through
+    the relation retriever's own prompt, into a fresh ``WorldMemory`` as memory_update would; score the
+    memory at every step. (No planner: the walkthrough decides.)"""
     from ..envs import make
 
     env = make(spec, **env_options)
     memory = WorldMemory()
     try:
         observation = env.reset()
-        return score_steps(memory, _walkthrough_steps(env, observation, memory))
+        return score_steps(memory, _walkthrough_steps(env, observation, memory, model, base_url))
     finally:
         env.close()
         memory.close()
 
 
-def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory) -> Iterator[tuple[int, list, str]]:
-    from langchain_core.messages import HumanMessage, SystemMessage
+# The relation retriever's convention for a recipe read (nodes/prompts.py): (recipe, requires, ingredient).
+_RECIPE, _REQUIRES = "recipe", "requires"
 
-    from ..models import call_structured
+
+def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory, model_spec: str, base_url: str | None) -> Iterator[tuple[int, list, str]]:
+    from ..models import call_structured, load_chat_model
+    from ..nodes.common import role_messages
     from ..nodes.prompts import RELATION_RETRIEVER
-    from ..nodes.relation_retriever import extraction_sections
+    from ..nodes.relation_retriever import extraction_sections, grounded
     from ..nodes.schemas import Extraction
-    from ..prompting import render_sections
-    from ..scripted import ScriptedChatModel
-    from ..scripted.extract import RECIPE
 
-    model = ScriptedChatModel()
+    model = load_chat_model(model_spec, base_url=base_url, max_tokens=Extraction.reply_tokens)
     commands = [None, *first.oracle.walkthrough]
     observation, recipe = first, []
     for step, command in enumerate(commands):
@@ -360,14 +360,14 @@ def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory) -> Iterator[tu
             observation = env.step(command)
         seen = observation.for_agent()
         # The recipe once read, as the summarizer's belief would carry it.
-        state = {"observation": seen.text, "last_action": command, "location": seen.location,
+        state = {"env": env.spec, "goal": getattr(env, "goal", None) or "", "observation": seen.text, "last_action": command, "location": seen.location,
                  "inventory": list(seen.inventory) if seen.inventory is not None else None,
                  "belief": f"Recipe: {'; '.join(recipe)}" if recipe else ""}
-        prompt = [SystemMessage(content=RELATION_RETRIEVER), HumanMessage(content=render_sections(extraction_sections(state, memory)))]
-        out = call_structured(model, Extraction, prompt).value
-        triplets = [(t.subject, t.relation, t.object) for t in out.triplets]
-        recipe += [obj for subject, relation, obj in triplets if subject == RECIPE and relation == "requires" and obj not in recipe]
-        memory.observe(step, seen.text, triplets, [(t.subject, t.relation, t.object) for t in out.outdated], action=command)
+        sections = extraction_sections(state, memory)
+        out = call_structured(model, Extraction, role_messages(RELATION_RETRIEVER, sections), fallback=Extraction()).value
+        triplets = [tuple(t) for t in grounded(out.triplets, sections)[0]]  # what the node lets into memory
+        recipe += [obj for subject, relation, obj in triplets if subject == _RECIPE and relation == _REQUIRES and obj not in recipe]
+        memory.observe(step, seen.text, triplets, [tuple(t) for t in grounded(out.outdated, sections)[0]], action=command)
         yield step, [list(f) for f in observation.oracle.facts], "\n".join([seen.text, *(seen.inventory or [])])
 
 

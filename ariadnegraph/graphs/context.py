@@ -11,7 +11,10 @@ import os
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
+from ..models import is_local
 from .presets import PRESETS, Preset, get_preset
+
+TOOL_CALLING = ("auto", "native", "json")
 
 
 def _setting(description: str, default: Any) -> Any:
@@ -43,6 +46,9 @@ class AgentContext:
     preset: str = _setting(f"Which agent to run: {', '.join(PRESETS)} (see ariadnegraph/graphs/presets.py).", "ariadne")
     max_replans: int = _setting("Planner calls allowed per step after a rejection or a deviation.", 2)
     qa_turns: int = _setting("Tool turns of the inner monologue per planning (DAVIS used 5).", 5)
+    tool_calling: str = _setting("How the inner monologue calls KG tools: 'native' tool calls, 'json' (a json_schema lookup "
+                                 "format, for servers and small models without native tool calls), or 'auto' (json for "
+                                 "local: models, native otherwise).", "auto")
     structured_tries: int = _setting("Tries per structured reply before the recorded fallback.", 3)
     max_retries: int = _setting("Retries of a failed model request (429, 5xx, timeout, unreadable reply), with backoff.", 3)
     request_timeout: float = _setting("Seconds before a model request times out (then it is retried).", 120.0)
@@ -64,6 +70,8 @@ class AgentContext:
         for name in ("max_replans", "qa_turns", "structured_tries", "history_length", "max_retries"):
             if getattr(self, name) < (1 if name == "structured_tries" else 0):
                 raise ValueError(f"{name.replace('_', ' ')} must not be negative, got {getattr(self, name)}")
+        if self.tool_calling not in TOOL_CALLING:
+            raise ValueError(f"unknown tool calling mode '{self.tool_calling}' (choose {', '.join(TOOL_CALLING)})")
         if not self.request_timeout > 0:
             raise ValueError(f"request timeout must be positive, got {self.request_timeout}")
 
@@ -76,6 +84,12 @@ class AgentContext:
         """Tool turns of the inner monologue: the preset's bound, else ``qa_turns``."""
         turns = self.switches.qa_turns
         return self.qa_turns if turns is None else min(turns, self.qa_turns) if turns else 0
+
+    def tool_mode(self) -> str:
+        """'native' or 'json' tool calls for the inner monologue's model."""
+        if self.tool_calling != "auto":
+            return self.tool_calling
+        return "json" if is_local(self.model_for("qa")) else "native"
 
     def model_for(self, role: str) -> str:
         """The model string a role uses: its override, else the default model."""

@@ -2,11 +2,21 @@
 
 The agent's inner monologue runs this graph before planning (DAVIS §3.4); exported on its own as
 ``ask`` it answers a user's question about a run's memory. The model decides which tools to call;
-after ``qa_turns`` tool turns it must answer without tools, so the loop always ends.
+its first turn must look something up (a monologue that consults nothing only repeats the planner),
+and after ``qa_turns`` tool turns it must answer without tools, so the loop always ends.
+
+Tool calls are native, or in JSON mode a ``json_schema`` lookup format for models and servers
+without native tool calls (``AgentContext.tool_calling``; :mod:`ariadnegraph.models.tool_json`).
+Every turn's reply is counted under ``world_model_qa`` like a structured reply: ``parsed`` or
+``repaired`` (a call read from the text), with ``cut``, ``tool_in_content``, ``unknown_tool`` and
+``repeated_lookup`` issues; a lookup the conversation already holds ends the lookups (small models
+repeat themselves until the turn limit).
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
@@ -15,16 +25,22 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 
-from ariadnegraph.models import invoke_model, usage_of
-from ariadnegraph.nodes.common import chat_model
-from ariadnegraph.nodes.prompts import ASK
+from ariadnegraph.models import PARSED, REASKED, REPAIRED, invoke_model, usage_of
+from ariadnegraph.models.prompts import REASK_TOOL
+from ariadnegraph.models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format
+from ariadnegraph.models.tool_json import attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
+from ariadnegraph.nodes.common import chat_model, trace_reply
+from ariadnegraph.nodes.prompts import ASK, FINAL_ANSWER
+from ariadnegraph.nodes.schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS
 from ariadnegraph.prompting import QUESTION, render_sections
 from ariadnegraph.tools.kg_tools import make_kg_tools
 from ariadnegraph.graphs.context import AgentContext
 from ariadnegraph.graphs.session import memory_for
 from ariadnegraph.graphs.state import add_usage
 
-FINAL_ANSWER = "You have used all your tool turns. Answer now from what the tools returned."
+NODE = "world_model_qa"
+UNKNOWN_TOOL = "unknown_tool"
+REPEATED_LOOKUP = "repeated_lookup"
 
 
 class AskInput(TypedDict, total=False):
@@ -38,6 +54,7 @@ class QAState(AskInput, total=False):
     turns: int
     answer: str
     usage: Annotated[dict[str, dict[str, int]], add_usage]
+    replies: Annotated[dict[str, dict[str, int]], add_usage]
 
 
 class AskOutput(TypedDict, total=False):
@@ -62,17 +79,80 @@ def kg_tools(memory, as_of: int | None) -> list:
     return cache[as_of]
 
 
+def _with_tools_text(messages: list[AnyMessage], tools: list) -> list[AnyMessage]:
+    """JSON mode: the tools described at the end of the system message (constant, so it stays in
+    the cached prefix); the conversation in plain messages."""
+    plain = plain_conversation(messages)
+    if plain and isinstance(plain[0], SystemMessage):
+        return [SystemMessage(content=f"{plain[0].content}\n\n{tools_text(tools)}"), *plain[1:]]
+    return [SystemMessage(content=tools_text(tools)), *plain]
+
+
+def _final_answer(model, messages: list[AnyMessage], tools: list, json_mode: bool, retries: int) -> tuple[AIMessage, list, AIMessage, bool]:
+    """The answer without tools: (reply, prompt, raw reply, cut)."""
+    prompt = [*messages, HumanMessage(content=FINAL_ANSWER)]
+    prompt = _with_tools_text(prompt, tools) if json_mode else prompt
+    raw = invoke_model(model, prompt, retries=retries)
+    cut = (raw.response_metadata or {}).get("finish_reason") == "length"
+    return AIMessage(content=raw.content if isinstance(raw.content, str) else str(raw.content)), prompt, raw, cut
+
+
+def _lookup_key(call: dict[str, Any]) -> str:
+    return json.dumps([call.get("name"), call.get("args")], sort_keys=True, default=str)
+
+
+def _lookup(model, messages: list[AnyMessage], tools: list, turns: int, json_mode: bool, retries: int):
+    """One lookup turn: (reply with tool_calls or an answer, prompt sent, raw reply, cut, calls read from text)."""
+    names = [t.name for t in tools]
+    if json_mode:
+        prompt = _with_tools_text(messages, tools)
+        lookup = lookup_format(tools, allow_answer=turns > 0, answer_chars=QA_ANSWER_CHARS)
+        raw, cut = ask_with_format(model, lookup, prompt, retries)
+        return read_lookup(raw.content if isinstance(raw.content, str) else "", names), prompt, raw, cut, False
+    raw = invoke_model(model.bind_tools(tools, tool_choice="any" if turns == 0 else None), messages, retries=retries)
+    cut = (raw.response_metadata or {}).get("finish_reason") == "length"
+    salvaged = calls_in_content(raw, names)
+    return (salvaged or raw), messages, raw, cut, salvaged is not None
+
+
 def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
     tools = kg_tools(memory_for(state["run_id"], context.run_dir), state.get("as_of"))
+    names = [t.name for t in tools]
+    turns = state.get("turns", 0)
     messages = list(state["messages"])
-    model = chat_model(context, "qa")
-    if state.get("turns", 0) >= (context.effective_qa_turns() or context.qa_turns):
-        messages.append(HumanMessage(content=FINAL_ANSWER))
+    model = chat_model(context, "qa", node=NODE, max_tokens=QA_REPLY_TOKENS)
+    json_mode = context.tool_mode() == "json"
+    retries = context.max_retries
+    issues: Counter = Counter()
+    if turns >= (context.effective_qa_turns() or context.qa_turns):
+        reply, prompt, raw, cut = _final_answer(model, messages, tools, json_mode, retries)
+        usage, salvaged = usage_of(prompt, raw), False
     else:
-        model = model.bind_tools(tools)
-    reply: AIMessage = invoke_model(model, messages, retries=context.max_retries)
-    update: dict[str, Any] = {"messages": [reply], "usage": {"world_model_qa": usage_of(messages, reply).to_dict()}}
+        reply, prompt, raw, cut, salvaged = _lookup(model, messages, tools, turns, json_mode, retries)
+        usage = usage_of(prompt, raw)
+        text = raw.content if isinstance(raw.content, str) else ""
+        if not reply.tool_calls and attempted_call(text):
+            # a call it could not write: once more, told why
+            issues[INVALID_JSON] += 1
+            retry = [*messages, AIMessage(content=text), HumanMessage(content=REASK_TOOL.format(tools=", ".join(names)))]
+            reply, prompt, raw, cut_again, salvaged = _lookup(model, retry, tools, turns, json_mode, retries)
+            usage, cut = usage.add(usage_of(prompt, raw)), cut or cut_again
+        done = {_lookup_key(c) for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+        if reply.tool_calls and all(_lookup_key(c) in done for c in reply.tool_calls):
+            # Asking again what it has already been told: the lookups are over, the answer is due now.
+            issues[REPEATED_LOOKUP] += 1
+            reply, prompt, raw, cut_answer = _final_answer(model, messages, tools, json_mode, retries)
+            usage, cut = usage.add(usage_of(prompt, raw)), cut or cut_answer
+    if salvaged:
+        issues[TOOL_IN_CONTENT] += 1
+    if cut:
+        issues[CUT] += 1
+    issues[UNKNOWN_TOOL] += sum(1 for call in reply.tool_calls if call["name"] not in names)
+    issues = +issues  # drop zero counts
+    outcome = REPAIRED if salvaged else REASKED if issues[INVALID_JSON] else PARSED
+    trace_reply(NODE, outcome, issues)
+    update: dict[str, Any] = {"messages": [reply], "usage": {NODE: usage.to_dict()}, "replies": {NODE: {outcome: 1, **issues}}}
     if not reply.tool_calls:
         update["answer"] = reply.content if isinstance(reply.content, str) else str(reply.content)
     return update
@@ -117,7 +197,8 @@ def run_inner_monologue(state: QAState, runtime: Runtime[AgentContext]) -> QASta
     while True:
         update = think(state, runtime)
         state = {**state, **update, "messages": [*state["messages"], *update["messages"]],
-                 "usage": add_usage(state.get("usage"), update.get("usage"))}
+                 "usage": add_usage(state.get("usage"), update.get("usage")),
+                 "replies": add_usage(state.get("replies"), update.get("replies"))}
         if route_after_think(state) == END:
             return state
         update = run_tools(state, runtime)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, TypedDict
 
 
 def add_usage(left: dict[str, dict[str, int]] | None, right: dict[str, dict[str, int]] | None) -> dict[str, dict[str, int]]:
-    """Reducer: per-node counters added up."""
+    """Reducer: per-node counters (token usage, reply outcomes) added up."""
     merged = {node: dict(counts) for node, counts in (left or {}).items()}
     for node, counts in (right or {}).items():
         total = merged.setdefault(node, {})
@@ -76,4 +76,5 @@ class AgentState(EpisodeInput, total=False):
     proposed: str | None  # the action the critic approved, for the actor
     # accounting
     usage: Annotated[dict[str, dict[str, int]], add_usage]
+    replies: Annotated[dict[str, dict[str, int]], add_usage]  # per node: reply outcomes and issues (models.structured)
     fallbacks: Annotated[list[str], keep_last(100)]

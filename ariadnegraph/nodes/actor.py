@@ -14,10 +14,12 @@ from .. import prompting as p
 from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
-from .common import ask_structured
+from .common import ask_structured, environment_section, with_issue
 from .planner import working_memory
-from .prompts import ACTOR, REACT, game_rules
+from .prompts import ACTOR, REACT
 from .schemas import ActionChoice
+
+INADMISSIBLE = "inadmissible"  # a command the model chose that is not among the valid ones (replaced)
 
 _GO_TO = re.compile(r"^\s*(?:go|walk|head|return)\s+(?:to|back to)\s+(?:the\s+)?(.+?)\s*$", re.IGNORECASE)
 
@@ -62,11 +64,14 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     plan = plan or [{"action": "look", "expected": ""}]
     step = plan[0]
     command = ground_exact(step["action"], admissible) if admissible else step["action"]
-    if command is None:
-        sections = {p.PROPOSED_ACTION: step["action"], p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", "")}
+    if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
+        sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
+                    p.PROPOSED_ACTION: step["action"]}
         choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=ACTOR, sections=sections,
                                         fallback=ActionChoice(action=admissible[0]), step=state.get("step", 0))
-        command = ground_exact(choice.action, admissible) or admissible[0]
+        command = ground_exact(choice.action, admissible)
+        if command is None:
+            command, update = admissible[0], with_issue(update, "actor", INADMISSIBLE)
     return {"proposed": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
             "plan": plan[1:], **update}
 
@@ -74,12 +79,16 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
 def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]], admissible: list[str]) -> dict[str, Any]:
     """ReAct decision (AriGraph's action selector, the react baseline): reason, then choose one
     admissible command, every step, from the working memory and the plan's next step if any."""
-    sections = {**working_memory({**state, "plan": plan}, context), p.PROPOSED_ACTION: plan[0]["action"] if plan else None,
-                p.ADMISSIBLE: admissible}
+    # The ReAct choice is one of the game's own commands: 'go to' is the planner's, expanded above.
+    sections = {**working_memory({**state, "plan": plan}, context), p.COMMANDS: None,
+                p.PROPOSED_ACTION: plan[0]["action"] if plan else None, p.ADMISSIBLE: admissible}
     fallback = plan[0]["action"] if plan else ("look" if "look" in admissible or not admissible else admissible[0])
-    choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=REACT.format(rules=game_rules(False)),
+    choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=REACT,
                                     sections=sections, fallback=ActionChoice(action=fallback), step=state.get("step", 0))
-    command = (ground_exact(choice.action, admissible) or ground_exact(fallback, admissible) or admissible[0]) if admissible else choice.action
+    command = ground_exact(choice.action, admissible) if admissible else choice.action
+    if command is None:
+        command = ground_exact(fallback, admissible) or admissible[0]
+        update = with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
     return {"proposed": command, "expected": plan[0].get("expected") or None if followed else None,
             "plan": plan[1:] if followed else plan, **update}

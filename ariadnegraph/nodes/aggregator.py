@@ -15,7 +15,7 @@ from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
 from ..memory import spatial
-from .common import ask_structured
+from .common import ask_structured, environment_section
 from .prompts import AGGREGATOR
 from .schemas import SpatialBelief
 
@@ -40,9 +40,10 @@ def describe_map(memory) -> str:
 def aggregator(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
     if context.switches.aggregator == "llm":  # STMA's relation aggregator: the retrieved subgraph in words
-        sections = {p.LOCATION: state.get("location") or "(unknown)", p.MEMORY: state.get("memory_text") or []}
+        sections = {p.ENVIRONMENT: environment_section(state), p.MEMORY: state.get("memory_text") or [],
+                    p.LOCATION: state.get("location") or p.UNKNOWN}
         belief, update = ask_structured(context, node="aggregator", role="summarizer", schema=SpatialBelief, system=AGGREGATOR,
-                                        sections=sections, fallback=SpatialBelief(text="(none)"), step=state.get("step", 0))
+                                        sections=sections, fallback=SpatialBelief(text=p.NONE), step=state.get("step", 0))
         return {"spatial_belief": belief.text, **update}
     memory = open_session(context.run_dir, state, create=False).memory
     return {"spatial_belief": describe_map(memory)}

@@ -1,33 +1,70 @@
-"""What every LLM-backed node does the same way: build the role's prompt, call the model for a
-structured reply (parse-and-retry, recorded fallback) and report usage under the node's name."""
+"""What every LLM-backed node does the same way: load the role's model (bounded replies, its own
+prompt-cache slot), ask for a structured reply (repair, re-ask, recorded fallback), and report the
+call's usage and reply outcome under the node's name."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.callbacks import dispatch_custom_event
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from .. import prompting as p
+from ..envs import environment_brief
 from ..graphs.context import AgentContext
-from ..models import call_structured, load_chat_model
-from ..prompting import render_sections
+from ..models import StructuredResult, call_structured, load_chat_model
 
 T = TypeVar("T", bound=BaseModel)
 
-
 ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")
+# A local server keeps one KV cache per slot: each node that calls a model gets its own, so its
+# consecutive prompts share their prefix there (models.local.server.SLOTS has room for all).
+NODE_SLOTS = {"summarizer": 0, "relation_retriever": 1, "world_model_qa": 2, "planner": 3, "critic": 4, "actor": 5,
+              "exploration_check": 6, "aggregator": 7}
+REPLY_EVENT = "ariadne_reply"  # custom callback event: one per structured call (tracing.CallLog writes it)
 
 
 def check_models(context: AgentContext) -> None:
-    """Load every role's model once, so a bad model string fails before an episode writes anything."""
+    """Load every role's model once, so a bad model string fails before an episode writes anything
+    (and a local model's server is up before the first step)."""
     for role in ROLES:
         chat_model(context, role)
 
 
-def chat_model(context: AgentContext, role: str):
-    return load_chat_model(context.model_for(role), base_url=context.base_url, api_key=context.api_key,
-                           timeout=context.request_timeout, max_retries=context.max_retries)
+def chat_model(context: AgentContext, role: str, *, node: str | None = None, max_tokens: int | None = None) -> BaseChatModel:
+    return load_chat_model(context.model_for(role), base_url=context.base_url, api_key=context.api_key, timeout=context.request_timeout,
+                           max_retries=context.max_retries, max_tokens=max_tokens, slot=NODE_SLOTS.get(node or ""))
+
+
+def environment_section(state: Mapping[str, Any]) -> str | None:
+    """The ENVIRONMENT section: what kind of world the episode is in (None before the env is known)."""
+    return environment_brief(state["env"]) if state.get("env") else None
+
+
+def role_messages(system: str, sections: Mapping[str, object]) -> list[BaseMessage]:
+    return [SystemMessage(content=system), HumanMessage(content=p.render_sections(sections))]
+
+
+def trace_reply(node: str, outcome: str, issues: Mapping[str, int], *, tries: int = 1, errors: list[str] | None = None) -> None:
+    """The verdict on one model reply as a trace event (``calls.jsonl`` gets a ``reply`` line)."""
+    try:
+        dispatch_custom_event(REPLY_EVENT, {"node": node, "outcome": outcome, "issues": dict(issues), "tries": tries,
+                                            "errors": (errors or [])[-2:]})
+    except RuntimeError:  # called outside a graph run (no parent run to attach the event to)
+        pass
+
+
+def reply_update(node: str, step: int, result: StructuredResult) -> dict[str, Any]:
+    """The state update accounting for one structured call, and its trace event."""
+    counts = result.counts()
+    trace_reply(node, result.outcome, result.issues, tries=result.tries, errors=result.errors)
+    update: dict[str, Any] = {"usage": {node: result.usage.to_dict()}, "replies": {node: counts}}
+    if result.fell_back:
+        update["fallbacks"] = [f"step {step}: {node} used its fallback after {result.tries} tries: {result.errors[-1]}"]
+    return update
 
 
 def ask_structured(
@@ -42,28 +79,26 @@ def ask_structured(
     step: int,
 ) -> tuple[T, dict[str, Any]]:
     """The parsed reply (or ``fallback``) and the state update that accounts for the call."""
-    messages = [SystemMessage(content=system), HumanMessage(content=render_sections(sections))]
-    result = call_structured(chat_model(context, role), schema, messages, max_tries=context.structured_tries, fallback=fallback,
+    model = chat_model(context, role, node=node, max_tokens=getattr(schema, "reply_tokens", None))
+    result = call_structured(model, schema, role_messages(system, sections), max_tries=context.structured_tries, fallback=fallback,
                              retries=context.max_retries)
-    update: dict[str, Any] = {"usage": {node: result.usage.to_dict()}}
-    if result.fell_back:
-        update["fallbacks"] = [f"step {step}: {node} used its fallback after {result.tries} tries: {result.errors[-1]}"]
-    return result.value, update
+    return result.value, reply_update(node, step, result)
 
 
-def first_line(text: str, limit: int = 160) -> str:
-    line = next((l.strip() for l in (text or "").splitlines() if l.strip()), "")
-    return line[:limit]
+def with_issue(update: dict[str, Any], node: str, issue: str, n: int = 1) -> dict[str, Any]:
+    """``update`` also counting an issue the node found in a reply after reading it (e.g. an
+    inadmissible command, an ungrounded triplet)."""
+    if not n:
+        return update
+    replies = {k: dict(v) for k, v in (update.get("replies") or {}).items()}
+    counts = replies.setdefault(node, {})
+    counts[issue] = counts.get(issue, 0) + n
+    return {**update, "replies": replies}
 
 
-def history_text(history: list[dict[str, Any]] | None, length: int | None, full_text: bool) -> list[str] | str:
-    """The recent steps a role reads: ``length`` of them (None: all). Compact: ``action -> first line``
-    bullets; full text: ``[step N] > action`` records each followed by the whole observation."""
+def history_section(history: list[dict[str, Any]] | None, length: int | None, full_text: bool) -> list[str] | str:
+    """The recent steps a role reads: ``length`` of them (None: all), compact or whole (prompting's formats)."""
     records = list(history or [])
     if length is not None:
         records = records[-length:] if length > 0 else []
-    if not full_text:
-        return [f"{h.get('action') or '(start)'} -> {first_line(h.get('observation', ''))}" for h in records]
-    if not records:
-        return "(none)"
-    return "\n\n".join(f"[step {h.get('step', 0)}] > {h.get('action') or '(start)'}\n{(h.get('observation') or '').strip()}" for h in records)
+    return p.history_transcript(records) if full_text else p.history_lines(records)

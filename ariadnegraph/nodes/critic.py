@@ -12,7 +12,8 @@ from langgraph.types import Command
 from .. import prompting as p
 from ..graphs.context import AgentContext
 from ..graphs.state import AgentState
-from .common import ask_structured
+from .common import ask_structured, environment_section
+from .planner import extra_commands
 from .prompts import CRITIC
 from .schemas import Critique
 
@@ -25,15 +26,18 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
     expected = state.get("expected") if preset.outcome_check else None
     rewards = preset.expected_rewards and expected is not None
     sections = {
+        p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
-        p.OBSERVATION: state.get("observation", ""),
+        p.COMMANDS: extra_commands(preset),
         p.ADMISSIBLE: state.get("admissible") or [],
         p.BELIEF: state.get("belief", "") if preset.summarizer else None,
         p.SPATIAL: state.get("spatial_belief") if preset.aggregator == "llm" else None,
-        p.LAST_ACTION: state.get("last_action") or "(none)",
-        p.EXPECTED: expected or "(nothing expected)",
-        p.ACTUAL: state.get("observation", "") if expected else "(not checked)",
-        p.EXPECTED_REWARD: (state.get("expected_reward") or "(not predicted)") if rewards else None,
+        p.LAST_ACTION: state.get("last_action") or p.NONE,
+        p.EXPECTED: expected or p.NOTHING_EXPECTED,
+        # the observation, once: as the outcome to judge when one was expected, else as what is seen now
+        p.ACTUAL: state.get("observation", "") if expected else None,
+        p.OBSERVATION: None if expected else state.get("observation", ""),
+        p.EXPECTED_REWARD: (state.get("expected_reward") or p.NOT_PREDICTED) if rewards else None,
         p.ACTUAL_REWARD: f"{state.get('reward', 0.0):+g}" if rewards else None,
         p.PROPOSED_ACTION: proposed if preset.precheck else None,
     }

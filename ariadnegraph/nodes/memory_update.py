@@ -32,5 +32,6 @@ def finish(state: AgentState, session) -> None:
     result = {key: state.get(key) for key in ("score", "max_score", "won", "lost", "step")}
     result["steps"] = result.pop("step")
     result["usage"] = state.get("usage", {})
+    result["replies"] = state.get("replies", {})
     session.run.write_meta({**session.run.meta(), "result": result})
     close_session(state["run_id"])

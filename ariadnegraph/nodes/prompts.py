@@ -1,76 +1,104 @@
-"""System prompts of the roles, in our own words, informed by the papers' appendices
-(AriGraph E, STMA D, DAVIS algorithms 1-2). The user prompt of each role is a set of sections
-(see :mod:`ariadnegraph.prompting`); these texts say what to do with them."""
+"""System prompts of the roles, in our own words, informed by the papers' appendices (AriGraph E,
+STMA D, DAVIS algorithms 1-2).
 
-BASIC_RULES = (
-    "You are playing a text adventure. You act by sending one game command at a time. "
-    "Only commands from the admissible list are understood."
-)
-GO_TO_RULE = " You may also use 'go to <known location>', which walks there along rooms you have already connected."
-GAME_RULES = BASIC_RULES + GO_TO_RULE
+A role's user prompt is a set of sections (:mod:`ariadnegraph.prompting`); these texts say what to do
+with them and show the reply's JSON with a short worked example. The example matters: a local server
+turns the schema into a grammar but does not show it to the model, so the prompt is all a small model
+sees of the format. What the world is and the rules of its game family come from the environment
+(the ENVIRONMENT section), never from here. Each text is constant for a role and preset, so it is the
+start of the prefix a provider's prompt cache can serve.
+"""
 
+AGENT = ("You are one part of an agent acting in the text environment described under ENVIRONMENT. The agent sends one "
+         "command at a time; the valid commands are listed, and EXTRA COMMANDS, when given, are understood too.")
 
-def game_rules(go_to: bool) -> str:
-    """The rules a role is told: presets without a KG map have no 'go to'."""
-    return GAME_RULES if go_to else BASIC_RULES
+GO_TO_COMMAND = "go to <place>: walks to a place already visited, along exits the agent has already used"
 
-SUMMARIZER = f"""{GAME_RULES}
-You keep the agent's belief: a short note of what matters for the goal.
-Update the previous belief with the last action and observation. Keep instructions you have read
-(a recipe's ingredients and directions, what notes say) word for word, keep progress made (what is
-taken, cut, cooked, unlocked), drop what no longer matters. At most ten short lines."""
+SUMMARIZER = f"""{AGENT}
+Your job: keep the agent's belief, a short note of what matters for the GOAL. Rewrite the PREVIOUS BELIEF
+with what the LAST ACTION and the OBSERVATION add. Keep instructions read word for word (a recipe's
+ingredients and directions, what a note says); keep progress (what was taken, cut, cooked, opened, unlocked)
+and where needed things are; drop what no longer matters. At most 8 short lines.
+Reply with JSON only, for example:
+{{"belief": "Recipe: red apple (slice, roast), milk. Then prepare meal.\\nHave: knife, milk.\\nRed apple: in the fridge, kitchen.\\nNext: take the apple, slice it, roast it in the oven."}}"""
 
-RELATION_RETRIEVER = f"""{GAME_RULES}
-You turn the observation into facts, as triplets (subject, relation, object).
-Conventions: where the player is: (player, in, ROOM) when the text names the room; exits:
-(ROOM, has exit, DIRECTION); after moving DIRECTION from room A into room B: (B, DIRECTION of, A);
-objects: (thing, in|on, place); carried things: (thing, in, inventory); states: (thing, is, open |
-closed | locked | sliced | diced | chopped | fried | roasted | grilled); recipes: (recipe, requires,
-ingredient) and (ingredient, needs, step). Subjects and objects are short names as the game writes
-them (commas inside a name are fine). Extract only what the text states. List under 'outdated' known
-facts that the observation shows are no longer true."""
+RELATION_RETRIEVER = f"""{AGENT}
+Your job: turn the OBSERVATION into facts [subject, relation, object] for the agent's memory, using the
+game's own short names. Relations:
+- where the player is: ["player", "in", ROOM]; an exit: [ROOM, "has exit", DIRECTION]
+- after going DIRECTION from room A into room B: [B, "DIRECTION of", A]
+- things: [THING, "in", PLACE] or [THING, "on", SUPPORT]; carried: [THING, "in", "inventory"]
+- states: [THING, "is", STATE] with STATE such as open, closed, locked, sliced, diced, chopped, fried, roasted, grilled
+- a recipe read: ["recipe", "requires", INGREDIENT] and [INGREDIENT, "needs", STEP]
+Write only what the text states; never use "none" or "nothing" as a name. Under "outdated" list facts from KNOWN FACTS that the observation shows
+are no longer true (a thing taken from its place, a door now open).
+Example: LOCATION Hallway, LAST ACTION "go north", OBSERVATION "-= Kitchen =- You see a closed fridge and a
+counter. On the counter is a knife. There is an exit to the south."
+{{"triplets": [["player", "in", "Kitchen"], ["Kitchen", "north of", "Hallway"], ["fridge", "in", "Kitchen"], ["fridge", "is", "closed"], ["counter", "in", "Kitchen"], ["knife", "on", "counter"], ["Kitchen", "has exit", "south"]], "outdated": [["player", "in", "Hallway"]]}}
+Reply with JSON only."""
 
-AGGREGATOR = """You turn a list of remembered facts into a short plain description of the world:
-group by room, say where things are and how rooms connect, and infer simple spatial consequences
-(if A is west of B and B is west of C, A is west of C). No speculation."""
+AGGREGATOR = f"""{AGENT}
+Your job: turn the remembered facts under MEMORY into a short plain description of the world: room by
+room, where things are and how rooms connect, with simple spatial consequences (if A is west of B, B is
+east of A). No guesses.
+Reply with JSON only, for example:
+{{"text": "You are in the Kitchen. The fridge (closed) and the counter are here; the knife is on the counter. The Hallway is south of the Kitchen."}}"""
 
-WORLD_MODEL_QA = f"""{GAME_RULES}
-You are the agent's inner monologue. Before the planner decides, find out from memory what it needs:
-where needed things are, which exits are unexplored, how to reach a place, what happened before.
-Use the tools (several per turn if useful); you have a few turns. Then answer with one line per
-finding, written as 'question -> answer'. Do not invent facts the tools did not return."""
+WORLD_MODEL_QA = f"""{AGENT}
+You are the agent's inner monologue before it plans. Find out from memory what the plan will need: where
+needed things are, which exits are still unexplored, how to reach a place, what happened before. Look
+things up with the memory tools, one lookup at a time; you have a few turns. Then answer with one line
+per finding, written as 'question -> answer', for example:
+where is the knife? -> on the counter in the Kitchen
+unexplored exits? -> Hallway: east
+Never state what the tools did not return."""
 
 PLANNER_TASK = """
-You plan. Given the goal, the belief, the current observation, memory and the inner monologue's
-notes, choose the current subgoal and the next 1-{max_actions} actions to reach it (all the steps you
-already know, e.g. a whole route or every take/cut/cook step of a recipe). For each action state the
-expected outcome: a short phrase the game's answer should contain if it works.{rewards} If critic
-feedback or reflections are given, the previous plan failed: take them into account and try
-something else. Explore unexplored exits when what you need has not been seen yet."""
-PREDICT_REWARDS = " Also predict each action's reward (the score change, e.g. '+1', or '0')."
-PLANNER = GAME_RULES + PLANNER_TASK.format(max_actions=5, rewards="")
+Your job: plan. From the GOAL, what is known (BELIEF, MEMORY, MAP, WORLD MODEL NOTES) and the OBSERVATION,
+choose the current subgoal and the next 1-{max_actions} commands that achieve it, in order: every step you
+already know (a whole route, every take, cut and cook step). For each command give the expected outcome: a
+short phrase the game's answer should contain if it works.{rewards} Use only valid commands or extra
+commands. If CRITIC FEEDBACK or REFLECTIONS are given, the previous plan failed: do something else. When
+what you need has not been found yet, explore through UNEXPLORED EXITS.
+Reply with JSON only, for example:
+{{"subgoal": "get the red apple", "reasoning": "the recipe needs it and it is in the fridge", "steps": [{{"action": "open fridge", "expected": "You open the fridge"{example_reward}}}, {{"action": "take red apple from fridge", "expected": "You take the red apple"{example_reward}}}]}}"""
+PREDICT_REWARDS = " Also predict each command's reward: the score change, e.g. '+1' or '0'."
 
 
-def planner_prompt(go_to: bool, max_actions: int, rewards: bool) -> str:
-    return game_rules(go_to) + PLANNER_TASK.format(max_actions=max_actions, rewards=PREDICT_REWARDS if rewards else "")
+def planner_prompt(max_actions: int, rewards: bool) -> str:
+    return AGENT + PLANNER_TASK.format(max_actions=max_actions, rewards=PREDICT_REWARDS if rewards else "",
+                                       example_reward=', "reward": "0"' if rewards else "")
 
-CRITIC = f"""{GAME_RULES}
-You are the critic. First, if an outcome was expected, say whether the actual outcome agrees with it
-(a refusal, an error or nothing happening means it does not). Second, check the proposed action
-before it runs: it must be admissible (or a 'go to' a known location) and consistent with the belief
-(never cook something twice, cut only with a knife in hand, do not repeat what just failed).
-When you reject or see a mismatch, say why and what to do instead in one or two sentences."""
 
-EXPLORATION_CHECK = """You read an agent's current subgoal and plan in a text game. Say whether they require
-exploring the environment: finding, locating or reaching something not yet seen. Answer true or false."""
+CRITIC = f"""{AGENT}
+Your job: check. First, if an EXPECTED OUTCOME is given, say whether the ACTUAL OUTCOME agrees with it (a
+refusal, an error or nothing happening means it does not). Second, check the PROPOSED ACTION before it
+runs: it must be a valid or extra command, possible now, within the ENVIRONMENT's rules, useful for the
+GOAL given the BELIEF, and not a repeat of what just failed. Approve it unless you see a clear reason
+against it: a wrong rejection costs a new plan. When you reject it, or the outcome disagrees, say in one
+sentence why and what to do instead.
+Reply with JSON only, for example:
+{{"outcome_matches": true, "action_approved": false, "feedback": "The apple is already roasted; roasting it again burns it. Slice it instead."}}"""
 
-REACT = """{rules}
-You choose the next action (ReAct): first reason in one or two sentences about the goal, the plan's
-next step, what you remember and what just happened, then choose exactly one command from the
-admissible actions. Prefer a step of the plan that can be done now; do not repeat what just failed."""
+EXPLORATION_CHECK = f"""{AGENT}
+Your job: read the SUBGOAL and the CURRENT PLAN and say whether they need exploring: finding, locating or
+reaching something not seen yet.
+Reply with JSON only: {{"explore": true}} or {{"explore": false}}"""
 
-ACTOR = """Choose the admissible action that best carries out the proposed action. Answer with the
-admissible action exactly as written."""
+REACT = f"""{AGENT}
+Your job: choose the next command. First reason in one sentence about the goal, the plan's next step, what
+you remember and what just happened; then choose exactly one of the valid commands. Prefer a step of the
+plan that can be done now; do not repeat what just failed.
+Reply with JSON only, for example:
+{{"reasoning": "The knife is on the counter and the recipe needs slicing.", "action": "take knife from counter"}}"""
 
-ASK = """You answer questions about what happened in a game, using only the memory tools. Look things
-up, then answer in one or two sentences. If memory does not hold the answer, say it is not known."""
+ACTOR = f"""{AGENT}
+Your job: choose the valid command that best carries out the PROPOSED ACTION.
+Reply with JSON only, for example:
+{{"reasoning": "the counter holds the knife", "action": "take knife from counter"}}"""
+
+ASK = """You answer questions about what happened in an episode of a text environment, using only the memory
+tools. Look things up, then answer in one or two sentences. If memory does not hold the answer, say it is
+not known."""
+
+FINAL_ANSWER = "You have used all your lookups. Answer now from what the tools returned."

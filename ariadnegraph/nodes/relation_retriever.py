@@ -1,8 +1,14 @@
-"""Relation retriever: facts (triplets) stated by the observation, read with the belief (STMA §4.2)."""
+"""Relation retriever: facts (triplets) stated by the observation, read with the belief (STMA §4.2).
+
+A triplet naming something the text it was read from never mentions (the observation, the command,
+the facts shown, the inventory, the task) is dropped before memory sees it and counted as
+``ungrounded``: small models invent objects, and a fact in memory is believed by every later step.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -11,12 +17,20 @@ from .. import prompting as p
 from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
-from ..memory import WorldMemory
-from .common import ask_structured
+from ..memory import PLAYER, WorldMemory
+from ..memory.spatial import DIRECTIONS
+from .common import ask_structured, environment_section, with_issue
 from .prompts import RELATION_RETRIEVER
 from .schemas import Extraction
 
 KNOWN_FACTS_SHOWN = 30
+UNGROUNDED = "ungrounded"
+# Names every observation may use without stating them: the conventions of the extraction prompt.
+_CONVENTIONS = {PLAYER, "inventory", "recipe", *DIRECTIONS}
+_ARTICLES = {"a", "an", "the", "some"}
+# Relations whose object is a state or a step the model words itself ("diced" from "dice the pepper").
+_STATE_RELATIONS = {"is", "needs"}
+_WORD = re.compile(r"[a-z0-9]+")
 
 
 def extraction_sections(state: Mapping[str, Any], memory: WorldMemory) -> dict[str, object]:
@@ -26,26 +40,42 @@ def extraction_sections(state: Mapping[str, Any], memory: WorldMemory) -> dict[s
     view = memory.current()
     keys = {memory.kg.normalizer.key(name) for name in (previous_location, "inventory", state.get("location")) if name}
     known = sorted({f.id: f for k in keys for f in view.incident(k)}.values(), key=lambda f: f.id)[-KNOWN_FACTS_SHOWN:]
-    inventory = state.get("inventory")
     return {
+        p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
-        p.LOCATION: previous_location or "(none)",
-        p.LAST_ACTION: state.get("last_action") or "(none: the episode starts)",
-        p.OBSERVATION: state.get("observation", ""),
-        # "(nothing)" is a known empty inventory, "(unknown)" an env that does not list it
-        p.INVENTORY: "(unknown)" if inventory is None else ", ".join(inventory) or "(nothing)",
+        p.KNOWN_FACTS: [p.fact_line(f.subject, f.relation, f.object) for f in known],
+        p.LOCATION: previous_location or p.UNKNOWN,
+        p.INVENTORY: p.inventory_text(state.get("inventory")),
         p.BELIEF: state.get("belief", ""),
-        p.KNOWN_FACTS: [f"{f.subject}, {f.relation}, {f.object}" for f in known],
+        p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
+        p.OBSERVATION: state.get("observation", ""),
     }
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def mentioned(name: str, words: set[str]) -> bool:
+    """Whether every word of ``name`` (articles aside) occurs in the source text, or it is a convention."""
+    own = [w for w in _WORD.findall(name.lower()) if w not in _ARTICLES]
+    return bool(own) and (" ".join(own) in _CONVENTIONS or all(w in words for w in own))
+
+
+def grounded(triplets: Iterable[list[str]], sections: Mapping[str, object]) -> tuple[list[list[str]], int]:
+    """The triplets whose subject and object the prompt's text mentions (the object of a state relation
+    is a word the model may choose), and how many were dropped."""
+    triplets = list(triplets)
+    words = _words(" ".join(" ".join(map(str, v)) if isinstance(v, list) else str(v or "") for v in sections.values()))
+    kept = [t for t in triplets if mentioned(t[0], words) and (t[1].strip().lower() in _STATE_RELATIONS or mentioned(t[2], words))]
+    return kept, len(triplets) - len(kept)
 
 
 def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     memory = open_session(runtime.context.run_dir, state, create=False).memory
+    sections = extraction_sections(state, memory)
     extraction, update = ask_structured(runtime.context, node="relation_retriever", role="extraction", schema=Extraction,
-                                        system=RELATION_RETRIEVER, sections=extraction_sections(state, memory),
-                                        fallback=Extraction(), step=state.get("step", 0))
-    return {
-        "extraction": [[t.subject, t.relation, t.object] for t in extraction.triplets],
-        "outdated": [[t.subject, t.relation, t.object] for t in extraction.outdated],
-        **update,
-    }
+                                        system=RELATION_RETRIEVER, sections=sections, fallback=Extraction(), step=state.get("step", 0))
+    triplets, dropped = grounded([list(t) for t in extraction.triplets], sections)
+    outdated, _ = grounded([list(t) for t in extraction.outdated], sections)
+    return {**with_issue(update, "relation_retriever", UNGROUNDED, dropped), "extraction": triplets, "outdated": outdated}

@@ -17,10 +17,9 @@ from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
 from ..memory import order_by_time
-from .common import ask_structured, first_line
+from .common import ask_structured, environment_section
 from .prompts import EXPLORATION_CHECK
 from .schemas import ExplorationCheck
-from .world_model_qa import plan_lines
 
 
 def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -51,15 +50,15 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     facts = order_by_time(facts)[-context.memory_facts:] if preset.retrieval != "stma" else order_by_time(facts)
     update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
-        "episodes_text": [f"step {e.step}: {first_line(e.text, 300) if preset.retrieval != 'rag' else ' '.join(e.text.split())}"
+        "episodes_text": [f"step {e.step}: {p.first_line(e.text, 300) if preset.retrieval != 'rag' else ' '.join(e.text.split())}"
                           for e, _ in episodes if e.step != step],
         "unexplored": [],
     }
     if preset.unexplored_exits:
         explore = True
         if preset.exploration_check:
-            sections = {p.GOAL: state.get("goal", ""), p.SUBGOAL: state.get("subgoal") or "(none)",
-                        p.PLAN: plan_lines(state.get("plan"))}
+            sections = {p.ENVIRONMENT: environment_section(state), p.GOAL: state.get("goal", ""),
+                        p.SUBGOAL: state.get("subgoal") or p.NONE, p.PLAN: p.plan_lines(state.get("plan"))}
             check, usage = ask_structured(context, node="exploration_check", role="planner", schema=ExplorationCheck,
                                           system=EXPLORATION_CHECK, sections=sections, fallback=ExplorationCheck(explore=True),
                                           step=step)

@@ -1,65 +1,106 @@
-"""Structured outputs of the roles. Field descriptions are part of the prompt a model sees."""
+"""Structured replies of the roles: flat and small, because small models fill them.
+
+Field descriptions are part of the prompt a model sees. Every string has a ``maxLength`` and every
+list a ``maxItems`` in the JSON schema: llama.cpp turns them into a grammar, so a local model cannot
+run on, and other providers read them as instructions. A reply past a bound is clipped when read,
+not rejected (a bound is a budget, not a correctness rule). ``reply_tokens`` is the ``max_tokens``
+of the role's requests: above the longest reply the bounds allow, so a reply is cut only when a
+server ignores the schema.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, ClassVar
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
+
+
+def text(limit: int, description: str, default: str | None = None) -> Any:
+    """A string field of at most ``limit`` characters (clipped when read)."""
+    options: dict[str, Any] = {"description": description, "json_schema_extra": {"maxLength": limit}}
+    if default is not None:
+        options["default"] = default
+    return Field(**options)
+
+
+def _clip(limit: int):
+    return AfterValidator(lambda value: value[:limit])
+
+
+def _keep(limit: int):
+    return BeforeValidator(lambda value: value[:limit] if isinstance(value, list) else value)
+
+
+Name = Annotated[str, _clip(60)]
+Triplet = Annotated[list[Name], Field(min_length=3, max_length=3, json_schema_extra={"maxItems": 3, "minItems": 3})]
 
 
 class Belief(BaseModel):
     """Summarizer: the agent's running belief about the task and the world (STMA's temporal belief)."""
 
-    belief: str = Field(description="What matters for the goal so far: recipe or instructions read, progress, open questions. At most ~10 short lines.")
-
-
-class TripletItem(BaseModel):
-    subject: str = Field(description="an entity, e.g. 'red apple' (commas allowed inside a name)")
-    relation: str = Field(description="e.g. 'in', 'on', 'is', 'has exit', 'north of', 'requires'")
-    object: str = Field(description="an entity or a state, e.g. 'fridge', 'open', 'sliced'")
+    reply_tokens: ClassVar[int] = 360
+    belief: Annotated[str, _clip(1200)] = text(1200, "what matters for the goal: instructions read (word for word), progress made, "
+                                                   "what is still to do; a few short lines")
 
 
 class Extraction(BaseModel):
-    """Relation retriever: facts stated by the observation, and stored facts it makes outdated."""
+    """Relation retriever: facts the observation states, and stored facts it shows are no longer true."""
 
-    triplets: list[TripletItem] = Field(default_factory=list, description="facts the observation states")
-    outdated: list[TripletItem] = Field(default_factory=list, description="known facts that are no longer true")
+    reply_tokens: ClassVar[int] = 360
+    triplets: Annotated[list[Triplet], _keep(14)] = Field(
+        default_factory=list, description="[subject, relation, object] facts the observation states",
+        json_schema_extra={"maxItems": 14})
+    outdated: Annotated[list[Triplet], _keep(6)] = Field(
+        default_factory=list, description="known facts (from KNOWN FACTS) that are no longer true",
+        json_schema_extra={"maxItems": 6})
 
 
 class SpatialBelief(BaseModel):
     """Aggregator: the retrieved facts organised into plain sentences, with simple spatial inferences."""
 
-    text: str = Field(description="where things are and how rooms connect, in short sentences")
+    reply_tokens: ClassVar[int] = 450
+    text: Annotated[str, _clip(1500)] = text(1500, "where things are and how places connect, in short sentences")
 
 
 class PlanStep(BaseModel):
-    action: str = Field(description="one game command, or 'go to <location>' for a known location")
-    expected: str = Field(default="", description="what the game should answer if the action works")
-    reward: str = Field(default="", description="predicted score change, e.g. '+1' or '0' (when asked for)")
+    action: Annotated[str, _clip(80)] = text(80, "one command, or 'go to <place>' for a known place")
+    expected: Annotated[str, _clip(80)] = text(80, "a short phrase the game's answer should contain if it works", default="")
+    reward: Annotated[str, _clip(8)] = text(8, "predicted score change, e.g. '+1' or '0' (when asked for)", default="")
 
 
 class Plan(BaseModel):
     """Planner: the current subgoal and the next actions with their expected outcomes (DAVIS)."""
 
-    subgoal: str = Field(description="the subgoal these steps achieve")
-    reasoning: str = Field(default="", description="one or two sentences on why")
-    steps: list[PlanStep] = Field(description="the actions to run in order, as many as are already known")
+    reply_tokens: ClassVar[int] = 420
+    subgoal: Annotated[str, _clip(120)] = text(120, "the subgoal these steps achieve")
+    reasoning: Annotated[str, _clip(200)] = text(200, "one sentence on why", default="")
+    steps: Annotated[list[PlanStep], _keep(8)] = Field(description="the actions to run in order, as many as are already known",
+                                                       json_schema_extra={"maxItems": 8})
 
 
 class ExplorationCheck(BaseModel):
     """Exploration check (AriGraph appendix B): does the plan need exploring?"""
 
+    reply_tokens: ClassVar[int] = 24
     explore: bool = Field(description="true when the subgoal needs finding, locating or reaching something not yet seen")
 
 
 class Critique(BaseModel):
     """Critic: did the last action do what was expected, and may the proposed action run."""
 
+    reply_tokens: ClassVar[int] = 120
     outcome_matches: bool = Field(default=True, description="the actual outcome agrees with the expected one (true when nothing was expected)")
-    action_approved: bool = Field(description="the proposed action is admissible and consistent with the beliefs")
-    feedback: str = Field(default="", description="why not, and what to do instead; empty when all is well")
+    action_approved: bool = Field(description="the proposed action can be run now and serves the goal")
+    feedback: Annotated[str, _clip(200)] = text(200, "why not, and what to do instead; empty when all is well", default="")
 
 
 class ActionChoice(BaseModel):
-    """Actor: the admissible command that carries out the proposed action."""
+    """Actor: the command to send, chosen from the valid commands."""
 
-    reasoning: str = Field(default="", description="one sentence")
-    action: str = Field(description="exactly one of the admissible actions")
+    reply_tokens: ClassVar[int] = 120
+    reasoning: Annotated[str, _clip(200)] = text(200, "one sentence", default="")
+    action: Annotated[str, _clip(80)] = text(80, "exactly one of the valid commands")
+
+
+QA_ANSWER_CHARS = 600  # the inner monologue's findings, and an answer to a user's question
+QA_REPLY_TOKENS = 220  # max_tokens of a memory lookup turn or of the answer

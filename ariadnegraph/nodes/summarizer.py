@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from .. import prompting as p
 from ..graphs.context import AgentContext
 from ..graphs.state import AgentState
-from .common import ask_structured, history_text
+from .common import ask_structured, environment_section, history_section
 from .prompts import SUMMARIZER
 from .schemas import Belief
 
@@ -19,10 +19,11 @@ def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
     previous = state.get("belief") or ""
     buffer = runtime.context.switches.summarizer_history  # STMA: the summarizer reads the history buffer
     sections = {
+        p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
-        p.HISTORY: history_text((state.get("history") or [])[:-1], buffer, True) if buffer else None,
+        p.HISTORY: history_section((state.get("history") or [])[:-1], buffer, True) if buffer else None,
         p.PREVIOUS_BELIEF: previous,
-        p.LAST_ACTION: state.get("last_action") or "(none: the episode starts)",
+        p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
         p.OBSERVATION: state.get("observation", ""),
     }
     belief, update = ask_structured(runtime.context, node="summarizer", role="summarizer", schema=Belief, system=SUMMARIZER,

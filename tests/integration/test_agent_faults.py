@@ -1,6 +1,6 @@
 """What the agent does when its model provider misbehaves, over the real OpenAI wire path.
 
-Each fault of :mod:`ariadnegraph.openai_server` is injected mid-episode into ``ariadne play --model
+Each fault of :mod:`ariadnegraph.testing.openai_server` is injected mid-episode into ``ariadne play --model
 openai:scripted --base-url ...``. Transient faults are absorbed (retries with backoff, repair or
 re-ask) and the episode ends exactly as an undisturbed one; persistent ones end the command in one
 line after a bounded number of tries, with the finished steps saved, and ``--resume`` then finishes
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ariadnegraph.openai_server import serve
+from ariadnegraph.testing.openai_server import serve
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 EPISODE = ["--env", "cooking:1", "--seed", "1", "--max-steps", "6"]

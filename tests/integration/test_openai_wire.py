@@ -1,5 +1,5 @@
 """The agent over the wire: langchain-openai against the scripted model behind an OpenAI-compatible
-server on a loopback port (``ariadnegraph.openai_server``), exactly as against OpenAI or vLLM.
+server on a loopback port (``ariadnegraph.testing.openai_server``), exactly as against OpenAI or vLLM.
 
 Offline: the server binds 127.0.0.1 only. Injected faults get one small test each here; what the agent
 does about them is tested elsewhere.
@@ -26,8 +26,8 @@ from ariadnegraph import prompting as p
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.models import call_structured, load_chat_model
 from ariadnegraph.nodes.schemas import Critique, Plan
-from ariadnegraph.openai_server import ChatCompletionsServer, FaultPlan, serve, to_langchain_messages
-from ariadnegraph.scripted import ScriptedChatModel
+from ariadnegraph.testing.openai_server import ChatCompletionsServer, FaultPlan, serve, to_langchain_messages
+from ariadnegraph.testing.scripted import ScriptedChatModel
 from ariadnegraph.tools.kg_tools import TOOL_NAMES, make_kg_tools
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
@@ -311,7 +311,7 @@ def test_cli_with_no_server_fails_in_one_line_after_bounded_retries(tmp_path):
 
 
 def test_server_runs_as_a_module():
-    process = subprocess.Popen([sys.executable, "-m", "ariadnegraph.openai_server", "--port", "0"],
+    process = subprocess.Popen([sys.executable, "-m", "ariadnegraph.testing.openai_server", "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env())
     try:
         line = process.stdout.readline().strip()

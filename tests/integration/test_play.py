@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ariadnegraph.memory import WorldMemory
+from ariadnegraph.models import OUTCOMES
 from ariadnegraph.runs import RunDir
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
@@ -46,9 +47,15 @@ def test_play_prints_progress_and_a_json_summary_and_saves_the_run(tmp_path):
     memory = WorldMemory.open(run.memory_path)
     assert sorted(memory.episodes) == list(range(summary["steps"] + 1))
     assert len(memory.kg) > 10
-    # the local trace export: one line per model call, adding up to the summary's accounting
-    calls = [json.loads(line) for line in (run.path / "calls.jsonl").read_text().splitlines()]
+    # the local trace export: one line per model call, adding up to the summary's accounting, and one
+    # verdict per structured reply, adding up to the summary's reply outcomes
+    lines = [json.loads(line) for line in (run.path / "calls.jsonl").read_text().splitlines()]
+    calls = [line for line in lines if "node" in line]
+    verdicts = [line["reply"] for line in lines if "node" not in line]
     assert len(calls) == summary["llm_calls"]
+    outcomes = sum(n for counts in summary["replies_by_node"].values() for k, n in counts.items() if k in OUTCOMES)
+    assert len(verdicts) == outcomes > 0
+    assert all(v["outcome"] in OUTCOMES and v["node"] and "issues" in v for v in verdicts)
     assert sum(c["usage"]["prompt_tokens"] for c in calls) == summary["prompt_tokens"]
     assert {c["node"] for c in calls} >= {"summarizer", "relation_retriever", "planner", "critic"}
     assert all(c["prompt"] and "reply" in c and c["latency_ms"] >= 0 for c in calls)

@@ -95,7 +95,7 @@ def test_ariadne_plans_only_when_needed_and_checks_every_action(episodes):
     usage = result["usage_by_node"]
     assert usage["planner"]["calls"] < result["steps"] / 2
     assert usage["critic"]["calls"] >= result["steps"]
-    assert result["llm_calls"] / result["steps"] <= 4.2
+    assert result["llm_calls"] / result["steps"] <= 4.5  # the inner monologue always makes one lookup when it plans
     for step in steps[1:-1]:
         assert calls_of(step, "summarizer") == calls_of(step, "relation_retriever") == 1
 

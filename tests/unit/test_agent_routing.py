@@ -83,7 +83,7 @@ def test_malformed_reply_is_retried_with_the_error_then_succeeds():
     result = call_structured(model, Plan, [SystemMessage(content="plan"), HumanMessage(content="## GOAL\nwin")], max_tries=3)
     assert not result.fell_back and result.tries == 2 and result.value.steps[0].action == "look"
     retry_prompt = model.calls[1]["messages"][-1].content
-    assert "could not be read as Plan" in retry_prompt
+    assert "could not be used as Plan" in retry_prompt and "no JSON object" in retry_prompt
     assert result.usage.calls == 2
 
 
@@ -112,10 +112,11 @@ def test_inner_monologue_stops_at_its_turn_cap(monkeypatch, tmp_path, driver):
     memory.observe(1, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "has exit", "north")])
     monkeypatch.setattr(qa, "memory_for", lambda run_id, run_dir: memory)
 
-    def always_a_tool(messages, tools):
+    def always_a_tool(messages, tools):  # a new lookup every turn: only the cap ends it
         if "unexplored_exits" not in tools:
             return AIMessage(content="kitchen -> north is unexplored")
-        return tool_reply("unexplored_exits", {"location": ""}, call_id=f"c{len(messages)}")
+        return tool_reply("unexplored_exits", {"location": "" if len(messages) < 3 else "kitchen" * (len(messages) // 2)},
+                          call_id=f"c{len(messages)}")
 
     model = use_model(monkeypatch, QueuedChatModel(replies=[always_a_tool], repeat_last=True))
     start = {"messages": [HumanMessage(content="## GOAL\nwin")], "run_id": "r"}
@@ -132,4 +133,24 @@ def test_inner_monologue_stops_at_its_turn_cap(monkeypatch, tmp_path, driver):
     assert [bool(c["tools"]) for c in model.calls] == [True, True, True, False]
     assert result["answer"] == "kitchen -> north is unexplored"
     tool_answers = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
-    assert tool_answers == ["kitchen: north"] * 3
+    assert len(tool_answers) == 3 and tool_answers[0] == "kitchen: north"
+
+
+def test_a_repeated_lookup_ends_the_lookups_with_an_answer(monkeypatch):
+    from ariadnegraph.graphs import qa
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    memory.observe(1, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "has exit", "north")])
+    monkeypatch.setattr(qa, "memory_for", lambda run_id, run_dir: memory)
+
+    def same_lookup(messages, tools):  # what small models do: ask the same thing until the turns run out
+        if "where_is" not in tools:
+            return AIMessage(content="knife -> unknown")
+        return tool_reply("where_is", {"entity": "knife"}, call_id=f"c{len(messages)}")
+
+    model = use_model(monkeypatch, QueuedChatModel(replies=[same_lookup], repeat_last=True))
+    result = qa.qa_graph.invoke({"messages": [HumanMessage(content="## GOAL\nwin")], "run_id": "r"}, context=AgentContext(qa_turns=5))
+    assert result["turns"] == 1 and result["answer"] == "knife -> unknown"
+    assert [bool(c["tools"]) for c in model.calls] == [True, True, False]  # lookup, the same again, then the answer
+    assert result["replies"]["world_model_qa"] == {"parsed": 2, "repeated_lookup": 1}

@@ -7,10 +7,9 @@ import json
 
 import pytest
 from langchain_core.runnables import RunnableLambda
-from pydantic import ValidationError
 
 from ariadnegraph.graphs.context import AgentContext
-from ariadnegraph.models import MalformedReply, invoke_model, rejected_text, repair
+from ariadnegraph.models import MalformedReply, invoke_model, read_reply
 from ariadnegraph.nodes.schemas import Plan
 
 PLAN = {"subgoal": "find the knife", "reasoning": "it is on the counter", "steps": [{"action": "take knife", "expected": "You take the knife."}]}
@@ -48,30 +47,32 @@ def test_other_errors_are_not_retried():
     assert len(calls) == 1
 
 
-def schema_error(text: str) -> ValidationError:
-    with pytest.raises(ValidationError) as caught:
-        Plan.model_validate_json(text)
-    return caught.value
-
-
 @pytest.mark.parametrize("text", [
     f"```json\n{json.dumps(PLAN)}\n```",
     f"Here is my plan:\n```json\n{json.dumps(PLAN)}\n```\nGood luck!",
     f"```\n{json.dumps(PLAN)}\n```",
+    f"Here is my plan: {json.dumps(PLAN)} Good luck!",
 ])
 def test_wrapped_json_is_repaired(text):
-    error = schema_error(text)
-    assert rejected_text(error) == text
-    assert repair(Plan, rejected_text(error)) == Plan.model_validate(PLAN)
+    reading = read_reply(Plan, text)
+    assert reading.value == Plan.model_validate(PLAN) and reading.repaired and reading.issues == []
 
 
-@pytest.mark.parametrize("text", ["Sure! Let me look around first.", '```json\n{"subgoal": "x"}\n```', ""])
-def test_what_cannot_be_repaired_is_left_to_the_re_ask(text):
-    assert repair(Plan, text) is None
+def test_plain_json_is_read_as_it_is():
+    reading = read_reply(Plan, json.dumps(PLAN))
+    assert reading.value == Plan.model_validate(PLAN) and not reading.repaired
 
 
-def test_a_schema_violation_in_valid_json_has_no_text_to_repair():
-    assert rejected_text(schema_error(json.dumps({"subgoal": 3}))) == ""
+@pytest.mark.parametrize("text, issue", [("Sure! Let me look around first.", "invalid_json"), ("", "invalid_json"),
+                                         ('```json\n{"subgoal": "x"}\n```', "schema")])
+def test_what_cannot_be_repaired_is_left_to_the_re_ask(text, issue):
+    reading = read_reply(Plan, text)
+    assert reading.value is None and reading.issues == [issue] and reading.problem
+
+
+def test_a_schema_violation_names_the_field():
+    reading = read_reply(Plan, json.dumps({"subgoal": 3}))
+    assert reading.issues == ["schema"] and "subgoal" in reading.problem and "steps" in reading.problem
 
 
 def test_retry_and_timeout_settings_come_typed_from_the_environment(monkeypatch):

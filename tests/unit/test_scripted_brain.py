@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ariadnegraph import prompting as p
-from ariadnegraph.scripted import brain, qa
-from ariadnegraph.scripted.sections import facts, parse_belief, parse_fact
+from ariadnegraph.nodes.prompts import GO_TO_COMMAND
+from ariadnegraph.testing.scripted import brain, qa
+from ariadnegraph.testing.scripted.sections import facts, parse_belief, parse_fact
 
 COOK_GOAL = "Prepare the meal from the recipe and eat it"
 COOKBOOK = """You open the copy of "Cooking: A Modern Approach (3rd Ed.)" and start reading:
@@ -23,12 +24,14 @@ BELIEF = (
 
 
 def sections(**kw: object) -> dict[str, str]:
-    """Sections as a node renders them, parsed back (what the model sees)."""
+    """Sections as a node renders them, parsed back (what the model sees); 'go to' is offered unless
+    ``commands=None``."""
+    commands = kw.pop("commands", [GO_TO_COMMAND])
     names = {"goal": p.GOAL, "obs": p.OBSERVATION, "loc": p.LOCATION, "inv": p.INVENTORY, "adm": p.ADMISSIBLE,
              "belief": p.BELIEF, "memory": p.MEMORY, "unexplored": p.EXPLORATION, "notes": p.NOTES, "history": p.HISTORY,
              "prev": p.PREVIOUS_BELIEF, "last": p.LAST_ACTION, "expected": p.EXPECTED, "actual": p.ACTUAL,
              "proposed": p.PROPOSED_ACTION, "question": p.QUESTION, "plan": p.PLAN, "feedback": p.FEEDBACK}
-    return p.parse_sections(p.render_sections({names[k]: v for k, v in kw.items()}))
+    return p.parse_sections(p.render_sections({p.COMMANDS: commands, **{names[k]: v for k, v in kw.items()}}))
 
 
 # -- summarizer ----------------------------------------------------------------------------------
@@ -148,7 +151,7 @@ def test_actor_choice_by_word_overlap():
 def test_extraction_role_uses_sections():
     out = brain.extraction(sections(goal=COOK_GOAL, loc="Livingroom", last="go west", obs="-= Kitchen =-\nYou see a stove.\n\nThere is an exit to the east.",
                                     inv="knife", belief=""))
-    t = {(x.subject, x.relation, x.object) for x in out.triplets}
+    t = {tuple(x) for x in out.triplets}
     assert {("player", "in", "Kitchen"), ("Kitchen", "west of", "Livingroom"), ("knife", "in", "inventory"), ("stove", "in", "Kitchen")} <= t
 
 
@@ -193,8 +196,8 @@ def test_extraction_closes_what_the_inventory_listing_no_longer_shows():
     base = {p.OBSERVATION: "Adding the meal to your inventory.", p.LAST_ACTION: "prepare meal", p.LOCATION: "Kitchen",
             p.KNOWN_FACTS: known}
     gone = brain.extraction({**base, p.INVENTORY: "a meal"}).outdated
-    assert {(t.subject, t.relation, t.object) for t in gone} == {("red potato", "in", "inventory"), ("knife", "in", "inventory")}
-    assert [t.subject for t in brain.extraction({**base, p.INVENTORY: "(nothing)"}).outdated] == ["red potato", "knife", "meal"]
+    assert {tuple(t) for t in gone} == {("red potato", "in", "inventory"), ("knife", "in", "inventory")}
+    assert [t[0] for t in brain.extraction({**base, p.INVENTORY: "(nothing)"}).outdated] == ["red potato", "knife", "meal"]
     assert brain.extraction({**base, p.INVENTORY: "(unknown)"}).outdated == []  # an env that does not list it says nothing
 
 

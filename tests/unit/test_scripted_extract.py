@@ -6,7 +6,7 @@ import pytest
 
 from ariadnegraph.evals.fidelity import truth_triplets
 from ariadnegraph.memory.normalize import EntityNormalizer
-from ariadnegraph.scripted.extract import (
+from ariadnegraph.testing.scripted.extract import (
     extract,
     parse_notes,
     parse_recipe,

@@ -16,7 +16,7 @@ from ariadnegraph.nodes.schemas import (
     Plan,
     SpatialBelief,
 )
-from ariadnegraph.scripted import ScriptedChatModel
+from ariadnegraph.testing.scripted import ScriptedChatModel
 
 GOAL = "Prepare the meal from the recipe and eat it"
 

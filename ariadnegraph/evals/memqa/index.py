@@ -21,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ...envs.text import parse_location
+from ...envs.text import direction_of_command, parse_location
 from ...runs import RunDir
 
 # ScienceWorld's rooms: the game's location vocabulary when a run logs no facts.
@@ -139,7 +139,6 @@ class Timeline:
     @cached_property
     def moves(self) -> list[tuple[int, str, str, str]]:
         """Successful moves ``(step, from, direction, to)``: a direction command that changed the room."""
-        from ...scripted.extract import direction_of_command  # here: the scripted model imports this module
 
         found = []
         for prev, cur in self._pairs():

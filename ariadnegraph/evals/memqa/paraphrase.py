@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from ...models import SCRIPTED, invoke_model, load_chat_model
+from ...models import invoke_model, load_chat_model
+from ...models.chat import test_doubles
 from .generate import QAItem
 from .prompts import PARAPHRASE
 
@@ -26,7 +27,7 @@ def consistent(original: str, rewritten: str) -> bool:
 
 
 def paraphrase(items: list[QAItem], model: str, base_url: str | None = None) -> list[QAItem]:
-    if model == SCRIPTED:
+    if model in test_doubles():  # a rule-based double cannot reword a question
         return items
     chat = load_chat_model(model, base_url=base_url)
     out = []

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .. import prompting as p
+from ... import prompting as p
 from . import extract as ex
 from .brain import _MAX_SEEN as MAX_SEEN
 from .brain import APPLIANCES, CUT_VERBS, Situation, _lower

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..envs.text import parse_inventory
-from ..memory.spatial import OPPOSITE
+from ...envs.text import direction_of_command, parse_inventory
+from ...memory.spatial import OPPOSITE
 
 Triplet = tuple[str, str, str]
 
@@ -24,8 +24,6 @@ INVENTORY = "inventory"
 RECIPE = "recipe"
 DIRECTIONS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "up", "down")
 _DIR_ALT = "|".join(sorted(DIRECTIONS, key=len, reverse=True))
-_SHORT_DIRS = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast", "nw": "northwest",
-               "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
 
 # Adjectives TextWorld puts in front of an ingredient's name to show its state.
 CUT_STATES = {"sliced": "sliced", "diced": "diced", "chopped": "chopped"}
@@ -159,19 +157,6 @@ def split_list(text: str) -> list[str]:
     text = _LIST_SUFFIX.sub("", text)
     items = [clean_name(part) for part in _LIST_SPLIT.split(text.strip().rstrip("."))]
     return [i for i in items if i and i.lower() not in _NOT_OBJECTS]
-
-
-def direction_of_command(command: str | None) -> str | None:
-    """The direction a movement command goes (``go east`` / ``east`` / ``e``), else None."""
-    if not command:
-        return None
-    words = command.lower().split()
-    if words and words[0] in ("go", "walk", "run", "move", "head"):
-        words = words[1:]
-    if len(words) != 1:
-        return None
-    word = _SHORT_DIRS.get(words[0], words[0])
-    return word if word in DIRECTIONS else None
 
 
 def room_header(text: str) -> str | None:

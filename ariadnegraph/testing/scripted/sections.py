@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import re
 
-from ..prompting import bullet_items
+from ...prompting import START_ACTION, bullet_items, is_placeholder, parse_history_line, parse_history_transcript, parse_plan_line
 
 Triplet = tuple[str, str, str]
 
-_EMPTY = {"", "(none)", "(unknown)", "none", "unknown", "nothing", "(nothing expected)", "(not checked)"}
+_EMPTY_WORDS = {"none", "unknown", "nothing"}  # what a model might write where a placeholder would stand
 _SPAN = re.compile(r"\s*\[[^\]]*\]\s*$")
 # Relations the memory uses; used to split fact lines whose names contain commas.
 _RELATIONS = ("has exit", "requires", "needs", "unlocks", "leads", "in", "on", "at", "is", "inside")
 
 
 def is_empty(body: str | None) -> bool:
-    return body is None or body.strip().lower() in _EMPTY
+    return is_placeholder(body) or (body or "").strip().lower() in _EMPTY_WORDS
 
 
 def items(body: str | None) -> list[str]:
@@ -75,21 +75,9 @@ def notes(body: str | None) -> list[tuple[str, str]]:
     return pairs
 
 
-_RECORD = re.compile(r"^\[step (\d+)\] > (.*)$", re.MULTILINE)
-
-
 def history_records(body: str | None) -> list[tuple[str, str]]:
-    """Whole-text RECENT HISTORY records ``[step N] > action`` + observation -> (action, observation);
-    the episode's start has the action ``""``."""
-    if is_empty(body):
-        return []
-    found = list(_RECORD.finditer(body or ""))
-    records = []
-    for i, m in enumerate(found):
-        end = found[i + 1].start() if i + 1 < len(found) else len(body or "")
-        action = m.group(2).strip()
-        records.append(("" if action == "(start)" else action, (body or "")[m.end():end].strip()))
-    return records
+    """Whole-text RECENT HISTORY records -> (action, observation); the episode's start has the action ``""``."""
+    return [(action, observation) for _, action, observation in parse_history_transcript(body)]
 
 
 def history(body: str | None) -> list[tuple[str, str]]:
@@ -97,12 +85,13 @@ def history(body: str | None) -> list[tuple[str, str]]:
     records = history_records(body)
     if records:
         return [(a, next((l.strip() for l in o.splitlines() if l.strip()), "")) for a, o in records if a]
-    return [(a, o) for a, o in notes(body) if a != "(start)"]
+    pairs = [parse_history_line(line) for line in bullet_items(body)]
+    return [pair for pair in pairs if pair and pair[0] != START_ACTION]
 
 
 def plan_steps(body: str | None) -> list[str]:
     """CURRENT PLAN lines ``action (expect: ...)`` -> actions."""
-    return [re.sub(r"\s*\(expect:.*\)\s*$", "", line).strip() for line in items(body)]
+    return [parse_plan_line(line)[0] for line in items(body)]
 
 
 # -- the belief -------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 The whole agent then runs through ``langchain-openai`` exactly as against OpenAI or vLLM::
 
-    python -m ariadnegraph.openai_server --port 8765
+    python -m ariadnegraph.testing.openai_server --port 8765
     OPENAI_API_KEY=test ariadne play --env cooking:1 --model openai:scripted --base-url http://127.0.0.1:8765/v1
 
 Endpoints (standard library only, bound to 127.0.0.1):
@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import sys
 import threading
 import time
@@ -40,6 +39,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from ..models.usage import estimate_tokens
 
 HOST = "127.0.0.1"
 DEFAULT_MODEL_ID = "scripted"
@@ -243,17 +244,13 @@ def to_openai_message(reply: AIMessage, schema_name: str | None = None) -> tuple
     return {"role": "assistant", "content": text, "refusal": None}, "stop"
 
 
-def _estimate(text: str) -> int:
-    return math.ceil(len(text) / 4) if text else 0
-
-
 def _usage(reply: AIMessage, messages: Sequence[BaseMessage], message: Mapping[str, Any]) -> dict[str, int]:
     metadata = getattr(reply, "usage_metadata", None) or {}
     if metadata:
         prompt, completion = int(metadata.get("input_tokens", 0)), int(metadata.get("output_tokens", 0))
     else:  # a model that reports nothing: estimate (~4 characters per token)
-        prompt = sum(_estimate(m.content if isinstance(m.content, str) else str(m.content)) for m in messages)
-        completion = _estimate(json.dumps(message))
+        prompt = sum(estimate_tokens(m.content if isinstance(m.content, str) else str(m.content)) for m in messages)
+        completion = estimate_tokens(json.dumps(message))
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
@@ -552,7 +549,7 @@ def serve(port: int = 0, **options: Any) -> tuple[ChatCompletionsServer, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ariadnegraph.openai_server",
+    parser = argparse.ArgumentParser(prog="python -m ariadnegraph.testing.openai_server",
                                      description="OpenAI-compatible chat completions answered by the offline scripted model.")
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: a free one)")
     parser.add_argument("--api-key", default=None, help="require this bearer key (default: accept any)")

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel
 
-from ..nodes.schemas import (
+from ...nodes.schemas import (
     ActionChoice,
     Belief,
     Critique,
@@ -32,7 +31,8 @@ from ..nodes.schemas import (
     Plan,
     SpatialBelief,
 )
-from ..prompting import parse_sections
+from ...models.usage import estimate_tokens
+from ...prompting import parse_sections
 from . import brain, memqa, qa
 
 ROLES: dict[str, tuple[type[BaseModel], Callable[[dict[str, str]], BaseModel]]] = {
@@ -52,10 +52,6 @@ def _text(message: BaseMessage) -> str:
     return content + "".join(json.dumps(c.get("args", {}), sort_keys=True, default=str) for c in calls)
 
 
-def _tokens(chars: int) -> int:
-    return math.ceil(chars / 4) if chars else 0
-
-
 def _call_id(seed: str, index: int) -> str:
     return "call_" + hashlib.sha1(f"{seed}|{index}".encode()).hexdigest()[:16]
 
@@ -66,19 +62,15 @@ def _tool_name(tool: Any) -> str | None:
     return getattr(tool, "name", None)
 
 
-SYSTEM = "SYSTEM"  # the role's instructions, under a key no rendered section uses
-
-
 def _sections(messages: Sequence[BaseMessage]) -> dict[str, str]:
-    """Sections of the last human message that has any (retry and final-answer nudges have none),
-    and the system prompt under ``SYSTEM`` (it says e.g. whether 'go to' exists)."""
-    system = next((m.content for m in messages if isinstance(m, SystemMessage) and isinstance(m.content, str)), None)
+    """Sections of the last human message that has any (retry and final-answer nudges have none).
+    The system prompt is never read: everything the double decides from is a declared section."""
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
             found = parse_sections(message.content if isinstance(message.content, str) else str(message.content))
             if found:
-                return {**found, SYSTEM: system} if system else found
-    return {SYSTEM: system} if system else {}
+                return found
+    return {}
 
 
 def _tool_results(messages: Sequence[BaseMessage]) -> tuple[list[qa.ToolResult], int]:
@@ -134,12 +126,12 @@ class ScriptedChatModel(BaseChatModel):
         if role is not None:
             reply = self._structured(role, messages, seed)
         elif names:
-            reply = self._qa(messages, set(names), seed)
+            required = kwargs.get("tool_choice") in ("any", "required")
+            reply = self._qa(messages, set(names), seed, required)
         else:
             reply = self._plain(messages)
-        in_chars = sum(len(_text(m)) for m in messages)
-        out_tokens = _tokens(len(_text(reply)))
-        in_tokens = _tokens(in_chars)
+        in_tokens = estimate_tokens("".join(_text(m) for m in messages))
+        out_tokens = estimate_tokens(_text(reply))
         reply.usage_metadata = {"input_tokens": in_tokens, "output_tokens": out_tokens, "total_tokens": in_tokens + out_tokens}
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
@@ -153,7 +145,7 @@ class ScriptedChatModel(BaseChatModel):
             args = decide(_sections(messages)).model_dump()
         return AIMessage(content="", tool_calls=[{"name": role, "args": args, "id": _call_id(seed, 0), "type": "tool_call"}])
 
-    def _qa(self, messages: Sequence[BaseMessage], available: set[str], seed: str) -> AIMessage:
+    def _qa(self, messages: Sequence[BaseMessage], available: set[str], seed: str, required: bool = False) -> AIMessage:
         sections = _sections(messages)
         results, turns = _tool_results(messages)
         rules = memqa if memqa.recognises(sections) else qa  # memory-QA questions (evals.memqa) have their own
@@ -163,13 +155,15 @@ class ScriptedChatModel(BaseChatModel):
         elif turns < self.tool_turns:
             calls = rules.follow_up_calls(sections, results, available)
         calls = [(n, a) for n, a in calls if n in available]
+        if not calls and required:  # a tool call is demanded: the exits are always worth knowing
+            calls = [(n, a) for n, a in (("unexplored_exits", {"location": ""}),) if n in available] or [(sorted(available)[0], {})]
         if not calls:
             return AIMessage(content=rules.final_answer(sections, results))
         tool_calls = [{"name": n, "args": a, "id": _call_id(seed, i), "type": "tool_call"} for i, (n, a) in enumerate(calls)]
         return AIMessage(content="", tool_calls=tool_calls)
 
     def _plain(self, messages: Sequence[BaseMessage]) -> AIMessage:
-        sections = {k: v for k, v in _sections(messages).items() if k != SYSTEM}
+        sections = _sections(messages)
         results, _ = _tool_results(messages)
         if memqa.recognises(sections):
             return AIMessage(content=memqa.final_answer(sections, results))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .. import prompting as p
-from ..nodes.schemas import (
+from ... import prompting as p
+from ...nodes.schemas import (
     ActionChoice,
     Belief,
     Critique,
@@ -20,7 +20,6 @@ from ..nodes.schemas import (
     Plan,
     PlanStep,
     SpatialBelief,
-    TripletItem,
 )
 from . import extract as ex
 from .sections import (
@@ -52,8 +51,6 @@ _MAX_SEEN = 40
 _NO_EXITS = "no unexplored exit is known"
 _NOTHING = "nothing better known"
 _LOCKABLE = re.compile(r"locker|chest|safe|coffer|box|case|cabinet|door", re.IGNORECASE)
-SYSTEM = "SYSTEM"  # the role's instructions (see model._sections)
-_MAX_ACTIONS = re.compile(r"next 1-(\d+) actions")
 _OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east", "northeast": "southwest",
              "southwest": "northeast", "northwest": "southeast", "southeast": "northwest", "up": "down", "down": "up"}
 _SPATIAL_EXITS = re.compile(r"^Unexplored exits of (.+?): (.+?)\.?$", re.MULTILINE)
@@ -168,8 +165,8 @@ def extraction(s: Sections) -> Extraction:
     out = ex.extract(s.get(p.OBSERVATION, ""), action, None if is_empty(location) else location, inventory, recipe)
     outdated = list(out.outdated) + no_longer_carried(s.get(p.INVENTORY), inventory, facts(s.get(p.KNOWN_FACTS)))
     return Extraction(
-        triplets=[TripletItem(subject=a, relation=r, object=o) for a, r, o in out.triplets],
-        outdated=[TripletItem(subject=a, relation=r, object=o) for a, r, o in dict.fromkeys(outdated)],
+        triplets=[[a, r, o] for a, r, o in out.triplets],
+        outdated=[[a, r, o] for a, r, o in dict.fromkeys(outdated)],
     )
 
 
@@ -229,10 +226,8 @@ class Situation:
     def __init__(self, s: Sections) -> None:
         self.s = s
         self.goal = s.get(p.GOAL, "")
-        self.system = s.get(SYSTEM) or ""
-        self.go_to = not self.system or "go to <" in self.system
-        found = _MAX_ACTIONS.search(self.system)
-        self.max_actions = int(found.group(1)) if found else 5
+        # 'go to' is available when the node lists it among the extra commands
+        self.go_to = any(c.lower().startswith("go to") for c in items(s.get(p.COMMANDS)))
         self.records = history_records(s.get(p.HISTORY))
         belief = s.get(p.BELIEF)
         if is_empty(belief) and self.records:
@@ -438,7 +433,7 @@ def plan(s: Sections) -> Plan:
             subgoal, reasoning, steps = alt
     if not sit.go_to:
         steps = _without_go_to(sit, steps)
-    return Plan(subgoal=subgoal, reasoning=reasoning, steps=steps[:sit.max_actions])
+    return Plan(subgoal=subgoal, reasoning=reasoning, steps=steps)
 
 
 def _without_go_to(sit: Situation, steps: list[PlanStep]) -> list[PlanStep]:

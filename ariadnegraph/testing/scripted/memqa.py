@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .. import prompting as p
-from ..envs.text import next_location
-from ..evals.memqa.index import StepState, Timeline
-from ..evals.memqa.templates import NOT_ANSWERABLE, match_question
+from ... import prompting as p
+from ...envs.text import next_location
+from ...evals.memqa.index import StepState, Timeline
+from ...evals.memqa.templates import NOT_ANSWERABLE, match_question
 from .extract import clean_name, split_state
 from .sections import is_empty
 

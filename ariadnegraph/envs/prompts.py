@@ -1,0 +1,24 @@
+"""What the agent's roles are told about each kind of environment (the ENVIRONMENT section), in our
+own words. Game-family rules live here, not in the roles' generic prompts."""
+
+TEXTWORLD = (
+    "A text adventure game (TextWorld). Rooms are joined by exits (north, south, east, west); things lie in rooms, "
+    "inside containers or on supports; doors and containers can be closed or locked and keys open them. You act by "
+    "sending one short command at a time, such as 'go north', 'open fridge', 'take apple from fridge', 'examine "
+    "cookbook', 'inventory'. The game answers in text, and the score rises when you make progress."
+)
+
+COOKING_RULES = (
+    "Cooking rules: read the recipe in the cookbook first. Take every ingredient it lists. Cut (slice, dice, chop) "
+    "only with the knife in your inventory. Cook each ingredient exactly once, with the appliance its direction "
+    "names: fry on the stove, roast in the oven, grill on the BBQ; cooking it again burns it. When every "
+    "ingredient is prepared, 'prepare meal' in the kitchen, then 'eat meal'."
+)
+
+SCIENCEWORLD = (
+    "A text simulation of elementary science tasks (ScienceWorld): rooms of a house, a workshop, a greenhouse and "
+    "the outdoors, with substances, containers, devices, plants and animals. You act by sending one command at a "
+    "time from the valid commands, such as 'open door to kitchen', 'go to kitchen', 'pick up thermometer', "
+    "'focus on substance', 'use thermometer on water', 'wait'. The task says what to do and what to focus on; "
+    "the score (0-100) rises as you complete its steps."
+)

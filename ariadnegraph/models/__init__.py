@@ -1,0 +1,24 @@
+"""Chat models and what is said to them: loading a model from a spec (:mod:`.chat`), structured
+replies with repair, re-ask and fallback (:mod:`.structured`), tool calls for models without native
+ones (:mod:`.tool_json`), token accounting (:mod:`.usage`) and local models served by llama.cpp
+(:mod:`.local`)."""
+
+from .chat import LOCAL_PREFIX, MalformedReply, ModelSpecError, invoke_model, is_local, load_chat_model
+from .structured import (
+    FALLBACK,
+    OUTCOMES,
+    PARSED,
+    REASKED,
+    REPAIRED,
+    StructuredOutputError,
+    StructuredResult,
+    call_structured,
+    read_reply,
+)
+from .usage import Usage, estimate_tokens, usage_of
+
+__all__ = [
+    "FALLBACK", "LOCAL_PREFIX", "OUTCOMES", "PARSED", "REASKED", "REPAIRED", "MalformedReply", "ModelSpecError",
+    "StructuredOutputError", "StructuredResult", "Usage", "call_structured", "estimate_tokens", "invoke_model", "is_local",
+    "load_chat_model", "read_reply", "usage_of",
+]

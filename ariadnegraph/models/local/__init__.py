@@ -1,0 +1,14 @@
+"""Local models: GGUF weights from registry packages (:mod:`.catalogue`, :mod:`.weights`), served by
+llama.cpp's server built on this machine (:mod:`.engine`, :mod:`.server`)."""
+
+from __future__ import annotations
+
+from .catalogue import MODELS, LocalModel, LocalModelError, UnknownModel, get_model
+from .server import ensure_server, stop_owned_servers
+
+__all__ = ["MODELS", "LocalModel", "LocalModelError", "UnknownModel", "get_model", "local_base_url", "stop_owned_servers"]
+
+
+def local_base_url(name: str) -> str:
+    """The OpenAI-compatible URL of a running server of local model ``name`` (started if needed)."""
+    return ensure_server(get_model(name)).url

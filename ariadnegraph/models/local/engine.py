@@ -1,0 +1,130 @@
+"""llama.cpp's ``llama-server``, built once per machine from the sources vendored in PyPI's
+``llama-cpp-python`` sdist, and kept in the local-models folder for every later run.
+
+Why this engine: it serves the OpenAI chat API with ``json_schema`` response formats compiled to
+grammars (a small model cannot write JSON the schema forbids), per-slot prompt caches and cached-token
+counts in ``usage``. llama-cpp-python's own server rejects ``json_schema`` formats, and no registry
+package ships a llama-server binary. The build takes about 20 minutes on 2 cores; it is compiled for
+this CPU (``GGML_NATIVE``), so the folder name carries a fingerprint of the CPU's features.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ...config import local_models_dir
+from .catalogue import ENGINE_SOURCE, LocalModelError
+
+Progress = Callable[[str], None]
+BINARY = "llama-server"
+CMAKE_OPTIONS = (
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",  # one self-contained binary to cache
+    "-DLLAMA_BUILD_SERVER=ON",
+    "-DLLAMA_BUILD_TESTS=OFF",
+    "-DLLAMA_BUILD_EXAMPLES=OFF",
+    "-DLLAMA_CURL=OFF",  # no downloads from the server
+    "-DLLAMA_OPENSSL=OFF",
+    "-DLLAMA_BUILD_UI=OFF",
+    "-DLLAMA_USE_PREBUILT_UI=OFF",  # the prebuilt web UI would be fetched from the network
+)
+
+
+class EngineError(LocalModelError):
+    """The server binary is missing or could not be built; what was there before is unchanged."""
+
+
+def _cpu_fingerprint() -> str:
+    try:
+        flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith(("flags", "Features")))
+    except (OSError, StopIteration):
+        flags = platform.processor()
+    return hashlib.sha256(flags.encode()).hexdigest()[:8]
+
+
+def engine_dir() -> Path:
+    version = ENGINE_SOURCE.split("==")[1]
+    return local_models_dir() / "engine" / f"llama-server-{version}-{platform.machine()}-{_cpu_fingerprint()}"
+
+
+def engine_binary() -> Path | None:
+    """The built server, or None when this machine has not built it yet (``$ARIADNE_LLAMA_SERVER`` wins)."""
+    configured = os.environ.get("ARIADNE_LLAMA_SERVER")
+    if configured:
+        path = Path(configured).expanduser()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise EngineError(f"ARIADNE_LLAMA_SERVER={configured} is not an executable file")
+        return path
+    path = engine_dir() / BINARY
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def require_engine() -> Path:
+    binary = engine_binary()
+    if binary is None:
+        raise EngineError("llama-server is not built on this machine: run `ariadne models build-engine` once (about 20 minutes)")
+    return binary
+
+
+def _run(command: list[str], log: Path, what: str, cwd: Path | None = None) -> None:
+    with log.open("a") as out:
+        out.write(f"$ {' '.join(command)}\n")
+        out.flush()
+        try:
+            done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
+        except OSError as exc:
+            raise EngineError(f"{what}: cannot run {command[0]} ({exc.strerror or exc})") from exc
+    if done.returncode != 0:
+        tail = [line for line in log.read_text(errors="replace").splitlines() if line.strip()][-1:] or ["no output"]
+        raise EngineError(f"{what} failed (exit {done.returncode}): {tail[0][:200]}")
+
+
+def build_engine(*, jobs: int | None = None, force: bool = False, progress: Progress = lambda _: None) -> Path:
+    """Build ``llama-server`` unless it is already built; return its path. The work happens in a
+    hidden folder that is renamed into place only when the binary runs."""
+    existing = None if force else engine_binary()
+    if existing is not None:
+        return existing
+    for tool in ("cmake", "c++"):
+        if shutil.which(tool) is None:
+            raise EngineError(f"building llama-server needs {tool} on PATH (Debian: apt-get install cmake g++)")
+    final = engine_dir()
+    final.parent.mkdir(parents=True, exist_ok=True)
+    jobs = jobs or os.cpu_count() or 2
+    with tempfile.TemporaryDirectory(prefix=".build-", dir=final.parent) as staging:
+        work = Path(staging)
+        log = work / "build.log"
+        progress(f"downloading the {ENGINE_SOURCE} sources")
+        _run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--quiet", "--dest", str(work),
+              ENGINE_SOURCE], log, "downloading the llama.cpp sources")
+        archives = list(work.glob("*.tar.gz"))
+        if len(archives) != 1:
+            raise EngineError(f"pip gave no sdist for {ENGINE_SOURCE}")
+        with tarfile.open(archives[0]) as archive:
+            archive.extractall(work, filter="data")
+        sources = next(work.glob("*/vendor/llama.cpp"), None)
+        if sources is None:
+            raise EngineError(f"{archives[0].name} holds no vendor/llama.cpp")
+        build = work / "build"
+        progress(f"building llama-server with {jobs} jobs (about 20 minutes on 2 cores); log: {log}")
+        _run(["cmake", "-S", str(sources), "-B", str(build), *CMAKE_OPTIONS], log, "configuring llama.cpp")
+        _run(["cmake", "--build", str(build), "--target", BINARY, "-j", str(jobs)], log, "building llama-server")
+        built = build / "bin" / BINARY
+        _run([str(built), "--version"], log, "running the built llama-server")
+        installed = work / "install"
+        installed.mkdir()
+        shutil.copy2(built, installed / BINARY)
+        shutil.copy2(log, installed / "build.log")
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(installed, final)
+    return final / BINARY

@@ -1,0 +1,220 @@
+"""A llama.cpp server for one local model, on a free loopback port.
+
+``ensure_server`` is what ``--model local:NAME`` calls: it reuses a healthy server of that model that
+is already registered (``ariadne models serve NAME``, or another process of the same run), else starts
+one owned by this process and stopped when the process exits. Servers are registered in
+``<local models dir>/servers/NAME.json``; a file lock keeps two processes from starting the same one.
+
+The server keeps ``SLOTS`` slots, each with its own KV cache: callers pin each agent role to a slot
+(``id_slot``), so consecutive calls of a role reuse the prompt prefix they share.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...config import local_models_dir
+from .catalogue import LocalModel, LocalModelError
+from .engine import require_engine
+from .weights import is_installed, weights_path
+
+HOST = "127.0.0.1"
+SLOTS = 8  # one per agent role that calls a model, and spare ones for memory QA and paraphrase
+START_TIMEOUT = 180.0  # seconds for the weights to load and the server to answer /health
+
+
+class ServerError(LocalModelError):
+    """A local model server could not be started or reached."""
+
+
+@dataclass
+class LocalServer:
+    model: LocalModel
+    port: int
+    pid: int
+    log: Path
+    process: subprocess.Popen | None = None  # set when this process started it (and so stops it)
+
+    @property
+    def url(self) -> str:
+        """The OpenAI-compatible base URL."""
+        return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def owned(self) -> bool:
+        return self.process is not None
+
+    def healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{self.port}/health", timeout=2.0) as response:
+                return response.status == 200
+        except (urllib.error.URLError, OSError, ValueError):
+            return False
+
+    def stop(self) -> None:
+        """Stop the server if this process started it; a reused one is left to its owner."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        _unregister(self)
+        self.process = None
+
+
+def _servers_dir() -> Path:
+    path = local_models_dir() / "servers"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _registry(model: LocalModel) -> Path:
+    return _servers_dir() / f"{model.name}.json"
+
+
+def _unregister(server: LocalServer) -> None:
+    path = _registry(server.model)
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(path.read_text()).get("pid") == server.pid:
+            path.unlink()
+
+
+@contextlib.contextmanager
+def _start_lock(model: LocalModel) -> Iterator[None]:
+    with (_servers_dir() / f"{model.name}.lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def running_server(model: LocalModel) -> LocalServer | None:
+    """The registered server of ``model`` if it is alive and healthy."""
+    path = _registry(model)
+    try:
+        entry = json.loads(path.read_text())
+        server = LocalServer(model, int(entry["port"]), int(entry["pid"]), Path(entry["log"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if entry.get("sha256") != model.sha256 or not _alive(server.pid) or not server.healthy():
+        return None
+    return server
+
+
+def server_command(model: LocalModel, port: int) -> list[str]:
+    return [
+        str(require_engine()),
+        "--model", str(weights_path(model)),
+        "--alias", model.name,
+        "--host", HOST,
+        "--port", str(port),
+        "--parallel", str(SLOTS),
+        "--ctx-size", str(SLOTS * model.context),  # split evenly: model.context tokens per slot
+        "--no-webui",
+    ]
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: stop the server when the process that started it dies, even by
+    SIGKILL (Linux ``PR_SET_PDEATHSIG``), so a killed run leaves no server behind."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG; it holds nothing to save
+
+
+def start_server(model: LocalModel, port: int | None = None, *, register: bool = True) -> LocalServer:
+    """Start a server of ``model`` and wait until it answers; raises :class:`ServerError` with the
+    last line of its log when it dies or does not come up."""
+    if not is_installed(model):
+        raise ServerError(f"model {model.name} is not pulled: run `ariadne models pull {model.name}`")
+    port = port or free_port()
+    log = _servers_dir() / f"{model.name}-{port}.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(server_command(model, port), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True,  # Ctrl-C in a terminal reaches us, and we stop it
+                                   preexec_fn=_die_with_parent)
+    server = LocalServer(model, port, process.pid, log, process)
+    deadline = time.monotonic() + START_TIMEOUT
+    while not server.healthy():
+        if process.poll() is not None or time.monotonic() > deadline:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+            raise ServerError(f"llama-server for {model.name} did not start on port {port}: {(lines or ['no output'])[-1][:200]}")
+        time.sleep(0.2)
+    if register:
+        _registry(model).write_text(json.dumps({"pid": process.pid, "port": port, "log": str(log), "sha256": model.sha256}))
+    return server
+
+
+_KNOWN: dict[str, LocalServer] = {}  # servers this process uses: started here (owned) or reused
+_KNOWN_LOCK = threading.Lock()
+
+
+def ensure_server(model: LocalModel) -> LocalServer:
+    """A live server of ``model``: the one this process already uses, one registered by another
+    process, or one started now and stopped when this process exits (or at :func:`stop_owned_servers`).
+    Called before every model call, so the usual path is a dictionary lookup and a signal-0 check."""
+    with _KNOWN_LOCK:
+        known = _KNOWN.get(model.name)
+        if known is not None and (known.process.poll() is None if known.process else _alive(known.pid)):
+            return known
+        with _start_lock(model):
+            server = running_server(model) or start_server(model)
+        _KNOWN[model.name] = server
+        return server
+
+
+def stop_owned_servers() -> None:
+    with _KNOWN_LOCK:
+        for server in _KNOWN.values():
+            server.stop()
+        _KNOWN.clear()
+
+
+atexit.register(stop_owned_servers)
+
+
+def wait_for_signal() -> None:
+    """Block until SIGINT or SIGTERM (``ariadne models serve`` in the foreground)."""
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    while not stop.wait(1.0):
+        pass

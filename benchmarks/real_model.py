@@ -1,0 +1,155 @@
+"""The agent with real local models: outcome, speed, tokens and reply failures per model and preset.
+
+Plays each (model, preset, game) with ``local:MODEL`` (llama.cpp's server on loopback, started once
+per model and reused) on held-out games no prompt was written against (cooking:1 seeds 101 and 102,
+and arigraph:hunt), and prints one row per episode and a mean row per model and preset:
+
+- won, score, steps played; seconds per step (wall time of the episode / steps);
+- model calls, prompt tokens, of which served from the server's prompt cache, and completion tokens,
+  per step (provider counts from ``calls.jsonl``);
+- uncached prompt tokens per step around step 20 (steps 16-20; the target is < 800 on the 1.5b model);
+- per role (node): reply failures (replies not parsed as written: repaired, re-asked or fallen back)
+  and fallbacks, as ``node failures/fallbacks`` over the node's calls.
+
+Episodes are saved under ``--out`` (run directories and ``episodes.jsonl``); a rerun with the same
+``--out`` skips finished ones, so a killed benchmark continues. It needs the weights and the server:
+``ariadne models pull qwen2.5-coder-0.5b && ariadne models pull qwen2.5-coder-1.5b && ariadne models build-engine``.
+
+    python benchmarks/real_model.py [--models qwen2.5-coder-0.5b qwen2.5-coder-1.5b] [--presets ariadne react full_history]
+                                    [--games cooking:1@101 cooking:1@102 arigraph:hunt] [--max-steps 20] [--out DIR]
+
+On 2 cores, the 1.5b model takes tens of seconds per step: run it in the background.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from ariadnegraph.graphs.context import AgentContext
+from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
+from ariadnegraph.models.local import stop_owned_servers
+from ariadnegraph.play import play, resume
+
+WINDOW = (16, 20)  # steps whose uncached prompt tokens are averaged for the "by step 20" column
+
+
+def game_options(game: str) -> tuple[str, dict[str, Any]]:
+    spec, _, seed = game.partition("@")
+    return spec, ({"seed": int(seed)} if seed else {})
+
+
+def calls_of(run: Path) -> list[dict[str, Any]]:
+    path = run / "calls.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def measure(summary: dict[str, Any], run: Path, seconds: float) -> dict[str, Any]:
+    calls = [c for c in calls_of(run) if "node" in c and c.get("usage")]
+    steps = max(summary["steps"], 1)
+    prompt = sum(c["usage"].get("prompt_tokens") or 0 for c in calls)
+    cached = sum(c["usage"].get("cached_tokens") or 0 for c in calls)
+    window = [c for c in calls if c.get("step") is not None and WINDOW[0] <= c["step"] <= WINDOW[1]]
+    window_steps = len({c["step"] for c in window})
+    uncached_20 = sum((c["usage"].get("prompt_tokens") or 0) - (c["usage"].get("cached_tokens") or 0) for c in window)
+    roles = {}
+    for node, counts in (summary.get("replies_by_node") or {}).items():
+        replies = sum(counts.get(o, 0) for o in OUTCOMES)
+        roles[node] = {"replies": replies, "failures": replies - counts.get(PARSED, 0), "fallbacks": counts.get(FALLBACK, 0),
+                       "issues": {k: v for k, v in counts.items() if k not in OUTCOMES}}
+    return {
+        "won": summary["won"], "score": summary["score"], "max_score": summary["max_score"], "steps": summary["steps"],
+        "seconds_per_step": seconds / steps, "calls_per_step": len(calls) / steps,
+        "prompt_per_step": prompt / steps, "cached_per_step": cached / steps,
+        "completion_per_step": sum(c["usage"].get("completion_tokens") or 0 for c in calls) / steps,
+        "uncached_at_20": uncached_20 / window_steps if window_steps else None, "roles": roles,
+    }
+
+
+def fmt(value: float | None, digits: int = 0) -> str:
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def role_cell(roles: dict[str, dict[str, Any]]) -> str:
+    parts = [f"{node} {r['failures']}/{r['fallbacks']} of {r['replies']}" for node, r in sorted(roles.items()) if r["failures"] or r["fallbacks"]]
+    return "; ".join(parts) or "none"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = ("| model | preset | game | won | score | steps | s/step | calls/step | prompt tok/step | cached/step | "
+            "uncached/step @16-20 | completion/step | failures/fallbacks by role |")
+    lines = [head, "|" + "---|" * 13]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        m = row["metrics"]
+        groups[(row["model"], row["preset"])].append(row)
+        lines.append(f"| {row['model']} | {row['preset']} | {row['game']} | {'yes' if m['won'] else 'no'} | "
+                     f"{m['score']:g}/{m['max_score']:g} | {m['steps']} | {fmt(m['seconds_per_step'], 1)} | {fmt(m['calls_per_step'], 1)} | "
+                     f"{fmt(m['prompt_per_step'])} | {fmt(m['cached_per_step'])} | {fmt(m['uncached_at_20'])} | "
+                     f"{fmt(m['completion_per_step'])} | {role_cell(m['roles'])} |")
+    lines += ["", "| model | preset | episodes | won | s/step | calls/step | uncached/step @16-20 | completion/step | replies | failures | fallbacks |",
+              "|" + "---|" * 11]
+    for (model, preset), group in groups.items():
+        metrics = [g["metrics"] for g in group]
+        def mean(key: str) -> float | None:
+            values = [m[key] for m in metrics if m[key] is not None]
+            return sum(values) / len(values) if values else None
+        replies = sum(r["replies"] for m in metrics for r in m["roles"].values())
+        failures = sum(r["failures"] for m in metrics for r in m["roles"].values())
+        fallbacks = sum(r["fallbacks"] for m in metrics for r in m["roles"].values())
+        lines.append(f"| {model} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | {fmt(mean('seconds_per_step'), 1)} | "
+                     f"{fmt(mean('calls_per_step'), 1)} | {fmt(mean('uncached_at_20'))} | {fmt(mean('completion_per_step'))} | "
+                     f"{replies} | {failures} ({100 * failures / max(replies, 1):.1f}%) | {fallbacks} ({100 * fallbacks / max(replies, 1):.1f}%) |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", nargs="+", default=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
+    parser.add_argument("--presets", nargs="+", default=["ariadne", "react", "full_history"])
+    parser.add_argument("--games", nargs="+", default=["cooking:1@101", "cooking:1@102", "arigraph:hunt"])
+    parser.add_argument("--max-steps", type=int, default=20)
+    parser.add_argument("--out", default="benchmark-results/real_model")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    records = out / "episodes.jsonl"
+    done = {json.loads(line)["key"]: json.loads(line) for line in records.read_text().splitlines()} if records.exists() else {}
+    rows = []
+    try:
+        for model in args.models:
+            for preset in args.presets:
+                for game in args.games:
+                    key = f"{model}|{preset}|{game}|{args.max_steps}"
+                    if key in done:
+                        rows.append(done[key])
+                        continue
+                    spec, options = game_options(game)
+                    run_id = key.replace("|", "_").replace(":", "-").replace("@", "-")
+                    context = AgentContext(model=f"local:{model}", preset=preset, run_dir=str(out / "runs"))
+                    started = time.perf_counter()
+                    if (out / "runs" / run_id).exists():  # killed earlier: finish it (the time is that of the rest)
+                        summary = resume(run_id, run_dir=out / "runs")
+                    else:
+                        summary = play(spec, max_steps=args.max_steps, context=context, run_id=run_id, **options)
+                    seconds = time.perf_counter() - started
+                    row = {"key": key, "model": model, "preset": preset, "game": game,
+                           "metrics": measure(summary, out / "runs" / run_id, seconds)}
+                    with records.open("a") as handle:
+                        handle.write(json.dumps(row) + "\n")
+                    rows.append(row)
+                    print(f"{key}: {row['metrics']['steps']} steps, {row['metrics']['seconds_per_step']:.1f} s/step", file=sys.stderr, flush=True)
+            stop_owned_servers()  # one model's server at a time
+    finally:
+        stop_owned_servers()
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

