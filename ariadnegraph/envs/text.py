@@ -8,7 +8,9 @@ of the story, and the status bar would leak the room on every step, so it is rem
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Sequence
 
 __all__ = [
     "clean_feedback",
@@ -114,6 +116,33 @@ def direction_of_command(command: str | None) -> str | None:
         return None
     word = _FULL_DIRECTION.get(words[0], words[0])
     return word if word in _FULL_DIRECTION.values() else None
+
+
+# "go to the kitchen", "walk back to Kitchen": the agent's own command (expanded on its map), not the game's
+_GO_TO_PLACE = re.compile(r"^\s*(?:go|walk|head|return)\s+(?:to|back to)\s+(?:the\s+)?(.+?)\s*$", re.IGNORECASE)
+
+
+def go_to_target(command: str) -> str | None:
+    """The place a 'go to <place>' command names, else None."""
+    found = _GO_TO_PLACE.match(command or "")
+    return found.group(1) if found else None
+
+
+def ground_command(command: str, valid: Sequence[str], cutoff: float = 0.85) -> str | None:
+    """The valid command ``command`` means: the same words (any case or spacing), else a close
+    spelling (difflib ratio >= ``cutoff``); None when there is none."""
+    wanted = " ".join((command or "").lower().split())
+    lowered = {" ".join(v.lower().split()): v for v in valid}
+    if wanted in lowered:
+        return lowered[wanted]
+    close = difflib.get_close_matches(wanted, list(lowered), n=1, cutoff=cutoff)
+    return lowered[close[0]] if close else None
+
+
+def closest_commands(command: str, valid: Sequence[str], n: int = 3) -> list[str]:
+    """Up to ``n`` valid commands most like ``command`` (for feedback and as a fallback)."""
+    lowered = {" ".join(v.lower().split()): v for v in valid}
+    return [lowered[c] for c in difflib.get_close_matches(" ".join((command or "").lower().split()), list(lowered), n=n, cutoff=0.0)]
 
 
 def next_location(previous: str | None, command: str | None, text: str) -> str | None:

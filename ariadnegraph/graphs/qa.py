@@ -28,7 +28,7 @@ from langgraph.runtime import Runtime
 from ariadnegraph.models import PARSED, REASKED, REPAIRED, invoke_model, usage_of
 from ariadnegraph.models.prompts import REASK_TOOL
 from ariadnegraph.models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format
-from ariadnegraph.models.tool_json import attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
+from ariadnegraph.models.tool_json import REPEATED_LOOKUP, UNKNOWN_TOOL, attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
 from ariadnegraph.nodes.common import chat_model, trace_reply
 from ariadnegraph.nodes.prompts import ASK, FINAL_ANSWER
 from ariadnegraph.nodes.schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS
@@ -39,8 +39,6 @@ from ariadnegraph.graphs.session import memory_for
 from ariadnegraph.graphs.state import add_usage
 
 NODE = "world_model_qa"
-UNKNOWN_TOOL = "unknown_tool"
-REPEATED_LOOKUP = "repeated_lookup"
 
 
 class AskInput(TypedDict, total=False):

@@ -27,6 +27,8 @@ from langchain_core.tools import BaseTool
 from .prompts import JSON_TOOLS, TOOL_RESULT
 from .structured import json_values, unwrap_tool_call
 
+UNKNOWN_TOOL = "unknown_tool"  # issue: a call of a tool that does not exist (the tool node refuses it)
+REPEATED_LOOKUP = "repeated_lookup"  # issue: a lookup the conversation already holds (the lookups end)
 TOOL_KEY = "tool"
 ANSWER_KEY = "answer"
 ARGUMENT_CHARS = 80  # longest string argument a lookup takes (an entity, a query)

@@ -4,44 +4,34 @@ model's choice — and expands 'go to <place>' into moves along the KG's map (Ar
 
 from __future__ import annotations
 
-import difflib
-import re
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from .. import prompting as p
+from ..envs.text import go_to_target, ground_command
 from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
-from .common import ask_structured, environment_section, with_issue
+from .common import INADMISSIBLE, ask_structured, environment_section, with_issue
 from .planner import working_memory
 from .prompts import ACTOR, REACT
 from .schemas import ActionChoice
 
-INADMISSIBLE = "inadmissible"  # a command the model chose that is not among the valid ones (replaced)
-
-_GO_TO = re.compile(r"^\s*(?:go|walk|head|return)\s+(?:to|back to)\s+(?:the\s+)?(.+?)\s*$", re.IGNORECASE)
-
-
-def ground_exact(action: str, admissible: list[str]) -> str | None:
-    wanted = " ".join(action.lower().split())
-    for candidate in admissible:
-        if candidate.lower() == wanted:
-            return candidate
-    close = difflib.get_close_matches(wanted, [a.lower() for a in admissible], n=1, cutoff=0.85)
-    if close:
-        return next(a for a in admissible if a.lower() == close[0])
-    return None
+def fallback_command(wanted: str, admissible: list[str]) -> str:
+    """A valid command when the model's choice is not one: the closest in wording if it is close at
+    all, else 'look' (it changes nothing), else the first valid one."""
+    close = ground_command(wanted, admissible, cutoff=0.6)
+    return close or ("look" if "look" in admissible else admissible[0])
 
 
 def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]] | None:
     """'go to X' as single moves with the room each should reach; None when X is unknown or unreachable."""
-    match = _GO_TO.match(action)
-    if not match:
+    target = go_to_target(action)
+    if target is None:
         return None
     here = memory.location() or state.get("location")
-    moves = memory.path(here, match.group(1)) if here else None
+    moves = memory.path(here, target) if here else None
     if moves is None:
         return None
     return [{"action": f"go {direction}", "expected": room} for direction, room in moves]
@@ -63,15 +53,15 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return _react(state, context, plan, admissible)
     plan = plan or [{"action": "look", "expected": ""}]
     step = plan[0]
-    command = ground_exact(step["action"], admissible) if admissible else step["action"]
+    command = ground_command(step["action"], admissible) if admissible else step["action"]
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
                     p.PROPOSED_ACTION: step["action"]}
         choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=ACTOR, sections=sections,
                                         fallback=ActionChoice(action=admissible[0]), step=state.get("step", 0))
-        command = ground_exact(choice.action, admissible)
+        command = ground_command(choice.action, admissible)
         if command is None:
-            command, update = admissible[0], with_issue(update, "actor", INADMISSIBLE)
+            command, update = fallback_command(step["action"], admissible), with_issue(update, "actor", INADMISSIBLE)
     return {"proposed": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
             "plan": plan[1:], **update}
 
@@ -85,9 +75,9 @@ def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]],
     fallback = plan[0]["action"] if plan else ("look" if "look" in admissible or not admissible else admissible[0])
     choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=REACT,
                                     sections=sections, fallback=ActionChoice(action=fallback), step=state.get("step", 0))
-    command = ground_exact(choice.action, admissible) if admissible else choice.action
+    command = ground_command(choice.action, admissible) if admissible else choice.action
     if command is None:
-        command = ground_exact(fallback, admissible) or admissible[0]
+        command = ground_command(fallback, admissible) or fallback_command(choice.action, admissible)
         update = with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
     return {"proposed": command, "expected": plan[0].get("expected") or None if followed else None,

@@ -24,6 +24,9 @@ ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")
 # consecutive prompts share their prefix there (models.local.server.SLOTS has room for all).
 NODE_SLOTS = {"summarizer": 0, "relation_retriever": 1, "world_model_qa": 2, "planner": 3, "critic": 4, "actor": 5,
               "exploration_check": 6, "aggregator": 7}
+# Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
+INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
+UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions
 REPLY_EVENT = "ariadne_reply"  # custom callback event: one per structured call (tracing.CallLog writes it)
 
 

@@ -12,9 +12,15 @@ from langgraph.types import Command
 from .. import prompting as p
 from ..graphs.context import AgentContext
 from ..graphs.state import AgentState
-from .common import ask_structured, environment_section
+from ..envs.text import closest_commands, go_to_target, ground_command
+from .common import INADMISSIBLE, ask_structured, environment_section, with_issue
 from .planner import extra_commands
-from .prompts import CRITIC
+from .prompts import CRITIC, INVALID_COMMAND
+
+
+def is_valid_command(command: str, admissible: list[str], go_to: bool) -> bool:
+    """A valid command of the game (when it lists them), or a 'go to' the actor expands on the map."""
+    return not admissible or ground_command(command, admissible) is not None or (go_to and go_to_target(command) is not None)
 from .schemas import Critique
 
 
@@ -41,8 +47,20 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
         p.ACTUAL_REWARD: f"{state.get('reward', 0.0):+g}" if rewards else None,
         p.PROPOSED_ACTION: proposed if preset.precheck else None,
     }
-    verdict, update = ask_structured(context, node="critic", role="critic", schema=Critique, system=CRITIC, sections=sections,
-                                     fallback=Critique(outcome_matches=True, action_approved=True), step=state.get("step", 0))
+    admissible = state.get("admissible") or []
+    # Whether the command exists is a fact, not a judgement: checked here, without a model call.
+    invalid = preset.precheck and not is_valid_command(proposed, admissible, preset.go_to)
+    if invalid:
+        sections[p.PROPOSED_ACTION] = None
+    if expected or (preset.precheck and not invalid):
+        verdict, update = ask_structured(context, node="critic", role="critic", schema=Critique, system=CRITIC, sections=sections,
+                                         fallback=Critique(outcome_matches=True, action_approved=True), step=state.get("step", 0))
+    else:
+        verdict, update = Critique(outcome_matches=True, action_approved=True), {}
+    if invalid:
+        options = "; ".join(closest_commands(proposed, admissible))
+        verdict = verdict.model_copy(update={"action_approved": False, "feedback": INVALID_COMMAND.format(options=options)})
+        update = with_issue(update, "planner", INADMISSIBLE)  # the plan held a command the game does not take
     update["expected"] = None  # an outcome is judged once
     update["expected_reward"] = None
     can_replan = state.get("replans", 0) < context.max_replans

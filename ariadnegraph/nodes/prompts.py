@@ -80,6 +80,8 @@ sentence why and what to do instead.
 Reply with JSON only, for example:
 {{"outcome_matches": true, "action_approved": false, "feedback": "The apple is already roasted; roasting it again burns it. Slice it instead."}}"""
 
+INVALID_COMMAND = "it is not a valid command here; the closest valid ones are: {options}."
+
 EXPLORATION_CHECK = f"""{AGENT}
 Your job: read the SUBGOAL and the CURRENT PLAN and say whether they need exploring: finding, locating or
 reaching something not seen yet.
@@ -101,4 +103,5 @@ ASK = """You answer questions about what happened in an episode of a text enviro
 tools. Look things up, then answer in one or two sentences. If memory does not hold the answer, say it is
 not known."""
 
-FINAL_ANSWER = "You have used all your lookups. Answer now from what the tools returned."
+FINAL_ANSWER = ("No more lookups. Write what you found, one line per finding as 'question -> answer', using only what "
+                "the tools returned.")

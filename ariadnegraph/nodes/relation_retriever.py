@@ -19,12 +19,11 @@ from ..graphs.session import open_session
 from ..graphs.state import AgentState
 from ..memory import PLAYER, WorldMemory
 from ..memory.spatial import DIRECTIONS
-from .common import ask_structured, environment_section, with_issue
+from .common import UNGROUNDED, ask_structured, environment_section, with_issue
 from .prompts import RELATION_RETRIEVER
 from .schemas import Extraction
 
 KNOWN_FACTS_SHOWN = 30
-UNGROUNDED = "ungrounded"
 # Names every observation may use without stating them: the conventions of the extraction prompt.
 _CONVENTIONS = {PLAYER, "inventory", "recipe", *DIRECTIONS}
 _ARTICLES = {"a", "an", "the", "some"}
@@ -66,7 +65,8 @@ def grounded(triplets: Iterable[list[str]], sections: Mapping[str, object]) -> t
     """The triplets whose subject and object the prompt's text mentions (the object of a state relation
     is a word the model may choose), and how many were dropped."""
     triplets = list(triplets)
-    words = _words(" ".join(" ".join(map(str, v)) if isinstance(v, list) else str(v or "") for v in sections.values()))
+    texts = [item for v in sections.values() for item in (v if isinstance(v, list) else [v])]
+    words = _words(" ".join(str(t) for t in texts if t and str(t).strip() not in p.PLACEHOLDERS))  # "(unknown)" names nothing
     kept = [t for t in triplets if mentioned(t[0], words) and (t[1].strip().lower() in _STATE_RELATIONS or mentioned(t[2], words))]
     return kept, len(triplets) - len(kept)
 

@@ -29,7 +29,7 @@ STATE = {
     "step": 4,
     "goal": "Cook the meal",
     "observation": "-= Kitchen =- You see a carrot.",
-    "admissible": ["take carrot", "go east", "look"],
+    "admissible": ["take carrot", "slice carrot with knife", "go east", "look"],
     "plan": [{"action": "slice carrot with knife", "expected": "You slice"}, {"action": "go east", "expected": "Hall"}],
     "last_action": "take carrot",
     "replans": 0,
@@ -52,6 +52,19 @@ def test_critic_rejection_reaches_the_planner_with_its_feedback(monkeypatch):
     update = planner_module.planner({**STATE, **command.update}, runtime())
     assert "you hold no knife" in sections_of(model.calls[1])[p.FEEDBACK]
     assert update["plan"] == [{"action": "take knife", "expected": "You take"}] and update["feedback"] is None
+
+
+def test_a_command_the_game_does_not_take_is_rejected_without_asking_the_model(monkeypatch):
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any call would fail: it has no replies
+    state = {**STATE, "plan": [{"action": "go kitchen", "expected": "Kitchen"}]}
+    command = critic_module.critic(state, runtime())
+    assert command.goto == "planner" and model.calls == []
+    assert command.update["feedback"].startswith("'go kitchen' was rejected: it is not a valid command here")
+    assert "go east" in command.update["feedback"]  # the closest valid commands are named
+    assert command.update["replies"] == {"planner": {"inadmissible": 1}}
+    # a 'go to' is the agent's own command: the model judges it
+    model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
+    assert critic_module.critic({**STATE, "plan": [{"action": "go to Kitchen", "expected": ""}]}, runtime()).goto == "actor"
 
 
 def test_a_deviation_from_the_expected_outcome_triggers_a_replan(monkeypatch):

@@ -145,7 +145,7 @@ def test_an_invalid_command_from_the_actor_is_replaced_by_a_valid_one_and_counte
     update = actor_node.actor(state, Runtime())
     assert recorded("actor_grounding")["response"]["choices"][0]["message"]["content"].count("take knife from fridge")
     assert update["proposed"] in admissible
-    assert update["replies"]["actor"] == {PARSED: 1, actor_node.INADMISSIBLE: 1}
+    assert update["replies"]["actor"] == {PARSED: 1, common.INADMISSIBLE: 1}
 
 
 # -- triplets naming what the text never mentioned -------------------------------------------------
