@@ -4,7 +4,8 @@ Plays each (model, preset, game) with ``local:MODEL`` (llama.cpp's server on loo
 per model and reused) on held-out games no prompt was written against (cooking:1 seeds 101 and 102,
 and arigraph:hunt), and prints one row per episode and a mean row per model and preset:
 
-- won, score, steps played; seconds per step (wall time of the episode / steps);
+- won, score, steps played; seconds per step (from the first model call to the end of the last, over
+  the steps: game generation and server start-up are not counted);
 - model calls, prompt tokens, of which served from the server's prompt cache, and completion tokens,
   per step (provider counts from ``calls.jsonl``);
 - uncached prompt tokens per step around step 20 (steps 16-20; the target is < 800 on the 1.5b model);
@@ -26,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -49,9 +49,11 @@ def calls_of(run: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-def measure(summary: dict[str, Any], run: Path, seconds: float) -> dict[str, Any]:
+def measure(summary: dict[str, Any], run: Path) -> dict[str, Any]:
     calls = [c for c in calls_of(run) if "node" in c and c.get("usage")]
     steps = max(summary["steps"], 1)
+    # from the first model call to the end of the last: the steps, not the game generation and server start
+    seconds = max(c["started"] + c["latency_ms"] / 1000 for c in calls) - min(c["started"] for c in calls) if calls else 0.0
     prompt = sum(c["usage"].get("prompt_tokens") or 0 for c in calls)
     cached = sum(c["usage"].get("cached_tokens") or 0 for c in calls)
     window = [c for c in calls if c.get("step") is not None and WINDOW[0] <= c["step"] <= WINDOW[1]]
@@ -132,14 +134,11 @@ def main(argv: list[str] | None = None) -> int:
                     spec, options = game_options(game)
                     run_id = key.replace("|", "_").replace(":", "-").replace("@", "-")
                     context = AgentContext(model=f"local:{model}", preset=preset, run_dir=str(out / "runs"))
-                    started = time.perf_counter()
-                    if (out / "runs" / run_id).exists():  # killed earlier: finish it (the time is that of the rest)
+                    if (out / "runs" / run_id).exists():  # killed earlier: finish it
                         summary = resume(run_id, run_dir=out / "runs")
                     else:
                         summary = play(spec, max_steps=args.max_steps, context=context, run_id=run_id, **options)
-                    seconds = time.perf_counter() - started
-                    row = {"key": key, "model": model, "preset": preset, "game": game,
-                           "metrics": measure(summary, out / "runs" / run_id, seconds)}
+                    row = {"key": key, "model": model, "preset": preset, "game": game, "metrics": measure(summary, out / "runs" / run_id)}
                     with records.open("a") as handle:
                         handle.write(json.dumps(row) + "\n")
                     rows.append(row)

@@ -91,3 +91,26 @@ def test_a_local_model_plays_every_role_and_a_killed_run_resumes(tmp_path: Path,
     qa_prompts = [json.dumps(c["prompt"]) for c in model_calls if c["node"] == "world_model_qa"]
     assert any("Result of " in prompt for prompt in qa_prompts)
     assert _llama_servers() <= before  # the CLI stopped the server it started
+
+
+def test_a_served_model_is_reused_by_runs_and_stopped_by_ctrl_c(tmp_path: Path, local_model: str):
+    from ariadnegraph.models.local.server import free_port
+
+    port = free_port()
+    serve = subprocess.Popen([ARIADNE, "models", "serve", MODEL, "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        banner = serve.stdout.readline()
+        assert f"serving {MODEL} at http://127.0.0.1:{port}/v1" in banner, serve.stderr.read()
+        log = Path(banner.split("(OpenAI chat API; log ")[1].split(")")[0])
+        served = _llama_servers()
+        answered = log.read_text().count("print_timing")
+        played = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "1", "--model", local_model,
+                                 "--run-dir", str(tmp_path), "--json"], capture_output=True, text=True, timeout=900)
+        assert played.returncode == 0, played.stderr
+        assert log.read_text().count("print_timing") > answered  # the run's requests went to the served model ...
+        assert _llama_servers() == served and serve.poll() is None  # ... which it neither duplicated nor stopped
+    finally:
+        serve.send_signal(signal.SIGINT)
+        assert serve.wait(timeout=60) == 0
+    assert not (_llama_servers() & served)

@@ -31,7 +31,7 @@ from pathlib import Path
 from ...config import local_models_dir
 from .catalogue import LocalModel, LocalModelError
 from .engine import require_engine
-from .weights import is_installed, weights_path
+from .weights import is_installed, pid_alive, weights_path
 
 HOST = "127.0.0.1"
 SLOTS = 8  # one per agent role that calls a model, and spare ones for memory QA and paraphrase
@@ -114,16 +114,6 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def running_server(model: LocalModel) -> LocalServer | None:
     """The registered server of ``model`` if it is alive and healthy."""
     path = _registry(model)
@@ -132,7 +122,7 @@ def running_server(model: LocalModel) -> LocalServer | None:
         server = LocalServer(model, int(entry["port"]), int(entry["pid"]), Path(entry["log"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if entry.get("sha256") != model.sha256 or not _alive(server.pid) or not server.healthy():
+    if entry.get("sha256") != model.sha256 or not pid_alive(server.pid) or not server.healthy():
         return None
     return server
 
@@ -163,7 +153,7 @@ def start_server(model: LocalModel, port: int | None = None, *, register: bool =
     if not is_installed(model):
         raise ServerError(f"model {model.name} is not pulled: run `ariadne models pull {model.name}`")
     port = port or free_port()
-    log = _servers_dir() / f"{model.name}-{port}.log"
+    log = _servers_dir() / f"{model.name}.log"  # the latest start only: one server per model at a time
     with log.open("w") as out:
         process = subprocess.Popen(server_command(model, port), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True,  # Ctrl-C in a terminal reaches us, and we stop it
@@ -193,7 +183,7 @@ def ensure_server(model: LocalModel) -> LocalServer:
     Called before every model call, so the usual path is a dictionary lookup and a signal-0 check."""
     with _KNOWN_LOCK:
         known = _KNOWN.get(model.name)
-        if known is not None and (known.process.poll() is None if known.process else _alive(known.pid)):
+        if known is not None and (known.process.poll() is None if known.process else pid_alive(known.pid)):
             return known
         with _start_lock(model):
             server = running_server(model) or start_server(model)

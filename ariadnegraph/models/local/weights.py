@@ -47,7 +47,8 @@ def is_installed(model: LocalModel) -> bool:
     return path.is_file() and path.stat().st_size == model.size
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (signal 0 checks without signalling)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -61,7 +62,7 @@ def sweep_stale_pulls() -> None:
     """Remove staging folders of pulls whose process died (killed with SIGKILL, power loss)."""
     for folder in weights_dir().glob(f"{_STAGING_PREFIX}*"):
         pid = folder.name[len(_STAGING_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or not _pid_alive(int(pid)):
+        if not pid.isdigit() or not pid_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
 
 

