@@ -84,12 +84,10 @@ def _models_build_engine(args: argparse.Namespace) -> int:
 
 def _models_serve(args: argparse.Namespace) -> int:
     from .models.local import get_model
-    from .models.local.server import running_server, start_server, wait_for_signal
+    from .models.local.server import serve_registered, wait_for_signal
 
     model = get_model(args.name)
-    if running_server(model) is not None:
-        raise CliError(f"a server of {model.name} is already running: {running_server(model).url}")
-    server = start_server(model, args.port)
+    server = serve_registered(model, args.port)
     print(f"serving {model.name} at {server.url} (OpenAI chat API; log {server.log}); Ctrl-C stops it", flush=True)
     try:
         wait_for_signal()
@@ -99,11 +97,13 @@ def _models_serve(args: argparse.Namespace) -> int:
 
 
 def _progress(json_mode: bool):
+    from .prompting import START_ACTION
+
     def show(update: dict) -> None:
         if json_mode:
             return
         plan = (update.get("subgoal") or "")[:48]
-        action = update.get("last_action") or "(start)"
+        action = update.get("last_action") or START_ACTION
         print(f"step {update.get('step', 0):>3}  score {update.get('score', 0):g}/{update.get('max_score', 0):g}"
               f"  facts {update.get('facts', 0):>4}  {action:<32}  plan: {plan}", flush=True)
 

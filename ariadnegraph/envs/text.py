@@ -128,21 +128,42 @@ def go_to_target(command: str) -> str | None:
     return found.group(1) if found else None
 
 
-def ground_command(command: str, valid: Sequence[str], cutoff: float = 0.85) -> str | None:
-    """The valid command ``command`` means: the same words (any case or spacing), else a close
-    spelling (difflib ratio >= ``cutoff``); None when there is none."""
-    wanted = " ".join((command or "").lower().split())
-    lowered = {" ".join(v.lower().split()): v for v in valid}
-    if wanted in lowered:
-        return lowered[wanted]
-    close = difflib.get_close_matches(wanted, list(lowered), n=1, cutoff=cutoff)
-    return lowered[close[0]] if close else None
+_ARTICLES = frozenset({"a", "an", "the", "some"})
+
+
+def _command_words(command: str) -> tuple[str, ...]:
+    return tuple(w for w in (command or "").lower().split() if w not in _ARTICLES)
+
+
+def ground_command(command: str, valid: Sequence[str]) -> str | None:
+    """The valid command ``command`` means, or None. The same words up to case, spacing and articles;
+    else a close spelling (difflib ratio >= 0.9) with the same verb and the same direction, so that a
+    near miss never turns into another action ("go west" is not "go east", "open" is not "close")."""
+    wanted = _command_words(command)
+    if not wanted:
+        return None
+    by_words = {_command_words(v): v for v in valid}
+    if wanted in by_words:
+        return by_words[wanted]
+    same_verb = {" ".join(words): v for words, v in by_words.items()
+                 if words and words[0] == wanted[0] and direction_of_command(" ".join(words)) == direction_of_command(" ".join(wanted))}
+    close = difflib.get_close_matches(" ".join(wanted), list(same_verb), n=1, cutoff=0.9)
+    return same_verb[close[0]] if close else None
 
 
 def closest_commands(command: str, valid: Sequence[str], n: int = 3) -> list[str]:
-    """Up to ``n`` valid commands most like ``command`` (for feedback and as a fallback)."""
+    """Up to ``n`` valid commands most like ``command`` in wording (for feedback, never to act on)."""
     lowered = {" ".join(v.lower().split()): v for v in valid}
     return [lowered[c] for c in difflib.get_close_matches(" ".join((command or "").lower().split()), list(lowered), n=n, cutoff=0.0)]
+
+
+SAFE_COMMANDS = ("look", "look around", "inventory")  # change nothing in the world (TextWorld, ScienceWorld)
+
+
+def safe_command(valid: Sequence[str]) -> str:
+    """A valid command that changes nothing, for when no command the model wrote can be used."""
+    lowered = {v.lower(): v for v in valid}
+    return next((lowered[c] for c in SAFE_COMMANDS if c in lowered), valid[0] if valid else "look")
 
 
 def next_location(previous: str | None, command: str | None, text: str) -> str | None:

@@ -339,14 +339,10 @@ def walkthrough_fidelity(spec: str, *, model: str = "scripted", base_url: str | 
         memory.close()
 
 
-# The relation retriever's convention for a recipe read (nodes/prompts.py): (recipe, requires, ingredient).
-_RECIPE, _REQUIRES = "recipe", "requires"
-
-
 def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory, model_spec: str, base_url: str | None) -> Iterator[tuple[int, list, str]]:
     from ..models import call_structured, load_chat_model
     from ..nodes.common import role_messages
-    from ..nodes.prompts import RELATION_RETRIEVER
+    from ..nodes.prompts import RECIPE, RELATION_RETRIEVER, REQUIRES
     from ..nodes.relation_retriever import extraction_sections, grounded
     from ..nodes.schemas import Extraction
 
@@ -366,7 +362,7 @@ def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory, model_spec: st
         sections = extraction_sections(state, memory)
         out = call_structured(model, Extraction, role_messages(RELATION_RETRIEVER, sections), fallback=Extraction()).value
         triplets = [tuple(t) for t in grounded(out.triplets, sections)[0]]  # what the node lets into memory
-        recipe += [obj for subject, relation, obj in triplets if subject == _RECIPE and relation == _REQUIRES and obj not in recipe]
+        recipe += [obj for subject, relation, obj in triplets if subject == RECIPE and relation == REQUIRES and obj not in recipe]
         memory.observe(step, seen.text, triplets, [tuple(t) for t in grounded(out.outdated, sections)[0]], action=command)
         yield step, [list(f) for f in observation.oracle.facts], "\n".join([seen.text, *(seen.inventory or [])])
 

@@ -25,9 +25,9 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 
-from ariadnegraph.models import PARSED, REASKED, REPAIRED, invoke_model, usage_of
+from ariadnegraph.models import FALLBACK, PARSED, REASKED, REPAIRED, invoke_model, usage_of
 from ariadnegraph.models.prompts import REASK_TOOL
-from ariadnegraph.models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format
+from ariadnegraph.models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format, was_cut
 from ariadnegraph.models.tool_json import REPEATED_LOOKUP, UNKNOWN_TOOL, attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
 from ariadnegraph.nodes.common import chat_model, trace_reply
 from ariadnegraph.nodes.prompts import ASK, FINAL_ANSWER
@@ -87,12 +87,16 @@ def _with_tools_text(messages: list[AnyMessage], tools: list) -> list[AnyMessage
 
 
 def _final_answer(model, messages: list[AnyMessage], tools: list, json_mode: bool, retries: int) -> tuple[AIMessage, list, AIMessage, bool]:
-    """The answer without tools: (reply, prompt, raw reply, cut)."""
+    """The answer without tools: (reply, prompt, raw reply, cut). In JSON mode the model still writes
+    the JSON it was taught (``{"answer": ...}``), under a format that allows nothing else."""
     prompt = [*messages, HumanMessage(content=FINAL_ANSWER)]
-    prompt = _with_tools_text(prompt, tools) if json_mode else prompt
+    if json_mode:
+        prompt = _with_tools_text(prompt, tools)
+        raw, cut = ask_with_format(model, lookup_format([], allow_answer=True, answer_chars=QA_ANSWER_CHARS), prompt, retries)
+        found = read_lookup(raw.content if isinstance(raw.content, str) else "", ())
+        return AIMessage(content="" if found.tool_calls else found.content), prompt, raw, cut  # never another lookup
     raw = invoke_model(model, prompt, retries=retries)
-    cut = (raw.response_metadata or {}).get("finish_reason") == "length"
-    return AIMessage(content=raw.content if isinstance(raw.content, str) else str(raw.content)), prompt, raw, cut
+    return AIMessage(content=raw.content if isinstance(raw.content, str) else str(raw.content)), prompt, raw, was_cut(raw)
 
 
 def _lookup_key(call: dict[str, Any]) -> str:
@@ -108,7 +112,7 @@ def _lookup(model, messages: list[AnyMessage], tools: list, turns: int, json_mod
         raw, cut = ask_with_format(model, lookup, prompt, retries)
         return read_lookup(raw.content if isinstance(raw.content, str) else "", names), prompt, raw, cut, False
     raw = invoke_model(model.bind_tools(tools, tool_choice="any" if turns == 0 else None), messages, retries=retries)
-    cut = (raw.response_metadata or {}).get("finish_reason") == "length"
+    cut = was_cut(raw)
     salvaged = calls_in_content(raw, names)
     return (salvaged or raw), messages, raw, cut, salvaged is not None
 
@@ -123,6 +127,7 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     json_mode = context.tool_mode() == "json"
     retries = context.max_retries
     issues: Counter = Counter()
+    fell_back = False
     if turns >= (context.effective_qa_turns() or context.qa_turns):
         reply, prompt, raw, cut = _final_answer(model, messages, tools, json_mode, retries)
         usage, salvaged = usage_of(prompt, raw), False
@@ -131,11 +136,15 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         usage = usage_of(prompt, raw)
         text = raw.content if isinstance(raw.content, str) else ""
         if not reply.tool_calls and attempted_call(text):
-            # a call it could not write: once more, told why
+            # a call it could not write: once more, told why; a second failure ends the lookups with no findings
             issues[INVALID_JSON] += 1
             retry = [*messages, AIMessage(content=text), HumanMessage(content=REASK_TOOL.format(tools=", ".join(names)))]
             reply, prompt, raw, cut_again, salvaged = _lookup(model, retry, tools, turns, json_mode, retries)
             usage, cut = usage.add(usage_of(prompt, raw)), cut or cut_again
+            again = raw.content if isinstance(raw.content, str) else ""
+            if not reply.tool_calls and attempted_call(again):
+                issues[INVALID_JSON] += 1
+                reply, fell_back = AIMessage(content=""), True
         done = {_lookup_key(c) for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
         if reply.tool_calls and all(_lookup_key(c) in done for c in reply.tool_calls):
             # Asking again what it has already been told: the lookups are over, the answer is due now.
@@ -148,7 +157,7 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         issues[CUT] += 1
     issues[UNKNOWN_TOOL] += sum(1 for call in reply.tool_calls if call["name"] not in names)
     issues = +issues  # drop zero counts
-    outcome = REPAIRED if salvaged else REASKED if issues[INVALID_JSON] else PARSED
+    outcome = FALLBACK if fell_back else REPAIRED if salvaged else REASKED if issues[INVALID_JSON] else PARSED
     trace_reply(NODE, outcome, issues)
     update: dict[str, Any] = {"messages": [reply], "usage": {NODE: usage.to_dict()}, "replies": {NODE: {outcome: 1, **issues}}}
     if not reply.tool_calls:

@@ -196,6 +196,12 @@ def read_reply(schema: type[T], text: str, *, cut: bool = False) -> Reading[T]:
 
 
 # -- asking -----------------------------------------------------------------------------------------
+def was_cut(reply: BaseMessage) -> bool:
+    """Whether the provider stopped the reply at its length limit (OpenAI: "length"; Anthropic: "max_tokens")."""
+    metadata = reply.response_metadata or {}
+    return (metadata.get("finish_reason") or metadata.get("stop_reason")) in ("length", "max_tokens")
+
+
 def speaks_openai(model: BaseChatModel) -> bool:
     """OpenAI-compatible chat models take ``response_format`` json_schema requests."""
     from langchain_openai.chat_models.base import BaseChatOpenAI
@@ -227,12 +233,12 @@ def ask_with_format(model: BaseChatModel, format: dict[str, Any], messages: Sequ
             reply.usage_metadata = {"input_tokens": completion.usage.prompt_tokens, "output_tokens": completion.usage.completion_tokens,
                                     "total_tokens": completion.usage.total_tokens, "input_token_details": {"cache_read": cached or 0}}
         return reply, True
-    return reply, (reply.response_metadata or {}).get("finish_reason") == "length"
+    return reply, was_cut(reply)
 
 
 def _ask_tool(model: BaseChatModel, schema: type[BaseModel], messages: list[BaseMessage], retries: int) -> tuple[AIMessage, bool]:
     reply = invoke_model(model.bind_tools([schema], tool_choice="any"), messages, retries=retries)
-    return reply, (reply.response_metadata or {}).get("finish_reason") in ("length", "max_tokens")
+    return reply, was_cut(reply)
 
 
 def _read_tool_reply(schema: type[T], reply: AIMessage, cut: bool) -> Reading[T]:
@@ -243,9 +249,7 @@ def _read_tool_reply(schema: type[T], reply: AIMessage, cut: bool) -> Reading[T]
         except ValidationError as exc:
             return Reading(issues=[CUT, SCHEMA] if cut else [SCHEMA], problem=_error_text(exc))
     if reply.invalid_tool_calls:
-        raw = str(reply.invalid_tool_calls[0].get("args") or "")
-        reading = read_reply(schema, raw, cut=cut)
-        return reading if reading.value is not None else Reading(issues=[*reading.issues], problem=reading.problem)
+        return read_reply(schema, str(reply.invalid_tool_calls[0].get("args") or ""), cut=cut)
     text = reply.content if isinstance(reply.content, str) else ""
     reading = read_reply(schema, text, cut=cut)
     if reading.value is not None:
@@ -292,4 +296,4 @@ def call_structured(
 
 __all__ = ["CUT", "FALLBACK", "INVALID_JSON", "OUTCOMES", "PARSED", "REASKED", "REPAIRED", "SCHEMA", "TOOL_IN_CONTENT",
            "Reading", "StructuredOutputError", "StructuredResult", "ask_with_format", "call_structured", "first_json_object", "read_reply",
-           "response_format", "speaks_openai", "unwrap_tool_call", "usage_from_metadata"]
+           "response_format", "speaks_openai", "unwrap_tool_call", "was_cut", "usage_from_metadata"]

@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from .. import prompting as p
-from ..envs.text import go_to_target, ground_command
+from ..envs.text import go_to_target, ground_command, safe_command
 from ..graphs.context import AgentContext
 from ..graphs.session import open_session
 from ..graphs.state import AgentState
@@ -17,13 +17,6 @@ from .common import INADMISSIBLE, ask_structured, environment_section, with_issu
 from .planner import working_memory
 from .prompts import ACTOR, REACT
 from .schemas import ActionChoice
-
-def fallback_command(wanted: str, admissible: list[str]) -> str:
-    """A valid command when the model's choice is not one: the closest in wording if it is close at
-    all, else 'look' (it changes nothing), else the first valid one."""
-    close = ground_command(wanted, admissible, cutoff=0.6)
-    return close or ("look" if "look" in admissible else admissible[0])
-
 
 def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]] | None:
     """'go to X' as single moves with the room each should reach; None when X is unknown or unreachable."""
@@ -51,17 +44,17 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
                 break
     if preset.react_choice:
         return _react(state, context, plan, admissible)
-    plan = plan or [{"action": "look", "expected": ""}]
+    plan = plan or [{"action": safe_command(admissible), "expected": ""}]
     step = plan[0]
     command = ground_command(step["action"], admissible) if admissible else step["action"]
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
                     p.PROPOSED_ACTION: step["action"]}
         choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=ACTOR, sections=sections,
-                                        fallback=ActionChoice(action=admissible[0]), step=state.get("step", 0))
+                                        fallback=ActionChoice(action=safe_command(admissible)), step=state.get("step", 0))
         command = ground_command(choice.action, admissible)
         if command is None:
-            command, update = fallback_command(step["action"], admissible), with_issue(update, "actor", INADMISSIBLE)
+            command, update = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE)
     return {"proposed": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
             "plan": plan[1:], **update}
 
@@ -72,12 +65,12 @@ def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]],
     # The ReAct choice is one of the game's own commands: 'go to' is the planner's, expanded above.
     sections = {**working_memory({**state, "plan": plan}, context), p.COMMANDS: None,
                 p.PROPOSED_ACTION: plan[0]["action"] if plan else None, p.ADMISSIBLE: admissible}
-    fallback = plan[0]["action"] if plan else ("look" if "look" in admissible or not admissible else admissible[0])
+    fallback = plan[0]["action"] if plan else safe_command(admissible)
     choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=REACT,
                                     sections=sections, fallback=ActionChoice(action=fallback), step=state.get("step", 0))
     command = ground_command(choice.action, admissible) if admissible else choice.action
     if command is None:
-        command = ground_command(fallback, admissible) or fallback_command(choice.action, admissible)
+        command = ground_command(fallback, admissible) or safe_command(admissible)
         update = with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
     return {"proposed": command, "expected": plan[0].get("expected") or None if followed else None,

@@ -10,25 +10,25 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from .. import prompting as p
+from ..envs.text import closest_commands, go_to_target, ground_command, safe_command
 from ..graphs.context import AgentContext
 from ..graphs.state import AgentState
-from ..envs.text import closest_commands, go_to_target, ground_command
 from .common import INADMISSIBLE, ask_structured, environment_section, with_issue
 from .planner import extra_commands
 from .prompts import CRITIC, INVALID_COMMAND
+from .schemas import Critique
 
 
 def is_valid_command(command: str, admissible: list[str], go_to: bool) -> bool:
     """A valid command of the game (when it lists them), or a 'go to' the actor expands on the map."""
     return not admissible or ground_command(command, admissible) is not None or (go_to and go_to_target(command) is not None)
-from .schemas import Critique
 
 
 def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal["planner", "actor"]]:
     context = runtime.context
     preset = context.switches
     plan = state.get("plan") or []
-    proposed = plan[0]["action"] if plan else "look"
+    proposed = plan[0]["action"] if plan else safe_command(state.get("admissible") or [])
     expected = state.get("expected") if preset.outcome_check else None
     rewards = preset.expected_rewards and expected is not None
     sections = {

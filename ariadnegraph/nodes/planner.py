@@ -9,6 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from .. import prompting as p
+from ..envs.text import safe_command
 from ..graphs.context import AgentContext
 from ..graphs.presets import Preset
 from ..graphs.state import AgentState
@@ -19,8 +20,7 @@ from .schemas import Plan, PlanStep
 
 def fallback_plan(state: AgentState) -> Plan:
     """When no valid plan comes back: look around, which is always safe and shows the exits."""
-    admissible = state.get("admissible") or []
-    action = "look" if "look" in admissible or not admissible else admissible[0]
+    action = safe_command(state.get("admissible") or [])
     return Plan(subgoal="recover: look around", reasoning="fallback", steps=[PlanStep(action=action)])
 
 

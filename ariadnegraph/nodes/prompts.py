@@ -22,6 +22,9 @@ and where needed things are; drop what no longer matters. At most 8 short lines.
 Reply with JSON only, for example:
 {{"belief": "Recipe: red apple (slice, roast), milk. Then prepare meal.\\nHave: knife, milk.\\nRed apple: in the fridge, kitchen.\\nNext: take the apple, slice it, roast it in the oven."}}"""
 
+# Names the extraction prompt fixes for the memory (others read them back: fidelity, grounding)
+RECIPE, REQUIRES = "recipe", "requires"
+
 RELATION_RETRIEVER = f"""{AGENT}
 Your job: turn the OBSERVATION into facts [subject, relation, object] for the agent's memory, using the
 game's own short names. Relations:
@@ -29,7 +32,7 @@ game's own short names. Relations:
 - after going DIRECTION from room A into room B: [B, "DIRECTION of", A]
 - things: [THING, "in", PLACE] or [THING, "on", SUPPORT]; carried: [THING, "in", "inventory"]
 - states: [THING, "is", STATE] with STATE such as open, closed, locked, sliced, diced, chopped, fried, roasted, grilled
-- a recipe read: ["recipe", "requires", INGREDIENT] and [INGREDIENT, "needs", STEP]
+- a recipe read: ["{RECIPE}", "{REQUIRES}", INGREDIENT] and [INGREDIENT, "needs", STEP]
 Write only what the text states; never use "none" or "nothing" as a name. Under "outdated" list facts from KNOWN FACTS that the observation shows
 are no longer true (a thing taken from its place, a door now open).
 Example: LOCATION Hallway, LAST ACTION "go north", OBSERVATION "-= Kitchen =- You see a closed fridge and a

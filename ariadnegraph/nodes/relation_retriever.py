@@ -20,12 +20,12 @@ from ..graphs.state import AgentState
 from ..memory import PLAYER, WorldMemory
 from ..memory.spatial import DIRECTIONS
 from .common import UNGROUNDED, ask_structured, environment_section, with_issue
-from .prompts import RELATION_RETRIEVER
+from .prompts import RECIPE, RELATION_RETRIEVER
 from .schemas import Extraction
 
 KNOWN_FACTS_SHOWN = 30
 # Names every observation may use without stating them: the conventions of the extraction prompt.
-_CONVENTIONS = {PLAYER, "inventory", "recipe", *DIRECTIONS}
+_CONVENTIONS = {PLAYER, "inventory", RECIPE, *DIRECTIONS}
 _ARTICLES = {"a", "an", "the", "some"}
 # Relations whose object is a state or a step the model words itself ("diced" from "dice the pepper").
 _STATE_RELATIONS = {"is", "needs"}

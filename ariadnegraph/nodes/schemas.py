@@ -1,11 +1,12 @@
 """Structured replies of the roles: flat and small, because small models fill them.
 
-Field descriptions are part of the prompt a model sees. Every string has a ``maxLength`` and every
-list a ``maxItems`` in the JSON schema: llama.cpp turns them into a grammar, so a local model cannot
+Field descriptions are part of the prompt a model sees where the provider shows the schema (OpenAI);
+llama.cpp only turns it into a grammar, so each role's prompt also shows the JSON (nodes.prompts).
+Every string has a ``maxLength`` and every list a ``maxItems``: under a grammar a local model cannot
 run on, and other providers read them as instructions. A reply past a bound is clipped when read,
-not rejected (a bound is a budget, not a correctness rule). ``reply_tokens`` is the ``max_tokens``
-of the role's requests: above the longest reply the bounds allow, so a reply is cut only when a
-server ignores the schema.
+not rejected (a bound is a budget, not a correctness rule). ``reply_tokens`` is the ``max_tokens`` of
+the role's requests: room for a full-size reply of ordinary words, though not for every field at its
+bound at once; a reply that does reach it is cut, and read as far as it goes (models.structured).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _keep(limit: int):
     return BeforeValidator(lambda value: value[:limit] if isinstance(value, list) else value)
 
 
-Name = Annotated[str, _clip(60)]
+Name = Annotated[str, _clip(60), Field(json_schema_extra={"maxLength": 60})]
 Triplet = Annotated[list[Name], Field(min_length=3, max_length=3, json_schema_extra={"maxItems": 3, "minItems": 3})]
 
 
@@ -46,7 +47,7 @@ class Belief(BaseModel):
 class Extraction(BaseModel):
     """Relation retriever: facts the observation states, and stored facts it shows are no longer true."""
 
-    reply_tokens: ClassVar[int] = 360
+    reply_tokens: ClassVar[int] = 480
     triplets: Annotated[list[Triplet], _keep(14)] = Field(
         default_factory=list, description="[subject, relation, object] facts the observation states",
         json_schema_extra={"maxItems": 14})

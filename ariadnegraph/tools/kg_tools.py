@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from langchain_core.tools import BaseTool, tool
 
 from ..memory import Fact, WorldMemory, order_by_time
+from ..prompting import START_ACTION
 from ..memory.retrieval import k_hop_nodes
 
 MAX_LINES = 25
@@ -127,7 +128,7 @@ def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseToo
             room = next((f.object for f in held if f.subject_key == player), "unknown")
             carried = [f.subject for f in held if f.object_key == inventory] or ["nothing"]
             episode = memory.episodes[t]
-            lines.append(f"step {t} > {episode.action or '(start)'} | at: {room} | carrying: {', '.join(carried)} | {' '.join(episode.text.split())}")
+            lines.append(f"step {t} > {episode.action or START_ACTION} | at: {room} | carrying: {', '.join(carried)} | {' '.join(episode.text.split())}")
         if rest:
             lines.append(f"... steps {rest[0]}-{rest[-1]} not shown: call again with first={rest[0]}")
         return "\n".join(lines)

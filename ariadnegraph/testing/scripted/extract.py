@@ -15,13 +15,14 @@ import re
 from dataclasses import dataclass, field
 
 from ...envs.text import direction_of_command, parse_inventory
+from ...nodes import prompts
 from ...memory.spatial import OPPOSITE
 
 Triplet = tuple[str, str, str]
 
 PLAYER = "player"
 INVENTORY = "inventory"
-RECIPE = "recipe"
+RECIPE = prompts.RECIPE  # the name the extraction prompt fixes
 DIRECTIONS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "up", "down")
 _DIR_ALT = "|".join(sorted(DIRECTIONS, key=len, reverse=True))
 

@@ -32,6 +32,7 @@ from ...nodes.schemas import (
     SpatialBelief,
 )
 from ...models.usage import estimate_tokens
+from ... import prompting as p
 from ...prompting import parse_sections
 from . import brain, memqa, qa
 
@@ -167,7 +168,7 @@ class ScriptedChatModel(BaseChatModel):
         results, _ = _tool_results(messages)
         if memqa.recognises(sections):
             return AIMessage(content=memqa.final_answer(sections, results))
-        if results or sections.get("QUESTION"):
+        if results or sections.get(p.QUESTION):
             return AIMessage(content=qa.final_answer(sections, results))
         if sections:
             return AIMessage(content="\n".join(f"{k}: {' '.join(v.split())[:200]}" for k, v in sections.items()))
