@@ -151,12 +151,6 @@ def ground_command(command: str, valid: Sequence[str]) -> str | None:
     return same_verb[close[0]] if close else None
 
 
-def closest_commands(command: str, valid: Sequence[str], n: int = 3) -> list[str]:
-    """Up to ``n`` valid commands most like ``command`` in wording (for feedback, never to act on)."""
-    lowered = {" ".join(v.lower().split()): v for v in valid}
-    return [lowered[c] for c in difflib.get_close_matches(" ".join((command or "").lower().split()), list(lowered), n=n, cutoff=0.0)]
-
-
 SAFE_COMMANDS = ("look", "look around", "inventory")  # change nothing in the world (TextWorld, ScienceWorld)
 
 

@@ -26,6 +26,7 @@ from langchain_core.messages import BaseMessage
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential, wait_random
 
 LOCAL_PREFIX = "local:"
+DEFAULT_MAX_TOKENS = 512  # a request that names no bound gets this one: no reply runs on unbounded
 DOUBLES_ENTRY_POINT = "ariadnegraph.chat_models"
 
 
@@ -80,9 +81,10 @@ def load_chat_model(
     max_tokens: int | None = None,
     slot: int | None = None,
 ) -> BaseChatModel:
-    """The chat model a spec names. ``max_tokens`` bounds every reply; ``slot`` pins the calls to one
-    prompt-cache slot of a local server (ignored elsewhere)."""
+    """The chat model a spec names. ``max_tokens`` bounds every reply (default :data:`DEFAULT_MAX_TOKENS`);
+    ``slot`` pins the calls to one prompt-cache slot of a local server (ignored elsewhere)."""
     spec = (spec or "").strip()
+    max_tokens = max_tokens or DEFAULT_MAX_TOKENS
     if not spec:
         raise ModelSpecError("no model given: use 'provider:model' (e.g. openai:gpt-4o-mini), 'local:NAME' or 'scripted'")
     if is_local(spec):

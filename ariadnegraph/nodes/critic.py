@@ -10,12 +10,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from .. import prompting as p
-from ..envs.text import closest_commands, go_to_target, ground_command, safe_command
+from ..envs.text import go_to_target, ground_command, safe_command
 from ..graphs.context import AgentContext
 from ..graphs.state import AgentState
 from .common import INADMISSIBLE, ask_structured, environment_section, with_issue
 from .planner import extra_commands
-from .prompts import CRITIC, INVALID_COMMAND
+from .prompts import CRITIC
 from .schemas import Critique
 
 
@@ -47,9 +47,9 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
         p.ACTUAL_REWARD: f"{state.get('reward', 0.0):+g}" if rewards else None,
         p.PROPOSED_ACTION: proposed if preset.precheck else None,
     }
-    admissible = state.get("admissible") or []
-    # Whether the command exists is a fact, not a judgement: checked here, without a model call.
-    invalid = preset.precheck and not is_valid_command(proposed, admissible, preset.go_to)
+    # A command the game does not take as written is not judged (there is nothing to judge yet): the actor
+    # grounds it to a valid one, which costs a short call, where a rejection would cost a new plan.
+    invalid = preset.precheck and not is_valid_command(proposed, state.get("admissible") or [], preset.go_to)
     if invalid:
         sections[p.PROPOSED_ACTION] = None
     if expected or (preset.precheck and not invalid):
@@ -58,8 +58,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
     else:
         verdict, update = Critique(outcome_matches=True, action_approved=True), {}
     if invalid:
-        options = "; ".join(closest_commands(proposed, admissible))
-        verdict = verdict.model_copy(update={"action_approved": False, "feedback": INVALID_COMMAND.format(options=options)})
+        verdict = verdict.model_copy(update={"action_approved": True})
         update = with_issue(update, "planner", INADMISSIBLE)  # the plan held a command the game does not take
     update["expected"] = None  # an outcome is judged once
     update["expected_reward"] = None

@@ -83,8 +83,6 @@ sentence why and what to do instead.
 Reply with JSON only, for example:
 {{"outcome_matches": true, "action_approved": false, "feedback": "The apple is already roasted; roasting it again burns it. Slice it instead."}}"""
 
-INVALID_COMMAND = "it is not a valid command here; the closest valid ones are: {options}."
-
 EXPLORATION_CHECK = f"""{AGENT}
 Your job: read the SUBGOAL and the CURRENT PLAN and say whether they need exploring: finding, locating or
 reaching something not seen yet.

@@ -54,17 +54,20 @@ def test_critic_rejection_reaches_the_planner_with_its_feedback(monkeypatch):
     assert update["plan"] == [{"action": "take knife", "expected": "You take"}] and update["feedback"] is None
 
 
-def test_a_command_the_game_does_not_take_is_rejected_without_asking_the_model(monkeypatch):
+def test_a_command_the_game_does_not_take_goes_to_the_actor_to_be_grounded_without_a_critic_call(monkeypatch):
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any call would fail: it has no replies
     state = {**STATE, "plan": [{"action": "go kitchen", "expected": "Kitchen"}]}
     command = critic_module.critic(state, runtime())
-    assert command.goto == "planner" and model.calls == []
-    assert command.update["feedback"].startswith("'go kitchen' was rejected: it is not a valid command here")
-    assert "go east" in command.update["feedback"]  # the closest valid commands are named
-    assert command.update["replies"] == {"planner": {"inadmissible": 1}}
+    assert command.goto == "actor" and model.calls == []
+    assert command.update["replies"] == {"planner": {"inadmissible": 1}}  # counted on the plan that held it
+    # with an outcome to judge, the model judges only the outcome
+    model.replies.append(structured("Critique", outcome_matches=True, action_approved=False, feedback="no"))
+    command = critic_module.critic({**state, "expected": "You take"}, runtime())
+    assert command.goto == "actor" and p.PROPOSED_ACTION not in sections_of(model.calls[0])
     # a 'go to' is the agent's own command: the model judges it
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
     assert critic_module.critic({**STATE, "plan": [{"action": "go to Kitchen", "expected": ""}]}, runtime()).goto == "actor"
+    assert sections_of(model.calls[1])[p.PROPOSED_ACTION] == "go to Kitchen"
 
 
 def test_a_deviation_from_the_expected_outcome_triggers_a_replan(monkeypatch):

@@ -50,6 +50,9 @@ def agent_turns(run_dir: str | Path, run_id: str) -> list[dict[str, Any]]:
              "score": r.get("score"), "inventory": seen.get(r["step"])} for r in run.steps()]
 
 
+ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that runs on
+
+
 class TranscriptAnswerer:
     """A model answering from a transcript of the last ``turns`` turns (None: all of them)."""
 
@@ -57,7 +60,7 @@ class TranscriptAnswerer:
         self.name = name
         self.turns = turns
         self.window = window
-        self.model = load_chat_model(model, base_url=base_url)
+        self.model = load_chat_model(model, base_url=base_url, max_tokens=ANSWER_TOKENS)
 
     def prompt(self, item: QAItem) -> list:
         shown = [t for t in self.turns if t["step"] <= item.horizon]

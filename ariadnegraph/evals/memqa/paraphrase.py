@@ -26,10 +26,13 @@ def consistent(original: str, rewritten: str) -> bool:
     return bool(rewritten) and "\n" not in rewritten and all(k.lower() in rewritten.lower() for k in _KEPT.findall(original))
 
 
+PARAPHRASE_TOKENS = 96  # one question, reworded
+
+
 def paraphrase(items: list[QAItem], model: str, base_url: str | None = None) -> list[QAItem]:
     if model in test_doubles():  # a rule-based double cannot reword a question
         return items
-    chat = load_chat_model(model, base_url=base_url)
+    chat = load_chat_model(model, base_url=base_url, max_tokens=PARAPHRASE_TOKENS)
     out = []
     for item in items:
         reply = invoke_model(chat, [SystemMessage(content=PARAPHRASE), HumanMessage(content=item.question)])
