@@ -16,7 +16,7 @@ from ..graphs.state import AgentState
 from .common import INADMISSIBLE, ask_structured, environment_section, with_issue
 from .planner import working_memory
 from .prompts import ACTOR, REACT
-from .schemas import ActionChoice
+from .schemas import action_choice
 
 def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]] | None:
     """'go to X' as single moves with the room each should reach; None when X is unknown or unreachable."""
@@ -50,8 +50,9 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
                     p.PROPOSED_ACTION: step["action"]}
-        choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=ACTOR, sections=sections,
-                                        fallback=ActionChoice(action=safe_command(admissible)), step=state.get("step", 0))
+        schema = action_choice(admissible)
+        choice, update = ask_structured(context, node="actor", role="actor", schema=schema, system=ACTOR, sections=sections,
+                                        fallback=schema(action=safe_command(admissible)), step=state.get("step", 0))
         command = ground_command(choice.action, admissible)
         if command is None:
             command, update = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE)
@@ -66,12 +67,14 @@ def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]],
     sections = {**working_memory({**state, "plan": plan}, context), p.COMMANDS: None,
                 p.PROPOSED_ACTION: plan[0]["action"] if plan else None, p.ADMISSIBLE: admissible}
     fallback = plan[0]["action"] if plan else safe_command(admissible)
-    choice, update = ask_structured(context, node="actor", role="actor", schema=ActionChoice, system=REACT,
-                                    sections=sections, fallback=ActionChoice(action=fallback), step=state.get("step", 0))
+    if admissible:
+        fallback = ground_command(fallback, admissible) or safe_command(admissible)
+    schema = action_choice(admissible)
+    choice, update = ask_structured(context, node="actor", role="actor", schema=schema, system=REACT,
+                                    sections=sections, fallback=schema(action=fallback), step=state.get("step", 0))
     command = ground_command(choice.action, admissible) if admissible else choice.action
-    if command is None:
-        command = ground_command(fallback, admissible) or safe_command(admissible)
-        update = with_issue(update, "actor", INADMISSIBLE)
+    if command is None:  # only without the choices in the schema (too many to list)
+        command, update = fallback, with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
     return {"proposed": command, "expected": plan[0].get("expected") or None if followed else None,
             "plan": plan[1:] if followed else plan, **update}

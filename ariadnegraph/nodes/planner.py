@@ -50,7 +50,9 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.PLAN: p.plan_lines(state.get("plan")),
         p.FEEDBACK: state.get("feedback") or p.NONE,
         p.REFLECTIONS: (state.get("reflections") or []) if preset.reflections else None,
-        p.HISTORY: history_section(state.get("history"), history, preset.history_full_text) if history != 0 else None,
+        # the whole episode only grows (cache-friendly, early); a window slides every step (late)
+        p.FULL_HISTORY if history is None else p.HISTORY:
+            history_section(state.get("history"), history, preset.history_full_text) if history != 0 else None,
     }
 
 

@@ -96,7 +96,8 @@ Reply with JSON only, for example:
 {{"reasoning": "The knife is on the counter and the recipe needs slicing.", "action": "take knife from counter"}}"""
 
 ACTOR = f"""{AGENT}
-Your job: choose the valid command that best carries out the PROPOSED ACTION.
+Your job: choose the valid command that best carries out the PROPOSED ACTION. If none of them does what it
+asks, choose one that changes nothing, such as 'look', rather than one that does something else.
 Reply with JSON only, for example:
 {{"reasoning": "the counter holds the knife", "action": "take knife from counter"}}"""
 

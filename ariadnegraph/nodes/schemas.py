@@ -11,9 +11,9 @@ bound at once; a reply that does reach it is cut, and read as far as it goes (mo
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, create_model
 
 
 def text(limit: int, description: str, default: str | None = None) -> Any:
@@ -101,6 +101,18 @@ class ActionChoice(BaseModel):
     reply_tokens: ClassVar[int] = 120
     reasoning: Annotated[str, _clip(200)] = text(200, "one sentence", default="")
     action: Annotated[str, _clip(80)] = text(80, "exactly one of the valid commands")
+
+
+CHOICES_IN_SCHEMA = 400  # more valid commands than this are left out of the schema (a grammar that large is slow)
+
+
+def action_choice(valid: list[str]) -> type[ActionChoice]:
+    """ActionChoice whose action must be one of ``valid``: under a grammar the model can only write a
+    valid command, and elsewhere a command that is not one is sent back as a schema error."""
+    if not valid or len(valid) > CHOICES_IN_SCHEMA:
+        return ActionChoice
+    choices = Literal.__getitem__(tuple(dict.fromkeys(valid)))
+    return create_model("ActionChoice", __base__=ActionChoice, action=(choices, Field(description="exactly one of the valid commands")))
 
 
 QA_ANSWER_CHARS = 600  # the inner monologue's findings, and an answer to a user's question

@@ -19,7 +19,7 @@ from langchain_openai import ChatOpenAI
 from ariadnegraph import prompting as p
 from ariadnegraph.graphs.context import AgentContext
 from ariadnegraph.models import FALLBACK, PARSED, REASKED, REPAIRED, call_structured
-from ariadnegraph.models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT
+from ariadnegraph.models.structured import CUT, INVALID_JSON, SCHEMA, TOOL_IN_CONTENT
 from ariadnegraph.models.tool_json import attempted_call, calls_in_content
 from ariadnegraph.nodes import actor as actor_node
 from ariadnegraph.nodes import common
@@ -138,22 +138,32 @@ def test_prose_is_no_tool_call():
 
 
 # -- a command that is not valid ----------------------------------------------------------------------
-def test_an_invalid_command_from_the_actor_is_replaced_by_a_valid_one_and_counted(monkeypatch):
-    replay = Replay("actor_grounding")
+def ground(monkeypatch, name: str) -> tuple[dict, list[str]]:
+    """The actor asked to ground 'open fridge' in a bedroom, answered by a recorded reply."""
+    replay = Replay(name)
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model_for(replay, ActionChoice.reply_tokens))
     monkeypatch.setattr(actor_node, "open_session", lambda *a, **k: type("Session", (), {"memory": None}))  # no 'go to': no map read
-    valid = recorded("actor_grounding")["request"]["messages"][1]["content"]
-    admissible = p.bullet_items(p.parse_sections(valid)[p.ADMISSIBLE])
+    shown = p.parse_sections(recorded(name)["request"]["messages"][1]["content"])
+    admissible = p.bullet_items(shown[p.ADMISSIBLE])
     state = {"env": "cooking:1", "step": 0, "plan": [{"action": "open fridge", "expected": ""}], "admissible": admissible,
-             "observation": p.parse_sections(valid)[p.OBSERVATION]}
+             "observation": shown[p.OBSERVATION]}
 
     class Runtime:
-        context = AgentContext(preset="ariadne")
+        context = AgentContext(preset="ariadne", structured_tries=2)
 
-    update = actor_node.actor(state, Runtime())
-    assert recorded("actor_grounding")["response"]["choices"][0]["message"]["content"].count("take knife from fridge")
-    assert update["proposed"] in admissible
-    assert update["replies"]["actor"] == {PARSED: 1, common.INADMISSIBLE: 1}
+    return actor_node.actor(state, Runtime()), admissible
+
+
+def test_with_the_valid_commands_in_the_schema_the_actor_can_only_choose_one(monkeypatch):
+    update, admissible = ground(monkeypatch, "actor_grounding")
+    assert update["proposed"] == "go north" and update["replies"]["actor"] == {PARSED: 1}
+
+
+def test_an_invalid_command_from_a_server_that_ignores_the_choices_is_sent_back_then_replaced_safely(monkeypatch):
+    update, admissible = ground(monkeypatch, "actor_grounding_no_choices")
+    assert "take knife from fridge" in recorded("actor_grounding_no_choices")["response"]["choices"][0]["message"]["content"]
+    assert update["proposed"] == "look"  # the safe command: it changes nothing
+    assert update["replies"]["actor"] == {FALLBACK: 1, SCHEMA: 2}
 
 
 # -- triplets naming what the text never mentioned -------------------------------------------------

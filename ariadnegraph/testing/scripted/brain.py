@@ -228,7 +228,7 @@ class Situation:
         self.goal = s.get(p.GOAL, "")
         # 'go to' is available when the node lists it among the extra commands
         self.go_to = any(c.lower().startswith("go to") for c in items(s.get(p.COMMANDS)))
-        self.records = history_records(s.get(p.HISTORY))
+        self.records = history_records(s.get(p.HISTORY) or s.get(p.FULL_HISTORY))
         belief = s.get(p.BELIEF)
         if is_empty(belief) and self.records:
             belief = recall(self.goal, self.records)  # no summarizer: rebuild the belief from the history shown
@@ -247,7 +247,7 @@ class Situation:
             for question, answer in self.notes:
                 if question == "unexplored exits" and ":" in answer:
                     self.unexplored = exits_table("\n".join(f"- {part.strip()}" for part in answer.split(";")))
-        self.history = history(s.get(p.HISTORY))
+        self.history = history(s.get(p.HISTORY) or s.get(p.FULL_HISTORY))
         self.visited = [v.strip() for v in (self.belief.get("Visited") or "").split(",") if v.strip()]
         self.seen = seen_map(self.belief)
         self.recipe = split_semicolons(self.belief.get("Recipe"))
