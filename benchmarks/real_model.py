@@ -8,7 +8,8 @@ and arigraph:hunt), and prints one row per episode and a mean row per model and 
   the steps: game generation and server start-up are not counted);
 - model calls, prompt tokens, of which served from the server's prompt cache, and completion tokens,
   per step (provider counts from ``calls.jsonl``);
-- uncached prompt tokens per step around step 20 (steps 16-20; the target is < 800 on the 1.5b model);
+- uncached prompt tokens per step around step 20 (steps 16-20, or the last five of an episode that ended
+  sooner; the target is < 800 on the 1.5b model);
 - per role (node): reply failures (replies not parsed as written: repaired, re-asked or fallen back)
   and fallbacks, as ``node failures/fallbacks`` over the node's calls.
 
@@ -49,23 +50,26 @@ def calls_of(run: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-def measure(summary: dict[str, Any], run: Path) -> dict[str, Any]:
+def measure(run: Path) -> dict[str, Any]:
+    """The figures of one played episode, from its run directory (run.json's result and calls.jsonl)."""
+    result = json.loads((run / "run.json").read_text())["result"]
     calls = [c for c in calls_of(run) if "node" in c and c.get("usage")]
-    steps = max(summary["steps"], 1)
+    steps = max(result["steps"], 1)
     # from the first model call to the end of the last: the steps, not the game generation and server start
     seconds = max(c["started"] + c["latency_ms"] / 1000 for c in calls) - min(c["started"] for c in calls) if calls else 0.0
     prompt = sum(c["usage"].get("prompt_tokens") or 0 for c in calls)
     cached = sum(c["usage"].get("cached_tokens") or 0 for c in calls)
-    window = [c for c in calls if c.get("step") is not None and WINDOW[0] <= c["step"] <= WINDOW[1]]
+    last = min(WINDOW[1], result["steps"])  # an episode over before step 20: its last five steps
+    window = [c for c in calls if c.get("step") is not None and last - 4 <= c["step"] <= last]
     window_steps = len({c["step"] for c in window})
     uncached_20 = sum((c["usage"].get("prompt_tokens") or 0) - (c["usage"].get("cached_tokens") or 0) for c in window)
     roles = {}
-    for node, counts in (summary.get("replies_by_node") or {}).items():
+    for node, counts in (result.get("replies") or {}).items():
         replies = sum(counts.get(o, 0) for o in OUTCOMES)
         roles[node] = {"replies": replies, "failures": replies - counts.get(PARSED, 0), "fallbacks": counts.get(FALLBACK, 0),
                        "issues": {k: v for k, v in counts.items() if k not in OUTCOMES}}
     return {
-        "won": summary["won"], "score": summary["score"], "max_score": summary["max_score"], "steps": summary["steps"],
+        "won": bool(result["won"]), "score": result["score"], "max_score": result["max_score"], "steps": result["steps"],
         "seconds_per_step": seconds / steps, "calls_per_step": len(calls) / steps,
         "prompt_per_step": prompt / steps, "cached_per_step": cached / steps,
         "completion_per_step": sum(c["usage"].get("completion_tokens") or 0 for c in calls) / steps,
@@ -84,7 +88,7 @@ def role_cell(roles: dict[str, dict[str, Any]]) -> str:
 
 def table(rows: list[dict[str, Any]]) -> str:
     head = ("| model | preset | game | won | score | steps | s/step | calls/step | prompt tok/step | cached/step | "
-            "uncached/step @16-20 | completion/step | failures/fallbacks by role |")
+            "uncached/step, steps 16-20 | completion/step | failures/fallbacks by role |")
     lines = [head, "|" + "---|" * 13]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
@@ -94,7 +98,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                      f"{m['score']:g}/{m['max_score']:g} | {m['steps']} | {fmt(m['seconds_per_step'], 1)} | {fmt(m['calls_per_step'], 1)} | "
                      f"{fmt(m['prompt_per_step'])} | {fmt(m['cached_per_step'])} | {fmt(m['uncached_at_20'])} | "
                      f"{fmt(m['completion_per_step'])} | {role_cell(m['roles'])} |")
-    lines += ["", "| model | preset | episodes | won | s/step | calls/step | uncached/step @16-20 | completion/step | replies | failures | fallbacks |",
+    lines += ["", "| model | preset | episodes | won | s/step | calls/step | uncached/step, steps 16-20 | completion/step | replies | failures | fallbacks |",
               "|" + "---|" * 11]
     for (model, preset), group in groups.items():
         metrics = [g["metrics"] for g in group]
@@ -128,17 +132,17 @@ def main(argv: list[str] | None = None) -> int:
             for preset in args.presets:
                 for game in args.games:
                     key = f"{model}|{preset}|{game}|{args.max_steps}"
-                    if key in done:
-                        rows.append(done[key])
+                    run_id = key.replace("|", "_").replace(":", "-").replace("@", "-")
+                    if key in done:  # measured again from its run: the figures follow this script, not the one that played
+                        rows.append({**done[key], "metrics": measure(out / "runs" / run_id)})
                         continue
                     spec, options = game_options(game)
-                    run_id = key.replace("|", "_").replace(":", "-").replace("@", "-")
                     context = AgentContext(model=f"local:{model}", preset=preset, run_dir=str(out / "runs"))
                     if (out / "runs" / run_id).exists():  # killed earlier: finish it
-                        summary = resume(run_id, run_dir=out / "runs")
+                        resume(run_id, run_dir=out / "runs")
                     else:
-                        summary = play(spec, max_steps=args.max_steps, context=context, run_id=run_id, **options)
-                    row = {"key": key, "model": model, "preset": preset, "game": game, "metrics": measure(summary, out / "runs" / run_id)}
+                        play(spec, max_steps=args.max_steps, context=context, run_id=run_id, **options)
+                    row = {"key": key, "model": model, "preset": preset, "game": game, "metrics": measure(out / "runs" / run_id)}
                     with records.open("a") as handle:
                         handle.write(json.dumps(row) + "\n")
                     rows.append(row)

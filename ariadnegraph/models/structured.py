@@ -36,7 +36,7 @@ from langchain_core.utils.json_schema import dereference_refs
 from pydantic import BaseModel, ValidationError
 
 from .chat import invoke_model
-from .prompts import REASK_CUT, REASK_INVALID
+from .prompts import EMPTY_REPLY, REASK_CUT, REASK_INVALID
 from .usage import Usage, message_text, usage_from_metadata, usage_of
 
 T = TypeVar("T", bound=BaseModel)
@@ -287,7 +287,7 @@ def call_structured(
             outcome = REPAIRED if reading.repaired else PARSED if attempt == 1 else REASKED
             return StructuredResult(reading.value, usage, attempt, outcome, issues, errors)
         errors.append(reading.problem)
-        conversation += [AIMessage(content=message_text(reply) or "(empty reply)"),
+        conversation += [AIMessage(content=message_text(reply) or EMPTY_REPLY),
                          HumanMessage(content=REASK_INVALID.format(schema=schema.__name__, problem=reading.problem))]
     if fallback is None:
         raise StructuredOutputError(f"no valid {schema.__name__} after {max_tries} tries: {errors[-1]}")
