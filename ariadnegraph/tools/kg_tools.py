@@ -24,9 +24,10 @@ TOOL_NAMES = (
     "path_between",
     "unexplored_exits",
     "search_episodes",
-    "recall_steps",
+    "step_changes",
+    "observation_at",
 )
-MAX_STEPS = 50  # steps per recall_steps answer
+MAX_STEPS = 50  # steps per step_changes answer
 _PLACEMENT = ("in", "on", "at", "inside", "held by", "carried by", "located in")
 
 
@@ -36,6 +37,10 @@ def describe(facts: Iterable[Fact], limit: int = MAX_LINES) -> str:
         return "nothing known"
     extra = f"\n... and {len(lines) - limit} more" if len(lines) > limit else ""
     return "\n".join(lines[:limit]) + extra
+
+
+def _triple(fact: Fact) -> str:
+    return f"{fact.subject}, {fact.relation}, {fact.object}"
 
 
 def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseTool]:
@@ -70,7 +75,8 @@ def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseToo
     def where_is(entity: str) -> str:
         """Where an entity is now (room, container or inventory), and where it was seen before."""
         k = key(entity)
-        now = [f for f in view().find(subject_key=k) if f.relation in _PLACEMENT]
+        # newest first: a KG that never invalidates (DAVIS) holds every place the entity was seen in
+        now = sorted((f for f in view().find(subject_key=k) if f.relation in _PLACEMENT), key=lambda f: (-f.valid_from, -f.id))
         before = [f for f in memory.timeline(entity) if f.subject_key == k and f.relation in _PLACEMENT and not f.valid_at(as_of or memory.last_step)]
         if not now and not before:
             return f"{entity}: location unknown"
@@ -111,27 +117,40 @@ def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseToo
         return "\n".join(f"step {e.step}: {' '.join(e.text.split())[:300]}" for e, _ in hits)
 
     @tool
-    def recall_steps(first: int, last: int) -> str:
-        """What memory holds for each step from `first` to `last` (at most 50 per call): the command,
-        where you were and what you carried as memory recorded it, and the observation."""
+    def step_changes(first: int, last: int) -> str:
+        """What the knowledge graph recorded at each step from `first` to `last` (at most 50 per call):
+        the command of the step, the facts that became true and the facts that stopped being true."""
         end = min(last, memory.last_step if as_of is None else as_of)
         steps = [t for t in sorted(memory.episodes) if max(first, 0) <= t <= end]
         if not steps:
             return f"no steps recorded from {first} to {last}"
         shown, rest = steps[:MAX_STEPS], steps[MAX_STEPS:]
-        player, inventory = key("player"), key("inventory")
-        placed = [f for f in memory.all_facts if f.relation in _PLACEMENT and (f.subject_key == player or f.object_key == inventory)
-                  and f.recorded_at <= shown[-1]]
+        began: dict[int, list[Fact]] = {}
+        ended: dict[int, list[Fact]] = {}
+        for f in memory.all_facts:
+            if shown[0] <= f.valid_from <= shown[-1]:
+                began.setdefault(f.valid_from, []).append(f)
+            if f.valid_to is not None and shown[0] <= f.valid_to <= shown[-1]:
+                ended.setdefault(f.valid_to, []).append(f)
         lines = []
         for t in shown:
-            held = [f for f in placed if f.recorded_at <= t and f.valid_at(t)]
-            room = next((f.object for f in held if f.subject_key == player), "unknown")
-            carried = [f.subject for f in held if f.object_key == inventory] or ["nothing"]
-            episode = memory.episodes[t]
-            lines.append(f"step {t} > {episode.action or START_ACTION} | at: {room} | carrying: {', '.join(carried)} | {' '.join(episode.text.split())}")
+            line = f"step {t} > {memory.episodes[t].action or START_ACTION}"
+            if began.get(t):
+                line += " | became true: " + "; ".join(_triple(f) for f in began[t])
+            if ended.get(t):
+                line += " | stopped being true: " + "; ".join(_triple(f) for f in ended[t])
+            lines.append(line)
         if rest:
             lines.append(f"... steps {rest[0]}-{rest[-1]} not shown: call again with first={rest[0]}")
         return "\n".join(lines)
 
+    @tool
+    def observation_at(step: int) -> str:
+        """The observation memory stored for one step (its episode), with the command that led to it."""
+        episode = memory.episodes.get(step)
+        if episode is None or (as_of is not None and step > as_of):
+            return f"no episode recorded at step {step}"
+        return f"step {step} > {episode.action or START_ACTION}\n{episode.text.strip()}"
+
     return [search_facts, entity_neighbourhood, entity_timeline, where_is, what_is_in, path_between, unexplored_exits, search_episodes,
-            recall_steps]
+            step_changes, observation_at]

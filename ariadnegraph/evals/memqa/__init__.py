@@ -4,6 +4,7 @@ EMemBench's rules (appendix A.5).
 
 Modules, one job each: ``index`` (timeline + event index), ``templates`` (table 14), ``generate``
 (instantiation, preconditions, adversarial values, balanced sampling, horizon), ``paraphrase``,
-``prompts``, ``answerers``, ``scorer``, ``report`` (the table), ``evaluate`` (runs -> scored items).
-Nothing is imported here, so the scripted model can read ``templates`` without pulling in the graphs.
+``prompts``, ``answerers``, ``scorer``, ``report`` (the tables), ``evaluate`` (runs -> scored items).
+The scripted double answers without any of them but ``prompts`` (the transcript's format): it reads its
+context, never the generator (tests/unit/test_memqa_scripted_reader.py blocks the imports).
 """

@@ -4,8 +4,8 @@
 * ``full-history``: every turn 0..horizon as a transcript;
 * ``memory``: the agent's own temporal KG through the ``ask`` graph, ``as_of`` the horizon.
 
-Transcript turns hold only what the agent saw while playing: its command, the game's text, the
-inventory it was shown and its score. Replies are cut down to the answer line (or a JSON "answer").
+Transcript turns hold only what the agent saw and noted while playing: its command and the reason it
+logged for it, the game's text, the inventory it was shown and its score. Replies are cut down to the answer line (or a JSON "answer").
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def agent_turns(run_dir: str | Path, run_id: str) -> list[dict[str, Any]]:
     run = RunDir.open(run_dir, run_id)
     seen = {r["step"]: r.get("inventory") for r in run.oracle_steps()}
     return [{"step": r["step"], "action": r.get("action"), "observation": r.get("observation") or "",
-             "score": r.get("score"), "inventory": seen.get(r["step"])} for r in run.steps()]
+             "score": r.get("score"), "inventory": seen.get(r["step"]), "reason": r.get("reason")} for r in run.steps()]
 
 
 ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that runs on

@@ -14,6 +14,8 @@ from .index import load_episode
 from .paraphrase import paraphrase
 from .scorer import score
 
+OFF = "off"  # --paraphrase off: the generated wording
+
 
 def run_model(run_dir: str | Path, run_id: str) -> str:
     """The model the run was played with (the default answerer model)."""
@@ -29,7 +31,7 @@ def evaluate(
     run_ids: Sequence[str],
     *,
     answerers: Sequence[str] = ANSWERERS,
-    horizon: int | None = None,
+    horizon: int | None | Sequence[int | None] = None,
     per_type: int = 3,
     seed: int = 42,
     model: str | None = None,
@@ -37,28 +39,33 @@ def evaluate(
     paraphrase_with: str | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """One scored row per (question, answerer): the item, the reply, the extracted prediction, the score."""
+    """One scored row per (question, answerer): the item, the reply, the extracted prediction, the score.
+    ``paraphrase_with``: None rewrites questions with the answering model (a real one; the scripted
+    double rewrites nothing), "off" keeps the generated wording, else the model that rewrites them."""
     with checked_copies(run_dir, run_ids) as copies:  # read from checked copies: the runs' files are never written
         return _evaluate(copies, run_ids, answerers=answerers, horizon=horizon, per_type=per_type, seed=seed, model=model,
                          base_url=base_url, paraphrase_with=paraphrase_with, on_row=on_row)
 
 
-def _evaluate(run_dir: Path, run_ids: Sequence[str], *, answerers: Sequence[str], horizon: int | None, per_type: int, seed: int,
+def _evaluate(run_dir: Path, run_ids: Sequence[str], *, answerers: Sequence[str], horizon: int | None | Sequence[int | None], per_type: int,
+              seed: int,
               model: str | None, base_url: str | None, paraphrase_with: str | None,
               on_row: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
     rows = []
-    for run_id in run_ids:
-        items = questions(run_dir, run_id, horizon=horizon, per_type=per_type, seed=seed)
+    horizons: list[int | None] = [horizon] if horizon is None or isinstance(horizon, int) else list(horizon)
+    for run_id, at in ((r, h) for r in run_ids for h in horizons):  # several horizons: accuracy against rounds played
+        items = questions(run_dir, run_id, horizon=at, per_type=per_type, seed=seed)
         chosen = model or run_model(run_dir, run_id)
-        if paraphrase_with:
-            items = paraphrase(items, paraphrase_with, base_url)
+        original = {item.id: item.question for item in items}
+        if paraphrase_with != OFF:
+            items = paraphrase(items, paraphrase_with or chosen, base_url)
         for kind in answerers:
             answer = make_answerer(kind, run_dir, run_id, chosen, base_url)
             for item in items:
                 reply = answer(item)
                 prediction = extract_answer(reply)
                 row = {**item.to_dict(), "answerer": kind, "model": chosen, "reply": reply, "prediction": prediction,
-                       "score": score(item.answer, prediction, item.answer_type)}
+                       "score": score(item.answer, prediction, item.answer_type), "paraphrased": item.question != original[item.id]}
                 rows.append(row)
                 if on_row:
                     on_row(row)

@@ -46,6 +46,8 @@ class StepState:
     score: float | None = None
     location: str | None = None
     inventory: tuple[str, ...] | None = None
+    reason: str | None = None  # the reasoning the agent logged for this step's command
+    valid: tuple[str, ...] | None = None  # the valid commands it was shown after this step (for the next one)
 
 
 def mentions(text: str, keyword: str) -> bool:
@@ -266,6 +268,7 @@ def load_episode(run_dir: str | Path, run_id: str) -> Episode:
     for record in run.steps():
         o = oracle.get(record["step"], {})
         steps.append(StepState(record["step"], record.get("action"), record.get("observation") or "", record.get("score"),
-                               _location_from(o, record.get("observation") or ""), _inventory_from(o) if o else None))
+                               _location_from(o, record.get("observation") or ""), _inventory_from(o) if o else None,
+                               record.get("reason") or None, tuple(record["valid"]) if isinstance(record.get("valid"), list) else None))
     items, locations = game_vocabulary(list(oracle.values()))
     return Episode(run_id, str(run.meta().get("env", "")), Timeline(steps), tuple(items), tuple(locations))

@@ -1,6 +1,8 @@
-"""Optional paraphrase of generated questions by a model (EMemBench §3.3, "language variation").
+"""Paraphrase of generated questions by a model (EMemBench §3.3, "language variation").
 
-Off by default. Paraphrasing happens after the answer is computed, so it cannot change a label; a
+On by default when the answerer is a real model (it rewrites with the answering model; ``--paraphrase
+off`` turns it off, ``--paraphrase MODEL`` picks another), so a model cannot score by matching the
+templates' fixed wording. Paraphrasing happens after the answer is computed, so it cannot change a label; a
 rewrite that drops a number or a quoted name is refused and the original question kept (the
 consistency check). The offline ``scripted`` model answers in its plain-text role and does not
 rewrite, so with it every question stays unchanged (and its answerer can still parse them).

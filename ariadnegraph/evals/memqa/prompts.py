@@ -8,6 +8,10 @@ from typing import Any
 
 from ...prompting import step_header
 
+CARRYING = "Carrying:"  # a transcript turn's inventory line
+SCORE = "Score:"  # a transcript turn's score line
+REASON = "Reason:"  # a transcript turn's reasoning line (why the command was chosen)
+
 ANSWER_RULES = """Reply with the answer alone on the first line, with nothing around it:
 - a step number or a count as digits only;
 - a place, an item or an action as the game wrote it;
@@ -18,8 +22,8 @@ If what you were given does not settle the question, or the question assumes som
 happened, reply exactly: not answerable"""
 
 TRANSCRIPT_SYSTEM = f"""You are questioned about an episode of a text game that you played. The
-transcript shows your turns: the step number, the command you typed, what the game answered, then
-what you were carrying and your score after that step. Step 0 is the start, before any command.
+transcript shows your turns: the step number, the command you typed, why you chose it (when you noted
+a reason), what the game answered, then what you were carrying and your score after that step. Step 0 is the start, before any command.
 Use only the transcript; do not guess from what usually happens in such games.
 
 {ANSWER_RULES}"""
@@ -33,17 +37,21 @@ thing. Keep every number, step index and quoted name unchanged, keep game words 
 items) as written, write English, and return only the rewritten question on one line."""
 
 
-def render_turn(step: int, action: str | None, observation: str, inventory: Iterable[str] | None, score: Any) -> str:
-    """One transcript turn: ``[step N] > command``, the game's text, then carried items and score."""
+def render_turn(step: int, action: str | None, observation: str, inventory: Iterable[str] | None, score: Any,
+                reason: str | None = None) -> str:
+    """One transcript turn: ``[step N] > command``, the reason, the game's text, then carried items and score."""
     text = "\n".join(line.strip() for line in (observation or "").splitlines() if line.strip())
-    lines = [step_header(step, action), text or "(no text)"]
+    lines = [step_header(step, action)]
+    if reason:
+        lines.append(f"{REASON} {' '.join(reason.split())}")
+    lines.append(text or "(no text)")
     if inventory is not None:
-        lines.append(f"Carrying: {', '.join(inventory) or 'nothing'}")
+        lines.append(f"{CARRYING} {', '.join(inventory) or 'nothing'}")
     if score is not None:
-        lines.append(f"Score: {score:g}" if isinstance(score, (int, float)) else f"Score: {score}")
+        lines.append(f"{SCORE} {score:g}" if isinstance(score, (int, float)) else f"{SCORE} {score}")
     return "\n".join(lines)
 
 
 def render_transcript(turns: Iterable[Mapping[str, Any]]) -> str:
-    return "\n\n".join(render_turn(t["step"], t.get("action"), t.get("observation") or "", t.get("inventory"), t.get("score"))
-                       for t in turns)
+    return "\n\n".join(render_turn(t["step"], t.get("action"), t.get("observation") or "", t.get("inventory"), t.get("score"),
+                                   t.get("reason")) for t in turns)

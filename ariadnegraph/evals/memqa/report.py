@@ -47,6 +47,42 @@ def table(summary: dict[str, dict[str, dict[str, Any]]], ages: Sequence[str] = A
     return "\n".join(lines)
 
 
+def by_rounds(rows: Iterable[dict[str, Any]]) -> dict[str, dict[int, dict[str, float]]]:
+    """answerer -> rounds played (the last step questions may use) -> {"acc", "n"}: EMemBench's accuracy
+    against rounds of play (figure 3), over runs of different lengths or horizons of one run."""
+    groups: dict[str, dict[int, list[float]]] = {}
+    for r in rows:
+        groups.setdefault(r["answerer"], {}).setdefault(int(r["horizon"]), []).append(float(r["score"]))
+    return {a: {k: {"acc": 100 * sum(v) / len(v), "n": len(v)} for k, v in sorted(g.items())} for a, g in groups.items()}
+
+
+def pearson(points: Sequence[tuple[float, float]]) -> float | None:
+    """Pearson's r of (x, y) points; None with fewer than three or no spread."""
+    if len(points) < 3:
+        return None
+    n = len(points)
+    mx, my = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
+    sxy = sum((x - mx) * (y - my) for x, y in points)
+    sxx, syy = sum((x - mx) ** 2 for x, _ in points), sum((y - my) ** 2 for _, y in points)
+    return sxy / (sxx * syy) ** 0.5 if sxx and syy else None
+
+
+def rounds_table(rows: Iterable[dict[str, Any]]) -> str:
+    """Accuracy per answerer at each number of rounds played, with Pearson's r (rounds, accuracy)."""
+    found = by_rounds(rows)
+    every = sorted({k for g in found.values() for k in g})
+    if len(every) < 2:
+        return ""
+    head = f"{'answerer':<13}" + "".join(f"{'<=' + str(k):>9}" for k in every) + f"{'r':>8}"
+    lines = ["accuracy against rounds played (EMemBench fig. 3; n per cell in the --out rows)", head, "-" * len(head)]
+    for answerer, cells in found.items():
+        values = "".join(f"{cells[k]['acc']:>9.1f}" if k in cells else f"{'-':>9}" for k in every)
+        r = pearson([(k, c["acc"]) for k, c in cells.items()])
+        shown = f"{r:.2f}" if r is not None else "-"
+        lines.append(f"{answerer:<13}{values}{shown:>8}")
+    return "\n".join(lines)
+
+
 def counts(summary: dict[str, dict[str, dict[str, Any]]]) -> str:
     """Questions per ability and evidence age (the same for every answerer)."""
     first = next(iter(summary.values()), None)

@@ -8,9 +8,10 @@ timeline it could rebuild from its own context.
 
 Step convention: step 0 is the start; "at step t" means after the action of step t. Table 14's
 "before performing the action at step t" is kept where the table says it (A_location, A_obs_before).
-Not built, because our runs log no such signal: A_reason and C_keyword_count_reason (agents log no
-reasons; keyword templates read observations instead), A_valid_action (admissible actions are not
-logged). Multi-hop ``B_keyword_*`` anchor on the first observation mentioning the keyword.
+A_reason and C_keyword_count_reason read the reasoning the agent logged with each command (the
+planner's or the chooser's); A_valid_action the valid commands it was shown when it chose the command
+of step t (logged with step t-1, when there were few enough to log). Multi-hop ``B_keyword_*`` anchor
+on the first observation mentioning the keyword, as before.
 """
 
 from __future__ import annotations
@@ -280,6 +281,58 @@ def c_keyword_count_obs(tl: Timeline, L: int, R: int, keyword: str) -> Solved:
     return count, tuple(range(L, R + 1))
 
 
+def first_sentence(text: str) -> str:
+    """The first sentence of a reasoning text, on one line."""
+    line = " ".join((text or "").split())
+    return re.split(r"(?<=[.!?])\s+", line, maxsplit=1)[0] if line else ""
+
+
+def a_reason(tl: Timeline, step: int) -> Solved:
+    s = tl.get(step)
+    return (first_sentence(s.reason), (step,)) if s and step > 0 and s.reason else None
+
+
+def a_valid_action(tl: Timeline, step: int, action: str) -> Solved:
+    shown = tl.get(step - 1)
+    if step <= 0 or step not in tl or shown is None or shown.valid is None:
+        return None
+    return ("yes" if norm(action) in {norm(v) for v in shown.valid} else "no"), (step - 1,)
+
+
+def c_keyword_count_reason(tl: Timeline, L: int, R: int, keyword: str) -> Solved:
+    if not _known(tl, L, R) or not any(tl.at(t).reason for t in range(L, R + 1)):
+        return None
+    pattern = rf"(?<![\w-]){re.escape(keyword.lower())}(?![\w-])"
+    count: int = sum(len(re.findall(pattern, (tl.at(t).reason or "").lower())) for t in range(L, R + 1))
+    return count, tuple(range(L, R + 1))
+
+
+def _reason_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
+    return ({"step": t} for t in _actions(tl) if tl.at(t).reason)
+
+
+def _valid_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
+    """The command taken (usually valid) and one valid at another step but not then (a 'no')."""
+    every = sorted({v for t in tl.order for v in (tl.at(t).valid or ())})
+    for t in _actions(tl):
+        shown = tl.get(t - 1)
+        if shown is None or shown.valid is None:
+            continue
+        yield {"step": t, "action": tl.at(t).action}
+        valid = {norm(v) for v in shown.valid}
+        other = next((v for v in every if norm(v) not in valid), None)
+        if other is not None:
+            yield {"step": t, "action": other}
+
+
+def _reason_keyword_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
+    keywords = sorted({norm(v) for v in [*vocab.items, *vocab.locations] if any(mentions(tl.at(t).reason or "", v) for t in tl.order)})
+    for a, b in _ranges(tl):
+        for k in keywords:
+            if any(mentions(tl.at(t).reason or "", k) for t in range(a, b + 1) if t in tl):
+                yield {"L": a, "R": b, "keyword": k}
+
+
 def _range_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
     return ({"L": a, "R": b} for a, b in _ranges(tl))
 
@@ -493,6 +546,9 @@ TEMPLATES: tuple[Template, ...] = (
     T("A_obs_before", "Single-Hop", "string", "Before performing the action at step {step}, what was the observation?", a_obs_before, _step_slots),
     T("A_obs_after", "Single-Hop", "string", "After performing the action at step {step}, what was the resulting observation?", a_obs_after, _step_slots),
     T("A_reward", "Single-Hop", "integer", "After performing the action at step {step}, what was the cumulative reward so far?", a_reward, _step_slots),
+    T("A_reason", "Single-Hop", "string", "At step {step}, what is the first sentence of your reasoning?", a_reason, _reason_slots),
+    T("A_valid_action", "Single-Hop", "string", "At step {step}, is '{action}' a valid action? Answer in 'yes' or 'no'.",
+      a_valid_action, _valid_slots),
     T("A_gain_item", "Single-Hop", "integer", "At which step did you {ordinal} gain '{item}'?", a_gain_item, _gain_slots, ("item", "item")),
     T("A_enter_leave", "Single-Hop", "integer", "At which step did you {event} '{location}'?", a_enter_leave, _enter_slots, ("location", "location")),
     T("A_keyword_occurrence", "Single-Hop", "integer", "Which step is the {ordinal} step whose observation mentions '{keyword}'?",
@@ -526,6 +582,8 @@ TEMPLATES: tuple[Template, ...] = (
       c_total_dwell, _range_slots),
     T("C_keyword_count_obs", "Inducing", "integer", "From steps {L} to {R}, how many times does '{keyword}' appear in observations?",
       c_keyword_count_obs, _range_keyword_slots),
+    T("C_keyword_count_reason", "Inducing", "integer", "From steps {L} to {R}, how many times does '{keyword}' appear in reasons?",
+      c_keyword_count_reason, _reason_keyword_slots),
     T("D_compare_distances", "Spatial", "string",
       "Which is closer (fewer moves to reach), '{A}' or '{B}', from your location at step {anchor}?", d_compare_distances, _compare_slots),
     T("D_direction_count", "Spatial", "integer", "From steps {L} to {R}, how many times did you move {direction}?",

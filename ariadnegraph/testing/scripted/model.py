@@ -175,7 +175,7 @@ class ScriptedChatModel(BaseChatModel):
         calls: list[tuple[str, dict]] = []
         if turns == 0:
             calls = rules.first_calls(sections, available)
-        elif turns < self.tool_turns:
+        elif turns < (memqa.TOOL_TURNS if rules is memqa else self.tool_turns):
             calls = rules.follow_up_calls(sections, results, available)
         calls = [(n, a) for n, a in calls if n in available]
         if not calls and required:  # a tool call is demanded: the exits are always worth knowing

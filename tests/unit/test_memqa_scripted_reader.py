@@ -1,0 +1,92 @@
+"""The scripted memory-QA answerer reads its context, never the benchmark: in a process where the question
+generator, its templates and its timeline cannot be imported, it still answers — from a transcript, or
+from the KG tools' text — and what it cannot see it cannot answer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from ariadnegraph.evals.memqa.answerers import TranscriptAnswerer, agent_turns
+from ariadnegraph.evals.memqa.generate import generate
+from ariadnegraph.evals.memqa.index import load_episode
+from ariadnegraph.evals.memqa.prompts import MEMORY_RULES
+from ariadnegraph.evals.memqa.scorer import score
+from tests.unit.test_memqa_ground_truth import write_run
+
+BLOCKED = ("ariadnegraph.evals.memqa.templates", "ariadnegraph.evals.memqa.index", "ariadnegraph.evals.memqa.generate",
+           "ariadnegraph.evals.memqa.answerers", "ariadnegraph.evals.memqa.evaluate")
+
+CHILD = """
+import importlib.abc, json, sys
+BLOCKED = set(sys.argv[3].split(","))
+
+class Refuse(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name in BLOCKED:
+            raise ImportError(f"the scripted answerer imported {name}")
+        return None
+
+sys.meta_path.insert(0, Refuse())
+from langchain_core.messages import HumanMessage, SystemMessage
+from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.graphs.qa import ask_graph
+from ariadnegraph.models import load_chat_model
+
+jobs = json.loads(open(sys.argv[1]).read())
+model = load_chat_model("scripted")
+out = []
+for job in jobs:
+    if job["kind"] == "memory":
+        result = ask_graph.invoke({"run_id": "hand", "question": job["question"], "as_of": job["horizon"]},
+                                  context=AgentContext(model="scripted", run_dir=sys.argv[2]))
+        out.append(result.get("answer") or "")
+    else:
+        out.append(model.invoke([SystemMessage(content=job["system"]), HumanMessage(content=job["human"])]).content)
+assert not BLOCKED & set(sys.modules), BLOCKED & set(sys.modules)
+print(json.dumps(out))
+"""
+
+
+def test_the_scripted_answerer_works_where_the_templates_cannot_be_imported(tmp_path: Path) -> None:
+    write_run(tmp_path, "hand", memory=True)
+    items = generate(load_episode(tmp_path, "hand"), per_type=6, seed=5)
+    transcript = TranscriptAnswerer("full-history", agent_turns(tmp_path, "hand"), None, "scripted")
+    jobs = []
+    for item in items:
+        system, human = transcript.prompt(item)
+        jobs.append({"kind": "full-history", "system": system.content, "human": human.content})
+        jobs.append({"kind": "memory", "question": f"{item.question}\n\n{MEMORY_RULES}", "horizon": item.horizon})
+    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
+    child = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "jobs.json"), str(tmp_path), ",".join(BLOCKED)],
+                           capture_output=True, text=True, timeout=300)
+    assert child.returncode == 0, child.stderr[-3000:]
+    replies = json.loads(child.stdout.strip().splitlines()[-1])
+    for offset, kind in enumerate(("full-history", "memory")):
+        scores = [score(item.answer, replies[2 * n + offset].splitlines()[0], item.answer_type) for n, item in enumerate(items)]
+        assert sum(scores) / len(scores) > 0.75, (kind, scores)
+
+
+def test_the_memory_answerer_knows_only_what_the_kg_tools_return(tmp_path: Path) -> None:
+    """The KG holds no score: a cumulative-reward question is 'not answerable' from memory but not from the transcript."""
+    write_run(tmp_path, "hand", memory=True)
+    items = [i for i in generate(load_episode(tmp_path, "hand"), per_type=40, seed=5) if i.template == "A_reward"]
+    assert items
+    from ariadnegraph.evals.memqa.answerers import extract_answer, make_answerer
+
+    memory = make_answerer("memory", tmp_path, "hand", "scripted")
+    history = make_answerer("full-history", tmp_path, "hand", "scripted")
+    assert {extract_answer(memory(i)) for i in items} == {"not answerable"}
+    assert all(score(i.answer, extract_answer(history(i)), i.answer_type) == 1 for i in items)
+
+
+def test_no_scripted_module_names_the_ground_truth() -> None:
+    """A plain reading of the double's sources: none of them imports the generator's modules."""
+    scripted = Path(__file__).resolve().parents[2] / "ariadnegraph" / "testing" / "scripted"
+    for source in scripted.glob("*.py"):
+        text = source.read_text()
+        for blocked in ("memqa.templates", "memqa.index", "memqa.generate", "memqa.answerers", "memqa.evaluate",
+                        "memqa import templates", "memqa import index", "memqa import generate"):
+            assert blocked not in text, f"{source.name} names {blocked}"
