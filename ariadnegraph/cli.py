@@ -121,22 +121,117 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
     )
 
 
+def _namespace_memory(agent: str | None, env: str, store: str | None) -> tuple[list[str], list, str | None]:
+    """Lessons and facts of ``agent``'s memory of the env's family (``--memory-from``), and its label."""
+    if not agent:
+        return [], [], None
+    from .config import memory_store_path
+    from .memory.longterm import LongTermMemory, Namespace, env_family
+
+    ns = Namespace(agent, env_family(env))
+    with LongTermMemory(memory_store_path(store)) as memory:
+        return memory.lessons(ns), memory.facts(ns), f"memory:{ns}"
+
+
 def _play(args: argparse.Namespace) -> int:
     from .agent.context import AgentContext
     from .agent.presets import parse_switches
-    from .play import play, resume
+    from .play import play_trials, resume
 
     if args.resume:
-        result = resume(args.resume, run_dir=args.run_dir, on_step=_progress(args.json))
-    else:
-        if not args.env:
-            raise CliError("play needs --env SPEC (or --resume RUN_ID)")
-        context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
-                               switch_overrides=parse_switches(args.set))
-        result = play(args.env, seed=args.seed, variation=args.variation, max_steps=args.max_steps, context=context,
-                      run_id=args.run_id, on_step=_progress(args.json))
-    _print_summary(result, args.json, args.run_dir)
+        _print_summary(resume(args.resume, run_dir=args.run_dir, on_step=_progress(args.json)), args.json, args.run_dir)
+        return 0
+    if not args.env:
+        raise CliError("play needs --env SPEC (or --resume RUN_ID)")
+    if args.carry_memory and args.trials < 2:
+        raise CliError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
+    context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
+                           switch_overrides=parse_switches(args.set))
+    lessons, facts, source = _namespace_memory(args.memory_from, args.env, args.store)
+    show = (lambda r: _print_summary(r, args.json, args.run_dir)) if args.trials > 1 else None
+    results = play_trials(args.env, trials=args.trials, carry_memory=args.carry_memory, seed=args.seed, variation=args.variation,
+                          max_steps=args.max_steps, context=context, run_id=args.run_id, on_step=_progress(args.json), on_trial=show,
+                          lessons=lessons, seed_facts=facts, seeded_from=source)
+    if args.trials == 1:
+        _print_summary(results[0], args.json, args.run_dir)
+    elif not args.json:
+        print("won by trial: " + " ".join(f"{k}:{'yes' if any(r['won'] for r in results[:k]) else 'no'}"
+                                          for k in range(1, args.trials + 1)))
     return 0
+
+
+def _memory_save(args: argparse.Namespace) -> int:
+    from .agent.integrity import checked_copies
+    from .config import memory_store_path
+    from .memory.longterm import LongTermMemory, Namespace, env_family
+    from .play import final_facts
+    from .runs import RunDir
+
+    with LongTermMemory(memory_store_path(args.store)) as memory:
+        for run_id in args.run_ids:
+            with checked_copies(args.run_dir, [run_id]) as copies:
+                meta = RunDir.open(copies, run_id).meta()
+            ns = Namespace(args.agent, env_family(meta["env"]))
+            added = memory.add_facts(ns, final_facts(args.run_dir, run_id), source=run_id)
+            memory.add_lessons(ns, meta.get("lessons") or [], source=run_id)
+            print(f"{run_id}: {added} new facts in {ns} ({len(memory.facts(ns))} in all)")
+    return 0
+
+
+def _memory_seed_gold(args: argparse.Namespace) -> int:
+    from .agent.context import AgentContext
+    from .agent.presets import parse_switches
+    from .config import memory_store_path
+    from .envs import make
+    from .memory.longterm import LongTermMemory, Namespace, env_family
+    from .play import final_facts, play
+
+    ns = Namespace(args.agent, env_family(args.env))
+    context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
+                           switch_overrides=parse_switches(args.set))
+    with LongTermMemory(memory_store_path(args.store)) as memory:
+        for number in _numbers(args.variations):
+            option = {"seed" if args.by_seed else "variation": number}
+            env = make(args.env, **option)
+            try:
+                walkthrough = list(env.reset().oracle.walkthrough)
+            finally:
+                env.close()
+            if not walkthrough:
+                raise CliError(f"{args.env} {option} has no gold trajectory to read")
+            seed, variation = (number, None) if args.by_seed else (None, number)
+            result = play(args.env, seed=seed, variation=variation, max_steps=len(walkthrough), context=context, script=walkthrough)
+            source = f"gold:{args.env}:{'seed' if args.by_seed else 'variation'}={number}"
+            added = memory.add_facts(ns, final_facts(args.run_dir, result["run_id"]), source=source)
+            print(f"{source}: {len(walkthrough)} gold steps read ({'won' if result['won'] else 'not won'}), "
+                  f"{added} new facts in {ns}; run {result['run_id']}")
+    return 0
+
+
+def _memory_show(args: argparse.Namespace) -> int:
+    from .config import memory_store_path
+    from .memory.longterm import LongTermMemory
+
+    with LongTermMemory(memory_store_path(args.store)) as memory:
+        for ns in memory.namespaces():
+            if args.agent and ns.agent != args.agent:
+                continue
+            facts, lessons = memory.facts(ns), memory.lessons(ns, limit=1000)
+            print(f"{ns}: {len(facts)} facts, {len(lessons)} lessons")
+            for triplet in facts[: args.facts]:
+                print(f"  {', '.join(triplet)}")
+    return 0
+
+
+def _numbers(text: str) -> list[int]:
+    """'0-2,5' -> [0, 1, 2, 5]."""
+    found: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            raise CliError(f"'{text}' is not a list of numbers like 0-2,5")
+        found += list(range(int(low), int(high or low) + 1))
+    return found
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -174,6 +269,7 @@ def _eval(args: argparse.Namespace) -> int:
     plan = plan_eval(args.suite, args.preset or [], args.model, base_url=args.base_url, out=args.out, workers=args.workers,
                      rerun=args.rerun, prices_file=args.prices, attempts=args.attempts, groups=groups,
                      per_group=args.games, limit=args.limit, max_steps=args.max_steps, switches=args.set, ablate=args.ablate,
+                     trials=args.trials, carry_memory=args.carry_memory, memory_from=args.memory_from, store=args.store,
                      command=" ".join(["ariadne", *sys.argv[1:]]) if Path(sys.argv[0]).name == "ariadne" else "")
     started = time.perf_counter()
     records = run_eval(plan)
@@ -193,20 +289,34 @@ def _fidelity(args: argparse.Namespace) -> int:
 def _memqa(args: argparse.Namespace) -> int:
     from .evals.memqa.answerers import ANSWERERS
     from .evals.memqa.evaluate import evaluate
-    from .evals.memqa.report import counts, summarize, table
+    from .evals.memqa.report import counts, rounds_table, summarize, table
 
     answerers = args.answerer or list(ANSWERERS)
     out = Path(args.out).open("w") if args.out else None
     try:
-        rows = evaluate(args.run_dir, args.run_ids, answerers=answerers, horizon=args.horizon, per_type=args.per_type, seed=args.seed,
+        horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
+        rows = evaluate(args.run_dir, args.run_ids, answerers=answerers, horizon=horizon, per_type=args.per_type, seed=args.seed,
                         model=args.model, base_url=args.base_url, paraphrase_with=args.paraphrase,
                         on_row=(lambda row: print(json.dumps(row, default=str), file=out)) if out else None)
     finally:
         if out:
             out.close()
     summary = summarize(rows)
-    print(json.dumps(summary) if args.json else f"{table(summary)}\n{counts(summary)}")
+    rounds = rounds_table(rows)
+    print(json.dumps(summary) if args.json else f"{table(summary)}\n{counts(summary)}" + (f"\n\n{rounds}" if rounds else ""))
     return 0
+
+
+STORE_HELP = "the long-term memory file (default $ARIADNE_STORE or ~/.local/share/ariadnegraph/memory-store.sqlite)"
+
+
+def _memory_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trials", type=int, default=1, metavar="N",
+                        help="play the game again after a failure, up to N times, with the model's reflections (Reflexion)")
+    parser.add_argument("--carry-memory", action="store_true", help="with --trials: a trial's memory starts with the previous one's")
+    parser.add_argument("--memory-from", default=None, metavar="AGENT",
+                        help="seed memory (facts and lessons) from AGENT's namespace for this env's family (see `ariadne memory`)")
+    parser.add_argument("--store", default=None, help=STORE_HELP)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -263,6 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
                       help="replace one of the preset's switches, e.g. --set precheck=false (repeatable; see presets.py)")
     play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
+    _memory_options(play)
     play.set_defaults(func=_play)
 
     ask = commands.add_parser("ask", help="ask a question about a run's memory")
@@ -303,18 +414,47 @@ def build_parser() -> argparse.ArgumentParser:
                           help="replace a switch of every preset played (repeatable)")
     evaluate.add_argument("--ablate", default=None, metavar="GRID",
                           help="play a paper's ablation grid instead of --preset: stma-table2, davis or arigraph")
+    _memory_options(evaluate)
     evaluate.set_defaults(func=_eval)
+
+    memory = commands.add_parser("memory", help="long-term memory: namespaces per agent and environment family (LangGraph Store)")
+    memory_commands = memory.add_subparsers(dest="memory_command", required=True)
+    save = memory_commands.add_parser("save", help="add what finished runs knew at their end to an agent's namespace")
+    save.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+    save.add_argument("--agent", required=True, help="the agent (namespace) that remembers; the family is the run's env's")
+    save.add_argument("--run-dir", default="runs")
+    save.add_argument("--store", default=None, help=STORE_HELP)
+    save.set_defaults(func=_memory_save)
+    gold = memory_commands.add_parser("seed-gold", help="read gold trajectories of training variations into a namespace (DAVIS)")
+    gold.add_argument("env", help="environment spec, e.g. scienceworld:boil")
+    gold.add_argument("--variations", required=True, metavar="0-2,5", help="the training variations (or seeds, with --by-seed)")
+    gold.add_argument("--by-seed", action="store_true", help="the numbers are game seeds (generated TextWorld games)")
+    gold.add_argument("--agent", required=True, help="the agent (namespace) that remembers")
+    gold.add_argument("--preset", default="davis", help="the preset whose extraction reads the trajectory (default davis)")
+    gold.add_argument("--model", default="scripted", help=MODEL_HELP)
+    gold.add_argument("--base-url", default=None)
+    gold.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE")
+    gold.add_argument("--run-dir", default="runs", help="where the gold runs are saved")
+    gold.add_argument("--store", default=None, help=STORE_HELP)
+    gold.set_defaults(func=_memory_seed_gold)
+    show = memory_commands.add_parser("show", help="the namespaces, their sizes and first facts")
+    show.add_argument("--agent", default=None)
+    show.add_argument("--facts", type=int, default=10, metavar="N", help="facts listed per namespace (default 10)")
+    show.add_argument("--store", default=None, help=STORE_HELP)
+    show.set_defaults(func=_memory_show)
     memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
     memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="runs to question (several: one table over the suite)")
     memqa.add_argument("--run-dir", default="runs")
-    memqa.add_argument("--horizon", type=int, default=None, metavar="N", help="questions and answers use steps 0..N only")
+    memqa.add_argument("--horizon", type=int, action="append", default=None, metavar="N",
+                       help="questions and answers use steps 0..N only; repeat for accuracy against rounds played")
     memqa.add_argument("--per-type", type=int, default=3, metavar="K", help="questions per ability type and run (default 3)")
     memqa.add_argument("--seed", type=int, default=42, help="sampling seed (default 42)")
     memqa.add_argument("--answerer", action="append", choices=["in-context", "full-history", "memory"],
                        help="answerer; repeat for several (default: all three)")
     memqa.add_argument("--model", default=None, help="answering model (default: the run's model)")
     memqa.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
-    memqa.add_argument("--paraphrase", default=None, metavar="MODEL", help="rewrite questions with this model first (off by default)")
+    memqa.add_argument("--paraphrase", default=None, metavar="MODEL|off",
+                       help="rewrite questions first: by default with the answering model when it is a real one; off: never")
     memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     memqa.add_argument("--out", default=None, metavar="FILE", help="write every item, answer and score as JSON lines")
     memqa.set_defaults(func=_memqa)

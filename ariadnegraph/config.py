@@ -15,6 +15,8 @@ REPO_DIR = PACKAGE_DIR.parent
 GAMES_DIR_ENV = "ARIADNE_GAMES_DIR"
 CACHE_DIR_ENV = "ARIADNE_CACHE_DIR"
 LOCAL_MODELS_DIR_ENV = "ARIADNE_LOCAL_MODELS_DIR"
+STORE_ENV = "ARIADNE_STORE"
+STORE_FILE = "memory-store.sqlite"
 
 
 class ConfigError(ValueError):
@@ -59,3 +61,13 @@ def local_models_dir() -> Path:
     base = Path(configured).expanduser() if configured else Path.home() / ".cache" / "ariadnegraph" / "local"
     base.mkdir(parents=True, exist_ok=True)
     return base
+
+
+def memory_store_path(explicit: str | Path | None = None) -> Path:
+    """The long-term memory Store (SQLite): ``explicit`` (``--store``), else ``$ARIADNE_STORE``, else
+    ``~/.local/share/ariadnegraph/memory-store.sqlite``. Data, not cache: it is what agents learned."""
+    configured = explicit or os.environ.get(STORE_ENV)
+    path = Path(configured).expanduser() if configured else Path.home() / ".local" / "share" / "ariadnegraph" / STORE_FILE
+    if path.is_dir():
+        raise ConfigError(f"the memory store {path} is a directory, not a file")
+    return path

@@ -7,7 +7,7 @@ it is resumed, so a damaged run is refused before anything under it is written."
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
@@ -16,13 +16,18 @@ from langchain_core.runnables import RunnableConfig
 
 from .agent.checkpoints import checkpointer
 from .agent.context import AgentContext
-from .agent.integrity import LOCAL_CHECKPOINTS, check_copy
+from .agent.integrity import LOCAL_CHECKPOINTS, check_copy, checked_copies
 from .agent.session import end_session, get_session, open_session
+from .agentkit.spec import load_thoughts
 from .envs import make
 from .graphs.agent import build_agent_graph
+from .memory import Triplet, WorldMemory
+from .memory.longterm import LESSONS_SHOWN
+from .memory.world import lasting_facts
 from .models import FALLBACK, REASKED, REPAIRED
 from .nodes.common import check_models
 from .nodes.environment import check_numbers
+from .nodes.reflection import reflect
 from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, new_run_id
 from .tracing import CallLog
 
@@ -42,6 +47,7 @@ def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         "preset": meta["context"]["preset"],
         "model": meta["context"]["model"],
         "seed": meta.get("seed"),
+        "goal": state.get("goal", ""),
         "score": state.get("score", 0.0),
         "max_score": state.get("max_score", 0.0),
         "won": bool(state.get("won")),
@@ -96,19 +102,105 @@ def play(
     context: AgentContext | None = None,
     run_id: str | None = None,
     on_step: StepCallback | None = None,
+    lessons: Sequence[str] = (),
+    script: Sequence[str] = (),
+    seed_facts: Sequence[Triplet] = (),
+    seeded_from: str | None = None,
+    trial: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Play one episode to the end (or ``max_steps``) and return its summary."""
+    """Play one episode to the end (or ``max_steps``) and return its summary.
+
+    ``lessons``: reflections shown to the deciding roles (earlier trials, a memory namespace);
+    ``script``: commands played as given (a gold trajectory read into memory); ``seed_facts``: what the
+    memory knows before the first step (from ``seeded_from``: a namespace, the previous trial);
+    ``trial``: which trial of how many this episode is (recorded in run.json)."""
     context = context or AgentContext()
     check_numbers(max_steps=max_steps, seed=seed, variation=variation)
     check_models(context)  # a bad model string, default or per role: fail before any write
+    if context.switches.thoughts:
+        load_thoughts(context.switches.thoughts)  # a thought graph that cannot be read or is malformed: the same
     options = {k: v for k, v in (("seed", seed), ("variation", variation)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     run_id = run_id or new_run_id(env)
     context_meta = {k: v for k, v in asdict(context).items() if k != "api_key"}
-    run = RunDir.create(context.run_dir, run_id, {"run_id": run_id, "thread_id": run_id, "env": env, "seed": seed, "variation": variation,
-                                                  "max_steps": max_steps, "context": context_meta, LOCAL_CHECKPOINTS: True})
-    graph_input = {"env": env, "seed": seed, "variation": variation, "max_steps": max_steps, "run_id": run_id}
+    given = {"lessons": list(lessons), "script": list(script)}
+    meta = {"run_id": run_id, "thread_id": run_id, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
+            "context": context_meta, LOCAL_CHECKPOINTS: True, **{k: v for k, v in given.items() if v}}
+    if seed_facts:
+        meta["seeded"] = {"from": seeded_from, "facts": len(seed_facts)}
+    if trial:
+        meta["trial"] = trial
+    run = RunDir.create(context.run_dir, run_id, meta)
+    if seed_facts:
+        with run.writer(), WorldMemory(run.memory_path) as memory:  # one atomic write, before the first step
+            memory.seed(seed_facts)
+    graph_input = {"env": env, "seed": seed, "variation": variation, "max_steps": max_steps, "run_id": run_id,
+                   **{k: v for k, v in given.items() if v}}
     return _drive(run, context, graph_input, max_steps, on_step)
+
+
+TrialCallback = Callable[[dict[str, Any]], None]
+
+
+def trial_run_id(first: str, trial: int) -> str:
+    """Trial 1 plays under the given id, trial k under ``<id>-t<k>``."""
+    return first if trial == 1 else f"{first}-t{trial}"
+
+
+def final_facts(run_dir: str | Path, run_id: str) -> list[Triplet]:
+    """What a finished run's memory knew of the world at its end (the player's own place and
+    inventory left out: they do not hold at the start of another episode)."""
+    with checked_copies(run_dir, [run_id]) as copies, WorldMemory.open(RunDir.open(copies, run_id).memory_path) as memory:
+        return lasting_facts(memory)
+
+
+def play_trials(
+    env: str,
+    *,
+    trials: int,
+    carry_memory: bool = False,
+    seed: int | None = None,
+    variation: int | None = None,
+    max_steps: int = 50,
+    context: AgentContext | None = None,
+    run_id: str | None = None,
+    on_step: StepCallback | None = None,
+    on_trial: TrialCallback | None = None,
+    lessons: Sequence[str] = (),
+    seed_facts: Sequence[Triplet] = (),
+    seeded_from: str | None = None,
+) -> list[dict[str, Any]]:
+    """Play the same game up to ``trials`` times, until a win (Reflexion): after a failed trial the model
+    writes a lesson that every later trial is shown; with ``carry_memory`` a trial's memory also starts
+    with what the previous one knew of the world. Resumable: a trial whose run exists is continued (or
+    read, if finished), and only what is missing is played. Returns one summary per trial played."""
+    context = context or AgentContext()
+    if not 1 <= trials <= 100:
+        raise ValueError(f"trials must be between 1 and 100, got {trials}")
+    first = run_id or new_run_id(env)
+    given, facts, source = list(lessons), list(seed_facts), seeded_from
+    results: list[dict[str, Any]] = []
+    for k in range(1, trials + 1):
+        rid = trial_run_id(first, k)
+        if (Path(context.run_dir) / rid / META_FILE).is_file():
+            result = resume(rid, run_dir=context.run_dir, on_step=on_step, api_key=context.api_key)
+            given = list(RunDir.open(context.run_dir, rid).meta().get("lessons") or [])
+        else:
+            result = play(env, seed=seed, variation=variation, max_steps=max_steps, context=context, run_id=rid, on_step=on_step,
+                          lessons=given, seed_facts=facts, seeded_from=source, trial={"index": k, "of": trials, "first_run": first})
+        result = {**result, "trial": k}
+        results.append(result)
+        if on_trial:
+            on_trial(result)
+        if result["won"] or k == trials:
+            break
+        lesson, update = reflect(RunDir.open(context.run_dir, rid), result, given, context)
+        results[-1]["reflection"] = {"text": lesson, **{k: v for k, v in next(iter(update["usage"].values())).items()
+                                                       if k in ("calls", "prompt_tokens", "completion_tokens")}}
+        given = [*given, lesson][-LESSONS_SHOWN:]
+        if carry_memory:
+            facts, source = final_facts(context.run_dir, rid), rid
+    return results
 
 
 def _saved_context(run: RunDir, meta: dict[str, Any], api_key: str | None) -> AgentContext:
@@ -134,7 +226,8 @@ def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback |
             snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": run_id}})
         if not snapshot.values:
             # Killed before the first checkpoint: start the same episode again under the same id.
-            graph_input = {k: meta.get(k) for k in ("env", "seed", "variation", "max_steps", "run_id")}
+            graph_input: dict[str, Any] = {k: meta.get(k) for k in ("env", "seed", "variation", "max_steps", "run_id", "lessons", "script")
+                                           if k in meta}
             return _drive(run, context, graph_input, meta["max_steps"], on_step)
         if not snapshot.tasks:
             # Finished. (``next`` alone is not enough: a node whose writes were saved just before the kill

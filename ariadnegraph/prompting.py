@@ -22,6 +22,7 @@ COMMANDS = "EXTRA COMMANDS"  # commands the agent understands beyond the game's 
 QUESTION = "QUESTION"
 TRANSCRIPT = "EPISODE TRANSCRIPT"  # memory QA: the turns an answerer is shown (evals.memqa)
 REFLECTIONS = "REFLECTIONS"
+LESSONS = "LESSONS FROM EARLIER TRIALS"  # Reflexion: what failed attempts taught (the same all episode)
 FULL_HISTORY = "EPISODE SO FAR"  # every step since the start: it only grows, so it stays in the cached prefix
 HISTORY = "RECENT HISTORY"  # the last few steps: the window slides every step
 KNOWN_FACTS = "KNOWN FACTS"
@@ -48,7 +49,7 @@ PROPOSED_ACTION = "PROPOSED ACTION"
 
 # Stable first, volatile last (see the module docstring).
 ORDER = (
-    ENVIRONMENT, GOAL, COMMANDS, QUESTION, TRANSCRIPT, REFLECTIONS, FULL_HISTORY, KNOWN_FACTS, MEMORY, EPISODES, LOCATION,
+    ENVIRONMENT, GOAL, LESSONS, COMMANDS, QUESTION, TRANSCRIPT, REFLECTIONS, FULL_HISTORY, KNOWN_FACTS, MEMORY, EPISODES, LOCATION,
     INVENTORY, ADMISSIBLE, SPATIAL, EXPLORATION, HISTORY, BELIEF, PREVIOUS_BELIEF, NOTES, SUBGOAL, PLAN, FEEDBACK, LAST_ACTION,
     EXPECTED, EXPECTED_REWARD, OBSERVATION, ACTUAL, ACTUAL_REWARD, PROPOSED_ACTION,
 )
@@ -147,6 +148,12 @@ START_ACTION = "(start)"  # the action of step 0 in histories
 def first_line(text: str, limit: int = 160) -> str:
     line = next((l.strip() for l in (text or "").splitlines() if l.strip()), "")
     return line[:limit]
+
+
+def clip(text: str, limit: int) -> str:
+    """The text on one line (whitespace collapsed), cut to ``limit`` characters with an ellipsis."""
+    line = " ".join((text or "").split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 def history_lines(records: Iterable[Mapping[str, object]]) -> list[str]:

@@ -43,6 +43,7 @@ class Preset:
     react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
     reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
+    invalidate: bool = True  # contradicted facts are closed; False: the KG only appends timestamped facts (DAVIS §3.2)
     thoughts: str | None = None  # an AgentKit thought graph (agentkit/NAME.yaml or a path) chooses each command instead
 
     @property
@@ -195,8 +196,11 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
     ),
     # DAVIS tables 1-2: the full model (D+W), without the world model (D), without the actor's
     # decomposition (D-A: one action per plan, no predicted rewards), without the critic's reflections (D-C).
+    # The davis preset closes contradicted facts (our KG keeps their intervals); the paper's KG only appends
+    # timestamped facts: "D+W (append-only KG)" plays that.
     "davis": (
         Variant("D+W", "davis", {}),
+        Variant("D+W (append-only KG)", "davis", {"invalidate": False}),
         Variant("D (no world model)", "davis", {**_NO_KG, "qa_turns": 0}),
         Variant("D-A", "davis", {"plan_length": 1, "expected_rewards": False}),
         Variant("D-C", "davis", {"reflections": False}),

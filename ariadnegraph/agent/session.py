@@ -38,9 +38,13 @@ class ReplayMismatch(RuntimeError):
     """Replaying the recorded actions did not reproduce the recorded observations."""
 
 
-def trajectory_record(step: int, action: str | None, observation: Observation) -> dict[str, Any]:
-    """A step's line in trajectory.jsonl."""
-    return {
+VALID_LOGGED = 200  # the valid commands the agent was shown are logged when there are at most this many
+
+
+def trajectory_record(step: int, action: str | None, observation: Observation, reason: str | None = None) -> dict[str, Any]:
+    """A step's line in trajectory.jsonl: what the agent did and saw, and why it chose the command
+    (``reason``: the reasoning it logged; memory QA asks about it, EMemBench's A_reason)."""
+    record: dict[str, Any] = {
         "step": step,
         "action": action,
         "observation": observation.text,
@@ -49,6 +53,11 @@ def trajectory_record(step: int, action: str | None, observation: Observation) -
         "done": observation.done,
         "won": observation.won,
     }
+    if reason:
+        record["reason"] = reason
+    if 0 < len(observation.admissible_actions) <= VALID_LOGGED:
+        record["valid"] = list(observation.admissible_actions)
+    return record
 
 
 def oracle_record(observation: Observation, *, first: bool = False) -> dict[str, Any]:
@@ -63,8 +72,8 @@ def oracle_record(observation: Observation, *, first: bool = False) -> dict[str,
     return record
 
 
-def record_step(run: RunDir, step: int, action: str | None, observation: Observation) -> None:
-    run.append_step(trajectory_record(step, action, observation), oracle_record(observation, first=step == 0))
+def record_step(run: RunDir, step: int, action: str | None, observation: Observation, reason: str | None = None) -> None:
+    run.append_step(trajectory_record(step, action, observation, reason), oracle_record(observation, first=step == 0))
 
 
 @dataclass(kw_only=True)
@@ -161,7 +170,7 @@ def open_session(run_dir: str | Path, state: Mapping[str, Any], *, create: bool,
                     actions = state.get("actions") or []
                     # Steps recorded after the last checkpoint will be played again: forget them.
                     run.truncate_steps(len(actions) if "observation" in state else -1)
-                    observation = _replay(env, run, actions, restore="observation" in state)
+                    observation = _replay(env, run, actions, state.get("reasons") or [], restore="observation" in state)
                 except BaseException:
                     memory.close()
                     raise
@@ -176,7 +185,7 @@ def open_session(run_dir: str | Path, state: Mapping[str, Any], *, create: bool,
         return session
 
 
-def _replay(env: TextEnv, run: RunDir, actions: list[str], *, restore: bool) -> Observation:
+def _replay(env: TextEnv, run: RunDir, actions: list[str], reasons: list[str | None], *, restore: bool) -> Observation:
     """Reset the game and run ``actions`` again, checking each answer against the trajectory. When
     ``restore`` (the actions are checkpointed), a step missing at the trajectory's end (a line torn
     by a crash) is recorded again."""
@@ -188,7 +197,7 @@ def _replay(env: TextEnv, run: RunDir, actions: list[str], *, restore: bool) -> 
         expected = recorded.get(step)
         if expected is None:
             if restore:
-                record_step(run, step, action, observation)
+                record_step(run, step, action, observation, reasons[step - 1] if 0 < step <= len(reasons) else None)
         elif expected.get("observation") != observation.text:
             raise ReplayMismatch(
                 f"run {run.run_id}: replaying step {step} ({action or 'reset'}) gave a different observation than recorded;"

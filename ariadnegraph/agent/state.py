@@ -36,6 +36,8 @@ class EpisodeInput(TypedDict, total=False):
     variation: int | None
     max_steps: int
     run_id: str
+    lessons: list[str]  # reflections from earlier trials or runs (Reflexion), shown to the deciding roles
+    script: list[str]  # commands to play in order instead of choosing them (a gold trajectory read into memory)
 
 
 class AgentState(EpisodeInput, total=False):
@@ -52,6 +54,7 @@ class AgentState(EpisodeInput, total=False):
     won: bool
     lost: bool
     actions: list[str]  # every executed command, in order: replaying them rebuilds the game
+    reasons: list[str | None]  # the reason each was chosen with: a step written again after a crash keeps it
     last_action: str | None
     history: Annotated[list[dict[str, Any]], keep_last(1000)]  # {step, action, observation}; the full_history preset reads it all
     # memory path
@@ -74,6 +77,7 @@ class AgentState(EpisodeInput, total=False):
     replans: int  # planner calls in this step
     reflections: Annotated[list[str], keep_last(10)]
     proposed: str | None  # the action the critic approved, for the actor
+    reason: str | None  # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
     thought_db: dict[str, Any]  # AgentKit presets: the thought graph's database (plans, knowledge, history)
     thought_trace: list[str]  # the thought nodes that ran this step, temporary ones included
     # accounting

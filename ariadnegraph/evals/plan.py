@@ -33,6 +33,10 @@ class Job:
     base_url: str | None = None
     switches: tuple[tuple[str, Any], ...] = ()  # (switch, value), sorted
     label: str = ""  # an ablation cell's name
+    trials: int = 1  # Reflexion: the game played again after a failure, up to this many times
+    carry_memory: bool = False  # a trial's memory starts with what the previous one knew
+    memory_from: str | None = None  # the agent whose memory namespace seeds every episode
+    store: str | None = None  # the long-term memory Store's file (config.memory_store_path)
 
     @property
     def system(self) -> str:
@@ -45,8 +49,10 @@ class Job:
     def key(self) -> str:
         g = self.game
         changed = f"|set={','.join(f'{k}={v}' for k, v in self.switches)}" if self.switches else ""
+        memory = (f"|trials={self.trials}" if self.trials > 1 else "") + ("|carry" if self.carry_memory else "") + \
+            (f"|memory={self.memory_from}" if self.memory_from else "")
         return (f"{self.suite}|{self.preset}{changed}|{self.model}|{g.env}|seed={g.seed}|variation={g.variation}|steps={g.max_steps}"
-                f"|attempt={self.attempt}")
+                f"|attempt={self.attempt}{memory}")
 
     @property
     def run_id(self) -> str:

@@ -52,6 +52,10 @@ def plan_eval(
     max_steps: int | None = None,
     switches: Sequence[str] | None = None,
     ablate: str | None = None,
+    trials: int = 1,
+    carry_memory: bool = False,
+    memory_from: str | None = None,
+    store: str | None = None,
     command: str = "",
 ) -> EvalPlan:
     """Check every input (suite, presets, model provider, workers, prices, subset) without writing."""
@@ -76,10 +80,34 @@ def plan_eval(
         raise EvalError(f"workers must be at least 1, got {workers}")
     if attempts is not None and attempts < 1:
         raise EvalError(f"attempts must be at least 1, got {attempts}")
+    if not 1 <= trials <= 100:
+        raise EvalError(f"trials must be between 1 and 100, got {trials}")
+    if carry_memory and trials < 2:
+        raise EvalError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
+    store_file = None
+    if memory_from is not None:
+        from ..config import memory_store_path
+        from ..memory.longterm import check_name
+
+        try:
+            check_name(memory_from)
+            store_file = str(memory_store_path(store).resolve())
+        except ValueError as exc:
+            raise EvalError(str(exc)) from None
     check_models(AgentContext(model=model, base_url=base_url))  # an unknown provider fails before any write
+    from ..agentkit.spec import load_thoughts
+
+    for preset, changed, _ in systems:  # a thought graph that cannot be read fails before any write too
+        thought_graph = AgentContext(preset=preset, switch_overrides=changed).switches.thoughts
+        if thought_graph:
+            try:
+                load_thoughts(thought_graph)
+            except ValueError as exc:
+                raise EvalError(str(exc)) from None
     prices = load_prices(prices_file)
     games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
-    jobs = [Job(spec.name, preset, model, game, attempt, base_url, tuple(sorted(changed.items())), label)
+    jobs = [Job(spec.name, preset, model, game, attempt, base_url, tuple(sorted(changed.items())), label, trials, carry_memory, memory_from,
+                store_file)
             for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset, changed, label in systems]
     shown = tuple(dict.fromkeys(job.system for job in jobs))
     return EvalPlan(spec, shown, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
@@ -129,25 +157,26 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     """Play (or continue) one episode and return its record."""
     from ..agent.context import AgentContext
     from ..agent.integrity import checked_copies
-    from ..play import play, resume
+    from ..play import play_trials, trial_run_id
     from .graph_metrics import graph_growth, steps_per_replan
 
     started = time.perf_counter()
     path = runs_dir / job.run_id
     resumed = path.joinpath("run.json").is_file() and not fresh
-    if resumed:
-        summary = resume(job.run_id, run_dir=runs_dir)
-    else:
-        if path.exists():  # killed before run.json was written, or asked to re-run
-            shutil.rmtree(path)
-        context = AgentContext(model=job.model, preset=job.preset, run_dir=str(runs_dir), base_url=job.base_url,
-                               switch_overrides=dict(job.switches))
-        game = job.game
-        summary = play(game.env, seed=game.seed, variation=game.variation, max_steps=game.max_steps, context=context,
-                       run_id=job.run_id)
+    if not resumed:
+        for k in range(1, job.trials + 1):  # killed before run.json was written, or asked to re-run
+            shutil.rmtree(runs_dir / trial_run_id(job.run_id, k), ignore_errors=True)
+    context = AgentContext(model=job.model, preset=job.preset, run_dir=str(runs_dir), base_url=job.base_url,
+                           switch_overrides=dict(job.switches))
+    game = job.game
+    lessons, facts = _seed_memory(job, runs_dir)
+    played = play_trials(game.env, trials=job.trials, carry_memory=job.carry_memory, seed=game.seed, variation=game.variation,
+                         max_steps=game.max_steps, context=context, run_id=job.run_id, lessons=lessons, seed_facts=facts,
+                         seeded_from=f"memory:{job.memory_from}" if job.memory_from else None)
+    summary = played[-1]
     wall = time.perf_counter() - started
-    with checked_copies(runs_dir, [job.run_id]) as copies:  # every measure below reads one checked copy
-        run = RunDir.open(copies, job.run_id)
+    with checked_copies(runs_dir, [summary["run_id"]]) as copies:  # every measure below reads one checked copy
+        run = RunDir.open(copies, summary["run_id"])
         curve = [float(step.get("score") or 0.0) for step in run.steps()]
         oracle = list(run.oracle_steps())
         fidelity = _fidelity(run)
@@ -158,6 +187,9 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     peaks = {key: max(o[key] for o in oracle if isinstance(o.get(key), (int, float)))
              for key in PEAK_KEYS if any(isinstance(o.get(key), (int, float)) for o in oracle)}
     score, max_score = float(summary["score"]), float(summary["max_score"])
+    # every trial's model calls count, the reflections between them included
+    prompt = sum(int(r["prompt_tokens"]) + int((r.get("reflection") or {}).get("prompt_tokens", 0)) for r in played)
+    completion = sum(int(r["completion_tokens"]) + int((r.get("reflection") or {}).get("completion_tokens", 0)) for r in played)
     return {
         "key": job.key, "suite": job.suite, "preset": job.system, "base_preset": job.preset, "switches": dict(job.switches),
         "model": job.model, "env": job.game.env,
@@ -169,13 +201,27 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
         "steps_per_replan": steps_per_replan(int(summary["steps"]), summary.get("usage_by_node") or {}),
         "kg_facts": growth["facts_by_step"][-1][1] if growth["facts_by_step"] else 0, "kg_recorded": growth["recorded"],
         "kg_update_rate": growth["update_rate"], "kg_growth": growth["facts_by_step"],
-        "won": bool(summary["won"]), "steps": int(summary["steps"]), "llm_calls": int(summary["llm_calls"]),
-        "prompt_tokens": int(summary["prompt_tokens"]), "completion_tokens": int(summary["completion_tokens"]),
-        "cost_usd": episode_cost(prices, job.model, summary["prompt_tokens"], summary["completion_tokens"]),
+        "won": bool(summary["won"]), "steps": int(summary["steps"]), "llm_calls": sum(int(r["llm_calls"]) for r in played),
+        "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": episode_cost(prices, job.model, prompt, completion),
+        "trials": [{"trial": r["trial"], "run_id": r["run_id"], "won": bool(r["won"]), "score": float(r["score"]), "steps": int(r["steps"]),
+                    "lesson": (r.get("reflection") or {}).get("text")} for r in played],
+        "won_by_trial": [any(r["won"] for r in played[:k]) for k in range(1, job.trials + 1)],
         "fallbacks": int(summary.get("fallbacks", 0)), "wall_seconds": round(wall, 3), "resumed": resumed,
         "precision": (fidelity or {}).get("precision"), "recall": (fidelity or {}).get("recall"), "fidelity": fidelity,
         "curve": curve,
     }
+
+
+def _seed_memory(job: Job, runs_dir: Path) -> tuple[list[str], list[Any]]:
+    """The lessons and facts of the job's memory namespace (agent ``memory_from``, family = the game's)."""
+    if not job.memory_from:
+        return [], []
+    from ..config import memory_store_path
+    from ..memory.longterm import LongTermMemory, Namespace, env_family
+
+    with LongTermMemory(memory_store_path(job.store)) as store:
+        ns = Namespace(job.memory_from, env_family(job.game.env))
+        return store.lessons(ns), store.facts(ns)
 
 
 def _job_args(job: Job) -> dict[str, Any]:

@@ -345,6 +345,20 @@ def fidelity_table(records: Sequence[dict[str, Any]]) -> str | None:
     return _table(header, rows)
 
 
+def trials_table(records: Sequence[dict[str, Any]]) -> str | None:
+    """Success by trial (Reflexion): the share of episodes won by trial k, per system; None with one trial."""
+    most = max((len(r.get("won_by_trial") or []) for r in records), default=0)
+    if most < 2:
+        return None
+    header = ["preset", "episodes", *(f"won by trial {k}" for k in range(1, most + 1))]
+    rows = []
+    for preset, model in dict.fromkeys((r["preset"], r["model"]) for r in records):
+        mine = [r.get("won_by_trial") or [bool(r["won"])] for r in records if (r["preset"], r["model"]) == (preset, model)]
+        by = [100 * sum(w[min(k, len(w) - 1)] for w in mine) / len(mine) for k in range(most)]
+        rows.append([f"{preset} ({model})", str(len(mine)), *(_pct(v / 100) for v in by)])
+    return _table(header, rows)
+
+
 def markdown_tables(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     """The paper-layout table, the resources table and (TextWorld) the memory-fidelity table, as Markdown."""
     parts = [
@@ -355,6 +369,11 @@ def markdown_tables(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
         f"Means per episode; cost is the cell's total at list prices as of {PRICES_AS_OF} (\"?\" = no known price). "
         "KG precision/recall: memory fidelity against the game's true facts (— when not measured).",
     ]
+    by_trial = trials_table(records)
+    if by_trial is not None:
+        parts += ["## Success by trial", by_trial,
+                  "An episode failed at trial k is played again with the lessons the model wrote after each failed trial "
+                  "(Reflexion); a won episode counts as won for every later trial."]
     fidelity = fidelity_table(records)
     if fidelity is not None:
         parts += [

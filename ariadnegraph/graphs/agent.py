@@ -69,6 +69,8 @@ def route_after_memory(
     (an AgentKit preset's thought graph does its own thinking)."""
     if state.get("done"):
         return "finish"
+    if state.get("script"):  # a given trajectory: nothing to decide
+        return "actor"
     preset = _switches(runtime)
     if preset.thoughts:
         return "thoughts"

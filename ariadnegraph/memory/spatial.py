@@ -131,3 +131,12 @@ def shortest_path(view: KGView, start: str, goal: str, assume_reversible: bool =
     except nx.NetworkXNoPath:
         return None
     return [(graph.edges[a, b]["direction"], b) for a, b in zip(rooms, rooms[1:])]
+
+
+def reachable_places(view: KGView, start: str, assume_reversible: bool = True) -> list[str]:
+    """Keys of the places reachable from ``start`` along known exits, nearest first (``start`` excluded)."""
+    graph = navigation_graph(view, assume_reversible)
+    if start not in graph:
+        return []
+    distances = nx.single_source_shortest_path_length(graph, start)
+    return [place for place, _ in sorted(distances.items(), key=lambda kv: (kv[1], kv[0])) if place != start]

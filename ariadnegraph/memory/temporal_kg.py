@@ -290,12 +290,14 @@ class TemporalKG:
         triplets: Iterable[Triplet],
         outdated: Iterable[int | Triplet] = (),
         source: int | None = None,
+        invalidate: bool = True,
     ) -> FactChange:
         """Record what was observed at ``step``.
 
         ``outdated`` names facts (ids or triplets) a caller knows to be false now; contradicted facts
         found by the conflict rules are closed too. A triplet that is already open is kept, not
-        duplicated. Returns what changed so callers can log and embed exactly that.
+        duplicated. With ``invalidate`` off nothing is closed: the KG only appends timestamped facts (DAVIS),
+        and readers take the newest. Returns what changed so callers can log and embed exactly that.
         """
         if step < self.last_step:
             raise ValueError(f"step {step} is before the last recorded step {self.last_step}")
@@ -303,7 +305,7 @@ class TemporalKG:
         added: list[Fact] = []
         kept: list[Fact] = []
         closed: list[Fact] = []
-        for item in outdated:
+        for item in outdated if invalidate else ():
             fact = self._resolve_open(item)
             if fact is not None:
                 closed.append(self._close(fact, step))
@@ -317,7 +319,7 @@ class TemporalKG:
             if existing is not None:
                 kept.append(self._facts[existing])
                 continue
-            for other in self._conflicting(candidate):
+            for other in self._conflicting(candidate) if invalidate else ():
                 if other.key not in seen:  # two facts of the same step never close each other
                     closed.append(self._close(other, step))
             added.append(self._store(candidate))

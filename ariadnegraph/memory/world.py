@@ -144,11 +144,13 @@ class WorldMemory:
         triplets: Iterable[Triplet] = (),
         outdated: Iterable[int | Triplet] = (),
         action: str | None = None,
+        invalidate: bool = True,
     ) -> FactChange:
-        """Record one step: the observation ``text`` and the facts extracted from it, atomically."""
+        """Record one step: the observation ``text`` and the facts extracted from it, atomically
+        (``invalidate=False``: contradicted and outdated facts stay open, see ``TemporalKG.update``)."""
         if step in self.episodes:
             raise ValueError(f"step {step} is already recorded")
-        change = self.kg.update(step, list(triplets), outdated, source=step)
+        change = self.kg.update(step, list(triplets), outdated, source=step, invalidate=invalidate)
         episode = Episode(step, text, action, frozenset(f.id for f in change.added + change.kept))
         self.episodes[step] = episode
         self._index_episode(episode)
@@ -166,6 +168,23 @@ class WorldMemory:
             events.append(("episode", episode.to_dict()))
             self._log.append(events)
         return change
+
+    def seed(self, triplets: Iterable[Triplet]) -> int:
+        """Facts known before the episode starts (memory carried over from earlier runs or trials):
+        recorded at step 0 with no episode, so the first observation can still close what it contradicts.
+        Returns how many facts were added."""
+        if self.episodes:
+            raise ValueError("a memory is seeded before its first step")
+        change = self.kg.update(0, list(triplets), source=None)
+        new_entities = [k for f in change.added for k in (f.subject_key, f.object_key) if k not in self.entity_index]
+        for fact in change.added:
+            self._index_new_fact(fact)
+        if self._vectors is not None:
+            self._pending_vectors["facts"] += [(f"f{f.id}", f.text()) for f in change.added]
+            self._pending_vectors["entities"] += [(f"e:{k}", self.kg.entity_name(k)) for k in dict.fromkeys(new_entities)]
+        if self._log is not None:
+            self._log.append([("fact", f.to_dict()) for f in change.added])
+        return len(change.added)
 
     def _index_new_fact(self, fact: Fact) -> None:
         if fact.is_open:
@@ -282,6 +301,10 @@ class WorldMemory:
         moves = spatial.shortest_path(self._view(as_of), self.kg.normalizer.key(start), self.kg.normalizer.key(goal))
         return None if moves is None else [(d, self.kg.entity_name(r)) for d, r in moves]
 
+    def reachable_places(self, start: str, as_of: int | None = None) -> list[str]:
+        """Names of the known places reachable from ``start`` along known exits, nearest first."""
+        return [self.kg.entity_name(k) for k in spatial.reachable_places(self._view(as_of), self.kg.normalizer.key(start))]
+
     def unexplored_exits(self, location: str | None = None, as_of: int | None = None) -> dict[str, list[str]]:
         """Unexplored exits of one location, or of every visited location when none is given."""
         view = self._view(as_of)
@@ -335,3 +358,11 @@ class WorldMemory:
             "facts": sorted((f.id, f.subject, f.relation, f.object, f.valid_from) for f in view.facts.values()),
             "episodes": [e.to_dict() for e in self.episodes_until(step)],
         }
+
+
+def lasting_facts(memory: WorldMemory) -> list[Triplet]:
+    """The open facts about the world, oldest first, without the player's own place and inventory (they
+    do not hold at the start of another episode): what a later trial or run may start from."""
+    player, inventory = memory.key(spatial.PLAYER), memory.key("inventory")
+    facts = order_by_time(memory.current().facts.values())
+    return [f.triplet for f in facts if f.subject_key != player and f.object_key != inventory and f.subject_key != inventory]

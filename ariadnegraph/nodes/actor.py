@@ -30,8 +30,20 @@ def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]]
     return [{"action": f"go {direction}", "expected": room} for direction, room in moves]
 
 
+MAX_GO_TO_CHOICES = 8  # 'go to <place>' choices offered beside the game's commands (nearest places first)
+
+
+def go_to_choices(state: AgentState, memory) -> list[str]:
+    """'go to <place>' for the known places the KG's map reaches from here (AriGraph's navigation)."""
+    here = memory.location() or state.get("location")
+    return [f"go to {place}" for place in memory.reachable_places(here)[:MAX_GO_TO_CHOICES]] if here else []
+
+
 def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
+    script = state.get("script") or []
+    if script:  # a given trajectory is played as it is (memory is still written every step)
+        return {"proposed": script[min(state.get("step", 0), len(script) - 1)], "reason": None}
     preset = context.switches
     plan = list(state.get("plan") or [])
     admissible = state.get("admissible") or []
@@ -43,7 +55,8 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             if moves:
                 break
     if preset.react_choice:
-        return _react(state, context, plan, admissible)
+        places = go_to_choices(state, live_session(state, context).memory) if preset.go_to and admissible else []
+        return _react(state, context, plan, admissible, places)
     plan = plan or [{"action": safe_command(admissible), "expected": ""}]
     step = plan[0]
     command = ground_command(step["action"], admissible) if admissible else step["action"]
@@ -60,21 +73,29 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             "plan": plan[1:], **update}
 
 
-def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]], admissible: list[str]) -> dict[str, Any]:
+def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]], admissible: list[str],
+           places: list[str]) -> dict[str, Any]:
     """ReAct decision (AriGraph's action selector, the react baseline): reason, then choose one
-    admissible command, every step, from the working memory and the plan's next step if any."""
-    # The ReAct choice is one of the game's own commands: 'go to' is the planner's, expanded above.
+    admissible command, every step, from the working memory and the plan's next step if any. With
+    ``go_to`` the choices also hold 'go to <place>' for places the KG's map reaches; choosing one
+    plays its first move and keeps the rest as the plan."""
     sections = {**working_memory({**state, "plan": plan}, context), p.COMMANDS: None,
-                p.PROPOSED_ACTION: plan[0]["action"] if plan else None, p.ADMISSIBLE: admissible}
+                p.PROPOSED_ACTION: plan[0]["action"] if plan else None, p.ADMISSIBLE: admissible + places}
     fallback = plan[0]["action"] if plan else safe_command(admissible)
     if admissible:
         fallback = ground_command(fallback, admissible) or safe_command(admissible)
-    schema = action_choice(admissible)
+    schema = action_choice(admissible + places)
     choice, update = ask_structured(context, node="actor", role="actor", schema=schema, system=REACT,
                                     sections=sections, fallback=schema(action=fallback), step=state.get("step", 0))
+    if places and go_to_target(choice.action) is not None:
+        moves = expand_go_to(choice.action, state, live_session(state, context).memory)
+        if moves:
+            first = ground_command(moves[0]["action"], admissible)
+            if first is not None:
+                return {"proposed": first, "expected": moves[0]["expected"], "plan": moves[1:], "reason": choice.reasoning or None, **update}
     command = ground_command(choice.action, admissible) if admissible else choice.action
     if command is None:  # only without the choices in the schema (too many to list)
         command, update = fallback, with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
     return {"proposed": command, "expected": plan[0].get("expected") or None if followed else None,
-            "plan": plan[1:] if followed else plan, **update}
+            "plan": plan[1:] if followed else plan, "reason": choice.reasoning or None, **update}

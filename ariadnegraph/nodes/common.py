@@ -122,6 +122,7 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
     return {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
+        p.LESSONS: state.get("lessons") or None,  # only in a later trial, or a run seeded from a memory namespace
         p.COMMANDS: extra_commands(preset),
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,

@@ -42,6 +42,16 @@ def check_episode_input(state: AgentState) -> None:
     if not state.get("env"):
         raise ValueError("the episode input needs 'env', e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
     check_numbers(max_steps=state.get("max_steps"), seed=state.get("seed"), variation=state.get("variation"))
+    for name in ("lessons", "script"):
+        value = state.get(name)
+        if value is not None and not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
+            raise ValueError(f"the episode input's '{name}' must be a list of strings")
+
+
+def out_of_steps(state: AgentState, step: int) -> bool:
+    """The step limit, or the end of a given script, ends the episode."""
+    limit, script = state.get("max_steps"), state.get("script")
+    return bool(limit and step >= limit) or bool(script and step >= len(script))
 
 
 def check_numbers(*, max_steps: object, seed: object, variation: object) -> None:
@@ -81,7 +91,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         observation = session.observation
         record_step(session.run, 0, None, observation)
         goal = getattr(session.env, "goal", None) or ""
-        return {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "actions": [], "last_action": None,
+        return {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "actions": [], "reasons": [], "last_action": None,
                 "belief": "", "plan": [], "needs_plan": True, "replans": 0, "expected": None, "feedback": None, "reward": 0.0,
                 "history": [{"step": 0, "action": None, "observation": observation.text}]}
     step = state.get("step", 0) + 1
@@ -90,16 +100,14 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         raise RuntimeError(f"run {state['run_id']}: step {step} has no command to play")
     observation = session.env.step(action)
     session.observation = observation
-    record_step(session.run, step, action, observation)
-    if state.get("max_steps") and step >= state["max_steps"] and not observation.done:
-        observation_done = True
-    else:
-        observation_done = observation.done
+    record_step(session.run, step, action, observation, reason=state.get("reason"))
+    observation_done = observation.done or out_of_steps(state, step)
     return {
         **observation_fields(observation),
         "done": observation_done,
         "step": step,
         "actions": [*state.get("actions", []), action],
+        "reasons": [*state.get("reasons", []), state.get("reason")],
         "last_action": action,
         "history": [{"step": step, "action": action, "observation": observation.text}],
         "replans": 0,

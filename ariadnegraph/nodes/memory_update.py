@@ -43,5 +43,6 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str
         triplets = [(t[0], t[1], t[2]) for t in state.get("extraction", []) if len(t) == 3 and all(str(x).strip() for x in t)]
         triplets += place_facts(memory, state)
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", []) if len(t) == 3]
-        memory.observe(step, state.get("observation", ""), triplets, outdated, action=state.get("last_action"))
+        memory.observe(step, state.get("observation", ""), triplets, outdated, action=state.get("last_action"),
+                       invalidate=runtime.context.switches.invalidate)
     return {"extraction": [], "outdated": []}

@@ -31,4 +31,4 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
     return {"plan": [{k: getattr(s, k) for k in keep} for s in steps[:preset.plan_length]], "subgoal": plan.subgoal,
-            "needs_plan": False, "feedback": None, "replans": state.get("replans", 0) + 1, **update}
+            "reason": plan.reasoning or None, "needs_plan": False, "feedback": None, "replans": state.get("replans", 0) + 1, **update}

@@ -107,3 +107,12 @@ not known."""
 
 FINAL_ANSWER = ("No more lookups. Write what you found, one line per finding as 'question -> answer', using only what "
                 "the tools returned.")
+
+
+REFLECT = f"""{AGENT}
+You just failed a trial of this game and will play it again from the start. Read the goal, how the trial
+went and the lessons you already wrote. Then write a short reflection for your next trial: the mistake or
+missing knowledge that cost you the win, and the concrete plan that would avoid it (places, objects and
+commands by name). Do not repeat an earlier lesson word for word.
+Reply with JSON only, for example:
+{{"reflection": "I never found the knife, so I could not slice the carrot. Next time search the kitchen counter first."}}"""

@@ -21,6 +21,8 @@ from .common import ask_structured, environment_section
 from .prompts import EXPLORATION_CHECK
 from .schemas import ExplorationCheck
 
+EPISODE_CHARS = 1200  # one retrieved episode in the planner's prompt (a recipe with its directions fits)
+
 
 def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
@@ -50,8 +52,8 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     facts = order_by_time(facts)[-context.memory_facts:] if preset.retrieval != "stma" else order_by_time(facts)
     update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
-        "episodes_text": [f"step {e.step}: {p.first_line(e.text, 300) if preset.retrieval != 'rag' else ' '.join(e.text.split())}"
-                          for e, _ in episodes if e.step != step],
+        # whole episodes, as AriGraph shows them: a recipe read ten steps ago is in its episode's text
+        "episodes_text": [f"step {e.step}: {p.clip(e.text, EPISODE_CHARS)}" for e, _ in episodes if e.step != step],
         "unexplored": [],
     }
     if preset.unexplored_exits:

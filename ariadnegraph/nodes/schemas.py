@@ -79,6 +79,13 @@ class Plan(BaseModel):
                                                        json_schema_extra={"maxItems": 8})
 
 
+class Reflection(BaseModel):
+    """After a failed trial (Reflexion): what went wrong and what to do differently next time."""
+
+    reply_tokens: ClassVar[int] = 200
+    reflection: Annotated[str, _clip(400)] = text(400, "two or three sentences: the mistake, and what to do instead next trial")
+
+
 class ExplorationCheck(BaseModel):
     """Exploration check (AriGraph appendix B): does the plan need exploring?"""
 

@@ -173,3 +173,41 @@ def test_a_repeated_lookup_ends_the_lookups_with_an_answer(monkeypatch):
     assert result["turns"] == 1 and result["answer"] == "knife -> unknown"
     assert [bool(c["tools"]) for c in model.calls] == [True, True, False]  # lookup, the same again, then the answer
     assert result["replies"]["world_model_qa"] == {"parsed": 2, "repeated_lookup": 1}
+
+
+def test_the_react_chooser_may_go_to_a_known_place_and_walks_its_first_move(monkeypatch):
+    """AriGraph's action selector can choose 'go to <place>' (the KG's map expands it); the react baseline, without go_to, cannot."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    memory = WorldMemory()
+    memory.observe(1, "-= Hall =-", [("player", "in", "hall"), ("kitchen", "south of", "hall")])
+    memory.observe(2, "-= Kitchen =-", [("player", "in", "kitchen"), ("pantry", "west of", "kitchen")])
+    memory.observe(3, "-= Pantry =-", [("player", "in", "pantry")])
+    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
+    state = {**STATE, "plan": [], "admissible": ["go east", "look"], "location": "pantry"}
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="the hall", action="go to hall")]))
+    update = actor_module.actor(state, runtime(preset="arigraph"))
+    assert update["proposed"] == "go east" and update["plan"] == [{"action": "go north", "expected": "hall"}]
+    assert sections_of(model.calls[0])[p.ADMISSIBLE].splitlines()[-2:] == ["- go to kitchen", "- go to hall"]
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="", action="look")]))
+    assert actor_module.actor(state, runtime(preset="react"))["proposed"] == "look"
+    assert "go to" not in sections_of(model.calls[0])[p.ADMISSIBLE]
+
+
+def test_arigraph_episodic_search_shows_whole_episodes(monkeypatch):
+    """A recipe read earlier reaches the planner: the retrieved episode is its whole text, not its first line."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import retriever as retriever_module
+
+    memory = WorldMemory()
+    recipe = "You open the cookbook.\n\nIngredients:\n  red potato\n\nDirections:\n  slice the red potato\n  prepare meal"
+    memory.observe(1, recipe, [("cookbook", "in", "kitchen"), ("red potato", "is", "ingredient")])
+    memory.observe(2, "-= Kitchen =- A red potato is on the counter.", [("red potato", "on", "counter"), ("player", "in", "kitchen")])
+    monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
+    update = retriever_module.retriever({**STATE, "step": 2}, runtime(preset="arigraph", switch_overrides={"exploration_check": False}))
+    assert any("slice the red potato prepare meal" in e for e in update["episodes_text"]), update["episodes_text"]

@@ -44,3 +44,9 @@ def test_locations_and_exits():
     assert spatial.locations(view) == {"kitchen", "hall", "cellar"}
     assert spatial.exits(view, "kitchen") == {"north": "hall"}
     assert spatial.exits(view, "hall") == {"south": "kitchen"}
+
+
+def test_reachable_places_nearest_first():
+    kg = build([("hall", "north of", "kitchen"), ("study", "east of", "hall"), ("garden", "west of", "kitchen")], [])
+    assert spatial.reachable_places(kg.current(), "kitchen") == ["garden", "hall", "study"]
+    assert spatial.reachable_places(kg.current(), "moon") == []

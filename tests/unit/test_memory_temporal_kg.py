@@ -97,3 +97,17 @@ def test_conflicts_are_found_through_shared_subject_or_exclusive_object_only():
     change = kg.update(3, [("box", "is", "open"), ("apple", "in", "inventory"), ("hall", "north of", "loop")])
     assert sorted(f.triplet for f in change.closed) == [("apple", "in", "box"), ("box", "is", "closed"), ("loop", "north of", "loop")]
     assert ("door", "is", "open") in kg.current() and ("cellar", "north of", "kitchen") in kg.current()
+
+
+def test_never_invalidate_only_appends_and_the_newest_place_wins():
+    """DAVIS's KG (``invalidate=False``): contradicted and outdated facts stay open beside the new ones."""
+    from ariadnegraph.memory import spatial
+
+    kg = TemporalKG()
+    kg.update(1, [("player", "in", "kitchen"), ("door", "is", "closed")])
+    change = kg.update(2, [("player", "in", "hall"), ("door", "is", "open")], outdated=[("door", "is", "closed")], invalidate=False)
+    assert change.closed == () and all(f.is_open for f in kg.all_facts)
+    assert kg.current().triplets() == {("player", "in", "kitchen"), ("player", "in", "hall"), ("door", "is", "closed"), ("door", "is", "open")}
+    assert spatial.current_location(kg.current()) == "hall"
+    kg.update(3, [("player", "in", "cellar")])  # the default closes what the new fact contradicts again
+    assert {f.triplet for f in kg.all_facts if not f.is_open} == {("player", "in", "hall"), ("player", "in", "kitchen")}

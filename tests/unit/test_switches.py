@@ -24,7 +24,7 @@ EXAMPLES = {"summarizer": "false", "knowledge_graph": "off", "retrieval": "stma"
             "history": "none", "history_full_text": "true", "summarizer_history": "25", "unexplored_exits": "no",
             "exploration_check": "yes", "memory_facts_shown": "0", "aggregator": "llm", "qa_turns": "0", "planner": "never",
             "plan_length": "2", "expected_rewards": "1", "precheck": "false", "outcome_check": "false", "react_choice": "true",
-            "reflections": "false", "go_to": "false", "thoughts": "crafter"}
+            "reflections": "false", "go_to": "false", "invalidate": "false", "thoughts": "crafter"}
 
 
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
@@ -74,6 +74,7 @@ def test_the_ablation_grids_turn_off_what_each_paper_removed():
     assert not stma["STMA w/o Critic"].critic and stma["STMA w/o Critic"].aggregator == "llm"
     davis = {v.label: AgentContext(preset=v.preset, switch_overrides=v.switches).switches for v in ablation("davis")}
     assert davis["D+W"] == PRESETS["davis"] and not davis["D-C"].reflections and davis["D-C"].outcome_check  # replanning stays
+    assert not davis["D+W (append-only KG)"].invalidate and davis["D+W"].invalidate
     assert davis["D-A"].plan_length == 1 and davis["D (no world model)"].qa_turns == 0 and not davis["D (no world model)"].knowledge_graph
     arigraph = {v.label: AgentContext(preset=v.preset, switch_overrides=v.switches).switches for v in ablation("arigraph")}
     assert arigraph["AriGraph w/o episodic"].episodes_k == 0 and not arigraph["AriGraph w/o exploration"].unexplored_exits
@@ -89,3 +90,12 @@ def test_an_ablation_plan_names_its_cells_and_keeps_them_apart(tmp_path):
         plan_eval("stma-cooking", ["stma"], ablate="davis", out=tmp_path)
     with pytest.raises(ValueError, match="unknown ablation grid"):
         plan_eval("stma-cooking", [], ablate="nosuch", out=tmp_path)
+
+
+def test_a_thought_graph_that_cannot_be_read_is_refused_before_any_write(tmp_path):
+    bad = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--set", "thoughts=nosuch", "--run-dir", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "thought graph 'nosuch' cannot be read" in bad.stderr
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(EvalError, match="thought graph 'nosuch'"):
+        plan_eval("crafter", ["react"], switches=["thoughts=nosuch"], out=tmp_path / "out")

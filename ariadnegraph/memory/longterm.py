@@ -1,0 +1,130 @@
+"""Memory that outlives a run: LangGraph's Store (SQLite), one namespace per agent and environment family.
+
+A namespace holds what an agent learned in a family of worlds (``cooking``, ``scienceworld``, ...):
+
+* ``("ariadne", agent, family, "facts")``: triplets it knew at the end of earlier runs, or read from the
+  gold trajectories of training variations (DAVIS's protocol), keyed by the triplet, with their sources;
+* ``("ariadne", agent, family, "lessons")``: reflections written after failed trials (Reflexion).
+
+The Store's file is ``config.memory_store_path`` (``--store``, ``$ARIADNE_STORE``). A run started with
+``--memory-from AGENT`` has its memory seeded with its namespace's facts before the
+first step (:meth:`WorldMemory.seed`) and its planner shown the latest lessons. Namespaces never see each
+other: another agent, or the same agent in another family, starts empty.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langgraph.store.sqlite import SqliteStore
+
+from .facts import Triplet
+
+ROOT = "ariadne"
+LESSONS_SHOWN = 3  # Reflexion keeps the last few reflections
+_PAGE = 500
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def env_family(env_spec: str) -> str:
+    """The family of worlds an env spec belongs to: its prefix (``scienceworld:boil`` -> ``scienceworld``)."""
+    return (env_spec or "").split(":", 1)[0] or "unknown"
+
+
+def check_name(value: str, what: str = "agent") -> str:
+    if not _NAME.match(value or ""):
+        raise ValueError(f"memory namespace {what} '{value}' must be 1-64 letters, digits, '_', '.' or '-'")
+    return value
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """One agent's memory of one family of worlds."""
+
+    agent: str
+    family: str
+
+    def __post_init__(self) -> None:
+        check_name(self.agent, "agent")
+        check_name(self.family, "family")
+
+    @property
+    def facts(self) -> tuple[str, ...]:
+        return (ROOT, self.agent, self.family, "facts")
+
+    @property
+    def lessons(self) -> tuple[str, ...]:
+        return (ROOT, self.agent, self.family, "lessons")
+
+    def __str__(self) -> str:
+        return f"{self.agent}/{self.family}"
+
+
+def _fact_key(triplet: Triplet) -> str:
+    return "|".join(" ".join(part.lower().split()) for part in triplet)
+
+
+class LongTermMemory:
+    """The Store behind every namespace (open it as a context manager)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._stack = ExitStack()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.store: SqliteStore = self._stack.enter_context(SqliteStore.from_conn_string(str(self.path)))
+        self.store.setup()
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def __enter__(self) -> "LongTermMemory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _all(self, namespace: tuple[str, ...]) -> Iterator[Any]:
+        offset = 0
+        while True:
+            page = self.store.search(namespace, limit=_PAGE, offset=offset)
+            yield from (item for item in page if tuple(item.namespace) == namespace)
+            if len(page) < _PAGE:
+                return
+            offset += _PAGE
+
+    def add_facts(self, ns: Namespace, triplets: Iterable[Triplet], source: str) -> int:
+        """Remember ``triplets`` (from ``source``: a run id, ``gold:ENV:vN``); returns how many were new."""
+        added = 0
+        for triplet in dict.fromkeys((t[0], t[1], t[2]) for t in triplets):
+            key = _fact_key(triplet)
+            found = self.store.get(ns.facts, key)
+            sources = list((found.value.get("sources") if found else None) or [])
+            added += found is None
+            self.store.put(ns.facts, key, {"triplet": list(triplet), "sources": [*sources, source][-20:]}, index=False)
+        return added
+
+    def facts(self, ns: Namespace) -> list[Triplet]:
+        """Every triplet of the namespace, oldest first."""
+        items = sorted(self._all(ns.facts), key=lambda item: item.created_at)
+        return [(v[0], v[1], v[2]) for v in (item.value.get("triplet") for item in items) if isinstance(v, list) and len(v) == 3]
+
+    def add_lessons(self, ns: Namespace, lessons: Iterable[str], source: str) -> None:
+        known = {str(item.value.get("text")) for item in self._all(ns.lessons)}
+        for n, lesson in enumerate(lessons):
+            if lesson.strip() and lesson.strip() not in known:
+                self.store.put(ns.lessons, f"{time.time_ns()}-{n}", {"text": lesson.strip(), "source": source}, index=False)
+
+    def lessons(self, ns: Namespace, limit: int = LESSONS_SHOWN) -> list[str]:
+        """The newest ``limit`` lessons, oldest first."""
+        items = sorted(self._all(ns.lessons), key=lambda item: item.key)
+        return [str(item.value.get("text")) for item in items[-limit:]] if limit else []
+
+    def namespaces(self) -> list[Namespace]:
+        found = {(n[1], n[2]) for n in self.store.list_namespaces(prefix=(ROOT,)) if len(n) == 4}
+        return [Namespace(agent, family) for agent, family in sorted(found)]

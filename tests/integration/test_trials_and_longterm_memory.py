@@ -1,0 +1,122 @@
+"""Multi-trial episodes (Reflexion) and memory that outlives a run (LangGraph Store namespaces), played
+offline: a lesson written after a failed trial reaches the next trial's planner; a memory carried between
+trials or seeded from a namespace is in the new run's memory before its first step; namespaces are
+isolated; gold trajectories are read into a namespace; an eval reports success by trial."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ariadnegraph import prompting as p
+from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.agent.integrity import checked_copies
+from ariadnegraph.evals.runner import plan_eval, run_eval
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+from ariadnegraph.play import play, play_trials
+from ariadnegraph.runs import RunDir
+
+ARIADNE = str(Path(sys.executable).parent / "ariadne")
+pytestmark = pytest.mark.slow
+
+
+def prompts(run_dir: Path, run_id: str, node: str) -> list[str]:
+    calls = [json.loads(line) for line in (run_dir / run_id / "calls.jsonl").read_text().splitlines()]
+    return [json.dumps(c["prompt"]) for c in calls if c.get("node") == node and "prompt" in c]
+
+
+def memory_at_start(run_dir: Path, run_id: str) -> set[tuple[str, str, str]]:
+    with checked_copies(run_dir, [run_id]) as copies, WorldMemory.open(RunDir.open(copies, run_id).memory_path) as memory:
+        return {f.triplet for f in memory.all_facts if f.source is None}
+
+
+def test_a_failed_trial_teaches_the_next_and_carries_its_memory(tmp_path: Path) -> None:
+    results = play_trials("cooking:2", trials=2, carry_memory=True, seed=3, max_steps=4, context=AgentContext(run_dir=str(tmp_path)),
+                          run_id="t")
+    assert [(r["trial"], r["run_id"], r["won"]) for r in results] == [(1, "t", False), (2, "t-t2", False)]
+    lesson = results[0]["reflection"]["text"]
+    assert lesson and results[0]["reflection"]["calls"] == 1
+    meta = json.loads((tmp_path / "t-t2" / "run.json").read_text())
+    assert meta["lessons"] == [lesson] and meta["trial"] == {"index": 2, "of": 2, "first_run": "t"}
+    # the lesson is in every planner prompt of trial 2, and in none of trial 1
+    assert all(p.LESSONS in text and lesson[:40] in text for text in prompts(tmp_path, "t-t2", "planner"))
+    assert prompts(tmp_path, "t", "planner") and not any(p.LESSONS in text for text in prompts(tmp_path, "t", "planner"))
+    # trial 2's memory starts with what trial 1 knew of the world (not where the player was or what it held)
+    carried = memory_at_start(tmp_path, "t-t2")
+    assert meta["seeded"] == {"from": "t", "facts": len(carried)} and len(carried) > 5
+    assert not any(s == "player" or o == "inventory" for s, _, o in carried)
+
+
+def test_trials_stop_at_a_win_and_a_rerun_plays_only_what_is_missing(tmp_path: Path) -> None:
+    won = play_trials("treasure:1", trials=3, max_steps=5, context=AgentContext(run_dir=str(tmp_path)), run_id="w")
+    assert len(won) == 1 and won[0]["won"] and not (tmp_path / "w-t2").exists()
+    first = play_trials("cooking:2", trials=1, seed=3, max_steps=3, context=AgentContext(run_dir=str(tmp_path)), run_id="r")
+    calls = (tmp_path / "r" / "calls.jsonl").read_text()
+    again = play_trials("cooking:2", trials=2, seed=3, max_steps=3, context=AgentContext(run_dir=str(tmp_path)), run_id="r")
+    assert (tmp_path / "r" / "calls.jsonl").read_text() == calls  # trial 1 was read back, not played again
+    assert again[0]["score"] == first[0]["score"] and [r["run_id"] for r in again] == ["r", "r-t2"]
+
+
+def test_a_seeded_memory_is_visible_to_a_new_run_and_isolated_from_other_namespaces(tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite"
+    facts = [("cookbook", "on", "counter"), ("knife", "in", "drawer")]
+    with LongTermMemory(store) as memory:
+        memory.add_facts(Namespace("chef", "cooking"), facts, source="by hand")
+        memory.add_lessons(Namespace("chef", "cooking"), ["read the cookbook first"], source="by hand")
+        assert memory.facts(Namespace("chef", "treasure")) == [] and memory.facts(Namespace("other", "cooking")) == []
+    env = {**os.environ, "ARIADNE_STORE": str(store)}
+    for run_id, agent in (("seeded", "chef"), ("other", "other")):
+        done = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "2", "--memory-from", agent,
+                               "--run-dir", str(tmp_path / "runs"), "--run-id", run_id], capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+    assert memory_at_start(tmp_path / "runs", "seeded") == set(facts)
+    meta = json.loads((tmp_path / "runs" / "seeded" / "run.json").read_text())
+    assert meta["seeded"] == {"from": "memory:chef/cooking", "facts": 2} and meta["lessons"] == ["read the cookbook first"]
+    assert memory_at_start(tmp_path / "runs", "other") == set()
+    other = json.loads((tmp_path / "runs" / "other" / "run.json").read_text())
+    assert "seeded" not in other and "lessons" not in other
+
+
+def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) -> None:
+    env = {**os.environ, "ARIADNE_STORE": str(tmp_path / "store.sqlite")}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([ARIADNE, *args], capture_output=True, text=True, env=env, timeout=300)
+
+    gold = cli("memory", "seed-gold", "cooking:1", "--variations", "1", "--by-seed", "--agent", "davis", "--run-dir", str(tmp_path / "runs"))
+    assert gold.returncode == 0, gold.stderr[-2000:]
+    assert "gold steps read (won)" in gold.stdout
+    played = play("cooking:1", seed=2, max_steps=3, context=AgentContext(run_dir=str(tmp_path / "runs")), run_id="later")
+    saved = cli("memory", "save", played["run_id"], "--agent", "davis", "--run-dir", str(tmp_path / "runs"))
+    assert saved.returncode == 0, saved.stderr
+    with LongTermMemory(tmp_path / "store.sqlite") as memory:
+        stored = memory.store.search(Namespace("davis", "cooking").facts, limit=1000)
+    sources = {s for item in stored for s in item.value["sources"]}
+    assert "gold:cooking:1:seed=1" in sources and "later" in sources
+    shown = cli("memory", "show", "--agent", "davis")
+    assert shown.stdout.startswith(f"davis/cooking: {len(stored)} facts")
+    for bad, message in ((("memory", "seed-gold", "cooking:1", "--variations", "x", "--agent", "a"), "not a list of numbers"),
+                         (("memory", "show", "--store", str(tmp_path)), "is a directory"),
+                         (("play", "--env", "cooking:1", "--memory-from", "no spaces allowed"), "must be 1-64 letters"),
+                         (("play", "--env", "cooking:1", "--carry-memory"), "give --trials 2 or more"),
+                         (("play", "--env", "cooking:1", "--trials", "0"), "trials must be between 1 and 100")):
+        refused = cli(*bad)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and message in refused.stderr, (bad, refused.stderr)
+
+
+def test_an_eval_with_trials_reports_success_by_trial(tmp_path: Path) -> None:
+    plan = plan_eval("stma-cooking", ["react"], out=tmp_path / "out", groups=["1"], per_group=1, max_steps=3, trials=2)
+    records = run_eval(plan, progress=False)
+    assert len(records) == 1 and [t["trial"] for t in records[0]["trials"]] == [1, 2]
+    assert records[0]["won_by_trial"] == [False, False] and records[0]["trials"][0]["lesson"]
+    assert records[0]["key"].endswith("|trials=2")
+    table = (tmp_path / "out" / "table.md").read_text()
+    assert "## Success by trial" in table and "won by trial 2" in table
+    again = run_eval(plan, progress=False)  # finished: nothing is played again
+    assert again == records
