@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -307,6 +308,8 @@ def _memqa(args: argparse.Namespace) -> int:
     return 0
 
 
+CHECKPOINTER_HELP = ("where new runs keep their LangGraph checkpoints: sqlite (a file in the run, the default) or a PostgreSQL "
+                     "URL (= $ARIADNE_CHECKPOINTER); run metadata stays in the run directory")
 STORE_HELP = "the long-term memory file (default $ARIADNE_STORE or ~/.local/share/ariadnegraph/memory-store.sqlite)"
 
 
@@ -374,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="replace one of the preset's switches, e.g. --set precheck=false (repeatable; see presets.py)")
     play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
     _memory_options(play)
+    play.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
     play.set_defaults(func=_play)
 
     ask = commands.add_parser("ask", help="ask a question about a run's memory")
@@ -415,6 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--ablate", default=None, metavar="GRID",
                           help="play a paper's ablation grid instead of --preset: stma-table2, davis or arigraph")
     _memory_options(evaluate)
+    evaluate.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
     evaluate.set_defaults(func=_eval)
 
     memory = commands.add_parser("memory", help="long-term memory: namespaces per agent and environment family (LangGraph Store)")
@@ -493,12 +498,24 @@ def _os_message(exc: OSError) -> str:
     return f"{exc.strerror or ' '.join(str(exc).split())}{where}"
 
 
+def _database_errors() -> tuple[type[BaseException], ...]:
+    try:
+        import psycopg
+    except ImportError:  # the postgres extra is not installed: no run can use it
+        return ()
+    return (psycopg.Error,)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # before the heavy imports: a usage error prints at once
     import sqlite3
 
+    from .config import CHECKPOINTER_ENV, ConfigError, checkpointer_url
+
+    if getattr(args, "checkpointer", None):  # the flag sets the one setting, for this process and its workers
+        os.environ[CHECKPOINTER_ENV] = args.checkpointer
+    from .agent.checkpoints import CheckpointerUnavailable
     from .agent.session import ReplayMismatch
-    from .config import ConfigError
     from .envs.base import EnvError
     from .fetch import FetchError
     from .memory import MemoryCorrupted, MemoryWriteFailed
@@ -506,10 +523,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .models.local import LocalModelError, stop_owned_servers
 
     provider_errors = _provider_errors()
+    database_errors = _database_errors()
     try:
+        checkpointer_url()  # a bad --checkpointer / $ARIADNE_CHECKPOINTER: one line before anything runs
         return args.func(args)
     except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, MemoryWriteFailed, ReplayMismatch, StructuredOutputError,
-            LocalModelError, FileNotFoundError, FileExistsError, ValueError, OverflowError) as exc:
+            LocalModelError, CheckpointerUnavailable, FileNotFoundError, FileExistsError, ValueError, OverflowError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"ariadne: error: {message}", file=sys.stderr)
         return 2
@@ -518,6 +537,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except sqlite3.Error as exc:  # a checkpoint or memory write refused by the disk (full, read-only)
         print(f"ariadne: error: storage failed: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except database_errors as exc:  # PostgreSQL went away mid-episode: the run resumes from its last checkpoint
+        print(f"ariadne: error: PostgreSQL failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
         return 2
     except MalformedReply as exc:
         print(f"ariadne: error: model provider failed: {' '.join(str(exc).split())}", file=sys.stderr)

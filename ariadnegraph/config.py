@@ -16,6 +16,7 @@ GAMES_DIR_ENV = "ARIADNE_GAMES_DIR"
 CACHE_DIR_ENV = "ARIADNE_CACHE_DIR"
 LOCAL_MODELS_DIR_ENV = "ARIADNE_LOCAL_MODELS_DIR"
 STORE_ENV = "ARIADNE_STORE"
+CHECKPOINTER_ENV = "ARIADNE_CHECKPOINTER"  # sqlite (a file per run, the default) or a postgres:// URL
 STORE_FILE = "memory-store.sqlite"
 
 
@@ -71,3 +72,26 @@ def memory_store_path(explicit: str | Path | None = None) -> Path:
     if path.is_dir():
         raise ConfigError(f"the memory store {path} is a directory, not a file")
     return path
+
+
+def checkpointer_url() -> str | None:
+    """Where new runs keep their LangGraph checkpoints: None for the run's own SQLite file (the default),
+    else the PostgreSQL URL of ``$ARIADNE_CHECKPOINTER`` (``--checkpointer`` sets it for the process and
+    the eval workers it starts). Run metadata always stays in the run directory."""
+    value = (os.environ.get(CHECKPOINTER_ENV) or "").strip()
+    if not value or value == "sqlite":
+        return None
+    if not value.startswith(("postgres://", "postgresql://")):
+        raise ConfigError(f"{CHECKPOINTER_ENV} takes sqlite or a postgres://... URL, got '{value[:60]}'")
+    return value
+
+
+def redacted(url: str) -> str:
+    """A URL without its password (what run.json may record)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))

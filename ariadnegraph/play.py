@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 
-from .agent.checkpoints import checkpointer
+from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpointer, in_postgres, new_run_checkpoints
 from .agent.context import AgentContext
 from .agent.integrity import LOCAL_CHECKPOINTS, check_copy, checked_copies
 from .agent.session import end_session, get_session, open_session
@@ -67,7 +67,7 @@ def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | Non
     meta = run.meta()
     labels = {"run_id": run.run_id, "env": meta["env"], "seed": meta.get("seed"), "preset": context.preset, "model": context.model}
     config: RunnableConfig = {
-        "configurable": {"thread_id": run.run_id},
+        "configurable": {"thread_id": checkpoint_thread(meta)},
         "recursion_limit": NODES_PER_STEP * (max_steps + 2) + 20,
         "callbacks": [CallLog(run.path / CALLS_FILE)],  # every model call, for users without LangSmith
         # LangSmith (when its environment variables are set) groups and filters traces by these.
@@ -121,11 +121,13 @@ def play(
         load_thoughts(context.switches.thoughts)  # a thought graph that cannot be read or is malformed: the same
     options = {k: v for k, v in (("seed", seed), ("variation", variation)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
+    check_checkpointer()  # a PostgreSQL that cannot be reached: the same
     run_id = run_id or new_run_id(env)
     context_meta = {k: v for k, v in asdict(context).items() if k != "api_key"}
     given = {"lessons": list(lessons), "script": list(script)}
-    meta = {"run_id": run_id, "thread_id": run_id, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
-            "context": context_meta, LOCAL_CHECKPOINTS: True, **{k: v for k, v in given.items() if v}}
+    where = new_run_checkpoints(run_id)  # the run's own SQLite file, or a PostgreSQL database
+    meta = {"run_id": run_id, **where, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
+            "context": context_meta, LOCAL_CHECKPOINTS: not in_postgres(where), **{k: v for k, v in given.items() if v}}
     if seed_facts:
         meta["seeded"] = {"from": seeded_from, "facts": len(seed_facts)}
     if trial:
@@ -223,7 +225,7 @@ def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback |
         context = _saved_context(run, meta, api_key)
         check_models(context)
         with checkpointer(run) as saver:
-            snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": run_id}})
+            snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": checkpoint_thread(meta)}})
         if not snapshot.values:
             # Killed before the first checkpoint: start the same episode again under the same id.
             graph_input: dict[str, Any] = {k: meta.get(k) for k in ("env", "seed", "variation", "max_steps", "run_id", "lessons", "script")

@@ -1,19 +1,66 @@
-"""The run's LangGraph checkpoints: one SQLite file per run (``RunDir.checkpoints_path``)."""
+"""The run's LangGraph checkpoints: one SQLite file per run (``RunDir.checkpoints_path``, the default), or
+a PostgreSQL database shared by many runs (``--checkpointer postgres://...`` / ``$ARIADNE_CHECKPOINTER``).
+
+Which one a run uses is decided when it is created and recorded in its run.json (``checkpoints``: the
+store and the URL without its password; the run's ``thread_id`` is its checkpoint thread), so a run keeps
+its checkpoints where it started; everything else about the run (metadata, trajectory, memory) stays in
+its directory.
+"""
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from ..config import CHECKPOINTER_ENV, checkpointer_url, redacted
 from ..runs import CHECKPOINTS_FILE, RunCorrupted, RunDir
+
+CHECKPOINTS = "checkpoints"  # run.json key: {"store": "postgres", "url": ...}; absent: the run's SQLite file
+
+
+class CheckpointerUnavailable(RuntimeError):
+    """A run keeps its checkpoints in PostgreSQL and none was given, or the database cannot be reached."""
+
+
+def new_run_checkpoints(run_id: str) -> dict[str, Any]:
+    """The run.json entries of a new CLI run: its thread, and where its checkpoints are (PostgreSQL, or
+    the run's own SQLite file when no ``checkpoints`` entry is written)."""
+    url = checkpointer_url()
+    if url is None:
+        return {"thread_id": run_id}
+    # a thread of its own in the shared database: two run directories may hold runs of the same id
+    return {"thread_id": f"{run_id}-{secrets.token_hex(4)}", CHECKPOINTS: {"store": "postgres", "url": redacted(url)}}
+
+
+def check_checkpointer() -> None:
+    """A configured PostgreSQL is reachable (its tables made): checked before a run writes anything."""
+    if checkpointer_url() is not None:
+        with _postgres("(new run)", {CHECKPOINTS: {}}):
+            pass
+
+
+def checkpoint_thread(meta: dict[str, Any]) -> str:
+    """The LangGraph thread the run's checkpoints are under (and that owns the run)."""
+    return str(meta.get("thread_id") or meta["run_id"])
+
+
+def in_postgres(meta: dict[str, Any]) -> bool:
+    return (meta.get(CHECKPOINTS) or {}).get("store") == "postgres"
 
 
 @contextmanager
-def checkpointer(run: RunDir) -> Iterator[SqliteSaver]:
+def checkpointer(run: RunDir) -> Iterator[BaseCheckpointSaver]:
+    meta = run.meta()
+    if in_postgres(meta):
+        with _postgres(run.run_id, meta) as saver:
+            yield saver
+        return
     connection = sqlite3.connect(run.checkpoints_path, check_same_thread=False)
     # WAL without a sync per commit: a checkpoint is in the file (OS cache) before the next node runs,
     # which survives a killed process; only a power loss could drop the last few. A full fsync per
@@ -26,17 +73,42 @@ def checkpointer(run: RunDir) -> Iterator[SqliteSaver]:
         connection.close()
 
 
+@contextmanager
+def _postgres(run_id: str, meta: dict[str, Any]) -> Iterator[BaseCheckpointSaver]:
+    url = checkpointer_url()
+    if url is None:
+        raise CheckpointerUnavailable(f"run {run_id} keeps its checkpoints in PostgreSQL ({meta[CHECKPOINTS].get('url')}): "
+                                      f"give --checkpointer postgres://... or set {CHECKPOINTER_ENV}")
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    try:
+        manager = PostgresSaver.from_conn_string(url)
+        saver = manager.__enter__()
+        saver.setup()  # creates the tables once; a no-op after
+    except psycopg.Error as exc:
+        raise CheckpointerUnavailable(f"PostgreSQL at {redacted(url)} cannot be used: {' '.join(str(exc).split())[:200]}") from None
+    try:
+        yield saver
+    finally:
+        manager.__exit__(None, None, None)
+
+
 def latest_values(run: RunDir) -> dict[str, Any] | None:
     """The state of the run's latest checkpoint (None: no checkpoint yet). Opens the file, so call it
     on a reader's copy or as the run's writer; RunCorrupted when the file cannot be read (the page-level
     check is ``integrity.check_run``'s)."""
-    if not run.checkpoints_path.is_file():
+    meta = run.meta()
+    if not in_postgres(meta) and not run.checkpoints_path.is_file():
         return None
     try:
         with checkpointer(run) as saver:
-            found = saver.get_tuple({"configurable": {"thread_id": run.run_id, "checkpoint_ns": ""}})
+            found = saver.get_tuple({"configurable": {"thread_id": checkpoint_thread(meta), "checkpoint_ns": ""}})
+    except CheckpointerUnavailable:
+        raise
     except Exception as exc:  # sqlite3.DatabaseError, or a checkpoint blob that does not decode
-        raise RunCorrupted(f"run {run.run_id}: {CHECKPOINTS_FILE} is damaged ({' '.join(str(exc).split())[:120]})") from None
+        where = "its PostgreSQL checkpoint" if in_postgres(meta) else CHECKPOINTS_FILE
+        raise RunCorrupted(f"run {run.run_id}: {where} is damaged ({' '.join(str(exc).split())[:120]})") from None
     if found is None:
         return None
     values = found.checkpoint.get("channel_values") or {}

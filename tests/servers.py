@@ -1,0 +1,60 @@
+"""Servers the tests start on loopback, on free ports, and stop: PostgreSQL (Debian's binaries).
+
+``.ci/run`` starts one PostgreSQL for the whole run and exports ``ARIADNE_TEST_POSTGRES``; without it the
+``postgres_url`` fixture starts its own (as the ``postgres`` user when run as root: initdb refuses root).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+TEST_POSTGRES_ENV = "ARIADNE_TEST_POSTGRES"
+_BIN_DIRS = [Path(p) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tool(name: str) -> str | None:
+    return shutil.which(name) or next((str(d / name) for d in _BIN_DIRS if (d / name).is_file()), None)
+
+
+def _as_postgres(command: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """A throw-away PostgreSQL on 127.0.0.1 (trust auth); yields its URL. Raises RuntimeError when the
+    binaries are missing."""
+    initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        raise RuntimeError("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+    root = Path(tempfile.mkdtemp(prefix="ariadne-pg-"))
+    data, sockets = root / "data", root / "sockets"
+    sockets.mkdir()
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+        shutil.chown(sockets, "postgres")
+    port = free_port()
+    try:
+        subprocess.run(_as_postgres([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"]), check=True,
+                       capture_output=True, timeout=120)
+        options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"]), check=True,
+                       capture_output=True, timeout=120)
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        if data.exists():
+            subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]), capture_output=True, timeout=60)
+        shutil.rmtree(root, ignore_errors=True)
