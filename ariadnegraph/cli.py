@@ -518,7 +518,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .agent.session import ReplayMismatch
     from .envs.base import EnvError
     from .fetch import FetchError
-    from .memory import MemoryCorrupted, MemoryWriteFailed
+    from .memory import MemoryCorrupted, MemoryWriteFailed, VectorServerUnavailable
     from .models import MalformedReply, StructuredOutputError
     from .models.local import LocalModelError, stop_owned_servers
 
@@ -528,7 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         checkpointer_url()  # a bad --checkpointer / $ARIADNE_CHECKPOINTER: one line before anything runs
         return args.func(args)
     except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, MemoryWriteFailed, ReplayMismatch, StructuredOutputError,
-            LocalModelError, CheckpointerUnavailable, FileNotFoundError, FileExistsError, ValueError, OverflowError) as exc:
+            LocalModelError, CheckpointerUnavailable, VectorServerUnavailable, FileNotFoundError, FileExistsError, ValueError, OverflowError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"ariadne: error: {message}", file=sys.stderr)
         return 2

@@ -58,3 +58,45 @@ def postgres_server() -> Iterator[str]:
         if data.exists():
             subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]), capture_output=True, timeout=60)
         shutil.rmtree(root, ignore_errors=True)
+
+
+class ChromaServer:
+    """``chroma run`` on 127.0.0.1 with its data in ``path``; ``kill`` and ``start`` again on the same port."""
+
+    def __init__(self, path: Path, port: int | None = None) -> None:
+        self.path, self.port = path, port or free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> "ChromaServer":
+        import sys
+        import time
+        import urllib.request
+
+        chroma = Path(sys.executable).parent / "chroma"
+        self.process = subprocess.Popen([str(chroma), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=1).read()
+                return self
+            except OSError:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"chroma run exited with {self.process.returncode}") from None
+                time.sleep(0.2)
+        raise RuntimeError("chroma run did not answer within 60 s")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> "ChromaServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()

@@ -7,7 +7,7 @@ from .facts import Fact, Triplet
 from .normalize import EntityNormalizer, normalize_relation, singularize
 from .retrieval import k_hop_nodes, order_by_time, semantic_search, stma_retrieve
 from .spatial import PLAYER, shortest_path, unexplored_exits
-from .store import EventLog, MemoryCorrupted, MemoryWriteFailed
+from .store import EventLog, MemoryCorrupted, MemoryWriteFailed, VectorServerUnavailable
 from .temporal_kg import FactChange, KGView, TemporalKG
 from .world import WorldMemory
 
@@ -23,6 +23,7 @@ __all__ = [
     "KGView",
     "MemoryCorrupted",
     "MemoryWriteFailed",
+    "VectorServerUnavailable",
     "NO_RULES",
     "PLAYER",
     "TemporalKG",

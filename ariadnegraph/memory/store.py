@@ -24,7 +24,12 @@ class MemoryCorrupted(RuntimeError):
 
 
 class MemoryWriteFailed(RuntimeError):
-    """The memory could not be written (a full disk, a read-only folder); the step was not recorded."""
+    """The memory could not be written (a full disk, a read-only folder, a Chroma server gone); the step
+    was not recorded."""
+
+
+class VectorServerUnavailable(RuntimeError):
+    """The Chroma server a memory keeps its vectors on cannot be reached; nothing was changed."""
 
 
 def _chain(previous: str, kind: str, payload: str) -> str:

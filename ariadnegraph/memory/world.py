@@ -26,11 +26,18 @@ from .episodic import Episode, episodic_search
 from .facts import Fact, Triplet
 from .normalize import EntityNormalizer
 from .retrieval import order_by_time, semantic_search, stma_retrieve
-from .store import EventLog, MemoryCorrupted, MemoryWriteFailed
+from .store import EventLog, MemoryCorrupted, MemoryWriteFailed, VectorServerUnavailable
 from .temporal_kg import KG_EVENTS, FactChange, KGView, TemporalKG
 from .vectorstore import CHROMA_URL_ENV, ChromaVectors, make_client
 
 MEMORY_FILE = "memory.sqlite"
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """A connection that failed (refused, reset, timed out), as Chroma's HTTP client reports it."""
+    text = f"{type(exc).__name__} {exc}".lower()
+    return isinstance(exc, (ConnectionError, TimeoutError)) or any(
+        word in text for word in ("connect", "connection", "timed out", "timeout", "unreachable"))
 
 
 def _one_line(exc: BaseException) -> str:
@@ -86,6 +93,10 @@ class WorldMemory:
             self._log.set_meta("namespace", f"m{uuid.uuid4().hex[:16]}")
         elif spec != embeddings_spec(self.embeddings):
             raise ValueError(f"memory at {self.directory} was built with embeddings '{spec}', not '{embeddings_spec(self.embeddings)}'")
+        if chroma_url:
+            # a server is shared and may go away: every step's vectors are sent with the step, so a
+            # failure stops the episode at that step (resumable) rather than at the next flush
+            self.vector_flush_steps = 1
         try:
             client = make_client(None if chroma_url else self.directory / "chroma", chroma_url)
             self._vectors = ChromaVectors(client, self._log.get_meta("namespace"), self.embeddings)
@@ -97,6 +108,8 @@ class WorldMemory:
         except BaseException as exc:  # Chroma's errors, and its Rust core's panics (not Exceptions) on a damaged file
             self._log.close()
             self._log = None
+            if chroma_url and _unreachable(exc):
+                raise VectorServerUnavailable(f"the Chroma server at {chroma_url} cannot be reached ({_one_line(exc)})") from None
             raise MemoryCorrupted(f"vector store {chroma_url or self.directory / 'chroma'} cannot be read: {_one_line(exc)}") from None
         self._replay()
 
