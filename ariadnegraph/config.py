@@ -16,6 +16,7 @@ GAMES_DIR_ENV = "ARIADNE_GAMES_DIR"
 CACHE_DIR_ENV = "ARIADNE_CACHE_DIR"
 LOCAL_MODELS_DIR_ENV = "ARIADNE_LOCAL_MODELS_DIR"
 STORE_ENV = "ARIADNE_STORE"
+EMBEDDINGS_ENV = "ARIADNE_EMBEDDINGS"  # embeddings of new memories: hashing (default), e5, or provider:model
 CHECKPOINTER_ENV = "ARIADNE_CHECKPOINTER"  # sqlite (a file per run, the default) or a postgres:// URL
 STORE_FILE = "memory-store.sqlite"
 
@@ -95,3 +96,9 @@ def redacted(url: str) -> str:
         return url
     netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+def embeddings_setting() -> str | None:
+    """The embeddings new memories are built with (``--embeddings`` sets ``$ARIADNE_EMBEDDINGS``);
+    None: the memory layer's default. A reopened memory always uses the embeddings it was built with."""
+    return (os.environ.get(EMBEDDINGS_ENV) or "").strip() or None

