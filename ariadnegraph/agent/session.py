@@ -15,8 +15,10 @@ belongs to the thread that created it (``thread_id`` in run.json; a CLI run's th
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,7 +29,7 @@ from langgraph.config import get_config
 
 from ..envs import Observation, TextEnv, make
 from ..memory import WorldMemory
-from ..runs import RunBusy, RunDir
+from ..runs import MEMORY_DIR, RunBusy, RunDir
 from ..tools.kg_tools import make_kg_tools
 
 if TYPE_CHECKING:
@@ -89,6 +91,14 @@ class MemoryView:
         if as_of not in self._tools:
             self._tools[as_of] = make_kg_tools(self.memory, as_of)
         return self._tools[as_of]
+
+    def close_reader(self) -> None:
+        """Close a reader's memory and delete its private copy (what it loaded stays readable)."""
+        try:
+            self.memory.close()
+        finally:
+            if self._copy is not None:
+                self._copy.cleanup()
 
 
 @dataclass(kw_only=True)
@@ -218,25 +228,36 @@ def get_session(run_id: str) -> Session | None:
     return _SESSIONS.get(run_id)
 
 
-_READERS: dict[tuple[str, str], MemoryView] = {}
+READERS_KEPT = 8  # saved memories kept open for readers (a server answering questions about many runs)
+_READERS: OrderedDict[tuple[str, str], MemoryView] = OrderedDict()
 
 
 def memory_view(run_id: str, run_dir: str | Path) -> MemoryView:
     """The memory of a run and its tools: the live session's, else the saved memory, read from a
-    private copy (opening the files would write to them)."""
+    private copy of its memory folder (opening the files would write to them). The last
+    ``READERS_KEPT`` readers stay open; the least recently used is closed when another is opened."""
     session = _SESSIONS.get(run_id)
     if session is not None:
         return session
     key = (str(Path(run_dir).resolve()), run_id)
     with _LOCK:
         view = _READERS.get(key)
-        if view is None:
-            copy = tempfile.TemporaryDirectory(prefix="ariadne-memory-")
-            try:
-                run = RunDir.open(run_dir, run_id).copy_to(Path(copy.name))
-                view = MemoryView(memory=WorldMemory.open(run.memory_path), _copy=copy)
-            except BaseException:
-                copy.cleanup()
-                raise
-            _READERS[key] = view
+        if view is not None:
+            _READERS.move_to_end(key)
+            return view
+        copy = tempfile.TemporaryDirectory(prefix="ariadne-memory-")
+        try:
+            source = RunDir.open(run_dir, run_id).memory_path
+            if not source.is_dir():
+                raise FileNotFoundError(f"run {run_id} has no memory yet")
+            target = Path(copy.name) / MEMORY_DIR
+            shutil.copytree(source, target)
+            view = MemoryView(memory=WorldMemory.open(target), _copy=copy)
+        except BaseException:
+            copy.cleanup()
+            raise
+        _READERS[key] = view
+        while len(_READERS) > READERS_KEPT:
+            _, evicted = _READERS.popitem(last=False)
+            evicted.close_reader()
         return view

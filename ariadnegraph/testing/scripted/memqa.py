@@ -185,7 +185,7 @@ def _facts(text: str | None) -> list[tuple[str, str, str]]:
     return out
 
 
-def memory_view(results: list) -> View:
+def kg_view(results: list) -> View:
     """``step_changes`` answers replayed into steps (place and inventory as the KG recorded them), with
     the observations ``observation_at`` and ``search_episodes`` returned."""
     rows: dict[int, tuple[str, list, list]] = {}
@@ -232,7 +232,7 @@ def follow_up_calls(s: Mapping[str, str], results: list, available: set[str]) ->
     """More steps while the last chunk came back full; then the observations the question names."""
     q, horizon = _split(_question(s) or "")
     asked = [int(r.args.get("last", -1)) for r in results if r.name == "step_changes"]
-    view = memory_view(results)
+    view = kg_view(results)
     if asked and horizon is None and max(asked) in view.steps and "step_changes" in available:
         end = max(asked)
         return [("step_changes", {"first": a, "last": a + CHUNK - 1}) for a in range(end + 1, end + 1 + FIRST_REACH, CHUNK)]
@@ -481,5 +481,5 @@ def answer(question: str, view: View) -> str:
 
 def final_answer(s: Mapping[str, str], results: list) -> str:
     question = _question(s) or ""
-    view = memory_view(results) if results else transcript_view(s.get(p.TRANSCRIPT, ""))
+    view = kg_view(results) if results else transcript_view(s.get(p.TRANSCRIPT, ""))
     return answer(question, view)
