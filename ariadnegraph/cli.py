@@ -271,6 +271,7 @@ def _eval(args: argparse.Namespace) -> int:
                      rerun=args.rerun, prices_file=args.prices, attempts=args.attempts, groups=groups,
                      per_group=args.games, limit=args.limit, max_steps=args.max_steps, switches=args.set, ablate=args.ablate,
                      trials=args.trials, carry_memory=args.carry_memory, memory_from=args.memory_from, store=args.store,
+                     backend=args.backend, address=args.address,
                      command=" ".join(["ariadne", *sys.argv[1:]]) if Path(sys.argv[0]).name == "ariadne" else "")
     started = time.perf_counter()
     records = run_eval(plan)
@@ -409,6 +410,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--model", default="scripted", help=MODEL_HELP)
     evaluate.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     evaluate.add_argument("--workers", type=int, default=1, help="episodes played in parallel processes (default 1)")
+    evaluate.add_argument("--backend", default="local", choices=["local", "ray"],
+                          help="local: a process pool on this machine (default); ray: Ray tasks, on a local Ray of --workers CPUs "
+                               "or the cluster at --address")
+    evaluate.add_argument("--address", default=None, metavar="ADDR", help="with --backend ray: the Ray cluster to join (e.g. ray://host:10001)")
     evaluate.add_argument("--out", default=None, help="output folder (default eval-results/SUITE); re-use it to resume")
     evaluate.add_argument("--rerun", action="store_true", help="play finished episodes again")
     evaluate.add_argument("--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table")

@@ -60,7 +60,8 @@ def report_text(plan: EvalPlan, records: Sequence[dict[str, Any]], tables: str, 
         f"- episodes: {len(records)} of {len(plan.jobs)} ({status})",
         f"- wall time: {wall:.1f} s of episodes summed over workers"
         + (f"; the last `ariadne eval` call (playing only what was not finished) took {elapsed:.1f} s with "
-           f"{plan.workers} workers" if elapsed is not None else ""),
+           f"{plan.workers} workers" + (" on Ray" + (f" at {plan.address}" if plan.address else "") if plan.backend == "ray" else "")
+           if elapsed is not None else ""),
         f"- prices: list prices as of {PRICES_AS_OF}" + (f", overridden by `{plan.prices_file}`" if plan.prices_file else ""),
     ]
     if plan.command:

@@ -76,6 +76,8 @@ class EvalPlan:
     prices: dict[str, Price] = field(default_factory=dict)
     prices_file: str | None = None
     command: str = ""
+    backend: str = "local"  # "local": a process pool on this machine; "ray": Ray tasks (a local Ray, or a cluster)
+    address: str | None = None  # the Ray cluster to join (None: start a local Ray for this eval)
 
     @property
     def runs_dir(self) -> Path:

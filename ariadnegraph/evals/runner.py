@@ -1,4 +1,5 @@
-"""Run a suite: episodes in parallel worker processes, each finished one appended to ``episodes.jsonl``.
+"""Run a suite: episodes in parallel worker processes (a local process pool, or Ray tasks on a local Ray
+or a cluster), each finished one appended to ``episodes.jsonl``.
 
 Resumable by construction: an episode's key (suite, preset, model, game, step limit, attempt) fixes
 its run id, so a re-run skips keys already in ``episodes.jsonl`` (unless ``rerun``), continues an
@@ -29,6 +30,8 @@ from .pricing import Price, episode_cost, load_prices
 from .suites import Game, get_suite, normalised
 
 LOCK_FILE = ".lock"
+BACKENDS = ("local", "ray")
+RAY_ENV_PREFIXES = ("ARIADNE_", "LANGSMITH_", "LANGCHAIN_", "OPENAI_", "ANONYMIZED_TELEMETRY")  # settings a Ray worker needs
 DEFAULT_OUT = "eval-results"
 FIDELITY_FIELDS = ("precision", "recall", "coverage", "by_relation")
 PEAK_KEYS = ("depth", "xlvl", "score")  # oracle counters a suite table reads at their highest
@@ -56,6 +59,8 @@ def plan_eval(
     carry_memory: bool = False,
     memory_from: str | None = None,
     store: str | None = None,
+    backend: str = "local",
+    address: str | None = None,
     command: str = "",
 ) -> EvalPlan:
     """Check every input (suite, presets, model provider, workers, prices, subset) without writing."""
@@ -78,6 +83,15 @@ def plan_eval(
         raise EvalError(f"unknown preset '{unknown[0]}' (choose {', '.join(PRESETS)})")
     if workers < 1:
         raise EvalError(f"workers must be at least 1, got {workers}")
+    if backend not in BACKENDS:
+        raise EvalError(f"unknown backend '{backend}' (choose {' or '.join(BACKENDS)})")
+    if address and backend != "ray":
+        raise EvalError("--address names a Ray cluster: give --backend ray")
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise EvalError("--backend ray needs Ray: pip install -e '.[ray]'") from None
     if attempts is not None and attempts < 1:
         raise EvalError(f"attempts must be at least 1, got {attempts}")
     if not 1 <= trials <= 100:
@@ -111,7 +125,7 @@ def plan_eval(
             for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset, changed, label in systems]
     shown = tuple(dict.fromkeys(job.system for job in jobs))
     return EvalPlan(spec, shown, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
-                    prices_file, command)
+                    prices_file, command, backend, address)
 
 
 # --- episode records -------------------------------------------------------------------------------
@@ -298,7 +312,9 @@ def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[dict[str, Any]]:
                 sys.stderr.flush()
 
         try:
-            if plan.workers == 1 or len(pending) <= 1:
+            if plan.backend == "ray" and pending:
+                _run_ray(plan, pending, record)
+            elif plan.workers == 1 or len(pending) <= 1:
                 for job in pending:
                     record(run_episode(job, plan.runs_dir, plan.prices, fresh=plan.rerun))
             else:
@@ -329,6 +345,34 @@ def _run_pool(plan: EvalPlan, pending: list[Job], record: Any) -> None:
             for future in futures:
                 future.cancel()
             raise
+
+
+def _run_ray(plan: EvalPlan, pending: list[Job], record: Any) -> None:
+    """Each episode a Ray task (one CPU each), recorded as it finishes. A local Ray is started for this
+    eval with ``workers`` CPUs and stopped after it; with ``address`` the tasks go to that cluster, whose
+    workers need this package and see the same run directory (a shared file system)."""
+    import ray
+
+    prices = {m: (p.input, p.output) for m, p in plan.prices.items()}
+    settings = {k: v for k, v in os.environ.items() if k.startswith(RAY_ENV_PREFIXES)}
+    started_here = not ray.is_initialized()
+    if started_here:
+        options: dict[str, Any] = {"address": plan.address} if plan.address else {"num_cpus": plan.workers, "include_dashboard": False}
+        ray.init(**options, log_to_driver=False, configure_logging=False, runtime_env={"env_vars": settings})
+    try:
+        task = ray.remote(num_cpus=1, max_retries=0)(_worker)
+        futures = [task.remote(_job_args(job), str(plan.runs_dir.resolve()), prices, plan.rerun) for job in pending]
+        try:
+            while futures:
+                finished, futures = ray.wait(futures, num_returns=1)
+                record(ray.get(finished[0]))  # an episode's error stops the eval (re-run to continue)
+        except BaseException:
+            for future in futures:
+                ray.cancel(future, force=True)
+            raise
+    finally:
+        if started_here:
+            ray.shutdown()
 
 
 def list_suites() -> list[str]:
