@@ -142,17 +142,32 @@ class CachedEmbedder:
     def __init__(self, embeddings: Embeddings) -> None:
         self.embeddings = embeddings
         self._cache: dict[str, np.ndarray] = {}
+        self._stored_rows: dict[str, int] = {}  # texts whose vectors a snapshot holds (row in _stored)
+        self._stored = np.zeros((0, 1), dtype=np.float32)
         self.calls = 0  # texts actually sent to the model: the cost that caching saves
 
     @property
     def dim(self) -> int | None:
         return next(iter(self._cache.values())).shape[0] if self._cache else getattr(self.embeddings, "dim", None)
 
+    def attach(self, texts: Sequence[str], matrix: np.ndarray) -> None:
+        """Vectors computed earlier, one row per text (a snapshot's, memory-mapped): looked up on use,
+        not copied into the cache."""
+        self._stored_rows = {text: row for row, text in enumerate(texts)}
+        self._stored = matrix
+
+    def _stored_vector(self, text: str) -> np.ndarray | None:
+        row = self._stored_rows.get(text)
+        return None if row is None else np.asarray(self._stored[row], dtype=np.float32)
+
     def remember(self, text: str, vector: Sequence[float] | np.ndarray) -> None:
         """Seed the cache with a vector computed earlier (e.g. loaded back from Chroma)."""
         self._cache[text] = _unit(np.asarray(vector, dtype=np.float32))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        for text in texts:
+            if text not in self._cache and (stored := self._stored_vector(text)) is not None:
+                self._cache[text] = stored
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if missing:
             self.calls += len(missing)
@@ -173,7 +188,9 @@ class CachedEmbedder:
 
 def _unit(vector: np.ndarray) -> np.ndarray:
     norm = float(np.linalg.norm(vector))
-    return vector / norm if norm else vector
+    # a vector that is already unit length is kept bit for bit: normalising it again moves its last bits,
+    # and a memory reopened from Chroma or a snapshot must rank ties exactly as the one that wrote it
+    return vector / norm if norm and abs(norm - 1.0) > 1e-6 else vector
 
 
 class VectorIndex:
@@ -199,6 +216,17 @@ class VectorIndex:
     @property
     def ids(self) -> list[Hashable]:
         return list(self._ids)
+
+    def load(self, ids: Sequence[Hashable], matrix: np.ndarray) -> None:
+        """Replace the contents with ``ids`` and their rows. The matrix is used as it is (a snapshot's
+        copy-on-write map: no copy until the index grows or a row is removed)."""
+        self._matrix = matrix
+        self._ids = list(ids)
+        self._row = {item: row for row, item in enumerate(self._ids)}
+
+    def rows(self) -> np.ndarray:
+        """The stored vectors, in ``ids`` order (a view: copy before keeping)."""
+        return self._matrix[: len(self._ids)]
 
     def add(self, item_id: Hashable, vector: np.ndarray) -> None:
         if item_id in self._row:

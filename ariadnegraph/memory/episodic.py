@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 
 
@@ -58,3 +58,42 @@ def episodic_search(
         scored.append((episodic_relevance(matched, len(episode.fact_ids)) + bonus, episode.step, episode))
     scored.sort(key=lambda item: (-item[0], -item[1]))
     return [(episode, score) for score, _, episode in scored[:k]]
+
+
+class EpisodeStore(MutableMapping[int, Episode]):
+    """Episodes by step. A snapshot's episodes are built on first read (tens of thousands of episodes
+    take about half a second), so reopening a large memory does not pay for them until they are used;
+    writing (a replayed or new step) does not build them."""
+
+    def __init__(self) -> None:
+        self._data: dict[int, Episode] = {}
+        self._deferred: Callable[[], Iterable[Episode]] | None = None
+
+    def defer(self, load: Callable[[], Iterable[Episode]]) -> None:
+        self._deferred = load
+
+    def _ready(self) -> dict[int, Episode]:
+        if self._deferred is not None:
+            load, self._deferred = self._deferred, None
+            loaded = {episode.step: episode for episode in load()}
+            loaded.update(self._data)  # steps recorded since the snapshot come after its own
+            self._data = loaded
+        return self._data
+
+    def __getitem__(self, step: int) -> Episode:
+        return self._ready()[step]
+
+    def __setitem__(self, step: int, episode: Episode) -> None:
+        self._data[step] = episode
+
+    def __delitem__(self, step: int) -> None:
+        del self._ready()[step]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ready())
+
+    def __len__(self) -> int:
+        return len(self._ready())
+
+    def __contains__(self, step: object) -> bool:
+        return step in self._data or step in self._ready()

@@ -105,6 +105,10 @@ class EntityNormalizer:
     def aliases(self) -> dict[str, str]:
         return dict(self._aliases)
 
+    def restore_aliases(self, aliases: dict[str, str]) -> None:
+        """Put back the alias table exactly as saved (keys already normalised)."""
+        self._aliases.update(aliases)
+
     def add_alias(self, alias: str, canonical: str) -> None:
         """Make ``alias`` resolve to the same key as ``canonical``."""
         self._aliases[self._base_key(alias)] = self._base_key(canonical)

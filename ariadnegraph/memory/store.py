@@ -113,11 +113,20 @@ class EventLog:
             raise MemoryWriteFailed(f"memory file {self.path} could not be written: {exc}") from exc
         self._count, self._head = count, chain
 
-    def replay(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Every event in order, verifying the chain; raises MemoryCorrupted on any mismatch."""
-        chain, expected_seq = _GENESIS, 1
+    def chain_at(self, seq: int) -> str | None:
+        """The chain value after event ``seq`` (the genesis value for 0; None past the end)."""
+        if seq == 0:
+            return _GENESIS
+        row = self._db.execute("SELECT chain FROM events WHERE seq = ?", (seq,)).fetchone()
+        return str(row[0]) if row else None
+
+    def replay(self, after: int = 0, chain: str = _GENESIS) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every event after the first ``after`` (whose chain value is ``chain``: a verified snapshot's), in
+        order, verifying the chain; raises MemoryCorrupted on any mismatch."""
+        expected_seq = after + 1
         try:
-            for seq, kind, text, stored in self._db.execute("SELECT seq, kind, payload, chain FROM events ORDER BY seq"):
+            for seq, kind, text, stored in self._db.execute("SELECT seq, kind, payload, chain FROM events WHERE seq > ? ORDER BY seq",
+                                                            (after,)):
                 chain = _chain(chain, kind, text)
                 if seq != expected_seq or stored != chain:
                     raise MemoryCorrupted(f"memory file {self.path} is damaged at event {seq}")

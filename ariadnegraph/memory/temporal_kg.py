@@ -6,7 +6,7 @@ retrieval does not rebuild anything; ``as_of(step)`` builds a snapshot from the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -114,12 +114,19 @@ class KGView:
     """
 
     def __init__(
-        self, facts: dict[int, Fact], graph: nx.MultiDiGraph, step: int | None, edge_table: EdgeTable | None = None
+        self, facts: dict[int, Fact], graph: nx.MultiDiGraph | Callable[[], nx.MultiDiGraph], step: int | None,
+        edge_table: EdgeTable | Callable[[], EdgeTable] | None = None,
     ) -> None:
         self._facts = facts
-        self.graph = graph
+        self._graph = graph  # or what builds it, on first use
         self.step = step  # None for the live view
         self._edge_table = edge_table
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        if not isinstance(self._graph, nx.MultiDiGraph):
+            self._graph = self._graph()
+        return self._graph
 
     @classmethod
     def build(cls, facts: Iterable[Fact], step: int | None = None, names: dict[str, str] | None = None) -> "KGView":
@@ -138,6 +145,8 @@ class KGView:
 
     @property
     def edge_table(self) -> EdgeTable:
+        if callable(self._edge_table):
+            self._edge_table = self._edge_table()
         if self._edge_table is None:  # a view made from a bare graph: index its edges once
             table = EdgeTable()
             for _, _, fact in self.graph.edges(data="fact"):
@@ -218,8 +227,9 @@ class TemporalKG:
         self._facts: dict[int, Fact] = {}  # every fact, open or closed, by id
         self._open: dict[tuple[str, str, str], int] = {}  # canonical key -> id of the open fact
         self._names: dict[str, str] = {}  # entity key -> first display name
-        self._live = nx.MultiDiGraph()
-        self._live_edges = EdgeTable()  # the live graph's edges again, as arrays
+        # the open facts as a graph and as arrays; None while not built (after a snapshot: on first use)
+        self._live_graph: nx.MultiDiGraph | None = nx.MultiDiGraph()
+        self._live_table: EdgeTable | None = EdgeTable()
         self._live_facts: dict[int, Fact] = {}
         self._next_id = 1
         self.last_step = 0
@@ -246,7 +256,27 @@ class TemporalKG:
 
     def current(self) -> KGView:
         """The facts that hold now. Live: it reflects later updates too; copy with ``as_of`` to freeze."""
-        return KGView(self._live_facts, self._live, None, self._live_edges)
+        return KGView(self._live_facts, self._live_graph if self._live_graph is not None else lambda: self._live, None,
+                      self._live_table if self._live_table is not None else lambda: self._live_edges)
+
+    @property
+    def _live(self) -> nx.MultiDiGraph:
+        """The open facts' graph, built from them on first use after a snapshot restore."""
+        if self._live_graph is None:
+            graph = nx.MultiDiGraph()
+            for fact_id in sorted(self._live_facts):
+                _add_edge(graph, self._live_facts[fact_id], self._names)
+            self._live_graph = graph
+        return self._live_graph
+
+    @property
+    def _live_edges(self) -> EdgeTable:
+        if self._live_table is None:
+            table = EdgeTable()
+            for fact_id in sorted(self._live_facts):
+                table.add(self._live_facts[fact_id])
+            self._live_table = table
+        return self._live_table
 
     def as_of(self, step: int) -> KGView:
         """The facts that held at ``step``, exactly as memory knew them then (recorded by that step)."""
@@ -359,22 +389,25 @@ class TemporalKG:
         if fact.is_open:
             self._open[fact.key] = fact.id
             self._live_facts[fact.id] = fact
-            _add_edge(self._live, fact, self._names)
-            self._live_edges.add(fact)
+            if self._live_graph is not None:
+                _add_edge(self._live_graph, fact, self._names)
+            if self._live_table is not None:
+                self._live_table.add(fact)
         return fact
 
     def _close(self, fact: Fact, step: int) -> Fact:
         closed = fact.closed(step)
         self._facts[fact.id] = closed
         self._open.pop(fact.key, None)
+        graph, table = self._live, self._live_edges  # built (if they were not) while the fact is still open
         self._live_facts.pop(fact.id, None)
-        self._live.remove_edge(fact.subject_key, fact.object_key, key=fact.id)
-        self._live_edges.remove(fact.id)
-        succ, pred = self._live._succ, self._live._pred
+        table.remove(fact.id)
+        graph.remove_edge(fact.subject_key, fact.object_key, key=fact.id)
+        succ, pred = graph._succ, graph._pred
         for key in (fact.subject_key, fact.object_key):
             # degree 0, checked in O(1): degree() would sum over all neighbours of hubs like "closed"
             if key in succ and not succ[key] and not pred[key]:
-                self._live.remove_node(key)
+                graph.remove_node(key)
         return closed
 
     # -- replay (persistence) ----------------------------------------------------------------------
@@ -382,6 +415,20 @@ class TemporalKG:
         """Put back a fact exactly as logged (used when reopening from disk)."""
         self.last_step = max(self.last_step, fact.recorded_at)
         self._store(fact)
+
+    def restore_all(self, facts: Iterable[Fact], names: dict[str, str], next_id: int, last_step: int) -> None:
+        """Put back a whole saved state at once (a snapshot): every fact as it is now, open or closed.
+        The open facts' graph and arrays are built when first used."""
+        self._live_graph, self._live_table = None, None
+        self._names.update(names)
+        for fact in facts:
+            self._store(fact)
+        self._next_id = max(self._next_id, next_id)
+        self.last_step = max(self.last_step, last_step)
+
+    def snapshot_state(self) -> tuple[list[Fact], dict[str, str], int, int]:
+        """What ``restore_all`` takes: every fact (in id order), the display names, the next id, the last step."""
+        return self.all_facts, dict(self._names), self._next_id, self.last_step
 
     def restore_close(self, fact_id: int, step: int) -> Fact:
         self.last_step = max(self.last_step, step)

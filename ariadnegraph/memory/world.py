@@ -17,21 +17,24 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from ..config import embeddings_setting
 from . import spatial
 from .conflicts import ConflictRules
 from .embeddings import CachedEmbedder, VectorIndex, embeddings_spec, make_embeddings
-from .episodic import Episode, episodic_search
+from .episodic import Episode, EpisodeStore, episodic_search
 from .facts import Fact, Triplet
 from .normalize import EntityNormalizer
 from .retrieval import order_by_time, semantic_search, stma_retrieve
+from .snapshot import Snapshot, read_snapshot, write_snapshot
 from .store import EventLog, MemoryCorrupted, MemoryWriteFailed, VectorServerUnavailable
 from .temporal_kg import KG_EVENTS, FactChange, KGView, TemporalKG
 from .vectorstore import CHROMA_URL_ENV, ChromaVectors, make_client
 
 MEMORY_FILE = "memory.sqlite"
+SNAPSHOT_MIN_EVENTS = 2_000  # a memory closed with at least this many events past its snapshot writes a new one
 
 
 def _unreachable(exc: BaseException) -> bool:
@@ -74,16 +77,20 @@ class WorldMemory:
             raise
         self.embedder = CachedEmbedder(self.embeddings)
         self.kg = TemporalKG(EntityNormalizer({**spatial.PLAYER_ALIASES, **(aliases or {})}), rules)
-        self.episodes: dict[int, Episode] = {}
-        self._episodes_by_fact: dict[int, list[int]] = {}  # fact id -> steps of the episodes linked to it
+        self.episodes = EpisodeStore()
+        self._episodes_by_fact: dict[int, list[int]] | None = {}  # fact id -> steps of the episodes linked to it (None: not built)
         dim = getattr(self.embeddings, "dim", None) or len(self.embeddings.embed_query("dimension probe"))
         self.fact_index = VectorIndex(dim)  # open facts only
         self.entity_index = VectorIndex(dim)  # every entity ever seen, by key
         self.episode_index = VectorIndex(dim)  # every episode, by step
-        self._vectors: ChromaVectors | None = None
         self.vector_flush_steps = vector_flush_steps
         self._pending_vectors: dict[str, list[tuple[str, str]]] = {kind: [] for kind in ChromaVectors.KINDS}
         self._pending_steps = 0
+        self._vectors: ChromaVectors | None = None
+        self._chroma_url: str | None = None
+        self._persist_vectors = self.directory is not None  # vectors also go to Chroma (for other readers, and without a snapshot)
+        self._snapshot_events = 0  # log events the snapshot on disk covers
+        self._dirty = False  # written to since opened: only a writer leaves a new snapshot (readers work on copies)
         if self.directory is not None:
             self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV))
 
@@ -103,16 +110,21 @@ class WorldMemory:
             self._log.set_meta("namespace", f"m{uuid.uuid4().hex[:16]}")
         elif spec != embeddings_spec(self.embeddings):
             raise ValueError(f"memory at {self.directory} was built with embeddings '{spec}', not '{embeddings_spec(self.embeddings)}'")
+        self._chroma_url = chroma_url
         if chroma_url:
             # a server is shared and may go away: every step's vectors are sent with the step, so a
             # failure stops the episode at that step (resumable) rather than at the next flush
             self.vector_flush_steps = 1
+        snapshot = read_snapshot(self.directory, embeddings=embeddings_spec(self.embeddings), chain_at=self._log.chain_at)
         try:
-            client = make_client(None if chroma_url else self.directory / "chroma", chroma_url)
-            self._vectors = ChromaVectors(client, self._log.get_meta("namespace"), self.embeddings)
-            for kind in ChromaVectors.KINDS:
-                for text, vector in self._vectors.load(kind).values():
-                    self.embedder.remember(text, vector)
+            # vectors come from a verified snapshot; Chroma is opened when first written to (a server
+            # at once: it must be there), and read back only when there is no snapshot
+            if chroma_url or snapshot is None:
+                self._chroma()
+            if snapshot is None and self._vectors is not None:
+                for kind in ChromaVectors.KINDS:
+                    for text, vector in self._vectors.load(kind).values():
+                        self.embedder.remember(text, vector)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # Chroma's errors, and its Rust core's panics (not Exceptions) on a damaged file
@@ -121,11 +133,57 @@ class WorldMemory:
             if chroma_url and _unreachable(exc):
                 raise VectorServerUnavailable(f"the Chroma server at {chroma_url} cannot be reached ({_one_line(exc)})") from None
             raise MemoryCorrupted(f"vector store {chroma_url or self.directory / 'chroma'} cannot be read: {_one_line(exc)}") from None
-        self._replay()
+        if snapshot is not None:
+            self._restore(snapshot)
+            self._replay(after=snapshot.events, chain=snapshot.head)
+        else:
+            self._replay()
+        self._snapshot_events = snapshot.events if snapshot is not None else 0
 
-    def _replay(self) -> None:
+    def _chroma(self) -> ChromaVectors:
+        """The Chroma collections of this memory, opened on first use."""
+        if self._vectors is None:
+            assert self.directory is not None and self._log is not None
+            client = make_client(None if self._chroma_url else self.directory / "chroma", self._chroma_url)
+            self._vectors = ChromaVectors(client, self._log.get_meta("namespace"), self.embeddings)
+        return self._vectors
+
+    def _restore(self, snapshot: Snapshot) -> None:
+        """Load a verified snapshot (see memory/snapshot.py) instead of replaying its events."""
+        self.kg.normalizer.restore_aliases(snapshot.aliases)
+        self.kg.restore_all(sorted(snapshot.facts, key=lambda f: f.id), snapshot.names, snapshot.next_id, snapshot.last_step)
+        self.episodes.defer(snapshot.episodes)
+        self._episodes_by_fact = None  # built on first use
+        facts, entities, episodes = (snapshot.vectors[k] for k in ("facts", "entities", "episodes"))
+        fact_ids = snapshot.vector_ids["facts"]
+        opened = sum(1 for fact_id in fact_ids if self.kg.get(fact_id).is_open)  # written first, in the index's order
+        self.fact_index.load(fact_ids[:opened], facts[:opened])
+        self.entity_index.load(snapshot.vector_ids["entities"], entities)
+        self.episode_index.load(snapshot.vector_ids["episodes"], episodes)
+        # closed facts' vectors (as_of views) are read from the mapped file when asked for
+        self.embedder.attach([self.kg.get(fact_id).text() for fact_id in fact_ids], facts)
+
+    def write_snapshot(self) -> None:
+        """Save the whole state beside the log (memory/snapshot.py), so reopening skips the replay."""
+        if self._log is None or self.directory is None:
+            return
+        facts, names, next_id, last_step = self.kg.snapshot_state()
+        index = {fact_id: row for row, fact_id in enumerate(self.fact_index.ids)}
+        facts = sorted(facts, key=lambda f: (0, index[f.id]) if f.id in index else (1, f.id))  # the index's facts first
+        episodes = [self.episodes[s] for s in sorted(self.episodes)]
+        vectors = {"facts": self.embedder.embed([f.text() for f in facts]) if facts else np.zeros((0, self.fact_index.dim), np.float32),
+                   "entities": self.entity_index.rows(), "episodes": self.episode_index.rows()}
+        vector_ids: dict[str, list[Any]] = {"facts": [f.id for f in facts], "entities": self.entity_index.ids,
+                                            "episodes": self.episode_index.ids}
+        write_snapshot(self.directory, events=len(self._log), head=self._log.chain_at(len(self._log)) or "",
+                       embeddings=embeddings_spec(self.embeddings), facts=facts, names=names, aliases=self.kg.normalizer.aliases,
+                       next_id=next_id, last_step=last_step, episodes=episodes, vector_ids=vector_ids, vectors=vectors)
+        self._snapshot_events = len(self._log)
+
+    def _replay(self, after: int = 0, chain: str | None = None) -> None:
+        """Apply the log's events (after the first ``after``, whose chain value is ``chain``)."""
         assert self._log is not None
-        for kind, payload in self._log.replay():
+        for kind, payload in self._log.replay(after, chain) if chain is not None else self._log.replay():
             if kind in KG_EVENTS:
                 fact = self.kg.restore_event(kind, payload)
                 if kind == "fact":
@@ -143,6 +201,11 @@ class WorldMemory:
     def close(self) -> None:
         try:
             self.flush_vectors()
+            if self._dirty and self._log is not None and len(self._log) - self._snapshot_events >= SNAPSHOT_MIN_EVENTS:
+                try:
+                    self.write_snapshot()
+                except OSError:  # a full disk: the log stays the truth, the next open replays it
+                    pass
         finally:
             if self._log is not None:
                 self._log.close()
@@ -173,6 +236,7 @@ class WorldMemory:
         (``invalidate=False``: contradicted and outdated facts stay open, see ``TemporalKG.update``)."""
         if step in self.episodes:
             raise ValueError(f"step {step} is already recorded")
+        self._dirty = True
         change = self.kg.update(step, list(triplets), outdated, source=step, invalidate=invalidate)
         episode = Episode(step, text, action, frozenset(f.id for f in change.added + change.kept))
         self.episodes[step] = episode
@@ -183,7 +247,7 @@ class WorldMemory:
         for fact in change.added:
             self._index_new_fact(fact)
         self.episode_index.add(step, self.embedder.embed_one(text))
-        if self._vectors is not None:
+        if self._persist_vectors:
             self._save_vectors(change.added, list(dict.fromkeys(new_entities)), episode)
         if self._log is not None:
             events = [("close", {"id": f.id, "step": step}) for f in change.closed]
@@ -198,11 +262,12 @@ class WorldMemory:
         Returns how many facts were added."""
         if self.episodes:
             raise ValueError("a memory is seeded before its first step")
+        self._dirty = True
         change = self.kg.update(0, list(triplets), source=None)
         new_entities = [k for f in change.added for k in (f.subject_key, f.object_key) if k not in self.entity_index]
         for fact in change.added:
             self._index_new_fact(fact)
-        if self._vectors is not None:
+        if self._persist_vectors:
             self._pending_vectors["facts"] += [(f"f{f.id}", f.text()) for f in change.added]
             self._pending_vectors["entities"] += [(f"e:{k}", self.kg.entity_name(k)) for k in dict.fromkeys(new_entities)]
         if self._log is not None:
@@ -230,13 +295,13 @@ class WorldMemory:
 
     def flush_vectors(self) -> None:
         """Write buffered vectors to Chroma."""
-        if self._vectors is None:
+        if not self._persist_vectors:
             return
         for kind, items in self._pending_vectors.items():
             if items:
                 ids, texts = zip(*items)
                 try:
-                    self._vectors.add(kind, list(ids), list(texts), self.embedder.embed(list(texts)))
+                    self._chroma().add(kind, list(ids), list(texts), self.embedder.embed(list(texts)))
                 except (KeyboardInterrupt, SystemExit):
                     raise
                 except BaseException as exc:  # a full disk, a server gone: the log keeps the step; vectors are re-embedded on reopen
@@ -264,11 +329,17 @@ class WorldMemory:
         return index
 
     def _index_episode(self, episode: Episode) -> None:
+        if self._episodes_by_fact is None:
+            return  # not built yet: built whole on first use
         for fact_id in episode.fact_ids:
             self._episodes_by_fact.setdefault(fact_id, []).append(episode.step)
 
     def _episodes_linked_to(self, fact_ids: Iterable[int], step: int | None) -> list[Episode]:
         """Episodes (until ``step``) linked to any of the facts: the only ones eq. 1 scores above 0."""
+        if self._episodes_by_fact is None:
+            self._episodes_by_fact = {}
+            for s in sorted(self.episodes):
+                self._index_episode(self.episodes[s])
         steps = {s for i in fact_ids for s in self._episodes_by_fact.get(i, ())}
         return [self.episodes[s] for s in sorted(steps) if step is None or s <= step]
 

@@ -1,0 +1,121 @@
+"""Snapshots beside the event log: a memory reopened from its snapshot (and the events after it) is the
+memory that wrote it, fact for fact, step for step and search for search, and the memory the full
+replay of the log gives; a snapshot that is damaged or belongs to another log is ignored (the log is
+replayed) and replaced by the next one.
+
+(A replay reads the vectors back from Chroma, whose copies may differ from the written ones in their
+last bits: searches are compared with the writer's, the rest with the replay too.)"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.memory import world as world_module
+from ariadnegraph.memory.snapshot import SNAPSHOT_DIR
+
+ROOMS = ["kitchen", "hall", "garden", "cellar", "attic", "study"]
+THINGS = ["red apple", "knife", "brass key", "cookbook", "carrot", "lamp", "coin", "towel"]
+QUERIES = ["where is the knife", "red apple", "brass key in the cellar", "cookbook", "way to the attic"]
+
+
+def play(memory: WorldMemory, steps: range, seed: int) -> None:
+    rng = random.Random(seed)
+    for step in steps:
+        room = rng.choice(ROOMS)
+        triplets = [("player", "in", room), (rng.choice(THINGS), rng.choice(["in", "on"]), rng.choice([*ROOMS, "inventory"]))]
+        if rng.random() < 0.5:
+            triplets.append((rng.choice(ROOMS), rng.choice(["north of", "east of"]), room))
+        memory.observe(step, f"-= {room.title()} =- You see a {rng.choice(THINGS)}. Step {step}.", triplets,
+                       action=f"go {rng.choice(['north', 'east', 'south', 'west'])}")
+
+
+STRUCTURE = ("facts", "current", "episodes", "as_of", "path", "location")
+
+
+def structure(found: dict) -> dict:
+    return {k: found[k] for k in STRUCTURE}
+
+
+def fingerprint(memory: WorldMemory) -> dict:
+    return {
+        "facts": [(f.id, f.triplet, f.valid_from, f.valid_to, f.recorded_at, f.source) for f in memory.kg.all_facts],
+        "current": sorted(memory.current().triplets()),
+        "episodes": [(e.step, e.text, e.action, sorted(e.fact_ids)) for _, e in sorted(memory.episodes.items())],
+        "search": [[f.id for f in memory.semantic_search(q)] for q in QUERIES],
+        "stma": [[f.id for f in memory.stma_retrieve(q)] for q in QUERIES],
+        "as_of": [sorted(memory.as_of(step).triplets()) for step in (5, 50, 150)],
+        "past_search": [[f.id for f in memory.semantic_search(q, as_of=60)] for q in QUERIES],
+        "episodic": [[e.step for e, _ in memory.episodic_search(memory.semantic_search(q), k=3)] for q in QUERIES],
+        "path": memory.path("kitchen", "attic"), "location": memory.location(),
+    }
+
+
+WRITTEN: dict[str, dict] = {}  # the writer's fingerprint, per memory folder
+
+
+@pytest.fixture
+def saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(world_module, "SNAPSHOT_MIN_EVENTS", 50)
+    with WorldMemory(tmp_path / "memory", vector_flush_steps=1000) as memory:
+        play(memory, range(0, 200), seed=1)
+        WRITTEN[str(tmp_path)] = fingerprint(memory)
+    assert (tmp_path / "memory" / SNAPSHOT_DIR / "manifest.json").is_file()  # written on close
+    return tmp_path / "memory"
+
+
+def replayed(path: Path, tmp_path: Path) -> dict:
+    """The same memory opened from its log alone."""
+    bare = tmp_path / "bare"
+    shutil.rmtree(bare, ignore_errors=True)
+    shutil.copytree(path, bare)
+    shutil.rmtree(bare / SNAPSHOT_DIR)
+    with WorldMemory(bare) as memory:
+        return fingerprint(memory)
+
+
+def test_a_snapshot_reopens_the_memory_the_log_replays(saved: Path, tmp_path: Path) -> None:
+    with WorldMemory(saved) as memory:
+        assert memory._snapshot_events > 0  # it was used
+        found = fingerprint(memory)
+    assert found == WRITTEN[str(tmp_path)]
+    assert structure(found) == structure(replayed(saved, tmp_path))
+
+
+def test_events_after_the_snapshot_are_replayed_on_top(saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(world_module, "SNAPSHOT_MIN_EVENTS", 10_000)  # the next close leaves the old snapshot
+    with WorldMemory(saved) as memory:
+        covered = memory._snapshot_events
+        play(memory, range(200, 230), seed=2)
+        written = fingerprint(memory)
+    with WorldMemory(saved) as memory:
+        assert memory._snapshot_events == covered and sorted(memory.episodes)[-1] == 229
+        found = fingerprint(memory)
+    assert found == written
+    assert structure(found) == structure(replayed(saved, tmp_path))
+
+
+@pytest.mark.parametrize("damage", ["vectors", "state", "other_log"])
+def test_a_bad_snapshot_is_ignored_and_replaced(saved: Path, tmp_path: Path, damage: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    snapshot = saved / SNAPSHOT_DIR
+    if damage == "vectors":
+        data = bytearray((snapshot / "fact_vectors.npy").read_bytes())
+        data[-7] ^= 0xFF
+        (snapshot / "fact_vectors.npy").write_bytes(bytes(data))
+    elif damage == "state":
+        (snapshot / "state.json").write_bytes((snapshot / "state.json").read_bytes()[:-40])
+    else:  # a whole, valid snapshot of another memory
+        with WorldMemory(tmp_path / "other", vector_flush_steps=1000) as other:
+            play(other, range(0, 200), seed=9)
+        shutil.rmtree(snapshot)
+        shutil.copytree(tmp_path / "other" / SNAPSHOT_DIR, snapshot)
+    with WorldMemory(saved) as memory:
+        assert memory._snapshot_events == 0  # not used: the log was replayed
+        assert structure(fingerprint(memory)) == structure(WRITTEN[str(tmp_path)])
+        play(memory, range(200, 201), seed=3)  # a writer...
+    with WorldMemory(saved) as memory:
+        assert memory._snapshot_events > 0  # ...left a good one
