@@ -27,7 +27,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def langgraph_dev(work: Path, **extra_env: str):
+def langgraph_dev(work: Path, config: str = "langgraph.json", **extra_env: str):
     """`langgraph dev` on a free loopback port, stopped (process group) on exit."""
     port = free_port()
     env = {
@@ -42,7 +42,7 @@ def langgraph_dev(work: Path, **extra_env: str):
     log = open(log_path, "w")
     process = subprocess.Popen(
         [LANGGRAPH, "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser", "--no-reload",
-         "--config", str(ROOT / "langgraph.json")],
+         "--config", str(ROOT / config)],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
@@ -198,3 +198,19 @@ def test_a_damaged_run_is_refused_through_the_api_and_left_as_it_was(server):
     before = {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()}
     assert "is damaged" in server_error(client, "ask", {"run_id": thread, "question": "Where am I?"})
     assert {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()} == before
+
+
+def test_the_server_keeps_checkpoints_in_postgres(tmp_path, postgres_url):
+    """langgraph.postgres.json: a thread's checkpoints land in PostgreSQL; the run's files stay in the run dir."""
+    import psycopg
+    from langgraph_sdk import get_sync_client
+
+    with langgraph_dev(tmp_path, config="langgraph.postgres.json", ARIADNE_CHECKPOINTER=postgres_url) as url:
+        client = get_sync_client(url=url)
+        thread = client.threads.create()
+        client.runs.wait(thread["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+        assert client.threads.get_state(thread["thread_id"])["values"]["step"] == 2
+    with psycopg.connect(postgres_url) as db:
+        stored = db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s", (thread["thread_id"],)).fetchone()[0]
+    assert stored > 0
+    assert (tmp_path / "runs" / thread["thread_id"] / "trajectory.jsonl").read_text().count("\n") == 3
