@@ -70,6 +70,9 @@ from pathlib import Path
 
 TARGET_P95_MS = 10.0  # retrieval p95 target (semantic search and STMA), checked at TARGET_FACTS
 TARGET_FACTS = 10_000
+REOPEN_TARGET_FACTS = 100_000  # issue 17: this memory reopens in under REOPEN_TARGET_SECONDS and REOPEN_TARGET_MB
+REOPEN_TARGET_SECONDS = 1.0
+REOPEN_TARGET_MB = 300.0
 FACTS_PER_ROOM = 45
 TRIPLETS_PER_STEP = 10
 
@@ -510,12 +513,49 @@ def worker_persist_build(facts: int, seed: int, path: str, full_limit: int) -> d
         memory = WorldMemory()
         recorder = _Recorder()
         memory._log = memory._vectors = recorder  # type: ignore[assignment]
+        memory._persist_vectors = True  # an in-memory memory keeps no vectors on disk; this one stands in for a persisted one
         grown = grow(memory, world, facts, timed=False)
         t0 = time.perf_counter()
         bulk_write(memory, recorder, Path(path))
         result = {"method": "bulk", "steps": grown["steps"], "bulk_seconds": time.perf_counter() - t0}
     result["disk_mb"] = dir_size(Path(path)) / 2**20
     result["sqlite_mb"] = sum(p.stat().st_size for p in Path(path).glob("memory.sqlite*")) / 2**20
+    return result
+
+
+def worker_snapshot_write(path: str) -> dict:
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.memory.snapshot import SNAPSHOT_DIR
+
+    memory = WorldMemory.open(path)
+    t0 = time.perf_counter()
+    memory.write_snapshot()
+    result = {"write_seconds": time.perf_counter() - t0, "snapshot_mb": dir_size(Path(path) / SNAPSHOT_DIR) / 2**20}
+    memory.close()
+    return result
+
+
+def worker_snapshot_reopen(path: str) -> dict:
+    """Reopen from the snapshot; then what the deferred parts cost on first use (the open facts' graph,
+    the episodes)."""
+    from ariadnegraph.memory import WorldMemory
+
+    gc.collect()
+    before = rss()
+    t0 = time.perf_counter()
+    memory = WorldMemory.open(path)
+    result = {"open_seconds": time.perf_counter() - t0, "used_snapshot": memory._snapshot_events > 0}
+    gc.collect()
+    result["open_rss_mb"] = (rss() - before) / 2**20
+    t0 = time.perf_counter()
+    memory.location()  # the first graph query builds the open facts' graph
+    result["first_graph_ms"] = 1000 * (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    len(memory.episodes)  # the first read builds the episodes
+    result["first_episodes_ms"] = 1000 * (time.perf_counter() - t0)
+    gc.collect()
+    result["used_rss_mb"] = (rss() - before) / 2**20
+    memory.close()
     return result
 
 
@@ -566,6 +606,8 @@ def worker_main(spec: dict) -> None:
         "tracemalloc": worker_tracemalloc,
         "persist_build": worker_persist_build,
         "persist_reopen": worker_persist_reopen,
+        "snapshot_write": worker_snapshot_write,
+        "snapshot_reopen": worker_snapshot_reopen,
     }[kind]
     print(json.dumps(fn(**spec)))
 
@@ -621,9 +663,19 @@ def main() -> None:
                 r["disk"] = run_worker({"kind": "persist_build", "facts": n, "seed": args.seed, "path": tmp,
                                         "full_limit": args.full_persist_limit})
                 window = args.window if r["disk"]["method"] == "bulk" else 0
+                shutil.rmtree(Path(tmp) / "snapshot", ignore_errors=True)  # "before": the whole log replayed
+                probe = tempfile.mkdtemp(prefix="ariadne-membench-")
+                shutil.rmtree(probe)
+                shutil.copytree(tmp, probe)  # the window below writes to the memory: measure snapshots on a copy
                 print(f"… {label(n)} facts: reopen" + (f" + {window} steps" if window else ""), file=sys.stderr, flush=True)
                 r["reopen"] = run_worker({"kind": "persist_reopen", "facts": n, "seed": args.seed, "path": tmp,
                                           "skip_steps": r["disk"]["steps"], "window": window})
+                try:
+                    print(f"… {label(n)} facts: snapshot, then reopen from it", file=sys.stderr, flush=True)
+                    r["snapshot"] = run_worker({"kind": "snapshot_write", "path": probe})
+                    r["snapshot_reopen"] = run_worker({"kind": "snapshot_reopen", "path": probe})
+                finally:
+                    shutil.rmtree(probe, ignore_errors=True)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         results[n] = r
@@ -682,6 +734,20 @@ def print_tables(results: dict[int, dict], queries: int, args, elapsed: float) -
         reopen = f"{r['reopen']['open_seconds']:.1f} s" if "reopen" in r else "—"
         rrss = f"{r['reopen']['open_rss_mb']:.0f} MB" if "reopen" in r else "—"
         print(f"| {label(n)} | {r['mem']['rss_mb']:.1f} MB |{heap} {disk} | {reopen} | {rrss} |")
+    if any("snapshot_reopen" in r for r in results.values()):
+        print("\n### Reopen: log replay (before) and snapshot (after)\n")
+        print("| facts | replay: time | replay: RSS growth | snapshot write | snapshot on disk | snapshot: time | snapshot: RSS growth "
+              "| first graph query | first episode read | RSS after both |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for n, r in results.items():
+            if "snapshot_reopen" not in r:
+                continue
+            b, w, a = r["reopen"], r["snapshot"], r["snapshot_reopen"]
+            print(f"| {label(n)} | {b['open_seconds']:.2f} s | {b['open_rss_mb']:.0f} MB | {w['write_seconds']:.2f} s | {w['snapshot_mb']:.0f} MB "
+                  f"| {a['open_seconds']:.2f} s | {a['open_rss_mb']:.0f} MB | {a['first_graph_ms']:.0f} ms | {a['first_episodes_ms']:.0f} ms "
+                  f"| {a['used_rss_mb']:.0f} MB |")
+        print("\nThe snapshot (memory/snapshot.py) is checked against the log's hash chain and its own hashes, then the events "
+              "after it are replayed; the open facts' graph and the episodes are built on first use (the last three columns).")
     print("\n### Targets\n")
     print("| target | measured | result |")
     print("|---|---|---|")
@@ -693,6 +759,16 @@ def print_tables(results: dict[int, dict], queries: int, args, elapsed: float) -
                   f"{'PASS' if p95 < TARGET_P95_MS else 'FAIL'} |")
     else:
         print(f"| retrieval p95 < {TARGET_P95_MS:.0f} ms at {label(TARGET_FACTS)} facts | not run (add {TARGET_FACTS} to --sizes) | — |")
+    reopened = results.get(REOPEN_TARGET_FACTS, {}).get("snapshot_reopen")
+    if reopened:
+        seconds, mb = reopened["open_seconds"], reopened["used_rss_mb"]  # RSS after the first graph query and episode read
+        print(f"| reopen from snapshot < {REOPEN_TARGET_SECONDS:.0f} s at {label(REOPEN_TARGET_FACTS)} facts | {seconds:.2f} s | "
+              f"{'PASS' if seconds < REOPEN_TARGET_SECONDS else 'FAIL'} |")
+        print(f"| reopen RSS < {REOPEN_TARGET_MB:.0f} MB at {label(REOPEN_TARGET_FACTS)} facts (after first use) | {mb:.0f} MB | "
+              f"{'PASS' if mb < REOPEN_TARGET_MB else 'FAIL'} |")
+    else:
+        print(f"| reopen < {REOPEN_TARGET_SECONDS:.0f} s and < {REOPEN_TARGET_MB:.0f} MB at {label(REOPEN_TARGET_FACTS)} facts | "
+              f"not run (add {REOPEN_TARGET_FACTS} to --sizes, persisted) | — |")
 
 
 if __name__ == "__main__":
