@@ -130,6 +130,10 @@ class WorldMemory:
         except BaseException as exc:  # Chroma's errors, and its Rust core's panics (not Exceptions) on a damaged file
             self._log.close()
             self._log = None
+            try:
+                self._close_vectors()
+            except BaseException:  # noqa: BLE001 - the open's own error is the one to report
+                pass
             if chroma_url and _unreachable(exc):
                 raise VectorServerUnavailable(f"the Chroma server at {chroma_url} cannot be reached ({_one_line(exc)})") from None
             raise MemoryCorrupted(f"vector store {chroma_url or self.directory / 'chroma'} cannot be read: {_one_line(exc)}") from None
@@ -207,9 +211,19 @@ class WorldMemory:
                 except OSError:  # a full disk: the log stays the truth, the next open replays it
                     pass
         finally:
-            if self._log is not None:
-                self._log.close()
-                self._log = None
+            try:
+                self._close_vectors()
+            finally:
+                if self._log is not None:
+                    self._log.close()
+                    self._log = None
+
+    def _close_vectors(self) -> None:
+        """Give Chroma's files back: a closed memory (an evicted reader whose copy is deleted) keeps no
+        descriptor on them; the vectors it loaded stay in memory."""
+        vectors, self._vectors = self._vectors, None
+        if vectors is not None:
+            vectors.close()
 
     def __enter__(self) -> "WorldMemory":
         return self

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
@@ -213,29 +211,3 @@ def test_arigraph_episodic_search_shows_whole_episodes(monkeypatch):
     monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
     update = retriever_module.retriever({**STATE, "step": 2}, runtime(preset="arigraph", switch_overrides={"exploration_check": False}))
     assert any("slice the red potato prepare meal" in e for e in update["episodes_text"]), update["episodes_text"]
-
-
-def test_saved_memory_readers_are_bounded_and_closed_on_eviction(tmp_path, monkeypatch):
-    """A server answering about many runs keeps READERS_KEPT memories open; the oldest is closed and its copy deleted."""
-    import json
-
-    from ariadnegraph.agent import session
-    from ariadnegraph.memory import WorldMemory
-
-    monkeypatch.setattr(session, "READERS_KEPT", 2)
-    monkeypatch.setattr(session, "_READERS", session.OrderedDict())
-    for name in ("a", "b", "c"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "run.json").write_text(json.dumps({"run_id": name, "env": "cooking:1", "context": {"model": "scripted"}}))
-        with WorldMemory(tmp_path / name / "memory") as memory:
-            memory.observe(0, f"-= Room {name} =-", [("player", "in", f"room {name}")])
-    first = session.memory_view("a", tmp_path)
-    copy = Path(first._copy.name)
-    assert session.memory_view("a", tmp_path) is first and copy.is_dir()
-    session.memory_view("b", tmp_path)
-    session.memory_view("a", tmp_path)  # used again: "b" is now the oldest
-    session.memory_view("c", tmp_path)
-    assert [key[1] for key in session._READERS] == ["a", "c"] and copy.is_dir()
-    session.memory_view("b", tmp_path)
-    assert [key[1] for key in session._READERS] == ["c", "b"] and not copy.exists()  # "a" closed, its copy gone
-    assert first.memory.location() == "room a"  # what it loaded is still readable by a caller holding it
