@@ -30,6 +30,9 @@ class Preset:
     history: int | None = 5  # recent steps shown (None: the whole episode)
     history_full_text: bool = False  # whole observations in the history, else their first line
     summarizer_history: int = 0  # history-buffer records the summarizer reads besides its belief (STMA: 25)
+    belief_shown: bool = True  # the deciding roles (planner, critic, chooser) read the summarizer's belief
+    extraction_reads: Literal["belief", "history"] = "belief"  # what the relation retriever reads with the observation:
+    # the summarizer's belief, or the raw history buffer (summarizer_history records; STMA's "w/o Summarizer for Spatial Memory")
     unexplored_exits: bool = True  # list exits not yet walked through (AriGraph appendix B)
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
     memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)
@@ -43,8 +46,14 @@ class Preset:
     react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
     reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
+    grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
     invalidate: bool = True  # contradicted facts are closed; False: the KG only appends timestamped facts (DAVIS §3.2)
     thoughts: str | None = None  # an AgentKit thought graph (agentkit/NAME.yaml or a path) chooses each command instead
+
+    @property
+    def belief_read(self) -> bool:
+        """Whether the deciding roles read a belief (the summarizer runs and its belief is shown)."""
+        return self.summarizer and self.belief_shown
 
     @property
     def critic(self) -> bool:
@@ -78,7 +87,8 @@ PRESETS: dict[str, Preset] = {
     ),
     "davis": Preset(
         "DAVIS (Kim et al. 2025): temporal KG, inner monologue of <= 5 QA turns, predicted trajectory of 5 steps with "
-        "expected observations and rewards, actor grounding, critic comparing predicted and actual, reflections",
+        "expected observations and rewards, actor grounding, critic comparing predicted and actual, reflections; "
+        "contradicted facts are closed (the paper's KG only appends them: invalidate=false, as its ablation grid plays)",
         summarizer=False, retrieval="temporal", stma_hops=2, history_full_text=True, unexplored_exits=False, aggregator="off",
         qa_turns=5, plan_length=5, expected_rewards=True, precheck=False,
     ),
@@ -118,6 +128,9 @@ def get_preset(name: str) -> Preset:
 SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(Preset) if f.name != "description")
 
 
+_MINIMUM = {"plan_length": 1}  # a plan of no action is no plan
+
+
 def _allowed(name: str) -> str:
     kind = get_type_hints(Preset)[name]
     choices = get_args(kind)
@@ -125,7 +138,8 @@ def _allowed(name: str) -> str:
         return " or ".join(choices)
     if kind is bool:
         return "true or false"
-    return " or ".join("none" if c is type(None) else c.__name__ for c in choices) if choices else kind.__name__
+    low = f" >= {_MINIMUM[name]}" if name in _MINIMUM else ""
+    return " or ".join("none" if c is type(None) else c.__name__ + low for c in choices) if choices else kind.__name__ + low
 
 
 def parse_switch(name: str, value: Any) -> Any:
@@ -151,7 +165,7 @@ def parse_switch(name: str, value: Any) -> Any:
             number = int(text)
         except ValueError:
             number = None
-        if number is not None and number >= 0 and int in (options or (kind,)):
+        if number is not None and number >= _MINIMUM.get(name, 0) and int in (options or (kind,)):
             return number
         if str in options and isinstance(value, str):
             return value
@@ -183,27 +197,34 @@ class Variant:
 
 
 _NO_KG = {"knowledge_graph": False, "retrieval": "none", "aggregator": "off"}
+_APPEND_ONLY = {"invalidate": False}  # DAVIS's TKG: G_{t+1} = G_t ∪ {(v_i, e_i, v_k, τ)}, nothing removed (§3.2)
 ABLATIONS: dict[str, tuple[Variant, ...]] = {
-    # STMA table 2 (section 5.3). "w/o Summarizer for Spatial Memory" (the KG built from the raw history
-    # buffer) has no switch here: our relation retriever always reads the observation, so it is left out.
+    # STMA table 2 (section 5.3), each cell as the paper describes it.
     "stma-table2": (
         Variant("STMA", "stma", {}),
+        # no memory at all: no belief, no KG, no history beyond the current observation
         Variant("STMA w/o Spatio-Temporal Memory", "stma", {**_NO_KG, "summarizer": False, "summarizer_history": 0}),
-        Variant("STMA w/o Summarizer", "stma", {"summarizer": False, "history": 25, "history_full_text": True}),
+        # the history buffer goes to the planner as it is instead of the belief; the KG is still extracted
+        # from the summarized information, so the summarizer keeps running for the relation retriever
+        Variant("STMA w/o Summarizer", "stma", {"belief_shown": False, "history": 25, "history_full_text": True}),
+        # the relation retriever reads the raw history buffer instead of the belief; the planner keeps the belief
+        Variant("STMA w/o Summarizer for Spatial Memory", "stma", {"extraction_reads": "history"}),
         Variant("STMA w/o Spatial Memory", "stma", dict(_NO_KG)),
+        # the retrieved triples go to the planner as a raw list instead of the aggregator's spatial belief
         Variant("STMA w/o Relation Aggregator", "stma", {"aggregator": "off", "memory_facts_shown": True}),
         Variant("STMA w/o Critic", "stma", {"precheck": False, "outcome_check": False}),
     ),
-    # DAVIS tables 1-2: the full model (D+W), without the world model (D), without the actor's
-    # decomposition (D-A: one action per plan, no predicted rewards), without the critic's reflections (D-C).
-    # The davis preset closes contradicted facts (our KG keeps their intervals); the paper's KG only appends
-    # timestamped facts: "D+W (append-only KG)" plays that.
+    # DAVIS tables 1-2, on the paper's KG (timestamped facts only appended, never closed): the full model
+    # (D+W), without the world model (D), without the actor (D-A: the world model's commands are sent as
+    # written, no grounding and no 'go to' expansion; plan length and predicted rewards unchanged), without
+    # the critic (D-C: no reflections and no critique in the replanning feedback; a mismatch still triggers
+    # the replan). The last cell is ours, not the paper's: the davis preset as it is, closing contradicted facts.
     "davis": (
-        Variant("D+W", "davis", {}),
-        Variant("D+W (append-only KG)", "davis", {"invalidate": False}),
-        Variant("D (no world model)", "davis", {**_NO_KG, "qa_turns": 0}),
-        Variant("D-A", "davis", {"plan_length": 1, "expected_rewards": False}),
-        Variant("D-C", "davis", {"reflections": False}),
+        Variant("D+W", "davis", {**_APPEND_ONLY}),
+        Variant("D (no world model)", "davis", {**_APPEND_ONLY, **_NO_KG, "qa_turns": 0}),
+        Variant("D-A", "davis", {**_APPEND_ONLY, "grounding": False, "go_to": False}),
+        Variant("D-C", "davis", {**_APPEND_ONLY, "reflections": False}),
+        Variant("D+W with fact invalidation (ours)", "davis", {}),
     ),
     # AriGraph table 4: without exploration (no exploration check, no unexplored exits), without episodic memory.
     "arigraph": (
@@ -212,6 +233,17 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
         Variant("AriGraph w/o episodic", "arigraph", {"episodes_k": 0}),
     ),
 }
+
+
+def cell_label(variant: Variant, overrides: dict[str, Any]) -> str:
+    """A cell's label, naming the switches ``--set`` changed on top of it (the cell is then not the paper's)."""
+    changed = {k: v for k, v in overrides.items() if variant.switches.get(k, _UNSET) != v}
+    if not changed:
+        return variant.label
+    return f"{variant.label} [{', '.join(f'{k}={v}' for k, v in changed.items())}]"
+
+
+_UNSET = object()
 
 
 def ablation(name: str) -> tuple[Variant, ...]:

@@ -1,5 +1,6 @@
 """Actor: grounds the planned action to an admissible command — exact, then close match, then the
-model's choice — and expands 'go to <place>' into moves along the KG's map (AriGraph). Presets with
+model's choice — and expands 'go to <place>' into moves along the KG's map (AriGraph); without
+``grounding`` the planned command is sent as written (DAVIS's D-A). Presets with
 ``react_choice`` (AriGraph, the baselines) instead ask the model to reason and choose every step."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.session import live_session
 from ..agent.state import AgentState
+from ..envs import InvalidCommand, sanitize_command, split_commands
 from ..envs.text import go_to_target, ground_command, safe_command
 from .common import INADMISSIBLE, ask_structured, environment_section, with_issue, working_memory
 from .prompts import ACTOR, REACT
@@ -28,6 +30,16 @@ def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]]
     if moves is None:
         return None
     return [{"action": f"go {direction}", "expected": room} for direction, room in moves]
+
+
+def as_written(action: str) -> str | None:
+    """The command as the plan wrote it, when the game can be sent it at all: the first of a compound
+    command (one step is one game turn); None for what no game takes (empty, an out-of-game verb)."""
+    parts = split_commands(action)
+    try:
+        return sanitize_command(parts[0]) if parts else None
+    except InvalidCommand:
+        return None
 
 
 MAX_GO_TO_CHOICES = 8  # 'go to <place>' choices offered beside the game's commands (nearest places first)
@@ -59,6 +71,11 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return _react(state, context, plan, admissible, places)
     plan = plan or [{"action": safe_command(admissible), "expected": ""}]
     step = plan[0]
+    if not preset.grounding:  # DAVIS without its actor: the world model's command goes to the game as written
+        command = as_written(step["action"])
+        update = with_issue(update, "actor", INADMISSIBLE) if command is None else update
+        return {"proposed": command or safe_command(admissible), "expected": step.get("expected") or None,
+                "expected_reward": step.get("reward") or None, "plan": plan[1:], **update}
     command = ground_command(step["action"], admissible) if admissible else step["action"]
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),

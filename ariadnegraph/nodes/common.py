@@ -128,7 +128,7 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
         p.ADMISSIBLE: state.get("admissible") or [],
-        p.BELIEF: state.get("belief", "") if preset.summarizer else None,
+        p.BELIEF: state.get("belief", "") if preset.belief_read else None,
         p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
         p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in ("arigraph", "rag") else None,
         p.SPATIAL: (state.get("spatial_belief") or p.NONE) if preset.aggregator != "off" else None,

@@ -1,6 +1,7 @@
 """Critic: checks the last action's outcome against its expectation (DAVIS) and the next planned
 action before it runs (STMA); either failure sends the planner back to work with feedback. Presets
-turn either check off (``outcome_check``, ``precheck``); DAVIS's mismatches become reflections."""
+turn either check off (``outcome_check``, ``precheck``); DAVIS's mismatches become reflections (without
+``reflections`` a mismatch only triggers the new plan: DAVIS's D-C)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
         p.GOAL: state.get("goal", ""),
         p.COMMANDS: extra_commands(preset),
         p.ADMISSIBLE: state.get("admissible") or [],
-        p.BELIEF: state.get("belief", "") if preset.summarizer else None,
+        p.BELIEF: state.get("belief", "") if preset.belief_read else None,
         p.SPATIAL: state.get("spatial_belief") if preset.aggregator == "llm" else None,
         p.LAST_ACTION: state.get("last_action") or p.NONE,
         p.EXPECTED: expected or p.NOTHING_EXPECTED,
@@ -63,10 +64,12 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
     update["expected_reward"] = None
     can_replan = state.get("replans", 0) < context.max_replans
     if expected and not verdict.outcome_matches and can_replan:
-        reflection = f"step {state.get('step', 0)}: '{state.get('last_action')}' was expected to give '{expected}' but did not. {verdict.feedback}".strip()
-        update = {**update, "plan": [], "feedback": verdict.feedback or reflection}
+        mismatch = f"step {state.get('step', 0)}: '{state.get('last_action')}' was expected to give '{expected}' but did not."
         if preset.reflections:
-            update["reflections"] = [reflection]
+            reflection = f"{mismatch} {verdict.feedback}".strip()
+            update = {**update, "plan": [], "feedback": verdict.feedback or reflection, "reflections": [reflection]}
+        else:  # DAVIS without its critic (D-C): the mismatch still triggers a new plan, with no critique to learn from
+            update = {**update, "plan": [], "feedback": mismatch}
         return Command(goto="planner", update=update)
     if preset.precheck and not verdict.action_approved and can_replan:
         return Command(goto="planner", update={**update, "feedback": f"'{proposed}' was rejected: {verdict.feedback}".strip()})

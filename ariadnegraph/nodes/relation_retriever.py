@@ -1,4 +1,5 @@
-"""Relation retriever: facts (triplets) stated by the observation, read with the belief (STMA §4.2).
+"""Relation retriever: facts (triplets) stated by the observation, read with the belief (STMA §4.2), or
+with the raw history buffer when a preset says so (STMA's "w/o Summarizer for Spatial Memory").
 
 A triplet naming something the text it was read from never mentions (the observation, the command,
 the facts shown, the inventory, the task) is dropped before memory sees it and counted as
@@ -15,11 +16,12 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.presets import Preset
 from ..agent.session import live_session
 from ..agent.state import AgentState
 from ..memory import PLAYER, WorldMemory
 from ..vocabulary import DIRECTIONS
-from .common import UNGROUNDED, ask_structured, environment_section, with_issue
+from .common import UNGROUNDED, ask_structured, environment_section, history_section, with_issue
 from .prompts import RECIPE, RELATION_RETRIEVER
 from .schemas import Extraction
 
@@ -32,9 +34,11 @@ _STATE_RELATIONS = {"is", "needs"}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def extraction_sections(state: Mapping[str, Any], memory: WorldMemory) -> dict[str, object]:
-    """What the model reads to extract this observation's facts: the observation with the belief, and the
-    known facts about the room the agent was in and what it carries (what this observation may update)."""
+def extraction_sections(state: Mapping[str, Any], memory: WorldMemory, preset: Preset | None = None) -> dict[str, object]:
+    """What the model reads to extract this observation's facts: the observation with the belief (or, with
+    ``extraction_reads="history"``, the raw history buffer instead), and the known facts about the room the
+    agent was in and what it carries (what this observation may update)."""
+    raw = preset is not None and preset.extraction_reads == "history"
     previous_location = memory.location()
     view = memory.current()
     keys = {memory.key(name) for name in (previous_location, "inventory", state.get("location")) if name}
@@ -45,7 +49,8 @@ def extraction_sections(state: Mapping[str, Any], memory: WorldMemory) -> dict[s
         p.KNOWN_FACTS: [p.fact_line(f.subject, f.relation, f.object) for f in known],
         p.LOCATION: previous_location or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.BELIEF: state.get("belief", ""),
+        p.BELIEF: None if raw else state.get("belief", ""),
+        p.HISTORY: history_section((state.get("history") or [])[:-1], preset.summarizer_history, True) if raw and preset else None,
         p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
         p.OBSERVATION: state.get("observation", ""),
     }
@@ -73,7 +78,7 @@ def grounded(triplets: Iterable[list[str]], sections: Mapping[str, object]) -> t
 
 def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     memory = live_session(state, runtime.context).memory
-    sections = extraction_sections(state, memory)
+    sections = extraction_sections(state, memory, runtime.context.switches)
     extraction, update = ask_structured(runtime.context, node="relation_retriever", role="extraction", schema=Extraction,
                                         system=RELATION_RETRIEVER, sections=sections, fallback=Extraction(), step=state.get("step", 0))
     triplets, dropped = grounded([list(t) for t in extraction.triplets], sections)

@@ -191,7 +191,7 @@ def world_model_qa(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         p.COMMANDS: extra_commands(runtime.context.switches),
-        p.BELIEF: state.get("belief", ""),
+        p.BELIEF: state.get("belief", "") if runtime.context.switches.belief_read else None,
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
         p.PLAN: p.plan_lines(state.get("plan")),

@@ -211,3 +211,60 @@ def test_arigraph_episodic_search_shows_whole_episodes(monkeypatch):
     monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
     update = retriever_module.retriever({**STATE, "step": 2}, runtime(preset="arigraph", switch_overrides={"exploration_check": False}))
     assert any("slice the red potato prepare meal" in e for e in update["episodes_text"]), update["episodes_text"]
+
+
+def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatch):
+    """DAVIS D-A: the world model's command goes to the game unchanged (no grounding call, no 'go to' walk);
+    with the actor, the same plan is grounded to a valid command."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
+    state = {**STATE, "plan": [{"action": "Slice the carrot", "expected": "sliced", "reward": "+1"}, {"action": "go east", "expected": ""}]}
+    d_a = AgentContext(preset="davis", switch_overrides={"grounding": False, "go_to": False})
+    update = actor_module.actor(state, Runtime(context=d_a))
+    assert update["proposed"] == "Slice the carrot" and update["plan"] == [{"action": "go east", "expected": ""}]
+    assert update["expected"] == "sliced" and update["expected_reward"] == "+1" and model.calls == []
+    compound = actor_module.actor({**state, "plan": [{"action": "take knife, then slice carrot", "expected": ""}]}, Runtime(context=d_a))
+    assert compound["proposed"] == "take knife"  # one step is one game turn: the first command of a compound one
+    model.replies.append(structured("ActionChoice", reasoning="", action="slice carrot with knife"))
+    grounded = actor_module.actor(state, runtime(preset="davis"))
+    assert grounded["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+
+
+def test_without_its_critic_davis_replans_on_a_mismatch_but_learns_nothing(monkeypatch):
+    """DAVIS D-C: a mismatch still triggers the replan, with no reflection kept and no critique passed on."""
+    reply = structured("Critique", outcome_matches=False, action_approved=True, feedback="the door is locked: find the key")
+    state = {**STATE, "expected": "-= Hall =-", "observation": "The door is locked."}
+    use_model(monkeypatch, QueuedChatModel(replies=[reply]))
+    full = critic_module.critic(state, runtime(preset="davis"))
+    assert full.goto == "planner" and "find the key" in full.update["feedback"] and "find the key" in full.update["reflections"][0]
+    use_model(monkeypatch, QueuedChatModel(replies=[reply]))
+    d_c = critic_module.critic(state, runtime(preset="davis", switch_overrides={"reflections": False}))
+    assert d_c.goto == "planner" and d_c.update["plan"] == []
+    assert "reflections" not in d_c.update and "find the key" not in d_c.update["feedback"]
+    assert "was expected to give '-= Hall =-'" in d_c.update["feedback"]
+
+
+def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monkeypatch):
+    """STMA's KG is extracted from the summarized information; without the summarizer for spatial memory it
+    is extracted from the raw history buffer (the belief is still the planner's)."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    history = [{"step": 3, "action": "open fridge", "observation": "You open the fridge, revealing a carrot."},
+               {"step": 4, "action": "take carrot", "observation": "You take the carrot."}]
+    state = {**STATE, "belief": "Recipe: carrot (sliced).", "history": history}
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Extraction", triplets=[], outdated=[])] * 2))
+    retriever_module.relation_retriever(state, runtime(preset="stma"))
+    read = sections_of(model.calls[0])
+    assert read[p.BELIEF] == "Recipe: carrot (sliced)." and p.HISTORY not in read
+    retriever_module.relation_retriever(state, runtime(preset="stma", switch_overrides={"extraction_reads": "history"}))
+    read = sections_of(model.calls[1])
+    assert p.BELIEF not in read and "revealing a carrot" in read[p.HISTORY] and "You take the carrot" not in read[p.HISTORY]
