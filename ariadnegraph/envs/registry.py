@@ -85,6 +85,25 @@ def split_spec(spec: str) -> tuple[str, str]:
     return prefix, rest.strip()
 
 
+def env_family(spec: str) -> str:
+    """The family of worlds a spec belongs to, which a long-term memory namespace is kept for: its prefix
+    (``cooking``, ``twx``, ...), and for ScienceWorld the task (``scienceworld.boil``): DAVIS keeps the gold
+    trajectories of each task's training variations for that task, and the 30 tasks share little."""
+    prefix, rest = split_spec(spec)
+    if prefix == "scienceworld":
+        from .scienceworld_env import resolve_scienceworld_task  # a static table: no JVM is started
+
+        return f"scienceworld.{resolve_scienceworld_task(rest)[1]}"
+    return prefix
+
+
+SPLIT_PREFIXES = ("scienceworld", "twx")  # games with train / dev / test splits (test is the default and the suites')
+
+
+def has_splits(spec: str) -> bool:
+    return split_spec(spec)[0] in SPLIT_PREFIXES
+
+
 POSITION_TRACKED = ("nethack", "crafter")  # worlds whose env names the player's place (a level, a region): see memory_update
 
 

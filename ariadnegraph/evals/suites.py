@@ -182,6 +182,20 @@ SUITES: dict[str, Suite] = {
 }
 
 
+def suites_playing(env: str, *, seed: int | None = None, variation: int | None = None) -> list[str]:
+    """The suites that evaluate on this game (their games are on the default split, test): gold trajectories
+    read into a memory must not come from them, or the memory would hold the answers to the test."""
+    found = []
+    for suite in SUITES.values():
+        try:
+            games = suite.games()
+        except Exception:  # a suite whose games are not here (AriGraph's files) plays none of them here either
+            continue
+        if any(g.env == env and g.seed == seed and g.variation == variation for g in games):
+            found.append(suite.name)
+    return found
+
+
 def get_suite(name: str) -> Suite:
     try:
         return SUITES[name]

@@ -1,6 +1,7 @@
 """Memory that outlives a run: LangGraph's Store (SQLite), one namespace per agent and environment family.
 
-A namespace holds what an agent learned in a family of worlds (``cooking``, ``scienceworld``, ...):
+A namespace holds what an agent learned in a family of worlds (``cooking``, ``scienceworld.boil``, ...; the
+family of an env spec is :func:`ariadnegraph.envs.registry.env_family`):
 
 * ``("ariadne", agent, family, "facts")``: triplets it knew at the end of earlier runs, or read from the
   gold trajectories of training variations (DAVIS's protocol), keyed by the triplet, with their sources;
@@ -30,11 +31,6 @@ ROOT = "ariadne"
 LESSONS_SHOWN = 3  # Reflexion keeps the last few reflections
 _PAGE = 500
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-
-
-def env_family(env_spec: str) -> str:
-    """The family of worlds an env spec belongs to: its prefix (``scienceworld:boil`` -> ``scienceworld``)."""
-    return (env_spec or "").split(":", 1)[0] or "unknown"
 
 
 def check_name(value: str, what: str = "agent") -> str:

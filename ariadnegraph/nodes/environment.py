@@ -42,6 +42,8 @@ def check_episode_input(state: AgentState) -> None:
     if not state.get("env"):
         raise ValueError("the episode input needs 'env', e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
     check_numbers(max_steps=state.get("max_steps"), seed=state.get("seed"), variation=state.get("variation"))
+    if state.get("split") is not None and not isinstance(state.get("split"), str):
+        raise ValueError(f"the episode input's 'split' must be a string, got {state.get('split')!r}")
     for name in ("lessons", "script"):
         value = state.get(name)
         if value is not None and not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
@@ -112,5 +114,6 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         "history": [{"step": step, "action": action, "observation": observation.text}],
         "replans": 0,
         "proposed": None,
+        "reason": None,  # logged with the step it was given for: a plan's later steps were not reasoned about again
         "reward": observation.score - (state.get("score") or 0.0),
     }

@@ -43,8 +43,9 @@ def test_a_failed_trial_teaches_the_next_and_carries_its_memory(tmp_path: Path) 
     lesson = results[0]["reflection"]["text"]
     assert lesson and results[0]["reflection"]["calls"] == 1
     meta = json.loads((tmp_path / "t-t2" / "run.json").read_text())
-    assert meta["lessons"] == [lesson] and meta["trial"] == {"index": 2, "of": 2, "first_run": "t"}
+    assert meta["lessons"] == [lesson] and meta["trial"] == {"index": 2, "of": 2, "first_run": "t", "reflection": results[0]["reflection"]}
     # the lesson is in every planner prompt of trial 2, and in none of trial 1
+    assert prompts(tmp_path, "t-t2", "planner")
     assert all(p.LESSONS in text and lesson[:40] in text for text in prompts(tmp_path, "t-t2", "planner"))
     assert prompts(tmp_path, "t", "planner") and not any(p.LESSONS in text for text in prompts(tmp_path, "t", "planner"))
     # trial 2's memory starts with what trial 1 knew of the world (not where the player was or what it held)
@@ -63,6 +64,29 @@ def test_trials_stop_at_a_win_and_a_rerun_plays_only_what_is_missing(tmp_path: P
     assert again[0]["score"] == first[0]["score"] and [r["run_id"] for r in again] == ["r", "r-t2"]
 
 
+def test_a_rerun_does_not_reflect_again_on_a_trial_whose_successor_exists(tmp_path: Path, monkeypatch) -> None:
+    """The lesson a later trial was shown is read back from it: no new reflection call, and the record
+    reports the lesson that trial really saw."""
+    import ariadnegraph.play as play_module
+
+    reflections: list[str] = []
+    real = play_module.reflect
+
+    def counted(run, *args, **kwargs):
+        reflections.append(run.run_id)
+        return real(run, *args, **kwargs)
+
+    monkeypatch.setattr(play_module, "reflect", counted)
+    context = AgentContext(run_dir=str(tmp_path))
+    first = play_trials("cooking:2", trials=2, seed=3, max_steps=3, context=context, run_id="x")
+    assert reflections == ["x"] and not first[-1]["won"]
+    again = play_trials("cooking:2", trials=3, seed=3, max_steps=3, context=context, run_id="x")
+    assert reflections == ["x", "x-t2"]  # trial 1's lesson was read from trial 2, only trial 2 was reflected on
+    assert again[0]["reflection"] == first[0]["reflection"]
+    assert json.loads((tmp_path / "x-t3" / "run.json").read_text())["lessons"] == [first[0]["reflection"]["text"],
+                                                                                   again[1]["reflection"]["text"]]
+
+
 def test_a_seeded_memory_is_visible_to_a_new_run_and_isolated_from_other_namespaces(tmp_path: Path) -> None:
     store = tmp_path / "store.sqlite"
     facts = [("cookbook", "on", "counter"), ("knife", "in", "drawer")]
@@ -78,7 +102,10 @@ def test_a_seeded_memory_is_visible_to_a_new_run_and_isolated_from_other_namespa
     assert memory_at_start(tmp_path / "runs", "seeded") == set(facts)
     meta = json.loads((tmp_path / "runs" / "seeded" / "run.json").read_text())
     assert meta["seeded"] == {"from": "memory:chef/cooking", "facts": 2} and meta["lessons"] == ["read the cookbook first"]
+    planned = prompts(tmp_path / "runs", "seeded", "planner")
+    assert planned and all("read the cookbook first" in text for text in planned)  # the namespace's lesson reaches the planner
     assert memory_at_start(tmp_path / "runs", "other") == set()
+    assert not any("read the cookbook first" in text for text in prompts(tmp_path / "runs", "other", "planner"))
     other = json.loads((tmp_path / "runs" / "other" / "run.json").read_text())
     assert "seeded" not in other and "lessons" not in other
 
@@ -89,7 +116,7 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
     def cli(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([ARIADNE, *args], capture_output=True, text=True, env=env, timeout=300)
 
-    gold = cli("memory", "seed-gold", "cooking:1", "--variations", "1", "--by-seed", "--agent", "davis", "--run-dir", str(tmp_path / "runs"))
+    gold = cli("memory", "seed-gold", "cooking:1", "--variations", "101", "--by-seed", "--agent", "davis", "--run-dir", str(tmp_path / "runs"))
     assert gold.returncode == 0, gold.stderr[-2000:]
     assert "gold steps read (won)" in gold.stdout
     played = play("cooking:1", seed=2, max_steps=3, context=AgentContext(run_dir=str(tmp_path / "runs")), run_id="later")
@@ -98,10 +125,17 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
     with LongTermMemory(tmp_path / "store.sqlite") as memory:
         stored = memory.store.search(Namespace("davis", "cooking").facts, limit=1000)
     sources = {s for item in stored for s in item.value["sources"]}
-    assert "gold:cooking:1:seed=1" in sources and "later" in sources
+    assert "gold:cooking:1:seed=101" in sources and "later" in sources
     shown = cli("memory", "show", "--agent", "davis")
     assert shown.stdout.startswith(f"davis/cooking: {len(stored)} facts")
     for bad, message in ((("memory", "seed-gold", "cooking:1", "--variations", "x", "--agent", "a"), "not a list of numbers"),
+                         # the suites' test games never become gold memory: a memory holding the answers
+                         (("memory", "seed-gold", "cooking:1", "--variations", "101,3", "--by-seed", "--agent", "a"),
+                          "cooking:1 seed 3 is a test game of stma-cooking"),
+                         (("memory", "seed-gold", "scienceworld:boil", "--variations", "0", "--split", "test", "--agent", "a"),
+                          "invalid choice: 'test'"),
+                         (("memory", "seed-gold", "cooking:1", "--variations", "101", "--by-seed", "--split", "train", "--agent", "a"),
+                          "cooking:1 has no splits"),
                          (("memory", "show", "--store", str(tmp_path)), "is a directory"),
                          (("play", "--env", "cooking:1", "--memory-from", "no spaces allowed"), "must be 1-64 letters"),
                          (("play", "--env", "cooking:1", "--carry-memory"), "give --trials 2 or more"),
@@ -120,3 +154,16 @@ def test_an_eval_with_trials_reports_success_by_trial(tmp_path: Path) -> None:
     assert "## Success by trial" in table and "won by trial 2" in table
     again = run_eval(plan, progress=False)  # finished: nothing is played again
     assert again == records
+
+
+def test_gold_trajectories_of_scienceworld_come_from_training_variations(tmp_path: Path) -> None:
+    """DAVIS's protocol: a task's memory is read from its training variations (never the test split the
+    scienceworld suite plays), into the task's own namespace."""
+    env = {**os.environ, "ARIADNE_STORE": str(tmp_path / "store.sqlite")}
+    gold = subprocess.run([ARIADNE, "memory", "seed-gold", "scienceworld:4-1", "--variations", "0", "--agent", "davis",
+                           "--run-dir", str(tmp_path / "runs")], capture_output=True, text=True, env=env, timeout=600)
+    assert gold.returncode == 0, gold.stderr[-2000:]
+    assert "gold:scienceworld:4-1:train-variation=0:" in gold.stdout and "in davis/scienceworld.find-living-thing" in gold.stdout
+    (run,) = (tmp_path / "runs").iterdir()
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["split"] == "train" and meta["variation"] == 0
