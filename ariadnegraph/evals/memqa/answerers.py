@@ -43,11 +43,14 @@ def extract_answer(reply: str) -> str:
 
 
 def agent_turns(run_dir: str | Path, run_id: str) -> list[dict[str, Any]]:
-    """Each logged step as the agent saw it (the inventory list is the one its observation carried)."""
+    """Each logged step as the agent saw it (the inventory list is the one its observation carried; the
+    valid commands are those listed after the previous step, among which this step's command was typed)."""
     run = RunDir.open(run_dir, run_id)
     seen = {r["step"]: r.get("inventory") for r in run.oracle_steps()}
-    return [{"step": r["step"], "action": r.get("action"), "observation": r.get("observation") or "",
-             "score": r.get("score"), "inventory": seen.get(r["step"]), "reason": r.get("reason")} for r in run.steps()]
+    records = list(run.steps())
+    offered = {r["step"] + 1: r["valid"] for r in records if isinstance(r.get("valid"), list)}
+    return [{"step": r["step"], "action": r.get("action"), "observation": r.get("observation") or "", "score": r.get("score"),
+             "inventory": seen.get(r["step"]), "reason": r.get("reason"), "valid": offered.get(r["step"])} for r in records]
 
 
 ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that runs on

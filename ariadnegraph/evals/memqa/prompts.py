@@ -11,6 +11,8 @@ from ...prompting import step_header
 CARRYING = "Carrying:"  # a transcript turn's inventory line
 SCORE = "Score:"  # a transcript turn's score line
 REASON = "Reason:"  # a transcript turn's reasoning line (why the command was chosen)
+VALID = "Valid commands:"  # the commands the game listed as valid when the turn's command was typed
+VALID_SEPARATOR = "; "
 
 ANSWER_RULES = """Reply with the answer alone on the first line, with nothing around it:
 - a step number or a count as digits only;
@@ -23,7 +25,8 @@ happened, reply exactly: not answerable"""
 
 TRANSCRIPT_SYSTEM = f"""You are questioned about an episode of a text game that you played. The
 transcript shows your turns: the step number, the command you typed, why you chose it (when you noted
-a reason), what the game answered, then what you were carrying and your score after that step. Step 0 is the start, before any command.
+a reason), the commands the game listed as valid when you typed it (when they were logged), what the
+game answered, then what you were carrying and your score after that step. Step 0 is the start, before any command.
 Use only the transcript; do not guess from what usually happens in such games.
 
 {ANSWER_RULES}"""
@@ -38,12 +41,15 @@ items) as written, write English, and return only the rewritten question on one 
 
 
 def render_turn(step: int, action: str | None, observation: str, inventory: Iterable[str] | None, score: Any,
-                reason: str | None = None) -> str:
-    """One transcript turn: ``[step N] > command``, the reason, the game's text, then carried items and score."""
+                reason: str | None = None, valid: Iterable[str] | None = None) -> str:
+    """One transcript turn: ``[step N] > command``, the reason, the valid commands it was typed among, the
+    game's text, then carried items and score."""
     text = "\n".join(line.strip() for line in (observation or "").splitlines() if line.strip())
     lines = [step_header(step, action)]
     if reason:
         lines.append(f"{REASON} {' '.join(reason.split())}")
+    if valid is not None:
+        lines.append(f"{VALID} {VALID_SEPARATOR.join(' '.join(v.split()) for v in valid)}")
     lines.append(text or "(no text)")
     if inventory is not None:
         lines.append(f"{CARRYING} {', '.join(inventory) or 'nothing'}")
@@ -54,4 +60,4 @@ def render_turn(step: int, action: str | None, observation: str, inventory: Iter
 
 def render_transcript(turns: Iterable[Mapping[str, Any]]) -> str:
     return "\n\n".join(render_turn(t["step"], t.get("action"), t.get("observation") or "", t.get("inventory"), t.get("score"),
-                                   t.get("reason")) for t in turns)
+                                   t.get("reason"), t.get("valid")) for t in turns)

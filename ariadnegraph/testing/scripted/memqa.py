@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ... import prompting as p
 from ...envs.text import direction_of_command, next_location
-from ...evals.memqa.prompts import CARRYING, REASON, SCORE
+from ...evals.memqa.prompts import CARRYING, REASON, SCORE, VALID, VALID_SEPARATOR
 from .sections import is_empty
 
 NOT_ANSWERABLE = "not answerable"
@@ -46,6 +46,7 @@ class Known:
     observation: str | None = None
     score: float | None = None
     reason: str | None = None
+    valid: tuple[str, ...] | None = None  # the commands listed as valid when this step's command was typed
 
 
 @dataclass
@@ -160,6 +161,8 @@ def transcript_view(body: str) -> View:
                 known.inventory = () if items == "nothing" else tuple(_name(x) for x in items.split(", ") if x)
             elif line.startswith(REASON):
                 known.reason = line[len(REASON):].strip()
+            elif line.startswith(VALID):
+                known.valid = tuple(" ".join(v.lower().split()) for v in line[len(VALID):].split(VALID_SEPARATOR) if v.strip())
             elif line.startswith(SCORE):
                 try:
                     known.score = float(line[len(SCORE):].strip())
@@ -429,6 +432,10 @@ def answer(question: str, view: View) -> str:
     q = _YES_NO.sub("", q)
     if not view.steps:
         return NOT_ANSWERABLE
+    if yes_no and "a valid action" in q:  # read off the listed commands; an unlisted one is simply not valid
+        step, command = _step(q), re.findall(r"'([^']+)'", q)
+        listed = view.get(step).valid if step is not None else None
+        return NOT_ANSWERABLE if listed is None or not command else ("yes" if " ".join(command[0].lower().split()) in listed else "no")
     seen = _names_in(view)
     if any(not _mentions(seen, _name(w)) for w in re.findall(r"'([^']+)'", q)):
         return NOT_ANSWERABLE  # the question names something this context never shows: a false premise
