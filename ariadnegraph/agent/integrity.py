@@ -87,7 +87,7 @@ def _check_memory(run: RunDir, recorded: int, checkpointed: int | None) -> None:
     elif chroma.parent.is_dir():  # a memory kept on a Chroma server has no local folder
         raise RunCorrupted(f"run {run.run_id}: {MEMORY_DIR}/chroma/chroma.sqlite3 is missing")
     try:
-        with WorldMemory(run.memory_path) as memory:
+        with WorldMemory(run.memory_path, check_log=True) as memory:  # the whole chain, a snapshot or not
             last = max(memory.episodes, default=None)
     except MemoryCorrupted as exc:
         raise RunCorrupted(f"run {run.run_id}: {MEMORY_DIR} is damaged ({' '.join(str(exc).split())[:160]})") from None

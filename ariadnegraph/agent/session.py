@@ -252,7 +252,8 @@ def memory_view(run_id: str, run_dir: str | Path) -> MemoryView:
                 raise FileNotFoundError(f"run {run_id} has no memory yet")
             target = Path(copy.name) / MEMORY_DIR
             shutil.copytree(source, target)
-            view = MemoryView(memory=WorldMemory.open(target), _copy=copy)
+            # no check_run before this reader (the server's ask): the log's whole chain is checked here
+            view = MemoryView(memory=WorldMemory.open(target, check_log=True), _copy=copy)
         except BaseException:
             copy.cleanup()
             raise

@@ -7,12 +7,16 @@ order, so the index is a slice of the map). ``manifest.json`` names the log posi
 (``events`` and the log's chain value there, ``head``), the embeddings, and the sha256 of every file.
 
 A snapshot is used only when it is whole and belongs to this log: every file's hash matches the
-manifest, and the log's chain after event ``events`` is the manifest's ``head`` — the chain value
-commits to every event before it, so the snapshot and the log agree on the whole history. The events
-after it are replayed (and their chain checked) as usual. Anything else (missing, older format, other
-embeddings, a file that does not hash right, a log that disagrees) and the memory is rebuilt from the
-log, which stays the source of truth; the next snapshot replaces the bad one. A snapshot is written
-whole into a temporary folder and swapped in by renames, so a crash leaves the old one or the new one.
+manifest, and the log's stored chain value after event ``events`` is the manifest's ``head``. That
+anchor ties the snapshot to this log's history, but it is read, not recomputed: an event payload edited
+under an intact chain column passes it. Recomputing the chain over the covered events
+(``EventLog.check_chain``) costs ~0.3 s at 100k facts, so it is done where a run is checked before it is
+continued or read (``WorldMemory(check_log=True)``: agent/integrity.py's ``check_run``, the readers),
+not on every open. The events after the snapshot are replayed (and their chain checked) as usual.
+Anything else (missing, older format, other embeddings, a file that does not hash right, a log that
+disagrees) and the memory is rebuilt from the log, which stays the source of truth; the next snapshot
+replaces the bad one. A snapshot is written whole into a temporary folder and swapped in by renames, so
+a crash leaves the old one or the new one.
 """
 
 from __future__ import annotations

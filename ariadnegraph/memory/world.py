@@ -60,7 +60,10 @@ class WorldMemory:
         rules: ConflictRules | None = None,
         chroma_url: str | None = None,
         vector_flush_steps: int = 50,
+        check_log: bool = False,
     ) -> None:
+        """``check_log``: also recompute the log's hash chain over the events a snapshot covers (see
+        ``_open_storage``); the run checks (agent/integrity.py) and readers ask for it."""
         self.directory = Path(path) if path is not None else None
         self._log: EventLog | None = None
         if self.directory is not None:
@@ -92,7 +95,11 @@ class WorldMemory:
         self._snapshot_events = 0  # log events the snapshot on disk covers
         self._dirty = False  # written to since opened: only a writer leaves a new snapshot (readers work on copies)
         if self.directory is not None:
-            self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV))
+            try:
+                self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV), check_log)
+            except BaseException:  # a damaged log or vector store: refused, and no file left open
+                self._release_files()
+                raise
 
     # -- storage -----------------------------------------------------------------------------------
     @classmethod
@@ -102,7 +109,7 @@ class WorldMemory:
             raise FileNotFoundError(f"no memory at {path} (expected {MEMORY_FILE})")
         return cls(path, **kwargs)
 
-    def _open_storage(self, chroma_url: str | None) -> None:
+    def _open_storage(self, chroma_url: str | None, check_log: bool = False) -> None:
         assert self.directory is not None and self._log is not None
         spec = self._log.get_meta("embeddings")
         if spec is None:
@@ -116,6 +123,14 @@ class WorldMemory:
             # failure stops the episode at that step (resumable) rather than at the next flush
             self.vector_flush_steps = 1
         snapshot = read_snapshot(self.directory, embeddings=embeddings_spec(self.embeddings), chain_at=self._log.chain_at)
+        if snapshot is not None and check_log:
+            # A snapshot is tied to the log by the stored chain value at its last event; only recomputing the
+            # chain from the payloads shows an event edited under it (the replay does that for later events).
+            # That costs ~0.3 s at 100k facts on top of a ~0.75 s open, past the 1 s reopen target, so plain
+            # opens (a writer resuming after the check, an eval worker) keep the anchor check and the full
+            # recompute runs where a run is checked before it is continued or read (integrity.check_run) and in
+            # readers that open a saved memory without that check (session.memory_view).
+            self._log.check_chain(snapshot.events)
         try:
             # vectors come from a verified snapshot; Chroma is opened when first written to (a server
             # at once: it must be there), and read back only when there is no snapshot
@@ -128,12 +143,7 @@ class WorldMemory:
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # Chroma's errors, and its Rust core's panics (not Exceptions) on a damaged file
-            self._log.close()
-            self._log = None
-            try:
-                self._close_vectors()
-            except BaseException:  # noqa: BLE001 - the open's own error is the one to report
-                pass
+            self._release_files()
             if chroma_url and _unreachable(exc):
                 raise VectorServerUnavailable(f"the Chroma server at {chroma_url} cannot be reached ({_one_line(exc)})") from None
             raise MemoryCorrupted(f"vector store {chroma_url or self.directory / 'chroma'} cannot be read: {_one_line(exc)}") from None
@@ -211,19 +221,19 @@ class WorldMemory:
                 except OSError:  # a full disk: the log stays the truth, the next open replays it
                     pass
         finally:
-            try:
-                self._close_vectors()
-            finally:
-                if self._log is not None:
-                    self._log.close()
-                    self._log = None
+            self._release_files()
 
-    def _close_vectors(self) -> None:
-        """Give Chroma's files back: a closed memory (an evicted reader whose copy is deleted) keeps no
-        descriptor on them; the vectors it loaded stay in memory."""
+    def _release_files(self) -> None:
+        """Close the log and give Chroma's files back: a closed memory (an evicted reader whose copy is
+        deleted) keeps no descriptor on them; what it loaded stays readable in memory."""
         vectors, self._vectors = self._vectors, None
-        if vectors is not None:
-            vectors.close()
+        log, self._log = self._log, None
+        try:
+            if vectors is not None:
+                vectors.close()
+        finally:
+            if log is not None:
+                log.close()
 
     def __enter__(self) -> "WorldMemory":
         return self

@@ -1,20 +1,23 @@
 """Snapshots beside the event log: a memory reopened from its snapshot (and the events after it) is the
 memory that wrote it, fact for fact, step for step and search for search, and the memory the full
 replay of the log gives; a snapshot that is damaged or belongs to another log is ignored (the log is
-replayed) and replaced by the next one.
+replayed) and replaced by the next one; a log whose events the snapshot covers was edited is refused as
+damaged by the checks run before a run is continued or read, as it is without a snapshot.
 
 (A replay reads the vectors back from Chroma, whose copies may differ from the written ones in their
 last bits: searches are compared with the writer's, the rest with the replay too.)"""
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from ariadnegraph.memory import WorldMemory
+from ariadnegraph.memory import MemoryCorrupted, WorldMemory
 from ariadnegraph.memory import world as world_module
 from ariadnegraph.memory.snapshot import SNAPSHOT_DIR
 
@@ -119,3 +122,45 @@ def test_a_bad_snapshot_is_ignored_and_replaced(saved: Path, tmp_path: Path, dam
         play(memory, range(200, 201), seed=3)  # a writer...
     with WorldMemory(saved) as memory:
         assert memory._snapshot_events > 0  # ...left a good one
+
+
+def edit_event(memory_file: Path, seq: int) -> None:
+    """Change one event's payload and nothing else (its stored chain value, the head): an edit under an
+    intact chain column."""
+    with sqlite3.connect(memory_file) as db:
+        (text,) = db.execute("SELECT payload FROM events WHERE seq = ?", (seq,)).fetchone()
+        payload = json.loads(text)
+        payload["object" if "object" in payload else "text"] += " (edited)"
+        db.execute("UPDATE events SET payload = ? WHERE seq = ?", (json.dumps(payload, sort_keys=True, separators=(",", ":")), seq))
+    db.close()
+
+
+def test_an_event_edited_under_a_snapshot_is_refused_as_damaged(saved: Path, tmp_path: Path) -> None:
+    with WorldMemory(saved) as memory:
+        assert memory._snapshot_events > 3  # event 3 is covered by the snapshot: not replayed on open
+    edit_event(saved / world_module.MEMORY_FILE, 3)
+    with pytest.raises(MemoryCorrupted, match="damaged at event 3"):
+        WorldMemory(saved, check_log=True)
+    bare = tmp_path / "bare"
+    shutil.copytree(saved, bare)
+    shutil.rmtree(bare / SNAPSHOT_DIR)
+    with pytest.raises(MemoryCorrupted, match="damaged at event 3"):  # the same verdict without a snapshot
+        WorldMemory(bare)
+
+
+def test_check_run_refuses_a_run_whose_memory_was_edited_under_its_snapshot(tmp_path: Path) -> None:
+    from ariadnegraph.agent.context import AgentContext
+    from ariadnegraph.agent.integrity import check_copy
+    from ariadnegraph.play import play
+    from ariadnegraph.runs import RunCorrupted, RunDir
+
+    play("cooking:1", seed=1, max_steps=4, context=AgentContext(run_dir=str(tmp_path)), run_id="edited")
+    run = RunDir.open(tmp_path, "edited")
+    with WorldMemory(run.memory_path) as memory:
+        memory.write_snapshot()  # (a writer leaves one past 2,000 events; this run is shorter)
+        covered = memory._snapshot_events
+    assert covered > 3
+    check_copy(run)  # whole: passes
+    edit_event(run.memory_path / world_module.MEMORY_FILE, 3)
+    with pytest.raises(RunCorrupted, match="memory is damaged .*damaged at event 3"):
+        check_copy(run)

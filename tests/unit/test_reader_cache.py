@@ -75,3 +75,24 @@ def test_closing_one_memory_leaves_another_on_the_same_chroma_path_working(tmp_p
     assert descriptors_into(path) == []
     with WorldMemory.open(path) as again:  # both writes kept
         assert again.location() == "hall" and sorted(again.episodes) == [0, 1]
+
+
+def test_a_reader_refuses_a_log_edited_under_its_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's reader opens a saved memory without check_run: it recomputes the log's chain itself."""
+    import sqlite3
+
+    from ariadnegraph.memory import MemoryCorrupted
+
+    monkeypatch.setattr(session, "_READERS", session.OrderedDict())
+    save_run(tmp_path, "a")
+    with WorldMemory(tmp_path / "a" / "memory") as memory:
+        for step in range(1, 6):
+            memory.observe(step, f"-= Room {step} =-", [("player", "in", f"room {step}")])
+        memory.write_snapshot()
+    with sqlite3.connect(tmp_path / "a" / "memory" / "memory.sqlite") as db:  # an event's text changed, its chain value kept
+        db.execute("UPDATE events SET payload = replace(payload, 'Room 2', 'Room 9') WHERE kind = 'episode' AND payload LIKE '%Room 2%'")
+    db.close()
+    with pytest.raises(MemoryCorrupted, match="damaged at event"):
+        session.memory_view("a", tmp_path)
+    assert not session._READERS
+    assert not [path for path in descriptors_into(Path("/")) if "ariadne-memory-" in path]  # the refused copy left nothing open
