@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config import CHECKPOINTER_ENV, checkpointer_url, redacted
 from ..memory import MemoryCorrupted, WorldMemory
 from ..memory.world import MEMORY_FILE
 from ..runs import CHECKPOINTS_FILE, MEMORY_DIR, ORACLE_FILE, TRAJECTORY_FILE, RunCorrupted, RunDir
-from .checkpoints import latest_values
+from .checkpoints import CHECKPOINTS, in_postgres, latest_values
 
 MEMORY_NAME = f"{MEMORY_DIR}/{MEMORY_FILE}"
 LOCAL_CHECKPOINTS = "local_checkpoints"  # run.json key: this run's checkpoints are in its folder (not a server's)
@@ -55,6 +56,14 @@ def check_run(run: RunDir) -> RunCheck:
         raise RunCorrupted(f"run {name}: {CHECKPOINTS_FILE} holds a state without a step")
     torn_step = None
     if checkpointed is None:
+        # Step 0 is written before the first checkpoint; past it, a run whose checkpoints we keep (its file,
+        # or PostgreSQL) has one. In PostgreSQL, none usually means another database than the run's was given:
+        # continuing would replay the whole episode over the run's files.
+        if recorded > 1 and in_postgres(meta):
+            given = redacted(checkpointer_url() or "")
+            raise RunCorrupted(f"run {name}: the PostgreSQL database {given} holds no checkpoint for its {recorded} recorded steps; "
+                               f"is {CHECKPOINTER_ENV} the database this run was played on "
+                               f"({(meta.get(CHECKPOINTS) or {}).get('url')})?")
         if recorded > 1 and meta.get(LOCAL_CHECKPOINTS):
             raise RunCorrupted(f"run {name}: {CHECKPOINTS_FILE} holds no checkpoint for the {recorded} recorded steps")
     elif recorded > checkpointed + 2:

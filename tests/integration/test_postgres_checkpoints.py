@@ -1,17 +1,21 @@
 """Checkpoints in PostgreSQL (``--checkpointer postgres://...``): a play killed mid-episode and resumed
 gives the same result as one played on SQLite; run metadata stays in the run directory; a run that keeps
 its checkpoints in PostgreSQL refuses to continue without it, in one line; an unreachable database is
-refused before anything is written."""
+refused before anything is written; a run resumed or read against another (empty) database is refused in
+one line, its files untouched."""
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -69,3 +73,37 @@ def test_an_unreachable_postgres_is_refused_before_any_write(tmp_path: Path) -> 
     assert not tmp_path.exists() or not list(tmp_path.iterdir())
     bad = ariadne("play", "--env", "cooking:1", "--run-dir", str(tmp_path), "--checkpointer", "mysql://x")
     assert bad.returncode == 2 and "takes sqlite or a postgres://" in bad.stderr
+
+
+@pytest.fixture
+def empty_database(postgres_url: str) -> Iterator[str]:
+    """A second, empty database on the same server (dropped afterwards): the wrong one for a run."""
+    import psycopg
+
+    name = f"ariadne_empty_{secrets.token_hex(4)}"
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlsplit(postgres_url)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def files(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+def test_a_run_resumed_against_another_database_is_refused_untouched(tmp_path: Path, postgres_url: str, empty_database: str) -> None:
+    played = last_json(ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "6", "--run-dir", str(tmp_path), "--run-id", "here",
+                               "--json", "--checkpointer", postgres_url))
+    assert played["steps"] >= 2
+    before = files(tmp_path / "here")
+    for command in (["play", "--resume", "here"], ["report", "here"], ["ask", "here", "Where am I?"]):
+        refused = ariadne(*command, "--run-dir", str(tmp_path), env={"ARIADNE_CHECKPOINTER": empty_database})
+        assert refused.returncode == 2, (command, refused.stderr[-2000:])
+        assert refused.stderr.count("\n") == 1 and refused.stderr.startswith("ariadne: error:"), refused.stderr
+        assert "holds no checkpoint" in refused.stderr and "is ARIADNE_CHECKPOINTER the database this run was played on" in refused.stderr
+        assert files(tmp_path / "here") == before, command  # nothing replayed over the run
+    resumed = last_json(ariadne("play", "--resume", "here", "--run-dir", str(tmp_path), "--json", env={"ARIADNE_CHECKPOINTER": postgres_url}))
+    assert resumed["steps"] == played["steps"]  # the right database still continues it
