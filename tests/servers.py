@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -71,7 +72,7 @@ class ChromaServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "ChromaServer":
+    def start(self, timeout: float = 60) -> "ChromaServer":
         import sys
         import time
         import urllib.request
@@ -79,7 +80,7 @@ class ChromaServer:
         chroma = Path(sys.executable).parent / "chroma"
         self.process = subprocess.Popen([str(chroma), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.time() + 60
+        deadline = time.time() + timeout
         while time.time() < deadline:
             try:
                 urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=1).read()
@@ -88,11 +89,15 @@ class ChromaServer:
                 if self.process.poll() is not None:
                     raise RuntimeError(f"chroma run exited with {self.process.returncode}") from None
                 time.sleep(0.2)
-        raise RuntimeError("chroma run did not answer within 60 s")
+        self.kill()  # a server that never answered must not outlive the test that started it
+        raise RuntimeError(f"chroma run did not answer within {timeout:g} s")
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.kill()
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)  # its own session (start_new_session): any child goes too
+            except ProcessLookupError:
+                pass
             self.process.wait()
 
     def __enter__(self) -> "ChromaServer":

@@ -1,7 +1,7 @@
 """Memory vectors on a Chroma server (``ARIADNE_CHROMA_URL``): a test starts ``chroma run`` on a free
 loopback port, plays a run against it and reopens it; the server going away mid-episode stops the
 episode with one line, and once the server is back the run resumes to the result of an uninterrupted
-run with local vectors."""
+run with local vectors. A server that never answers is not left running by the helper that started it."""
 
 from __future__ import annotations
 
@@ -80,3 +80,16 @@ def test_the_server_going_away_mid_episode_is_one_line_and_the_run_resumes(tmp_p
     for key in ("score", "max_score", "won", "steps"):
         assert resumed[key] == reference[key], key
     assert steps(tmp_path / "served" / "same") == steps(tmp_path / "local" / "same")
+
+
+def test_a_server_that_never_answers_is_not_left_running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import urllib.request
+
+    def no_answer(*args: object, **kwargs: object) -> None:
+        raise OSError("no answer")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_answer)  # the heartbeat never succeeds
+    server = ChromaServer(tmp_path / "chroma-data")
+    with pytest.raises(RuntimeError, match="did not answer"):
+        server.start(timeout=0.5)
+    assert server.process is not None and server.process.poll() is not None  # killed before the error
