@@ -44,6 +44,9 @@ Measured, per size:
   their events and vectors written to disk in bulk (same log events, same Chroma collections), then
   the memory is reopened and the rate is timed over ``--window`` further steps ("N-step window");
 - reopen time (``WorldMemory.open``) and the RSS growth it causes, in a fresh process; on-disk size;
+- the same from a snapshot: the open alone, then the first graph query and episode read it defers (the
+  1 s target is shown for the open alone and with both), and the open with the log's chain recomputed
+  over the covered events (``check_log=True``, as the run check and readers open it);
 - semantic search (``semantic_search(q, depth=2, width=5)``) and STMA (``stma_retrieve(q, n=8, k=3)``)
   latency p50/p95, and the mean number of facts each returns;
 - RSS growth while building the in-memory memory (psutil); with ``--tracemalloc`` also the Python
@@ -535,15 +538,16 @@ def worker_snapshot_write(path: str) -> dict:
     return result
 
 
-def worker_snapshot_reopen(path: str) -> dict:
+def worker_snapshot_reopen(path: str, check_log: bool = False) -> dict:
     """Reopen from the snapshot; then what the deferred parts cost on first use (the open facts' graph,
-    the episodes)."""
+    the episodes). ``check_log``: as a run check or a reader opens it (the log's chain recomputed over the
+    events the snapshot covers)."""
     from ariadnegraph.memory import WorldMemory
 
     gc.collect()
     before = rss()
     t0 = time.perf_counter()
-    memory = WorldMemory.open(path)
+    memory = WorldMemory.open(path, check_log=check_log)
     result = {"open_seconds": time.perf_counter() - t0, "used_snapshot": memory._snapshot_events > 0}
     gc.collect()
     result["open_rss_mb"] = (rss() - before) / 2**20
@@ -620,6 +624,11 @@ def label(n: int) -> str:
     return f"{n // 1000}k" if n % 1000 == 0 and n >= 1000 else str(n)
 
 
+def first_use_seconds(reopened: dict) -> float:
+    """Open, then the first graph query and the first episode read (the parts the open defers)."""
+    return reopened["open_seconds"] + (reopened["first_graph_ms"] + reopened["first_episodes_ms"]) / 1000
+
+
 def mark(value: float, facts: int) -> str:
     if facts != TARGET_FACTS:
         return ""
@@ -674,6 +683,7 @@ def main() -> None:
                     print(f"… {label(n)} facts: snapshot, then reopen from it", file=sys.stderr, flush=True)
                     r["snapshot"] = run_worker({"kind": "snapshot_write", "path": probe})
                     r["snapshot_reopen"] = run_worker({"kind": "snapshot_reopen", "path": probe})
+                    r["snapshot_checked"] = run_worker({"kind": "snapshot_reopen", "path": probe, "check_log": True})
                 finally:
                     shutil.rmtree(probe, ignore_errors=True)
             finally:
@@ -737,17 +747,21 @@ def print_tables(results: dict[int, dict], queries: int, args, elapsed: float) -
     if any("snapshot_reopen" in r for r in results.values()):
         print("\n### Reopen: log replay (before) and snapshot (after)\n")
         print("| facts | replay: time | replay: RSS growth | snapshot write | snapshot on disk | snapshot: time | snapshot: RSS growth "
-              "| first graph query | first episode read | RSS after both |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+              "| first graph query | first episode read | open + both | RSS after both | checked open (chain recomputed) |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for n, r in results.items():
             if "snapshot_reopen" not in r:
                 continue
             b, w, a = r["reopen"], r["snapshot"], r["snapshot_reopen"]
+            checked = f"{r['snapshot_checked']['open_seconds']:.2f} s" if "snapshot_checked" in r else "—"
             print(f"| {label(n)} | {b['open_seconds']:.2f} s | {b['open_rss_mb']:.0f} MB | {w['write_seconds']:.2f} s | {w['snapshot_mb']:.0f} MB "
                   f"| {a['open_seconds']:.2f} s | {a['open_rss_mb']:.0f} MB | {a['first_graph_ms']:.0f} ms | {a['first_episodes_ms']:.0f} ms "
-                  f"| {a['used_rss_mb']:.0f} MB |")
-        print("\nThe snapshot (memory/snapshot.py) is checked against the log's hash chain and its own hashes, then the events "
-              "after it are replayed; the open facts' graph and the episodes are built on first use (the last three columns).")
+                  f"| {first_use_seconds(a):.2f} s | {a['used_rss_mb']:.0f} MB | {checked} |")
+        print("\nThe snapshot (memory/snapshot.py) is tied to the log by the stored chain value at its last event and checked "
+              "against its own hashes, then the events after it are replayed; the open facts' graph and the episodes are built "
+              "on first use (\"first graph query\", \"first episode read\"; \"open + both\" is what a reader waits for before its "
+              "first answer). \"Checked open\" recomputes the log's chain over the events the snapshot covers too, as the run "
+              "check before a resume or read (agent/integrity.py) and the readers do; a plain open does not.")
     print("\n### Targets\n")
     print("| target | measured | result |")
     print("|---|---|---|")
@@ -761,9 +775,15 @@ def print_tables(results: dict[int, dict], queries: int, args, elapsed: float) -
         print(f"| retrieval p95 < {TARGET_P95_MS:.0f} ms at {label(TARGET_FACTS)} facts | not run (add {TARGET_FACTS} to --sizes) | — |")
     reopened = results.get(REOPEN_TARGET_FACTS, {}).get("snapshot_reopen")
     if reopened:
-        seconds, mb = reopened["open_seconds"], reopened["used_rss_mb"]  # RSS after the first graph query and episode read
-        print(f"| reopen from snapshot < {REOPEN_TARGET_SECONDS:.0f} s at {label(REOPEN_TARGET_FACTS)} facts | {seconds:.2f} s | "
-              f"{'PASS' if seconds < REOPEN_TARGET_SECONDS else 'FAIL'} |")
+        mb = reopened["used_rss_mb"]  # RSS after the first graph query and episode read
+        # the open alone leaves the graph and the episodes to be built by the first query: both are shown
+        rows = [("open alone", reopened["open_seconds"]), ("open + first graph query + first episode read", first_use_seconds(reopened))]
+        checked = results[REOPEN_TARGET_FACTS].get("snapshot_checked")
+        if checked:
+            rows.append(("open with the log's chain recomputed (run check, readers)", checked["open_seconds"]))
+        for what, seconds in rows:
+            print(f"| reopen from snapshot < {REOPEN_TARGET_SECONDS:.0f} s at {label(REOPEN_TARGET_FACTS)} facts: {what} | {seconds:.2f} s | "
+                  f"{'PASS' if seconds < REOPEN_TARGET_SECONDS else 'FAIL'} |")
         print(f"| reopen RSS < {REOPEN_TARGET_MB:.0f} MB at {label(REOPEN_TARGET_FACTS)} facts (after first use) | {mb:.0f} MB | "
               f"{'PASS' if mb < REOPEN_TARGET_MB else 'FAIL'} |")
     else:
