@@ -279,7 +279,8 @@ def _seed_memory(job: Job, runs_dir: Path) -> tuple[list[str], list[Any]]:
     if not job.memory_from:
         return [], []
     from ..config import memory_store_path
-    from ..memory.longterm import LongTermMemory, Namespace, env_family
+    from ..envs.registry import env_family
+    from ..memory.longterm import LongTermMemory, Namespace
 
     with LongTermMemory(memory_store_path(job.store)) as store:
         ns = Namespace(job.memory_from, env_family(job.game.env))
