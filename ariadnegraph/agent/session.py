@@ -126,6 +126,8 @@ def env_options(state: Mapping[str, Any]) -> dict[str, Any]:
         options["seed"] = state["seed"]
     if state.get("variation") is not None:
         options["variation"] = state["variation"]
+    if state.get("split") is not None:
+        options["split"] = state["split"]
     if state.get("max_steps"):
         options["max_steps"] = state["max_steps"]
     return options
@@ -151,6 +153,8 @@ def _open_run(run_dir: str | Path, state: Mapping[str, Any], create: bool, conte
     run_id, thread = state["run_id"], _current_thread()
     if create and not (Path(run_dir) / run_id).exists():
         meta = {key: state.get(key) for key in ("run_id", "env", "seed", "variation", "max_steps")}
+        if state.get("split") is not None:
+            meta["split"] = state["split"]
         settings = {k: v for k, v in asdict(context).items() if k != "api_key"} if context is not None else {}
         return RunDir.create(run_dir, run_id, {**meta, "thread_id": thread or run_id, "context": settings}).acquire_writer()
     run = RunDir.open(run_dir, run_id)

@@ -65,7 +65,7 @@ def plan_eval(
 ) -> EvalPlan:
     """Check every input (suite, presets, model provider, workers, prices, subset) without writing."""
     from ..agent.context import AgentContext
-    from ..agent.presets import PRESETS, ablation, parse_switches
+    from ..agent.presets import PRESETS, ablation, cell_label, parse_switches
     from ..nodes.common import check_models
 
     spec = get_suite(suite)
@@ -73,7 +73,7 @@ def plan_eval(
     if ablate:
         if presets:
             raise EvalError("--ablate plays its grid's presets: give --ablate or --preset, not both")
-        systems = [(v.preset, {**v.switches, **overrides}, v.label) for v in ablation(ablate)]
+        systems = [(v.preset, {**v.switches, **overrides}, cell_label(v, overrides)) for v in ablation(ablate)]
     else:
         if not presets:
             raise EvalError("eval needs at least one --preset (or --ablate GRID)")
@@ -260,9 +260,9 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
         "norm_score": round(normalised(score, max_score), 6), "score": score, "max_score": max_score,
         "best_norm_score": round(max((normalised(c, max_score) for c in curve), default=0.0), 6),
         "invalid_actions": validity.count(False) if validity else None, "peaks": peaks,
-        "steps_per_replan": steps_per_replan(int(summary["steps"]), summary.get("usage_by_node") or {}),
+        "steps_per_replan": steps_per_replan(int(summary["steps"]), summary.get("replies_by_node") or {}),
         "kg_facts": growth["facts_by_step"][-1][1] if growth["facts_by_step"] else 0, "kg_recorded": growth["recorded"],
-        "kg_update_rate": growth["update_rate"], "kg_growth": growth["facts_by_step"],
+        "kg_update_rate": growth["update_rate"], "kg_growth": growth["facts_by_step"], "kg_updates": growth["updates_by_step"],
         "won": bool(summary["won"]), "steps": int(summary["steps"]), "llm_calls": sum(int(r["llm_calls"]) for r in played),
         "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": episode_cost(prices, job.model, prompt, completion),
         "trials": [{"trial": r["trial"], "run_id": r["run_id"], "won": bool(r["won"]), "score": float(r["score"]), "steps": int(r["steps"]),

@@ -226,3 +226,11 @@ def test_memory_fidelity_curves_table_and_plot(tmp_path):
     assert fidelity_table(unmeasured) is None and "## Memory fidelity" not in markdown_tables(get_suite("stma-cooking"), unmeasured)
     assert plot_fidelity(get_suite("stma-cooking"), unmeasured, tmp_path / "none.png") is None
     assert not (tmp_path / "none.png").exists()
+
+
+def test_steps_per_replan_counts_plans_not_model_calls():
+    """A planner reply asked again is one plan that cost two calls (DAVIS's steps per replan)."""
+    from ariadnegraph.evals.graph_metrics import steps_per_replan
+
+    assert steps_per_replan(10, {"planner": {"parsed": 3, "reasked": 1, "schema": 2}}) == 2.5
+    assert steps_per_replan(10, {"actor": {"parsed": 10}}) is None  # never planned (ReAct)

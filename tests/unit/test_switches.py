@@ -4,6 +4,7 @@ is checked, the set is recorded with the run, and each grid cell turns off what 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import fields
@@ -11,11 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.presets import ABLATIONS, PRESETS, SWITCHES, Preset, ablation, parse_switches
+from ariadnegraph.agent.integrity import checked_copies
+from ariadnegraph.agent.presets import PRESETS, SWITCHES, Preset, ablation, parse_switches
 from ariadnegraph.evals import quoted
 from ariadnegraph.evals.plan import EvalError
 from ariadnegraph.evals.runner import plan_eval
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.play import play
+from ariadnegraph.runs import RunDir
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 
@@ -24,7 +30,8 @@ EXAMPLES = {"summarizer": "false", "knowledge_graph": "off", "retrieval": "stma"
             "history": "none", "history_full_text": "true", "summarizer_history": "25", "unexplored_exits": "no",
             "exploration_check": "yes", "memory_facts_shown": "0", "aggregator": "llm", "qa_turns": "0", "planner": "never",
             "plan_length": "2", "expected_rewards": "1", "precheck": "false", "outcome_check": "false", "react_choice": "true",
-            "reflections": "false", "go_to": "false", "invalidate": "false", "thoughts": "crafter"}
+            "reflections": "false", "go_to": "false", "invalidate": "false", "thoughts": "crafter", "belief_shown": "false",
+            "extraction_reads": "history", "grounding": "off"}
 
 
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
@@ -40,6 +47,7 @@ def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
     ("precheck=maybe", "switch 'precheck' takes true or false"),
     ("qa_turns=-1", "switch 'qa_turns' takes int"),
     ("history=lots", "switch 'history' takes int or none"),
+    ("plan_length=0", "switch 'plan_length' takes int >= 1"),
     ("precheck", "--set takes SWITCH=VALUE"),
 ])
 def test_a_bad_switch_is_refused_naming_the_allowed_values(assignment, message):
@@ -61,31 +69,89 @@ def test_the_set_is_recorded_with_the_run_and_a_bad_one_writes_nothing(tmp_path)
     assert meta["context"]["switch_overrides"] == {"precheck": False, "aggregator": "text"}
 
 
-def test_the_ablation_grids_turn_off_what_each_paper_removed():
-    stma = {v.label: AgentContext(preset=v.preset, switch_overrides=v.switches).switches for v in ablation("stma-table2")}
-    quoted_rows = {q.system for q in quoted.STMA_COOKING if q.system.startswith("STMA")}
-    assert set(stma) == quoted_rows - {"STMA w/o Summarizer for Spatial Memory"}  # the one our switches cannot express
-    full = stma["STMA"]
-    assert full == PRESETS["stma"]
-    assert not any((stma["STMA w/o Spatio-Temporal Memory"].summarizer, stma["STMA w/o Spatio-Temporal Memory"].knowledge_graph))
-    assert not stma["STMA w/o Summarizer"].summarizer and stma["STMA w/o Summarizer"].knowledge_graph and stma["STMA w/o Summarizer"].history == 25
-    assert not stma["STMA w/o Spatial Memory"].knowledge_graph and stma["STMA w/o Spatial Memory"].summarizer
-    assert stma["STMA w/o Relation Aggregator"].aggregator == "off" and stma["STMA w/o Relation Aggregator"].knowledge_graph
-    assert not stma["STMA w/o Critic"].critic and stma["STMA w/o Critic"].aggregator == "llm"
-    davis = {v.label: AgentContext(preset=v.preset, switch_overrides=v.switches).switches for v in ablation("davis")}
-    assert davis["D+W"] == PRESETS["davis"] and not davis["D-C"].reflections and davis["D-C"].outcome_check  # replanning stays
-    assert not davis["D+W (append-only KG)"].invalidate and davis["D+W"].invalidate
-    assert davis["D-A"].plan_length == 1 and davis["D (no world model)"].qa_turns == 0 and not davis["D (no world model)"].knowledge_graph
-    arigraph = {v.label: AgentContext(preset=v.preset, switch_overrides=v.switches).switches for v in ablation("arigraph")}
-    assert arigraph["AriGraph w/o episodic"].episodes_k == 0 and not arigraph["AriGraph w/o exploration"].unexplored_exits
-    assert set(ABLATIONS) == {"stma-table2", "davis", "arigraph"}
+def shown(run_dir: Path, run_id: str) -> dict[str, list[dict[str, str]]]:
+    """Per node, the sections of every prompt the run's model calls were given (from calls.jsonl)."""
+    by_node: dict[str, list[dict[str, str]]] = {}
+    for line in (run_dir / run_id / "calls.jsonl").read_text().splitlines():
+        call = json.loads(line)
+        if call.get("node") and call.get("prompt"):
+            human = [m["content"] for m in call["prompt"] if m["role"] == "human"][-1]
+            by_node.setdefault(call["node"], []).append(p.parse_sections(human))
+    return by_node
+
+
+def play_cell(tmp_path: Path, variant, env: str = "cooking:1", steps: int = 6) -> tuple[dict[str, list[dict[str, str]]], Path]:
+    run_id = re.sub(r"[^A-Za-z0-9]+", "-", variant.label).strip("-")
+    play(env, seed=1, max_steps=steps, run_id=run_id,
+         context=AgentContext(preset=variant.preset, switch_overrides=variant.switches, run_dir=str(tmp_path)))
+    return shown(tmp_path, run_id), tmp_path / run_id
+
+
+@pytest.mark.slow
+def test_each_stma_table2_cell_removes_what_the_paper_removed(tmp_path):
+    """Each cell played: which roles called the model and what the planner and the relation retriever read."""
+    cells = {v.label: v for v in ablation("stma-table2")}
+    assert set(cells) == {q.system for q in quoted.STMA_COOKING if q.system.startswith("STMA")}  # every row of table 2
+    seen = {label: play_cell(tmp_path, variant)[0] for label, variant in cells.items()}
+
+    def planner_reads(label: str, section: str) -> bool:
+        return all(section in s for s in seen[label]["planner"])
+
+    full = seen["STMA"]
+    assert {"summarizer", "relation_retriever", "aggregator", "planner", "critic"} <= set(full)
+    assert planner_reads("STMA", p.BELIEF) and planner_reads("STMA", p.SPATIAL) and not any(p.MEMORY in s for s in full["planner"])
+    assert all(p.BELIEF in s and p.HISTORY not in s for s in full["relation_retriever"])
+    # no memory: no belief, no KG, no spatial belief, no history; only the observation
+    bare = seen["STMA w/o Spatio-Temporal Memory"]
+    assert not {"summarizer", "relation_retriever", "aggregator"} & set(bare)
+    assert not any(section in s for s in bare["planner"] for section in (p.BELIEF, p.SPATIAL, p.MEMORY, p.HISTORY))
+    # no summarizer for the temporal belief: the planner reads the raw history; the KG still reads the belief
+    raw = seen["STMA w/o Summarizer"]
+    assert "summarizer" in raw and all(p.BELIEF in s for s in raw["relation_retriever"])
+    assert not any(p.BELIEF in s for s in raw["planner"]) and any("[step 1] >" in s.get(p.HISTORY, "") for s in raw["planner"])
+    # no summarizer for spatial memory: the KG reads the raw history; the planner keeps the belief
+    spatial_raw = seen["STMA w/o Summarizer for Spatial Memory"]
+    assert all(p.BELIEF not in s for s in spatial_raw["relation_retriever"]) and planner_reads("STMA w/o Summarizer for Spatial Memory", p.BELIEF)
+    assert any("[step 1] >" in s.get(p.HISTORY, "") for s in spatial_raw["relation_retriever"])
+    # no spatial memory: no KG, no aggregator; the belief stays
+    no_map = seen["STMA w/o Spatial Memory"]
+    assert not {"relation_retriever", "aggregator"} & set(no_map) and planner_reads("STMA w/o Spatial Memory", p.BELIEF)
+    assert not any(p.SPATIAL in s for s in no_map["planner"])
+    # no aggregator: the retrieved triples reach the planner as a list
+    listed = seen["STMA w/o Relation Aggregator"]
+    assert "aggregator" not in listed and planner_reads("STMA w/o Relation Aggregator", p.MEMORY)
+    assert not any(p.SPATIAL in s for s in listed["planner"])
+    assert "critic" not in seen["STMA w/o Critic"] and "aggregator" in seen["STMA w/o Critic"]
+
+
+@pytest.mark.slow
+def test_each_davis_cell_removes_what_the_paper_removed(tmp_path):
+    cells = {v.label: v for v in ablation("davis")}
+    assert [label for label in cells if "(ours)" not in label] == ["D+W", "D (no world model)", "D-A", "D-C"]
+    full, full_run = play_cell(tmp_path, cells["D+W"])
+    assert "world_model_qa" in full and "relation_retriever" in full
+    without, _ = play_cell(tmp_path, cells["D (no world model)"])
+    assert not {"world_model_qa", "relation_retriever"} & set(without) and "planner" in without
+    # DAVIS's KG only appends timestamped facts: the player's places all stay; ours closes the old one
+    closing, closing_run = play_cell(tmp_path, cells["D+W with fact invalidation (ours)"])
+
+    def closed(run: Path) -> int:
+        with checked_copies(run.parent, [run.name]) as copies, WorldMemory.open(RunDir.open(copies, run.name).memory_path) as memory:
+            return sum(1 for f in memory.all_facts if not f.is_open)
+
+    assert closed(full_run) == 0 < closed(closing_run)
+    # D-A and D-C change the actor and the critic (tests/unit/test_agent_routing.py drives them one reply at a time)
+    assert cells["D-A"].switches == {"invalidate": False, "grounding": False, "go_to": False}
+    assert cells["D-C"].switches == {"invalidate": False, "reflections": False}
 
 
 def test_an_ablation_plan_names_its_cells_and_keeps_them_apart(tmp_path):
     plan = plan_eval("stma-cooking", [], ablate="stma-table2", switches=["plan_length=4"], per_group=1, out=tmp_path)
-    assert plan.presets[0] == "STMA" and len(plan.presets) == 6
-    assert len({job.key for job in plan.jobs}) == len(plan.jobs) == 6 * 4  # 4 levels x 1 game x 6 cells
+    assert plan.presets[0] == "STMA [plan_length=4]" and len(plan.presets) == 7  # a changed cell says so
+    assert len({job.key for job in plan.jobs}) == len(plan.jobs) == 7 * 4  # 4 levels x 1 game x 7 cells
     assert all(dict(job.switches)["plan_length"] == 4 for job in plan.jobs)
+    plain = plan_eval("stma-cooking", [], ablate="stma-table2", per_group=1, out=tmp_path / "plain")
+    assert plain.presets == tuple(v.label for v in ablation("stma-table2"))
     with pytest.raises(EvalError, match="not both"):
         plan_eval("stma-cooking", ["stma"], ablate="davis", out=tmp_path)
     with pytest.raises(ValueError, match="unknown ablation grid"):
