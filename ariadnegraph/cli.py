@@ -336,7 +336,7 @@ def _memqa(args: argparse.Namespace) -> int:
         horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
         rows = evaluate(args.run_dir, args.run_ids, answerers=answerers, horizon=horizon, per_type=args.per_type, seed=args.seed,
                         model=args.model, base_url=args.base_url, paraphrase_with=args.paraphrase,
-                        on_row=(lambda row: print(json.dumps(row, default=str), file=out)) if out else None)
+                        on_row=(lambda row: print(json.dumps(row, default=str), file=out, flush=True)) if out else None)
     finally:
         if out:
             out.close()

@@ -54,6 +54,11 @@ def agent_turns(run_dir: str | Path, run_id: str) -> list[dict[str, Any]]:
 
 
 ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that runs on
+# A local server's prompt-cache slot per transcript answerer: its questions about one run share the whole
+# transcript as their prefix, so only the first reads it (at ~35 tokens/s on 2 cores a full history of 6k
+# tokens takes minutes, and an unpinned call lands on whichever slot is least recently used).
+ANSWERER_SLOTS = {"in-context": 0, "full-history": 1}
+ANSWER_TIMEOUT = 900.0  # seconds: the first question reads the whole transcript
 
 
 class TranscriptAnswerer:
@@ -63,7 +68,8 @@ class TranscriptAnswerer:
         self.name = name
         self.turns = turns
         self.window = window
-        self.model = load_chat_model(model, base_url=base_url, max_tokens=ANSWER_TOKENS)
+        self.model = load_chat_model(model, base_url=base_url, max_tokens=ANSWER_TOKENS, slot=ANSWERER_SLOTS.get(name),
+                                     timeout=ANSWER_TIMEOUT)
 
     def prompt(self, item: QAItem) -> list:
         shown = [t for t in self.turns if t["step"] <= item.horizon]
@@ -86,7 +92,7 @@ class MemoryAnswerer:
         from ...agent.context import AgentContext
 
         self.run_id = run_id
-        self.context = AgentContext(model=model, run_dir=str(run_dir), base_url=base_url)
+        self.context = AgentContext(model=model, run_dir=str(run_dir), base_url=base_url, request_timeout=ANSWER_TIMEOUT)
 
     def __call__(self, item: QAItem) -> str:
         from ...graphs.qa import ask_graph

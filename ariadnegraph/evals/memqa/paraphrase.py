@@ -29,12 +29,13 @@ def consistent(original: str, rewritten: str) -> bool:
 
 
 PARAPHRASE_TOKENS = 96  # one question, reworded
+PARAPHRASE_SLOT = 7  # a local server's cache slot: every rewrite shares the instructions as its prefix
 
 
 def paraphrase(items: list[QAItem], model: str, base_url: str | None = None) -> list[QAItem]:
     if model in test_doubles():  # a rule-based double cannot reword a question
         return items
-    chat = load_chat_model(model, base_url=base_url, max_tokens=PARAPHRASE_TOKENS)
+    chat = load_chat_model(model, base_url=base_url, max_tokens=PARAPHRASE_TOKENS, slot=PARAPHRASE_SLOT)
     out = []
     for item in items:
         reply = invoke_model(chat, [SystemMessage(content=PARAPHRASE), HumanMessage(content=item.question)])
