@@ -150,7 +150,8 @@ class EventLog:
         """Every event after the first ``after`` (whose chain value is ``chain``: a verified snapshot's), in
         order, verifying the chain; raises MemoryCorrupted on any mismatch."""
         last = chain
-        for kind, text, last in self._verified(after, chain, None):
+        for kind, text, reached in self._verified(after, chain, None):
+            last = reached
             yield kind, json.loads(text)
         if last != self._head:
             raise MemoryCorrupted(f"memory file {self.path} is damaged: its last chain value is not the one committed")
