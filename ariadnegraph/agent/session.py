@@ -182,9 +182,12 @@ def open_session(run_dir: str | Path, state: Mapping[str, Any], *, create: bool,
                 memory = WorldMemory(run.memory_path)  # a damaged memory is refused before the trajectory is touched
                 try:
                     actions = state.get("actions") or []
+                    # The game is replayed and checked before the run is touched: a refused run keeps every line.
+                    observation, torn = _replay(env, run, actions, state.get("reasons") or [], restore="observation" in state)
                     # Steps recorded after the last checkpoint will be played again: forget them.
                     run.truncate_steps(len(actions) if "observation" in state else -1)
-                    observation = _replay(env, run, actions, state.get("reasons") or [], restore="observation" in state)
+                    for step, action, played, reason in torn:
+                        record_step(run, step, action, played, reason)
                 except BaseException:
                     memory.close()
                     raise
@@ -199,25 +202,30 @@ def open_session(run_dir: str | Path, state: Mapping[str, Any], *, create: bool,
         return session
 
 
-def _replay(env: TextEnv, run: RunDir, actions: list[str], reasons: list[str | None], *, restore: bool) -> Observation:
-    """Reset the game and run ``actions`` again, checking each answer against the trajectory. When
-    ``restore`` (the actions are checkpointed), a step missing at the trajectory's end (a line torn
-    by a crash) is recorded again."""
+Replayed = tuple[int, str | None, Observation, str | None]  # a step to record again: step, action, observation, reason
+
+
+def _replay(env: TextEnv, run: RunDir, actions: list[str], reasons: list[str | None], *,
+            restore: bool) -> tuple[Observation, list[Replayed]]:
+    """Reset the game and run ``actions`` again, checking each answer against the trajectory; writes
+    nothing. Returns the last observation and, when ``restore`` (the actions are checkpointed), the steps
+    missing at the trajectory's end (a line torn by a crash), to be recorded again."""
     recorded = {record["step"]: record for record in run.steps()}
     observation = env.reset()
+    missing: list[Replayed] = []
     for step, action in enumerate([None, *actions]):
         if action is not None:
             observation = env.step(action)
         expected = recorded.get(step)
         if expected is None:
             if restore:
-                record_step(run, step, action, observation, reasons[step - 1] if 0 < step <= len(reasons) else None)
+                missing.append((step, action, observation, reasons[step - 1] if 0 < step <= len(reasons) else None))
         elif expected.get("observation") != observation.text:
             raise ReplayMismatch(
                 f"run {run.run_id}: replaying step {step} ({action or 'reset'}) gave a different observation than recorded;"
                 " the game or its version changed"
             )
-    return observation
+    return observation, missing
 
 
 def end_session(run_id: str) -> None:
