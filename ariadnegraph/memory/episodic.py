@@ -6,6 +6,8 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 
+from .bulk import collector_paused
+
 
 @dataclass(frozen=True)
 class Episode:
@@ -75,7 +77,8 @@ class EpisodeStore(MutableMapping[int, Episode]):
     def _ready(self) -> dict[int, Episode]:
         if self._deferred is not None:
             load, self._deferred = self._deferred, None
-            loaded = {episode.step: episode for episode in load()}
+            with collector_paused():
+                loaded = {episode.step: episode for episode in load()}
             loaded.update(self._data)  # steps recorded since the snapshot come after its own
             self._data = loaded
         return self._data

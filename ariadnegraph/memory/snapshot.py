@@ -4,7 +4,9 @@
 with the display names and aliases, the episodes, and the vectors (of every fact, entity and episode)
 as float32 ``.npy`` matrices, memory-mapped on open (the open facts' rows first, in the fact index's
 order, so the index is a slice of the map). ``manifest.json`` names the log position
-(``events`` and the log's chain value there, ``head``), the embeddings, and the sha256 of every file.
+(``events`` and the log's chain value there, ``head``), the embeddings, and the XXH3-128 digest of every
+file (a check against damage, not against an attacker: the log's own chain is sha256; XXH3 reads the
+~200 MB of a 100k-fact snapshot about ten times faster than sha256, ~15 ms instead of ~130 ms).
 
 A snapshot is used only when it is whole and belongs to this log: every file's hash matches the
 manifest, and the log's stored chain value after event ``events`` is the manifest's ``head``. That
@@ -21,7 +23,6 @@ a crash leaves the old one or the new one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -32,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import orjson
+import xxhash
 
 from .episodic import Episode
 from .facts import Fact
@@ -41,7 +43,7 @@ MANIFEST = "manifest.json"
 STATE = "state.json"
 EPISODES = "episodes.json"
 VECTOR_FILES = {"facts": "fact_vectors.npy", "entities": "entity_vectors.npy", "episodes": "episode_vectors.npy"}
-FORMAT = 1
+FORMAT = 2  # 2: files digested with XXH3-128 (1: sha256); a snapshot of another format is rebuilt
 _FACT_FIELDS = ("id", "subject", "relation", "object", "subject_key", "object_key", "valid_from", "valid_to", "recorded_at", "source")
 
 
@@ -61,8 +63,8 @@ class Snapshot:
     vectors: dict[str, np.ndarray]  # per kind: the rows (memory-mapped, read-only)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
+def _digest(path: Path) -> str:
+    digest = xxhash.xxh3_128()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
@@ -83,7 +85,7 @@ def write_snapshot(directory: Path, *, events: int, head: str, embeddings: str, 
     (staging / EPISODES).write_bytes(orjson.dumps([[e.step, e.text, e.action, sorted(e.fact_ids)] for e in episodes]))
     for kind, name in VECTOR_FILES.items():
         np.save(staging / name, np.ascontiguousarray(vectors[kind], dtype=np.float32))
-    files = {name: _sha256(staging / name) for name in (STATE, EPISODES, *VECTOR_FILES.values())}
+    files = {name: _digest(staging / name) for name in (STATE, EPISODES, *VECTOR_FILES.values())}
     manifest = {"format": FORMAT, "events": events, "head": head, "embeddings": embeddings, "files": files}
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=1))
     for path in staging.iterdir():  # on disk before the swap: a crash then leaves a whole snapshot
@@ -109,7 +111,7 @@ def read_snapshot(directory: Path, *, embeddings: str, chain_at) -> Snapshot | N
         if chain_at(events) != head:
             return None  # another log's, or one the log was rewritten under
         files = manifest["files"]
-        if any(_sha256(folder / name) != files.get(name) for name in (STATE, EPISODES, *VECTOR_FILES.values())):
+        if any(_digest(folder / name) != files.get(name) for name in (STATE, EPISODES, *VECTOR_FILES.values())):
             return None
         episodes_text = (folder / EPISODES).read_bytes()  # read (and hashed) now; parsed when first used
         state = orjson.loads((folder / STATE).read_bytes())

@@ -13,6 +13,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from .bulk import collector_paused
 from .conflicts import ConflictRules
 from .facts import Fact, Triplet
 from .normalize import EntityNormalizer, normalize_relation
@@ -264,8 +265,9 @@ class TemporalKG:
         """The open facts' graph, built from them on first use after a snapshot restore."""
         if self._live_graph is None:
             graph = nx.MultiDiGraph()
-            for fact_id in sorted(self._live_facts):
-                _add_edge(graph, self._live_facts[fact_id], self._names)
+            with collector_paused():
+                for fact_id in sorted(self._live_facts):
+                    _add_edge(graph, self._live_facts[fact_id], self._names)
             self._live_graph = graph
         return self._live_graph
 
