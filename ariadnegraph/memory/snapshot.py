@@ -23,6 +23,7 @@ a crash leaves the old one or the new one.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -43,7 +44,8 @@ MANIFEST = "manifest.json"
 STATE = "state.json"
 EPISODES = "episodes.json"
 VECTOR_FILES = {"facts": "fact_vectors.npy", "entities": "entity_vectors.npy", "episodes": "episode_vectors.npy"}
-FORMAT = 2  # 2: files digested with XXH3-128 (1: sha256); a snapshot of another format is rebuilt
+FORMAT = 2  # 2: files digested with XXH3-128
+READABLE_FORMATS = (1, 2)  # 1: digested with sha256 (same files otherwise), read as it is until a writer saves a new one
 _FACT_FIELDS = ("id", "subject", "relation", "object", "subject_key", "object_key", "valid_from", "valid_to", "recorded_at", "source")
 
 
@@ -63,8 +65,8 @@ class Snapshot:
     vectors: dict[str, np.ndarray]  # per kind: the rows (memory-mapped, read-only)
 
 
-def _digest(path: Path) -> str:
-    digest = xxhash.xxh3_128()
+def _digest(path: Path, format: int = FORMAT) -> str:
+    digest: Any = xxhash.xxh3_128() if format == FORMAT else hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
@@ -105,13 +107,14 @@ def read_snapshot(directory: Path, *, embeddings: str, chain_at) -> Snapshot | N
     folder = directory / SNAPSHOT_DIR
     try:
         manifest = json.loads((folder / MANIFEST).read_text())
-        if manifest.get("format") != FORMAT or manifest.get("embeddings") != embeddings:
+        version = manifest.get("format")
+        if version not in READABLE_FORMATS or manifest.get("embeddings") != embeddings:
             return None
         events, head = int(manifest["events"]), str(manifest["head"])
         if chain_at(events) != head:
             return None  # another log's, or one the log was rewritten under
         files = manifest["files"]
-        if any(_digest(folder / name) != files.get(name) for name in (STATE, EPISODES, *VECTOR_FILES.values())):
+        if any(_digest(folder / name, version) != files.get(name) for name in (STATE, EPISODES, *VECTOR_FILES.values())):
             return None
         episodes_text = (folder / EPISODES).read_bytes()  # read (and hashed) now; parsed when first used
         state = orjson.loads((folder / STATE).read_bytes())

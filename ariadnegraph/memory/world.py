@@ -111,10 +111,6 @@ class WorldMemory:
         return cls(path, **kwargs)
 
     def _open_storage(self, chroma_url: str | None, check_log: bool = False) -> None:
-        with collector_paused():  # a large memory's facts, episodes and indices are built in one go
-            self._load(chroma_url, check_log)
-
-    def _load(self, chroma_url: str | None, check_log: bool) -> None:
         assert self.directory is not None and self._log is not None
         spec = self._log.get_meta("embeddings")
         if spec is None:
@@ -127,7 +123,8 @@ class WorldMemory:
             # a server is shared and may go away: every step's vectors are sent with the step, so a
             # failure stops the episode at that step (resumable) rather than at the next flush
             self.vector_flush_steps = 1
-        snapshot = read_snapshot(self.directory, embeddings=embeddings_spec(self.embeddings), chain_at=self._log.chain_at)
+        with collector_paused():  # a large memory's facts are built in one go (memory/bulk.py)
+            snapshot = read_snapshot(self.directory, embeddings=embeddings_spec(self.embeddings), chain_at=self._log.chain_at)
         if snapshot is not None and check_log:
             # A snapshot is tied to the log by the stored chain value at its last event; only recomputing the
             # chain from the payloads shows an event edited under it (the replay does that for later events).
@@ -152,11 +149,12 @@ class WorldMemory:
             if chroma_url and _unreachable(exc):
                 raise VectorServerUnavailable(f"the Chroma server at {chroma_url} cannot be reached ({_one_line(exc)})") from None
             raise MemoryCorrupted(f"vector store {chroma_url or self.directory / 'chroma'} cannot be read: {_one_line(exc)}") from None
-        if snapshot is not None:
-            self._restore(snapshot)
-            self._replay(after=snapshot.events, chain=snapshot.head)
-        else:
-            self._replay()
+        with collector_paused():  # the KG, its indices and the replayed events, in one go
+            if snapshot is not None:
+                self._restore(snapshot)
+                self._replay(after=snapshot.events, chain=snapshot.head)
+            else:
+                self._replay()
         self._snapshot_events = snapshot.events if snapshot is not None else 0
 
     def _chroma(self) -> ChromaVectors:

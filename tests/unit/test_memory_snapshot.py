@@ -124,6 +124,25 @@ def test_a_bad_snapshot_is_ignored_and_replaced(saved: Path, tmp_path: Path, dam
         assert memory._snapshot_events > 0  # ...left a good one
 
 
+def test_a_snapshot_of_the_first_format_is_still_read(saved: Path, tmp_path: Path) -> None:
+    """Format 1 digested its files with sha256 (format 2: XXH3-128); finished runs keep theirs, and a reader
+    must not fall back to replaying the whole log because the digest changed."""
+    import hashlib
+
+    manifest_path = saved / SNAPSHOT_DIR / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["format"] == 2
+    manifest["format"] = 1
+    manifest["files"] = {name: hashlib.sha256((saved / SNAPSHOT_DIR / name).read_bytes()).hexdigest() for name in manifest["files"]}
+    manifest_path.write_text(json.dumps(manifest))
+    with WorldMemory(saved) as memory:
+        assert memory._snapshot_events > 0 and fingerprint(memory) == WRITTEN[str(tmp_path)]
+    manifest["files"]["state.json"] = "0" * 64  # a format-1 digest that does not match is refused as before
+    manifest_path.write_text(json.dumps(manifest))
+    with WorldMemory(saved) as memory:
+        assert memory._snapshot_events == 0
+
+
 def edit_event(memory_file: Path, seq: int) -> None:
     """Change one event's payload and nothing else (its stored chain value, the head): an edit under an
     intact chain column."""
