@@ -197,7 +197,7 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     from .agent.presets import parse_switches
     from .config import memory_store_path
     from .envs import make
-    from .envs.registry import env_family
+    from .envs.registry import VARIED_PREFIXES, env_family, split_spec
     from .evals.suites import suites_playing
     from .memory.longterm import LongTermMemory, Namespace
     from .play import final_facts, play
@@ -206,10 +206,13 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
                            switch_overrides=parse_switches(args.set))
     split = _gold_split(args.env, args.split)
+    if not args.by_seed and split_spec(args.env)[0] not in VARIED_PREFIXES:
+        raise CliError(f"{args.env} is chosen by seed, not by variation: give --by-seed")
     numbers = _numbers(args.variations)
     for number in numbers:  # every game is checked before the first is read
         seed, variation = (number, None) if args.by_seed else (None, number)
-        if split in (None, "test") and (suites := suites_playing(args.env, seed=seed, variation=variation)):
+        # a game on a training split is never a suite's (they play the test split)
+        if split is None and (suites := suites_playing(args.env, seed=seed, variation=variation)):
             raise CliError(f"{args.env} {'seed' if args.by_seed else 'variation'} {number} is a test game of {', '.join(suites)}: "
                            "read gold trajectories of games the evaluation does not play")
     with LongTermMemory(memory_store_path(args.store)) as memory:
@@ -234,15 +237,13 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
 
 def _gold_split(env: str, split: str | None) -> str | None:
     """The split gold trajectories are read from: games with splits read their training split unless told
-    otherwise (DAVIS), never the test split the suites evaluate on."""
+    otherwise (DAVIS); ``--split`` offers no test split, the suites' (argparse refuses it)."""
     from .envs.registry import has_splits
 
     if not has_splits(env):
         if split:
             raise CliError(f"{env} has no splits (--split is for ScienceWorld and TextWorldExpress)")
         return None
-    if split == "test":
-        raise CliError("gold trajectories of the test split would hold the evaluation's answers: use --split train or dev")
     return split or "train"
 
 

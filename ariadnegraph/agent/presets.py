@@ -8,9 +8,10 @@ draws every path). ``PRESETS`` is the registry; :class:`AgentContext` validates 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+HISTORY_BUFFER = 25  # STMA's history buffer: the steps its summarizer reads (appendix A)
 Retrieval = Literal["arigraph", "stma", "temporal", "rag", "none"]
 Aggregation = Literal["off", "text", "llm"]
 Cadence = Literal["when_needed", "every_step", "never"]
@@ -32,7 +33,8 @@ class Preset:
     summarizer_history: int = 0  # history-buffer records the summarizer reads besides its belief (STMA: 25)
     belief_shown: bool = True  # the deciding roles (planner, critic, chooser) read the summarizer's belief
     extraction_reads: Literal["belief", "history"] = "belief"  # what the relation retriever reads with the observation:
-    # the summarizer's belief, or the raw history buffer (summarizer_history records; STMA's "w/o Summarizer for Spatial Memory")
+    # the summarizer's belief, or the raw history buffer (summarizer_history records, or HISTORY_BUFFER where the preset
+    # keeps none; STMA's "w/o Summarizer for Spatial Memory")
     unexplored_exits: bool = True  # list exits not yet walked through (AriGraph appendix B)
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
     memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)
@@ -82,7 +84,7 @@ PRESETS: dict[str, Preset] = {
     "stma": Preset(
         "STMA (Lei et al. 2025): history buffer 25 + summarizer belief, relation retriever, dynamic KG, top-8 entities + "
         "3-hop retrieval, LLM relation aggregator, planner with subgoal + action sequence, critic before each action",
-        retrieval="stma", summarizer_history=25, history=0, unexplored_exits=False, memory_facts_shown=False, aggregator="llm",
+        retrieval="stma", summarizer_history=HISTORY_BUFFER, history=0, unexplored_exits=False, memory_facts_shown=False, aggregator="llm",
         qa_turns=0, outcome_check=False, reflections=False,
     ),
     "davis": Preset(
@@ -206,7 +208,7 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
         Variant("STMA w/o Spatio-Temporal Memory", "stma", {**_NO_KG, "summarizer": False, "summarizer_history": 0}),
         # the history buffer goes to the planner as it is instead of the belief; the KG is still extracted
         # from the summarized information, so the summarizer keeps running for the relation retriever
-        Variant("STMA w/o Summarizer", "stma", {"belief_shown": False, "history": 25, "history_full_text": True}),
+        Variant("STMA w/o Summarizer", "stma", {"belief_shown": False, "history": HISTORY_BUFFER, "history_full_text": True}),
         # the relation retriever reads the raw history buffer instead of the belief; the planner keeps the belief
         Variant("STMA w/o Summarizer for Spatial Memory", "stma", {"extraction_reads": "history"}),
         Variant("STMA w/o Spatial Memory", "stma", dict(_NO_KG)),
@@ -236,14 +238,18 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
 
 
 def cell_label(variant: Variant, overrides: dict[str, Any]) -> str:
-    """A cell's label, naming the switches ``--set`` changed on top of it (the cell is then not the paper's)."""
-    changed = {k: v for k, v in overrides.items() if variant.switches.get(k, _UNSET) != v}
+    """A cell's label, naming the switches ``--set`` changed in what the cell plays (it is then not the paper's)."""
+    cell = replace(PRESETS[variant.preset], **variant.switches)
+    played = replace(cell, **overrides)
+    changed = [name for name in overrides if getattr(played, name) != getattr(cell, name)]
     if not changed:
         return variant.label
-    return f"{variant.label} [{', '.join(f'{k}={v}' for k, v in changed.items())}]"
+    return f"{variant.label} [{', '.join(f'{name}={switch_text(getattr(played, name))}' for name in changed)}]"
 
 
-_UNSET = object()
+def switch_text(value: Any) -> str:
+    """A switch's value as ``--set`` writes it (true, none, 25)."""
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def ablation(name: str) -> tuple[Variant, ...]:

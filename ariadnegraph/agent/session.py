@@ -210,7 +210,8 @@ def _replay(env: TextEnv, run: RunDir, actions: list[str], reasons: list[str | N
     """Reset the game and run ``actions`` again, checking each answer against the trajectory; writes
     nothing. Returns the last observation and, when ``restore`` (the actions are checkpointed), the steps
     missing at the trajectory's end (a line torn by a crash), to be recorded again."""
-    recorded = {record["step"]: record for record in run.steps()}
+    # without a checkpoint the whole trajectory is about to be dropped and played again: nothing to compare
+    recorded = {record["step"]: record for record in run.steps()} if restore else {}
     observation = env.reset()
     missing: list[Replayed] = []
     for step, action in enumerate([None, *actions]):

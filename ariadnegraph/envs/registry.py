@@ -98,10 +98,29 @@ def env_family(spec: str) -> str:
 
 
 SPLIT_PREFIXES = ("scienceworld", "twx")  # games with train / dev / test splits (test is the default and the suites')
+SEEDED_PREFIXES = ("cooking", "treasure", "coin", "twx", "nethack", "crafter")  # a seed picks the game
+VARIED_PREFIXES = ("scienceworld",)  # a variation picks the game
 
 
 def has_splits(spec: str) -> bool:
     return split_spec(spec)[0] in SPLIT_PREFIXES
+
+
+def game_identity(spec: str, *, seed: int | None = None, variation: int | None = None) -> tuple[str, str, int | None, int | None]:
+    """What makes two specs the same game: the family, the canonical name, and the seed or variation where
+    the family takes one (``cooking: 01`` seed 1 is ``cooking:1`` seed 1; ``arigraph:hunt`` has one game
+    whatever the seed)."""
+    prefix, rest = split_spec(spec)
+    name = " ".join(rest.lower().split())
+    if prefix == "scienceworld":
+        from .scienceworld_env import resolve_scienceworld_task  # a static table: no JVM is started
+
+        name = resolve_scienceworld_task(rest)[1]
+    elif prefix == "file":
+        name = str(Path(rest).expanduser().resolve())
+    elif name.isdigit():
+        name = str(int(name))
+    return prefix, name, seed if prefix in SEEDED_PREFIXES else None, variation if prefix in VARIED_PREFIXES else None
 
 
 POSITION_TRACKED = ("nethack", "crafter")  # worlds whose env names the player's place (a level, a region): see memory_update

@@ -11,16 +11,15 @@ from collections import Counter
 from typing import Any
 
 from ..memory.world import MEMORY_FILE
+from ..models.structured import OUTCOMES
 from ..runs import RunDir
 from .fidelity import read_kg
-
-REPLY_OUTCOMES = ("parsed", "repaired", "reasked", "fallback")  # each planner run ends in exactly one (models.structured)
 
 
 def steps_per_replan(steps: int, replies_by_node: dict[str, dict[str, Any]]) -> float | None:
     """Game steps per plan made. Plans are counted by the planner's reply outcomes, one per planner run,
     not by its model calls: a reply asked again is one plan that cost two calls."""
-    plans = sum(int((replies_by_node.get("planner") or {}).get(outcome) or 0) for outcome in REPLY_OUTCOMES)
+    plans = sum(int((replies_by_node.get("planner") or {}).get(outcome) or 0) for outcome in OUTCOMES)  # one per planner run
     return round(steps / plans, 3) if plans else None
 
 

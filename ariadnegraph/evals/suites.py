@@ -185,13 +185,16 @@ SUITES: dict[str, Suite] = {
 def suites_playing(env: str, *, seed: int | None = None, variation: int | None = None) -> list[str]:
     """The suites that evaluate on this game (their games are on the default split, test): gold trajectories
     read into a memory must not come from them, or the memory would hold the answers to the test."""
+    from ..envs.registry import game_identity
+
+    wanted = game_identity(env, seed=seed, variation=variation)
     found = []
     for suite in SUITES.values():
         try:
             games = suite.games()
         except Exception:  # a suite whose games are not here (AriGraph's files) plays none of them here either
             continue
-        if any(g.env == env and g.seed == seed and g.variation == variation for g in games):
+        if any(game_identity(g.env, seed=g.seed, variation=g.variation) == wanted for g in games):
             found.append(suite.name)
     return found
 

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
-from ..agent.presets import Preset
+from ..agent.presets import HISTORY_BUFFER, Preset
 from ..agent.session import live_session
 from ..agent.state import AgentState
 from ..memory import PLAYER, WorldMemory
@@ -50,7 +50,8 @@ def extraction_sections(state: Mapping[str, Any], memory: WorldMemory, preset: P
         p.LOCATION: previous_location or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
         p.BELIEF: None if raw else state.get("belief", ""),
-        p.HISTORY: history_section((state.get("history") or [])[:-1], preset.summarizer_history, True) if raw and preset else None,
+        p.HISTORY: history_section((state.get("history") or [])[:-1], preset.summarizer_history or HISTORY_BUFFER, True)
+        if raw and preset else None,
         p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
         p.OBSERVATION: state.get("observation", ""),
     }

@@ -128,7 +128,11 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
     assert "gold:cooking:1:seed=101" in sources and "later" in sources
     shown = cli("memory", "show", "--agent", "davis")
     assert shown.stdout.startswith(f"davis/cooking: {len(stored)} facts")
-    for bad, message in ((("memory", "seed-gold", "cooking:1", "--variations", "x", "--agent", "a"), "not a list of numbers"),
+    for bad, message in ((("memory", "seed-gold", "cooking:1", "--variations", "x", "--by-seed", "--agent", "a"), "not a list of numbers"),
+                         (("memory", "seed-gold", "cooking:1", "--variations", "101", "--agent", "a"), "chosen by seed, not by variation"),
+                         # the same suite game, however it is spelled, and a game whose seed changes nothing
+                         (("memory", "seed-gold", "COOKING: 01", "--variations", "3", "--by-seed", "--agent", "a"), "is a test game of stma-cooking"),
+                         (("play", "--env", "crafter", "--split", "train"), "crafter has no splits"),
                          # the suites' test games never become gold memory: a memory holding the answers
                          (("memory", "seed-gold", "cooking:1", "--variations", "101,3", "--by-seed", "--agent", "a"),
                           "cooking:1 seed 3 is a test game of stma-cooking"),

@@ -213,6 +213,12 @@ def test_arigraph_episodic_search_shows_whole_episodes(monkeypatch):
     assert any("slice the red potato prepare meal" in e for e in update["episodes_text"]), update["episodes_text"]
 
 
+def davis_cell(label: str):
+    from ariadnegraph.agent.presets import ablation
+
+    return next(v for v in ablation("davis") if v.label == label)
+
+
 def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatch):
     """DAVIS D-A: the world model's command goes to the game unchanged (no grounding call, no 'go to' walk);
     with the actor, the same plan is grounded to a valid command."""
@@ -224,7 +230,7 @@ def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatc
     monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
     state = {**STATE, "plan": [{"action": "Slice the carrot", "expected": "sliced", "reward": "+1"}, {"action": "go east", "expected": ""}]}
-    d_a = AgentContext(preset="davis", switch_overrides={"grounding": False, "go_to": False})
+    d_a = AgentContext(preset="davis", switch_overrides=davis_cell("D-A").switches)
     update = actor_module.actor(state, Runtime(context=d_a))
     assert update["proposed"] == "Slice the carrot" and update["plan"] == [{"action": "go east", "expected": ""}]
     assert update["expected"] == "sliced" and update["expected_reward"] == "+1" and model.calls == []
@@ -243,7 +249,7 @@ def test_without_its_critic_davis_replans_on_a_mismatch_but_learns_nothing(monke
     full = critic_module.critic(state, runtime(preset="davis"))
     assert full.goto == "planner" and "find the key" in full.update["feedback"] and "find the key" in full.update["reflections"][0]
     use_model(monkeypatch, QueuedChatModel(replies=[reply]))
-    d_c = critic_module.critic(state, runtime(preset="davis", switch_overrides={"reflections": False}))
+    d_c = critic_module.critic(state, runtime(preset="davis", switch_overrides=davis_cell("D-C").switches))
     assert d_c.goto == "planner" and d_c.update["plan"] == []
     assert "reflections" not in d_c.update and "find the key" not in d_c.update["feedback"]
     assert "was expected to give '-= Hall =-'" in d_c.update["feedback"]
@@ -261,10 +267,13 @@ def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monke
     history = [{"step": 3, "action": "open fridge", "observation": "You open the fridge, revealing a carrot."},
                {"step": 4, "action": "take carrot", "observation": "You take the carrot."}]
     state = {**STATE, "belief": "Recipe: carrot (sliced).", "history": history}
-    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Extraction", triplets=[], outdated=[])] * 2))
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Extraction", triplets=[], outdated=[])] * 3))
     retriever_module.relation_retriever(state, runtime(preset="stma"))
     read = sections_of(model.calls[0])
     assert read[p.BELIEF] == "Recipe: carrot (sliced)." and p.HISTORY not in read
     retriever_module.relation_retriever(state, runtime(preset="stma", switch_overrides={"extraction_reads": "history"}))
     read = sections_of(model.calls[1])
     assert p.BELIEF not in read and "revealing a carrot" in read[p.HISTORY] and "You take the carrot" not in read[p.HISTORY]
+    # a preset that keeps no history buffer still gives the retriever one (STMA's 25 steps), not nothing
+    retriever_module.relation_retriever(state, runtime(preset="ariadne", switch_overrides={"extraction_reads": "history"}))
+    assert "revealing a carrot" in sections_of(model.calls[2])[p.HISTORY]

@@ -115,3 +115,25 @@ def test_valid_action_questions_are_answered_from_the_commands_the_transcript_li
     memory = make_answerer("memory", tmp_path, "hand", "scripted")
     assert all(extract_answer(history(i)) == i.answer for i in items)
     assert {extract_answer(memory(i)) for i in items} == {"not answerable"}
+
+
+def test_a_transcript_the_model_refuses_is_a_wrong_answer_not_the_end(tmp_path: Path, monkeypatch) -> None:
+    """A full history longer than a local model's context is refused by the server (HTTP 400): that question
+    scores 0, even a false-premise one, and the evaluation goes on."""
+    import httpx
+    import openai
+
+    from ariadnegraph.evals.memqa import answerers
+
+    def refuse(model, messages):
+        response = httpx.Response(400, request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+        raise openai.BadRequestError("the request exceeds the available context size", response=response, body=None)
+
+    write_run(tmp_path, "hand", memory=True)
+    items = generate(load_episode(tmp_path, "hand"), per_type=6, seed=5)
+    monkeypatch.setattr(answerers, "invoke_model", refuse)
+    history = answerers.make_answerer("full-history", tmp_path, "hand", "scripted")
+    replies = [history(item) for item in items]
+    assert all(reply.startswith(answerers.REFUSED) and "context size" in reply for reply in replies)
+    assert not any(score(i.answer, answerers.extract_answer(r), i.answer_type) for i, r in zip(items, replies))
+    assert any(i.answer == "not answerable" for i in items)  # false premises are among them, and score 0 too

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import openai
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from ...models import invoke_model, load_chat_model
@@ -57,8 +58,10 @@ ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that
 # A local server's prompt-cache slot per transcript answerer: its questions about one run share the whole
 # transcript as their prefix, so only the first reads it (at ~35 tokens/s on 2 cores a full history of 6k
 # tokens takes minutes, and an unpinned call lands on whichever slot is least recently used).
+# (The numbers are those of agent nodes (nodes.common.NODE_SLOTS), which never run while a run is questioned.)
 ANSWERER_SLOTS = {"in-context": 0, "full-history": 1}
 ANSWER_TIMEOUT = 900.0  # seconds: the first question reads the whole transcript
+REFUSED = "(no answer: the model refused the request)"  # what a refused request is recorded as (scores 0)
 
 
 class TranscriptAnswerer:
@@ -79,7 +82,12 @@ class TranscriptAnswerer:
         return [SystemMessage(content=TRANSCRIPT_SYSTEM), HumanMessage(content=body)]
 
     def __call__(self, item: QAItem) -> str:
-        reply = invoke_model(self.model, self.prompt(item))
+        try:
+            reply = invoke_model(self.model, self.prompt(item))
+        except openai.BadRequestError as exc:
+            # A transcript longer than the model's context is refused: a failure of this answerer, scored
+            # as a wrong answer, not the end of the evaluation (every valid command is listed per turn).
+            return f"{REFUSED}: {' '.join(str(exc).split())[:200]}"
         return reply.content if isinstance(reply.content, str) else str(reply.content)
 
 
