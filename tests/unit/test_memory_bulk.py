@@ -9,8 +9,8 @@ import threading
 from ariadnegraph.memory.bulk import collector_paused
 
 
-def test_overlapping_pauses_restore_the_collector_only_at_the_end() -> None:
-    assert gc.isenabled()
+def paused_in_another_thread() -> tuple[threading.Thread, threading.Event]:
+    """A thread inside a pause until the returned event is set."""
     entered, release = threading.Event(), threading.Event()
 
     def other() -> None:
@@ -21,6 +21,12 @@ def test_overlapping_pauses_restore_the_collector_only_at_the_end() -> None:
     thread = threading.Thread(target=other)
     thread.start()
     assert entered.wait(10)
+    return thread, release
+
+
+def test_overlapping_pauses_restore_the_collector_only_at_the_end() -> None:
+    assert gc.isenabled()
+    thread, release = paused_in_another_thread()
     with collector_paused():  # the other thread's pause started first and ends last
         assert not gc.isenabled()
     assert not gc.isenabled()  # still inside the other thread's pause
@@ -34,16 +40,7 @@ def test_overlapping_pauses_restore_the_collector_only_at_the_end() -> None:
 
 def test_a_pause_that_ends_inside_another_leaves_it_paused() -> None:
     """Another thread's pause began first and ends while this one runs: the collector stays off to our end."""
-    entered, release = threading.Event(), threading.Event()
-
-    def other() -> None:
-        with collector_paused():
-            entered.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=other)
-    thread.start()
-    assert entered.wait(10)
+    thread, release = paused_in_another_thread()
     with collector_paused():
         release.set()
         thread.join(10)
