@@ -70,45 +70,6 @@ def make_client(path: str | Path | None = None, url: str | None = None):
     return chromadb.EphemeralClient(settings=settings)
 
 
-# Chroma keeps one System per persistent path, shared by every client of that path in the process (its
-# SQLite and index files stay open until the System stops). Recent chromadb counts the clients and stops
-# the System when the last one is closed (Client.close); older releases do not, so we count ours there.
-_OWN_CLIENTS: dict[str, int] = {}
-
-
-def _counted_by_chroma() -> bool:
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    return hasattr(SharedSystemClient, "_release_system")
-
-
-def _retain(client) -> None:
-    identifier = getattr(client, "_identifier", None)
-    if identifier is not None and not _counted_by_chroma():
-        _OWN_CLIENTS[identifier] = _OWN_CLIENTS.get(identifier, 0) + 1
-
-
-def _release(client) -> None:
-    """Give the client's System back: stopped once no open client uses it, so another memory open on the
-    same path keeps working."""
-    if _counted_by_chroma():
-        client.close()
-        return
-    identifier = getattr(client, "_identifier", None)
-    if identifier is None:
-        return
-    left = _OWN_CLIENTS.get(identifier, 1) - 1
-    if left > 0:
-        _OWN_CLIENTS[identifier] = left
-        return
-    _OWN_CLIENTS.pop(identifier, None)
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    system = SharedSystemClient._identifier_to_system.pop(identifier, None)
-    if system is not None:
-        system.stop()
-
-
 class ChromaVectors:
     """Vectors of one memory, in three collections: facts, entities and episodes."""
 
@@ -116,7 +77,6 @@ class ChromaVectors:
 
     def __init__(self, client, namespace: str, embeddings) -> None:
         self._client = client
-        _retain(client)
         function = AriadneEmbeddingFunction(embeddings_spec(embeddings))
         try:
             self._collections = {
@@ -144,13 +104,13 @@ class ChromaVectors:
         }
 
     def close(self) -> None:
-        """Release the client: Chroma keeps one ``System`` per path (its SQLite and index files open) until
-        the last client of that path is closed, so a closed memory holds no descriptor on its files while
-        another memory open on the same path keeps working."""
+        """Release the client: Chroma keeps one ``System`` per path (its SQLite and index files open), counts
+        the clients using it and stops it when the last is closed (``Client.close``, chromadb >= 1.5.2), so a
+        closed memory holds no descriptor on its files while another memory open on the same path works on."""
         if self._client is not None:
             self._collections = {}
             client, self._client = self._client, None  # a second close is a no-op
-            _release(client)
+            client.close()
 
     def query(self, kind: str, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Nearest stored items by cosine distance, via Chroma's own index."""
