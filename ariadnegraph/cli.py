@@ -208,16 +208,16 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     split = _gold_split(args.env, args.split)
     if not args.by_seed and split_spec(args.env)[0] not in VARIED_PREFIXES:
         raise CliError(f"{args.env} is chosen by seed, not by variation: give --by-seed")
-    numbers = _numbers(args.variations)
-    for number in numbers:  # every game is checked before the first is read
-        seed, variation = (number, None) if args.by_seed else (None, number)
+    kind = "seed" if args.by_seed else "variation"
+    games = [(number, (number, None) if args.by_seed else (None, number)) for number in _numbers(args.variations)]
+    for number, (seed, variation) in games:  # every game is checked before the first is read
         # a game on a training split is never a suite's (they play the test split)
         if split is None and (suites := suites_playing(args.env, seed=seed, variation=variation)):
-            raise CliError(f"{args.env} {'seed' if args.by_seed else 'variation'} {number} is a test game of {', '.join(suites)}: "
+            raise CliError(f"{args.env} {kind} {number} is a test game of {', '.join(suites)}: "
                            "read gold trajectories of games the evaluation does not play")
     with LongTermMemory(memory_store_path(args.store)) as memory:
-        for number in numbers:
-            option: dict[str, Any] = {"seed" if args.by_seed else "variation": number, **({"split": split} if split else {})}
+        for number, (seed, variation) in games:
+            option: dict[str, Any] = {kind: number, **({"split": split} if split else {})}
             env = make(args.env, **option)
             try:
                 walkthrough = list(env.reset().oracle.walkthrough)
@@ -225,10 +225,9 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
                 env.close()
             if not walkthrough:
                 raise CliError(f"{args.env} {option} has no gold trajectory to read")
-            seed, variation = (number, None) if args.by_seed else (None, number)
             result = play(args.env, seed=seed, variation=variation, split=split, max_steps=len(walkthrough), context=context,
                           script=walkthrough)
-            source = f"gold:{args.env}:{f'{split}-' if split else ''}{'seed' if args.by_seed else 'variation'}={number}"
+            source = f"gold:{args.env}:{f'{split}-' if split else ''}{kind}={number}"
             added = memory.add_facts(ns, final_facts(args.run_dir, result["run_id"]), source=source)
             print(f"{source}: {len(walkthrough)} gold steps read ({'won' if result['won'] else 'not won'}), "
                   f"{added} new facts in {ns}; run {result['run_id']}")
@@ -238,13 +237,10 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
 def _gold_split(env: str, split: str | None) -> str | None:
     """The split gold trajectories are read from: games with splits read their training split unless told
     otherwise (DAVIS); ``--split`` offers no test split, the suites' (argparse refuses it)."""
-    from .envs.registry import has_splits
+    from .envs.registry import check_split, has_splits
 
-    if not has_splits(env):
-        if split:
-            raise CliError(f"{env} has no splits (--split is for ScienceWorld and TextWorldExpress)")
-        return None
-    return split or "train"
+    check_split(env, split)
+    return (split or "train") if has_splits(env) else None
 
 
 def _memory_show(args: argparse.Namespace) -> int:

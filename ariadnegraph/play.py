@@ -21,7 +21,7 @@ from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts
 from .config import embeddings_setting
 from .envs import make
-from .envs.registry import has_splits
+from .envs.registry import check_split
 from .graphs.agent import build_agent_graph
 from .memory import Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
@@ -123,8 +123,7 @@ def play(
     check_models(context)  # a bad model string, default or per role: fail before any write
     if context.switches.thoughts:
         load_thoughts(context.switches.thoughts)  # a thought graph that cannot be read or is malformed: the same
-    if split is not None and not has_splits(env):
-        raise ValueError(f"{env} has no splits (a split is for ScienceWorld and TextWorldExpress)")
+    check_split(env, split)
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     check_checkpointer()  # a PostgreSQL that cannot be reached: the same

@@ -89,12 +89,8 @@ def env_family(spec: str) -> str:
     """The family of worlds a spec belongs to, which a long-term memory namespace is kept for: its prefix
     (``cooking``, ``twx``, ...), and for ScienceWorld the task (``scienceworld.boil``): DAVIS keeps the gold
     trajectories of each task's training variations for that task, and the 30 tasks share little."""
-    prefix, rest = split_spec(spec)
-    if prefix == "scienceworld":
-        from .scienceworld_env import resolve_scienceworld_task  # a static table: no JVM is started
-
-        return f"scienceworld.{resolve_scienceworld_task(rest)[1]}"
-    return prefix
+    prefix, name, _, _ = game_identity(spec)
+    return f"scienceworld.{name}" if prefix == "scienceworld" else prefix
 
 
 SPLIT_PREFIXES = ("scienceworld", "twx")  # games with train / dev / test splits (test is the default and the suites')
@@ -104,6 +100,12 @@ VARIED_PREFIXES = ("scienceworld",)  # a variation picks the game
 
 def has_splits(spec: str) -> bool:
     return split_spec(spec)[0] in SPLIT_PREFIXES
+
+
+def check_split(spec: str, split: object) -> None:
+    """A split is given only for games that have splits, as a name (the game checks which names exist)."""
+    if split is not None and not (isinstance(split, str) and has_splits(spec)):
+        raise EnvSpecError(f"{spec} takes no split {split!r} (splits are for ScienceWorld and TextWorldExpress)")
 
 
 def game_identity(spec: str, *, seed: int | None = None, variation: int | None = None) -> tuple[str, str, int | None, int | None]:

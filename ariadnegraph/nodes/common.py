@@ -115,6 +115,11 @@ def extra_commands(preset: Preset) -> list[str] | None:
     return [GO_TO_COMMAND] if preset.go_to else None
 
 
+def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
+    """The BELIEF section of a deciding role (planner, chooser, critic, inner monologue), when it reads one."""
+    return state.get("belief", "") if preset.belief_read else None
+
+
 def working_memory(state: AgentState, context: AgentContext, preset: Preset | None = None) -> dict[str, object]:
     """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out."""
     preset = preset or context.switches
@@ -128,7 +133,7 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
         p.ADMISSIBLE: state.get("admissible") or [],
-        p.BELIEF: state.get("belief", "") if preset.belief_read else None,
+        p.BELIEF: belief_section(state, preset),
         p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
         p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in ("arigraph", "rag") else None,
         p.SPATIAL: (state.get("spatial_belief") or p.NONE) if preset.aggregator != "off" else None,

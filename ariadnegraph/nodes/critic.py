@@ -14,7 +14,7 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.state import AgentState
 from ..envs.text import go_to_target, ground_command, safe_command
-from .common import INADMISSIBLE, ask_structured, environment_section, extra_commands, with_issue
+from .common import INADMISSIBLE, ask_structured, belief_section, environment_section, extra_commands, with_issue
 from .prompts import CRITIC
 from .schemas import Critique
 
@@ -36,7 +36,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
         p.GOAL: state.get("goal", ""),
         p.COMMANDS: extra_commands(preset),
         p.ADMISSIBLE: state.get("admissible") or [],
-        p.BELIEF: state.get("belief", "") if preset.belief_read else None,
+        p.BELIEF: belief_section(state, preset),
         p.SPATIAL: state.get("spatial_belief") if preset.aggregator == "llm" else None,
         p.LAST_ACTION: state.get("last_action") or p.NONE,
         p.EXPECTED: expected or p.NOTHING_EXPECTED,

@@ -15,7 +15,7 @@ from ..agent.context import AgentContext
 from ..agent.session import live_session, record_step
 from ..agent.state import AgentState
 from ..envs import Observation, check_served_spec
-from ..envs.registry import has_splits
+from ..envs.registry import check_split
 from ..runs import new_run_id
 from .common import check_models
 
@@ -43,9 +43,7 @@ def check_episode_input(state: AgentState) -> None:
     if not state.get("env"):
         raise ValueError("the episode input needs 'env', e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
     check_numbers(max_steps=state.get("max_steps"), seed=state.get("seed"), variation=state.get("variation"))
-    if state.get("split") is not None and not (isinstance(state.get("split"), str) and has_splits(state["env"])):
-        raise ValueError(f"the episode input's 'split' is a string for games that have splits (ScienceWorld, TextWorldExpress), "
-                         f"got {state.get('split')!r} for {state['env']}")
+    check_split(state["env"], state.get("split"))
     for name in ("lessons", "script"):
         value = state.get(name)
         if value is not None and not (isinstance(value, list) and all(isinstance(x, str) for x in value)):

@@ -39,7 +39,7 @@ from ..models.prompts import REASK_TOOL
 from ..models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format, was_cut
 from ..models.tool_json import REPEATED_LOOKUP, UNKNOWN_TOOL, attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
 from ..prompting import QUESTION, render_sections
-from .common import chat_model, environment_section, extra_commands, role_messages, trace_reply
+from .common import belief_section, chat_model, environment_section, extra_commands, role_messages, trace_reply
 from .prompts import ASK, FINAL_ANSWER, WORLD_MODEL_QA
 from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS
 
@@ -191,7 +191,7 @@ def world_model_qa(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         p.COMMANDS: extra_commands(runtime.context.switches),
-        p.BELIEF: state.get("belief", "") if runtime.context.switches.belief_read else None,
+        p.BELIEF: belief_section(state, runtime.context.switches),
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
         p.PLAN: p.plan_lines(state.get("plan")),

@@ -132,14 +132,14 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
                          (("memory", "seed-gold", "cooking:1", "--variations", "101", "--agent", "a"), "chosen by seed, not by variation"),
                          # the same suite game, however it is spelled, and a game whose seed changes nothing
                          (("memory", "seed-gold", "COOKING: 01", "--variations", "3", "--by-seed", "--agent", "a"), "is a test game of stma-cooking"),
-                         (("play", "--env", "crafter", "--split", "train"), "crafter has no splits"),
+                         (("play", "--env", "crafter", "--split", "train"), "crafter takes no split"),
                          # the suites' test games never become gold memory: a memory holding the answers
                          (("memory", "seed-gold", "cooking:1", "--variations", "101,3", "--by-seed", "--agent", "a"),
                           "cooking:1 seed 3 is a test game of stma-cooking"),
                          (("memory", "seed-gold", "scienceworld:boil", "--variations", "0", "--split", "test", "--agent", "a"),
                           "invalid choice: 'test'"),
                          (("memory", "seed-gold", "cooking:1", "--variations", "101", "--by-seed", "--split", "train", "--agent", "a"),
-                          "cooking:1 has no splits"),
+                          "cooking:1 takes no split"),
                          (("memory", "show", "--store", str(tmp_path)), "is a directory"),
                          (("play", "--env", "cooking:1", "--memory-from", "no spaces allowed"), "must be 1-64 letters"),
                          (("play", "--env", "cooking:1", "--carry-memory"), "give --trials 2 or more"),
