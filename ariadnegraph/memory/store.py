@@ -146,15 +146,39 @@ class EventLog:
         for _ in self._verified(0, _GENESIS, upto):
             pass
 
-    def replay(self, after: int = 0, chain: str = _GENESIS) -> Iterator[tuple[str, dict[str, Any]]]:
+    def replay(self, after: int = 0, chain: str = _GENESIS, upto: int | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every event after the first ``after`` (whose chain value is ``chain``: a verified snapshot's), in
-        order, verifying the chain; raises MemoryCorrupted on any mismatch."""
+        order, up to event ``upto`` (None: the last), verifying the chain; raises MemoryCorrupted on any mismatch."""
         last = chain
-        for kind, text, reached in self._verified(after, chain, None):
+        for kind, text, reached in self._verified(after, chain, upto):
             last = reached
             yield kind, json.loads(text)
-        if last != self._head:
+        if upto is None and last != self._head:
             raise MemoryCorrupted(f"memory file {self.path} is damaged: its last chain value is not the one committed")
+
+    def newest_first(self) -> Iterator[tuple[int, str, dict[str, Any]]]:
+        """Events from the last backwards, as (seq, kind, payload); unverified (a caller that keeps an
+        earlier part replays it, verified, before anything is cut)."""
+        try:
+            for seq, kind, text in self._db.execute("SELECT seq, kind, payload FROM events ORDER BY seq DESC"):
+                yield int(seq), str(kind), json.loads(text)
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise MemoryCorrupted(f"memory file {self.path} is damaged: {exc}") from exc
+
+    def truncate(self, count: int) -> None:
+        """Keep the first ``count`` events, in one transaction (the head moves back with them)."""
+        if count >= self._count:
+            return
+        chain = self.chain_at(count)
+        if chain is None:
+            raise MemoryCorrupted(f"memory file {self.path} has no event {count}")
+        try:
+            with self._transaction():
+                self._db.execute("DELETE FROM events WHERE seq > ?", (count,))
+                self._db.execute("UPDATE head SET count = ?, chain = ? WHERE id = 1", (count, chain))
+        except sqlite3.OperationalError as exc:
+            raise MemoryWriteFailed(f"memory file {self.path} could not be written: {exc}") from exc
+        self._count, self._head = count, chain
 
     def close(self) -> None:
         self._db.close()

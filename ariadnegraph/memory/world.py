@@ -12,6 +12,7 @@ On disk (``path``): ``memory.sqlite`` (the event log, the source of truth) and `
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ from .episodic import Episode, EpisodeStore, episodic_search
 from .facts import Fact, Triplet
 from .normalize import EntityNormalizer
 from .retrieval import order_by_time, semantic_search, stma_retrieve
-from .snapshot import Snapshot, read_snapshot, write_snapshot
+from .snapshot import SNAPSHOT_DIR, Snapshot, read_snapshot, write_snapshot
 from .store import EventLog, MemoryCorrupted, MemoryWriteFailed, VectorServerUnavailable
 from .temporal_kg import KG_EVENTS, FactChange, KGView, TemporalKG
 from .vectorstore import CHROMA_URL_ENV, ChromaVectors, make_client
@@ -62,9 +63,13 @@ class WorldMemory:
         chroma_url: str | None = None,
         vector_flush_steps: int = 50,
         check_log: bool = False,
+        rewind_to: int | None = None,
     ) -> None:
         """``check_log``: also recompute the log's hash chain over the events a snapshot covers (see
-        ``_open_storage``); the run checks (agent/integrity.py) and readers ask for it."""
+        ``_open_storage``); the run checks (agent/integrity.py) and readers ask for it. ``rewind_to``: keep
+        only what was recorded up to that step's episode (-1: only facts seeded before the first step) and
+        cut the rest from the log once the kept part has loaded (a resumed or forked run continues from
+        the memory its checkpoint saw)."""
         self.directory = Path(path) if path is not None else None
         self._log: EventLog | None = None
         if self.directory is not None:
@@ -95,9 +100,10 @@ class WorldMemory:
         self._persist_vectors = self.directory is not None  # vectors also go to Chroma (for other readers, and without a snapshot)
         self._snapshot_events = 0  # log events the snapshot on disk covers
         self._dirty = False  # written to since opened: only a writer leaves a new snapshot (readers work on copies)
+        self._last_episode: int | None = -1  # the newest episode's step (None: not yet known, a snapshot's episodes are deferred)
         if self.directory is not None:
             try:
-                self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV), check_log)
+                self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV), check_log, rewind_to)
             except BaseException:  # a damaged log or vector store: refused, and no file left open
                 self._release_files()
                 raise
@@ -110,8 +116,9 @@ class WorldMemory:
             raise FileNotFoundError(f"no memory at {path} (expected {MEMORY_FILE})")
         return cls(path, **kwargs)
 
-    def _open_storage(self, chroma_url: str | None, check_log: bool = False) -> None:
+    def _open_storage(self, chroma_url: str | None, check_log: bool = False, rewind_to: int | None = None) -> None:
         assert self.directory is not None and self._log is not None
+        keep = self._events_through(rewind_to) if rewind_to is not None else None
         spec = self._log.get_meta("embeddings")
         if spec is None:
             self._log.set_meta("embeddings", embeddings_spec(self.embeddings))
@@ -125,6 +132,9 @@ class WorldMemory:
             self.vector_flush_steps = 1
         with collector_paused():  # a large memory's facts are built in one go (memory/bulk.py)
             snapshot = read_snapshot(self.directory, embeddings=embeddings_spec(self.embeddings), chain_at=self._log.chain_at)
+        stale = snapshot is not None and keep is not None and snapshot.events > keep  # covers steps being cut
+        if stale:
+            snapshot = None
         if snapshot is not None and check_log:
             # A snapshot is tied to the log by the stored chain value at its last event; only recomputing the
             # chain from the payloads shows an event edited under it (the replay does that for later events).
@@ -152,10 +162,26 @@ class WorldMemory:
         with collector_paused():  # the KG, its indices and the replayed events, in one go
             if snapshot is not None:
                 self._restore(snapshot)
-                self._replay(after=snapshot.events, chain=snapshot.head)
+                self._replay(after=snapshot.events, chain=snapshot.head, upto=keep)
             else:
-                self._replay()
+                self._replay(upto=keep)
         self._snapshot_events = snapshot.events if snapshot is not None else 0
+        if keep is not None and keep < len(self._log):
+            # the kept part loaded and verified: only now is the rest cut (a damaged memory is refused unchanged)
+            self._log.truncate(keep)
+            if stale:
+                shutil.rmtree(self.directory / SNAPSHOT_DIR, ignore_errors=True)
+
+    def _events_through(self, step: int) -> int:
+        """How many events of the log were written up to ``step``'s episode (a step's events are appended
+        together, in step order; facts seeded before the first step have no source step)."""
+        assert self._log is not None
+        for seq, kind, payload in self._log.newest_first():
+            written_at = payload.get("step") if kind in ("episode", "close") else payload.get("source") if kind == "fact" else None
+            if kind == "alias" or (written_at is not None and written_at > step):
+                continue
+            return seq
+        return 0
 
     def _chroma(self) -> ChromaVectors:
         """The Chroma collections of this memory, opened on first use."""
@@ -170,6 +196,7 @@ class WorldMemory:
         self.kg.normalizer.restore_aliases(snapshot.aliases)
         self.kg.restore_all(sorted(snapshot.facts, key=lambda f: f.id), snapshot.names, snapshot.next_id, snapshot.last_step)
         self.episodes.defer(snapshot.episodes)
+        self._last_episode = None  # known once the deferred episodes are read
         self._episodes_by_fact = None  # built on first use
         facts, entities, episodes = (snapshot.vectors[k] for k in ("facts", "entities", "episodes"))
         fact_ids = snapshot.vector_ids["facts"]
@@ -197,10 +224,10 @@ class WorldMemory:
                        next_id=next_id, last_step=last_step, episodes=episodes, vector_ids=vector_ids, vectors=vectors)
         self._snapshot_events = len(self._log)
 
-    def _replay(self, after: int = 0, chain: str | None = None) -> None:
-        """Apply the log's events (after the first ``after``, whose chain value is ``chain``)."""
+    def _replay(self, after: int = 0, chain: str | None = None, upto: int | None = None) -> None:
+        """Apply the log's events (after the first ``after``, whose chain value is ``chain``; up to event ``upto``)."""
         assert self._log is not None
-        for kind, payload in self._log.replay(after, chain) if chain is not None else self._log.replay():
+        for kind, payload in self._log.replay(after, chain, upto) if chain is not None else self._log.replay(upto=upto):
             if kind in KG_EVENTS:
                 fact = self.kg.restore_event(kind, payload)
                 if kind == "fact":
@@ -210,6 +237,8 @@ class WorldMemory:
             elif kind == "episode":
                 episode = Episode.from_dict(payload)
                 self.episodes[episode.step] = episode
+                if self._last_episode is not None:
+                    self._last_episode = max(self._last_episode, episode.step)
                 self._index_episode(episode)
                 self.episode_index.add(episode.step, self.embedder.embed_one(episode.text))
             else:
@@ -267,6 +296,8 @@ class WorldMemory:
         change = self.kg.update(step, list(triplets), outdated, source=step, invalidate=invalidate)
         episode = Episode(step, text, action, frozenset(f.id for f in change.added + change.kept))
         self.episodes[step] = episode
+        if self._last_episode is not None:
+            self._last_episode = max(self._last_episode, step)
         self._index_episode(episode)
         for fact in change.closed:
             self.fact_index.remove(fact.id)
@@ -458,6 +489,13 @@ class WorldMemory:
     @property
     def last_step(self) -> int:
         return self.kg.last_step
+
+    @property
+    def last_episode(self) -> int:
+        """The step of the newest episode (-1: none yet): how far the memory has recorded the run."""
+        if self._last_episode is None:
+            self._last_episode = max(self.episodes, default=-1)
+        return self._last_episode
 
     def __len__(self) -> int:
         return len(self.kg)

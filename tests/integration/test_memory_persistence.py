@@ -116,3 +116,37 @@ def test_vectors_not_yet_flushed_when_the_process_dies_are_embedded_again(tmp_pa
     assert reopened.snapshot() == snapshot
     assert reopened.embedder.calls > 0  # the lost vectors were recomputed from the log
     assert [f.id for f in reopened.semantic_search("apple")] == expected
+
+
+@pytest.mark.parametrize("snapshot", [False, True])
+def test_a_memory_rewound_to_a_step_is_the_memory_of_that_step(tmp_path, snapshot):
+    """What a resumed or forked run opens: the memory as it was after ``rewind_to``'s episode, the rest
+    cut from the log (and a snapshot covering the cut steps dropped), so the branch writes its own steps."""
+    full = play(tmp_path)
+    at_two = {"facts": full.snapshot(2)["facts"], "episodes": full.snapshot(2)["episodes"]}
+    if snapshot:
+        full.write_snapshot()
+    full.close()
+    rewound = WorldMemory(tmp_path, rewind_to=2)
+    assert sorted(rewound.episodes) == [1, 2] and rewound.last_episode == 2
+    assert rewound.snapshot() == at_two and rewound.snapshot(5) == at_two
+    assert not (tmp_path / "snapshot").exists()  # it covered steps 3..5
+    rewound.observe(3, "A branch of its own.", [("red apple", "is", "eaten")])  # step 3 again, differently
+    rewound.close()
+    again = WorldMemory.open(tmp_path, check_log=True)
+    assert sorted(again.episodes) == [1, 2, 3] and again.episodes[3].text == "A branch of its own."
+    assert ("Salt, pepper and chili mix", "on", "shelf") not in again.current()  # step 4's fact is gone
+    again.close()
+    nothing = WorldMemory(tmp_path, rewind_to=-1)
+    assert len(nothing.episodes) == 0 and len(nothing.kg) == 0 and nothing.last_episode == -1
+    nothing.close()
+
+
+def test_a_damaged_memory_is_refused_by_a_rewind_before_anything_is_cut(tmp_path):
+    play(tmp_path).close()
+    with sqlite3.connect(tmp_path / MEMORY_FILE) as db:
+        db.execute("UPDATE events SET payload = '{}' WHERE seq = 2")
+    before = (tmp_path / MEMORY_FILE).read_bytes()
+    with pytest.raises(MemoryCorrupted):
+        WorldMemory(tmp_path, rewind_to=3)
+    assert (tmp_path / MEMORY_FILE).read_bytes() == before
