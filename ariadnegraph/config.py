@@ -18,6 +18,8 @@ LOCAL_MODELS_DIR_ENV = "ARIADNE_LOCAL_MODELS_DIR"
 STORE_ENV = "ARIADNE_STORE"
 EMBEDDINGS_ENV = "ARIADNE_EMBEDDINGS"  # embeddings of new memories: hashing (default), e5, or provider:model
 CHECKPOINTER_ENV = "ARIADNE_CHECKPOINTER"  # sqlite (a file per run, the default) or a postgres:// URL
+MODEL_API_KEY_ENV = "ARIADNE_MODEL_API_KEY"  # the key sent to a --base-url server (never a context field)
+SERVER_API_KEY_ENV = "ARIADNE_SERVER_API_KEY"  # the LangGraph server's own access key (server_auth.py)
 STORE_FILE = "memory-store.sqlite"
 
 
@@ -85,6 +87,13 @@ def checkpointer_url() -> str | None:
     if not value.startswith(("postgres://", "postgresql://")):
         raise ConfigError(f"{CHECKPOINTER_ENV} takes sqlite or a postgres://... URL, got '{value[:60]}'")
     return value
+
+
+def model_api_key() -> str | None:
+    """The key for an OpenAI-compatible server at ``base_url`` (``$ARIADNE_MODEL_API_KEY``). A provider's own
+    variable (``OPENAI_API_KEY``) is for that provider alone and is never sent to another URL; the server's
+    access key (``$ARIADNE_SERVER_API_KEY``) is never sent to any model."""
+    return os.environ.get(MODEL_API_KEY_ENV) or None
 
 
 def redacted(url: str) -> str:

@@ -1,8 +1,19 @@
-"""Optional API-key auth for the LangGraph server (LangGraph's custom auth hook).
+"""Optional API-key auth for the LangGraph server (LangGraph's custom auth hook), and the rule every
+run on the server keeps whoever starts it.
 
-Off for local use: with no ``ARIADNE_API_KEY`` set every request is let in. With a key set, every
+Off for local use: with no ``ARIADNE_SERVER_API_KEY`` set every request is let in. With a key set, every
 request must carry it as ``x-api-key`` (what ``langgraph_sdk.get_client(api_key=...)`` sends) or as
 ``Authorization: Bearer <key>``; anything else is refused with 401.
+
+The server's key is its own variable and goes nowhere else: no model request carries it (a provider's
+key is that provider's variable, see :func:`ariadnegraph.config.model_api_key`). ``ARIADNE_API_KEY``, which
+earlier versions read here and also sent to model providers, is refused rather than ignored: a server
+that was protected by it stays closed until the operator renames it.
+
+Every run is checkpointed synchronously (``durability="sync"``, whatever the client asked for): a step is
+never played before the checkpoint of the one before is written, so a database that fails stops the
+episode at that step, and the thread continues from it (with the server's default, "async", a thread
+played on for steps whose checkpoints were never written).
 """
 
 from __future__ import annotations
@@ -12,27 +23,43 @@ import os
 
 from langgraph_sdk import Auth
 
-API_KEY_ENV = "ARIADNE_API_KEY"
+from ariadnegraph.config import SERVER_API_KEY_ENV
+
+RETIRED_ENV = "ARIADNE_API_KEY"
 
 auth = Auth()
 
 
-def _presented_key(headers: dict) -> str:
-    def header(name: str) -> str:
-        value = headers.get(name.encode()) or headers.get(name) or b""
-        return value.decode() if isinstance(value, bytes) else str(value)
+def _header(headers: dict, name: str) -> bytes:
+    value = headers.get(name.encode()) or headers.get(name) or b""
+    return value if isinstance(value, bytes) else str(value).encode("utf-8", "surrogateescape")
 
-    bearer = header("authorization")
-    if bearer.lower().startswith("bearer "):
+
+def _presented_key(headers: dict) -> bytes:
+    """The key a request presents, as bytes (a header that is not UTF-8 is compared as it came, and fails)."""
+    bearer = _header(headers, "authorization")
+    if bearer[:7].lower() == b"bearer ":
         return bearer[7:].strip()
-    return header("x-api-key").strip()
+    return _header(headers, "x-api-key").strip()
 
 
 @auth.authenticate
 async def authenticate(headers: dict) -> Auth.types.MinimalUserDict:
-    expected = os.environ.get(API_KEY_ENV)
+    expected = os.environ.get(SERVER_API_KEY_ENV)
     if not expected:
+        if os.environ.get(RETIRED_ENV):
+            raise Auth.exceptions.HTTPException(
+                status_code=401, detail=f"the server's key is read from {SERVER_API_KEY_ENV}; rename {RETIRED_ENV} (no longer read)")
         return {"identity": "local"}
-    if not hmac.compare_digest(_presented_key(headers).encode(), expected.encode()):
+    if not hmac.compare_digest(_presented_key(headers), expected.encode()):
         raise Auth.exceptions.HTTPException(status_code=401, detail="missing or wrong API key")
     return {"identity": "api-key"}
+
+
+@auth.on.threads.create_run
+async def checkpoint_every_step(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> None:
+    kwargs = value.get("kwargs")
+    # (a stateless run, on a temporary thread, has no checkpointer: nothing to wait for)
+    if isinstance(kwargs, dict) and not kwargs.get("temporary") and value.get("thread_id") is not None:
+        kwargs["durability"] = "sync"
+        kwargs["checkpoint_during"] = True

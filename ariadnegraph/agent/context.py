@@ -6,8 +6,13 @@ preset's value in ``switches``, the one place the two meet: nodes read only ``sw
 switch is replaced through ``switch_overrides`` (``--set SWITCH=VALUE``), checked against ``Preset``.
 
 Each field falls back to an environment variable of its upper-cased name prefixed ``ARIADNE_``
-(e.g. ``ARIADNE_MODEL``), so a LangGraph server is configured without code edits; Studio renders the
-descriptions as a form.
+(e.g. ``ARIADNE_MODEL``), so a LangGraph server is configured without code edits. The dataclass is the
+graphs' context schema: Studio renders it as a form (descriptions, choices as ``Literal``s).
+
+Who may choose what: :data:`OPERATOR_SETTINGS` are the server operator's alone (paths, endpoints); a
+client's context that changes one is refused (:func:`check_client_settings`). Secrets are never fields:
+a context is a client's form, mirrored into run.json, checkpoints and traces (a provider's key comes
+from its own variable, or ``ARIADNE_MODEL_API_KEY`` for ``base_url``: :func:`ariadnegraph.config.model_api_key`).
 """
 
 from __future__ import annotations
@@ -15,22 +20,42 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import MISSING, dataclass, field, fields, replace
-from functools import cached_property
-from typing import Any
+from functools import cache, cached_property
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+from pydantic import TypeAdapter, ValidationError
 
 from ..models import is_local
-from .presets import PRESETS, Preset, get_preset, parse_switches
+from .presets import PRESETS, Preset, PresetName, get_preset, parse_switches
 
-TOOL_CALLING = ("auto", "native", "json")
+ToolCalling = Literal["auto", "native", "json"]
+TOOL_CALLING: tuple[str, ...] = get_args(ToolCalling)
+
+# The settings a server's clients may not choose: where runs are written and read, and which endpoint
+# receives model requests (with the server's credentials). Everything else in the context is a client's choice.
+OPERATOR_SETTINGS = ("run_dir", "base_url")
+# Bounds a client cannot step outside (a context is also a server's request): (least, most).
+RANGES: dict[str, tuple[float, float]] = {
+    "max_replans": (0, 10), "qa_turns": (0, 20), "structured_tries": (1, 10), "max_retries": (0, 10),
+    "request_timeout": (0.01, 3600), "history_length": (0, 100_000), "search_depth": (0, 10), "search_width": (1, 100),
+    "episodic_k": (0, 100), "memory_facts": (0, 1000),
+}
 
 
-def _setting(description: str, default: Any, kind: type | None = None) -> Any:
-    return field(default=default, metadata={"description": description, "kind": kind})
+def _setting(description: str, default: Any, kind: type | None = None, *, operator: bool = False) -> Any:
+    metadata: dict[str, Any] = {"description": description, "kind": kind}
+    if operator:  # shown read-only in Studio's form; a client that changes it is refused
+        metadata["json_schema_extra"] = {"readOnly": True}
+    return field(default=default, metadata=metadata)
 
 
 def _parse(name: str, text: str, default: Any, kind: type | None = None) -> Any:
     """An ``ARIADNE_*`` value as the field's type (``kind``, else that of its default)."""
     kind = kind or (type(default) if isinstance(default, (int, float)) and not isinstance(default, bool) else None)
+    if kind is bool:
+        if text.strip().lower() not in ("true", "false", "1", "0"):
+            raise ValueError(f"ARIADNE_{name.upper()}={text!r} is not true or false")
+        return text.strip().lower() in ("true", "1")
     if kind is None:
         return text
     try:
@@ -39,24 +64,53 @@ def _parse(name: str, text: str, default: Any, kind: type | None = None) -> Any:
         raise ValueError(f"ARIADNE_{name.upper()}={text!r} is not a {kind.__name__}") from None
 
 
+def _described(kind: Any) -> str:
+    """A field's type as a client reads it in an error message."""
+    args = [a for a in get_args(kind) if a is not type(None)]
+    if get_origin(kind) is Literal:
+        return "one of " + ", ".join(str(a) for a in args)
+    if args and len(args) < len(get_args(kind)):  # X | None
+        return f"{_described(args[0])} or null"
+    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+    return names.get(kind, "a mapping" if get_origin(kind) is dict else str(kind))
+
+
+@cache
+def _validators() -> dict[str, tuple[Any, TypeAdapter]]:
+    hints = get_type_hints(AgentContext)
+    return {f.name: (hints[f.name], TypeAdapter(hints[f.name])) for f in fields(AgentContext)}
+
+
+def _check_types(context: "AgentContext") -> None:
+    """Every field holds a value of its declared type (a client's JSON, an env variable, code): one clear
+    line naming the setting, never a TypeError deep in a node."""
+    for name, (kind, adapter) in _validators().items():
+        value = getattr(context, name)
+        try:
+            adapter.validate_python(value, strict=True)
+        except ValidationError:
+            raise ValueError(f"context setting '{name}' must be {_described(kind)}, got {value!r:.80}") from None
+
+
 @dataclass(kw_only=True)
 class AgentContext:
-    model: str = _setting("Default chat model: 'scripted' (offline) or 'provider:model', e.g. 'openai:gpt-4o-mini'.", "scripted")
-    base_url: str | None = _setting("Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp).", None)
-    api_key: str | None = _setting("API key for base_url; providers otherwise read their usual variables.", None)
+    model: str = _setting("Default chat model: 'scripted' (offline), 'local:NAME' (ariadne models list) or 'provider:model', "
+                          "e.g. 'openai:gpt-4o-mini'.", "scripted")
+    base_url: str | None = _setting("Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); its key is "
+                                    "ARIADNE_MODEL_API_KEY. Set by the operator (ARIADNE_BASE_URL) on a server.", None, operator=True)
     summarizer_model: str | None = _setting("Override for the summarizer.", None)
     extraction_model: str | None = _setting("Override for the relation retriever (triplet extraction).", None)
     qa_model: str | None = _setting("Override for the world-model QA (inner monologue).", None)
     planner_model: str | None = _setting("Override for the planner.", None)
     critic_model: str | None = _setting("Override for the critic.", None)
     actor_model: str | None = _setting("Override for the actor's fallback choice.", None)
-    preset: str = _setting(f"Which agent to run: {', '.join(PRESETS)} (see ariadnegraph/agent/presets.py).", "ariadne")
+    preset: PresetName = _setting("Which agent to run (see ariadnegraph/agent/presets.py).", "ariadne")
     max_replans: int = _setting("Planner calls allowed per step after a rejection or a deviation.", 2)
     qa_turns: int | None = _setting("Tool turns of the inner monologue per planning, replacing the preset's (ariadne and "
                                     "davis: 5, as DAVIS; 0: no inner monologue).", None, int)
-    tool_calling: str = _setting("How the inner monologue calls KG tools: 'native' tool calls, 'json' (a json_schema lookup "
-                                 "format, for servers and small models without native tool calls), or 'auto' (json for "
-                                 "local: models, native otherwise).", "auto")
+    tool_calling: ToolCalling = _setting("How the inner monologue calls KG tools: 'native' tool calls, 'json' (a json_schema "
+                                         "lookup format, for servers and small models without native tool calls), or 'auto' "
+                                         "(json for local: models, native otherwise).", "auto")
     structured_tries: int = _setting("Tries per structured reply before the recorded fallback.", 3)
     max_retries: int = _setting("Retries of a failed model request (429, 5xx, timeout, unreadable reply), with backoff.", 3)
     request_timeout: float = _setting("Seconds before a model request times out (then it is retried).", 120.0)
@@ -65,7 +119,12 @@ class AgentContext:
     search_width: int = _setting("AriGraph semantic search width w.", 5)
     episodic_k: int | None = _setting("Episodes retrieved (AriGraph episodic search, RAG), replacing the preset's.", None, int)
     memory_facts: int = _setting("Most facts shown to the planner.", 40)
-    run_dir: str = _setting("Folder holding one subfolder per run.", "runs")
+    memory_from: str | None = _setting("Seed the episode's memory with the facts and lessons this agent's namespace of the "
+                                       "long-term store holds for the game's family (ariadne memory show).", None)
+    approve_commands: bool = _setting("Pause before each command is played so a person can accept or replace it "
+                                      "(a LangGraph interrupt; resume with 'accept' or a command).", False, bool)
+    run_dir: str = _setting("Folder holding one subfolder per run. Set by the operator (ARIADNE_RUN_DIR) on a server.", "runs",
+                            operator=True)
     switch_overrides: dict[str, Any] = field(default_factory=dict, metadata={
         "description": "Preset switches replaced for this run (--set SWITCH=VALUE), e.g. {\"precheck\": false}; "
                        "ARIADNE_SWITCH_OVERRIDES takes JSON.", "kind": None})
@@ -82,18 +141,22 @@ class AgentContext:
                     raise ValueError(f"ARIADNE_SWITCH_OVERRIDES={env!r} is not JSON") from None
                 continue
             setattr(self, f.name, _parse(f.name, env, f.default, f.metadata.get("kind")))
-        if self.preset not in PRESETS:
+        if isinstance(self.preset, str) and self.preset not in PRESETS:
             raise ValueError(f"unknown preset '{self.preset}' (choose {', '.join(PRESETS)})")
-        for name in ("max_replans", "qa_turns", "structured_tries", "history_length", "episodic_k", "max_retries"):
-            if getattr(self, name) is not None and getattr(self, name) < (1 if name == "structured_tries" else 0):
-                raise ValueError(f"{name.replace('_', ' ')} must not be negative, got {getattr(self, name)}")
-        if self.tool_calling not in TOOL_CALLING:
+        if isinstance(self.tool_calling, str) and self.tool_calling not in TOOL_CALLING:
             raise ValueError(f"unknown tool calling mode '{self.tool_calling}' (choose {', '.join(TOOL_CALLING)})")
-        if not isinstance(self.switch_overrides, dict):
-            raise ValueError(f"switch overrides must be a mapping, got {self.switch_overrides!r}")
+        if isinstance(self.request_timeout, int) and not isinstance(self.request_timeout, bool):
+            self.request_timeout = float(self.request_timeout)  # JSON's 60 is a number of seconds too
+        _check_types(self)
+        for name, (least, most) in RANGES.items():
+            value = getattr(self, name)
+            if value is not None and not least <= value <= most:
+                raise ValueError(f"{name.replace('_', ' ')} must be between {least:g} and {most:g}, got {value}")
         self.switch_overrides = parse_switches(self.switch_overrides)
-        if not self.request_timeout > 0:
-            raise ValueError(f"request timeout must be positive, got {self.request_timeout}")
+        if self.memory_from is not None:
+            from ..memory.longterm import check_name
+
+            check_name(self.memory_from)
 
     @cached_property
     def switches(self) -> Preset:
@@ -111,3 +174,16 @@ class AgentContext:
     def model_for(self, role: str) -> str:
         """The model string a role uses: its override, else the default model."""
         return getattr(self, f"{role}_model", None) or self.model
+
+
+class ClientSettingRefused(ValueError):
+    """A server's client set a setting only the operator may set (a ValueError: the server shows its message)."""
+
+
+def check_client_settings(context: AgentContext) -> None:
+    """On a server: the context a client sent leaves :data:`OPERATOR_SETTINGS` as the operator set them
+    (``ARIADNE_*`` variables, read by a context built with nothing given)."""
+    operator = AgentContext()
+    for name in OPERATOR_SETTINGS:
+        if getattr(context, name) != getattr(operator, name):
+            raise ClientSettingRefused(f"'{name}' is the server's setting (ARIADNE_{name.upper()}); a client cannot set it")

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import operator
 from functools import cache
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, create_model
+from typing_extensions import TypedDict
 
 from .. import prompting as p
 from ..agent.context import AgentContext

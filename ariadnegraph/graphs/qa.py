@@ -1,13 +1,23 @@
 """The ``ask`` graph (langgraph.json): a user's question about a run's memory, answered by the inner
 monologue the agent runs before planning (:mod:`ariadnegraph.nodes.world_model_qa`) — the same loop
 and tools, here with a bare question in and the answer out (absolute imports: the LangGraph server
-loads this file by path)."""
+loads this file by path).
+
+The served graph (``ask_graph``) first checks the request: the input's types, and that the client's
+context leaves the operator's settings alone, so a client reads only runs in the server's run directory.
+"""
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any
 
-from ariadnegraph.nodes.world_model_qa import build_monologue
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
+
+from ariadnegraph.agent.context import AgentContext, check_client_settings
+from ariadnegraph.nodes.world_model_qa import QAState, build_monologue
+from ariadnegraph.runs import RunNotFound, check_run_id
 
 
 class AskInput(TypedDict, total=False):
@@ -21,4 +31,35 @@ class AskOutput(TypedDict, total=False):
     turns: int
 
 
-ask_graph = build_monologue(AskInput, AskOutput).compile(name="ask")
+def check_question(state: QAState) -> None:
+    """The question's input as the graph needs it, or one clear line."""
+    run_id = state.get("run_id")
+    if not isinstance(run_id, str):
+        raise RunNotFound(f"ask needs a run_id (text), got {run_id!r:.60}")
+    check_run_id(run_id)
+    question = state.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("ask needs a question (text)")
+    as_of = state.get("as_of")
+    if as_of is not None and (type(as_of) is not int or as_of < 0):
+        raise ValueError(f"as_of must be a step number (an integer >= 0) or null, got {as_of!r:.60}")
+
+
+def served_request(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    check_client_settings(runtime.context)
+    check_question(state)
+    return {}
+
+
+def local_request(state: QAState) -> dict[str, Any]:
+    check_question(state)
+    return {}
+
+
+def build_ask_graph(*, served: bool) -> CompiledStateGraph[QAState, AgentContext, Any, Any]:
+    """``served``: the graph a LangGraph server runs for its clients; else the CLI's (its own run_dir)."""
+    return build_monologue(AskInput, AskOutput, check=served_request if served else local_request).compile(name="ask")
+
+
+ask_graph = build_ask_graph(served=True)  # langgraph.json's "ask"
+local_ask_graph = build_ask_graph(served=False)  # the CLI's and the evals' (they choose their run directory)

@@ -25,7 +25,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential, wait_random
 
+from ..config import model_api_key
+
 LOCAL_PREFIX = "local:"
+NO_KEY = "not-needed"  # what a keyless OpenAI-compatible server (Ollama, vLLM, llama.cpp) is sent as a key
 DEFAULT_MAX_TOKENS = 512  # a request that names no bound gets this one: no reply runs on unbounded
 DOUBLES_ENTRY_POINT = "ariadnegraph.chat_models"
 
@@ -93,6 +96,10 @@ def load_chat_model(
         name = spec[len(LOCAL_PREFIX):]
         return _load(f"openai:{name}", base_url=local_base_url(name), api_key="local", temperature=temperature, timeout=timeout,
                      max_retries=max_retries, max_tokens=max_tokens, slot=slot)
+    if base_url and api_key is None:
+        # Another server than the provider's own: never the provider's variable (OPENAI_API_KEY would go to
+        # whoever listens at base_url), only the key given for it.
+        api_key = model_api_key() or NO_KEY
     return _load(spec, base_url=base_url, api_key=api_key, temperature=temperature, timeout=timeout, max_retries=max_retries,
                  max_tokens=max_tokens, slot=None)
 

@@ -21,14 +21,15 @@ from __future__ import annotations
 import json
 import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
 from .. import prompting as p
 from ..agent.context import AgentContext
@@ -165,12 +166,19 @@ def route_after_think(state: QAState) -> Literal["tools", "__end__"]:
     return "tools" if isinstance(last, AIMessage) and last.tool_calls else "__end__"
 
 
-def build_monologue(input_schema: type[Any] = QAState, output_schema: type[Any] = QAState) -> StateGraph[QAState, AgentContext, Any, Any]:
+def build_monologue(input_schema: type[Any] = QAState, output_schema: type[Any] = QAState,
+                    check: Callable[..., dict[str, Any]] | None = None) -> StateGraph[QAState, AgentContext, Any, Any]:
+    """The loop as a graph; ``check``: a node run first that refuses a malformed request (the ask graphs)."""
     builder = StateGraph(QAState, context_schema=AgentContext, input_schema=input_schema, output_schema=output_schema)
+    if check is not None:
+        builder.add_node("check", check)
+        builder.add_edge(START, "check")
+        builder.add_edge("check", "prepare")
+    else:
+        builder.add_edge(START, "prepare")
     builder.add_node("prepare", prepare)
     builder.add_node("think", think)
     builder.add_node("tools", run_tools)
-    builder.add_edge(START, "prepare")
     builder.add_edge("prepare", "think")
     builder.add_conditional_edges("think", route_after_think)
     builder.add_edge("tools", "think")

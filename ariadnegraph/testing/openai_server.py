@@ -16,7 +16,8 @@ Endpoints (standard library only, bound to 127.0.0.1):
   ``usage_metadata``.
 * ``GET /v1/models``.
 * ``GET|POST|DELETE /admin/faults``: read, replace or clear the :class:`FaultPlan`;
-  ``GET /admin/requests``: how many requests came in, and the latest of them.
+  ``GET /admin/requests``: how many requests came in, and the latest of them (with the
+  ``Authorization`` header each presented: a test of where keys go reads it).
 
 Faults are injected per chat request by a :class:`FaultPlan` (also a constructor argument): each
 :class:`Fault` is a spec such as ``{"after": 5, "kind": "429", "times": 2}`` -- let 5 chat requests
@@ -479,7 +480,8 @@ class _Handler(BaseHTTPRequestHandler):
             server.chat_requests += 1
             number = server.chat_requests
         entry: dict[str, Any] = {"n": number, "time": time.time(), "model": body.get("model") if isinstance(body, Mapping) else None,
-                                 "stream": bool(isinstance(body, Mapping) and body.get("stream"))}
+                                 "stream": bool(isinstance(body, Mapping) and body.get("stream")),
+                                 "authorization": self.headers.get("Authorization")}  # what a client sends as its key
         if isinstance(body, Mapping):
             entry["tools"] = [t["function"]["name"] for t in _function_tools(body)] if isinstance(body.get("tools") or [], list) else []
             schema = _schema_tool(body.get("response_format"))

@@ -42,7 +42,7 @@ for name in BLOCKED:
     sys.modules[name] = Poisoned(name)
 from langchain_core.messages import HumanMessage, SystemMessage
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.graphs.qa import ask_graph
+from ariadnegraph.graphs.qa import local_ask_graph
 from ariadnegraph.models import load_chat_model
 
 jobs = json.loads(open(sys.argv[1]).read())
@@ -50,7 +50,7 @@ model = load_chat_model("scripted")
 out = []
 for job in jobs:
     if job["kind"] == "memory":
-        result = ask_graph.invoke({"run_id": "hand", "question": job["question"], "as_of": job["horizon"]},
+        result = local_ask_graph.invoke({"run_id": "hand", "question": job["question"], "as_of": job["horizon"]},
                                   context=AgentContext(model="scripted", run_dir=sys.argv[2]))
         out.append(result.get("answer") or "")
     else:

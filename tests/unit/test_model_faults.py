@@ -84,7 +84,27 @@ def test_retry_and_timeout_settings_come_typed_from_the_environment(monkeypatch)
     with pytest.raises(ValueError, match="ARIADNE_REQUEST_TIMEOUT='soon' is not a float"):
         AgentContext()
     monkeypatch.delenv("ARIADNE_REQUEST_TIMEOUT")
-    with pytest.raises(ValueError, match="max retries must not be negative"):
+    with pytest.raises(ValueError, match="max retries must be between 0 and 10"):
         AgentContext(max_retries=-1)
-    with pytest.raises(ValueError, match="request timeout must be positive"):
+    with pytest.raises(ValueError, match="request timeout must be between 0.01 and 3600"):
         AgentContext(request_timeout=0)
+
+
+def test_a_base_url_never_receives_the_providers_or_the_servers_key(monkeypatch):
+    """OPENAI_API_KEY is OpenAI's, ARIADNE_SERVER_API_KEY the LangGraph server's: a model at another URL
+    gets ARIADNE_MODEL_API_KEY, or a placeholder when none is given. A loopback listener stands in."""
+    from ariadnegraph.models.chat import NO_KEY, load_chat_model
+    from ariadnegraph.testing.openai_server import serve
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-provider-key")
+    monkeypatch.setenv("ARIADNE_SERVER_API_KEY", "server-auth-secret")
+    monkeypatch.delenv("ARIADNE_MODEL_API_KEY", raising=False)
+    server, url = serve()
+    try:
+        load_chat_model("openai:scripted", base_url=url, max_retries=0).invoke("hello")
+        monkeypatch.setenv("ARIADNE_MODEL_API_KEY", "key-for-this-server")
+        load_chat_model("openai:scripted", base_url=url, max_retries=0).invoke("hello")
+        seen = [request["authorization"] for request in server.requests]
+    finally:
+        server.close()
+    assert seen == [f"Bearer {NO_KEY}", "Bearer key-for-this-server"]

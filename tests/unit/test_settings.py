@@ -7,7 +7,7 @@ import pytest
 
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.presets import PRESETS
+from ariadnegraph.agent.presets import PRESETS, switch_values
 from ariadnegraph.graphs import agent
 from ariadnegraph.nodes.common import working_memory
 
@@ -39,15 +39,51 @@ def test_a_negative_setting_is_refused():
 
 
 def test_routing_and_prompts_read_the_resolved_value():
-    class Runtime:  # what routing functions read of langgraph's runtime
-        def __init__(self, context):
-            self.context = context
+    def held(context: AgentContext) -> dict:  # the switches as the environment node keeps them in the state
+        return {"needs_plan": True, "switches": switch_values(context.switches)}
 
-    state = {"needs_plan": True}
-    assert agent.route_after_aggregator(state, Runtime(AgentContext(preset="ariadne"))) == "world_model_qa"
-    assert agent.route_after_aggregator(state, Runtime(AgentContext(preset="ariadne", qa_turns=0))) == "planner"
+    assert agent.route_after_aggregator(held(AgentContext(preset="ariadne"))) == "world_model_qa"
+    assert agent.route_after_aggregator(held(AgentContext(preset="ariadne", qa_turns=0))) == "planner"
     history = [{"step": i, "action": f"go {i}", "observation": f"room {i}"} for i in range(8)]
     shown = working_memory({"history": history}, AgentContext(preset="ariadne", history_length=2))
     assert len(shown[p.HISTORY]) == 2
     whole = working_memory({"history": history}, AgentContext(preset="full_history"))
     assert p.FULL_HISTORY in whole and p.HISTORY not in whole
+
+
+@pytest.mark.parametrize("given, message", [
+    ({"max_replans": "abc"}, "context setting 'max_replans' must be an integer, got 'abc'"),
+    ({"max_replans": True}, "context setting 'max_replans' must be an integer"),
+    ({"preset": 7}, "context setting 'preset' must be one of ariadne"),
+    ({"model": ["openai:gpt-4o"]}, "context setting 'model' must be a string"),
+    ({"request_timeout": "soon"}, "context setting 'request_timeout' must be a number"),
+    ({"switch_overrides": [1, 2]}, "context setting 'switch_overrides' must be a mapping"),
+    ({"approve_commands": "yes"}, "context setting 'approve_commands' must be true or false"),
+    ({"qa_turns": 1000}, "qa turns must be between 0 and 20"),
+    ({"structured_tries": 0}, "structured tries must be between 1 and 10"),
+    ({"memory_from": "../x"}, "memory namespace agent '../x'"),
+])
+def test_a_context_of_the_wrong_type_or_out_of_range_is_one_clear_line(given, message):
+    """A server's client sends the context as JSON: a wrong value is named, never a TypeError in a node."""
+    with pytest.raises(ValueError) as refused:
+        AgentContext(**given)
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_only_the_operator_sets_paths_and_endpoints(monkeypatch):
+    from ariadnegraph.agent.context import OPERATOR_SETTINGS, ClientSettingRefused, check_client_settings
+
+    assert set(OPERATOR_SETTINGS) == {"run_dir", "base_url"}
+    monkeypatch.setenv("ARIADNE_RUN_DIR", "/srv/runs")
+    check_client_settings(AgentContext(model="scripted", preset="react"))  # what a client may choose
+    check_client_settings(AgentContext(run_dir="/srv/runs"))  # the operator's own value, sent back
+    for name, value in (("run_dir", "/tmp/elsewhere"), ("base_url", "http://127.0.0.1:9/v1")):
+        with pytest.raises(ClientSettingRefused, match=f"'{name}' is the server's setting"):
+            check_client_settings(AgentContext(**{name: value}))
+
+
+def test_a_secret_is_never_a_setting():
+    """The context is a client's form, copied into run.json and checkpoints: no field may hold a key."""
+    from dataclasses import fields
+
+    assert not [f.name for f in fields(AgentContext) if "key" in f.name or "secret" in f.name or "token" in f.name]

@@ -103,10 +103,10 @@ class MemoryAnswerer:
         self.context = AgentContext(model=model, run_dir=str(run_dir), base_url=base_url, request_timeout=ANSWER_TIMEOUT)
 
     def __call__(self, item: QAItem) -> str:
-        from ...graphs.qa import ask_graph
+        from ...graphs.qa import local_ask_graph
 
         question = f"{item.question}\n\n{MEMORY_RULES}"
-        result = ask_graph.invoke({"run_id": self.run_id, "question": question, "as_of": item.horizon}, context=self.context)
+        result = local_ask_graph.invoke({"run_id": self.run_id, "question": question, "as_of": item.horizon}, context=self.context)
         return result.get("answer") or ""
 
 
