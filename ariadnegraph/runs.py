@@ -14,6 +14,7 @@ Readers never write: they read a private copy (:meth:`RunDir.copy_to`).
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -60,7 +61,22 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
 }
 _CONTEXT_TYPES: dict[str, tuple[type, ...]] = {"model": (str,), "preset": (str,)}
 # What every trajectory line must hold (older keys are optional).
-_STEP_TYPES: dict[str, tuple[type, ...]] = {"action": (str, type(None)), "observation": (str,)}
+_STEP_TYPES: dict[str, tuple[type, ...]] = {"action": (str, type(None)), "observation": (str,), "trail": (str,)}
+
+
+def next_trail(previous: str | None, action: str | None, observation: str) -> str:
+    """The fingerprint of a history one step longer: each trajectory line holds the trail of the steps up
+    to it, and the agent's state holds its own, so a checkpoint knows whether the run's files still
+    describe its history (a fork of the thread replaces the files' later steps)."""
+    text = "\x1f".join((previous or "", action or "", observation))
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def check_run_id(run_id: object) -> str:
+    """A run id a run directory can be named by (one path component: no '/', no '..'), or ValueError."""
+    if not isinstance(run_id, str) or not _RUN_ID.match(run_id):
+        raise ValueError(f"invalid run id {run_id!r:.60}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return run_id
 
 
 def new_run_id(env_spec: str) -> str:
@@ -100,8 +116,7 @@ class RunDir:
 
     @classmethod
     def create(cls, root: str | Path, run_id: str, meta: dict[str, Any]) -> "RunDir":
-        if not _RUN_ID.match(run_id):
-            raise ValueError(f"invalid run id '{run_id}': use letters, digits, '.', '_' or '-'")
+        check_run_id(run_id)
         path = Path(root) / run_id
         if path.exists():
             raise FileExistsError(f"run '{run_id}' already exists in {root}")

@@ -5,8 +5,9 @@ them), and the files are compared with each other: the trajectory runs 0, 1, 2, 
 a line for each step; the latest checkpoint is at most one step behind the trajectory (a step is
 written just before its checkpoint) and never ahead of it, except by a torn last line, which resume
 recovers by replaying the game; the memory verifies (hash chain, vectors) and holds every episode
-the checkpoint has passed. A run that fails is refused with :class:`~ariadnegraph.runs.RunCorrupted`
-naming the file; nothing under it is written.
+the checkpoint has passed. A checkpoint that names its history (``trail``) may be further behind: a
+fork of the thread (an earlier checkpoint continued) that has not played yet. A run that fails is
+refused with :class:`~ariadnegraph.runs.RunCorrupted` naming the file; nothing under it is written.
 """
 
 from __future__ import annotations
@@ -66,7 +67,9 @@ def check_run(run: RunDir) -> RunCheck:
                                f"({(meta.get(CHECKPOINTS) or {}).get('url')})?")
         if recorded > 1 and meta.get(LOCAL_CHECKPOINTS):
             raise RunCorrupted(f"run {name}: {CHECKPOINTS_FILE} holds no checkpoint for the {recorded} recorded steps")
-    elif recorded > checkpointed + 2:
+    elif recorded > checkpointed + 2 and not (checkpoint or {}).get("trail"):
+        # (a checkpoint that names its history may be a fork of the thread, not yet played: the files keep
+        # the history it left until the fork plays its first step)
         raise RunCorrupted(f"run {name}: {TRAJECTORY_FILE} holds {recorded} steps, its checkpoint only {checkpointed + 1}")
     elif recorded <= checkpointed:
         if recorded == checkpointed and run.torn(run.trajectory_path):

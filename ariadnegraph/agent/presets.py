@@ -7,6 +7,7 @@ draws every path). ``PRESETS`` is the registry; :class:`AgentContext` validates 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args, get_origin, get_type_hints
@@ -119,6 +120,27 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+@functools.lru_cache(maxsize=256)
+def _preset_from(items: tuple[tuple[str, Any], ...]) -> Preset:
+    return Preset(**{"description": "", **dict(items)})
+
+
+def switch_values(preset: Preset) -> dict[str, Any]:
+    """A preset's switches as plain data (what the agent's state keeps of them)."""
+    return {name: getattr(preset, name) for name in SWITCHES}
+
+
+def preset_of(values: dict[str, Any] | None) -> Preset | None:
+    """The switches ``switch_values`` wrote, as a Preset again (None: none written)."""
+    if not values:
+        return None
+    return _preset_from(tuple(sorted((k, v) for k, v in values.items() if k in SWITCHES)))
+
+
+# The names, as a type: the context schema offers them as choices (a test keeps the two lists equal).
+PresetName = Literal["ariadne", "arigraph", "stma", "davis", "react", "full_history", "summary", "agentkit", "rag"]
+
+
 def get_preset(name: str) -> Preset:
     try:
         return PRESETS[name]
@@ -131,6 +153,7 @@ SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(Preset) if f.name != "d
 
 
 _MINIMUM = {"plan_length": 1}  # a plan of no action is no plan
+_MAXIMUM = {"summarizer_history": HISTORY_BUFFER}  # STMA's buffer: the state keeps that many steps (agent/state.py)
 
 
 def _allowed(name: str) -> str:
@@ -141,6 +164,7 @@ def _allowed(name: str) -> str:
     if kind is bool:
         return "true or false"
     low = f" >= {_MINIMUM[name]}" if name in _MINIMUM else ""
+    low += f" <= {_MAXIMUM[name]}" if name in _MAXIMUM else ""
     return " or ".join("none" if c is type(None) else c.__name__ + low for c in choices) if choices else kind.__name__ + low
 
 
@@ -167,7 +191,7 @@ def parse_switch(name: str, value: Any) -> Any:
             number = int(text)
         except ValueError:
             number = None
-        if number is not None and number >= _MINIMUM.get(name, 0) and int in (options or (kind,)):
+        if number is not None and _MINIMUM.get(name, 0) <= number <= _MAXIMUM.get(name, number) and int in (options or (kind,)):
             return number
         if str in options and isinstance(value, str):
             return value

@@ -29,7 +29,7 @@ from langgraph.config import get_config
 
 from ..envs import Observation, TextEnv, make
 from ..memory import WorldMemory
-from ..runs import MEMORY_DIR, RunBusy, RunDir
+from ..runs import MEMORY_DIR, TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, next_trail
 from ..tools.kg_tools import make_kg_tools
 
 if TYPE_CHECKING:
@@ -40,12 +40,23 @@ class ReplayMismatch(RuntimeError):
     """Replaying the recorded actions did not reproduce the recorded observations."""
 
 
+class ForkRefused(ValueError):
+    """A checkpoint whose history the run's files no longer hold (a later fork replaced it); a ValueError,
+    so a LangGraph server shows the client its message."""
+
+
+class RunExists(ValueError):
+    """A new episode was started under the id of a run that has already played steps."""
+
+
 VALID_LOGGED = 200  # the valid commands the agent was shown are logged when there are at most this many
 
 
-def trajectory_record(step: int, action: str | None, observation: Observation, reason: str | None = None) -> dict[str, Any]:
+def trajectory_record(step: int, action: str | None, observation: Observation, reason: str | None = None,
+                      trail: str | None = None) -> dict[str, Any]:
     """A step's line in trajectory.jsonl: what the agent did and saw, and why it chose the command
-    (``reason``: the reasoning it logged; memory QA asks about it, EMemBench's A_reason)."""
+    (``reason``: the reasoning it logged; memory QA asks about it, EMemBench's A_reason); ``trail``: the
+    fingerprint of the history up to this step (``runs.next_trail``)."""
     record: dict[str, Any] = {
         "step": step,
         "action": action,
@@ -57,6 +68,8 @@ def trajectory_record(step: int, action: str | None, observation: Observation, r
     }
     if reason:
         record["reason"] = reason
+    if trail:
+        record["trail"] = trail
     if 0 < len(observation.admissible_actions) <= VALID_LOGGED:
         record["valid"] = list(observation.admissible_actions)
     return record
@@ -74,8 +87,9 @@ def oracle_record(observation: Observation, *, first: bool = False) -> dict[str,
     return record
 
 
-def record_step(run: RunDir, step: int, action: str | None, observation: Observation, reason: str | None = None) -> None:
-    run.append_step(trajectory_record(step, action, observation, reason), oracle_record(observation, first=step == 0))
+def record_step(run: RunDir, step: int, action: str | None, observation: Observation, reason: str | None = None,
+                trail: str | None = None) -> None:
+    run.append_step(trajectory_record(step, action, observation, reason, trail), oracle_record(observation, first=step == 0))
 
 
 @dataclass(kw_only=True)
@@ -107,6 +121,31 @@ class Session(MemoryView):
     env: TextEnv
     observation: Observation  # the latest observation, oracle included (evaluation code may read it)
     thread: str  # the thread that owns the run (its id for a CLI run)
+    step: int  # the step the game is at
+    trail: str | None  # the fingerprint of the history the game has played (runs.next_trail)
+
+    def holds(self, state: Mapping[str, Any]) -> bool:
+        """Whether the game and the memory are where ``state`` is: the same step of the same history, with
+        the memory recorded as far as the state saw it. Not so after a fork of the thread (an earlier
+        checkpoint continued, Studio's "edit and re-run"): the session is then rebuilt from the files."""
+        if "observation" not in state:
+            return False  # a new episode under the id of a live run
+        return (state.get("step") == self.step and state.get("trail") == self.trail
+                and state.get("memory_step", self.memory.last_episode) == self.memory.last_episode)
+
+    def play(self, step: int, action: str, reason: str | None) -> tuple[Observation, str]:
+        """Send ``action`` to the game and record its answer as ``step``; returns the observation and the
+        history's new trail. A game that fails, or a step that cannot be recorded, leaves the game ahead of
+        the files: the session is dropped, to be rebuilt from them."""
+        try:
+            observation = self.env.step(action)
+            trail = next_trail(self.trail, action, observation.text)
+            record_step(self.run, step, action, observation, reason, trail)
+        except BaseException:
+            end_session(self.run.run_id)
+            raise
+        self.step, self.trail, self.observation = step, trail, observation
+        return observation, trail
 
     def close(self) -> None:
         try:
@@ -117,7 +156,7 @@ class Session(MemoryView):
 
 
 _SESSIONS: dict[str, Session] = {}
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
 
 
 def env_options(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -155,7 +194,7 @@ def _open_run(run_dir: str | Path, state: Mapping[str, Any], create: bool, conte
         meta = {key: state.get(key) for key in ("run_id", "env", "seed", "variation", "max_steps")}
         if state.get("split") is not None:
             meta["split"] = state["split"]
-        settings = {k: v for k, v in asdict(context).items() if k != "api_key"} if context is not None else {}
+        settings = asdict(context) if context is not None else {}
         return RunDir.create(run_dir, run_id, {**meta, "thread_id": thread or run_id, "context": settings}).acquire_writer()
     run = RunDir.open(run_dir, run_id)
     _check_owner(run_id, run.meta().get("thread_id") or run_id, thread)
@@ -168,65 +207,91 @@ def _check_owner(run_id: str, owner: str, thread: str | None) -> None:
 
 
 def open_session(run_dir: str | Path, state: Mapping[str, Any], *, create: bool, context: AgentContext | None = None) -> Session:
-    """The session of ``state['run_id']`` in ``run_dir`` (``live_session`` for nodes)."""
+    """The session of ``state['run_id']`` in ``run_dir`` (``live_session`` for nodes).
+
+    A session is rebuilt (the game replayed from the trajectory's commands, each answer checked against
+    the recorded one; the memory opened as of the state's ``memory_step``) when this process has none,
+    or when the live one is at another point of the run's history than ``state`` (a fork). The run's
+    files then follow the state's history: steps recorded after it are cut, and so is what memory
+    recorded after it. A state whose history the files no longer hold (a fork of a branch that a
+    later fork replaced) is refused before anything changes, and so is a new episode under the id of
+    a run that has already played."""
     run_id = state["run_id"]
     with _LOCK:
         session = _SESSIONS.get(run_id)
         if session is not None:
             _check_owner(run_id, session.thread, _current_thread())
-            return session
+            if session.holds(state):
+                return session
+            end_session(run_id)
         env = make(state["env"], **env_options(state))  # a bad spec fails before the run folder exists
         try:
             run = _open_run(run_dir, state, create, context)
             try:
-                memory = WorldMemory(run.memory_path)  # a damaged memory is refused before the trajectory is touched
-                try:
-                    actions = state.get("actions") or []
-                    # The game is replayed and checked before the run is touched: a refused run keeps every line.
-                    observation, torn = _replay(env, run, actions, state.get("reasons") or [], restore="observation" in state)
-                    # Steps recorded after the last checkpoint will be played again: forget them.
-                    run.truncate_steps(len(actions) if "observation" in state else -1)
-                    for step, action, played, reason in torn:
-                        record_step(run, step, action, played, reason)
-                except BaseException:
-                    memory.close()
-                    raise
+                session = _rebuild(run, env, state)
             except BaseException:
                 run.release_writer()
                 raise
         except BaseException:
             env.close()
             raise
-        owner = run.meta().get("thread_id") or run_id
-        session = _SESSIONS[run_id] = Session(run=run, env=env, memory=memory, observation=observation, thread=owner)
+        _SESSIONS[run_id] = session
         return session
 
 
-Replayed = tuple[int, str | None, Observation, str | None]  # a step to record again: step, action, observation, reason
+def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
+    """The session of ``state`` from the run's files (see ``open_session``): checks and replays first,
+    cuts the files only once everything agrees."""
+    records = list(run.steps())
+    restoring = "observation" in state  # a checkpointed state; else the episode's first step
+    if not restoring and len(records) > 1:  # (step 0 alone: killed before its first checkpoint, started again)
+        raise RunExists(f"run {run.run_id} has already played {len(records) - 1} steps; "
+                        "a new episode needs a new run id (or a new thread)")
+    step = state.get("step", 0) if restoring else 0
+    recorded = records[step] if step < len(records) else None
+    if restoring and recorded is not None and state.get("trail") and recorded.get("trail") not in (None, state["trail"]):
+        raise ForkRefused(f"run {run.run_id}: this checkpoint's history (step {step}) is no longer the run's: a later fork "
+                          "replaced it; continue from a checkpoint of the current history")
+    # every step up to the state's is recorded, but for a last line a crash tore (written again below)
+    if restoring and (step > len(records) or (step == len(records) and not run.torn(run.trajectory_path))):
+        raise RunCorrupted(f"run {run.run_id}: {TRAJECTORY_FILE} lacks steps {len(records)}..{step}")
+    commands = [record.get("action") for record in records[1:step + 1]]
+    if restoring and len(commands) < step:
+        commands += [state.get("last_action")]  # the checkpointed step whose line a crash tore
+    observation, trail = _replay(env, run, [str(c) for c in commands], records if restoring else [])
+    if restoring and state.get("trail") and trail != state["trail"]:
+        raise ReplayMismatch(f"run {run.run_id}: replaying the run does not reach the checkpoint's history; the game or its version changed")
+    # The memory as of the state (-1: only what was seeded before the first step); a state from before
+    # memory steps were checkpointed keeps the memory as it is.
+    rewind = state.get("memory_step", -1) if restoring else -1
+    memory = WorldMemory(run.memory_path, rewind_to=rewind if (not restoring or "memory_step" in state) else None)
+    try:
+        run.truncate_steps(step if restoring else -1)  # steps after the state's are its future, to be played again
+        if restoring and step >= len(records):
+            record_step(run, step, state.get("last_action"), observation, state.get("last_reason"), trail)
+    except BaseException:
+        memory.close()
+        raise
+    owner = run.meta().get("thread_id") or run.run_id
+    return Session(run=run, env=env, memory=memory, observation=observation, thread=owner, step=step, trail=trail)
 
 
-def _replay(env: TextEnv, run: RunDir, actions: list[str], reasons: list[str | None], *,
-            restore: bool) -> tuple[Observation, list[Replayed]]:
-    """Reset the game and run ``actions`` again, checking each answer against the trajectory; writes
-    nothing. Returns the last observation and, when ``restore`` (the actions are checkpointed), the steps
-    missing at the trajectory's end (a line torn by a crash), to be recorded again."""
-    # without a checkpoint the whole trajectory is about to be dropped and played again: nothing to compare
-    recorded = {record["step"]: record for record in run.steps()} if restore else {}
+def _replay(env: TextEnv, run: RunDir, commands: list[str], recorded: list[dict[str, Any]]) -> tuple[Observation, str]:
+    """Reset the game and play ``commands`` again, checking each answer against the ``recorded`` lines
+    (where there is one); writes nothing. Returns the last observation and the history's trail."""
     observation = env.reset()
-    missing: list[Replayed] = []
-    for step, action in enumerate([None, *actions]):
-        if action is not None:
-            observation = env.step(action)
-        expected = recorded.get(step)
-        if expected is None:
-            if restore:
-                missing.append((step, action, observation, reasons[step - 1] if 0 < step <= len(reasons) else None))
-        elif expected.get("observation") != observation.text:
+    trail = next_trail(None, None, observation.text)
+    for step, command in enumerate([None, *commands]):
+        if command is not None:
+            observation = env.step(command)
+            trail = next_trail(trail, command, observation.text)
+        expected = recorded[step] if step < len(recorded) else None
+        if expected is not None and expected.get("observation") != observation.text:
             raise ReplayMismatch(
-                f"run {run.run_id}: replaying step {step} ({action or 'reset'}) gave a different observation than recorded;"
+                f"run {run.run_id}: replaying step {step} ({command or 'reset'}) gave a different observation than recorded;"
                 " the game or its version changed"
             )
-    return observation, missing
+    return observation, trail
 
 
 def end_session(run_id: str) -> None:

@@ -2,11 +2,24 @@
 
 Live resources (the game process, the open memory) are not state: they are looked up by ``run_id`` in
 :mod:`ariadnegraph.agent.session` and rebuilt from this state after a restart.
+
+A checkpoint costs the same at step 1,000 as at step 10: what grows with the episode (every command and
+observation, every fact) lives in the run's files and memory, and the state keeps bounded windows of it
+(``history``: the last :data:`HISTORY_KEPT` steps) and the ``trail`` that names the history it is on.
+
+``typing_extensions.TypedDict``: pydantic builds the server's JSON schemas from these on Python 3.11.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from langgraph.managed import RemainingSteps
+from typing_extensions import TypedDict
+
+from .presets import HISTORY_BUFFER
+
+HISTORY_KEPT = HISTORY_BUFFER + 1  # the longest window a preset reads (STMA's buffer) and the current step
 
 
 def add_usage(left: dict[str, dict[str, int]] | None, right: dict[str, dict[str, int]] | None) -> dict[str, dict[str, int]]:
@@ -54,13 +67,16 @@ class AgentState(EpisodeInput, total=False):
     done: bool
     won: bool
     lost: bool
-    actions: list[str]  # every executed command, in order: replaying them rebuilds the game
-    reasons: list[str | None]  # the reason each was chosen with: a step written again after a crash keeps it
+    trail: str  # the fingerprint of the history up to this step (runs.next_trail), as its trajectory line holds it
     last_action: str | None
-    history: Annotated[list[dict[str, Any]], keep_last(1000)]  # {step, action, observation}; the full_history preset reads it all
+    last_reason: str | None  # why it was chosen: a step written again after a crash keeps it
+    history: Annotated[list[dict[str, Any]], keep_last(HISTORY_KEPT)]  # {step, action, observation}; longer windows read the trajectory
+    remaining_steps: RemainingSteps  # LangGraph's recursion budget left (not checkpointed)
+    switches: dict[str, Any]  # the preset's switches the run plays with: routing reads them here (graphs/agent.py)
     # memory path
     belief: str
     extraction: list[list[str]]  # triplets of this step, before memory_update stores them
+    memory_step: int  # the last step memory has recorded (-1: none): a resumed or forked run's memory is rewound to it
     outdated: list[list[str]]
     memory_text: list[str]  # retrieved facts, time-ordered, as shown to the planner
     episodes_text: list[str]
@@ -77,7 +93,7 @@ class AgentState(EpisodeInput, total=False):
     needs_plan: bool
     replans: int  # planner calls in this step
     reflections: Annotated[list[str], keep_last(10)]
-    proposed: str | None  # the action the critic approved, for the actor
+    proposed: str | None  # the command the actor chose, for the environment to play
     reason: str | None  # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
     thought_db: dict[str, Any]  # AgentKit presets: the thought graph's database (plans, knowledge, history)
     thought_trace: list[str]  # the thought nodes that ran this step, temporary ones included
@@ -85,3 +101,22 @@ class AgentState(EpisodeInput, total=False):
     usage: Annotated[dict[str, dict[str, int]], add_usage]
     replies: Annotated[dict[str, dict[str, int]], add_usage]  # per node: reply outcomes and issues (models.structured)
     fallbacks: Annotated[list[str], keep_last(100)]
+
+
+class EpisodeResult(TypedDict, total=False):
+    """What a finished (or interrupted) episode returns to a caller: its result and cost; the whole state
+    stays readable through the thread's checkpoints."""
+
+    run_id: str
+    env: str
+    seed: int | None
+    goal: str
+    step: int
+    score: float
+    max_score: float
+    done: bool
+    won: bool
+    lost: bool
+    last_action: str | None
+    usage: dict[str, dict[str, int]]
+    replies: dict[str, dict[str, int]]

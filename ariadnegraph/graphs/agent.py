@@ -17,11 +17,10 @@ from __future__ import annotations
 from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.presets import PRESETS, Preset
-from ariadnegraph.agent.state import AgentState, EpisodeInput
+from ariadnegraph.agent.presets import PRESETS, Preset, preset_of
+from ariadnegraph.agent.state import AgentState, EpisodeInput, EpisodeResult
 from ariadnegraph.agentkit.thoughts import thoughts
 from ariadnegraph.nodes.actor import actor
 from ariadnegraph.nodes.aggregator import aggregator
@@ -39,8 +38,11 @@ from ariadnegraph.tracing import traced_node
 PlanningNode = Literal["world_model_qa", "planner", "critic", "actor"]
 
 
-def _switches(runtime: Runtime[AgentContext] | None) -> Preset:
-    return runtime.context.switches if runtime is not None and runtime.context is not None else PRESETS["ariadne"]
+def _switches(state: AgentState) -> Preset:
+    """The switches the run plays with, as its state holds them (the environment node keeps them there):
+    routing reads the state alone, so a fork's ``update_state`` (Studio's "edit and re-run"), which runs a
+    node's edges without a runtime, routes as the run did."""
+    return preset_of(state.get("switches")) or PRESETS["ariadne"]
 
 
 def _planning(state: AgentState, preset: Preset) -> PlanningNode:
@@ -50,20 +52,20 @@ def _planning(state: AgentState, preset: Preset) -> PlanningNode:
     return "critic" if preset.critic else "actor"
 
 
-def route_after_environment(state: AgentState, runtime: Runtime[AgentContext] | None = None) -> Literal["summarizer", "relation_retriever", "memory_update"]:
+def route_after_environment(state: AgentState) -> Literal["summarizer", "relation_retriever", "memory_update"]:
     """Presets without a running belief skip the summarizer; those without a KG skip triplet extraction."""
-    preset = _switches(runtime)
+    preset = _switches(state)
     if preset.summarizer:
         return "summarizer"
     return "relation_retriever" if preset.knowledge_graph else "memory_update"
 
 
-def route_after_summarizer(state: AgentState, runtime: Runtime[AgentContext] | None = None) -> Literal["relation_retriever", "memory_update"]:
-    return "relation_retriever" if _switches(runtime).knowledge_graph else "memory_update"
+def route_after_summarizer(state: AgentState) -> Literal["relation_retriever", "memory_update"]:
+    return "relation_retriever" if _switches(state).knowledge_graph else "memory_update"
 
 
 def route_after_memory(
-    state: AgentState, runtime: Runtime[AgentContext] | None = None
+    state: AgentState
 ) -> Literal["retriever", "aggregator", "world_model_qa", "planner", "critic", "actor", "thoughts", "finish"]:
     """The episode ends once the final observation is in memory; otherwise retrieve what the preset reads
     (an AgentKit preset's thought graph does its own thinking)."""
@@ -71,7 +73,7 @@ def route_after_memory(
         return "finish"
     if state.get("script"):  # a given trajectory: nothing to decide
         return "actor"
-    preset = _switches(runtime)
+    preset = _switches(state)
     if preset.thoughts:
         return "thoughts"
     if preset.needs_retriever:
@@ -80,26 +82,26 @@ def route_after_memory(
 
 
 def route_after_retriever(
-    state: AgentState, runtime: Runtime[AgentContext] | None = None
+    state: AgentState
 ) -> Literal["aggregator", "world_model_qa", "planner", "critic", "actor"]:
-    preset = _switches(runtime)
+    preset = _switches(state)
     return "aggregator" if preset.aggregator != "off" else _planning(state, preset)
 
 
-def route_after_aggregator(state: AgentState, runtime: Runtime[AgentContext] | None = None) -> Literal["world_model_qa", "planner", "critic", "actor"]:
+def route_after_aggregator(state: AgentState) -> Literal["world_model_qa", "planner", "critic", "actor"]:
     """Plan only when needed (no plan left, or a replan was asked for), or every step for presets that do."""
-    return _planning(state, _switches(runtime))
+    return _planning(state, _switches(state))
 
 
-def route_after_planner(state: AgentState, runtime: Runtime[AgentContext] | None = None) -> Literal["critic", "actor"]:
+def route_after_planner(state: AgentState) -> Literal["critic", "actor"]:
     """Presets without a critic act on the plan at once."""
-    return "critic" if _switches(runtime).critic else "actor"
+    return "critic" if _switches(state).critic else "actor"
 
 
-def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentContext, EpisodeInput, AgentState]:
-    """The agent graph; ``served``: the one a LangGraph server runs for clients (their ``file:`` games
-    held to the server's games directory)."""
-    builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=EpisodeInput)
+def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentContext, EpisodeInput, EpisodeResult]:
+    """The agent graph; ``served``: the one a LangGraph server runs for clients (their context may not
+    change the operator's settings; their ``file:`` games held to the server's games directory)."""
+    builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=EpisodeInput, output_schema=EpisodeResult)
     builder.add_node("environment", traced_node(served_environment if served else environment))
     builder.add_node("summarizer", traced_node(summarizer))
     builder.add_node("relation_retriever", traced_node(relation_retriever))

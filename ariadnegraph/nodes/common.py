@@ -15,7 +15,8 @@ from pydantic import BaseModel
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
-from ..agent.state import AgentState
+from ..agent.session import live_session
+from ..agent.state import HISTORY_KEPT, AgentState
 from ..envs import environment_brief
 from ..models import StructuredResult, call_structured, load_chat_model
 from .prompts import GO_TO_COMMAND
@@ -41,7 +42,7 @@ def check_models(context: AgentContext) -> None:
 
 
 def chat_model(context: AgentContext, role: str, *, node: str | None = None, max_tokens: int | None = None) -> BaseChatModel:
-    return load_chat_model(context.model_for(role), base_url=context.base_url, api_key=context.api_key, timeout=context.request_timeout,
+    return load_chat_model(context.model_for(role), base_url=context.base_url, timeout=context.request_timeout,
                            max_retries=context.max_retries, max_tokens=max_tokens, slot=NODE_SLOTS.get(node or ""))
 
 
@@ -110,6 +111,17 @@ def history_section(history: list[dict[str, Any]] | None, length: int | None, fu
     return p.history_transcript(records) if full_text else p.history_lines(records)
 
 
+def recent_history(state: Mapping[str, Any], context: AgentContext, length: int | None) -> list[dict[str, Any]]:
+    """The steps a window of ``length`` (None: the whole episode) needs, as {step, action, observation}: the
+    state's own window (the last ``HISTORY_KEPT`` steps), or the run's trajectory for a longer one."""
+    window = list(state.get("history") or [])
+    if len(window) < HISTORY_KEPT or (length is not None and length <= len(window)):
+        return window  # the whole episode so far (the window is not full yet), or enough of it
+    last = state.get("step", 0)
+    return [{"step": r["step"], "action": r["action"], "observation": r["observation"]}
+            for r in live_session(state, context).run.steps() if r["step"] <= last]
+
+
 def extra_commands(preset: Preset) -> list[str] | None:
     """The EXTRA COMMANDS section: 'go to' where the actor expands it on the KG's map."""
     return [GO_TO_COMMAND] if preset.go_to else None
@@ -144,5 +156,5 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.REFLECTIONS: (state.get("reflections") or []) if preset.reflections else None,
         # the whole episode only grows (cache-friendly, early); a window slides every step (late)
         p.FULL_HISTORY if history is None else p.HISTORY:
-            history_section(state.get("history"), history, preset.history_full_text) if history != 0 else None,
+            history_section(recent_history(state, context, history), history, preset.history_full_text) if history != 0 else None,
     }

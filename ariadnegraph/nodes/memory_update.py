@@ -1,7 +1,7 @@
 """Memory update: store this step's observation and facts in the temporal KG (closing outdated ones).
 
-Idempotent per step, so a run resumed after a crash between this write and its checkpoint does not
-record the step twice.
+Idempotent per step; a run resumed after a crash between this write and its checkpoint has its memory
+rewound to the checkpoint's ``memory_step`` first (agent/session.py), so the step is recorded once.
 
 In worlds whose env names the player's place (NetHack's dungeon levels, Crafter's regions of its
 grid; ``envs.tracks_position``) the place and the way between places are written here from the env,
@@ -45,4 +45,4 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", []) if len(t) == 3]
         memory.observe(step, state.get("observation", ""), triplets, outdated, action=state.get("last_action"),
                        invalidate=runtime.context.switches.invalidate)
-    return {"extraction": [], "outdated": []}
+    return {"extraction": [], "outdated": [], "memory_step": step}

@@ -15,7 +15,7 @@ from langchain_core.tracers.context import register_configure_hook
 from langgraph.runtime import Runtime
 
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.presets import PRESETS
+from ariadnegraph.agent.presets import PRESETS, switch_values
 from ariadnegraph.graphs import agent
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import critic as critic_module
@@ -171,16 +171,16 @@ def test_full_history_prompt_grows_while_ariadne_stays_flat(tmp_path):
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_routing_skips_what_a_preset_turns_off(preset):
-    runtime = Runtime(context=AgentContext(preset=preset))
     switches = PRESETS[preset]
-    first = agent.route_after_environment({}, runtime)
+    held = {"switches": switch_values(AgentContext(preset=preset).switches)}  # as the environment node keeps them
+    first = agent.route_after_environment(held)
     assert first == ("summarizer" if switches.summarizer else "relation_retriever" if switches.knowledge_graph else "memory_update")
-    in_hand = {"plan": [{"action": "go east"}], "needs_plan": False}
-    decided = agent.route_after_aggregator(in_hand, runtime)
+    in_hand = {**held, "plan": [{"action": "go east"}], "needs_plan": False}
+    decided = agent.route_after_aggregator(in_hand)
     if switches.planner == "every_step":
         assert decided in ("world_model_qa", "planner")
     elif switches.planner == "never":
         assert decided in ("critic", "actor")
     else:
         assert decided == ("critic" if switches.critic else "actor")
-    assert agent.route_after_planner({}, runtime) == ("critic" if switches.critic else "actor")
+    assert agent.route_after_planner(held) == ("critic" if switches.critic else "actor")

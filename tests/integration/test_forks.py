@@ -1,0 +1,130 @@
+"""Forks of a run's thread (LangGraph time travel, Studio's "edit and re-run"): the memory a branch sees is
+the memory as of the fork's step plus its own steps, and the run's files describe one history, whatever
+the run was doing when it was forked. In-process, with the run's own SQLite checkpointer; the server's
+forks (test_langgraph_server.py) go through the same session code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ariadnegraph.agent.checkpoints import checkpointer
+from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.agent.integrity import checked_copies
+from ariadnegraph.agent.session import ForkRefused, RunExists, end_session, open_session
+from ariadnegraph.graphs.agent import build_agent_graph
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.play import play
+from ariadnegraph.runs import RunDir, next_trail
+
+GAME = {"env": "cooking:1", "seed": 1}
+DETOUR = "inventory"  # a command the scripted agent never plays on this seed at step 3
+
+
+def files_of(run: RunDir) -> dict[Path, bytes]:
+    """The run's files, but for LangGraph's checkpoints (where a fork itself is written)."""
+    return {p: p.read_bytes() for p in run.path.rglob("*") if p.is_file() and not p.name.startswith("checkpoints.sqlite")}
+
+
+def consistent_history(run_dir: Path, run_id: str) -> list[dict[str, Any]]:
+    """The run as every reader sees it (a checked copy): the trajectory, whose trails chain, and a memory
+    with one episode per recorded step holding that step's observation and command."""
+    with checked_copies(run_dir, [run_id]) as copies:
+        run = RunDir.open(copies, run_id)
+        steps = list(run.steps())
+        trail = None
+        for record in steps:
+            trail = next_trail(trail, record["action"], record["observation"])
+            assert record["trail"] == trail, record["step"]
+        with WorldMemory.open(run.memory_path) as memory:
+            assert sorted(memory.episodes) == [r["step"] for r in steps]
+            for record in steps:
+                episode = memory.episodes[record["step"]]
+                assert (episode.text, episode.action) == (record["observation"], record["action"])
+            # every fact was read from a recorded step of this history
+            assert {f.source for f in memory.all_facts if f.source is not None} <= {r["step"] for r in steps}
+    return steps
+
+
+def graph_of(saver):
+    return build_agent_graph().compile(checkpointer=saver)
+
+
+def before_step(graph, config, step: int):
+    """The checkpoint where the command of ``step`` is chosen and about to be played."""
+    return next(s for s in graph.get_state_history(config) if s.next == ("environment",) and s.values.get("step") == step - 1)
+
+
+def test_a_fork_of_a_finished_run_rewrites_its_files_and_memory_from_the_fork(tmp_path):
+    context = AgentContext(run_dir=str(tmp_path))
+    original = play(**GAME, max_steps=8, context=context, run_id="f")
+    run = RunDir.open(tmp_path, "f")
+    first = consistent_history(tmp_path, "f")
+    config = {"configurable": {"thread_id": "f"}}
+    with checkpointer(run) as saver:
+        graph = graph_of(saver)
+        fork = graph.update_state(before_step(graph, config, 3).config, {"proposed": DETOUR})
+        graph.invoke(None, fork, context=context, durability="sync")
+        final = graph.get_state(config).values
+    steps = consistent_history(tmp_path, "f")
+    assert [s["action"] for s in steps[:3]] == [s["action"] for s in first[:3]]  # the shared past
+    assert steps[3]["action"] == DETOUR and final["trail"] == steps[-1]["trail"] and final["step"] == steps[-1]["step"]
+    assert original["steps"] == 8 and len(steps) == final["step"] + 1
+
+
+def test_a_fork_of_a_paused_thread_rebuilds_the_live_game_and_memory(tmp_path):
+    """A thread paused mid-episode keeps its game and memory live in this process, at the later step: a fork
+    from an earlier checkpoint must not step that game, nor append its steps after the later ones."""
+    context = AgentContext(run_dir=str(tmp_path))
+    run_id = "p"
+    graph_input = {**GAME, "max_steps": 8, "run_id": run_id}
+    with RunDir.create(tmp_path, run_id, {"run_id": run_id, "env": GAME["env"], "context": {"model": "scripted"}}).writer():
+        pass
+    config = {"configurable": {"thread_id": run_id}}
+    run = RunDir.open(tmp_path, run_id)
+    try:
+        with checkpointer(run) as saver:
+            graph = graph_of(saver)
+            for _ in graph.stream(graph_input, config, context=context, durability="sync", interrupt_after=["memory_update"]):
+                pass
+            while graph.get_state(config).values["step"] < 5:  # paused after step 5's memory update
+                graph.invoke(None, config, context=context, durability="sync", interrupt_after=["memory_update"])
+            fork = graph.update_state(before_step(graph, config, 3).config, {"proposed": DETOUR})
+            graph.invoke(None, fork, context=context, durability="sync")
+            final = graph.get_state(config).values
+    finally:
+        end_session(run_id)
+    steps = consistent_history(tmp_path, run_id)
+    assert steps[3]["action"] == DETOUR and final["step"] == steps[-1]["step"] and final["done"]
+
+
+def test_a_fork_of_a_branch_that_a_later_fork_replaced_is_refused_and_changes_nothing(tmp_path):
+    context = AgentContext(run_dir=str(tmp_path))
+    play(**GAME, max_steps=8, context=context, run_id="r")
+    run = RunDir.open(tmp_path, "r")
+    config = {"configurable": {"thread_id": "r"}}
+    with checkpointer(run) as saver:
+        graph = graph_of(saver)
+        abandoned = before_step(graph, config, 6)  # of the first history
+        graph.invoke(None, graph.update_state(before_step(graph, config, 3).config, {"proposed": DETOUR}), context=context,
+                     durability="sync")
+        before = files_of(run)
+        with pytest.raises(ForkRefused, match="no longer the run's"):
+            graph.invoke(None, graph.update_state(abandoned.config, {"proposed": "look"}), context=context, durability="sync")
+    end_session("r")
+    assert files_of(run) == before
+    consistent_history(tmp_path, "r")
+
+
+def test_a_new_episode_under_the_id_of_a_played_run_is_refused_and_changes_nothing(tmp_path):
+    """A thread deleted and created again with the same id starts a new episode under its id: the old
+    run's files stay as they were."""
+    context = AgentContext(run_dir=str(tmp_path))
+    play(**GAME, max_steps=3, context=context, run_id="again")
+    run = RunDir.open(tmp_path, "again")
+    before = files_of(run)
+    with pytest.raises(RunExists, match="has already played 3 steps"):
+        open_session(tmp_path, {**GAME, "run_id": "again", "max_steps": 3}, create=True, context=context)
+    assert files_of(run) == before
