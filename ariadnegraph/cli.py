@@ -132,39 +132,25 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
     )
 
 
-def _namespace_memory(agent: str | None, env: str, store: str | None) -> tuple[list[str], list, str | None]:
-    """Lessons and facts of ``agent``'s memory of the env's family (``--memory-from``), and its label."""
-    if not agent:
-        return [], [], None
-    from .config import memory_store_path
-    from .envs.registry import env_family
-    from .memory.longterm import LongTermMemory, Namespace
-
-    ns = Namespace(agent, env_family(env))
-    with LongTermMemory(memory_store_path(store)) as memory:
-        return memory.lessons(ns), memory.facts(ns), f"memory:{ns}"
-
-
 def _play(args: argparse.Namespace) -> int:
     from .agent.context import AgentContext
     from .agent.presets import parse_switches
     from .play import play_trials, resume
 
     if args.resume:
-        _print_summary(resume(args.resume, run_dir=args.run_dir, on_step=_progress(args.json)), args.json, args.run_dir)
+        _print_summary(resume(args.resume, run_dir=args.run_dir, on_step=_progress(args.json), store=args.store), args.json, args.run_dir)
         return 0
     if not args.env:
         raise CliError("play needs --env SPEC (or --resume RUN_ID)")
     if args.carry_memory and args.trials < 2:
         raise CliError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
     context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
-                           switch_overrides=parse_switches(args.set))
-    lessons, facts, source = _namespace_memory(args.memory_from, args.env, args.store)
+                           switch_overrides=parse_switches(args.set), memory_from=args.memory_from)
     show = (lambda r: _print_summary(r, args.json, args.run_dir)) if args.trials > 1 else None
     results = play_trials(args.env, trials=args.trials, carry_memory=args.carry_memory, seed=args.seed, variation=args.variation,
                           split=args.split,
                           max_steps=args.max_steps, context=context, run_id=args.run_id, on_step=_progress(args.json), on_trial=show,
-                          lessons=lessons, seed_facts=facts, seeded_from=source)
+                          store=args.store)
     if args.trials == 1:
         _print_summary(results[0], args.json, args.run_dir)
     elif not args.json:
@@ -272,13 +258,13 @@ def _numbers(text: str) -> list[int]:
 def _ask(args: argparse.Namespace) -> int:
     from .agent.context import AgentContext
     from .agent.integrity import checked_copies
-    from .graphs.qa import ask_graph
+    from .graphs.qa import local_ask_graph
     from .runs import RunDir
 
     with checked_copies(args.run_dir, [args.run_id]) as copies:  # the run's own files are never opened
         meta = RunDir.open(copies, args.run_id).meta()
         context = AgentContext(model=args.model or meta["context"]["model"], run_dir=str(copies), base_url=args.base_url)
-        result = ask_graph.invoke({"run_id": args.run_id, "question": args.question, "as_of": args.as_of}, context=context)
+        result = local_ask_graph.invoke({"run_id": args.run_id, "question": args.question, "as_of": args.as_of}, context=context)
     print(result.get("answer") or "(no answer)")
     return 0
 

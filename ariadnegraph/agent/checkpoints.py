@@ -21,6 +21,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from ..config import CHECKPOINTER_ENV, checkpointer_url, redacted
 from ..runs import CHECKPOINTS_FILE, RunCorrupted, RunDir
 
+POSTGRES_TIMEOUT = 10  # seconds to reach the database (and, mid-episode, to get a connection back)
 CHECKPOINTS = "checkpoints"  # run.json key: {"store": "postgres", "url": ...}; absent: the run's SQLite file
 
 
@@ -81,17 +82,26 @@ def _postgres(run_id: str, meta: dict[str, Any]) -> Iterator[BaseCheckpointSaver
                                       f"give --checkpointer postgres://... or set {CHECKPOINTER_ENV}")
     import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool, PoolTimeout
 
+    # A pool that checks each connection before lending it: a database restarted mid-episode costs the next
+    # checkpoint a new connection, not the run (PostgresSaver's own settings: autocommit, no prepared statements).
+    pool = ConnectionPool(url, min_size=1, max_size=2, timeout=POSTGRES_TIMEOUT, check=ConnectionPool.check_connection, open=False,
+                          kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row})
     try:
-        manager = PostgresSaver.from_conn_string(url)
-        saver = manager.__enter__()
-        saver.setup()  # creates the tables once; a no-op after
-    except psycopg.Error as exc:
+        with psycopg.connect(url, autocommit=True, row_factory=dict_row, prepare_threshold=0,
+                             connect_timeout=POSTGRES_TIMEOUT) as connection:  # fails at once if unreachable
+            PostgresSaver(connection).setup()  # creates the tables once; a no-op after
+        pool.open(wait=True, timeout=POSTGRES_TIMEOUT)
+        saver = PostgresSaver(pool)  # type: ignore[arg-type]
+    except (psycopg.Error, PoolTimeout) as exc:
+        pool.close()
         raise CheckpointerUnavailable(f"PostgreSQL at {redacted(url)} cannot be used: {' '.join(str(exc).split())[:200]}") from None
     try:
         yield saver
     finally:
-        manager.__exit__(None, None, None)
+        pool.close()
 
 
 def latest_values(run: RunDir) -> dict[str, Any] | None:

@@ -22,8 +22,9 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from ..agent.presets import PresetName
 from ..runs import RunDir
 from .plan import EvalError, EvalPlan, Job
 from .pricing import Price, episode_cost, load_prices
@@ -115,7 +116,7 @@ def plan_eval(
     from ..agentkit.spec import load_thoughts
 
     for preset, changed, _ in systems:  # a thought graph that cannot be read fails before any write too
-        thought_graph = AgentContext(preset=preset, switch_overrides=changed).switches.thoughts
+        thought_graph = AgentContext(preset=cast(PresetName, preset), switch_overrides=changed).switches.thoughts
         if thought_graph:
             try:
                 load_thoughts(thought_graph)
@@ -228,13 +229,11 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     if not resumed:
         for k in range(1, job.trials + 1):  # killed before run.json was written, or asked to re-run
             shutil.rmtree(runs_dir / trial_run_id(job.run_id, k), ignore_errors=True)
-    context = AgentContext(model=job.model, preset=job.preset, run_dir=str(runs_dir), base_url=job.base_url,
-                           switch_overrides=dict(job.switches))
+    context = AgentContext(model=job.model, preset=cast(PresetName, job.preset), run_dir=str(runs_dir), base_url=job.base_url,
+                           switch_overrides=dict(job.switches), memory_from=job.memory_from)
     game = job.game
-    lessons, facts = _seed_memory(job, runs_dir)
     played = play_trials(game.env, trials=job.trials, carry_memory=job.carry_memory, seed=game.seed, variation=game.variation,
-                         max_steps=game.max_steps, context=context, run_id=job.run_id, lessons=lessons, seed_facts=facts,
-                         seeded_from=f"memory:{job.memory_from}" if job.memory_from else None)
+                         max_steps=game.max_steps, context=context, run_id=job.run_id, store=job.store)
     summary = played[-1]
     wall = time.perf_counter() - started
     with checked_copies(runs_dir, [summary["run_id"]]) as copies:  # every measure below reads one checked copy
@@ -272,19 +271,6 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
         "precision": (fidelity or {}).get("precision"), "recall": (fidelity or {}).get("recall"), "fidelity": fidelity,
         "curve": curve,
     }
-
-
-def _seed_memory(job: Job, runs_dir: Path) -> tuple[list[str], list[Any]]:
-    """The lessons and facts of the job's memory namespace (agent ``memory_from``, family = the game's)."""
-    if not job.memory_from:
-        return [], []
-    from ..config import memory_store_path
-    from ..envs.registry import env_family
-    from ..memory.longterm import LongTermMemory, Namespace
-
-    with LongTermMemory(memory_store_path(job.store)) as store:
-        ns = Namespace(job.memory_from, env_family(job.game.env))
-        return store.lessons(ns), store.facts(ns)
 
 
 def _job_args(job: Job) -> dict[str, Any]:

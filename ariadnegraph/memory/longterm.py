@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from langgraph.store.base import BaseStore
 from langgraph.store.sqlite import SqliteStore
 
 from .facts import Triplet
@@ -67,14 +68,19 @@ def _fact_key(triplet: Triplet) -> str:
 
 
 class LongTermMemory:
-    """The Store behind every namespace (open it as a context manager)."""
+    """The Store behind every namespace (open it as a context manager): the SQLite file at a path, or a
+    Store that is already open (a graph's ``runtime.store``, which its owner closes)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
+    def __init__(self, source: str | Path | BaseStore) -> None:
         self._stack = ExitStack()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.store: SqliteStore = self._stack.enter_context(SqliteStore.from_conn_string(str(self.path)))
-        self.store.setup()
+        if isinstance(source, BaseStore):
+            self.store: BaseStore = source
+            return
+        path = Path(source)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        store = self._stack.enter_context(SqliteStore.from_conn_string(str(path)))
+        store.setup()
+        self.store = store
 
     def close(self) -> None:
         self._stack.close()

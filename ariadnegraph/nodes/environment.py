@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.config import get_config
+from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
-from ..agent.context import AgentContext
+from ..agent.approval import approved_command
+from ..agent.context import AgentContext, check_client_settings
+from ..agent.presets import switch_values
+from ..agent.recall import recall
 from ..agent.session import live_session, record_step
 from ..agent.state import AgentState
 from ..envs import Observation, check_served_spec
 from ..envs.registry import check_split
-from ..runs import new_run_id
+from ..runs import check_run_id, new_run_id
 from .common import check_models
 
 
@@ -40,8 +43,12 @@ SEED_LIMIT = 2**31  # game generators take 32-bit seeds
 
 def check_episode_input(state: AgentState) -> None:
     """The caller's input (CLI, Studio, SDK), checked before anything is written."""
-    if not state.get("env"):
-        raise ValueError("the episode input needs 'env', e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
+    if not state.get("env") or not isinstance(state["env"], str):
+        raise ValueError("the episode input needs 'env' (text), e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
+    if state.get("run_id") is not None:
+        check_run_id(state["run_id"])
+    if state.get("split") is not None and not isinstance(state["split"], str):
+        raise ValueError(f"the episode input's 'split' must be text, got {state['split']!r:.60}")
     check_numbers(max_steps=state.get("max_steps"), seed=state.get("seed"), variation=state.get("variation"))
     check_split(state["env"], state.get("split"))
     for name in ("lessons", "script"):
@@ -65,9 +72,32 @@ def check_numbers(*, max_steps: object, seed: object, variation: object) -> None
             raise ValueError(f"{name} must be an integer between 0 and {SEED_LIMIT - 1}, got {value!r}")
 
 
+def nodes_per_step(context: AgentContext) -> int:
+    """The most graph nodes one step can run: the memory path, the thinking, the critic and the planner
+    again for each replan it may ask for, the actor and the approval. LangGraph's recursion limit counts them."""
+    return 11 + 2 * context.max_replans
+
+
+def recursion_limit(context: AgentContext, max_steps: int) -> int:
+    """The recursion limit an episode of ``max_steps`` needs (the first step and ``finish`` included)."""
+    return nodes_per_step(context) * (max_steps + 1) + 2
+
+
+def check_recursion_budget(state: AgentState, context: AgentContext, remaining: int | None) -> None:
+    """A run that could not reach the episode's end within LangGraph's recursion limit is refused at its
+    start (a step costs at most ``nodes_per_step``; a budget that holds at one step holds at the next)."""
+    if remaining is None or not state.get("max_steps"):
+        return
+    needed = nodes_per_step(context) * (state["max_steps"] - state.get("step", -1)) + 1
+    if remaining < needed:
+        raise ValueError(f"an episode of {state['max_steps']} steps needs a recursion limit of at least "
+                         f"{recursion_limit(context, state['max_steps'])} (the run's config 'recursion_limit'); this run has {remaining} left")
+
+
 def served_environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    """The environment node of the graph a LangGraph server serves: a client's ``file:`` game must
-    lie in the server's games directory."""
+    """The environment node of the graph a LangGraph server serves: the client's context may not change
+    the operator's settings, and a client's ``file:`` game must lie in the server's games directory."""
+    check_client_settings(runtime.context)
     if "observation" not in state and state.get("env"):
         check_served_spec(state["env"])
     return environment(state, runtime)
@@ -81,6 +111,14 @@ def run_id_for(state: AgentState) -> str:
     return str(thread) if thread else new_run_id(state.get("env") or "run")
 
 
+def _shown(update: dict[str, Any]) -> None:
+    """The step as a custom stream event (``stream_mode="custom"``), for a client to show as it happens."""
+    get_stream_writer()({"event": "step", **{k: update.get(k) for k in STEP_EVENT_KEYS}})
+
+
+STEP_EVENT_KEYS = ("run_id", "step", "last_action", "observation", "score", "max_score", "done", "won", "lost")
+
+
 def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
     starting = "observation" not in state
@@ -88,32 +126,42 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         check_episode_input(state)
         check_models(context)  # a server run gets here without play(): nothing is written yet
         state = {**state, "run_id": run_id_for(state)}
+    check_recursion_budget(state, context, state.get("remaining_steps"))
     session = live_session(state, context, start=starting)
     if starting:
         observation = session.observation
-        record_step(session.run, 0, None, observation)
+        record_step(session.run, 0, None, observation, trail=session.trail)
         goal = getattr(session.env, "goal", None) or ""
-        return {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "actions": [], "reasons": [], "last_action": None,
-                "belief": "", "plan": [], "needs_plan": True, "replans": 0, "expected": None, "feedback": None, "reward": 0.0,
-                "history": [{"step": 0, "action": None, "observation": observation.text}]}
+        update = {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "last_action": None,
+                  "trail": session.trail, "memory_step": -1, "belief": "", "plan": [], "needs_plan": True, "replans": 0,
+                  "expected": None, "feedback": None, "reward": 0.0, "lessons": recall(state, session, context.memory_from, runtime.store),
+                  "switches": switch_values(context.switches),
+                  "history": [{"step": 0, "action": None, "observation": observation.text}]}
+        _shown(update)
+        return update
     step = state.get("step", 0) + 1
     action = state["proposed"]
     if action is None:  # the actor always proposes a command before the next step
         raise RuntimeError(f"run {state['run_id']}: step {step} has no command to play")
-    observation = session.env.step(action)
-    session.observation = observation
-    record_step(session.run, step, action, observation, reason=state.get("reason"))
-    observation_done = observation.done or out_of_steps(state, step)
-    return {
+    replaced: dict[str, Any] = {}
+    if context.approve_commands:
+        action, replaced = approved_command(state)
+    observation, trail = session.play(step, action, replaced.get("reason", state.get("reason")))
+    switches = switch_values(context.switches)
+    update = {
+        **replaced,
+        **({"switches": switches} if state.get("switches") != switches else {}),  # a thread continued with another context
         **observation_fields(observation),
-        "done": observation_done,
+        "done": observation.done or out_of_steps(state, step),
         "step": step,
-        "actions": [*state.get("actions", []), action],
-        "reasons": [*state.get("reasons", []), state.get("reason")],
+        "trail": trail,
         "last_action": action,
+        "last_reason": replaced.get("reason", state.get("reason")),
         "history": [{"step": step, "action": action, "observation": observation.text}],
         "replans": 0,
         "proposed": None,
         "reason": None,  # logged with the step it was given for: a plan's later steps were not reasoned about again
         "reward": observation.score - (state.get("score") or 0.0),
     }
+    _shown(update)
+    return update

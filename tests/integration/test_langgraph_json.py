@@ -24,14 +24,51 @@ def load_graph(reference: str) -> Pregel:
     return getattr(module, attribute)
 
 
+CONFIGS = ("langgraph.json", "langgraph.postgres.json")
+
+
 def test_every_declared_graph_loads_from_its_file():
     config = json.loads((ROOT / "langgraph.json").read_text())
     assert config["graphs"], "langgraph.json declares no graph"
-    assert (ROOT / config["env"]).is_file()
     for name, reference in config["graphs"].items():
         graph = load_graph(reference)
         assert isinstance(graph, Pregel), name
         assert graph.get_graph().nodes, name
+
+
+def test_every_declared_graph_has_its_input_output_and_context_schemas():
+    """Studio draws its forms from these; the server serves null (no form) when one raises, as all of them
+    did with typing.TypedDict on Python 3.11."""
+    from ariadnegraph.agent.presets import PRESETS
+
+    for config_name in CONFIGS:
+        config = json.loads((ROOT / config_name).read_text())
+        assert config["python_version"] == f"{sys.version_info.major}.{sys.version_info.minor}"
+        for name, reference in config["graphs"].items():
+            graph = load_graph(reference)
+            schemas = {kind: getattr(graph, f"get_{kind}_jsonschema")() for kind in ("input", "output", "context")}
+            for kind, schema in schemas.items():
+                assert schema and schema.get("properties"), (config_name, name, kind)
+            context = schemas["context"]["properties"]
+            assert context["preset"]["enum"] == list(PRESETS) and context["tool_calling"]["enum"] == ["auto", "native", "json"]
+            assert context["run_dir"].get("readOnly") and context["base_url"].get("readOnly")  # the operator's
+            assert not any("key" in field for field in context), "a secret is never a form field"
+            outputs = set(schemas["output"]["properties"])
+            if name == "agent":
+                assert {"run_id", "score", "max_score", "won", "step", "usage"} <= outputs and "history" not in outputs
+                assert "env" in schemas["input"]["properties"]
+            else:
+                assert outputs == {"answer", "turns"} and schemas["input"]["properties"]["question"]["type"] == "string"
+
+
+def test_the_server_has_a_store_and_a_recursion_limit_for_long_episodes():
+    from ariadnegraph.agent.context import AgentContext
+    from ariadnegraph.nodes.environment import MAX_STEPS_LIMIT, recursion_limit
+
+    for config_name in CONFIGS:
+        config = json.loads((ROOT / config_name).read_text())
+        assert config["store"]["path"].endswith("server_store.py:long_term_store")
+        assert int(config["env"]["LANGGRAPH_DEFAULT_RECURSION_LIMIT"]) >= recursion_limit(AgentContext(), MAX_STEPS_LIMIT)
 
 
 def test_agent_graph_has_every_role_and_the_replanning_edges():

@@ -16,6 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ariadnegraph.runs import RunDir
+
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH = str(Path(sys.executable).parent / "langgraph")
 
@@ -69,10 +71,21 @@ def langgraph_dev(work: Path, config: str = "langgraph.json", **extra_env: str):
         log.close()
 
 
+CHEF_FACTS = [("cookbook", "on", "counter"), ("knife", "in", "drawer")]
+CHEF_LESSON = "read the cookbook first"
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    """One `langgraph dev` for the tests that need no settings of their own; its long-term Store (the
+    CLI's file, ARIADNE_STORE) holds a namespace ``chef`` for the cooking games."""
+    from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+
     work = tmp_path_factory.mktemp("server")
-    with langgraph_dev(work) as url:
+    with LongTermMemory(work / "store.sqlite") as memory:
+        memory.add_facts(Namespace("chef", "cooking"), CHEF_FACTS, source="by hand")
+        memory.add_lessons(Namespace("chef", "cooking"), [CHEF_LESSON], source="by hand")
+    with langgraph_dev(work, ARIADNE_STORE=str(work / "store.sqlite")) as url:
         yield url, work
 
 
@@ -88,7 +101,6 @@ def test_agent_graph_runs_a_thread_through_the_sdk(server):
     state = client.threads.get_state(thread["thread_id"])
     values = state["values"]
     assert values["step"] == 3 and values["done"] is True
-    assert len(values["actions"]) == 3
     assert values["usage"]["planner"]["calls"] >= 1
     run_dir = work / "runs" / thread["thread_id"]
     assert (run_dir / "trajectory.jsonl").read_text().count("\n") == 4  # reset + 3 steps
@@ -99,7 +111,7 @@ def test_agent_graph_runs_a_thread_through_the_sdk(server):
 def test_with_an_api_key_configured_requests_without_it_are_refused(tmp_path):
     from langgraph_sdk import get_sync_client
 
-    with langgraph_dev(tmp_path, ARIADNE_API_KEY="s3cret") as url:
+    with langgraph_dev(tmp_path, ARIADNE_SERVER_API_KEY="s3cret") as url:
         request = urllib.request.Request(f"{url}/assistants/search", data=b"{}", headers={"Content-Type": "application/json"})
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=10)
@@ -132,13 +144,16 @@ def test_background_run_streams_is_interrupted_and_resumes(server):
     client.runs.wait(thread["thread_id"], "agent", input=None)
     final = client.threads.get_state(thread["thread_id"])["values"]
     assert final["done"] is True and final["step"] > interrupted["step"]
-    assert final["actions"][: len(interrupted["actions"])] == interrupted["actions"]
+    recorded = [r["trail"] for r in RunDir.open(work / "runs", thread["thread_id"]).steps()]
+    assert interrupted["trail"] == recorded[interrupted["step"]] and final["trail"] == recorded[-1]  # one history, continued
 
 
 def server_error(client, graph: str, payload: dict | None, context: dict | None = None) -> str:
     """Run ``graph`` on a new thread; the run must end in error: return its one-line message."""
     thread = client.threads.create()
-    out = client.runs.wait(thread["thread_id"], graph, input=payload, context=context, raise_error=False)
+    # (a 50-step episode is given a recursion limit too small for it: BAD_RUNS' last case)
+    config = {"recursion_limit": 100} if (payload or {}).get("max_steps") == 50 else None
+    out = client.runs.wait(thread["thread_id"], graph, input=payload, context=context, config=config, raise_error=False)
     assert [r["status"] for r in client.runs.list(thread["thread_id"])] == ["error"]
     message = out["__error__"]["message"]
     assert "\n" not in message and "internal error" not in message
@@ -158,6 +173,20 @@ BAD_RUNS = [
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"planner_model": "nowhere"}, "names no provider"),
     ("ask", {"run_id": "no-such-run", "question": "Where am I?"}, None, "no run 'no-such-run'"),
     ("ask", {"run_id": "no-such-run"}, None, "needs a question"),
+    # what a client may not choose, and values of the wrong type: one line each, never a Python error
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"run_dir": "/tmp/elsewhere"}, "'run_dir' is the server's setting"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"model": "openai:gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1"},
+     "'base_url' is the server's setting"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"max_replans": "abc"}, "'max_replans' must be an integer, got 'abc'"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"preset": ["react"]}, "'preset' must be one of ariadne"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2, "run_id": 7}, None, "invalid run id 7"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2, "run_id": "../up"}, None, "invalid run id '../up'"),
+    ("agent", {"env": 5}, None, "game spec must look like PREFIX:NAME, got 5"),
+    ("ask", {"run_id": ["x"], "question": "Where am I?"}, None, "ask needs a run_id (text), got ['x']"),
+    ("ask", {"run_id": "x", "question": "Where am I?", "as_of": "later"}, None, "as_of must be a step number"),
+    ("ask", {"run_id": "x", "question": "Where am I?"}, {"run_dir": "/tmp"}, "'run_dir' is the server's setting"),
+    # a recursion limit that cannot reach the episode's end is refused before the first step
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 50}, None, "needs a recursion limit of at least"),
 ]
 
 
@@ -214,3 +243,226 @@ def test_the_server_keeps_checkpoints_in_postgres(tmp_path, postgres_url):
         stored = db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s", (thread["thread_id"],)).fetchone()[0]
     assert stored > 0
     assert (tmp_path / "runs" / thread["thread_id"] / "trajectory.jsonl").read_text().count("\n") == 3
+
+
+def test_the_server_serves_every_graphs_schemas(server):
+    """Studio's input, output and context forms (they were null: pydantic refused typing.TypedDict)."""
+    from langgraph_sdk import get_sync_client
+
+    url, _ = server
+    client = get_sync_client(url=url)
+    for assistant in client.assistants.search():
+        schemas = client.assistants.get_schemas(assistant["assistant_id"])
+        for kind in ("input_schema", "output_schema", "context_schema"):
+            assert schemas[kind] and schemas[kind]["properties"], (assistant["graph_id"], kind)
+        assert "enum" in schemas["context_schema"]["properties"]["preset"]
+        if assistant["graph_id"] == "agent":
+            assert {"score", "won", "step"} <= set(schemas["output_schema"]["properties"])
+
+
+def test_a_finished_episode_returns_its_result_and_streams_its_steps(server):
+    from langgraph_sdk import get_sync_client
+
+    url, _ = server
+    client = get_sync_client(url=url)
+    thread = client.threads.create()["thread_id"]
+    events = [part.data for part in client.runs.stream(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3},
+                                                        stream_mode="custom") if part.event == "custom"]
+    assert [e["step"] for e in events if e.get("event") == "step"] == [0, 1, 2, 3]
+    assert all(e["observation"] for e in events) and events[-1]["done"] is True
+    result = client.runs.wait(client.threads.create()["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+    assert result["step"] == 2 and "history" not in result and "belief" not in result  # the output schema: the result
+
+
+def test_memory_from_reads_the_servers_store(server):
+    """The Store langgraph.json declares is the CLI's long-term memory: a thread seeded from a namespace."""
+    from langgraph_sdk import get_sync_client
+
+    from ariadnegraph.memory import WorldMemory
+
+    url, work = server
+    client = get_sync_client(url=url)
+    thread = client.threads.create()["thread_id"]
+    client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2}, context={"memory_from": "chef"})
+    assert client.threads.get_state(thread)["values"]["lessons"] == [CHEF_LESSON]
+    run = RunDir.open(work / "runs", thread)
+    assert run.meta()["recalled"] == {"from": "chef/cooking", "facts": 2, "lessons": 1}
+    with WorldMemory.open(run.memory_path) as memory:
+        assert {f.triplet for f in memory.as_of(0).facts.values() if f.source is None} == set(CHEF_FACTS)
+
+
+def history_before(client, thread: str, step: int) -> dict:
+    """The checkpoint where step ``step``'s command is about to be played."""
+    return next(s for s in client.threads.get_history(thread, limit=1000)
+                if s["next"] == ["environment"] and s["values"].get("step") == step - 1)
+
+
+def test_forks_of_a_finished_and_of_a_paused_thread_keep_the_run_one_history(server):
+    """Studio's "edit and re-run": an earlier checkpoint edited (update_state) and continued. The run's
+    files and memory follow the branch, and every reader accepts the run."""
+    from langgraph_sdk import get_sync_client
+
+    from tests.integration.test_forks import DETOUR, consistent_history
+
+    url, work = server
+    client = get_sync_client(url=url)
+    game = {"env": "cooking:1", "seed": 1, "max_steps": 8}
+    finished = client.threads.create()["thread_id"]
+    client.runs.wait(finished, "agent", input=game)
+    paused = client.threads.create()["thread_id"]
+    client.runs.wait(paused, "agent", input=game, interrupt_after=["memory_update"])
+    while client.threads.get_state(paused)["values"]["step"] < 5:
+        client.runs.wait(paused, "agent", input=None, interrupt_after=["memory_update"])
+    for thread in (finished, paused):
+        fork = client.threads.update_state(thread, {"proposed": DETOUR}, checkpoint_id=history_before(client, thread, 3)["checkpoint"]["checkpoint_id"])
+        client.runs.wait(thread, "agent", input=None, checkpoint_id=fork["checkpoint"]["checkpoint_id"])
+        final = client.threads.get_state(thread)["values"]
+        steps = consistent_history(work / "runs", thread)
+        assert steps[3]["action"] == DETOUR and final["done"] and final["trail"] == steps[-1]["trail"]
+
+
+def test_a_thread_created_again_with_the_same_id_leaves_the_old_run_as_it_was(server):
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    thread = client.threads.create(thread_id="5f0c3e2a-0000-4000-8000-000000000001")["thread_id"]
+    client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3})
+    run = work / "runs" / thread
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    client.threads.delete(thread)
+    client.threads.create(thread_id=thread)
+    out = client.runs.wait(thread, "agent", input={"env": "cooking:2", "seed": 4, "max_steps": 3}, raise_error=False)
+    assert "has already played 3 steps" in out["__error__"]["message"]
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def test_a_person_approves_or_replaces_each_command(server):
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    thread = client.threads.create()["thread_id"]
+    context = {"approve_commands": True}
+    client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3}, context=context)
+
+    def question() -> dict:
+        interrupts = client.threads.get_state(thread)["interrupts"]
+        assert len(interrupts) == 1
+        return interrupts[0]["value"]
+
+    first = question()
+    assert first["step"] == 1 and first["command"] and first["valid"]
+    client.runs.wait(thread, "agent", command={"resume": "accept"}, context=context)
+    second = question()
+    assert second["step"] == 2
+    client.runs.wait(thread, "agent", command={"resume": {"command": ""}}, context=context)  # not an answer: asked again
+    assert "error" in question() and question()["step"] == 2
+    client.runs.wait(thread, "agent", command={"resume": {"command": "look"}}, context=context)
+    client.runs.wait(thread, "agent", command={"resume": {"accept": True}}, context=context)
+    values = client.threads.get_state(thread)["values"]
+    actions = [r["action"] for r in RunDir.open(work / "runs", thread).steps()]
+    assert values["done"] and actions == [None, first["command"], "look", actions[3]]
+    assert values["step"] == 3 and not client.threads.get_state(thread)["interrupts"]
+
+
+def test_the_servers_recursion_limit_fits_long_episodes(server):
+    """LangGraph's default (10,011 on a server) ends an episode after ~700 steps; langgraph.json raises it
+    for the longest episode, and the environment node checks the budget at the start."""
+    from langgraph_sdk import get_sync_client
+
+    url, _ = server
+    client = get_sync_client(url=url)
+    thread = client.threads.create()["thread_id"]
+    client.runs.wait(thread, "agent", input={"env": "crafter", "seed": 1, "max_steps": 10_000}, interrupt_after=["environment"])
+    assert client.threads.get_state(thread)["values"]["step"] == 0  # started: the budget held
+
+
+def test_the_servers_key_and_the_providers_key_go_nowhere_else(tmp_path):
+    """With the server's access key, a provider's key and an operator-chosen model endpoint all set, the
+    endpoint (a loopback listener) receives neither key; a client cannot point the model elsewhere."""
+    from langgraph_sdk import get_sync_client
+
+    from ariadnegraph.models.chat import NO_KEY
+    from ariadnegraph.testing.openai_server import serve
+
+    listener, listener_url = serve()
+    try:
+        with langgraph_dev(tmp_path, ARIADNE_SERVER_API_KEY="server-auth-secret", OPENAI_API_KEY="sk-operator-provider-key",
+                           ARIADNE_MODEL="openai:scripted", ARIADNE_BASE_URL=listener_url) as url:
+            client = get_sync_client(url=url, api_key="server-auth-secret")
+            thread = client.threads.create()["thread_id"]
+            client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+            assert client.threads.get_state(thread)["values"]["step"] == 2
+            refused = client.runs.wait(client.threads.create()["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2},
+                                       context={"base_url": "http://127.0.0.1:9/v1"}, raise_error=False)
+            assert "'base_url' is the server's setting" in refused["__error__"]["message"]
+            # a key that is not UTF-8 is refused like any wrong key, without a traceback
+            raw = urllib.request.Request(f"{url}/assistants/search", data=b"{}", headers={"Content-Type": "application/json"})
+            raw.add_unredirected_header("x-api-key", b"\xff\xfe".decode("latin-1"))
+            with pytest.raises(urllib.error.HTTPError) as bad:
+                urllib.request.urlopen(raw, timeout=10)
+            assert bad.value.code == 401
+        keys = {request["authorization"] for request in listener.requests}
+        log = "".join(p.read_text(errors="replace") for p in tmp_path.glob("server-*.log"))
+    finally:
+        listener.close()
+    assert keys == {f"Bearer {NO_KEY}"}, keys
+    assert "UnicodeDecodeError" not in log
+    run = next((tmp_path / "runs").iterdir())
+    saved = "".join(p.read_text(errors="replace") for p in run.rglob("*.json*"))
+    assert "server-auth-secret" not in saved and "sk-operator" not in saved
+
+
+def test_the_retired_key_variable_keeps_the_server_closed(tmp_path):
+    """ARIADNE_API_KEY used to be both the server's key and the models' key: it is refused, not ignored."""
+    from langgraph_sdk import get_sync_client
+
+    with langgraph_dev(tmp_path, ARIADNE_API_KEY="old-secret") as url:
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            get_sync_client(url=url, api_key="old-secret").assistants.search()
+        assert refused.value.response.status_code == 401 and "ARIADNE_SERVER_API_KEY" in refused.value.response.text
+
+
+def test_the_server_outlives_postgres_restarts_and_never_plays_a_step_without_its_checkpoint(tmp_path):
+    """langgraph.postgres.json: PostgreSQL restarted between episodes, and stopped mid-episode. New and old
+    threads finish once it is back; the interrupted episode stopped at the step whose checkpoint failed."""
+    from langgraph_sdk import get_sync_client
+
+    from ariadnegraph.agent.integrity import checked_copies
+    from tests.servers import PostgresServer
+
+    try:
+        database = PostgresServer().start()
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+    try:
+        with langgraph_dev(tmp_path, config="langgraph.postgres.json", ARIADNE_CHECKPOINTER=database.url) as url:
+            client = get_sync_client(url=url)
+            before = client.threads.create()["thread_id"]
+            client.runs.wait(before, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+            database.stop()
+            database.start()
+            after = client.threads.create()["thread_id"]
+            client.runs.wait(after, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+            assert client.threads.get_state(after)["values"]["step"] == 2
+            # mid-episode: stopped once step 3 is seen
+            long = client.threads.create()["thread_id"]
+            run = client.runs.create(long, "agent", input={"env": "arigraph:clean", "max_steps": 40}, stream_mode="custom")
+            for part in client.runs.join_stream(long, run["run_id"]):
+                if part.event == "custom" and part.data.get("step", 0) >= 3:
+                    database.stop()
+                    break
+            client.runs.join(long, run["run_id"])
+            assert client.runs.get(long, run["run_id"])["status"] == "error"
+            database.start()
+            checkpointed = client.threads.get_state(long)["values"]["step"]
+            recorded = len(list(RunDir.open(tmp_path / "runs", long).steps()))
+            assert recorded <= checkpointed + 2  # at most the step whose checkpoint failed (played again on resume)
+            client.runs.wait(long, "agent", input=None)  # the same thread continues from its last checkpoint
+            final = client.threads.get_state(long)["values"]
+            assert final["done"] and final["step"] == 40
+        with checked_copies(tmp_path / "runs", [before, after, long]):
+            pass  # every reader accepts every run
+    finally:
+        database.remove()

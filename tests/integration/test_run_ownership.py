@@ -79,8 +79,11 @@ def test_a_run_lock_is_re_entrant_in_its_process_and_exclusive_across_processes(
 
 
 def served(tmp_path: Path, thread: str, graph_input: dict):
+    """The served graph, as a server whose operator keeps runs in ``tmp_path`` runs it for a client."""
     graph = build_agent_graph(served=True).compile(checkpointer=InMemorySaver())
-    return graph.invoke(graph_input, {"configurable": {"thread_id": thread}}, context=AgentContext(run_dir=str(tmp_path)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARIADNE_RUN_DIR", str(tmp_path))
+        return graph.invoke(graph_input, {"configurable": {"thread_id": thread}}, context=AgentContext())
 
 
 def test_a_server_thread_cannot_take_another_threads_run(tmp_path):

@@ -101,13 +101,13 @@ def test_a_seeded_memory_is_visible_to_a_new_run_and_isolated_from_other_namespa
         assert done.returncode == 0, done.stderr[-2000:]
     assert memory_at_start(tmp_path / "runs", "seeded") == set(facts)
     meta = json.loads((tmp_path / "runs" / "seeded" / "run.json").read_text())
-    assert meta["seeded"] == {"from": "memory:chef/cooking", "facts": 2} and meta["lessons"] == ["read the cookbook first"]
+    assert meta["recalled"] == {"from": "chef/cooking", "facts": 2, "lessons": 1}
     planned = prompts(tmp_path / "runs", "seeded", "planner")
     assert planned and all("read the cookbook first" in text for text in planned)  # the namespace's lesson reaches the planner
     assert memory_at_start(tmp_path / "runs", "other") == set()
     assert not any("read the cookbook first" in text for text in prompts(tmp_path / "runs", "other", "planner"))
     other = json.loads((tmp_path / "runs" / "other" / "run.json").read_text())
-    assert "seeded" not in other and "lessons" not in other
+    assert other["recalled"] == {"from": "other/cooking", "facts": 0, "lessons": 0}
 
 
 def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) -> None:

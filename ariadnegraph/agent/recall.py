@@ -1,0 +1,39 @@
+"""Recall at an episode's start: what an agent's namespace of the long-term store holds for the game's
+family (``AgentContext.memory_from``), read through the graph's Store (``runtime.store``: the CLI's
+SQLite file, or the Store a LangGraph server declares in langgraph.json). Its facts seed the run's
+memory before the first step; its lessons are shown to the deciding roles with the episode's own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from ..envs.registry import env_family
+from ..memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
+from .session import Session
+
+RECALLED = "recalled"  # run.json key: {"from": "agent/family", "facts": n, "lessons": n}
+
+
+def recall(state: Mapping[str, Any], session: Session, memory_from: str | None, store: BaseStore | None) -> list[str]:
+    """The lessons the episode's deciding roles are shown: the namespace's newest, then the episode's
+    own (earlier trials), the last :data:`LESSONS_SHOWN`. The namespace's facts are seeded into the
+    memory once per run (a start played again after a crash finds them recorded in run.json)."""
+    given = [str(lesson) for lesson in state.get("lessons") or []]
+    if not memory_from:
+        return given
+    if store is None:
+        raise ValueError("memory_from reads the long-term store, and none is configured "
+                         "(the CLI's --store / ARIADNE_STORE; a server's langgraph.json 'store')")
+    namespace = Namespace(memory_from, env_family(state["env"]))
+    longterm = LongTermMemory(store)
+    lessons = longterm.lessons(namespace)
+    meta = session.run.meta()
+    if RECALLED not in meta:
+        facts = longterm.facts(namespace)
+        if facts:
+            session.memory.seed(facts)
+        session.run.write_meta({**meta, RECALLED: {"from": str(namespace), "facts": len(facts), "lessons": len(lessons)}})
+    return list(dict.fromkeys([*lessons, *given]))[-LESSONS_SHOWN:]
