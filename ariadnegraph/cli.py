@@ -125,8 +125,9 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
         print(json.dumps({k: v for k, v in result.items() if k != "usage_by_node"}))
         return
     outcome = "won" if result["won"] else "not won"
+    oracle = f" with ORACLE {', '.join(result['oracle'])}" if result.get("oracle") else ""
     print(
-        f"run {result['run_id']} ({result['preset']}, {result['model']}): score {result['score']:g}/{result['max_score']:g}, "
+        f"run {result['run_id']} ({result['preset']}{oracle}, {result['model']}): score {result['score']:g}/{result['max_score']:g}, "
         f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "
         f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in {Path(run_dir) / result['run_id']}"
     )
@@ -300,6 +301,14 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _diagnose(args: argparse.Namespace) -> int:
+    from .evals.diagnostics import render_diagnosis, run_diagnosis
+
+    result = run_diagnosis(args.run_dir, args.run_id)
+    print(json.dumps(result.to_dict()) if args.json else render_diagnosis(result, every=args.every))
+    return 0
+
+
 def _fidelity(args: argparse.Namespace) -> int:
     from .evals.fidelity import episode_fidelity, render_fidelity
 
@@ -420,6 +429,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--run-dir", default="runs")
     report.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/RUN_ID/report.html)")
     report.set_defaults(func=_report)
+    diagnosis = commands.add_parser("diagnose", help="per-role diagnostics of a run: each role's mistakes against the game's truth")
+    diagnosis.add_argument("run_id")
+    diagnosis.add_argument("--run-dir", default="runs")
+    diagnosis.add_argument("--every", type=int, default=1, metavar="N", help="show every N-th step (and every step with a mistake)")
+    diagnosis.add_argument("--json", action="store_true", help="the totals and every step as one JSON object")
+    diagnosis.set_defaults(func=_diagnose)
     fidelity = commands.add_parser("fidelity", help="memory fidelity of a TextWorld run: its KG against the game's true facts")
     fidelity.add_argument("run_id")
     fidelity.add_argument("--run-dir", default="runs")

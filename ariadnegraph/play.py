@@ -48,6 +48,8 @@ def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         "run_id": meta["run_id"],
         "env": meta["env"],
         "preset": meta["context"]["preset"],
+        # roles taken from the game's truth (evaluation only): the result is not the agent's own
+        "oracle": [k.removeprefix("oracle_") for k, v in (meta["context"].get("switch_overrides") or {}).items() if k.startswith("oracle_") and v],
         "model": meta["context"]["model"],
         "seed": meta.get("seed"),
         "goal": state.get("goal", ""),

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .agent.integrity import checked_copies
+from .evals.diagnostics import MissingOracle, diagnose, mistakes
 from .runs import RunDir
 
 REPORT_FILE = "report.html"
@@ -150,6 +151,10 @@ def _report_data(run: RunDir) -> dict[str, Any]:
     finally:
         memory.close()
     agent, after_last = _agent_steps(run)
+    try:
+        diagnosis = {d.step: mistakes(d) for d in diagnose(run).steps}
+    except MissingOracle:  # a run recorded without the game's truth
+        diagnosis = {}
 
     last_step = max([r["step"] for r in trajectory] + list(episodes) + [0])
     steps = []
@@ -165,6 +170,8 @@ def _report_data(run: RunDir) -> dict[str, Any]:
             "won": bool(record.get("won")),
         }
         row.update(agent.get(k, {}))
+        if diagnosis.get(k):
+            row["diagnosis"] = diagnosis[k]
         steps.append(row)
 
     positions = _layout(entities, facts)
@@ -451,6 +458,7 @@ _JS = r"""
     if (!s) return;
     h("div", "", "Step " + k + ": " + (s.action || "(start)") + " \u2014 score " + fmt(s.score || 0) + "/" + fmt(s.max_score || 0), box);
     if (s.subgoal) h("div", "muted", "subgoal: " + s.subgoal, box);
+    if (s.diagnosis) h("div", "muted", "diagnosis: " + s.diagnosis.join("; "), box);
   }
 
   function select(k, fromUser) {

@@ -52,6 +52,17 @@ class Preset:
     grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
     invalidate: bool = True  # contradicted facts are closed; False: the KG only appends timestamped facts (DAVIS §3.2)
     thoughts: str | None = None  # an AgentKit thought graph (agentkit/NAME.yaml or a path) chooses each command instead
+    # What a small model can carry (the ariadne preset): choices from lists, and the bookkeeping done in code
+    plan_choice: bool = False  # the planner chooses its next command from the valid ones (a grammar), then writes what follows
+    strict_grounding: bool = False  # a plan step that is no valid command (nor a close spelling) goes back to the planner, saying why
+    loop_guard: bool = False  # a command already played twice at the same place, inventory and score goes back to the planner
+    stall_steps: int = 0  # after this many steps without a score, the plan is dropped and the planner told so (0: never)
+    pin_readings: bool = False  # texts the agent read (a recipe, a note) are kept and shown to the planner
+    extract_new_only: bool = False  # an observation memory has already read word for word is not sent to extraction again
+    # Role oracles (never a preset's default; evaluation only): a role's output taken from the game's truth,
+    # so a table shows what that role's mistakes cost. TextWorld games (true facts, the winning commands).
+    oracle_extraction: bool = False  # ORACLE: the facts memory stores are the game's true facts about what the observation shows
+    oracle_plan: bool = False  # ORACLE: the plan is the next commands of the game's winning path
 
     @property
     def belief_read(self) -> bool:
@@ -73,8 +84,16 @@ _BASELINE: dict[str, Any] = dict(summarizer=False, knowledge_graph=False, retrie
 
 PRESETS: dict[str, Preset] = {
     "ariadne": Preset(
-        "ours: summarizer, temporal KG + episodic memory, world-model QA, planner-critic with expected outcomes, "
-        "go-to actor; plans only when needed (AriGraph + STMA + DAVIS + AgentKit's gate)",
+        "ours, for the models it plays with: temporal KG + episodic memory, texts read kept, a planner that chooses its "
+        "next command from the valid ones and writes what follows; invalid steps, repeats and stalls go back to it with "
+        "why; go-to on the KG's map; plans only when needed. The roles a 1.5B model did not do well (summarizer, "
+        "inner monologue, critic) are off: ariadne_full has them",
+        summarizer=False, qa_turns=0, precheck=False, outcome_check=False, reflections=False, plan_length=5,
+        plan_choice=True, strict_grounding=True, loop_guard=True, stall_steps=12, pin_readings=True, extract_new_only=True,
+    ),
+    "ariadne_full": Preset(
+        "ours, every role on: summarizer, temporal KG + episodic memory, world-model QA, planner-critic with expected "
+        "outcomes, go-to actor; plans only when needed (AriGraph + STMA + DAVIS + AgentKit's gate)",
     ),
     "arigraph": Preset(
         "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS, top-2 episodes, history 5), exploration check "
@@ -138,7 +157,15 @@ def preset_of(values: dict[str, Any] | None) -> Preset | None:
 
 
 # The names, as a type: the context schema offers them as choices (a test keeps the two lists equal).
-PresetName = Literal["ariadne", "arigraph", "stma", "davis", "react", "full_history", "summary", "agentkit", "rag"]
+PresetName = Literal["ariadne", "ariadne_full", "arigraph", "stma", "davis", "react", "full_history", "summary", "agentkit", "rag"]
+
+
+ORACLE_SWITCHES = ("oracle_extraction", "oracle_plan")
+
+
+def oracles(preset: Preset) -> list[str]:
+    """The roles a preset takes from the game's truth (what a table must label as an oracle)."""
+    return [name.removeprefix("oracle_") for name in ORACLE_SWITCHES if getattr(preset, name)]
 
 
 def get_preset(name: str) -> Preset:

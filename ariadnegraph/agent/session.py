@@ -53,10 +53,11 @@ VALID_LOGGED = 200  # the valid commands the agent was shown are logged when the
 
 
 def trajectory_record(step: int, action: str | None, observation: Observation, reason: str | None = None,
-                      trail: str | None = None) -> dict[str, Any]:
+                      trail: str | None = None, decided: dict[str, Any] | None = None) -> dict[str, Any]:
     """A step's line in trajectory.jsonl: what the agent did and saw, and why it chose the command
     (``reason``: the reasoning it logged; memory QA asks about it, EMemBench's A_reason); ``trail``: the
-    fingerprint of the history up to this step (``runs.next_trail``)."""
+    fingerprint of the history up to this step (``runs.next_trail``); ``decided``: what each role decided
+    on the way to this command (belief, facts extracted, notes, plans, verdicts, the actor's grounding)."""
     record: dict[str, Any] = {
         "step": step,
         "action": action,
@@ -65,11 +66,15 @@ def trajectory_record(step: int, action: str | None, observation: Observation, r
         "max_score": observation.max_score,
         "done": observation.done,
         "won": observation.won,
+        "location": observation.location,  # as the agent knows them: where a command was played from
+        "inventory": list(observation.inventory) if observation.inventory is not None else None,
     }
     if reason:
         record["reason"] = reason
     if trail:
         record["trail"] = trail
+    if decided:
+        record["decided"] = decided
     if 0 < len(observation.admissible_actions) <= VALID_LOGGED:
         record["valid"] = list(observation.admissible_actions)
     return record
@@ -77,19 +82,24 @@ def trajectory_record(step: int, action: str | None, observation: Observation, r
 
 def oracle_record(observation: Observation, *, first: bool = False) -> dict[str, Any]:
     """The game's ground truth at this step, written beside the trajectory for evaluation code
-    (memory fidelity, memory QA); no node reads it back. The walkthrough is kept once, at step 0."""
+    (memory fidelity, memory QA, per-role diagnostics); no node reads it back. The walkthrough from the
+    start is kept at step 0; later steps keep the one from where the game is (``policy``) when the game
+    gives it (TextWorld)."""
     oracle = observation.oracle
     extra = {k: v for k, v in oracle.extra.items() if isinstance(v, (str, int, float, bool, type(None)))}
     record: dict[str, Any] = {"facts": [list(f) for f in oracle.facts], "score": observation.score,
-                              "max_score": observation.max_score, "inventory": list(observation.inventory or []), **extra}
+                              "max_score": observation.max_score, "inventory": list(observation.inventory or []),
+                              "location": observation.location, **extra}
     if first:
         record["walkthrough"] = list(oracle.walkthrough)
+    if oracle.policy:
+        record["policy"] = list(oracle.policy)  # the commands that win from here (per-role diagnostics)
     return record
 
 
 def record_step(run: RunDir, step: int, action: str | None, observation: Observation, reason: str | None = None,
-                trail: str | None = None) -> None:
-    run.append_step(trajectory_record(step, action, observation, reason, trail), oracle_record(observation, first=step == 0))
+                trail: str | None = None, decided: dict[str, Any] | None = None) -> None:
+    run.append_step(trajectory_record(step, action, observation, reason, trail, decided), oracle_record(observation, first=step == 0))
 
 
 @dataclass(kw_only=True)
@@ -133,14 +143,14 @@ class Session(MemoryView):
         return (state.get("step") == self.step and state.get("trail") == self.trail
                 and state.get("memory_step", self.memory.last_episode) == self.memory.last_episode)
 
-    def play(self, step: int, action: str, reason: str | None) -> tuple[Observation, str]:
+    def play(self, step: int, action: str, reason: str | None, decided: dict[str, Any] | None = None) -> tuple[Observation, str]:
         """Send ``action`` to the game and record its answer as ``step``; returns the observation and the
         history's new trail. A game that fails, or a step that cannot be recorded, leaves the game ahead of
         the files: the session is dropped, to be rebuilt from them."""
         try:
             observation = self.env.step(action)
             trail = next_trail(self.trail, action, observation.text)
-            record_step(self.run, step, action, observation, reason, trail)
+            record_step(self.run, step, action, observation, reason, trail, decided)
         except BaseException:
             end_session(self.run.run_id)
             raise

@@ -20,6 +20,7 @@ from typing_extensions import TypedDict
 from .presets import HISTORY_BUFFER
 
 HISTORY_KEPT = HISTORY_BUFFER + 1  # the longest window a preset reads (STMA's buffer) and the current step
+READINGS_KEPT = 3
 
 
 def add_usage(left: dict[str, dict[str, int]] | None, right: dict[str, dict[str, int]] | None) -> dict[str, dict[str, int]]:
@@ -29,6 +30,17 @@ def add_usage(left: dict[str, dict[str, int]] | None, right: dict[str, dict[str,
         total = merged.setdefault(node, {})
         for key, value in counts.items():
             total[key] = total.get(key, 0) + value
+    return merged
+
+
+def record_decisions(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Reducer: what the roles decided on the way to the next command (lists add up: every plan and every
+    verdict of a step); the environment node writes it into the step's trajectory line and clears it (None)."""
+    if right is None:
+        return {}
+    merged = dict(left or {})
+    for key, value in right.items():
+        merged[key] = merged[key] + value if isinstance(value, list) and isinstance(merged.get(key), list) else value
     return merged
 
 
@@ -83,6 +95,8 @@ class AgentState(EpisodeInput, total=False):
     unexplored: list[str]
     spatial_belief: str
     notes: list[str]  # world-model QA findings for the planner
+    readings: Annotated[list[str], keep_last(READINGS_KEPT)]  # texts the agent read ("command: text"), shown word for word
+    progress_step: int  # the last step whose command raised the score (the stall check counts from it)
     # planning
     subgoal: str
     plan: list[dict[str, str]]  # remaining steps {action, expected}
@@ -97,6 +111,8 @@ class AgentState(EpisodeInput, total=False):
     reason: str | None  # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
     thought_db: dict[str, Any]  # AgentKit presets: the thought graph's database (plans, knowledge, history)
     thought_trace: list[str]  # the thought nodes that ran this step, temporary ones included
+    # what each role decided since the last command (per-role diagnostics read it from the trajectory)
+    decided: Annotated[dict[str, Any], record_decisions]
     # accounting
     usage: Annotated[dict[str, dict[str, int]], add_usage]
     replies: Annotated[dict[str, dict[str, int]], add_usage]  # per node: reply outcomes and issues (models.structured)

@@ -95,6 +95,28 @@ class TextWorldGame:
         }
 
 
+_STATES = frozenset({"open", "closed", "locked", "sliced", "diced", "chopped", "fried", "roasted", "grilled", "burned"})
+
+
+def true_triplets(facts: tuple[tuple[str, ...], ...]) -> list[tuple[str, str, str]]:
+    """TextWorld's true facts in the memory's words (``player``, ``inventory``, ``in``/``on``, ``is STATE``,
+    ``A north of B``): what a role oracle writes into memory (``Preset.oracle_extraction``)."""
+    def name(arg: str) -> str:
+        return "player" if arg == "P" else "inventory" if arg == "I" else arg
+
+    found = []
+    for predicate, *args in facts:
+        if any(a.startswith(("ingredient_", "slot_")) or a == "RECIPE" for a in args):
+            continue
+        if predicate in ("at", "in", "on") and len(args) == 2:
+            found.append((name(args[0]), "on" if predicate == "on" else "in", name(args[1])))
+        elif predicate in _STATES and len(args) == 1:
+            found.append((name(args[0]), "is", predicate))
+        elif predicate.endswith("_of") and len(args) == 2 and predicate[:-3] in ("north", "south", "east", "west"):
+            found.append((args[0], f"{predicate[:-3]} of", args[1]))
+    return found
+
+
 def requested_infos() -> Any:
     """The infos every TextWorld env asks for (also used by the benchmark's raw baseline)."""
     from textworld import EnvInfos
@@ -256,7 +278,7 @@ class TextWorldEnv:
             inventory=parse_inventory(data["inventory"]),
             moves=moves if isinstance(moves, int) else self._steps,
             last_action=last_action,
-            oracle=Oracle(facts=facts, walkthrough=walkthrough, extra=extra),
+            oracle=Oracle(facts=facts, walkthrough=walkthrough, policy=tuple(data["policy"]), extra=extra),
         )
 
 

@@ -41,9 +41,9 @@ class Job:
     @property
     def system(self) -> str:
         """How tables name what played: the cell's label, else the preset and the switches it changes."""
-        if self.label:
-            return self.label
-        return f"{self.preset} [{', '.join(f'{k}={v}' for k, v in self.switches)}]" if self.switches else self.preset
+        name = self.label or (f"{self.preset} [{', '.join(f'{k}={v}' for k, v in self.switches)}]" if self.switches else self.preset)
+        roles = [k.removeprefix("oracle_") for k, v in self.switches if k.startswith("oracle_") and v]
+        return f"{name} (ORACLE: {', '.join(roles)})" if roles else name
 
     @property
     def key(self) -> str:

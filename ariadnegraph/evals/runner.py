@@ -221,6 +221,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     from ..agent.context import AgentContext
     from ..agent.integrity import checked_copies
     from ..play import play_trials, trial_run_id
+    from .diagnostics import diagnose
     from .graph_metrics import graph_growth, steps_per_replan
 
     started = time.perf_counter()
@@ -242,6 +243,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
         oracle = list(run.oracle_steps())
         fidelity = _fidelity(run)
         growth = graph_growth(run)
+        diagnostics = diagnose(run).totals
     # Commands outside the game's valid actions, for games that say (TextWorldExpress; TALES counts them).
     validity = [o["valid"] for o in oracle if isinstance(o.get("valid"), bool)]
     # The game's own counters at their highest (NetHack: depth, experience level, in-game score).
@@ -253,6 +255,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     completion = sum(int(r["completion_tokens"]) + int((r.get("reflection") or {}).get("completion_tokens", 0)) for r in played)
     return {
         "key": job.key, "suite": job.suite, "preset": job.system, "base_preset": job.preset, "switches": dict(job.switches),
+        "oracle": [k.removeprefix("oracle_") for k, v in job.switches if k.startswith("oracle_") and v],  # roles taken from the truth
         "model": job.model, "env": job.game.env,
         "group": job.game.group, "label": job.game.label, "seed": job.game.seed, "variation": job.game.variation,
         "attempt": job.attempt, "run_id": job.run_id, "max_steps": job.game.max_steps,
@@ -269,7 +272,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
         "won_by_trial": [any(r["won"] for r in played[:k]) for k in range(1, job.trials + 1)],
         "fallbacks": int(summary.get("fallbacks", 0)), "wall_seconds": round(wall, 3), "resumed": resumed,
         "precision": (fidelity or {}).get("precision"), "recall": (fidelity or {}).get("recall"), "fidelity": fidelity,
-        "curve": curve,
+        "curve": curve, "diagnostics": diagnostics,
     }
 
 

@@ -345,6 +345,31 @@ def fidelity_table(records: Sequence[dict[str, Any]]) -> str | None:
     return _table(header, rows)
 
 
+# (role, figure, label) shown in the diagnostics table: means over a cell's episodes
+DIAGNOSTIC_COLUMNS = (("planner", "valid", "plan steps valid"), ("planner", "on_winning_path", "plan steps on a winning path"),
+                      ("actor", "drift", "actor drift"), ("critic", "false_rejections", "false rejections"),
+                      ("critic", "failed_approvals", "failed approvals"), ("critic", "wrong_outcome_verdicts", "wrong outcome verdicts"),
+                      ("summarizer", "holds_recipe", "belief holds recipe"), ("extraction", "impossible_facts", "impossible facts"),
+                      ("monologue", "unsupported", "unsupported notes"), ("loops", "repeats", "repeats"),
+                      ("loops", "longest_without_score", "longest run without score"))
+
+
+def diagnostics_table(records: Sequence[dict[str, Any]]) -> str | None:
+    """Per-role diagnostics per system (``evals/diagnostics.py``): means over its episodes; None when no
+    record carries them."""
+    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        if r.get("diagnostics"):
+            found.setdefault((r["preset"], r["model"]), []).append(r["diagnostics"])
+    if not found:
+        return None
+    header = ["preset", "episodes", *(label for _, _, label in DIAGNOSTIC_COLUMNS)]
+    rows = [[f"{preset} ({model})", str(len(runs)),
+             *(_num(_mean((d.get(role) or {}).get(key) for d in runs)) for role, key, _ in DIAGNOSTIC_COLUMNS)]
+            for (preset, model), runs in found.items()]
+    return _table(header, rows)
+
+
 def trials_table(records: Sequence[dict[str, Any]]) -> str | None:
     """Success by trial (Reflexion): the share of episodes won by trial k, per system; None with one trial."""
     most = max((len(r.get("won_by_trial") or []) for r in records), default=0)
@@ -374,6 +399,13 @@ def markdown_tables(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
         parts += ["## Success by trial", by_trial,
                   "An episode failed at trial k is played again with the lessons the model wrote after each failed trial "
                   "(Reflexion); a won episode counts as won for every later trial."]
+    diagnostics = diagnostics_table(records)
+    if diagnostics is not None:
+        parts += ["## Per-role diagnostics", diagnostics,
+                  "Each role's mistakes against the game's truth (`ariadnegraph/evals/diagnostics.py`, `ariadne diagnose RUN`), "
+                  "means per episode: shares of plan steps valid and on a winning path (TextWorld), counts of the actor's "
+                  "drifts, the critic's wrong verdicts, extracted facts that cannot hold, notes no tool returned, "
+                  "repeated (place, inventory, command) and the longest run of steps without a score."]
     fidelity = fidelity_table(records)
     if fidelity is not None:
         parts += [

@@ -98,6 +98,11 @@ def route_after_planner(state: AgentState) -> Literal["critic", "actor"]:
     return "critic" if _switches(state).critic else "actor"
 
 
+def route_after_actor(state: AgentState) -> Literal["planner", "environment"]:
+    """A plan step the actor sent back (invalid, a repeat, a stall: nothing proposed) goes to the planner."""
+    return "environment" if state.get("proposed") is not None else "planner"
+
+
 def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentContext, EpisodeInput, EpisodeResult]:
     """The agent graph; ``served``: the one a LangGraph server runs for clients (their context may not
     change the operator's settings; their ``file:`` games held to the server's games directory)."""
@@ -121,7 +126,7 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_conditional_edges("aggregator", route_after_aggregator)
     builder.add_edge("world_model_qa", "planner")
     builder.add_conditional_edges("planner", route_after_planner)
-    builder.add_edge("actor", "environment")
+    builder.add_conditional_edges("actor", route_after_actor)
     builder.add_node("thoughts", traced_node(thoughts))
     builder.add_edge("thoughts", "environment")
     builder.add_node("finish", traced_node(finish))

@@ -15,7 +15,8 @@ from ..agent.session import live_session
 from ..agent.state import AgentState
 from ..envs import InvalidCommand, sanitize_command, split_commands
 from ..envs.text import go_to_target, ground_command, safe_command
-from .common import INADMISSIBLE, ask_structured, environment_section, with_issue, working_memory
+from ..models import FALLBACK
+from .common import INADMISSIBLE, ask_structured, environment_section, go_to_choices, tried_here, with_issue, working_memory
 from .prompts import ACTOR, REACT
 from .schemas import action_choice
 
@@ -42,20 +43,44 @@ def as_written(action: str) -> str | None:
         return None
 
 
-MAX_GO_TO_CHOICES = 8  # 'go to <place>' choices offered beside the game's commands (nearest places first)
+def fell_back(update: dict[str, Any]) -> bool:
+    """Whether the actor's model reply was unusable (the recorded fallback was played)."""
+    return bool((update.get("replies") or {}).get("actor", {}).get(FALLBACK))
 
 
-def go_to_choices(state: AgentState, memory) -> list[str]:
-    """'go to <place>' for the known places the KG's map reaches from here (AriGraph's navigation)."""
-    here = memory.location() or state.get("location")
-    return [f"go to {place}" for place in memory.reachable_places(here)[:MAX_GO_TO_CHOICES]] if here else []
+def grounding(planned: str | None, played: str | None, how: str, **extra: str) -> dict[str, Any]:
+    """The actor's record for the step's line: the plan's step, the command it became, and how
+    (grounded: the same command or a close spelling; model: the model mapped it; choice: the model chose
+    from the list; as_written; script; fallback: nothing usable, a command that changes nothing; sent
+    back: returned to the planner, ``why`` saying why)."""
+    return {"actor": [{"planned": planned, "played": played, "how": how, **extra}]}
+
+
+def sent_back(planned: str, why: str) -> dict[str, Any]:
+    """The plan goes back to the planner (the graph routes there when nothing is proposed), with why."""
+    return {"proposed": None, "plan": [], "needs_plan": True, "feedback": why, "decided": grounding(planned, None, "sent back", why=why)}
+
+
+def looped_or_stalled(state: AgentState, context: AgentContext, command: str) -> str | None:
+    """Why ``command`` should not be played from a plan made earlier: it was played twice already from here
+    (``loop_guard``), or no score came for ``stall_steps`` steps (checked once per step, before any replan)."""
+    preset = context.switches
+    if preset.loop_guard:
+        count, answer = tried_here(state, context).get(command, (0, ""))
+        if count >= 2:
+            return f"'{command}' was already played {count} times here and the game answered '{answer}': do something else"
+    since = state.get("step", 0) + 1 - state.get("progress_step", 0)
+    if preset.stall_steps and state.get("replans", 0) == 0 and since >= preset.stall_steps and since % preset.stall_steps == 0:
+        return f"no score for {since - 1} steps: what the plan does is not working; look for what the goal still needs"
+    return None
 
 
 def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
     script = state.get("script") or []
     if script:  # a given trajectory is played as it is (memory is still written every step)
-        return {"proposed": script[min(state.get("step", 0), len(script) - 1)], "reason": None}
+        given = script[min(state.get("step", 0), len(script) - 1)]
+        return {"proposed": given, "reason": None, "decided": grounding(None, given, "script")}
     preset = context.switches
     plan = list(state.get("plan") or [])
     admissible = state.get("admissible") or []
@@ -75,19 +100,30 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         command = as_written(step["action"])
         update = with_issue(update, "actor", INADMISSIBLE) if command is None else update
         return {"proposed": command or safe_command(admissible), "expected": step.get("expected") or None,
-                "expected_reward": step.get("reward") or None, "plan": plan[1:], **update}
+                "expected_reward": step.get("reward") or None, "plan": plan[1:], **update,
+                "decided": grounding(step["action"], command or safe_command(admissible), "as_written" if command else "fallback")}
     command = ground_command(step["action"], admissible) if admissible else step["action"]
+    how = "grounded"
+    if state.get("replans", 0) < context.max_replans:
+        if command is None and preset.strict_grounding and admissible:
+            return sent_back(step["action"], f"'{step['action']}' is not a valid command here; choose one of VALID COMMANDS")
+        why = looped_or_stalled(state, context, command) if command is not None else None
+        if why:
+            return sent_back(step["action"], why)
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
+        how = "model"
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
                     p.PROPOSED_ACTION: step["action"]}
         schema = action_choice(admissible)
         choice, update = ask_structured(context, node="actor", role="actor", schema=schema, system=ACTOR, sections=sections,
                                         fallback=schema(action=safe_command(admissible)), step=state.get("step", 0))
         command = ground_command(choice.action, admissible)
+        if fell_back(update):
+            how = "fallback"
         if command is None:
-            command, update = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE)
+            command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"
     return {"proposed": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
-            "plan": plan[1:], **update}
+            "plan": plan[1:], **update, "decided": grounding(step["action"], command, how)}
 
 
 def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]], admissible: list[str],
@@ -109,10 +145,12 @@ def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]],
         if moves:
             first = ground_command(moves[0]["action"], admissible)
             if first is not None:
-                return {"proposed": first, "expected": moves[0]["expected"], "plan": moves[1:], "reason": choice.reasoning or None, **update}
+                return {"proposed": first, "expected": moves[0]["expected"], "plan": moves[1:], "reason": choice.reasoning or None, **update,
+                        "decided": grounding(plan[0]["action"] if plan else None, first, "choice", chosen=choice.action)}
     command = ground_command(choice.action, admissible) if admissible else choice.action
     if command is None:  # only without the choices in the schema (too many to list)
         command, update = fallback, with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
     return {"proposed": command, "expected": plan[0].get("expected") or None if followed else None,
-            "plan": plan[1:] if followed else plan, "reason": choice.reasoning or None, **update}
+            "plan": plan[1:] if followed else plan, "reason": choice.reasoning or None, **update,
+            "decided": grounding(plan[0]["action"] if plan else None, command, "fallback" if fell_back(update) else "choice")}

@@ -18,6 +18,7 @@ from ..agent.presets import Preset
 from ..agent.session import live_session
 from ..agent.state import HISTORY_KEPT, AgentState
 from ..envs import environment_brief
+from ..memory import WorldMemory
 from ..models import StructuredResult, call_structured, load_chat_model
 from .prompts import GO_TO_COMMAND
 
@@ -122,6 +123,42 @@ def recent_history(state: Mapping[str, Any], context: AgentContext, length: int 
             for r in live_session(state, context).run.steps() if r["step"] <= last]
 
 
+DONE_HERE_SHOWN = 8  # commands listed under DONE HERE, the latest
+
+
+def tried_here(state: Mapping[str, Any], context: AgentContext) -> dict[str, tuple[int, str]]:
+    """Commands already played from where the agent is now (the same place, inventory and score: in a game
+    that answers the same way to the same command, the same situation), with how often and the first line
+    of the game's last answer; read from the run's trajectory, in the order they were first played."""
+    here = (state.get("location"), sorted(state.get("inventory") or []), state.get("score", 0.0))
+    found: dict[str, tuple[int, str]] = {}
+    before: tuple[Any, ...] | None = None
+    for record in live_session(state, context).run.steps():
+        if before == here and record.get("action"):
+            count, _ = found.get(record["action"], (0, ""))
+            answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
+            found[record["action"]] = (count + 1, answer[:100])
+        before = (record.get("location"), sorted(record.get("inventory") or []), record.get("score", 0.0))
+    return found
+
+
+def done_here_section(state: Mapping[str, Any], context: AgentContext, preset: Preset) -> list[str] | None:
+    """The DONE HERE section (``loop_guard`` presets): what was tried here, and the answer it got."""
+    if not preset.loop_guard:
+        return None
+    tried = tried_here(state, context)
+    return [f"{command} -> {answer}" + (f" (x{count})" if count > 1 else "") for command, (count, answer) in tried.items()][-DONE_HERE_SHOWN:]
+
+
+MAX_GO_TO_CHOICES = 8  # 'go to <place>' choices offered beside the game's commands (nearest places first)
+
+
+def go_to_choices(state: Mapping[str, Any], memory: WorldMemory) -> list[str]:
+    """'go to <place>' for the known places the KG's map reaches from here (AriGraph's navigation)."""
+    here = memory.location() or state.get("location")
+    return [f"go to {place}" for place in memory.reachable_places(here)[:MAX_GO_TO_CHOICES]] if here else []
+
+
 def extra_commands(preset: Preset) -> list[str] | None:
     """The EXTRA COMMANDS section: 'go to' where the actor expands it on the KG's map."""
     return [GO_TO_COMMAND] if preset.go_to else None
@@ -140,6 +177,8 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         p.LESSONS: state.get("lessons") or None,  # only in a later trial, or a run seeded from a memory namespace
+        p.READINGS: (state.get("readings") or []) if preset.pin_readings else None,
+        p.DONE_HERE: done_here_section(state, context, preset),
         p.COMMANDS: extra_commands(preset),
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,

@@ -62,6 +62,11 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
         update = with_issue(update, "planner", INADMISSIBLE)  # the plan held a command the game does not take
     update["expected"] = None  # an outcome is judged once
     update["expected_reward"] = None
+    judged = bool(expected or (preset.precheck and not invalid))  # a model's verdict, not the default approval
+    update["decided"] = {"verdicts": [{"proposed": proposed, "judged": judged, "valid": not invalid,
+                                       "approved": verdict.action_approved if preset.precheck else None,
+                                       "outcome_matches": verdict.outcome_matches if expected else None,
+                                       "last_action": state.get("last_action")}]}
     can_replan = state.get("replans", 0) < context.max_replans
     if expected and not verdict.outcome_matches and can_replan:
         mismatch = f"step {state.get('step', 0)}: '{state.get('last_action')}' was expected to give '{expected}' but did not."

@@ -135,7 +135,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         update = {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "last_action": None,
                   "trail": session.trail, "memory_step": -1, "belief": "", "plan": [], "needs_plan": True, "replans": 0,
                   "expected": None, "feedback": None, "reward": 0.0, "lessons": recall(state, session, context.memory_from, runtime.store),
-                  "switches": switch_values(context.switches),
+                  "switches": switch_values(context.switches), "progress_step": 0,
                   "history": [{"step": 0, "action": None, "observation": observation.text}]}
         _shown(update)
         return update
@@ -146,7 +146,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
     replaced: dict[str, Any] = {}
     if context.approve_commands:
         action, replaced = approved_command(state)
-    observation, trail = session.play(step, action, replaced.get("reason", state.get("reason")))
+    observation, trail = session.play(step, action, replaced.get("reason", state.get("reason")), state.get("decided"))
     switches = switch_values(context.switches)
     update = {
         **replaced,
@@ -157,11 +157,14 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         "trail": trail,
         "last_action": action,
         "last_reason": replaced.get("reason", state.get("reason")),
+        "decided": None,  # written into this step's line
         "history": [{"step": step, "action": action, "observation": observation.text}],
         "replans": 0,
         "proposed": None,
         "reason": None,  # logged with the step it was given for: a plan's later steps were not reasoned about again
         "reward": observation.score - (state.get("score") or 0.0),
     }
+    if update["reward"] > 0:
+        update["progress_step"] = step
     _shown(update)
     return update

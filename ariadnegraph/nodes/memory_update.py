@@ -45,4 +45,20 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", []) if len(t) == 3]
         memory.observe(step, state.get("observation", ""), triplets, outdated, action=state.get("last_action"),
                        invalidate=runtime.context.switches.invalidate)
-    return {"extraction": [], "outdated": [], "memory_step": step}
+    update: dict[str, Any] = {"extraction": [], "outdated": [], "memory_step": step}
+    reading = text_read(state) if runtime.context.switches.pin_readings else None
+    if reading and reading not in (state.get("readings") or []):
+        update["readings"] = [reading]
+    return update
+
+
+READING_COMMANDS = ("read ", "examine ", "x ")
+READING_MIN_CHARS = 100  # shorter answers to 'examine' describe a thing ("The shelf is wobbly."), not a text
+
+
+def text_read(state: AgentState) -> str | None:
+    """The text the last command read (a recipe, a note), as "command: text", when it was one."""
+    action, text = (state.get("last_action") or "").lower(), " ".join((state.get("observation") or "").split())
+    if action.startswith(READING_COMMANDS) and len(text) >= READING_MIN_CHARS:
+        return f"{state.get('last_action')}: {text}"
+    return None

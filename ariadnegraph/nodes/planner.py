@@ -8,12 +8,14 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.session import live_session
 from ..agent.state import AgentState
 from ..envs.text import safe_command
-from .common import ask_structured, working_memory
-from .prompts import planner_prompt
-from .schemas import Plan, PlanStep
+from .common import ask_structured, go_to_choices, working_memory
+from .prompts import PLAN_CHOICE, planner_prompt
+from .schemas import Plan, PlanStep, plan_choice
 
 
 def fallback_plan(state: AgentState) -> Plan:
@@ -22,13 +24,45 @@ def fallback_plan(state: AgentState) -> Plan:
     return Plan(subgoal="recover: look around", reasoning="fallback", steps=[PlanStep(action=action)])
 
 
+def oracle_plan(state: AgentState, context: AgentContext) -> dict[str, Any]:
+    """ORACLE (``oracle_plan``, evaluation only): the next commands of the game's winning path from where
+    it is; no model call."""
+    policy = live_session(state, context).observation.oracle.policy
+    if not policy and not state.get("done"):
+        raise ValueError(f"oracle_plan needs a game that knows its winning commands from any state (TextWorld); {state.get('env')} does not")
+    steps = [{"action": command, "expected": ""} for command in policy[:context.switches.plan_length]]
+    return {"plan": steps, "subgoal": "the winning path (oracle)", "needs_plan": False, "feedback": None,
+            "replans": state.get("replans", 0) + 1, "decided": {"plans": [{"subgoal": "oracle", "steps": [s["action"] for s in steps]}]}}
+
+
+def _choose_plan(state: AgentState, context: AgentContext) -> tuple[Plan, dict[str, Any]]:
+    """``plan_choice``: the next command chosen from the valid ones and the known places to go to (a grammar
+    allows nothing else), then the commands that follow, as a Plan."""
+    admissible = state.get("admissible") or []
+    places = go_to_choices(state, live_session(state, context).memory) if context.switches.go_to and admissible else []
+    schema = plan_choice([*admissible, *places])
+    fallback = fallback_plan(state)
+    chosen, update = ask_structured(context, node="planner", role="planner", schema=schema, system=PLAN_CHOICE,
+                                    sections={**working_memory(state, context), p.ADMISSIBLE: [*admissible, *places]},
+                                    fallback=schema(subgoal=fallback.subgoal, next=fallback.steps[0].action), step=state.get("step", 0))
+    steps = [PlanStep(action=chosen.next), *(PlanStep(action=a) for a in chosen.then if a.strip())]
+    return Plan(subgoal=chosen.subgoal, reasoning=chosen.reasoning, steps=steps), update
+
+
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
     preset = context.switches
-    system = planner_prompt(preset.plan_length, preset.expected_rewards)
-    plan, update = ask_structured(context, node="planner", role="planner", schema=Plan, system=system,
-                                  sections=working_memory(state, context), fallback=fallback_plan(state), step=state.get("step", 0))
+    if preset.oracle_plan:
+        return oracle_plan(state, context)
+    if preset.plan_choice:
+        plan, update = _choose_plan(state, context)
+    else:
+        system = planner_prompt(preset.plan_length, preset.expected_rewards)
+        plan, update = ask_structured(context, node="planner", role="planner", schema=Plan, system=system,
+                                      sections=working_memory(state, context), fallback=fallback_plan(state), step=state.get("step", 0))
     steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
-    return {"plan": [{k: getattr(s, k) for k in keep} for s in steps[:preset.plan_length]], "subgoal": plan.subgoal,
+    kept = [{k: getattr(s, k) for k in keep} for s in steps[:preset.plan_length]]
+    decided = {"plans": [{"subgoal": plan.subgoal, "steps": [s["action"] for s in kept], "feedback": state.get("feedback")}]}
+    return {"plan": kept, "decided": decided, "subgoal": plan.subgoal,
             "reason": plan.reasoning or None, "needs_plan": False, "feedback": None, "replans": state.get("replans", 0) + 1, **update}

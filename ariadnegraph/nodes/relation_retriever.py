@@ -17,8 +17,9 @@ from langgraph.runtime import Runtime
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import HISTORY_BUFFER, Preset
-from ..agent.session import live_session
+from ..agent.session import Session, live_session
 from ..agent.state import AgentState
+from ..envs.textworld_env import true_triplets
 from ..memory import PLAYER, WorldMemory
 from ..vocabulary import DIRECTIONS
 from .common import UNGROUNDED, ask_structured, environment_section, history_section, with_issue
@@ -77,11 +78,33 @@ def grounded(triplets: Iterable[list[str]], sections: Mapping[str, object]) -> t
     return kept, len(triplets) - len(kept)
 
 
+class OracleUnavailable(ValueError):
+    """A role oracle asked of a game that does not give the truth it needs."""
+
+
+def oracle_extraction(state: AgentState, session: Session) -> dict[str, Any]:
+    """ORACLE (``oracle_extraction``, evaluation only): the game's true facts about what the observation
+    names (and where the player is), as a perfect extractor would write them; no model call."""
+    facts = session.observation.oracle.facts
+    if not facts:
+        raise OracleUnavailable(f"oracle_extraction needs a game that gives its true facts (TextWorld); {state.get('env')} gives none")
+    words = _words(state.get("observation", ""))
+    triplets = [list(t) for t in true_triplets(facts) if t[0] == PLAYER or (mentioned(t[0], words) and mentioned(t[2], words))]
+    return {"extraction": triplets, "outdated": [], "decided": {"extracted": triplets, "oracle": True}}
+
+
 def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    memory = live_session(state, runtime.context).memory
+    session = live_session(state, runtime.context)
+    if runtime.context.switches.oracle_extraction:
+        return oracle_extraction(state, session)
+    memory = session.memory
+    if runtime.context.switches.extract_new_only and any(e.text == state.get("observation") for e in memory.episodes.values()):
+        # read before word for word: nothing in it is new to memory
+        return {"extraction": [], "outdated": [], "decided": {"extracted": [], "skipped": "read before"}}
     sections = extraction_sections(state, memory, runtime.context.switches)
     extraction, update = ask_structured(runtime.context, node="relation_retriever", role="extraction", schema=Extraction,
                                         system=RELATION_RETRIEVER, sections=sections, fallback=Extraction(), step=state.get("step", 0))
     triplets, dropped = grounded([list(t) for t in extraction.triplets], sections)
     outdated, _ = grounded([list(t) for t in extraction.outdated], sections)
-    return {**with_issue(update, "relation_retriever", UNGROUNDED, dropped), "extraction": triplets, "outdated": outdated}
+    return {**with_issue(update, "relation_retriever", UNGROUNDED, dropped), "extraction": triplets, "outdated": outdated,
+            "decided": {"extracted": triplets, "outdated": outdated, "ungrounded": dropped}}

@@ -28,4 +28,4 @@ def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
     }
     belief, update = ask_structured(runtime.context, node="summarizer", role="summarizer", schema=Belief, system=SUMMARIZER,
                                     sections=sections, fallback=Belief(belief=previous), step=state.get("step", 0))
-    return {"belief": belief.belief, **update}
+    return {"belief": belief.belief, "decided": {"belief": belief.belief}, **update}

@@ -19,12 +19,13 @@ repeat themselves until the turn limit).
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
@@ -118,7 +119,7 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     retries = context.max_retries
     issues: Counter = Counter()
     fell_back = False
-    if turns >= context.switches.qa_turns:
+    if turns >= _turn_budget(state, context):
         reply, prompt, raw, cut = _final_answer(model, messages, tools, json_mode, retries)
         usage, salvaged = usage_of(prompt, raw), False
     else:
@@ -153,6 +154,16 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     if not reply.tool_calls:
         update["answer"] = reply.content if isinstance(reply.content, str) else str(reply.content)
     return update
+
+
+ASK_TURNS = 5  # lookups a user's question gets (DAVIS's budget), whatever the preset gives its own monologue
+
+
+def _turn_budget(state: QAState, context: AgentContext) -> int:
+    """The agent's monologue: the preset's turns; a user's question (the ask graph): ``qa_turns`` when given, else ASK_TURNS."""
+    if state.get("question"):
+        return context.qa_turns if context.qa_turns is not None else ASK_TURNS
+    return context.switches.qa_turns
 
 
 def run_tools(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -209,4 +220,21 @@ def world_model_qa(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
                               context=runtime.context, durability="exit")
     answer = result.get("answer") or ""
     notes = [line.strip("- ").strip() for line in answer.splitlines() if line.strip()]
-    return {"notes": notes, "usage": result.get("usage", {}), "replies": result.get("replies", {})}
+    returned = " ".join(str(m.content) for m in result.get("messages", []) if isinstance(m, ToolMessage))
+    decided = {"notes": notes, "unsupported_notes": len(unsupported(notes, returned)), "lookups": result.get("turns", 0)}
+    return {"notes": notes, "usage": result.get("usage", {}), "replies": result.get("replies", {}), "decided": decided}
+
+
+_NOTE_WORD = re.compile(r"[a-z]{3,}")
+
+
+def unsupported(notes: Sequence[str], returned: str) -> list[str]:
+    """The notes whose answer (after '->', else the whole line) names nothing any tool returned: what the
+    model made up or copied from its instructions."""
+    seen = set(_NOTE_WORD.findall(returned.lower()))
+    found = []
+    for note in notes:
+        words = set(_NOTE_WORD.findall(note.rpartition("->")[2].lower())) - {"the", "and", "not", "are", "was", "you"}
+        if words and not words & seen:
+            found.append(note)
+    return found

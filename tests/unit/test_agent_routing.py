@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.agent.presets import PRESETS, switch_values
 from ariadnegraph.agent.session import MemoryView
 from ariadnegraph.graphs import agent
 from ariadnegraph.models import call_structured
@@ -24,7 +25,8 @@ def use_model(monkeypatch, model: QueuedChatModel) -> QueuedChatModel:
 
 
 def runtime(**overrides) -> Runtime:
-    return Runtime(context=AgentContext(**overrides))
+    """The roles these tests drive are ariadne_full's (every role on) unless a test names its preset."""
+    return Runtime(context=AgentContext(**{"preset": "ariadne_full", **overrides}))
 
 
 STATE = {
@@ -91,10 +93,15 @@ def test_approved_action_goes_to_the_actor_and_replans_are_bounded(monkeypatch):
 
 
 def test_no_planner_call_while_a_plan_is_being_followed():
-    assert agent.route_after_aggregator({"plan": [{"action": "go east"}], "needs_plan": False}) == "critic"
-    assert agent.route_after_aggregator({"plan": [], "needs_plan": False}) == "world_model_qa"
-    assert agent.route_after_aggregator({"plan": [{"action": "go east"}], "needs_plan": True}) == "world_model_qa"
+    full = {"switches": switch_values(PRESETS["ariadne_full"])}  # as the environment node keeps them
+    assert agent.route_after_aggregator({**full, "plan": [{"action": "go east"}], "needs_plan": False}) == "critic"
+    assert agent.route_after_aggregator({**full, "plan": [], "needs_plan": False}) == "world_model_qa"
+    assert agent.route_after_aggregator({**full, "plan": [{"action": "go east"}], "needs_plan": True}) == "world_model_qa"
     assert agent.route_after_memory({"done": True}) == "finish"
+    ariadne = {"switches": switch_values(PRESETS["ariadne"])}  # no critic, no inner monologue
+    assert agent.route_after_aggregator({**ariadne, "plan": [{"action": "go east"}], "needs_plan": False}) == "actor"
+    assert agent.route_after_aggregator({**ariadne, "plan": [], "needs_plan": False}) == "planner"
+    assert agent.route_after_actor({"proposed": None}) == "planner" and agent.route_after_actor({"proposed": "look"}) == "environment"
 
 
 def test_malformed_reply_is_retried_with_the_error_then_succeeds():
@@ -277,3 +284,31 @@ def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monke
     # a preset that keeps no history buffer still gives the retriever one (STMA's 25 steps), not nothing
     retriever_module.relation_retriever(state, runtime(preset="ariadne", switch_overrides={"extraction_reads": "history"}))
     assert "revealing a carrot" in sections_of(model.calls[2])[p.HISTORY]
+
+
+def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_saying_why(monkeypatch):
+    """No model maps a plan step that is not a valid command to another one: the planner hears why."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
+    tried: dict = {}
+    monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)
+    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "step": 3, "progress_step": 3, "admissible": ["open fridge", "go east", "look"],
+             "plan": [{"action": "read recipe", "expected": ""}]}
+    update = actor_module.actor(state, ariadne)
+    assert update["proposed"] is None and update["needs_plan"] and update["plan"] == []
+    assert "'read recipe' is not a valid command here" in update["feedback"]
+    assert update["decided"]["actor"][0]["how"] == "sent back"
+    tried["open fridge"] = (2, "You open the fridge.")
+    repeat = actor_module.actor({**state, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne)
+    assert repeat["proposed"] is None and "already played 2 times here" in repeat["feedback"]
+    stalled = actor_module.actor({**state, "step": 14, "progress_step": 3, "plan": [{"action": "go east", "expected": ""}]}, ariadne)
+    assert stalled["proposed"] is None and "no score for 11 steps" in stalled["feedback"]
+    # once the step's replans are used up, the valid step is played after all
+    assert actor_module.actor({**state, "replans": 2, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne)["proposed"] == "open fridge"
+    assert model.calls == []

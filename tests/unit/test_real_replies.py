@@ -149,7 +149,7 @@ def ground(monkeypatch, name: str) -> tuple[dict, list[str]]:
              "observation": shown[p.OBSERVATION]}
 
     class Runtime:
-        context = AgentContext(preset="ariadne", structured_tries=2)
+        context = AgentContext(preset="ariadne_full", structured_tries=2)  # the model grounds a plan step (ariadne sends it back)
 
     return actor_node.actor(state, Runtime()), admissible
 

@@ -21,6 +21,7 @@ from ...nodes.schemas import (
     ExplorationCheck,
     Extraction,
     Plan,
+    PlanChoice,
     PlanStep,
     SpatialBelief,
 )
@@ -439,6 +440,18 @@ def plan(s: Sections) -> Plan:
     if not sit.go_to:
         steps = _without_go_to(sit, steps)
     return Plan(subgoal=subgoal, reasoning=reasoning, steps=steps)
+
+
+def plan_choice(s: Sections) -> PlanChoice:
+    """The plan as a choice: its first step as one of the listed commands (the closest, as ``choose``
+    grounds a proposal), the rest as written."""
+    decided = plan(s)
+    admissible = items(s.get(p.ADMISSIBLE))
+    first = decided.steps[0].action
+    exact = next((a for a in admissible if _lower(a) == _lower(first)), None)
+    best = exact or _best_overlap(first, admissible) or next((a for a in admissible if a.lower() == "look"), admissible[0] if admissible else "look")
+    return PlanChoice(subgoal=decided.subgoal, reasoning=decided.reasoning, next=best,
+                      then=[step.action for step in decided.steps[1:5]] if best == exact else [])
 
 
 def _without_go_to(sit: Situation, steps: list[PlanStep]) -> list[PlanStep]:

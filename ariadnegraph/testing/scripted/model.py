@@ -31,6 +31,7 @@ from ...nodes.schemas import (
     ExplorationCheck,
     Extraction,
     Plan,
+    PlanChoice,
     SpatialBelief,
 )
 from ...prompting import parse_sections
@@ -41,6 +42,7 @@ ROLES: dict[str, tuple[type[BaseModel], Callable[[dict[str, str]], BaseModel]]] 
     "Extraction": (Extraction, brain.extraction),
     "SpatialBelief": (SpatialBelief, brain.spatial),
     "Plan": (Plan, brain.plan),
+    "PlanChoice": (PlanChoice, brain.plan_choice),
     "Critique": (Critique, brain.critique),
     "ActionChoice": (ActionChoice, brain.choose),
     "ExplorationCheck": (ExplorationCheck, brain.exploration_check),

@@ -1,0 +1,286 @@
+"""Per-role diagnostics: each role's mistakes in one run, measured against the game's truth.
+
+A run's trajectory says, for each command, what every role decided on the way to it (``decided``: the
+belief, the facts extracted, the inner monologue's notes, the plans, the critic's verdicts, the actor's
+grounding; written by the nodes, see ``agent.state.record_decisions``); ``oracle.jsonl`` says what was
+true at each step (facts, the player's place and inventory, the score, and in TextWorld the commands
+that win from there: ``policy``). Nothing here is shown to the agent.
+
+What is counted, per step and in total (a decision is charged to the step whose command it led to):
+
+- **planner**: plans whose first step was a valid command when planned (or a 'go to' a place already
+  visited); plan steps on a winning path (among the commands that win from there, where the game knows them);
+- **actor**: commands played that are neither the plan's step nor a close spelling of it (drift: the
+  model mapped a plan step to another command, or nothing usable came back);
+- **critic**: rejections of the command the winning path takes next (false rejections); approvals of
+  commands that then failed (nothing changed in the world, no score, and not a command that only
+  looks); outcome verdicts against what happened (a "mismatch" for a command that changed the world or
+  raised the score, a "match" for one that did neither);
+- **summarizer**: whether the belief names every ingredient of the recipe once the recipe has been seen
+  (cooking games), whether it changes when the world does, and how much of it is the ENVIRONMENT
+  brief copied;
+- **extraction**: memory fidelity per step (``evals.fidelity``) and facts whose relation cannot hold (an
+  exit to something that is not a direction, a room next to a thing, a thing inside a direction);
+- **inner monologue**: notes that name nothing any tool returned;
+- **loops**: a (place, inventory, command) played again; the steps since the score last rose.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..agent.integrity import checked_copies
+from ..envs import environment_brief
+from ..envs.text import go_to_target, ground_command
+from ..memory.conflicts import DIRECTION_RELATIONS
+from ..runs import RunDir
+from ..vocabulary import DIRECTIONS
+from .fidelity import MissingOracle, rooms_of, run_fidelity, truth_triplets
+
+LOOKING = ("look", "examine", "read", "inventory", "check", "x ")  # commands that only show, never change the world
+ROLES = ("planner", "actor", "critic", "summarizer", "extraction", "monologue", "loops")
+
+
+def _words(command: str | None) -> str:
+    return " ".join((command or "").lower().split())
+
+
+def _looks(command: str | None) -> bool:
+    return _words(command).startswith(LOOKING)
+
+
+@dataclass
+class StepDiagnosis:
+    """One step's counts (the decisions that led to its command, and its outcome)."""
+
+    step: int
+    command: str | None
+    plans: int = 0
+    plans_valid: int = 0  # plans whose first step was a valid command then (or a 'go to' a visited place)
+    plan_steps: int = 0
+    plan_on_path: int | None = None  # plan steps among the winning commands (None: the game gives no winning path)
+    drift: bool = False
+    sent_back: int = 0  # plan steps the actor returned to the planner (invalid, a repeat, a stall)
+    false_rejections: int = 0
+    failed_approvals: int = 0
+    wrong_outcome_verdicts: int = 0
+    verdicts: int = 0
+    belief_holds_recipe: bool | None = None
+    belief_changed: bool | None = None
+    world_changed: bool = False
+    extraction_precision: float | None = None
+    impossible_facts: list[list[str]] = field(default_factory=list)
+    notes: int = 0
+    unsupported_notes: int = 0
+    repeated: bool = False  # (place, inventory, command) played before
+    since_score: int = 0  # steps since the score last rose
+
+
+@dataclass
+class RunDiagnosis:
+    run_id: str
+    steps: list[StepDiagnosis]
+    totals: dict[str, dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "totals": self.totals, "steps": [asdict(s) for s in self.steps]}
+
+
+def recipe_of(facts: Iterable[Sequence[str]]) -> set[str]:
+    """The ingredients a TextWorld cooking recipe lists (``base(item, ingredient_k)``, ``in(ingredient_k, RECIPE)``)."""
+    facts = [tuple(f) for f in facts]
+    slots = {f[1] for f in facts if len(f) == 3 and f[0] == "in" and f[2] == "RECIPE"}
+    return {f[1].lower() for f in facts if len(f) == 3 and f[0] == "base" and f[2] in slots}
+
+
+def impossible(triplet: Sequence[str], rooms: set[str]) -> bool:
+    """A fact whose relation cannot hold: an exit to something that is not a direction, a direction
+    relation between things that are not rooms (when the rooms are known), a thing inside a direction."""
+    if len(triplet) != 3:
+        return True
+    subject, relation, obj = (" ".join(str(x).lower().split()) for x in triplet)
+    if relation == "has exit":
+        return obj not in DIRECTIONS
+    if relation in DIRECTION_RELATIONS:
+        return bool(rooms) and (subject not in rooms or obj not in rooms)
+    if relation in ("in", "on"):
+        return obj in DIRECTIONS
+    return False
+
+
+def diagnose(run: RunDir) -> RunDiagnosis:
+    """The diagnostics of a run (read from ``run``'s files: give a checked copy)."""
+    lines = list(run.steps())
+    oracle = list(run.oracle_steps())
+    if len(oracle) < len(lines):
+        raise MissingOracle(f"run {run.run_id} has no oracle for steps {len(oracle)}..{len(lines) - 1}")
+    env = run.meta()["env"]
+    try:
+        brief = environment_brief(env)
+    except Exception:  # an env this version no longer knows: no brief to compare the belief with
+        brief = ""
+    try:
+        fidelity = {p.step: p.precision for p in run_fidelity(run).points}
+    except (MissingOracle, FileNotFoundError):
+        fidelity = {}
+    recipe = recipe_of(oracle[0]["facts"]) if oracle else set()
+    rooms: set[str] = set()
+    for record in oracle:
+        rooms |= rooms_of(truth_triplets(record.get("facts") or []))
+    recipe_seen = False
+    visited: set[str] = set()
+    played: Counter[tuple[Any, ...]] = Counter()
+    belief: str | None = None
+    last_rise = 0
+    steps: list[StepDiagnosis] = []
+    for t, line in enumerate(lines):
+        truth = oracle[t]
+        if truth.get("location"):
+            visited.add(str(truth["location"]).lower())
+        seen_before = recipe_seen  # the decisions on this line were made before its observation
+        text = line["observation"].lower()
+        recipe_seen = recipe_seen or bool(recipe) and all(item in text for item in recipe) and "ingredient" in text
+        if t == 0:
+            continue
+        before = oracle[t - 1]
+        policy = before.get("policy") if t > 1 else (before.get("policy") or before.get("walkthrough"))
+        path = {_words(c) for c in policy} if policy else None
+        valid = lines[t - 1].get("valid") or []
+        decided = line.get("decided") or {}
+        command = line.get("action")
+        world_changed = ({tuple(f) for f in truth.get("facts") or []} != {tuple(f) for f in before.get("facts") or []}
+                         or truth.get("score", 0) > before.get("score", 0))
+        d = StepDiagnosis(step=t, command=command, world_changed=world_changed)
+        for plan in decided.get("plans") or []:
+            actions = plan.get("steps") or []
+            if actions:
+                d.plans += 1
+                first, target = actions[0], go_to_target(actions[0])
+                d.plans_valid += (not valid or ground_command(first, valid) is not None
+                                  or (target is not None and _words(target) in visited))
+            for action in actions:
+                d.plan_steps += 1
+                if path is not None:
+                    d.plan_on_path = (d.plan_on_path or 0) + (_words(action) in path)
+        records = decided.get("actor") or []
+        records = records if isinstance(records, list) else [records]
+        d.sent_back = sum(r.get("how") == "sent back" for r in records)
+        actor = records[-1] if records else {}
+        if actor.get("planned") and actor.get("how") in ("model", "fallback"):
+            d.drift = ground_command(actor["planned"], [actor.get("played") or ""]) is None and go_to_target(actor["planned"]) is None
+        next_on_path = _words(policy[0]) if policy else None
+        for verdict in decided.get("verdicts") or []:
+            if not verdict.get("judged"):
+                continue
+            d.verdicts += 1
+            proposed = _words(verdict.get("proposed"))
+            if verdict.get("approved") is False and next_on_path is not None and proposed == next_on_path:
+                d.false_rejections += 1
+            if verdict.get("approved") is True and proposed == _words(command) and not world_changed and not _looks(command):
+                d.failed_approvals += 1
+            if verdict.get("outcome_matches") is not None and t >= 2:
+                outcome_worked = steps[-1].world_changed if steps else False
+                if verdict["outcome_matches"] != outcome_worked and not _looks(verdict.get("last_action")):
+                    d.wrong_outcome_verdicts += 1
+        if "belief" in decided:
+            words = " ".join(str(decided["belief"]).lower().split())
+            if seen_before and recipe:
+                d.belief_holds_recipe = all(item in words for item in recipe)
+            d.belief_changed = belief is not None and words != belief
+            belief = words
+        d.extraction_precision = fidelity.get(t - 1)
+        d.impossible_facts = [list(f) for f in decided.get("extracted") or [] if impossible(f, rooms)]
+        d.notes = len(decided.get("notes") or [])
+        d.unsupported_notes = int(decided.get("unsupported_notes") or 0)
+        key = (str(before.get("location") or "").lower(), tuple(sorted(str(i).lower() for i in before.get("inventory") or [])), _words(command))
+        played[key] += 1
+        d.repeated = played[key] > 1
+        if truth.get("score", 0) > before.get("score", 0):
+            last_rise = t
+        d.since_score = t - last_rise
+        steps.append(d)
+    return RunDiagnosis(run_id=run.run_id, steps=steps, totals=_totals(steps, brief, belief, fidelity))
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    return round(part / whole, 3) if whole else None
+
+
+def _totals(steps: list[StepDiagnosis], brief: str, last_belief: str | None, fidelity: Mapping[int, float | None]) -> dict[str, dict[str, Any]]:
+    plan_steps = sum(s.plan_steps for s in steps)
+    on_path = [s.plan_on_path for s in steps if s.plan_on_path is not None]
+    held = [s.belief_holds_recipe for s in steps if s.belief_holds_recipe is not None]
+    changed = [s.belief_changed for s in steps if s.belief_changed is not None and s.world_changed]
+    brief_lines = {" ".join(line.lower().split()) for line in brief.splitlines() if line.strip()}
+    belief_lines = [" ".join(line.lower().split()) for line in (last_belief or "").splitlines() if line.strip()]
+    precisions = [p for p in fidelity.values() if p is not None]
+    longest = 0
+    for s in steps:
+        longest = max(longest, s.since_score)
+    return {
+        "planner": {"plans": sum(s.plans for s in steps), "valid": _ratio(sum(s.plans_valid for s in steps), sum(s.plans for s in steps)),
+                    "steps": plan_steps, "on_winning_path": _ratio(sum(on_path), plan_steps) if on_path else None},
+        "actor": {"commands": len(steps), "drift": sum(s.drift for s in steps), "drift_rate": _ratio(sum(s.drift for s in steps), len(steps)),
+                  "sent_back": sum(s.sent_back for s in steps)},
+        "critic": {"verdicts": sum(s.verdicts for s in steps), "false_rejections": sum(s.false_rejections for s in steps),
+                   "failed_approvals": sum(s.failed_approvals for s in steps),
+                   "wrong_outcome_verdicts": sum(s.wrong_outcome_verdicts for s in steps)},
+        "summarizer": {"beliefs": sum(s.belief_changed is not None for s in steps) + (1 if steps and last_belief is not None else 0),
+                       "holds_recipe": _ratio(sum(held), len(held)) if held else None,
+                       "changes_with_world": _ratio(sum(changed), len(changed)) if changed else None,
+                       "copied_brief_lines": _ratio(sum(line in brief_lines for line in belief_lines), len(belief_lines)) if belief_lines else None},
+        "extraction": {"precision": round(sum(precisions) / len(precisions), 3) if precisions else None,
+                       "impossible_facts": sum(len(s.impossible_facts) for s in steps)},
+        "monologue": {"notes": sum(s.notes for s in steps), "unsupported": sum(s.unsupported_notes for s in steps)},
+        "loops": {"repeats": sum(s.repeated for s in steps), "longest_without_score": longest,
+                  "since_score_at_end": steps[-1].since_score if steps else 0},
+    }
+
+
+def mistakes(step: StepDiagnosis) -> list[str]:
+    """A step's mistakes in words (the report shows them beside the step)."""
+    found = []
+    if step.plans_valid < step.plans:
+        found.append(f"{step.plans - step.plans_valid} of {step.plans} plans began with a command not valid then")
+    if step.drift:
+        found.append("the actor played another command than the plan's step")
+    for count, what in ((step.false_rejections, "rejection of the winning command"), (step.failed_approvals, "approval of a command that failed"),
+                        (step.wrong_outcome_verdicts, "wrong outcome verdict"), (len(step.impossible_facts), "impossible fact extracted"),
+                        (step.unsupported_notes, "note no tool returned")):
+        if count:
+            found.append(f"{count} {what}{'s' if count > 1 else ''}")
+    if step.belief_holds_recipe is False:
+        found.append("the belief lacks the recipe")
+    if step.repeated:
+        found.append("repeats a command at the same place with the same inventory")
+    return found
+
+
+def run_diagnosis(run_dir: str | Path, run_id: str) -> RunDiagnosis:
+    """The diagnostics of a saved run, read from a checked copy (the run's own files are never opened)."""
+    with checked_copies(run_dir, [run_id]) as copies:
+        return diagnose(RunDir.open(copies, run_id))
+
+
+def render_diagnosis(diagnosis: RunDiagnosis, every: int = 1) -> str:
+    """The totals per role, then one line per step (every ``every``-th, and every step with a mistake)."""
+    out = [f"run {diagnosis.run_id}: per-role diagnostics against the game's truth", ""]
+    for role, figures in diagnosis.totals.items():
+        out.append(f"{role:<11} " + ", ".join(f"{k.replace('_', ' ')} {'—' if v is None else v}" for k, v in figures.items()))
+    out += ["", "step  command                          plans v/n p/s  drift  critic fr/fa/wo  belief  extr.p  imposs.  notes u/n  repeat  since"]
+    for s in diagnosis.steps:
+        found = mistakes(s)
+        if s.step % every and not found:
+            continue
+        plan = f"{s.plans_valid}/{s.plans} {'—' if s.plan_on_path is None else s.plan_on_path}/{s.plan_steps}" if s.plans else "—"
+        belief = "—" if s.belief_holds_recipe is None else ("recipe" if s.belief_holds_recipe else "no rcp")
+        precision = "—" if s.extraction_precision is None else f"{s.extraction_precision:.2f}"
+        out.append(f"{s.step:>4}  {(s.command or '')[:32]:<32} {plan:>13}  {'yes' if s.drift else '':>5}  "
+                   f"{s.false_rejections}/{s.failed_approvals}/{s.wrong_outcome_verdicts:<9}  {belief:>6}  {precision:>6}  "
+                   f"{len(s.impossible_facts):>7}  {s.unsupported_notes}/{s.notes:<7} {'yes' if s.repeated else '':>6}  {s.since_score:>5}"
+                   + (f"  {'; '.join(found)}" if found else ""))
+    return "\n".join(out)
