@@ -63,9 +63,10 @@ UNKNOWN = "(unknown)"  # the environment does not say (e.g. an inventory it does
 NOTHING = "(nothing)"  # known to be empty (e.g. carrying nothing)
 EPISODE_START = "(none: the episode starts)"
 NOTHING_EXPECTED = "(nothing expected)"
+NOTHING_READ = "(nothing read yet)"
 NOT_CHECKED = "(not checked)"
 NOT_PREDICTED = "(not predicted)"
-PLACEHOLDERS = frozenset({NONE, UNKNOWN, NOTHING, EPISODE_START, NOTHING_EXPECTED, NOT_CHECKED, NOT_PREDICTED})
+PLACEHOLDERS = frozenset({NONE, UNKNOWN, NOTHING, EPISODE_START, NOTHING_EXPECTED, NOTHING_READ, NOT_CHECKED, NOT_PREDICTED})
 
 _HEADING = "## "
 
@@ -106,6 +107,21 @@ def parse_sections(text: str) -> dict[str, str]:
 
 def is_placeholder(body: str | None) -> bool:
     return body is None or body.strip() in PLACEHOLDERS or not body.strip()
+
+
+def numbered_lines(items: Iterable[str]) -> str:
+    """A list as numbered lines ("1. look"): what a model chooses from by number."""
+    return "\n".join(f"{n}. {item}" for n, item in enumerate(items, 1)) or NONE
+
+
+_NUMBERED = re.compile(r"^(\d+)\. (.*)$")
+
+
+def numbered_items(body: str | None) -> list[str]:
+    """The items of :func:`numbered_lines`, in order."""
+    if is_placeholder(body):
+        return []
+    return [m.group(2).strip() for line in (body or "").splitlines() if (m := _NUMBERED.match(line.strip()))]
 
 
 def bullet_items(body: str | None) -> list[str]:

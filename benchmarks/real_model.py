@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
 from ariadnegraph.models.local import stop_owned_servers
 from ariadnegraph.play import play, resume
@@ -106,7 +107,9 @@ def measure(run: Path) -> dict[str, Any]:
         replies = sum(counts.get(o, 0) for o in OUTCOMES)
         roles[node] = {"replies": replies, "failures": replies - counts.get(PARSED, 0), "fallbacks": counts.get(FALLBACK, 0),
                        "issues": {k: v for k, v in counts.items() if k not in OUTCOMES}}
+    diagnosis = run_diagnosis(run.parent, run.name).totals
     return {
+        "diagnostics": diagnosis,
         "won": bool(result["won"]), "score": result["score"], "max_score": result["max_score"], "steps": result["steps"],
         "seconds_per_step": seconds / steps, "calls_per_step": len(calls) / steps,
         "prompt_per_step": prompt / steps, "cached_per_step": cached / steps,
@@ -124,10 +127,21 @@ def role_cell(roles: dict[str, dict[str, Any]]) -> str:
     return "; ".join(parts) or "none"
 
 
+DIAGNOSTICS = (("planner", "valid", "plans valid"), ("planner", "on_winning_path", "on path"), ("actor", "drift", "drift"),
+               ("actor", "sent_back", "sent back"), ("critic", "false_rejections", "false rej."), ("critic", "wrong_outcome_verdicts", "wrong outc."),
+               ("summarizer", "holds_recipe", "belief recipe"), ("extraction", "precision", "KG prec."),
+               ("extraction", "impossible_facts", "imposs. facts"), ("monologue", "unsupported", "unsupp. notes"), ("loops", "repeats", "repeats"))
+
+
+def diagnostic_cells(metrics: dict[str, Any]) -> list[str]:
+    found = metrics.get("diagnostics") or {}
+    return [fmt((found.get(role) or {}).get(key), 2 if isinstance((found.get(role) or {}).get(key), float) else 0) for role, key, _ in DIAGNOSTICS]
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     head = ("| model | preset | game | won | score | steps | s/step | calls/step | prompt tok/step | cached/step | "
-            "uncached/step, steps 16-20 | completion/step | failures/fallbacks by role |")
-    lines = [head, "|" + "---|" * 13]
+            "uncached/step, steps 16-20 | completion/step | failures/fallbacks by role | " + " | ".join(label for _, _, label in DIAGNOSTICS) + " |")
+    lines = [head, "|" + "---|" * (13 + len(DIAGNOSTICS))]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         m = row["metrics"]
@@ -135,9 +149,10 @@ def table(rows: list[dict[str, Any]]) -> str:
         lines.append(f"| {row['model']} | {row['preset']} | {row['game']} | {'yes' if m['won'] else 'no'} | "
                      f"{m['score']:g}/{m['max_score']:g} | {m['steps']} | {fmt(m['seconds_per_step'], 1)} | {fmt(m['calls_per_step'], 1)} | "
                      f"{fmt(m['prompt_per_step'])} | {fmt(m['cached_per_step'])} | {fmt(m['uncached_at_20'])} | "
-                     f"{fmt(m['completion_per_step'])} | {role_cell(m['roles'])} |")
-    lines += ["", "| model | preset | episodes | won | s/step | calls/step | uncached/step, steps 16-20 | completion/step | replies | failures | fallbacks |",
-              "|" + "---|" * 11]
+                     f"{fmt(m['completion_per_step'])} | {role_cell(m['roles'])} | " + " | ".join(diagnostic_cells(m)) + " |")
+    lines += ["", "| model | preset | episodes | won | total score | s/step | calls/step | uncached/step, steps 16-20 | completion/step | "
+              "replies | failures | fallbacks |",
+              "|" + "---|" * 12]
     for (model, preset), group in groups.items():
         metrics = [g["metrics"] for g in group]
         def mean(key: str, metrics: list = metrics) -> float | None:
@@ -146,7 +161,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         replies = sum(r["replies"] for m in metrics for r in m["roles"].values())
         failures = sum(r["failures"] for m in metrics for r in m["roles"].values())
         fallbacks = sum(r["fallbacks"] for m in metrics for r in m["roles"].values())
-        lines.append(f"| {model} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | {fmt(mean('seconds_per_step'), 1)} | "
+        lines.append(f"| {model} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | {sum(m['score'] for m in metrics):g} | "
+                     f"{fmt(mean('seconds_per_step'), 1)} | "
                      f"{fmt(mean('calls_per_step'), 1)} | {fmt(mean('uncached_at_20'))} | {fmt(mean('completion_per_step'))} | "
                      f"{replies} | {failures} ({100 * failures / max(replies, 1):.1f}%) | {fallbacks} ({100 * fallbacks / max(replies, 1):.1f}%) |")
     return "\n".join(lines)

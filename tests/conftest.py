@@ -8,6 +8,10 @@ import pytest
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
+# The plumbing tests (resume, faults, servers, traces, reports, evals) drive every role: a run that names no
+# preset plays ariadne_full here. The default preset, ariadne, turns most model roles off; its own tests
+# name it and clear this (tests/integration/test_ariadne.py).
+os.environ.setdefault("ARIADNE_PRESET", "ariadne_full")
 
 
 @pytest.fixture(scope="session", autouse=True)

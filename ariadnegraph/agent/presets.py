@@ -59,6 +59,7 @@ class Preset:
     stall_steps: int = 0  # after this many steps without a score, the plan is dropped and the planner told so (0: never)
     pin_readings: bool = False  # texts the agent read (a recipe, a note) are kept and shown to the planner
     extract_new_only: bool = False  # an observation memory has already read word for word is not sent to extraction again
+    env_map: bool = False  # the map written from the env (its room names, the moves between them, the 'go' commands valid there)
     # Role oracles (never a preset's default; evaluation only): a role's output taken from the game's truth,
     # so a table shows what that role's mistakes cost. TextWorld games (true facts, the winning commands).
     oracle_extraction: bool = False  # ORACLE: the facts memory stores are the game's true facts about what the observation shows
@@ -84,12 +85,14 @@ _BASELINE: dict[str, Any] = dict(summarizer=False, knowledge_graph=False, retrie
 
 PRESETS: dict[str, Preset] = {
     "ariadne": Preset(
-        "ours, for the models it plays with: temporal KG + episodic memory, texts read kept, a planner that chooses its "
-        "next command from the valid ones and writes what follows; invalid steps, repeats and stalls go back to it with "
-        "why; go-to on the KG's map; plans only when needed. The roles a 1.5B model did not do well (summarizer, "
-        "inner monologue, critic) are off: ariadne_full has them",
-        summarizer=False, qa_turns=0, precheck=False, outcome_check=False, reflections=False, plan_length=5,
+        "ours, for the models it plays with: a temporal KG whose map the env writes (rooms, moves, exits) + episodic "
+        "memory, texts read kept, a planner that chooses its next command from the valid ones and writes what follows; "
+        "invalid steps, repeats and stalls go back to it with why; go-to on the map; plans only when needed. The roles "
+        "a 1.5B model did not do well (summarizer, model extraction, inner monologue, critic) are off: ariadne_full has them",
+        summarizer=False, knowledge_graph=False, retrieval="none", memory_facts_shown=False, aggregator="off", qa_turns=0,
+        precheck=False, outcome_check=False, reflections=False, plan_length=4,
         plan_choice=True, strict_grounding=True, loop_guard=True, stall_steps=12, pin_readings=True, extract_new_only=True,
+        env_map=True,
     ),
     "ariadne_full": Preset(
         "ours, every role on: summarizer, temporal KG + episodic memory, world-model QA, planner-critic with expected "

@@ -278,7 +278,7 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
     try:
         run.truncate_steps(step if restoring else -1)  # steps after the state's are its future, to be played again
         if restoring and step >= len(records):
-            record_step(run, step, state.get("last_action"), observation, state.get("last_reason"), trail)
+            record_step(run, step, state.get("last_action"), observation, state.get("last_reason"), trail, state.get("last_decided"))
     except BaseException:
         memory.close()
         raise

@@ -44,6 +44,11 @@ def record_decisions(left: dict[str, Any] | None, right: dict[str, Any] | None) 
     return merged
 
 
+def add_until_cleared(left: list | None, right: list | None) -> list:
+    """Reducer: append; None clears (what one step collects, cleared by the next)."""
+    return [] if right is None else (left or []) + right
+
+
 def keep_last(limit: int):
     """Reducer factory: append, keeping the newest ``limit`` items."""
 
@@ -106,6 +111,7 @@ class AgentState(EpisodeInput, total=False):
     feedback: str | None  # critic feedback for the planner
     needs_plan: bool
     replans: int  # planner calls in this step
+    avoid: Annotated[list[str], add_until_cleared]  # commands the actor sent back as repeats this step: not offered to the planner again
     reflections: Annotated[list[str], keep_last(10)]
     proposed: str | None  # the command the actor chose, for the environment to play
     reason: str | None  # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
@@ -113,6 +119,7 @@ class AgentState(EpisodeInput, total=False):
     thought_trace: list[str]  # the thought nodes that ran this step, temporary ones included
     # what each role decided since the last command (per-role diagnostics read it from the trajectory)
     decided: Annotated[dict[str, Any], record_decisions]
+    last_decided: dict[str, Any]  # what was decided on the way to the last command (as its trajectory line holds it)
     # accounting
     usage: Annotated[dict[str, dict[str, int]], add_usage]
     replies: Annotated[dict[str, dict[str, int]], add_usage]  # per node: reply outcomes and issues (models.structured)

@@ -138,13 +138,29 @@ def go_to_target(command: str) -> str | None:
 _ARTICLES = frozenset({"a", "an", "the", "some"})
 
 
+# Verbs text games take for the same action: a command written with one matches a valid one written with
+# another ("read cookbook" is "examine cookbook" where only that is listed; "pick up" is "take").
+VERB_SYNONYMS = {"read": "examine", "x": "examine", "inspect": "examine", "check": "examine", "look at": "examine",
+                 "pick up": "take", "get": "take", "grab": "take", "place": "put", "walk": "go", "move": "go", "head": "go"}
+
+
 def _command_words(command: str) -> tuple[str, ...]:
     return tuple(w for w in (command or "").lower().split() if w not in _ARTICLES)
 
 
+def _verb_normalised(words: tuple[str, ...]) -> tuple[str, ...]:
+    for phrase, verb in VERB_SYNONYMS.items():
+        phrase_words = tuple(phrase.split())
+        if words[:len(phrase_words)] == phrase_words:
+            return (verb, *words[len(phrase_words):])
+    return words
+
+
 def ground_command(command: str, valid: Sequence[str]) -> str | None:
-    """The valid command ``command`` means, or None. The same words up to case, spacing and articles;
-    else a close spelling (difflib ratio >= 0.9) with the same verb and the same direction, so that a
+    """The valid command ``command`` means, or None. The same words up to case, spacing and articles (and
+    verbs the game takes for the same action, :data:`VERB_SYNONYMS`); else a close spelling (difflib ratio
+    >= 0.9) with the same verb and the same direction, or the one valid command with the same verb that holds
+    every word written ("take knife" is "take knife from table"), so that a
     near miss never turns into another action ("go west" is not "go east", "open" is not "close")."""
     wanted = _command_words(command)
     if not wanted:
@@ -152,6 +168,15 @@ def ground_command(command: str, valid: Sequence[str]) -> str | None:
     by_words = {_command_words(v): v for v in valid}
     if wanted in by_words:
         return by_words[wanted]
+    by_verb = {_verb_normalised(words): v for words, v in by_words.items()}
+    if _verb_normalised(wanted) in by_verb:  # the same command under another verb for it
+        return by_verb[_verb_normalised(wanted)]
+    if len(wanted) >= 2 and direction_of_command(" ".join(wanted)) is None:
+        # a command written short ("take knife"): the one valid command with the same verb that holds every word of it
+        verb = _verb_normalised(wanted)
+        holding = [v for words, v in by_verb.items() if words[0] == verb[0] and set(verb) <= set(words)]
+        if len(holding) == 1:
+            return holding[0]
     same_verb = {" ".join(words): v for words, v in by_words.items()
                  if words and words[0] == wanted[0] and direction_of_command(" ".join(words)) == direction_of_command(" ".join(wanted))}
     close = difflib.get_close_matches(" ".join(wanted), list(same_verb), n=1, cutoff=0.9)

@@ -14,7 +14,7 @@ from ..agent.context import AgentContext
 from ..agent.session import live_session
 from ..agent.state import AgentState
 from ..envs import InvalidCommand, sanitize_command, split_commands
-from ..envs.text import go_to_target, ground_command, safe_command
+from ..envs.text import direction_of_command, go_to_target, ground_command, safe_command
 from ..models import FALLBACK
 from .common import INADMISSIBLE, ask_structured, environment_section, go_to_choices, tried_here, with_issue, working_memory
 from .prompts import ACTOR, REACT
@@ -56,9 +56,20 @@ def grounding(planned: str | None, played: str | None, how: str, **extra: str) -
     return {"actor": [{"planned": planned, "played": played, "how": how, **extra}]}
 
 
-def sent_back(planned: str, why: str) -> dict[str, Any]:
-    """The plan goes back to the planner (the graph routes there when nothing is proposed), with why."""
-    return {"proposed": None, "plan": [], "needs_plan": True, "feedback": why, "decided": grounding(planned, None, "sent back", why=why)}
+def sent_back(planned: str, why: str, avoid: str | None = None) -> dict[str, Any]:
+    """The plan goes back to the planner (the graph routes there when nothing is proposed), with why;
+    ``avoid``: a command left out of the planner's choices for the rest of the step (a repeat)."""
+    return {"proposed": None, "plan": [], "needs_plan": True, "feedback": why, "decided": grounding(planned, None, "sent back", why=why),
+            **({"avoid": [avoid]} if avoid else {})}
+
+
+def unexplored_move(state: AgentState, context: AgentContext) -> str | None:
+    """A valid 'go' command through an exit the map has never seen taken from here."""
+    memory = live_session(state, context).memory
+    here = memory.location() or state.get("location")
+    exits = next(iter(memory.unexplored_exits(here).values()), []) if here else []
+    return next((ground_command(f"go {d}", state.get("admissible") or []) for d in exits
+                 if ground_command(f"go {d}", state.get("admissible") or [])), None)
 
 
 def looped_or_stalled(state: AgentState, context: AgentContext, command: str) -> str | None:
@@ -109,7 +120,13 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             return sent_back(step["action"], f"'{step['action']}' is not a valid command here; choose one of VALID COMMANDS")
         why = looped_or_stalled(state, context, command) if command is not None else None
         if why:
-            return sent_back(step["action"], why)
+            return sent_back(step["action"], why, avoid=command if "already played" in why else None)
+    if command is not None and command in (state.get("avoid") or []) and admissible:
+        # a repeat the planner chose again with its replans used up: through an unexplored exit, else a way out not
+        # yet taken from here, else what changes nothing
+        tried = tried_here(state, context)
+        ways_out = [c for c in admissible if direction_of_command(c) and c not in tried]
+        command, how = unexplored_move(state, context) or (ways_out[0] if ways_out else safe_command(admissible)), "fallback"
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         how = "model"
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),

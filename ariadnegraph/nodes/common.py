@@ -19,7 +19,7 @@ from ..agent.session import live_session
 from ..agent.state import HISTORY_KEPT, AgentState
 from ..envs import environment_brief
 from ..memory import WorldMemory
-from ..models import StructuredResult, call_structured, load_chat_model
+from ..models import StructuredResult, call_structured, is_local, load_chat_model
 from .prompts import GO_TO_COMMAND
 
 T = TypeVar("T", bound=BaseModel)
@@ -42,8 +42,13 @@ def check_models(context: AgentContext) -> None:
         chat_model(context, role)
 
 
+LOCAL_REQUEST_TIMEOUT = 900.0  # a local model on 2 cores reads ~35 prompt tokens/s: a 16k-token prompt takes ~8 minutes
+
+
 def chat_model(context: AgentContext, role: str, *, node: str | None = None, max_tokens: int | None = None) -> BaseChatModel:
-    return load_chat_model(context.model_for(role), base_url=context.base_url, timeout=context.request_timeout,
+    spec = context.model_for(role)
+    timeout = max(context.request_timeout, LOCAL_REQUEST_TIMEOUT) if is_local(spec) else context.request_timeout
+    return load_chat_model(spec, base_url=context.base_url, timeout=timeout,
                            max_retries=context.max_retries, max_tokens=max_tokens, slot=NODE_SLOTS.get(node or ""))
 
 
@@ -177,7 +182,7 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         p.LESSONS: state.get("lessons") or None,  # only in a later trial, or a run seeded from a memory namespace
-        p.READINGS: (state.get("readings") or []) if preset.pin_readings else None,
+        p.READINGS: (state.get("readings") or p.NOTHING_READ) if preset.pin_readings else None,
         p.DONE_HERE: done_here_section(state, context, preset),
         p.COMMANDS: extra_commands(preset),
         p.OBSERVATION: state.get("observation", ""),

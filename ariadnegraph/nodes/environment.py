@@ -158,8 +158,10 @@ def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         "last_action": action,
         "last_reason": replaced.get("reason", state.get("reason")),
         "decided": None,  # written into this step's line
+        "last_decided": state.get("decided") or {},  # (a line torn by a crash is written again with it)
         "history": [{"step": step, "action": action, "observation": observation.text}],
         "replans": 0,
+        "avoid": None,  # a new step: every command may be offered again
         "proposed": None,
         "reason": None,  # logged with the step it was given for: a plan's later steps were not reasoned about again
         "reward": observation.score - (state.get("score") or 0.0),

@@ -4,9 +4,11 @@ Idempotent per step; a run resumed after a crash between this write and its chec
 rewound to the checkpoint's ``memory_step`` first (agent/session.py), so the step is recorded once.
 
 In worlds whose env names the player's place (NetHack's dungeon levels, Crafter's regions of its
-grid; ``envs.tracks_position``) the place and the way between places are written here from the env,
-not left to extraction: the player is in the place, and a move that changed place joins the two
-places in its direction (AriGraph's NetHack agent kept the level map as memory, section 4.2).
+grid; ``envs.tracks_position``), and in any world that names its rooms under ``env_map``, the place and
+the way between places are written here from the env, not left to extraction: the player is in the
+place, a move that changed place joins the two places in its direction, and (``env_map``) the valid
+'go DIRECTION' commands are the place's exits (AriGraph's NetHack agent kept the level map as memory,
+section 4.2).
 """
 
 from __future__ import annotations
@@ -24,12 +26,16 @@ from ..memory import WorldMemory
 from ..memory.spatial import PLAYER, current_location
 
 
-def place_facts(memory: WorldMemory, state: AgentState) -> list[tuple[str, str, str]]:
-    """The player's place, and the way from the last place when a move changed it."""
+def place_facts(memory: WorldMemory, state: AgentState, env_map: bool = False) -> list[tuple[str, str, str]]:
+    """The player's place, and the way from the last place when a move changed it; with ``env_map``
+    (any world whose env names the room), also the exits the valid 'go DIRECTION' commands show."""
     place = state.get("location")
-    if not place or not state.get("env") or not tracks_position(state["env"]):
+    if not place or not state.get("env") or not (env_map or tracks_position(state["env"])):
         return []
     facts = [(PLAYER, "in", place)]
+    if env_map:
+        exits = dict.fromkeys(d for c in state.get("admissible") or [] if c.lower().startswith("go ") and (d := direction_of_command(c)))
+        facts += [(place, "has exit", direction) for direction in exits]
     before = current_location(memory.current())
     direction = direction_of_command(state.get("last_action"))
     if before and before != place and direction:
@@ -41,7 +47,7 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str
     memory, step = live_session(state, runtime.context).memory, state.get("step", 0)
     if step not in memory.episodes:
         triplets = [(t[0], t[1], t[2]) for t in state.get("extraction", []) if len(t) == 3 and all(str(x).strip() for x in t)]
-        triplets += place_facts(memory, state)
+        triplets += place_facts(memory, state, runtime.context.switches.env_map)
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", []) if len(t) == 3]
         memory.observe(step, state.get("observation", ""), triplets, outdated, action=state.get("last_action"),
                        invalidate=runtime.context.switches.invalidate)

@@ -12,10 +12,10 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.session import live_session
 from ..agent.state import AgentState
-from ..envs.text import safe_command
+from ..envs.text import ground_command, safe_command
 from .common import ask_structured, go_to_choices, working_memory
 from .prompts import PLAN_CHOICE, planner_prompt
-from .schemas import Plan, PlanStep, plan_choice
+from .schemas import Decision, Plan, PlanStep
 
 
 def fallback_plan(state: AgentState) -> Plan:
@@ -36,17 +36,20 @@ def oracle_plan(state: AgentState, context: AgentContext) -> dict[str, Any]:
 
 
 def _choose_plan(state: AgentState, context: AgentContext) -> tuple[Plan, dict[str, Any]]:
-    """``plan_choice``: the next command chosen from the valid ones and the known places to go to (a grammar
-    allows nothing else), then the commands that follow, as a Plan."""
-    admissible = state.get("admissible") or []
+    """``plan_choice``: a sentence of reasoning, then the next command, written out (after a thought, a small
+    model writes the command it means; forced into an enum of commands, or asked for a number in a long list,
+    it lands on another one); a plan of that one step, which the actor plays when it is a valid command or
+    sends back when not. The known places to go to are offered beside the valid commands."""
+    avoid = set(state.get("avoid") or [])
+    admissible = [c for c in state.get("admissible") or [] if c not in avoid] or state.get("admissible") or []
     places = go_to_choices(state, live_session(state, context).memory) if context.switches.go_to and admissible else []
-    schema = plan_choice([*admissible, *places])
-    fallback = fallback_plan(state)
-    chosen, update = ask_structured(context, node="planner", role="planner", schema=schema, system=PLAN_CHOICE,
+    fallback = fallback_plan(state).steps[0].action
+    chosen, update = ask_structured(context, node="planner", role="planner", schema=Decision, system=PLAN_CHOICE,
                                     sections={**working_memory(state, context), p.ADMISSIBLE: [*admissible, *places]},
-                                    fallback=schema(subgoal=fallback.subgoal, next=fallback.steps[0].action), step=state.get("step", 0))
-    steps = [PlanStep(action=chosen.next), *(PlanStep(action=a) for a in chosen.then if a.strip())]
-    return Plan(subgoal=chosen.subgoal, reasoning=chosen.reasoning, steps=steps), update
+                                    fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
+                                    step=state.get("step", 0))
+    command = ground_command(chosen.action, [*admissible, *places]) or chosen.action
+    return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[PlanStep(action=command)]), update
 
 
 def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:

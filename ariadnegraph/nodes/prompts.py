@@ -74,14 +74,13 @@ def planner_prompt(max_actions: int, rewards: bool) -> str:
 
 
 PLAN_CHOICE = f"""{AGENT}
-Your job: decide what to do next for the GOAL. Read what is known: TEXTS READ (instructions such as a recipe, word
-for word), the MAP and UNEXPLORED EXITS, DONE HERE (commands already tried in this place, and what the game
-answered), RECENT HISTORY and the OBSERVATION. Then write the subgoal and one sentence of reasoning, choose the next
-command from VALID COMMANDS, and list the commands you already know will follow it (a route, then take, cut and
-cook). Do not choose what DONE HERE shows already failed or changed nothing. When what the goal needs has not been
-found yet, go through an unexplored exit. If CRITIC FEEDBACK is given, your last plan did not work: do something else.
-Reply with JSON only, for example:
-{{"subgoal": "get the red apple", "reasoning": "the recipe needs it and it is in the fridge", "next": "open fridge", "then": ["take red apple from fridge", "slice red apple with knife"]}}"""
+Your job: choose the next command for the GOAL. Read what is known: the ENVIRONMENT's rules, TEXTS READ (what the
+agent has read, word for word), the MAP and UNEXPLORED EXITS, DONE HERE (commands already tried in this place, and
+the game's answer), RECENT HISTORY and the OBSERVATION. First write one sentence of reasoning: what the goal needs
+now. Then write the command that does it, exactly as VALID COMMANDS lists it. Do not choose what DONE HERE shows
+changed nothing. When what the goal needs has not been seen yet, go through an unexplored exit. If CRITIC FEEDBACK
+is given, the last command did not work: choose another.
+Reply with JSON only, in this form: {{"reasoning": "<one sentence>", "action": "<one of VALID COMMANDS>"}}"""
 
 CRITIC = f"""{AGENT}
 Your job: check. First, if an EXPECTED OUTCOME is given, say whether the ACTUAL OUTCOME agrees with it (a

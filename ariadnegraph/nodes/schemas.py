@@ -79,16 +79,14 @@ class Plan(BaseModel):
                                                        json_schema_extra={"maxItems": 8})
 
 
-class PlanChoice(BaseModel):
-    """Planner (``plan_choice``): the subgoal, a sentence of reasoning, the next command chosen from the
-    valid ones (under a grammar, the only thing it can write there), and the commands it knows follow."""
+class Decision(BaseModel):
+    """Planner (``plan_choice``): a sentence of reasoning (required, first: the grammar makes the model think
+    before it commits), then the next command written out."""
 
-    reply_tokens: ClassVar[int] = 200
-    subgoal: Annotated[str, _clip(100)] = text(100, "the subgoal")
-    reasoning: Annotated[str, _clip(160)] = text(160, "one sentence on why", default="")
-    next: Annotated[str, _clip(80)] = text(80, "exactly one of the valid commands")
-    then: Annotated[list[Name], _keep(4)] = Field(
-        default_factory=list, description="the commands that follow it, when already known", json_schema_extra={"maxItems": 4})
+    reply_tokens: ClassVar[int] = 100
+    reasoning: Annotated[str, _clip(120)] = Field(description="one sentence: what the goal needs now",
+                                                  json_schema_extra={"minLength": 12, "maxLength": 120})
+    action: Annotated[str, _clip(80)] = text(80, "the command, as VALID COMMANDS lists it")
 
 
 class Reflection(BaseModel):
@@ -132,14 +130,6 @@ def action_choice(valid: list[str]) -> type[ActionChoice]:
         return ActionChoice
     choices: Any = Literal.__getitem__(tuple(dict.fromkeys(valid)))
     return create_model("ActionChoice", __base__=ActionChoice, action=(choices, Field(description="exactly one of the valid commands")))
-
-
-def plan_choice(valid: list[str]) -> type[PlanChoice]:
-    """PlanChoice whose ``next`` must be one of ``valid`` (as ``action_choice`` does for the actor)."""
-    if not valid or len(valid) > CHOICES_IN_SCHEMA:
-        return PlanChoice
-    choices: Any = Literal.__getitem__(tuple(dict.fromkeys(valid)))
-    return create_model("PlanChoice", __base__=PlanChoice, next=(choices, Field(description="exactly one of the valid commands")))
 
 
 QA_ANSWER_CHARS = 600  # the inner monologue's findings, and an answer to a user's question

@@ -19,7 +19,7 @@ import pytest
 from ariadnegraph.testing.openai_server import serve
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
-EPISODE = ["--env", "cooking:1", "--seed", "1", "--max-steps", "6"]
+EPISODE = ["--env", "cooking:1", "--seed", "1", "--max-steps", "6", "--preset", "ariadne_full"]  # every role calls the model
 MID_EPISODE = 15  # chat requests let through before the fault: the agent is a few steps in
 
 

@@ -80,7 +80,8 @@ def test_agent_graph_has_every_role_and_the_replanning_edges():
     assert ("critic", "planner", True) in edges and ("critic", "actor", True) in edges
     assert ("aggregator", "world_model_qa", True) in edges and ("aggregator", "critic", True) in edges
     assert ("planner", "critic", True) in edges and ("planner", "actor", True) in edges  # presets without a critic skip it
-    assert ("actor", "environment", False) in edges and ("environment", "summarizer", True) in edges
+    assert ("actor", "environment", True) in edges and ("environment", "summarizer", True) in edges
+    assert ("actor", "planner", True) in edges  # a plan step the actor sends back (ariadne)
     assert ("memory_update", "finish", True) in edges and ("finish", "__end__", False) in edges  # the end is one node
 
 

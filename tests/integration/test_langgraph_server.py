@@ -331,7 +331,12 @@ def test_a_thread_created_again_with_the_same_id_leaves_the_old_run_as_it_was(se
     run = work / "runs" / thread
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     client.threads.delete(thread)
-    client.threads.create(thread_id=thread)
+    for _ in range(50):  # the deletion may land a moment after the call returns
+        try:
+            client.threads.create(thread_id=thread)
+            break
+        except httpx.HTTPStatusError:
+            time.sleep(0.2)
     out = client.runs.wait(thread, "agent", input={"env": "cooking:2", "seed": 4, "max_steps": 3}, raise_error=False)
     assert "has already played 3 steps" in out["__error__"]["message"]
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before

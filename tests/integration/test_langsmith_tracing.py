@@ -104,7 +104,7 @@ def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoi
     assert calls
     for run in nodes + calls:
         assert {"step", "score"} <= set(run["metadata"]), run
-        assert run["metadata"]["run_id"] == run_id.decode() and run["metadata"]["preset"] == "ariadne"
+        assert run["metadata"]["run_id"] == run_id.decode() and run["metadata"]["preset"] == "ariadne_full"
     assert {r["metadata"]["step"] for r in nodes if r["name"] == "summarizer"} == {0, 1, 2}
 
 

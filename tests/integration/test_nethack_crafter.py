@@ -4,6 +4,7 @@ BALROG's progression, refuse bad specs in one line, and their suites run offline
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,7 +81,7 @@ def test_the_progression_suites_run_offline(suite, figure, tmp_path):
 @pytest.mark.parametrize(("env", "preset"), [("crafter", "agentkit"), ("nethack:challenge", "ariadne")])
 def test_the_agent_plays_both_worlds_offline(env, preset, tmp_path):
     result = subprocess.run([ARIADNE, "play", "--env", env, "--preset", preset, "--max-steps", "4", "--run-dir", str(tmp_path), "--json"],
-                            capture_output=True, text=True, timeout=600)
+                            capture_output=True, text=True, timeout=600, env={k: v for k, v in os.environ.items() if k != "ARIADNE_PRESET"})
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads(result.stdout.strip().splitlines()[-1])
     assert summary["steps"] == 4 and summary["preset"] == preset

@@ -268,7 +268,7 @@ def actions(run_dir: Path, run_id: str) -> list:
 
 
 def test_cli_plays_through_the_server_like_the_local_model(server, tmp_path):
-    common = ["play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--json"]
+    common = ["play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--json", "--preset", "ariadne_full"]  # every role
     runs = {"local": tmp_path / "local", "wire": tmp_path / "wire"}
     commands = {
         "local": [ARIADNE, *common, "--model", "scripted", "--run-dir", str(runs["local"])],

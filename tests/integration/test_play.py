@@ -39,7 +39,7 @@ def test_play_prints_progress_and_a_json_summary_and_saves_the_run(tmp_path):
     assert "step   1" in result.stdout and "plan:" in result.stdout and "model calls" in result.stdout
     summary = last_json(ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--run-dir", str(tmp_path), "--json"))
     assert SUMMARY_FIELDS <= summary.keys()
-    assert summary["model"] == "scripted" and summary["preset"] == "ariadne"
+    assert summary["model"] == "scripted" and summary["preset"] == "ariadne_full"  # the tests' default (conftest)
     assert summary["llm_calls"] > 0 and summary["prompt_tokens"] > 0
     run = RunDir.open(tmp_path, summary["run_id"])
     assert (run.path / "checkpoints.sqlite").is_file()

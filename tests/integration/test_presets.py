@@ -49,6 +49,12 @@ class CallRecorder(BaseCallbackHandler):
         return out
 
 
+@pytest.fixture(autouse=True)
+def each_preset_as_itself(monkeypatch):
+    """Every preset here is played as named (the suite's default, ARIADNE_PRESET=ariadne_full, would replace 'ariadne')."""
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+
+
 def played(env: str, preset: str, tmp_path, max_steps: int, seed: int | None = None) -> tuple[dict, list[dict]]:
     recorder = CallRecorder()
     token = _RECORDER.set(recorder)
@@ -87,12 +93,14 @@ def test_every_preset_completes_an_episode(episodes, env, preset):
     assert result["preset"] == preset and result["fallbacks"] == 0
     assert result["steps"] == 40 or result["won"], result
     assert [s["step"] for s in steps] == list(range(result["steps"] + 1))
-    if preset in ("ariadne", "stma", "davis", "full_history"):
+    # the double plans from the facts memory holds: presets whose model extracts them win with it (ariadne's
+    # memory holds the map only, so the double, which is no model, does not win with it)
+    if preset in ("ariadne_full", "stma", "davis", "full_history"):
         assert result["won"], f"{preset} should win {env} with the scripted model: {result}"
 
 
-def test_ariadne_plans_only_when_needed_and_checks_every_action(episodes):
-    result, steps = episodes("arigraph:cook", "ariadne")
+def test_ariadne_full_plans_only_when_needed_and_checks_every_action(episodes):
+    result, steps = episodes("arigraph:cook", "ariadne_full")
     usage = result["usage_by_node"]
     assert usage["planner"]["calls"] < result["steps"] / 2
     assert usage["critic"]["calls"] >= result["steps"]

@@ -243,8 +243,10 @@ def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatc
     assert update["expected"] == "sliced" and update["expected_reward"] == "+1" and model.calls == []
     compound = actor_module.actor({**state, "plan": [{"action": "take knife, then slice carrot", "expected": ""}]}, Runtime(context=d_a))
     assert compound["proposed"] == "take knife"  # one step is one game turn: the first command of a compound one
+    # with the actor: written short, the one valid command holding its words; written otherwise, the model's choice
+    assert actor_module.actor(state, runtime(preset="davis"))["proposed"] == "slice carrot with knife" and model.calls == []
     model.replies.append(structured("ActionChoice", reasoning="", action="slice carrot with knife"))
-    grounded = actor_module.actor(state, runtime(preset="davis"))
+    grounded = actor_module.actor({**state, "plan": [{"action": "cut up the carrot", "expected": ""}]}, runtime(preset="davis"))
     assert grounded["proposed"] == "slice carrot with knife" and len(model.calls) == 1
 
 
@@ -293,6 +295,7 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)  # the tests' default is ariadne_full (conftest)
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
     tried: dict = {}
     monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)

@@ -26,14 +26,14 @@ from ariadnegraph.runs import RunDir
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 
 # One legal value per switch, different from the ariadne preset's where the type allows.
-EXAMPLES = {"summarizer": "true", "knowledge_graph": "off", "retrieval": "stma", "episodes_k": "4", "stma_n": "3", "stma_hops": "1",
+EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", "episodes_k": "4", "stma_n": "3", "stma_hops": "1",
             "history": "none", "history_full_text": "true", "summarizer_history": "25", "unexplored_exits": "no",
-            "exploration_check": "yes", "memory_facts_shown": "0", "aggregator": "llm", "qa_turns": "3", "planner": "never",
+            "exploration_check": "yes", "memory_facts_shown": "1", "aggregator": "llm", "qa_turns": "3", "planner": "never",
             "plan_length": "2", "expected_rewards": "1", "precheck": "true", "outcome_check": "true", "react_choice": "true",
             "reflections": "true", "go_to": "false", "invalidate": "false", "thoughts": "crafter", "belief_shown": "false",
             "extraction_reads": "history", "grounding": "off", "plan_choice": "false", "strict_grounding": "false",
             "loop_guard": "false", "stall_steps": "5", "pin_readings": "false", "extract_new_only": "false",
-            "oracle_extraction": "true", "oracle_plan": "true"}
+            "oracle_extraction": "true", "oracle_plan": "true", "env_map": "false"}
 
 
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():

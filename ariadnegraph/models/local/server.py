@@ -7,8 +7,9 @@ exits. Servers are registered in ``<local models dir>/servers/NAME.json``; a fil
 "find or start" keeps two processes from starting the same one. A reused server goes away with its
 owner: a run using it then stops with one provider error line and resumes later.
 
-The server keeps ``SLOTS`` slots, each with its own KV cache: callers pin each agent role to a slot
-(``id_slot``), so consecutive calls of a role reuse the prompt prefix they share.
+The server keeps ``SLOTS`` slots over one shared KV cache of ``KV_POOL_CONTEXTS`` model contexts: callers
+pin each agent role to a slot (``id_slot``), so consecutive calls of a role reuse the prompt prefix they
+share while the pool has room for it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .weights import is_installed, pid_alive, weights_path
 
 HOST = "127.0.0.1"
 SLOTS = 8  # one per node that calls a model (nodes.common.NODE_SLOTS); other callers share them
+KV_POOL_CONTEXTS = 2  # the shared KV cache holds this many full-length prompts (8 x 16k held 10 GB for a 1.1 GB model)
 START_TIMEOUT = 180.0  # seconds for the weights to load and the server to answer /health
 
 
@@ -138,7 +140,9 @@ def server_command(model: LocalModel, port: int) -> list[str]:
         "--host", HOST,
         "--port", str(port),
         "--parallel", str(SLOTS),
-        "--ctx-size", str(SLOTS * model.context),  # split evenly: model.context tokens per slot
+        # One KV pool shared by the slots (a role's cached prefix stays until the pool needs the room), sized
+        # for the prompts in flight at once, not SLOTS x the longest: a run asks one role at a time.
+        "--kv-unified", "--ctx-size", str(KV_POOL_CONTEXTS * model.context),
         "--no-webui",
     ]
 

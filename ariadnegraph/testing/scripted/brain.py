@@ -18,10 +18,10 @@ from ...nodes.schemas import (
     ActionChoice,
     Belief,
     Critique,
+    Decision,
     ExplorationCheck,
     Extraction,
     Plan,
-    PlanChoice,
     PlanStep,
     SpatialBelief,
 )
@@ -442,16 +442,10 @@ def plan(s: Sections) -> Plan:
     return Plan(subgoal=subgoal, reasoning=reasoning, steps=steps)
 
 
-def plan_choice(s: Sections) -> PlanChoice:
-    """The plan as a choice: its first step as one of the listed commands (the closest, as ``choose``
-    grounds a proposal), the rest as written."""
-    decided = plan(s)
-    admissible = items(s.get(p.ADMISSIBLE))
-    first = decided.steps[0].action
-    exact = next((a for a in admissible if _lower(a) == _lower(first)), None)
-    best = exact or _best_overlap(first, admissible) or next((a for a in admissible if a.lower() == "look"), admissible[0] if admissible else "look")
-    return PlanChoice(subgoal=decided.subgoal, reasoning=decided.reasoning, next=best,
-                      then=[step.action for step in decided.steps[1:5]] if best == exact else [])
+def decide(s: Sections) -> Decision:
+    """The plan's first step, with the plan's reasoning (the double always writes a valid command)."""
+    chosen = choose(s)
+    return Decision(reasoning=chosen.reasoning or "the next step of the plan", action=chosen.action)
 
 
 def _without_go_to(sit: Situation, steps: list[PlanStep]) -> list[PlanStep]:

@@ -28,10 +28,10 @@ from ...nodes.schemas import (
     ActionChoice,
     Belief,
     Critique,
+    Decision,
     ExplorationCheck,
     Extraction,
     Plan,
-    PlanChoice,
     SpatialBelief,
 )
 from ...prompting import parse_sections
@@ -42,7 +42,7 @@ ROLES: dict[str, tuple[type[BaseModel], Callable[[dict[str, str]], BaseModel]]] 
     "Extraction": (Extraction, brain.extraction),
     "SpatialBelief": (SpatialBelief, brain.spatial),
     "Plan": (Plan, brain.plan),
-    "PlanChoice": (PlanChoice, brain.plan_choice),
+    "Decision": (Decision, brain.decide),
     "Critique": (Critique, brain.critique),
     "ActionChoice": (ActionChoice, brain.choose),
     "ExplorationCheck": (ExplorationCheck, brain.exploration_check),

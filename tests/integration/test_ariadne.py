@@ -1,0 +1,54 @@
+"""The ariadne preset end to end with the scripted double (a test double: what it scores says nothing about a
+model), and the role oracles: what runs, what is recorded for the diagnostics, and how an oracle is labelled."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ariadnegraph.agent.presets import ORACLE_SWITCHES, PRESETS
+from ariadnegraph.evals.diagnostics import run_diagnosis
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.runs import RunDir
+
+ARIADNE = str(Path(sys.executable).parent / "ariadne")
+
+
+def play(tmp_path: Path, *args: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "ARIADNE_PRESET"}  # the tests' default is ariadne_full
+    done = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--run-dir", str(tmp_path), "--json", *args],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_ariadne_asks_only_the_planner_and_writes_the_map_from_the_game(tmp_path):
+    summary = play(tmp_path, "--max-steps", "12")
+    assert summary["preset"] == "ariadne" and not summary["oracle"]
+    assert set(summary["replies_by_node"]) == {"planner"}  # no summarizer, extraction, inner monologue or critic call
+    run = RunDir.open(tmp_path, summary["run_id"])
+    lines = list(run.steps())
+    assert all(line["decided"]["plans"] for line in lines[1:] if "plans" in (line.get("decided") or {}))
+    assert all(line.get("location") for line in lines) and all("actor" in (line.get("decided") or {}) for line in lines[1:])
+    with WorldMemory.open(run.memory_path) as memory:
+        facts = {f.triplet for f in memory.all_facts}
+    rooms = {line["location"] for line in lines}
+    assert {("player", "in", room) for room in rooms} <= facts
+    assert any(relation == "has exit" for _, relation, _ in facts)  # from the valid 'go' commands
+    diagnosis = run_diagnosis(tmp_path, summary["run_id"])
+    assert diagnosis.totals["planner"]["plans"] >= 1 and diagnosis.totals["critic"]["verdicts"] == 0
+
+
+def test_a_role_oracle_is_never_a_default_and_is_labelled_where_it_plays(tmp_path):
+    assert not any(getattr(preset, name) for preset in PRESETS.values() for name in ORACLE_SWITCHES)
+    summary = play(tmp_path, "--max-steps", "30", "--set", "oracle_plan=true")
+    assert summary["oracle"] == ["plan"] and summary["won"]  # the winning commands, played: the plumbing carries them
+    assert "planner" not in summary["replies_by_node"]  # no model call planned anything
+    text = subprocess.run([ARIADNE, "play", "--resume", summary["run_id"], "--run-dir", str(tmp_path)], capture_output=True, text=True,
+                          timeout=300, env={k: v for k, v in os.environ.items() if k != "ARIADNE_PRESET"}).stdout
+    assert "with ORACLE plan" in text
+    steps = run_diagnosis(tmp_path, summary["run_id"]).totals["planner"]
+    assert steps["on_winning_path"] == 1.0
