@@ -74,9 +74,10 @@ def unexplored_move(state: AgentState, context: AgentContext) -> str | None:
 
 def looped_or_stalled(state: AgentState, context: AgentContext, command: str) -> str | None:
     """Why ``command`` should not be played from a plan made earlier: it was played twice already from here
-    (``loop_guard``), or no score came for ``stall_steps`` steps (checked once per step, before any replan)."""
+    (``loop_guard``; not a move, which may be the only way out of a dead end), or no score came for
+    ``stall_steps`` steps (checked once per step, before any replan)."""
     preset = context.switches
-    if preset.loop_guard:
+    if preset.loop_guard and direction_of_command(command) is None:  # a move may be the only way out: stalls catch pacing
         count, answer = tried_here(state, context).get(command, (0, ""))
         if count >= 2:
             return f"'{command}' was already played {count} times here and the game answered '{answer}': do something else"
