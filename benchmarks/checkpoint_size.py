@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-steps", type=int, default=1000)
     parser.add_argument("--marks", type=int, nargs="+", default=[10, 100, 1000])
-    parser.add_argument("--preset", default="ariadne")
+    parser.add_argument("--preset", default="ariadne_full", help="default: every role on, so every role's state is in the checkpoints")
     args = parser.parse_args()
     print(f"preset {args.preset}, scripted model, seed {args.seed}, up to {args.max_steps} steps\n")
     print("| game | step | checkpoints written | bytes per step | mean bytes per checkpoint | checkpoints.sqlite |")
