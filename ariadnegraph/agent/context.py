@@ -17,8 +17,11 @@ from its own variable, or ``ARIADNE_MODEL_API_KEY`` for ``base_url``: :func:`ari
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import cache, cached_property
 from typing import Any, Literal, get_args, get_origin, get_type_hints
@@ -34,6 +37,8 @@ TOOL_CALLING: tuple[str, ...] = get_args(ToolCalling)
 # The settings a server's clients may not choose: where runs are written and read, and which endpoint
 # receives model requests (with the server's credentials). Everything else in the context is a client's choice.
 OPERATOR_SETTINGS = ("run_dir", "base_url")
+# A client names a built-in thought graph (agentkit/NAME.yaml); a path, which would read a file of the server's, is the operator's.
+BUILTIN_NAME = re.compile(r"[a-z][a-z0-9_-]{0,40}")
 # Bounds a client cannot step outside (a context is also a server's request): (least, most).
 RANGES: dict[str, tuple[float, float]] = {
     "max_replans": (0, 10), "qa_turns": (0, 20), "structured_tries": (1, 10), "max_retries": (0, 10),
@@ -182,8 +187,25 @@ class ClientSettingRefused(ValueError):
 
 def check_client_settings(context: AgentContext) -> None:
     """On a server: the context a client sent leaves :data:`OPERATOR_SETTINGS` as the operator set them
-    (``ARIADNE_*`` variables, read by a context built with nothing given)."""
+    (``ARIADNE_*`` variables, read by a context built with nothing given), and names no file of the
+    server's: a thought graph is one of the built-in ones, by name (a path would read any file there)."""
     operator = AgentContext()
     for name in OPERATOR_SETTINGS:
         if getattr(context, name) != getattr(operator, name):
             raise ClientSettingRefused(f"'{name}' is the server's setting (ARIADNE_{name.upper()}); a client cannot set it")
+    thoughts = context.switch_overrides.get("thoughts")
+    if thoughts is not None and not BUILTIN_NAME.fullmatch(thoughts):
+        raise ClientSettingRefused(f"switch 'thoughts' takes the name of a built-in thought graph on a server (e.g. 'crafter'), got {thoughts!r:.80}")
+
+
+def checked_for_clients(node: Callable[..., Any]) -> Callable[..., Any]:
+    """``node`` as a served graph runs it: the client's context is checked before the node does anything
+    (any node may be the first a run executes: a paused thread resumes at the next one, with the context
+    its client sends then). ``functools.wraps`` keeps the signature LangGraph reads to pass ``runtime``."""
+
+    @functools.wraps(node)
+    def run(state: Any, runtime: Any, *args: Any, **kwargs: Any) -> Any:
+        check_client_settings(runtime.context)
+        return node(state, runtime, *args, **kwargs)
+
+    return run

@@ -23,7 +23,7 @@ from typing import Any
 from ..config import CHECKPOINTER_ENV, checkpointer_url, redacted
 from ..memory import MemoryCorrupted, WorldMemory
 from ..memory.world import MEMORY_FILE
-from ..runs import CHECKPOINTS_FILE, MEMORY_DIR, ORACLE_FILE, TRAJECTORY_FILE, RunCorrupted, RunDir
+from ..runs import CHECKPOINTS_FILE, MEMORY_DIR, META_FILE, ORACLE_FILE, TRAJECTORY_FILE, RunCorrupted, RunDir
 from .checkpoints import CHECKPOINTS, in_postgres, latest_values
 
 MEMORY_NAME = f"{MEMORY_DIR}/{MEMORY_FILE}"
@@ -77,6 +77,11 @@ def check_run(run: RunDir) -> RunCheck:
         else:
             missing = "is missing" if not run.trajectory_path.exists() else f"lacks steps {recorded}..{checkpointed}"
             raise RunCorrupted(f"run {name}: {TRAJECTORY_FILE} {missing}")
+    result = meta.get("result")
+    last = recorded - 1 + run.torn(run.trajectory_path)  # (a torn last line is a step resume writes again)
+    if isinstance(result, dict) and recorded and result.get("steps") != last:
+        # finish writes the result after the last step; a fork that cut the steps drops it (session._rebuild)
+        raise RunCorrupted(f"run {name}: {META_FILE}'s result is for {result.get('steps')} steps, {TRAJECTORY_FILE} holds {last}")
     if recorded and not run.oracle_path.exists():
         raise RunCorrupted(f"run {name}: {ORACLE_FILE} is missing")
     # a step's oracle line is written just before its trajectory line

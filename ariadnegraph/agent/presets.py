@@ -183,7 +183,10 @@ SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(Preset) if f.name != "d
 
 
 _MINIMUM = {"plan_length": 1}  # a plan of no action is no plan
-_MAXIMUM = {"summarizer_history": HISTORY_BUFFER}  # STMA's buffer: the state keeps that many steps (agent/state.py)
+# Bounds of the number switches (a switch is also a server client's request): the state keeps STMA's buffer of
+# summarizer_history steps (agent/state.py), a plan at most 8 steps (nodes/schemas.Plan); the rest far past any paper's.
+_MAXIMUM = {"summarizer_history": HISTORY_BUFFER, "plan_length": 8, "episodes_k": 100, "stma_n": 100, "stma_hops": 10,
+            "history": 100_000, "qa_turns": 20, "stall_steps": 100_000}
 
 
 def _allowed(name: str) -> str:
@@ -193,9 +196,8 @@ def _allowed(name: str) -> str:
         return " or ".join(choices)
     if kind is bool:
         return "true or false"
-    low = f" >= {_MINIMUM[name]}" if name in _MINIMUM else ""
-    low += f" <= {_MAXIMUM[name]}" if name in _MAXIMUM else ""
-    return " or ".join("none" if c is type(None) else c.__name__ + low for c in choices) if choices else kind.__name__ + low
+    bounds = f" from {_MINIMUM.get(name, 0)} to {_MAXIMUM[name]:,}" if name in _MAXIMUM else f" >= {_MINIMUM[name]}" if name in _MINIMUM else ""
+    return " or ".join("none" if c is type(None) else c.__name__ + bounds for c in choices) if choices else kind.__name__ + bounds
 
 
 def parse_switch(name: str, value: Any) -> Any:

@@ -29,6 +29,7 @@ from langgraph.config import get_config
 
 from ..envs import Observation, TextEnv, make
 from ..memory import WorldMemory
+from ..memory.world import MEMORY_FILE
 from ..runs import MEMORY_DIR, TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, next_trail
 from ..tools.kg_tools import make_kg_tools
 
@@ -109,6 +110,7 @@ class MemoryView:
     memory: WorldMemory
     _tools: dict[int | None, list[BaseTool]] = field(default_factory=dict, repr=False)
     _copy: tempfile.TemporaryDirectory | None = field(default=None, repr=False)  # a reader's private copy of the files
+    version: tuple[Any, ...] = ()  # a reader's: the saved memory's state it copied (session._memory_version)
 
     def tools(self, as_of: int | None = None) -> list[BaseTool]:
         """The KG tools over the memory as it was at step ``as_of`` (None: now)."""
@@ -254,9 +256,8 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
     cuts the files only once everything agrees."""
     records = list(run.steps())
     restoring = "observation" in state  # a checkpointed state; else the episode's first step
-    if not restoring and len(records) > 1:  # (step 0 alone: killed before its first checkpoint, started again)
-        raise RunExists(f"run {run.run_id} has already played {len(records) - 1} steps; "
-                        "a new episode needs a new run id (or a new thread)")
+    if not restoring:
+        _check_new_episode(run, state, records)
     step = state.get("step", 0) if restoring else 0
     recorded = records[step] if step < len(records) else None
     if restoring and recorded is not None and state.get("trail") and recorded.get("trail") not in (None, state["trail"]):
@@ -276,6 +277,9 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
     rewind = state.get("memory_step", -1) if restoring else -1
     memory = WorldMemory(run.memory_path, rewind_to=rewind if (not restoring or "memory_step" in state) else None)
     try:
+        meta = run.meta()
+        if "result" in meta and len(records) > step + 1:  # a fork of a finished run: its end is no longer the run's
+            run.write_meta({k: v for k, v in meta.items() if k != "result"})
         run.truncate_steps(step if restoring else -1)  # steps after the state's are its future, to be played again
         if restoring and step >= len(records):
             record_step(run, step, state.get("last_action"), observation, state.get("last_reason"), trail, state.get("last_decided"))
@@ -284,6 +288,22 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
         raise
     owner = run.meta().get("thread_id") or run.run_id
     return Session(run=run, env=env, memory=memory, observation=observation, thread=owner, step=step, trail=trail)
+
+
+EPISODE_KEYS = ("env", "seed", "variation", "split", "max_steps")  # what run.json says was played, as the episode input gives it
+
+
+def _check_new_episode(run: RunDir, state: Mapping[str, Any], records: list[dict[str, Any]]) -> None:
+    """A new episode may take an existing run's id only to start that same episode again, when the run
+    played nothing past step 0 (killed before its first checkpoint); anything else would overwrite a run."""
+    meta = run.meta()
+    if len(records) > 1 or "result" in meta:
+        played = f"has already played {len(records) - 1} steps" if len(records) > 1 else "is finished"
+        raise RunExists(f"run {run.run_id} {played}; a new episode needs a new run id (or a new thread)")
+    differs = [key for key in EPISODE_KEYS if meta.get(key) != state.get(key)]
+    if differs:
+        raise RunExists(f"run {run.run_id} was started as another episode ({', '.join(f'{k} {meta.get(k)!r}' for k in differs)}); "
+                        "a new episode needs a new run id (or a new thread)")
 
 
 def _replay(env: TextEnv, run: RunDir, commands: list[str], recorded: list[dict[str, Any]]) -> tuple[Observation, str]:
@@ -320,6 +340,20 @@ READERS_KEPT = 8  # saved memories kept open for readers (a server answering que
 _READERS: OrderedDict[tuple[str, str], MemoryView] = OrderedDict()
 
 
+def _memory_version(run_dir: str | Path, run_id: str) -> tuple[tuple[str, int, int], ...]:
+    """What identifies the state of a run's saved memory: its database files' sizes and modification times
+    (a rewind or a new step writes them)."""
+    folder = Path(run_dir) / run_id / MEMORY_DIR
+    found = []
+    for name in (MEMORY_FILE, MEMORY_FILE + "-wal"):
+        try:
+            stat = (folder / name).stat()
+        except OSError:
+            continue
+        found.append((name, stat.st_size, stat.st_mtime_ns))
+    return tuple(found)
+
+
 def memory_view(run_id: str, run_dir: str | Path) -> MemoryView:
     """The memory of a run and its tools: the live session's, else the saved memory, read from a
     private copy of its memory folder (opening the files would write to them). The last
@@ -330,9 +364,13 @@ def memory_view(run_id: str, run_dir: str | Path) -> MemoryView:
     key = (str(Path(run_dir).resolve()), run_id)
     with _LOCK:
         view = _READERS.get(key)
-        if view is not None:
+        if view is not None and view.version == _memory_version(run_dir, run_id):
             _READERS.move_to_end(key)
             return view
+        if view is not None:  # the memory changed since it was read (a fork rewound it, or the run went on)
+            del _READERS[key]
+            view.close_reader()
+        version = _memory_version(run_dir, run_id)
         copy = tempfile.TemporaryDirectory(prefix="ariadne-memory-")
         try:
             source = RunDir.open(run_dir, run_id).memory_path
@@ -341,7 +379,7 @@ def memory_view(run_id: str, run_dir: str | Path) -> MemoryView:
             target = Path(copy.name) / MEMORY_DIR
             shutil.copytree(source, target)
             # no check_run before this reader (the server's ask): the log's whole chain is checked here
-            view = MemoryView(memory=WorldMemory.open(target, check_log=True), _copy=copy)
+            view = MemoryView(memory=WorldMemory.open(target, check_log=True), _copy=copy, version=version)
         except BaseException:
             copy.cleanup()
             raise

@@ -18,7 +18,7 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.agent.context import AgentContext, checked_for_clients
 from ariadnegraph.agent.presets import PRESETS, Preset, preset_of
 from ariadnegraph.agent.state import AgentState, EpisodeInput, EpisodeResult
 from ariadnegraph.agentkit.thoughts import thoughts
@@ -106,17 +106,19 @@ def route_after_actor(state: AgentState) -> Literal["planner", "environment"]:
 def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentContext, EpisodeInput, EpisodeResult]:
     """The agent graph; ``served``: the one a LangGraph server runs for clients (their context may not
     change the operator's settings; their ``file:`` games held to the server's games directory)."""
+    # every node of a served graph checks the client's context first: a paused thread resumes at any node
+    node = (lambda fn: traced_node(checked_for_clients(fn))) if served else traced_node
     builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=EpisodeInput, output_schema=EpisodeResult)
-    builder.add_node("environment", traced_node(served_environment if served else environment))
-    builder.add_node("summarizer", traced_node(summarizer))
-    builder.add_node("relation_retriever", traced_node(relation_retriever))
-    builder.add_node("memory_update", traced_node(memory_update))
-    builder.add_node("retriever", traced_node(retriever))
-    builder.add_node("aggregator", traced_node(aggregator))
-    builder.add_node("world_model_qa", traced_node(world_model_qa))
-    builder.add_node("planner", traced_node(planner))
-    builder.add_node("critic", traced_node(critic), destinations=("planner", "actor"))
-    builder.add_node("actor", traced_node(actor))
+    builder.add_node("environment", node(served_environment if served else environment))
+    builder.add_node("summarizer", node(summarizer))
+    builder.add_node("relation_retriever", node(relation_retriever))
+    builder.add_node("memory_update", node(memory_update))
+    builder.add_node("retriever", node(retriever))
+    builder.add_node("aggregator", node(aggregator))
+    builder.add_node("world_model_qa", node(world_model_qa))
+    builder.add_node("planner", node(planner))
+    builder.add_node("critic", node(critic), destinations=("planner", "actor"))
+    builder.add_node("actor", node(actor))
     builder.add_edge(START, "environment")
     builder.add_conditional_edges("environment", route_after_environment)
     builder.add_conditional_edges("summarizer", route_after_summarizer)
@@ -127,9 +129,9 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_edge("world_model_qa", "planner")
     builder.add_conditional_edges("planner", route_after_planner)
     builder.add_conditional_edges("actor", route_after_actor)
-    builder.add_node("thoughts", traced_node(thoughts))
+    builder.add_node("thoughts", node(thoughts))
     builder.add_edge("thoughts", "environment")
-    builder.add_node("finish", traced_node(finish))
+    builder.add_node("finish", node(finish))
     builder.add_edge("finish", END)
     return builder
 

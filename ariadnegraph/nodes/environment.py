@@ -12,7 +12,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from ..agent.approval import approved_command
-from ..agent.context import AgentContext, check_client_settings
+from ..agent.context import AgentContext
 from ..agent.presets import switch_values
 from ..agent.recall import recall
 from ..agent.session import live_session, record_step
@@ -49,6 +49,9 @@ def check_episode_input(state: AgentState) -> None:
         check_run_id(state["run_id"])
     if state.get("split") is not None and not isinstance(state["split"], str):
         raise ValueError(f"the episode input's 'split' must be text, got {state['split']!r:.60}")
+    if state.get("max_steps") is None:
+        raise ValueError(f"the episode input needs 'max_steps' (an integer between 1 and {MAX_STEPS_LIMIT:,}), e.g. "
+                         "{\"env\": \"cooking:1\", \"seed\": 1, \"max_steps\": 50}")
     check_numbers(max_steps=state.get("max_steps"), seed=state.get("seed"), variation=state.get("variation"))
     check_split(state["env"], state.get("split"))
     for name in ("lessons", "script"):
@@ -95,9 +98,8 @@ def check_recursion_budget(state: AgentState, context: AgentContext, remaining: 
 
 
 def served_environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    """The environment node of the graph a LangGraph server serves: the client's context may not change
-    the operator's settings, and a client's ``file:`` game must lie in the server's games directory."""
-    check_client_settings(runtime.context)
+    """The environment node of the graph a LangGraph server serves (whose nodes all check the client's
+    context first, ``checked_for_clients``): a client's ``file:`` game must lie in the server's games directory."""
     if "observation" not in state and state.get("env"):
         check_served_spec(state["env"])
     return environment(state, runtime)

@@ -208,6 +208,18 @@ def test_run_json_of_the_wrong_shape_is_named_before_anything_is_read(runs, tmp_
     os.chmod(meta_path, 0o644)
 
 
+def test_a_result_that_does_not_match_the_trajectory_is_refused(runs, tmp_path, capsys):
+    """run.json's result is written after the last step: one for another number of steps (a fork's abandoned
+    branch, an edit) describes another history than the trajectory, and readers refuse the run."""
+    source, run_id = runs["finished"]
+    shutil.copytree(source / run_id, tmp_path / run_id)
+    meta_path = tmp_path / run_id / "run.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "result": {**meta["result"], "steps": meta["result"]["steps"] + 5}}))
+    assert main(["report", run_id, "--run-dir", str(tmp_path)]) == 2
+    assert "run.json's result is for" in capsys.readouterr().err
+
+
 def test_a_run_killed_before_its_first_checkpoint_resumes(tmp_path, capsys):
     """Killed between creating its files and the first checkpoint: an empty checkpoints.sqlite and at
     most step 0 recorded is a run to start again, not a damaged one (seen when an eval was killed)."""
@@ -217,6 +229,8 @@ def test_a_run_killed_before_its_first_checkpoint_resumes(tmp_path, capsys):
         (run / name).unlink(missing_ok=True)
     (run / "checkpoints.sqlite").write_bytes(b"")
     shutil.rmtree(run / "memory")
+    meta = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({k: v for k, v in meta.items() if k != "result"}))  # written only by the finish
     # a new process, as after a kill (Chroma caches clients per folder within a process)
     resumed = subprocess.run([ARIADNE, "play", "--resume", "early", "--run-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-2000:]

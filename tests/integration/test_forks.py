@@ -13,7 +13,7 @@ import pytest
 from ariadnegraph.agent.checkpoints import checkpointer
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.integrity import checked_copies
-from ariadnegraph.agent.session import ForkRefused, RunExists, end_session, open_session
+from ariadnegraph.agent.session import ForkRefused, RunExists, end_session, memory_view, open_session
 from ariadnegraph.graphs.agent import build_agent_graph
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.play import play
@@ -80,7 +80,7 @@ def test_a_fork_of_a_paused_thread_rebuilds_the_live_game_and_memory(tmp_path):
     context = AgentContext(run_dir=str(tmp_path))
     run_id = "p"
     graph_input = {**GAME, "max_steps": 8, "run_id": run_id}
-    with RunDir.create(tmp_path, run_id, {"run_id": run_id, "env": GAME["env"], "context": {"model": "scripted"}}).writer():
+    with RunDir.create(tmp_path, run_id, {"run_id": run_id, **GAME, "max_steps": 8, "context": {"model": "scripted"}}).writer():
         pass
     config = {"configurable": {"thread_id": run_id}}
     run = RunDir.open(tmp_path, run_id)
@@ -128,3 +128,52 @@ def test_a_new_episode_under_the_id_of_a_played_run_is_refused_and_changes_nothi
     with pytest.raises(RunExists, match="has already played 3 steps"):
         open_session(tmp_path, {**GAME, "run_id": "again", "max_steps": 3}, create=True, context=context)
     assert files_of(run) == before
+
+
+def test_a_fork_that_stops_before_the_end_leaves_no_result_of_the_abandoned_branch(tmp_path):
+    """A finished run forked at step 3 and paused at step 5: run.json no longer claims the old branch's
+    result, readers accept the run, and a reader opened before the fork sees the branch's memory after it."""
+    context = AgentContext(run_dir=str(tmp_path))
+    play(**GAME, max_steps=8, context=context, run_id="s")
+    run = RunDir.open(tmp_path, "s")
+    assert run.meta()["result"]["steps"] == 8
+    reader = memory_view("s", tmp_path)
+    assert reader.memory.last_episode == 8
+    config = {"configurable": {"thread_id": "s"}}
+    try:
+        with checkpointer(run) as saver:
+            graph = graph_of(saver)
+            fork = graph.update_state(before_step(graph, config, 3).config, {"proposed": DETOUR})
+            for _ in graph.stream(None, fork, context=context, durability="sync", interrupt_after=["memory_update"]):
+                pass
+            while graph.get_state(config).values["step"] < 5:
+                graph.invoke(None, config, context=context, durability="sync", interrupt_after=["memory_update"])
+    finally:
+        end_session("s")
+    assert "result" not in run.meta()
+    steps = consistent_history(tmp_path, "s")
+    assert steps[3]["action"] == DETOUR and steps[-1]["step"] == 5
+    after = memory_view("s", tmp_path)
+    assert after.memory.last_episode == 5 and after.memory.episodes[3].action == DETOUR
+
+
+def test_a_new_episode_under_the_id_of_a_run_started_as_another_is_refused(tmp_path):
+    """A run that recorded only its step 0 (stopped before its first checkpoint) may be started again as the
+    same episode, never as another one: run.json would describe a game that was not played."""
+    context = AgentContext(run_dir=str(tmp_path))
+    run = RunDir.create(tmp_path, "zero", {"run_id": "zero", **GAME, "max_steps": 3, "context": {"model": "scripted"}})
+    config = {"configurable": {"thread_id": "zero"}}
+    try:
+        with checkpointer(run) as saver:
+            for _ in graph_of(saver).stream({**GAME, "max_steps": 3, "run_id": "zero"}, config, context=context, durability="sync",
+                                            interrupt_after=["environment"]):
+                pass
+    finally:
+        end_session("zero")
+    assert [r["step"] for r in run.steps()] == [0]
+    before = files_of(run)
+    with pytest.raises(RunExists, match="started as another episode .*env 'cooking:1'"):
+        open_session(tmp_path, {"env": "cooking:2", "seed": 1, "run_id": "zero", "max_steps": 3}, create=True, context=context)
+    assert files_of(run) == before
+    open_session(tmp_path, {**GAME, "run_id": "zero", "max_steps": 3}, create=True, context=context)  # the same episode again
+    end_session("zero")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -29,9 +30,28 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def config_in(work: Path, config: str) -> Path:
+    """The repository's ``config`` with its paths made absolute, written into ``work``: the server runs in
+    ``work``, where the in-memory runtime keeps its threads and checkpoints (``.langgraph_api/``, relative to
+    the working directory), so nothing is left in the checkout and a test can read what the server stored."""
+    declared = json.loads((ROOT / config).read_text())
+
+    def absolute(path: str) -> str:
+        return str(ROOT / path) if path.startswith(".") else path
+
+    declared["dependencies"] = [absolute(d) for d in declared["dependencies"]]
+    declared["graphs"] = {name: absolute(path) for name, path in declared["graphs"].items()}
+    for key in ("auth", "store", "checkpointer"):
+        if key in declared:
+            declared[key]["path"] = absolute(declared[key]["path"])
+    target = work / f"served-{config}"
+    target.write_text(json.dumps(declared))
+    return target
+
+
 @contextlib.contextmanager
 def langgraph_dev(work: Path, config: str = "langgraph.json", **extra_env: str):
-    """`langgraph dev` on a free loopback port, stopped (process group) on exit."""
+    """`langgraph dev` on a free loopback port, in ``work``, stopped (process group) on exit."""
     port = free_port()
     env = {
         **os.environ,
@@ -45,8 +65,8 @@ def langgraph_dev(work: Path, config: str = "langgraph.json", **extra_env: str):
     log = open(log_path, "w")
     process = subprocess.Popen(
         [LANGGRAPH, "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser", "--no-reload",
-         "--config", str(ROOT / config)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+         "--config", str(config_in(work, config))],
+        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,  # its .langgraph_api/ (threads, checkpoints) in work
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -183,6 +203,10 @@ BAD_RUNS = [
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2, "run_id": 7}, None, "invalid run id 7"),
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2, "run_id": "../up"}, None, "invalid run id '../up'"),
     ("agent", {"env": 5}, None, "game spec must look like PREFIX:NAME, got 5"),
+    ("agent", {"env": "cooking:1", "seed": 1}, None, "the episode input needs 'max_steps'"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"switch_overrides": {"thoughts": "/etc/passwd"}},
+     "switch 'thoughts' takes the name of a built-in thought graph"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"switch_overrides": {"episodes_k": 10**9}}, "switch 'episodes_k' takes int from 0 to 100"),
     ("ask", {"run_id": ["x"], "question": "Where am I?"}, None, "ask needs a run_id (text), got ['x']"),
     ("ask", {"run_id": "x", "question": "Where am I?", "as_of": "later"}, None, "as_of must be a step number"),
     ("ask", {"run_id": "x", "question": "Where am I?"}, {"run_dir": "/tmp"}, "'run_dir' is the server's setting"),
@@ -361,7 +385,7 @@ def test_a_person_approves_or_replaces_each_command(server):
     assert first["step"] == 1 and first["command"] and first["valid"]
     client.runs.wait(thread, "agent", command={"resume": "accept"}, context=context)
     second = question()
-    assert second["step"] == 2
+    assert second["step"] == 2 and second["command"] != "look"  # replaced below by a command the agent did not choose
     client.runs.wait(thread, "agent", command={"resume": {"command": ""}}, context=context)  # not an answer: asked again
     assert "error" in question() and question()["step"] == 2
     client.runs.wait(thread, "agent", command={"resume": {"command": "look"}}, context=context)
@@ -385,39 +409,52 @@ def test_the_servers_recursion_limit_fits_long_episodes(server):
 
 
 def test_the_servers_key_and_the_providers_key_go_nowhere_else(tmp_path):
-    """With the server's access key, a provider's key and an operator-chosen model endpoint all set, the
-    endpoint (a loopback listener) receives neither key; a client cannot point the model elsewhere."""
+    """With the server's access key, a provider's key, an operator-chosen model endpoint and its key all set,
+    the endpoint (a loopback listener) receives only its own key; a client cannot point the model elsewhere,
+    neither when a run starts nor when it resumes a paused thread (whose next node calls the model at once);
+    no secret is written to the run's files or to the server's threads and checkpoints."""
     from langgraph_sdk import get_sync_client
 
-    from ariadnegraph.models.chat import NO_KEY
     from ariadnegraph.testing.openai_server import serve
 
-    listener, listener_url = serve()
+    operator_endpoint, operator_url = serve()
+    client_endpoint, client_url = serve()  # where a client would like the model requests to go
+    secrets = ("server-auth-secret", "sk-operator-provider-key", "operator-model-key")
     try:
-        with langgraph_dev(tmp_path, ARIADNE_SERVER_API_KEY="server-auth-secret", OPENAI_API_KEY="sk-operator-provider-key",
-                           ARIADNE_MODEL="openai:scripted", ARIADNE_BASE_URL=listener_url) as url:
+        with langgraph_dev(tmp_path, ARIADNE_SERVER_API_KEY=secrets[0], OPENAI_API_KEY=secrets[1], ARIADNE_MODEL_API_KEY=secrets[2],
+                           ARIADNE_MODEL="openai:scripted", ARIADNE_BASE_URL=operator_url) as url:
             client = get_sync_client(url=url, api_key="server-auth-secret")
             thread = client.threads.create()["thread_id"]
             client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
             assert client.threads.get_state(thread)["values"]["step"] == 2
             refused = client.runs.wait(client.threads.create()["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2},
-                                       context={"base_url": "http://127.0.0.1:9/v1"}, raise_error=False)
+                                       context={"base_url": client_url}, raise_error=False)
             assert "'base_url' is the server's setting" in refused["__error__"]["message"]
+            # a thread paused where the next node asks the model, resumed with the client's endpoint
+            paused = client.threads.create()["thread_id"]
+            client.runs.wait(paused, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2}, interrupt_after=["memory_update"])
+            resumed = client.runs.wait(paused, "agent", input=None, context={"base_url": client_url}, raise_error=False)
+            assert "'base_url' is the server's setting" in resumed["__error__"]["message"]
             # a key that is not UTF-8 is refused like any wrong key, without a traceback
             raw = urllib.request.Request(f"{url}/assistants/search", data=b"{}", headers={"Content-Type": "application/json"})
             raw.add_unredirected_header("x-api-key", b"\xff\xfe".decode("latin-1"))
             with pytest.raises(urllib.error.HTTPError) as bad:
                 urllib.request.urlopen(raw, timeout=10)
             assert bad.value.code == 401
-        keys = {request["authorization"] for request in listener.requests}
+        keys = {request["authorization"] for request in operator_endpoint.requests}
         log = "".join(p.read_text(errors="replace") for p in tmp_path.glob("server-*.log"))
     finally:
-        listener.close()
-    assert keys == {f"Bearer {NO_KEY}"}, keys
+        operator_endpoint.close()
+        client_endpoint.close()
+    assert keys == {"Bearer operator-model-key"}, keys
+    assert not client_endpoint.requests
     assert "UnicodeDecodeError" not in log
-    run = next((tmp_path / "runs").iterdir())
-    saved = "".join(p.read_text(errors="replace") for p in run.rglob("*.json*"))
-    assert "server-auth-secret" not in saved and "sk-operator" not in saved
+    # every file the server and the runs wrote: run.json, trajectories, memories, the server's threads and checkpoints
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and not p.name.startswith("server-")]
+    assert any(".langgraph_api" in p.parts for p in written) and any(p.name == "run.json" for p in written)
+    for path in written:
+        data = path.read_bytes()
+        assert not any(secret.encode() in data for secret in secrets), path
 
 
 def test_the_retired_key_variable_keeps_the_server_closed(tmp_path):
@@ -445,10 +482,13 @@ def test_the_server_outlives_postgres_restarts_and_never_plays_a_step_without_it
     try:
         with langgraph_dev(tmp_path, config="langgraph.postgres.json", ARIADNE_CHECKPOINTER=database.url) as url:
             client = get_sync_client(url=url)
+            # between episodes: a thread paused before the restart continues after it, and a new thread plays
             before = client.threads.create()["thread_id"]
-            client.runs.wait(before, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+            client.runs.wait(before, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3}, interrupt_after=["memory_update"])
             database.stop()
             database.start()
+            client.runs.wait(before, "agent", input=None)
+            assert client.threads.get_state(before)["values"]["step"] == 3
             after = client.threads.create()["thread_id"]
             client.runs.wait(after, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
             assert client.threads.get_state(after)["values"]["step"] == 2
@@ -468,7 +508,10 @@ def test_the_server_outlives_postgres_restarts_and_never_plays_a_step_without_it
             client.runs.wait(long, "agent", input=None)  # the same thread continues from its last checkpoint
             final = client.threads.get_state(long)["values"]
             assert final["done"] and final["step"] == 40
-        with checked_copies(tmp_path / "runs", [before, after, long]):
+            fresh = client.threads.create()["thread_id"]  # and a new thread plays
+            client.runs.wait(fresh, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+            assert client.threads.get_state(fresh)["values"]["step"] == 2
+        with checked_copies(tmp_path / "runs", [before, after, long, fresh]):
             pass  # every reader accepts every run
     finally:
         database.remove()

@@ -15,7 +15,7 @@ import pytest
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.integrity import checked_copies
-from ariadnegraph.agent.presets import PRESETS, SWITCHES, Preset, ablation, parse_switches
+from ariadnegraph.agent.presets import PRESETS, SWITCHES, Preset, ablation, parse_switch, parse_switches
 from ariadnegraph.evals import quoted
 from ariadnegraph.evals.plan import EvalError
 from ariadnegraph.evals.runner import plan_eval
@@ -48,8 +48,9 @@ def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
     ("planner=sometimes", "switch 'planner' takes when_needed or every_step or never"),
     ("precheck=maybe", "switch 'precheck' takes true or false"),
     ("qa_turns=-1", "switch 'qa_turns' takes int"),
-    ("history=lots", "switch 'history' takes int or none"),
-    ("plan_length=0", "switch 'plan_length' takes int >= 1"),
+    ("history=lots", "switch 'history' takes int from 0 to 100,000 or none"),
+    ("episodes_k=1000000000", "switch 'episodes_k' takes int from 0 to 100"),
+    ("plan_length=0", "switch 'plan_length' takes int from 1 to 8"),
     ("precheck", "--set takes SWITCH=VALUE"),
 ])
 def test_a_bad_switch_is_refused_naming_the_allowed_values(assignment, message):
@@ -167,3 +168,16 @@ def test_a_thought_graph_that_cannot_be_read_is_refused_before_any_write(tmp_pat
     assert not list(tmp_path.iterdir())
     with pytest.raises(EvalError, match="thought graph 'nosuch'"):
         plan_eval("crafter", ["react"], switches=["thoughts=nosuch"], out=tmp_path / "out")
+
+
+def test_every_number_switch_is_bounded():
+    """A switch is also a server client's request: no number switch takes an unbounded value."""
+    from typing import get_args, get_type_hints
+
+    from ariadnegraph.agent.presets import _MAXIMUM
+
+    numbers = [name for name in SWITCHES if int in (get_args(get_type_hints(Preset)[name]) or (get_type_hints(Preset)[name],))]
+    assert numbers and set(numbers) <= set(_MAXIMUM), sorted(set(numbers) - set(_MAXIMUM))
+    for name in numbers:
+        with pytest.raises(ValueError, match=f"switch '{name}' takes int from"):
+            parse_switch(name, _MAXIMUM[name] + 1)
