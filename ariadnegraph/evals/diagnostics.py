@@ -9,7 +9,8 @@ that win from there: ``policy``). Nothing here is shown to the agent.
 What is counted, per step and in total (a decision is charged to the step whose command it led to):
 
 - **planner**: plans whose first step was a valid command when planned (or a 'go to' a place already
-  visited); plan steps on a winning path (among the commands that win from there, where the game knows them);
+  visited); plan steps on a winning path (among the commands that win from there where the game knows them,
+  TextWorld's ``policy``; elsewhere among the gold path's commands not yet played, :func:`remaining_gold`);
 - **actor**: commands played that are neither the plan's step nor a close spelling of it (drift: the
   model mapped a plan step to another command, or nothing usable came back);
 - **critic**: rejections of the command the winning path takes next (false rejections); approvals of
@@ -97,6 +98,17 @@ def recipe_of(facts: Iterable[Sequence[str]]) -> set[str]:
     return {f[1].lower() for f in facts if len(f) == 3 and f[0] == "base" and f[2] in slots}
 
 
+def remaining_gold(walkthrough: Sequence[str], played: Sequence[str | None]) -> list[str]:
+    """Where the game gives no winning commands from each state (TextWorldExpress, ScienceWorld: a gold path
+    from the start only): the gold path's commands not yet played, in order; an approximation of the winning
+    path from here that holds while the agent has not undone what it did."""
+    left = [_words(c) for c in walkthrough]
+    for command in played:
+        if _words(command) in left:
+            left.remove(_words(command))
+    return left
+
+
 def impossible(triplet: Sequence[str], rooms: set[str]) -> bool:
     """A fact whose relation cannot hold: an exit to something that is not a direction, a direction
     relation between things that are not rooms (when the rooms are known), a thing inside a direction."""
@@ -147,7 +159,7 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         if t == 0:
             continue
         before = oracle[t - 1]
-        policy = before.get("policy") if t > 1 else (before.get("policy") or before.get("walkthrough"))
+        policy = before.get("policy") or remaining_gold(oracle[0].get("walkthrough") or [], [r.get("action") for r in lines[1:t]])
         path = {_words(c) for c in policy} if policy else None
         valid = lines[t - 1].get("valid") or []
         decided = line.get("decided") or {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ariadnegraph.evals.diagnostics import diagnose, impossible, mistakes, recipe_of, render_diagnosis
+from ariadnegraph.evals.diagnostics import diagnose, impossible, mistakes, recipe_of, remaining_gold, render_diagnosis
 from ariadnegraph.runs import RunDir
 
 KITCHEN = [["at", "P", "kitchen"], ["on", "knife", "counter"], ["in", "red apple", "fridge"], ["closed", "fridge"],
@@ -102,3 +102,24 @@ def test_what_cannot_hold():
     assert impossible(["kitchen", "has exit", "cookbook"], set()) and not impossible(["kitchen", "has exit", "north"], set())
     assert impossible(["oven", "north of", "kitchen"], {"kitchen", "pantry"}) and not impossible(["pantry", "north of", "kitchen"], {"kitchen", "pantry"})
     assert impossible(["knife", "in", "east"], set()) and impossible(["player", "took"], set())
+
+
+def test_without_a_policy_the_gold_path_not_yet_played_is_the_winning_path(tmp_path):
+    """TextWorldExpress and ScienceWorld give a gold path from the start only: a plan step is on the winning
+    path when it is among the gold commands not yet played, and the critic's 'next winning command' is the
+    first of them."""
+    gold = ["open fridge", "take red apple from fridge", "eat red apple"]
+    run = write_run(tmp_path, [
+        ({"action": None, "observation": "-= Kitchen =-"}, {"facts": KITCHEN, "location": "kitchen", "inventory": [], "walkthrough": gold}),
+        ({"action": "open fridge", "observation": "You open the fridge.",
+          "decided": {"plans": [{"subgoal": "s", "steps": ["open fridge", "look"]}]}},
+         {"facts": KITCHEN, "location": "kitchen", "inventory": []}),
+        ({"action": "look", "observation": "-= Kitchen =-",
+          "decided": {"plans": [{"subgoal": "s", "steps": ["open fridge", "take red apple from fridge"]}],
+                      "verdicts": [{"proposed": "take red apple from fridge", "judged": True, "approved": False}]}},
+         {"facts": KITCHEN, "location": "kitchen", "inventory": []}),
+    ])
+    assert remaining_gold(gold, ["open fridge", "look"]) == gold[1:]
+    steps = diagnose(run).steps
+    # step 2's plan: 'open fridge' was played already, the apple is next on the gold path (and rejected)
+    assert (steps[0].plan_on_path, steps[1].plan_on_path) == (1, 1) and steps[1].false_rejections == 1
