@@ -129,6 +129,13 @@ def direction_of_command(command: str | None) -> str | None:
 _GO_TO_PLACE = re.compile(r"^\s*(?:go|walk|head|return)\s+(?:to|back to)\s+(?:the\s+)?(.+?)\s*$", re.IGNORECASE)
 
 
+EXPLORE = "explore"  # the agent's own command: walk to the nearest exit not yet taken, and through it
+
+
+def is_explore(command: str | None) -> bool:
+    return " ".join((command or "").lower().split()) == EXPLORE
+
+
 def go_to_target(command: str) -> str | None:
     """The place a 'go to <place>' command names, else None."""
     found = _GO_TO_PLACE.match(command or "")
@@ -177,10 +184,18 @@ def ground_command(command: str, valid: Sequence[str]) -> str | None:
         holding = [v for words, v in by_verb.items() if words[0] == verb[0] and set(verb) <= set(words)]
         if len(holding) == 1:
             return holding[0]
+    # a close spelling: the same verb and number of words, each word a near miss of its own ("potatoe"), never
+    # another word ("green" for "red" is another thing, though the whole command reads 90% alike)
     same_verb = {" ".join(words): v for words, v in by_words.items()
-                 if words and words[0] == wanted[0] and direction_of_command(" ".join(words)) == direction_of_command(" ".join(wanted))}
+                 if words and words[0] == wanted[0] and len(words) == len(wanted) and all(_close_word(a, b) for a, b in zip(words, wanted))
+                 and direction_of_command(" ".join(words)) == direction_of_command(" ".join(wanted))}
     close = difflib.get_close_matches(" ".join(wanted), list(same_verb), n=1, cutoff=0.9)
     return same_verb[close[0]] if close else None
+
+
+def _close_word(a: str, b: str) -> bool:
+    """A word misspelt, not another word: equal, or one edit apart in a word of five letters or more."""
+    return a == b or (min(len(a), len(b)) >= 5 and difflib.SequenceMatcher(None, a, b).ratio() >= 0.8)
 
 
 
@@ -242,3 +257,99 @@ def offset_text(dx: int, dy: int) -> str:
     if dy:
         parts.append(f"{abs(dy)} {'south' if dy > 0 else 'north'}")
     return " and ".join(parts) or "here"
+
+
+# -- lists in a text the agent read (a recipe's ingredients and directions, a note's steps) -----------------
+LIST_ITEM_WORDS = 6  # a line of a list under a "Heading:" line is short; longer lines are prose
+_STOPWORDS = frozenset({"a", "an", "the", "some", "to", "of", "and", "with", "in", "on", "into", "from", "your", "it"})
+HAVE, DONE, TO_DO = "in inventory", "done", "to do"
+
+
+def _stem(word: str) -> str:
+    """A word's stem for matching a direction with the game's report of it (roast/roasted, fry/fried, dice/diced)."""
+    word = word.lower().strip(".,!?;:'\"")
+    if len(word) >= 3 and word.endswith("y"):
+        return word[:-1] + "i"
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in text.split() if w.lower() not in _STOPWORDS} - {""}
+
+
+def _reported(words: set[str], report: set[str]) -> bool:
+    """Every word of a line is in the report, as a word that starts like it (its first four letters)."""
+    return bool(words) and all(any(r.startswith(w[:4]) for r in report) for w in words)
+
+
+def checklist(lines: Sequence[str], confirmations: Sequence[str], inventory: Sequence[str] | None) -> list[tuple[str, str | None]]:
+    """Each line with its mark, for the lines of a list (short lines under a short heading ending in ':', such as
+    "Directions:"): ``in inventory`` when an item held holds its words, ``done`` when a confirmation (a command that
+    raised the score, with the game's answer) holds every word of the line, by stem ("roast the red bell pepper" is
+    reported by "You roasted the red bell pepper."), else ``to do``. Other lines (prose, headings) have no mark."""
+    held = [_stems(item) for item in inventory or []]
+    reports = [_stems(text) for text in confirmations]
+    marked: list[tuple[str, str | None]] = []
+    in_list = False
+    for line in lines:
+        text = line.strip()
+        words = _stems(text)
+        if text.endswith(":") and len(text.split()) <= 3:
+            in_list = True
+            marked.append((line, None))
+        elif not in_list or not text or len(text.split()) > LIST_ITEM_WORDS:
+            in_list = False
+            marked.append((line, None))
+        elif any(words and words <= item for item in held):
+            marked.append((line, HAVE))
+        elif any(_reported(words, report) for report in reports):
+            marked.append((line, DONE))
+        else:
+            marked.append((line, TO_DO))
+    return marked
+
+
+TAKING_VERBS = ("take", "pick up", "get")
+
+
+def command_for_item(item: str, valid: Sequence[str]) -> str | None:
+    """The one valid command that carries out a list item word for word, or None: an instruction ("chop the red
+    bell pepper") by a command with its verb (or another verb for it) holding its other words ("chop red bell pepper
+    with knife"); a thing to have ("red bell pepper") by the one command that takes it."""
+    words = _command_words(item)
+    if not words:
+        return None
+    verbs = {_verb_normalised(_command_words(v))[0]: v for v in valid if _command_words(v)}
+    verb = _verb_normalised(words)[0]
+    if verb in verbs:  # an instruction
+        rest = set(_verb_normalised(words)[1:])
+        found = [v for v in valid if _command_words(v) and _verb_normalised(_command_words(v))[0] == verb
+                 and rest <= set(_command_words(v))]
+    else:  # a thing to have
+        found = [v for v in valid if " ".join(_command_words(v)).startswith(TAKING_VERBS) and set(words) <= set(_command_words(v))]
+    return found[0] if len(found) == 1 else None
+
+
+_TAKEN_THING = re.compile(r"^(?:take|pick up|get)\s+(.+?)(?:\s+(?:from|off|out of|in|on)\s+.+)?$")
+
+
+def take_first(written: str, valid: Sequence[str]) -> str | None:
+    """For a command that is not valid now, the one valid command taking a thing it names ("chop tuna with knife",
+    the knife on the table: "take knife from table"): what it needs may be that thing in hand. None otherwise."""
+    named = " " + " ".join(_command_words(written)) + " "
+    found = []
+    for command in valid:
+        taken = _TAKEN_THING.match(" ".join(_command_words(command)))
+        if taken and f" {taken.group(1)} " in named:
+            found.append(command)
+    return found[0] if len(found) == 1 else None
+
+
+_CLAUSES = re.compile(r"[.!?;]\s+|,\s*(?:then\s+)?|\s+then\s+|\s+and then\s+")
+
+
+def last_step_of(goal: str) -> str:
+    """The last thing a goal asks for ("Read the recipe, cook the meal, then eat the meal": "eat the meal")."""
+    parts = [part.strip(" .!?") for part in _CLAUSES.split(goal or "") if part.strip(" .!?")]
+    return parts[-1] if parts else ""
+

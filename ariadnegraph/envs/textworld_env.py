@@ -36,7 +36,7 @@ from .text import clean_feedback, next_location, parse_inventory, parse_location
 DEFAULT_STEP_TIMEOUT = 10.0
 COOKING_MAX_STEPS = 50  # STMA appendix A.1: every task must be finished within 50 turns
 FILE_MAX_STEPS = 100
-COOKING_GOAL = "Prepare the meal from the recipe and eat it"
+COOKING_GOAL = "Read the recipe in the cookbook, cook the meal it describes, then eat the meal"
 COOKING_TASK = (
     "Cook the meal described in the cookbook, then eat it. Read the cookbook in the kitchen first and "
     "remember the recipe. Cut, dice or slice each ingredient with a knife exactly as the recipe says. "

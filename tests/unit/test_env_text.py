@@ -130,3 +130,40 @@ def test_non_movement_commands(command):
 )
 def test_inventory_parsing(text, items):
     assert parse_inventory(text) == items
+
+
+def test_the_items_of_a_list_read_are_marked_done_held_or_to_do():
+    """A recipe's lists: an item the inventory holds, a direction an answer that raised the score reported (by
+    stem: roast/roasted, fry/fried), the rest to do; prose and headings unmarked."""
+    from ariadnegraph.envs.text import DONE, HAVE, TO_DO, checklist
+
+    recipe = ["You open the cookbook and start reading:", "Recipe #1", "Gather all following ingredients and follow the directions.",
+              "Ingredients:", "red bell pepper", "carrot", "Directions:", "chop the red bell pepper", "roast the red bell pepper",
+              "fry the carrot", "prepare meal"]
+    marks = dict(checklist(recipe, ["You roasted the red bell pepper.\nYour score has just gone up by one point.", "You fried the carrot."],
+                           ["roasted red bell pepper", "red onion"]))
+    # (the carrot is reported by the answer that fried it)
+    assert [marks[line] for line in recipe] == [None, None, None, None, HAVE, DONE, None, TO_DO, DONE, DONE, TO_DO]
+    assert [m for _, m in checklist(recipe, [], [])][7:] == [TO_DO] * 4
+
+
+def test_a_list_item_is_carried_out_only_by_the_one_command_that_does_it_word_for_word():
+    from ariadnegraph.envs.text import command_for_item
+
+    valid = ["chop red bell pepper with knife", "take red bell pepper from counter", "cook red bell pepper with oven", "prepare meal",
+             "take knife from table", "examine knife", "take red apple from counter"]
+    assert command_for_item("chop the red bell pepper", valid) == "chop red bell pepper with knife"
+    assert command_for_item("red bell pepper", valid) == "take red bell pepper from counter"  # a thing to have: taken
+    assert command_for_item("prepare meal", valid) == "prepare meal"
+    assert command_for_item("roast the red bell pepper", valid) is None  # another verb than any command's: the model's to map
+    assert command_for_item("slice the carrot", valid) is None
+    assert command_for_item("red", valid) is None  # two commands would take something red: not word for word
+
+
+def test_a_command_not_valid_now_that_names_a_thing_to_take_takes_it_first():
+    from ariadnegraph.envs.text import take_first
+
+    valid = ["take cookbook from table", "take knife from table", "examine knife", "look"]
+    assert take_first("chop white tuna with knife", valid) == "take knife from table"
+    assert take_first("chop the white tuna", valid) is None  # names nothing that can be taken here
+    assert take_first("put knife and cookbook on table", valid) is None  # two things: not for code to choose
