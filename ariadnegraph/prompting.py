@@ -37,6 +37,8 @@ BELIEF = "BELIEF"
 PREVIOUS_BELIEF = "PREVIOUS BELIEF"
 NOTES = "WORLD MODEL NOTES"
 READINGS = "TEXTS READ"  # what the agent read (a recipe, a note), kept word for word
+PROGRESS = "PROGRESS"  # the commands that raised the score so far, with the game's answer
+NEXT_STEP = "NEXT STEP"  # the first item not done yet of a list the agent read
 DONE_HERE = "DONE HERE"  # commands already played at this place with this inventory and score, with the game's answer
 SUBGOAL = "SUBGOAL"
 PLAN = "CURRENT PLAN"
@@ -51,8 +53,8 @@ PROPOSED_ACTION = "PROPOSED ACTION"
 
 # Stable first, volatile last (see the module docstring).
 ORDER = (
-    ENVIRONMENT, GOAL, LESSONS, COMMANDS, READINGS, TRANSCRIPT, QUESTION, REFLECTIONS, FULL_HISTORY, KNOWN_FACTS, MEMORY, EPISODES, LOCATION,
-    INVENTORY, ADMISSIBLE, SPATIAL, EXPLORATION, HISTORY, DONE_HERE, BELIEF, PREVIOUS_BELIEF, NOTES, SUBGOAL, PLAN, FEEDBACK, LAST_ACTION,
+    ENVIRONMENT, GOAL, LESSONS, COMMANDS, READINGS, PROGRESS, TRANSCRIPT, QUESTION, REFLECTIONS, FULL_HISTORY, KNOWN_FACTS, MEMORY, EPISODES, LOCATION,
+    INVENTORY, NEXT_STEP, ADMISSIBLE, SPATIAL, EXPLORATION, HISTORY, DONE_HERE, BELIEF, PREVIOUS_BELIEF, NOTES, SUBGOAL, PLAN, FEEDBACK, LAST_ACTION,
     EXPECTED, EXPECTED_REWARD, OBSERVATION, ACTUAL, ACTUAL_REWARD, PROPOSED_ACTION,
 )
 _RANK = {name: i for i, name in enumerate(ORDER)}
@@ -64,9 +66,10 @@ NOTHING = "(nothing)"  # known to be empty (e.g. carrying nothing)
 EPISODE_START = "(none: the episode starts)"
 NOTHING_EXPECTED = "(nothing expected)"
 NOTHING_READ = "(nothing read yet)"
+NO_PROGRESS = "(no score yet)"
 NOT_CHECKED = "(not checked)"
 NOT_PREDICTED = "(not predicted)"
-PLACEHOLDERS = frozenset({NONE, UNKNOWN, NOTHING, EPISODE_START, NOTHING_EXPECTED, NOTHING_READ, NOT_CHECKED, NOT_PREDICTED})
+PLACEHOLDERS = frozenset({NONE, UNKNOWN, NOTHING, EPISODE_START, NOTHING_EXPECTED, NOTHING_READ, NO_PROGRESS, NOT_CHECKED, NOT_PREDICTED})
 
 _HEADING = "## "
 
@@ -137,6 +140,21 @@ def inventory_text(inventory: Iterable[str] | None) -> str:
     if inventory is None:
         return UNKNOWN
     return ", ".join(inventory) or NOTHING
+
+
+def all_done(last: str) -> str:
+    """The NEXT STEP once every item of the lists read is done: what the goal asks last."""
+    return f"{last} (every item of the lists read is done; this is what the GOAL asks last)"
+
+
+def step_line(heading: str | None, item: str) -> str:
+    """A list item as the next step, under its list's heading (``Directions: chop the carrot``)."""
+    return f"{heading} {item}" if heading else item
+
+
+def marked_line(line: str, mark: str | None) -> str:
+    """A line of a text read, with its mark when it is an item of a list (``chop the carrot [to do]``)."""
+    return f"{line} [{mark}]" if mark else line
 
 
 def fact_line(subject: str, relation: str, obj: str) -> str:

@@ -60,6 +60,11 @@ class Preset:
     pin_readings: bool = False  # texts the agent read (a recipe, a note) are kept and shown to the planner
     extract_new_only: bool = False  # an observation memory has already read word for word is not sent to extraction again
     env_map: bool = False  # the map written from the env (its room names, the moves between them, the 'go' commands valid there)
+    explore: bool = False  # 'explore' is one of the choices (to the nearest exit not taken yet, along the map); pacing between
+    # places already seen, with such an exit left, explores instead
+    progress_shown: bool = False  # the commands that raised the score so far are shown to the planner (PROGRESS)
+    follow_lists: bool = False  # the next item of a list read (NEXT STEP) is played, no model asked, when one valid command does it word for word
+    rules_shield: bool = False  # commands the game family's rules say ruin the episode (envs/rules.py) are never offered or played
     # Role oracles (never a preset's default; evaluation only): a role's output taken from the game's truth,
     # so a table shows what that role's mistakes cost. TextWorld games (true facts, the winning commands).
     oracle_extraction: bool = False  # ORACLE: the facts memory stores are the game's true facts about what the observation shows
@@ -92,7 +97,7 @@ PRESETS: dict[str, Preset] = {
         summarizer=False, knowledge_graph=False, retrieval="none", memory_facts_shown=False, aggregator="off", qa_turns=0,
         precheck=False, outcome_check=False, reflections=False, plan_length=4,
         plan_choice=True, strict_grounding=True, loop_guard=True, stall_steps=12, pin_readings=True, extract_new_only=True,
-        env_map=True,
+        env_map=True, explore=True, progress_shown=True, rules_shield=True, follow_lists=True,
     ),
     "ariadne_full": Preset(
         "ours, every role on: summarizer, temporal KG + episodic memory, world-model QA, planner-critic with expected "

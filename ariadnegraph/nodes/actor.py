@@ -11,12 +11,14 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.presets import Preset
 from ..agent.session import live_session
 from ..agent.state import AgentState
 from ..envs import InvalidCommand, sanitize_command, split_commands
-from ..envs.text import direction_of_command, go_to_target, ground_command, safe_command
+from ..envs.rules import ruinous
+from ..envs.text import EXPLORE, VERB_SYNONYMS, direction_of_command, go_to_target, ground_command, is_explore, safe_command, take_first
 from ..models import FALLBACK
-from .common import INADMISSIBLE, ask_structured, environment_section, go_to_choices, tried_here, with_issue, working_memory
+from .common import INADMISSIBLE, ask_structured, environment_section, explore_moves, go_to_choices, tried_here, with_issue, working_memory
 from .prompts import ACTOR, REACT
 from .schemas import action_choice
 
@@ -31,6 +33,20 @@ def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]]
     if moves is None:
         return None
     return [{"action": f"go {direction}", "expected": room} for direction, room in moves]
+
+
+def expand_on_map(action: str, state: AgentState, memory, preset: Preset) -> list[dict[str, str]] | None:
+    """The agent's own commands as single moves along the map: 'go to X' (``go_to``) and 'explore' (``explore``);
+    None for any other command, or one the map cannot expand."""
+    if preset.explore and is_explore(action):
+        return explore_moves(state, memory)
+    return expand_go_to(action, state, memory) if preset.go_to else None
+
+
+def paced(state: AgentState, context: AgentContext, command: str) -> bool:
+    """Whether ``command`` is a move already made twice from this very situation (place, inventory, score): walking
+    back and forth between places already seen."""
+    return direction_of_command(command) is not None and tried_here(state, context).get(command, (0, ""))[0] >= 2
 
 
 def as_written(action: str) -> str | None:
@@ -61,6 +77,41 @@ def sent_back(planned: str, why: str, avoid: str | None = None) -> dict[str, Any
     ``avoid``: a command left out of the planner's choices for the rest of the step (a repeat)."""
     return {"proposed": None, "plan": [], "needs_plan": True, "feedback": why, "decided": grounding(planned, None, "sent back", why=why),
             **({"avoid": [avoid]} if avoid else {})}
+
+
+TAKING = ("take ", "pick up ", "get ")  # the verbs that take a thing, across the games
+
+
+def not_valid_why(written: str, admissible: list[str]) -> str:
+    """Why a written step goes back to the planner: not a valid command, and what may be needed first. When no
+    valid command starts with its verb, what could be taken is named (a tool is usually taken first)."""
+    verb = (written.split() or [""])[0].lower()
+    same = {verb, VERB_SYNONYMS.get(verb, verb)}  # read is examine, get is take, ...
+    if any(VERB_SYNONYMS.get(first, first) in same for c in admissible for first in c.lower().split()[:1]):
+        return f"'{written}' is not a valid command here; choose one of VALID COMMANDS"
+    takes = [c for c in admissible if c.lower().startswith(TAKING)][:6]
+    hint = f"; things that can be taken here: {', '.join(takes)}" if takes else ""
+    return (f"no valid command here can '{verb}' yet: what it needs first is not at hand (a tool held, a container opened, "
+            f"another place){hint}")
+
+
+def mentioned_here(written: str, observation: str) -> bool:
+    """Whether the thing a command names (its words after the verb) is in the latest observation."""
+    words = [w for w in written.lower().split()[1:] if w not in ("the", "a", "an", "with", "from", "on", "in", "to")]
+    text = observation.lower()
+    return bool(words) and all(w in text for w in words)
+
+
+def way_forward(state: AgentState, context: AgentContext) -> str:
+    """What to play when the planner keeps coming back to a step that was sent back: an exit not taken yet from
+    here, else the first move of 'explore', else a way out not taken yet from this situation, else what changes
+    nothing."""
+    admissible = state.get("admissible") or []
+    moves = explore_moves(state, live_session(state, context).memory) if context.switches.explore else None
+    tried = tried_here(state, context)
+    ways_out = [c for c in admissible if direction_of_command(c) and c not in tried]
+    return (unexplored_move(state, context) or (ground_command(moves[0]["action"], admissible) if moves else None)
+            or (ways_out[0] if ways_out else safe_command(admissible)))
 
 
 def unexplored_move(state: AgentState, context: AgentContext) -> str | None:
@@ -97,9 +148,9 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     plan = list(state.get("plan") or [])
     admissible = state.get("admissible") or []
     update: dict[str, Any] = {}
-    if preset.go_to:
+    if preset.go_to or preset.explore:
         memory = live_session(state, context).memory
-        while plan and (moves := expand_go_to(plan[0]["action"], state, memory)) is not None:
+        while plan and (moves := expand_on_map(plan[0]["action"], state, memory, preset)) is not None:
             plan = moves + plan[1:]  # an empty expansion (already there) just drops the step
             if moves:
                 break
@@ -116,18 +167,40 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
                 "decided": grounding(step["action"], command or safe_command(admissible), "as_written" if command else "fallback")}
     command = ground_command(step["action"], admissible) if admissible else step["action"]
     how = "grounded"
+    ruin = ruinous(state["env"], command, state.get("inventory")) if preset.rules_shield and command and state.get("env") else None
+    if preset.explore and command is not None and admissible and paced(state, context, command):
+        # pacing between places already seen: explore instead, when an exit not taken yet is left
+        moves = explore_moves(state, live_session(state, context).memory)
+        first = ground_command(moves[0]["action"], admissible) if moves else None
+        if moves and first is not None and first != command:
+            return {"proposed": first, "expected": moves[0]["expected"] or None, "plan": moves[1:], **update,
+                    "decided": grounding(step["action"], first, "explore", why=f"'{command}' was already played twice from here")}
+    if command is None and preset.strict_grounding and admissible and (needed := take_first(step["action"], admissible)) is not None:
+        # not valid now, and a thing it names can be taken here: take it first
+        return {"proposed": needed, "expected": None, "plan": [], **update, "decided": grounding(step["action"], needed, "take first")}
     if state.get("replans", 0) < context.max_replans:
+        if command is None and preset.explore and is_explore(step["action"]) and admissible:
+            return sent_back(step["action"], "no exit is left that has not been taken: choose one of VALID COMMANDS", avoid=EXPLORE)
         if command is None and preset.strict_grounding and admissible:
-            return sent_back(step["action"], f"'{step['action']}' is not a valid command here; choose one of VALID COMMANDS")
+            return sent_back(step["action"], not_valid_why(step["action"], admissible))
+        if ruin:
+            return sent_back(step["action"], f"'{command}' is ruled out: {ruin}; choose another", avoid=command)
         why = looped_or_stalled(state, context, command) if command is not None else None
         if why:
             return sent_back(step["action"], why, avoid=command if "already played" in why else None)
-    if command is not None and command in (state.get("avoid") or []) and admissible:
-        # a repeat the planner chose again with its replans used up: through an unexplored exit, else a way out not
-        # yet taken from here, else what changes nothing
-        tried = tried_here(state, context)
-        ways_out = [c for c in admissible if direction_of_command(c) and c not in tried]
-        command, how = unexplored_move(state, context) or (ways_out[0] if ways_out else safe_command(admissible)), "fallback"
+    if admissible and (ruin or (command is not None and command in (state.get("avoid") or []))
+                       or (command is None and preset.strict_grounding)):
+        # with the replans used up, a step that was sent back comes again: never mapped by a model to another command
+        # (it picks an unrelated one), but a way forward
+        if command is None:
+            update = with_issue(update, "actor", INADMISSIBLE)
+        # a thing not here: search elsewhere; else first what changes nothing (the planner may see it anew), then, from the
+        # same situation again, a way out
+        safe = safe_command(admissible)
+        elsewhere = command is None and not mentioned_here(step["action"], state.get("observation") or "")
+        command = safe if tried_here(state, context).get(safe, (0, ""))[0] < 2 and not elsewhere else way_forward(state, context)
+        how = "fallback"
+        return {"proposed": command, "expected": None, "plan": [], **update, "decided": grounding(step["action"], command, how)}
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         how = "model"
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),

@@ -18,9 +18,11 @@ from ..agent.presets import Preset
 from ..agent.session import live_session
 from ..agent.state import HISTORY_KEPT, AgentState
 from ..envs import environment_brief
+from ..envs.rules import allowed
+from ..envs.text import TO_DO, checklist, last_step_of
 from ..memory import WorldMemory
 from ..models import StructuredResult, call_structured, is_local, load_chat_model
-from .prompts import GO_TO_COMMAND
+from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -164,9 +166,110 @@ def go_to_choices(state: Mapping[str, Any], memory: WorldMemory) -> list[str]:
     return [f"go to {place}" for place in memory.reachable_places(here)[:MAX_GO_TO_CHOICES]] if here else []
 
 
+def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[str]:
+    """The valid commands a deciding role is offered: all of them, but for those the game family's rules say ruin
+    the episode (``rules_shield``: envs/rules.py)."""
+    valid = list(state.get("admissible") or [])
+    if not context.switches.rules_shield or not state.get("env"):
+        return valid
+    return allowed(state["env"], valid, state.get("inventory"))
+
+
+def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[dict[str, str]] | None:
+    """'explore' as single moves: along the map to the nearest place with an exit not taken yet, then through
+    it (each with the room it should reach; the last one's is not known); None when no such exit is left."""
+    here = memory.location() or state.get("location")
+    if not here:
+        return None
+    best: list[dict[str, str]] | None = None
+    for place, directions in memory.unexplored_exits().items():
+        if not directions:
+            continue
+        moves = [] if memory.key(place) == memory.key(here) else memory.path(here, place)
+        if moves is not None and (best is None or len(moves) + 1 < len(best)):
+            best = [{"action": f"go {d}", "expected": room} for d, room in moves] + [{"action": f"go {sorted(directions)[0]}", "expected": ""}]
+    return best
+
+
 def extra_commands(preset: Preset) -> list[str] | None:
-    """The EXTRA COMMANDS section: 'go to' where the actor expands it on the KG's map."""
-    return [GO_TO_COMMAND] if preset.go_to else None
+    """The EXTRA COMMANDS section: 'go to' and 'explore' where the actor expands them on the KG's map."""
+    extra = [GO_TO_COMMAND] if preset.go_to else []
+    extra += [EXPLORE_COMMAND] if preset.explore else []
+    return extra or None
+
+
+PROGRESS_SHOWN = 12  # the latest commands that raised the score
+
+
+def score_rises(state: Mapping[str, Any], context: AgentContext) -> list[dict[str, Any]]:
+    """The steps whose command raised the score, read from the run's trajectory, in order."""
+    rises, score = [], 0.0
+    for record in live_session(state, context).run.steps():
+        if record.get("action") and record.get("score", 0.0) > score:
+            rises.append(record)
+        score = record.get("score", 0.0)
+    return rises
+
+
+def confirmations(state: Mapping[str, Any], context: AgentContext) -> list[str]:
+    """What confirms an item of a list read as done: each command that raised the score, with the game's answer."""
+    return [f"{record['action']}\n{record['observation']}" for record in score_rises(state, context)]
+
+
+def progress_section(state: Mapping[str, Any], context: AgentContext, preset: Preset) -> list[str] | str | None:
+    """The PROGRESS section (``progress_shown`` presets): each command that raised the score, with the first line
+    of the game's answer (what is already done, so not to be done again)."""
+    if not preset.progress_shown:
+        return None
+    done = []
+    for record in score_rises(state, context):
+        answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
+        done.append(f"{record['action']} -> {answer[:100]} (score {record['score']:g})")
+    return done[-PROGRESS_SHOWN:] or p.NO_PROGRESS
+
+
+def next_item(state: Mapping[str, Any], context: AgentContext) -> tuple[str | None, str] | None:
+    """The first item marked to do in the lists of the texts read (the latest text first), as (its list's heading,
+    the item); once every item is done, what the goal asks last (no heading); None when no list was read
+    (``pin_readings`` with ``progress_shown``)."""
+    preset = context.switches
+    if not (preset.pin_readings and preset.progress_shown) or not state.get("readings"):
+        return None
+    reports = confirmations(state, context)
+    listed = False
+    for reading in reversed(state["readings"]):
+        heading = None
+        for line, mark in checklist(reading.splitlines(), reports, state.get("inventory")):
+            if line.strip().endswith(":"):
+                heading = line.strip()
+            listed = listed or mark is not None
+            if mark == TO_DO:
+                return heading, line.strip()
+    last = last_step_of(state.get("goal") or "")
+    return (None, last) if listed and last else None
+
+
+def next_step(state: Mapping[str, Any], context: AgentContext) -> str | None:
+    """The NEXT STEP section: the first item to do of a list read, under its heading; every item done: what the goal
+    asks last; no list read: None (the goal says what to do)."""
+    item = next_item(state, context)
+    if item is None:
+        return None
+    heading, step = item
+    return p.step_line(heading, step) if heading is not None else p.all_done(step)
+
+
+def readings_section(state: Mapping[str, Any], context: AgentContext, preset: Preset) -> list[str] | str | None:
+    """The TEXTS READ section (``pin_readings`` presets): each text read, word for word; with ``progress_shown``
+    the items of its lists marked (in inventory, done: reported by an answer that raised the score, to do)."""
+    if not preset.pin_readings:
+        return None
+    readings = state.get("readings") or []
+    if not readings or not preset.progress_shown:
+        return readings or p.NOTHING_READ
+    reports = confirmations(state, context)
+    return ["\n".join(p.marked_line(line, mark) for line, mark in checklist(reading.splitlines(), reports, state.get("inventory")))
+            for reading in readings]
 
 
 def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
@@ -182,13 +285,14 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         p.LESSONS: state.get("lessons") or None,  # only in a later trial, or a run seeded from a memory namespace
-        p.READINGS: (state.get("readings") or p.NOTHING_READ) if preset.pin_readings else None,
+        p.READINGS: readings_section(state, context, preset),
+        p.PROGRESS: progress_section(state, context, preset),
         p.DONE_HERE: done_here_section(state, context, preset),
         p.COMMANDS: extra_commands(preset),
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.ADMISSIBLE: state.get("admissible") or [],
+        p.ADMISSIBLE: offered_commands(state, context),
         p.BELIEF: belief_section(state, preset),
         p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
         p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in ("arigraph", "rag") else None,

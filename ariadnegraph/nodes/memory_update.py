@@ -63,8 +63,11 @@ READING_MIN_CHARS = 100  # shorter answers to 'examine' describe a thing ("The s
 
 
 def text_read(state: AgentState) -> str | None:
-    """The text the last command read (a recipe, a note), as "command: text", when it was one."""
-    action, text = (state.get("last_action") or "").lower(), " ".join((state.get("observation") or "").split())
-    if action.startswith(READING_COMMANDS) and len(text) >= READING_MIN_CHARS:
-        return f"{state.get('last_action')}: {text}"
+    """The text the last command read (a recipe, a note), as "command: text", when it was one; its lines kept
+    (a list of directions reads as a list), blank lines and rulers dropped."""
+    action, observation = (state.get("last_action") or "").lower(), state.get("observation") or ""
+    lines = [" ".join(line.split()) for line in observation.splitlines()]
+    lines = [line for line in lines if line and line.strip("-=_*")]
+    if action.startswith(READING_COMMANDS) and len(" ".join(lines)) >= READING_MIN_CHARS:
+        return f"{state.get('last_action')}:\n" + "\n".join(lines)
     return None

@@ -4,6 +4,7 @@ calls; presets that reproduce AriGraph and the baselines plan every step."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -12,8 +13,9 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.session import live_session
 from ..agent.state import AgentState
-from ..envs.text import ground_command, safe_command
-from .common import ask_structured, go_to_choices, working_memory
+from ..envs.rules import phrasings
+from ..envs.text import EXPLORE, command_for_item, ground_command, safe_command
+from .common import ask_structured, explore_moves, go_to_choices, next_item, next_step, offered_commands, tried_here, working_memory
 from .prompts import PLAN_CHOICE, planner_prompt
 from .schemas import Decision, Plan, PlanStep
 
@@ -35,20 +37,54 @@ def oracle_plan(state: AgentState, context: AgentContext) -> dict[str, Any]:
             "replans": state.get("replans", 0) + 1, "decided": {"plans": [{"subgoal": "oracle", "steps": [s["action"] for s in steps]}]}}
 
 
+CHOICE_SECTIONS = (p.ENVIRONMENT, p.GOAL, p.LESSONS, p.READINGS, p.PROGRESS, p.LOCATION, p.INVENTORY, p.DONE_HERE, p.HISTORY,
+                   p.OBSERVATION)
+CHOICE_HISTORY = 3  # recent steps a choice reads (what was tried here is under DONE HERE, what raised the score under PROGRESS)
+
+
+def choice_sections(state: AgentState, context: AgentContext) -> dict[str, object]:
+    """What a ``plan_choice`` planner reads: lean, for a small model (no map text, no plan, no extra-command list:
+    'go to' and 'explore' are among the choices), with the next step of a list read worked out in code."""
+    shown = working_memory(state, context, replace(context.switches, history=min(context.switches.history or CHOICE_HISTORY, CHOICE_HISTORY)))
+    return {**{name: shown.get(name) for name in CHOICE_SECTIONS}, p.NEXT_STEP: next_step(state, context),
+            p.FEEDBACK: state.get("feedback") or None}
+
+
+def item_command(state: AgentState, item: str, admissible: list[str]) -> str | None:
+    """The one valid command that does a list item read word for word, as written or as the game family words it."""
+    for wording in (item, *phrasings(state.get("env") or "", item)):
+        command = command_for_item(wording, admissible)
+        if command is not None:
+            return command
+    return None
+
+
 def _choose_plan(state: AgentState, context: AgentContext) -> tuple[Plan, dict[str, Any]]:
     """``plan_choice``: a sentence of reasoning, then the next command, written out (after a thought, a small
     model writes the command it means; forced into an enum of commands, or asked for a number in a long list,
     it lands on another one); a plan of that one step, which the actor plays when it is a valid command or
     sends back when not. The known places to go to are offered beside the valid commands."""
-    avoid = set(state.get("avoid") or [])
-    admissible = [c for c in state.get("admissible") or [] if c not in avoid] or state.get("admissible") or []
-    places = go_to_choices(state, live_session(state, context).memory) if context.switches.go_to and admissible else []
+    # not offered: what was sent back this step, and what was played twice already from here and changed nothing
+    avoid = set(state.get("avoid") or []) | {c for c, (n, _) in tried_here(state, context).items() if n >= 2} if context.switches.loop_guard \
+        else set(state.get("avoid") or [])
+    admissible = [c for c in offered_commands(state, context) if c not in avoid] or offered_commands(state, context)
+    memory = live_session(state, context).memory
+    places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
+    if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):
+        places.append(EXPLORE)
+    item = next_item(state, context) if context.switches.follow_lists else None
+    if item is not None and (command := item_command(state, item[1], admissible)) is not None:
+        # the list read says what to do, and one valid command does it word for word: no model asked
+        step = p.step_line(*item) if item[0] is not None else item[1]
+        return Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"followed in code: {step}", steps=[PlanStep(action=command)]), {}
     fallback = fallback_plan(state).steps[0].action
     chosen, update = ask_structured(context, node="planner", role="planner", schema=Decision, system=PLAN_CHOICE,
-                                    sections={**working_memory(state, context), p.ADMISSIBLE: [*admissible, *places]},
+                                    sections={**choice_sections(state, context), p.ADMISSIBLE: [*admissible, *places]},
                                     fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
                                     step=state.get("step", 0))
     command = ground_command(chosen.action, [*admissible, *places]) or chosen.action
+    if command != chosen.action:  # the diagnostics judge what the model wrote, not what grounding made of it
+        update = {**update, "written": chosen.action}
     return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[PlanStep(action=command)]), update
 
 
@@ -66,6 +102,8 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
     kept = [{k: getattr(s, k) for k in keep} for s in steps[:preset.plan_length]]
-    decided = {"plans": [{"subgoal": plan.subgoal, "steps": [s["action"] for s in kept], "feedback": state.get("feedback")}]}
+    written = update.pop("written", None)
+    decided = {"plans": [{"subgoal": plan.subgoal, "steps": [s["action"] for s in kept], "feedback": state.get("feedback"),
+                          **({"written": written} if written else {})}]}
     return {"plan": kept, "decided": decided, "subgoal": plan.subgoal,
             "reason": plan.reasoning or None, "needs_plan": False, "feedback": None, "replans": state.get("replans", 0) + 1, **update}

@@ -13,6 +13,7 @@ AGENT = ("You are one part of an agent acting in the text environment described 
          "command at a time; the valid commands are listed, and EXTRA COMMANDS, when given, are understood too.")
 
 GO_TO_COMMAND = "go to <place>: walks to a place already visited, along exits the agent has already used"
+EXPLORE_COMMAND = "explore: walks to the nearest exit not taken yet and through it, to find what has not been seen"
 
 SUMMARIZER = f"""{AGENT}
 Your job: keep the agent's belief, a short note of what matters for the GOAL. Rewrite the PREVIOUS BELIEF
@@ -74,13 +75,13 @@ def planner_prompt(max_actions: int, rewards: bool) -> str:
 
 
 PLAN_CHOICE = f"""{AGENT}
-Your job: choose the next command for the GOAL. Read what is known: the ENVIRONMENT's rules, TEXTS READ (what the
-agent has read, word for word), the MAP and UNEXPLORED EXITS, DONE HERE (commands already tried in this place, and
-the game's answer), RECENT HISTORY and the OBSERVATION. First write one sentence of reasoning: what the goal needs
-now. Then write the command that does it, exactly as VALID COMMANDS lists it. Do not choose what DONE HERE shows
-changed nothing. When what the goal needs has not been seen yet, go through an unexplored exit. If CRITIC FEEDBACK
-is given, the last command did not work: choose another.
-Reply with JSON only, in this form: {{"reasoning": "<one sentence>", "action": "<one of VALID COMMANDS>"}}"""
+Your job: choose the next command. NEXT STEP, when given, says what to do now: the first item not done yet of a list
+the agent read (TEXTS READ marks each item [done], [to do] or [in inventory]); otherwise follow the GOAL. First write
+one short sentence: the step, and what it needs here first (a tool held, a thing taken, a container opened, another
+place). Then write the command from VALID COMMANDS that does it, or that gets what it needs. 'explore' walks to a
+place not seen yet; 'go to <place>' returns to a place seen. Do not choose what DONE HERE shows changed nothing.
+CRITIC FEEDBACK, when given, says why the last choice was not played: choose another.
+Reply with JSON only, in this form: {{"reasoning": "<one short sentence>", "action": "<one of VALID COMMANDS>"}}"""
 
 CRITIC = f"""{AGENT}
 Your job: check. First, if an EXPECTED OUTCOME is given, say whether the ACTUAL OUTCOME agrees with it (a

@@ -305,7 +305,7 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
              "plan": [{"action": "read recipe", "expected": ""}]}
     update = actor_module.actor(state, ariadne)
     assert update["proposed"] is None and update["needs_plan"] and update["plan"] == []
-    assert "'read recipe' is not a valid command here" in update["feedback"]
+    assert "no valid command here can 'read' yet" in update["feedback"]  # nothing here reads: what it needs is not at hand
     assert update["decided"]["actor"][0]["how"] == "sent back"
     tried["open fridge"] = (2, "You open the fridge.")
     repeat = actor_module.actor({**state, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne)
@@ -315,3 +315,120 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
     # once the step's replans are used up, the valid step is played after all
     assert actor_module.actor({**state, "replans": 2, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne)["proposed"] == "open fridge"
     assert model.calls == []
+
+
+def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(monkeypatch):
+    """'explore' walks the map to the nearest exit not taken yet and through it; a move made twice already from the
+    same situation (pacing) explores instead, with no model call; with nothing left to explore the move is played."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))
+    memory = WorldMemory()  # corridor (exits north, east) -> north: bedroom (exit south); east never taken
+    memory.observe(0, "-= Corridor =-", [("player", "in", "corridor"), ("corridor", "has exit", "north"), ("corridor", "has exit", "east")])
+    memory.observe(1, "-= Bedroom =-", [("player", "in", "bedroom"), ("bedroom", "north of", "corridor"), ("bedroom", "has exit", "south")])
+    assert common.explore_moves({"location": "bedroom"}, memory) == [{"action": "go south", "expected": "corridor"},
+                                                                      {"action": "go east", "expected": ""}]
+    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
+    tried: dict = {}
+    monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "location": "bedroom", "admissible": ["go south", "look"], "plan": [{"action": "explore", "expected": ""}]}
+    update = actor_module.actor(state, ariadne)
+    assert update["proposed"] == "go south" and update["plan"] == [{"action": "go east", "expected": ""}]
+    tried["go north"] = (2, "-= Bedroom =-")  # walked corridor -> bedroom twice already, score and inventory unchanged
+    memory.observe(2, "-= Corridor =-", [("player", "in", "corridor")])
+    paced = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
+                                "plan": [{"action": "go north", "expected": ""}]}, ariadne)
+    assert paced["proposed"] == "go east" and paced["decided"]["actor"][0]["how"] == "explore"
+    memory.observe(3, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "east of", "corridor")])
+    memory.observe(4, "-= Corridor =-", [("player", "in", "corridor")])
+    assert common.explore_moves({"location": "corridor"}, memory) is None
+    assert actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
+                               "plan": [{"action": "go north", "expected": ""}]}, ariadne)["proposed"] == "go north"
+    nothing = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"]}, ariadne)
+    assert nothing["proposed"] is None and "no exit is left" in nothing["feedback"] and nothing["avoid"] == ["explore"]
+    assert model.calls == []
+
+
+def test_ariadne_shows_what_raised_the_score_and_texts_read_line_by_line(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    from ariadnegraph.nodes.memory_update import text_read
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "cooking:1", "context": {"model": "scripted"}})
+    for step, (action, text, score) in enumerate([(None, "-= Kitchen =-", 0), ("take knife", "You take the knife.", 0),
+                                                  ("slice carrot with knife", "You slice the carrot.\nYour score has just gone up.", 1),
+                                                  ("look", "-= Kitchen =-", 1)]):
+        run.append_step({"step": step, "action": action, "observation": text, "score": score, "trail": str(step)})
+    monkeypatch.setattr(common, "live_session", lambda state, context: SimpleNamespace(run=run))
+    ariadne = AgentContext(preset="ariadne")
+    assert common.progress_section({}, ariadne, ariadne.switches) == ["slice carrot with knife -> You slice the carrot. (score 1)"]
+    assert common.progress_section({}, AgentContext(preset="react"), PRESETS["react"]) is None
+    recipe = "You open the cookbook:\n\nRecipe #1\n---------\nIngredients:\nred bell pepper\n\nDirections:\nchop the red bell pepper\nprepare meal"
+    assert text_read({"last_action": "examine cookbook", "observation": recipe}).splitlines() == [
+        "examine cookbook:", "You open the cookbook:", "Recipe #1", "Ingredients:", "red bell pepper", "Directions:",
+        "chop the red bell pepper", "prepare meal"]
+
+
+def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeypatch):
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried: dict = {}
+    monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)
+    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "cooking:1", "inventory": ["roasted carrot"], "admissible": ["cook carrot with stove", "eat carrot", "go east", "look"],
+             "plan": [{"action": "cook carrot with stove", "expected": ""}]}
+    update = actor_module.actor(state, ariadne)
+    assert update["proposed"] is None and "cooked already" in update["feedback"] and update["avoid"] == ["cook carrot with stove"]
+    last = actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne)
+    assert last["proposed"] == "look" and last["decided"]["actor"][0]["how"] == "fallback"  # what changes nothing, not the ruin
+    tried["look"] = (2, "-= Kitchen =-")  # the same situation again: a way out
+    assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne)["proposed"] == "go east"
+    assert common.offered_commands(state, ariadne.context) == ["go east", "look"]
+    assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]
+
+
+def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_command_does_the_item(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "cooking:1", "context": {"model": "scripted"}})
+    run.append_step({"step": 0, "action": None, "observation": "-= Kitchen =-", "score": 0, "trail": "0"})
+    session = SimpleNamespace(run=run, memory=WorldMemory())
+    monkeypatch.setattr(common, "live_session", lambda state, context: session)
+    monkeypatch.setattr(planner_module, "live_session", lambda state, context: session)
+    recipe = "examine cookbook:\nIngredients:\ncarrot\nDirections:\nslice the carrot\nroast the carrot\nprepare meal"
+    state = {**STATE, "env": "cooking:1", "readings": [recipe], "inventory": [], "plan": [], "location": "Kitchen",
+             "admissible": ["take carrot from counter", "take knife from table", "look"]}
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))
+    ariadne = runtime(preset="ariadne")
+    update = planner_module.planner(state, ariadne)
+    assert update["plan"][0]["action"] == "take carrot from counter" and model.calls == []  # 'carrot' to do: the one command taking it
+    assert update["decided"]["plans"][0]["subgoal"] == "NEXT STEP: Ingredients: carrot"
+    held = {**state, "inventory": ["carrot"]}  # next: 'slice the carrot', which no valid command does (no knife held): the model
+    model.replies.append(structured("Decision", reasoning="slicing needs the knife", action="take knife from table"))
+    update = planner_module.planner(held, ariadne)
+    assert update["plan"][0]["action"] == "take knife from table" and len(model.calls) == 1
+    assert sections_of(model.calls[0])[p.NEXT_STEP] == "Directions: slice the carrot"
+    assert "carrot [in inventory]" in sections_of(model.calls[0])[p.READINGS]
+    # every item done (each confirmed by a command that raised the score): what the goal asks last, played when one command does it
+    for step, (action, answer) in enumerate([("slice carrot with knife", "You slice the carrot."), ("cook carrot with oven", "You roasted the carrot."),
+                                             ("prepare meal", "Adding the meal to your inventory.")], start=1):
+        run.append_step({"step": step, "action": action, "observation": answer, "score": step, "trail": str(step)})
+    done = {**held, "goal": "Read the recipe, cook the meal it describes, then eat the meal", "admissible": ["eat meal", "look"]}
+    update = planner_module.planner(done, ariadne)
+    assert update["plan"][0]["action"] == "eat meal" and len(model.calls) == 1

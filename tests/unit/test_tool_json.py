@@ -93,6 +93,8 @@ def test_the_mode_follows_the_model_unless_set():
     ("take red apple", ["take red potato"], None),
     ("eat red apple", ["eat red potato", "look"], None),
     ("slice red potatoe with knife", ["slice red potato with knife"], "slice red potato with knife"),
+    ("cook green bell pepper with oven", ["cook red bell pepper with oven"], None),  # another thing, though 90% alike
+    ("cook red bell peper with oven", ["cook red bell pepper with oven"], "cook red bell pepper with oven"),
 ])
 def test_grounding_never_turns_a_command_into_another_action(wanted, valid, expected):
     assert ground_command(wanted, valid) == expected
