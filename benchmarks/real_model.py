@@ -127,10 +127,13 @@ def role_cell(roles: dict[str, dict[str, Any]]) -> str:
     return "; ".join(parts) or "none"
 
 
-DIAGNOSTICS = (("planner", "valid", "plans valid"), ("planner", "on_winning_path", "on path"), ("actor", "drift", "drift"),
-               ("actor", "sent_back", "sent back"), ("critic", "false_rejections", "false rej."), ("critic", "wrong_outcome_verdicts", "wrong outc."),
-               ("summarizer", "holds_recipe", "belief recipe"), ("extraction", "precision", "KG prec."),
-               ("extraction", "impossible_facts", "imposs. facts"), ("monologue", "unsupported", "unsupp. notes"), ("loops", "repeats", "repeats"))
+DIAGNOSTICS = (
+    ("planner", "valid", "plans valid"), ("planner", "on_winning_path", "on path"), ("actor", "drift", "drift"),
+    ("actor", "sent_back", "sent back"), ("actor", "ruled_out", "ruled out"), ("actor", "explored_instead", "explored"),
+    ("actor", "took_first", "took first"), ("actor", "fallbacks", "actor fallb."), ("critic", "false_rejections", "false rej."),
+    ("critic", "wrong_outcome_verdicts", "wrong outc."), ("summarizer", "holds_recipe", "belief recipe"), ("extraction", "precision", "KG prec."),
+    ("extraction", "impossible_facts", "imposs. facts"), ("monologue", "unsupported", "unsupp. notes"), ("loops", "repeats", "repeats"),
+)
 
 
 def diagnostic_cells(metrics: dict[str, Any]) -> list[str]:
@@ -187,8 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         for model in args.models:
-            for preset in args.presets:
-                for game in args.games:
+            for game in args.games:  # each game under every preset before the next: a partial table compares
+                for preset in args.presets:
                     key = f"{model}|{preset}|{game}|{args.max_steps}"
                     run_id = key.replace("|", "_").replace(":", "-").replace("@", "-")
                     if key in done:  # measured again from its run: the figures follow this script, not the one that played

@@ -65,7 +65,10 @@ class StepDiagnosis:
     plan_steps: int = 0
     plan_on_path: int | None = None  # plan steps among the winning commands (None: the game gives no winning path)
     drift: bool = False
-    sent_back: int = 0  # plan steps the actor returned to the planner (invalid, a repeat, a stall)
+    sent_back: int = 0  # plan steps the actor returned to the planner (invalid, a repeat, a stall, ruled out by the rules)
+    ruled_out: int = 0  # of those, steps the game family's rules rule out (the rules shield)
+    instead: str | None = None  # the actor played something else than the plan: "explore" (pacing), "fallback" (replans used up),
+    # "take first" (a step not valid now that names a thing to take here)
     false_rejections: int = 0
     failed_approvals: int = 0
     wrong_outcome_verdicts: int = 0
@@ -171,7 +174,8 @@ def diagnose(run: RunDir) -> RunDiagnosis:
             actions = plan.get("steps") or []
             if actions:
                 d.plans += 1
-                first, target = actions[0], go_to_target(actions[0])
+                first = plan.get("written") or actions[0]  # as the model wrote it, before grounding
+                target = go_to_target(first)
                 d.plans_valid += (not valid or ground_command(first, valid) is not None
                                   or (target is not None and _words(target) in visited))
             for action in actions:
@@ -181,8 +185,11 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         records = decided.get("actor") or []
         records = records if isinstance(records, list) else [records]
         d.sent_back = sum(r.get("how") == "sent back" for r in records)
+        d.ruled_out = sum(r.get("how") == "sent back" and "ruled out" in (r.get("why") or "") for r in records)
         actor = records[-1] if records else {}
-        if actor.get("planned") and actor.get("how") in ("model", "fallback"):
+        d.instead = actor.get("how") if actor.get("how") in ("explore", "fallback", "take first") else None
+        # (a fallback after the step was sent back is the actor refusing it on purpose, counted apart: not a drift)
+        if actor.get("planned") and (actor.get("how") == "model" or (actor.get("how") == "fallback" and not d.sent_back)):
             d.drift = ground_command(actor["planned"], [actor.get("played") or ""]) is None and go_to_target(actor["planned"]) is None
         next_on_path = _words(policy[0]) if policy else None
         for verdict in decided.get("verdicts") or []:
@@ -237,7 +244,9 @@ def _totals(steps: list[StepDiagnosis], brief: str, last_belief: str | None, fid
         "planner": {"plans": sum(s.plans for s in steps), "valid": _ratio(sum(s.plans_valid for s in steps), sum(s.plans for s in steps)),
                     "steps": plan_steps, "on_winning_path": _ratio(sum(on_path), plan_steps) if on_path else None},
         "actor": {"commands": len(steps), "drift": sum(s.drift for s in steps), "drift_rate": _ratio(sum(s.drift for s in steps), len(steps)),
-                  "sent_back": sum(s.sent_back for s in steps)},
+                  "sent_back": sum(s.sent_back for s in steps), "ruled_out": sum(s.ruled_out for s in steps),
+                  "explored_instead": sum(s.instead == "explore" for s in steps), "fallbacks": sum(s.instead == "fallback" for s in steps),
+                  "took_first": sum(s.instead == "take first" for s in steps)},
         "critic": {"verdicts": sum(s.verdicts for s in steps), "false_rejections": sum(s.false_rejections for s in steps),
                    "failed_approvals": sum(s.failed_approvals for s in steps),
                    "wrong_outcome_verdicts": sum(s.wrong_outcome_verdicts for s in steps)},

@@ -123,3 +123,17 @@ def test_without_a_policy_the_gold_path_not_yet_played_is_the_winning_path(tmp_p
     steps = diagnose(run).steps
     # step 2's plan: 'open fridge' was played already, the apple is next on the gold path (and rejected)
     assert (steps[0].plan_on_path, steps[1].plan_on_path) == (1, 1) and steps[1].false_rejections == 1
+
+
+def test_what_the_actor_played_instead_of_the_plan_is_counted(tmp_path):
+    run = write_run(tmp_path, [
+        ({"action": None, "observation": "-= Kitchen =-"}, {"facts": KITCHEN, "location": "kitchen", "inventory": []}),
+        ({"action": "look", "observation": "-= Kitchen =-", "decided": {"actor": [
+            {"planned": "eat red apple", "played": None, "how": "sent back", "why": "'eat red apple' is ruled out: eating loses"},
+            {"planned": "eat red apple", "played": "look", "how": "fallback"}]}},
+         {"facts": KITCHEN, "location": "kitchen", "inventory": []}),
+        ({"action": "go north", "observation": "-= Pantry =-", "decided": {"actor": [{"planned": "go south", "played": "go north", "how": "explore"}]}},
+         {"facts": KITCHEN, "location": "pantry", "inventory": []}),
+    ])
+    actor = diagnose(run).totals["actor"]
+    assert (actor["sent_back"], actor["ruled_out"], actor["fallbacks"], actor["explored_instead"], actor["drift"]) == (1, 1, 1, 1, 0)
