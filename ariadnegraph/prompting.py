@@ -147,6 +147,11 @@ def all_done(last: str) -> str:
     return f"{last} (every item of the lists read is done; this is what the GOAL asks last)"
 
 
+def goal_first(first: str) -> str:
+    """The NEXT STEP before any text was read: what a goal of several steps asks first."""
+    return f"{first} (the GOAL's first step; nothing read yet)"
+
+
 def step_line(heading: str | None, item: str) -> str:
     """A list item as the next step, under its list's heading (``Directions: chop the carrot``)."""
     return f"{heading} {item}" if heading else item

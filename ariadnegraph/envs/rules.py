@@ -62,3 +62,14 @@ def phrasings(spec: str, item: str) -> list[str]:
     found = _DIRECTION.match(" ".join(item.lower().split()))
     return [f"cook {found.group(2)} {COOKING_APPLIANCES[found.group(1)]}"] if found else []
 
+
+# The brief's "cut (slice, dice, chop) only with the knife in your inventory"
+CUTTING_VERBS = ("chop", "slice", "dice")
+
+
+def tools_needed(spec: str, item: str) -> list[str]:
+    """What an instruction read needs held before any command can do it ("chop the tuna": the knife); none
+    outside the cooking family."""
+    if not cooking_family(spec):
+        return []
+    return ["knife"] if " ".join(item.lower().split()).startswith(CUTTING_VERBS) else []

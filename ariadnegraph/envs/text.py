@@ -348,8 +348,19 @@ def take_first(written: str, valid: Sequence[str]) -> str | None:
 _CLAUSES = re.compile(r"[.!?;]\s+|,\s*(?:then\s+)?|\s+then\s+|\s+and then\s+")
 
 
+def steps_of(goal: str) -> list[str]:
+    """A goal's clauses in order ("Read the recipe, cook the meal, then eat the meal": three steps)."""
+    return [part.strip(" .!?") for part in _CLAUSES.split(goal or "") if part.strip(" .!?")]
+
+
 def last_step_of(goal: str) -> str:
     """The last thing a goal asks for ("Read the recipe, cook the meal, then eat the meal": "eat the meal")."""
-    parts = [part.strip(" .!?") for part in _CLAUSES.split(goal or "") if part.strip(" .!?")]
+    parts = steps_of(goal)
     return parts[-1] if parts else ""
+
+
+def first_step_of(goal: str) -> str:
+    """What a goal of several steps asks first ("Read the recipe in the cookbook"); "" for a goal of one step."""
+    parts = steps_of(goal)
+    return parts[0] if len(parts) > 1 else ""
 

@@ -19,7 +19,7 @@ from ..agent.session import live_session
 from ..agent.state import HISTORY_KEPT, AgentState
 from ..envs import environment_brief
 from ..envs.rules import allowed
-from ..envs.text import TO_DO, checklist, last_step_of
+from ..envs.text import TO_DO, checklist, first_step_of, last_step_of
 from ..memory import WorldMemory
 from ..models import StructuredResult, call_structured, is_local, load_chat_model
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
@@ -168,9 +168,14 @@ def go_to_choices(state: Mapping[str, Any], memory: WorldMemory) -> list[str]:
 
 def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[str]:
     """The valid commands a deciding role is offered: all of them, but for those the game family's rules say ruin
-    the episode (``rules_shield``: envs/rules.py)."""
+    the episode (``rules_shield``: envs/rules.py) and, with ``pin_readings`` and ``progress_shown``, a text already
+    kept in TEXTS READ read again (it shows nothing new; a small model re-reads what the goal says to read)."""
     valid = list(state.get("admissible") or [])
-    if not context.switches.rules_shield or not state.get("env"):
+    preset = context.switches
+    if preset.pin_readings and preset.progress_shown:
+        read = {reading.split(":\n", 1)[0].strip().lower() for reading in state.get("readings") or []}
+        valid = [command for command in valid if command.strip().lower() not in read]
+    if not preset.rules_shield or not state.get("env"):
         return valid
     return allowed(state["env"], valid, state.get("inventory"))
 
@@ -251,9 +256,14 @@ def next_item(state: Mapping[str, Any], context: AgentContext) -> tuple[str | No
 
 def next_step(state: Mapping[str, Any], context: AgentContext) -> str | None:
     """The NEXT STEP section: the first item to do of a list read, under its heading; every item done: what the goal
-    asks last; no list read: None (the goal says what to do)."""
+    asks last; nothing read yet: the first of a goal's several steps; else None (the goal says what to do)."""
     item = next_item(state, context)
     if item is None:
+        preset = context.switches
+        if preset.pin_readings and preset.progress_shown and not state.get("readings"):
+            # nothing read yet: a goal of several steps ("read the recipe, cook, eat") says what comes first
+            first = first_step_of(state.get("goal") or "")
+            return p.goal_first(first) if first else None
         return None
     heading, step = item
     return p.step_line(heading, step) if heading is not None else p.all_done(step)

@@ -4,6 +4,7 @@ calls; presets that reproduce AriGraph and the baselines plan every step."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -13,7 +14,7 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.session import live_session
 from ..agent.state import AgentState
-from ..envs.rules import phrasings
+from ..envs.rules import phrasings, tools_needed
 from ..envs.text import EXPLORE, command_for_item, ground_command, safe_command
 from .common import ask_structured, explore_moves, go_to_choices, next_item, next_step, offered_commands, tried_here, working_memory
 from .prompts import PLAN_CHOICE, planner_prompt
@@ -50,11 +51,20 @@ def choice_sections(state: AgentState, context: AgentContext) -> dict[str, objec
             p.FEEDBACK: state.get("feedback") or None}
 
 
+LIST_MARK = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
 def item_command(state: AgentState, item: str, admissible: list[str]) -> str | None:
-    """The one valid command that does a list item read word for word, as written or as the game family words it."""
-    for wording in (item, *phrasings(state.get("env") or "", item)):
+    """The one valid command that does a list item read word for word, as written or as the game family words it;
+    else the one that takes the tool the item needs and the inventory lacks ("chop the tuna": take the knife)."""
+    env = state.get("env") or ""
+    for wording in (item, *phrasings(env, item)):
         command = command_for_item(wording, admissible)
         if command is not None:
+            return command
+    held = " ".join(state.get("inventory") or []).lower()
+    for tool in tools_needed(env, item):
+        if tool not in held and (command := command_for_item(tool, admissible)) is not None:
             return command
     return None
 
@@ -82,7 +92,8 @@ def _choose_plan(state: AgentState, context: AgentContext) -> tuple[Plan, dict[s
                                     sections={**choice_sections(state, context), p.ADMISSIBLE: [*admissible, *places]},
                                     fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
                                     step=state.get("step", 0))
-    command = ground_command(chosen.action, [*admissible, *places]) or chosen.action
+    written = LIST_MARK.sub("", chosen.action)  # a small model copies an item with its mark ("chop the tuna [to do]")
+    command = ground_command(written, [*admissible, *places]) or written
     if command != chosen.action:  # the diagnostics judge what the model wrote, not what grounding made of it
         update = {**update, "written": chosen.action}
     return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[PlanStep(action=command)]), update

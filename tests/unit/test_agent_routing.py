@@ -419,10 +419,13 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
     update = planner_module.planner(state, ariadne)
     assert update["plan"][0]["action"] == "take carrot from counter" and model.calls == []  # 'carrot' to do: the one command taking it
     assert update["decided"]["plans"][0]["subgoal"] == "NEXT STEP: Ingredients: carrot"
-    held = {**state, "inventory": ["carrot"]}  # next: 'slice the carrot', which no valid command does (no knife held): the model
-    model.replies.append(structured("Decision", reasoning="slicing needs the knife", action="take knife from table"))
+    held = {**state, "inventory": ["carrot"]}  # next: 'slice the carrot', which needs the knife: the one command taking it
     update = planner_module.planner(held, ariadne)
-    assert update["plan"][0]["action"] == "take knife from table" and len(model.calls) == 1
+    assert update["plan"][0]["action"] == "take knife from table" and model.calls == []
+    held = {**held, "admissible": ["take carrot from counter", "go west", "look"]}  # no knife here: the model
+    model.replies.append(structured("Decision", reasoning="the knife may be elsewhere", action="go west [to do]"))
+    update = planner_module.planner(held, ariadne)
+    assert update["plan"][0]["action"] == "go west" and len(model.calls) == 1  # a mark copied from the list is dropped
     assert sections_of(model.calls[0])[p.NEXT_STEP] == "Directions: slice the carrot"
     assert "carrot [in inventory]" in sections_of(model.calls[0])[p.READINGS]
     # every item done (each confirmed by a command that raised the score): what the goal asks last, played when one command does it
@@ -432,3 +435,20 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
     done = {**held, "goal": "Read the recipe, cook the meal it describes, then eat the meal", "admissible": ["eat meal", "look"]}
     update = planner_module.planner(done, ariadne)
     assert update["plan"][0]["action"] == "eat meal" and len(model.calls) == 1
+    # nothing read yet: a goal of several steps shows its first step; the model still chooses the command
+    unread = {**state, "readings": [], "goal": "Read the recipe in the cookbook, cook the meal, then eat the meal",
+              "admissible": ["examine cookbook", "look"]}
+    model.replies.append(structured("Decision", reasoning="the recipe is in the cookbook", action="examine cookbook"))
+    update = planner_module.planner(unread, ariadne)
+    assert update["plan"][0]["action"] == "examine cookbook" and len(model.calls) == 2
+    assert sections_of(model.calls[1])[p.NEXT_STEP].startswith("Read the recipe in the cookbook (the GOAL's first step")
+    assert common.next_step({**unread, "goal": "Find the coin"}, ariadne.context) is None  # one step: the goal says it
+
+
+def test_ariadne_does_not_offer_reading_again_a_text_it_keeps(monkeypatch):
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    state = {**STATE, "env": "cooking:1", "readings": ["examine cookbook:\nIngredients:\ncarrot"],
+             "admissible": ["examine cookbook", "examine table", "look"]}
+    assert common.offered_commands(state, runtime(preset="ariadne").context) == ["examine table", "look"]
+    assert common.offered_commands({**state, "readings": []}, runtime(preset="ariadne").context) == state["admissible"]
+    assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ariadnegraph.envs.rules import allowed, cooking_family, ruinous
+from ariadnegraph.envs.rules import allowed, cooking_family, ruinous, tools_needed
 
 
 @pytest.mark.parametrize("spec, command, inventory, ruled_out", [
@@ -36,3 +36,10 @@ def test_a_cooking_direction_is_worded_as_the_command_that_does_it():
     assert phrasings("cooking:1", "fry the white tuna") == ["cook white tuna stove"]
     assert phrasings("twx:cookingworld", "roast the carrot") == ["cook carrot oven"]
     assert phrasings("cooking:1", "chop the carrot") == [] and phrasings("coin:1", "fry the tuna") == []
+
+
+def test_cutting_needs_the_knife_in_the_cooking_family_only():
+    assert tools_needed("cooking:1", "chop the white tuna") == ["knife"]
+    assert tools_needed("twx:cookingworld", "Slice the carrot") == ["knife"]
+    assert tools_needed("cooking:1", "fry the white tuna") == []
+    assert tools_needed("treasure:1", "chop the tree") == []
