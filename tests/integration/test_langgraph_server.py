@@ -254,6 +254,21 @@ def test_a_damaged_run_is_refused_through_the_api_and_left_as_it_was(server):
     assert {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()} == before
 
 
+def reconnected(client, thread: str, within: float = 120.0) -> dict:
+    """The thread's state once the server's connection pool is back after a database restart: the pool retries
+    with a growing pause, so the first requests may fail for some seconds (on a busy machine, tens of seconds)."""
+    from langgraph_sdk.errors import InternalServerError
+
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return client.threads.get_state(thread)
+        except InternalServerError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(2)
+
+
 def test_the_server_keeps_checkpoints_in_postgres(tmp_path, postgres_url):
     """langgraph.postgres.json: a thread's checkpoints land in PostgreSQL; the run's files stay in the run dir."""
     import psycopg
@@ -487,6 +502,7 @@ def test_the_server_outlives_postgres_restarts_and_never_plays_a_step_without_it
             client.runs.wait(before, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3}, interrupt_after=["memory_update"])
             database.stop()
             database.start()
+            reconnected(client, before)
             client.runs.wait(before, "agent", input=None)
             assert client.threads.get_state(before)["values"]["step"] == 3
             after = client.threads.create()["thread_id"]
@@ -502,7 +518,7 @@ def test_the_server_outlives_postgres_restarts_and_never_plays_a_step_without_it
             client.runs.join(long, run["run_id"])
             assert client.runs.get(long, run["run_id"])["status"] == "error"
             database.start()
-            checkpointed = client.threads.get_state(long)["values"]["step"]
+            checkpointed = reconnected(client, long)["values"]["step"]
             recorded = len(list(RunDir.open(tmp_path / "runs", long).steps()))
             assert recorded <= checkpointed + 2  # at most the step whose checkpoint failed (played again on resume)
             client.runs.wait(long, "agent", input=None)  # the same thread continues from its last checkpoint
