@@ -100,7 +100,7 @@ def measure(run: Path) -> dict[str, Any]:
     cached = sum(c["usage"].get("cached_tokens") or 0 for c in calls)
     last = min(WINDOW[1], result["steps"])  # an episode over before step 20: its last five steps
     window = [c for c in calls if c.get("step") is not None and last - 4 <= c["step"] <= last]
-    window_steps = len({c["step"] for c in window})
+    window_steps = last - max(last - 4, 0) + 1 if result["steps"] else 0  # a step with no model call read nothing
     uncached_20 = sum((c["usage"].get("prompt_tokens") or 0) - (c["usage"].get("cached_tokens") or 0) for c in window)
     roles = {}
     for node, counts in (result.get("replies") or {}).items():
