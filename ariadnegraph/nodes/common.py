@@ -206,13 +206,27 @@ def extra_commands(preset: Preset) -> list[str] | None:
 PROGRESS_SHOWN = 12  # the latest commands that raised the score
 
 
+_SCORE_RISES: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}  # trajectory path -> (its size and time, rises)
+
+
 def score_rises(state: Mapping[str, Any], context: AgentContext) -> list[dict[str, Any]]:
-    """The steps whose command raised the score, read from the run's trajectory, in order."""
+    """The steps whose command raised the score, read from the run's trajectory, in order. Several sections ask
+    each step, so the file is read again only when it changed (a long episode would read it many times a step)."""
+    run = live_session(state, context).run
+    path = run.trajectory_path
+    stat = path.stat() if path.exists() else None
+    version = (stat.st_size, stat.st_mtime_ns) if stat else (0, 0)
+    cached = _SCORE_RISES.get(str(path))
+    if cached is not None and cached[0] == version:
+        return cached[1]
     rises, score = [], 0.0
-    for record in live_session(state, context).run.steps():
+    for record in run.steps() if stat else []:
         if record.get("action") and record.get("score", 0.0) > score:
             rises.append(record)
         score = record.get("score", 0.0)
+    if len(_SCORE_RISES) >= 64:  # a server plays many runs: keep the latest few
+        _SCORE_RISES.clear()
+    _SCORE_RISES[str(path)] = (version, rises)
     return rises
 
 
