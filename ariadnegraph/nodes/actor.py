@@ -16,7 +16,7 @@ from ..agent.session import live_session
 from ..agent.state import AgentState
 from ..envs import InvalidCommand, sanitize_command, split_commands
 from ..envs.rules import ruinous
-from ..envs.text import EXPLORE, VERB_SYNONYMS, direction_of_command, go_to_target, ground_command, is_explore, safe_command, take_first
+from ..envs.text import EXPLORE, TAKING_VERBS, VERB_SYNONYMS, direction_of_command, go_to_target, ground_command, is_explore, safe_command, take_first
 from ..models import FALLBACK
 from .common import INADMISSIBLE, ask_structured, environment_section, explore_moves, go_to_choices, tried_here, with_issue, working_memory
 from .prompts import ACTOR, REACT
@@ -79,9 +79,6 @@ def sent_back(planned: str, why: str, avoid: str | None = None) -> dict[str, Any
             **({"avoid": [avoid]} if avoid else {})}
 
 
-TAKING = ("take ", "pick up ", "get ")  # the verbs that take a thing, across the games
-
-
 def not_valid_why(written: str, admissible: list[str]) -> str:
     """Why a written step goes back to the planner: not a valid command, and what may be needed first. When no
     valid command starts with its verb, what could be taken is named (a tool is usually taken first)."""
@@ -89,7 +86,7 @@ def not_valid_why(written: str, admissible: list[str]) -> str:
     same = {verb, VERB_SYNONYMS.get(verb, verb)}  # read is examine, get is take, ...
     if any(VERB_SYNONYMS.get(first, first) in same for c in admissible for first in c.lower().split()[:1]):
         return f"'{written}' is not a valid command here; choose one of VALID COMMANDS"
-    takes = [c for c in admissible if c.lower().startswith(TAKING)][:6]
+    takes = [c for c in admissible if c.lower().startswith(tuple(f"{taking} " for taking in TAKING_VERBS))][:6]
     hint = f"; things that can be taken here: {', '.join(takes)}" if takes else ""
     return (f"no valid command here can '{verb}' yet: what it needs first is not at hand (a tool held, a container opened, "
             f"another place){hint}")
