@@ -3,7 +3,7 @@
 The *timeline* holds, per step, what the question templates read: the action, the observation, the
 score, the player's location and the inventory *after* that step (step 0 is the start, before any
 action). The *event index* is derived from it: item gains and losses, arrivals in and departures from
-locations, successful moves (the map walked), observation mentions.
+locations, successful moves (the map walked), mentions in observations and in the logged reasons.
 
 The same :class:`Timeline` serves two masters: built from a run's trajectory + oracle it gives the
 ground truth; built from what an answerer was shown (a transcript, KG tool results) it is what the
@@ -200,7 +200,12 @@ class Timeline:
         return dist
 
     def mention_steps(self, keyword: str) -> list[int]:
+        """Steps whose observation mentions ``keyword``."""
         return [t for t in self.order if mentions(self.by_step[t].observation, keyword)]
+
+    def reason_steps(self, keyword: str) -> list[int]:
+        """Steps whose logged reason mentions ``keyword`` (EMemBench's keyword templates key on the reason)."""
+        return [t for t in self.order if mentions(self.by_step[t].reason or "", keyword)]
 
     @cached_property
     def text(self) -> str:
@@ -208,7 +213,7 @@ class Timeline:
         parts = []
         for t in self.order:
             s = self.by_step[t]
-            parts += [s.action or "", s.observation, s.location or "", *(s.inventory or ())]
+            parts += [s.action or "", s.observation, s.reason or "", s.location or "", *(s.inventory or ())]
         return "\n".join(parts).lower()
 
 

@@ -10,8 +10,10 @@ Step convention: step 0 is the start; "at step t" means after the action of step
 "before performing the action at step t" is kept where the table says it (A_location, A_obs_before).
 A_reason and C_keyword_count_reason read the reasoning the agent logged with each command (the
 planner's or the chooser's); A_valid_action the valid commands it was shown when it chose the command
-of step t (logged with step t-1, when there were few enough to log). Multi-hop ``B_keyword_*`` anchor
-on the first observation mentioning the keyword, as before.
+of step t (logged with step t-1, when there were few enough to log). As in table 14,
+A_keyword_occurrence and the four ``B_keyword_*`` key on the reason too: the steps whose logged reason
+mentions the keyword (a run that logged no reasons gets none of them); C_keyword_count_obs alone counts
+in observations.
 """
 
 from __future__ import annotations
@@ -110,7 +112,13 @@ def _rooms(tl: Timeline) -> list[str]:
 
 
 def _keywords(tl: Timeline, vocab: Vocabulary) -> list[str]:
+    """Game names some observation mentions."""
     return sorted({norm(v) for v in [*vocab.items, *vocab.locations] if tl.mention_steps(v)})
+
+
+def _reason_keywords(tl: Timeline, vocab: Vocabulary) -> list[str]:
+    """Game names some logged reason mentions."""
+    return sorted({norm(v) for v in [*vocab.items, *vocab.locations] if tl.reason_steps(v)})
 
 
 def _ranges(tl: Timeline) -> list[tuple[int, int]]:
@@ -169,7 +177,7 @@ def a_enter_leave(tl: Timeline, event: str, location: str) -> Solved:
 
 
 def a_keyword_occurrence(tl: Timeline, ordinal: str, keyword: str) -> Solved:
-    t = _pick(tl.mention_steps(keyword), ordinal)
+    t = _pick(tl.reason_steps(keyword), ordinal)
     return (t, (t,)) if t is not None else None
 
 
@@ -186,7 +194,7 @@ def _enter_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
 
 
 def _keyword_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"ordinal": o, "keyword": k} for k in _keywords(tl, vocab) for o in ORDINALS)
+    return ({"ordinal": o, "keyword": k} for k in _reason_keywords(tl, vocab) for o in ORDINALS)
 
 
 # -- Multi-Hop -----------------------------------------------------------------------------------
@@ -219,8 +227,8 @@ def _first_gain(tl: Timeline, item: str) -> int | None:
     return steps[0] if steps else None
 
 
-def _first_mention(tl: Timeline, keyword: str) -> int | None:
-    steps = tl.mention_steps(keyword)
+def _first_reason_mention(tl: Timeline, keyword: str) -> int | None:
+    steps = tl.reason_steps(keyword)
     return steps[0] if steps else None
 
 
@@ -326,7 +334,7 @@ def _valid_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
 
 
 def _reason_keyword_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
-    keywords = sorted({norm(v) for v in [*vocab.items, *vocab.locations] if any(mentions(tl.at(t).reason or "", v) for t in tl.order)})
+    keywords = _reason_keywords(tl, vocab)
     for a, b in _ranges(tl):
         for k in keywords:
             if any(mentions(tl.at(t).reason or "", k) for t in range(a, b + 1) if t in tl):
@@ -551,7 +559,7 @@ TEMPLATES: tuple[Template, ...] = (
       a_valid_action, _valid_slots),
     T("A_gain_item", "Single-Hop", "integer", "At which step did you {ordinal} gain '{item}'?", a_gain_item, _gain_slots, ("item", "item")),
     T("A_enter_leave", "Single-Hop", "integer", "At which step did you {event} '{location}'?", a_enter_leave, _enter_slots, ("location", "location")),
-    T("A_keyword_occurrence", "Single-Hop", "integer", "Which step is the {ordinal} step whose observation mentions '{keyword}'?",
+    T("A_keyword_occurrence", "Single-Hop", "integer", "Which step is the {ordinal} step whose reason mentions '{keyword}'?",
       a_keyword_occurrence, _keyword_slots, ("keyword", "keyword")),
     T("B_gain_after_action", "Multi-Hop", "string", "After first obtaining '{value}', what action was executed {delta} step(s) later?",
       _after(_first_gain, "action"), _after_slots(_first_gain, lambda tl, v: _items(tl)), ("value", "item")),
@@ -562,17 +570,17 @@ TEMPLATES: tuple[Template, ...] = (
     T("B_gain_after_reward", "Multi-Hop", "integer", "After first obtaining '{value}', what was the cumulative reward {delta} step(s) later?",
       _after(_first_gain, "reward"), _after_slots(_first_gain, lambda tl, v: _items(tl)), ("value", "item")),
     T("B_keyword_after_action", "Multi-Hop", "string",
-      "After the first step whose observation mentions '{value}', what action was executed {delta} step(s) later?",
-      _after(_first_mention, "action"), _after_slots(_first_mention, _keywords), ("value", "keyword")),
+      "After the first step whose reason mentions '{value}', what action was executed {delta} step(s) later?",
+      _after(_first_reason_mention, "action"), _after_slots(_first_reason_mention, _reason_keywords), ("value", "keyword")),
     T("B_keyword_after_location", "Multi-Hop", "string",
-      "After the first step whose observation mentions '{value}', what was your location {delta} step(s) later?",
-      _after(_first_mention, "location"), _after_slots(_first_mention, _keywords), ("value", "keyword")),
+      "After the first step whose reason mentions '{value}', what was your location {delta} step(s) later?",
+      _after(_first_reason_mention, "location"), _after_slots(_first_reason_mention, _reason_keywords), ("value", "keyword")),
     T("B_keyword_after_observation", "Multi-Hop", "string",
-      "After the first step whose observation mentions '{value}', what was the observation {delta} step(s) later?",
-      _after(_first_mention, "observation"), _after_slots(_first_mention, _keywords), ("value", "keyword")),
+      "After the first step whose reason mentions '{value}', what was the observation {delta} step(s) later?",
+      _after(_first_reason_mention, "observation"), _after_slots(_first_reason_mention, _reason_keywords), ("value", "keyword")),
     T("B_keyword_after_reward", "Multi-Hop", "integer",
-      "After the first step whose observation mentions '{value}', what was the cumulative reward {delta} step(s) later?",
-      _after(_first_mention, "reward"), _after_slots(_first_mention, _keywords), ("value", "keyword")),
+      "After the first step whose reason mentions '{value}', what was the cumulative reward {delta} step(s) later?",
+      _after(_first_reason_mention, "reward"), _after_slots(_first_reason_mention, _reason_keywords), ("value", "keyword")),
     T("C_action_mode", "Inducing", "list", "What is the most frequent action executed?", c_action_mode, _none_slots),
     T("C_distinct_locations", "Inducing", "integer", "From steps {L} to {R}, how many distinct locations were visited?",
       c_distinct_locations, _range_slots),

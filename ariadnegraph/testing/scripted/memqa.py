@@ -87,6 +87,9 @@ class View:
     def mentions(self, word: str) -> list[int]:
         return [t for t in self.order if self.get(t).observation and _mentions(self.get(t).observation or "", word)]
 
+    def reason_mentions(self, word: str) -> list[int]:
+        return [t for t in self.order if self.get(t).reason and _mentions(self.get(t).reason or "", word)]
+
     def map(self) -> dict[str, dict[str, str]]:
         """place -> direction -> place, from the moves the context shows (reversible)."""
         graph: dict[str, dict[str, str]] = {}
@@ -264,15 +267,15 @@ def _later(q: str) -> int:
 
 
 def _anchor(q: str, view: View) -> int | None:
-    """The step a 'after first obtaining X' / 'after the first step whose observation mentions X' names."""
+    """The step a 'after first obtaining X' / 'after the first step whose observation (or reason) mentions X' names."""
     words = re.findall(r"'([^']+)'", q)
     if not words:
         return None
     if re.search(r"after first obtaining", q):
         gains = view.gains(_name(words[0]))
         return gains[0] if gains else None
-    if re.search(r"after the first step whose observation mentions", q):
-        found = view.mentions(_name(words[0]))
+    if re.search(r"after the first step whose (?:observation|reason) mentions", q):
+        found = (view.reason_mentions if "reason mentions" in q else view.mentions)(_name(words[0]))
         return found[0] if found else None
     return None
 
@@ -349,6 +352,8 @@ def _which_step(q: str, view: View) -> int | None:
         return _pick(view.arrivals(words[0]), _ordinal(q))
     if "leave" in q:
         return _pick(view.departures(words[0]), _ordinal(q))
+    if "reason mentions" in q:
+        return _pick(view.reason_mentions(words[0]), _ordinal(q))
     if "mentions" in q:
         return _pick(view.mentions(words[0]), _ordinal(q))
     return None
@@ -413,7 +418,7 @@ def _where(q: str, view: View) -> str | None:
     return view.get(target).location if target is not None else None
 
 
-_ANCHOR = re.compile(r"^after (?:first obtaining|the first step whose observation mentions) '[^']+',\s*")
+_ANCHOR = re.compile(r"^after (?:first obtaining|the first step whose (?:observation|reason) mentions) '[^']+',\s*")
 _YES_NO = re.compile(r"\s*answer in 'yes' or 'no'\.?$")
 
 
@@ -439,7 +444,7 @@ def answer(question: str, view: View) -> str:
     seen = _names_in(view)
     if any(not _mentions(seen, _name(w)) for w in re.findall(r"'([^']+)'", q)):
         return NOT_ANSWERABLE  # the question names something this context never shows: a false premise
-    asked = _ANCHOR.sub("", q)  # what is asked, without the anchor's own words ("observation mentions")
+    asked = _ANCHOR.sub("", q)  # what is asked, without the anchor's own words ("reason mentions")
     found: object = None
     if yes_no:
         found = _yes_no(q, view)
