@@ -164,8 +164,10 @@ NETHACK: tuple[QuotedRow, ...] = (
     QuotedRow("NetPlay (Room obs)", "GPT-4o", _ARI_NH, {"score": (341.67, 109.14), "levels": (3.67, 1.15)}),
     QuotedRow("NetPlay (Level obs)", "GPT-4o", _ARI_NH, {"score": (675.33, 130.27), "levels": (7.33, 1.15)}),
 )
-NETHACK_NOTE = ("AriGraph played NetPlay's setting (its own text observations, a room or the whole level) with GPT-4o; "
-                "BALROG's published progression numbers are online only and not quoted.")
+NETHACK_NOTE = ("not the same protocol. AriGraph played NetPlay's agent and NetPlay's own text observations, cut to the "
+                "current room or corridor (Room obs) or covering the whole explored level (Level obs), with GPT-4o, 3 runs, "
+                "and states no step cap; its Levels are dungeon levels completed. BALROG's published progression numbers "
+                "are online only and not quoted.")
 
 # --- Crafter: AgentKit table 1. "Score" is Crafter's score (a geometric mean of achievement success rates),
 # "Reward" the episode reward (about one per achievement unlocked, plus health changes).

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from . import quoted
 from .pricing import PRICES_AS_OF
-from .suites import ARIGRAPH_TOP, SCIENCEWORLD_SUBJECTS, Suite
+from .suites import ARIGRAPH_TOP, NETHACK_MAX_STEPS, SCIENCEWORLD_SUBJECTS, Suite
 
 ALL = "all"
 MISSING = "—"
@@ -302,7 +302,11 @@ def _progression(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
             score, levels = cast(tuple[float, float], q.cells["score"]), cast(tuple[float, float], q.cells["levels"])
             rows.append([q.label, "3 runs", MISSING, f"{score[0]:.2f} ± {score[1]:.2f}", f"{levels[0]:.2f} ± {levels[1]:.2f}", MISSING])
         note = ("Progression: BALROG's measure, the larger of the milestones for the deepest dungeon level and the highest "
-                f"experience level reached (envs/nethack_progress.py). Quoted: {quoted.NETHACK_NOTE}")
+                f"experience level reached (envs/nethack_progress.py). Quoted rows: {quoted.NETHACK_NOTE} Ours differ in "
+                "the observation layer and the step cap: our own text over NLE (the message, the eight neighbouring squares, "
+                "what is visible farther off, the status lines, the inventory), not NetPlay's Room or Level obs, and at most "
+                f"{NETHACK_MAX_STEPS} steps per episode (the NetHack Challenge, a random role); the quoted Levels sit in our "
+                "deepest-level column though they count levels completed. Read them as context, not as a comparison.")
     else:
         for q in quoted.CRAFTER:
             rows.append([q.label, MISSING, MISSING, MISSING, str(q.cells.get("score") or MISSING), str(q.cells.get("reward") or MISSING)])

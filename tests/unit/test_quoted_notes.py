@@ -1,0 +1,28 @@
+"""The notes under quoted tables say what differs from the paper's protocol where the rows beside ours
+were not played the same way (NetHack: AriGraph played NetPlay's observations with no step cap)."""
+
+from __future__ import annotations
+
+from ariadnegraph.evals.suites import NETHACK_MAX_STEPS, get_suite
+from ariadnegraph.evals.tables import markdown_tables
+
+
+def _nethack_record(seed: int) -> dict:
+    return {"key": f"ariadne|challenge|{seed}|1", "suite": "nethack", "preset": "ariadne", "model": "scripted",
+            "env": "nethack:challenge", "group": "challenge", "label": f"challenge seed {seed}", "seed": seed, "variation": None,
+            "attempt": 1, "run_id": f"r{seed}", "max_steps": NETHACK_MAX_STEPS, "norm_score": 0.02, "best_norm_score": 0.02,
+            "score": 2.0, "max_score": 100.0, "won": False, "steps": NETHACK_MAX_STEPS, "llm_calls": 0, "prompt_tokens": 0,
+            "completion_tokens": 0, "cost_usd": 0.0, "wall_seconds": 1.0, "resumed": False, "precision": None, "recall": None,
+            "fidelity": None, "peaks": {"score": 12, "depth": 1, "xlvl": 1}}
+
+
+def test_the_nethack_table_says_what_differs_from_arigraph_table_1():
+    md = markdown_tables(get_suite("nethack"), [_nethack_record(0), _nethack_record(1)])
+    assert "— quoted, AriGraph table 1 | 3 runs |" in md  # the quoted rows are there ...
+    note = md.split("AriGraph table 1", 1)[1]
+    # ... under a note that names the protocol gap: the observation layer and the step cap
+    assert "not the same protocol" in note
+    assert "observation layer" in note and "step cap" in note
+    assert "NetPlay" in note and "Room obs" in note and "Level obs" in note
+    assert f"at most {NETHACK_MAX_STEPS} steps per episode" in note and "no step cap" in note
+    assert "levels completed" in note  # their Levels column is not our deepest level reached
