@@ -240,7 +240,10 @@ def _scienceworld(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     legend = "; ".join(f"{q.system}: {q.model}" for q in quoted.SCIENCEWORLD)
     note = (f"Scores are ScienceWorld's 0-100, averaged over {suite.name}'s test variations. Quoted: {quoted.SCIENCEWORLD[0].source} "
             f"({legend}); DAVIS's overall average is {quoted.DAVIS_OVERALL}. Our copy of table 7 has no row for 3-4 and "
-            "cuts off some subject averages (—).")
+            "cuts off some subject averages (—). Protocol differences: DAVIS drew three test variations at random, ours "
+            "are the first three; its retrieval agents (RAP, DAVIS) began with gold rollouts of five training variations "
+            "per task, ours begin with an empty memory unless the run reads one (--memory-from, filled by "
+            "'ariadne memory seed-gold').")
     return _table(header, rows) + "\n\n" + note
 
 

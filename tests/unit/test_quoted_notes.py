@@ -26,3 +26,13 @@ def test_the_nethack_table_says_what_differs_from_arigraph_table_1():
     assert "NetPlay" in note and "Room obs" in note and "Level obs" in note
     assert f"at most {NETHACK_MAX_STEPS} steps per episode" in note and "no step cap" in note
     assert "levels completed" in note  # their Levels column is not our deepest level reached
+
+
+def test_the_scienceworld_table_says_how_davis_chose_variations_and_seeded_memory():
+    record = {"key": "davis|4-1|0|1", "suite": "scienceworld", "preset": "davis", "model": "scripted", "env": "scienceworld:x",
+              "group": "4-1", "label": "4-1", "seed": None, "variation": 0, "attempt": 1, "run_id": "r0", "max_steps": 80,
+              "norm_score": 0.5, "score": 50.0, "max_score": 100.0, "won": False, "steps": 80, "llm_calls": 0, "prompt_tokens": 0,
+              "completion_tokens": 0, "cost_usd": 0.0, "wall_seconds": 1.0, "resumed": False, "precision": None, "recall": None,
+              "fidelity": None}
+    md = markdown_tables(get_suite("scienceworld"), [record])
+    assert "at random, ours are the first three" in md and "gold rollouts of five training variations" in md
