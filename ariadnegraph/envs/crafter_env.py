@@ -8,7 +8,10 @@ written as words ("move left", "do", "make wood pickaxe").
 
 ``score`` is the number of achievements unlocked (``max_score`` 22), so the normalised score is the
 progression BALROG and AgentKit report. ``location`` is the 8×8 region of the 64×64 world the player
-stands in (the KG's rooms); ``oracle.extra`` holds the position, the achievements and the health.
+stands in (the KG's rooms); ``oracle.extra`` holds the position, the achievements, the four vitals, the
+count of each item (``inv_<item>``), the terrain underfoot, the terrain of the view (``view``, written
+by :func:`encode_view`), the achievements earned this step (``events``) and what hurt the player this
+step (``attack``): what EMemBench's Crafter questions (table 15) are computed from.
 The game runs in a child process with a deadline per step.
 """
 
@@ -30,6 +33,13 @@ STEP_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 REGION = 8  # cells per side of a region (the KG's "room")
 _VIEW = (9, 7)  # columns, rows of the world the player sees
+VITALS = ("health", "food", "drink", "energy")
+ITEMS = ("sapling", "wood", "stone", "coal", "iron", "diamond", "wood_pickaxe", "stone_pickaxe", "iron_pickaxe",
+         "wood_sword", "stone_sword", "iron_sword")
+MATERIALS = ("water", "grass", "stone", "path", "sand", "tree", "lava", "coal", "iron", "diamond", "table", "furnace")
+WALKABLE = ("grass", "sand", "path")
+_CODES = "wgsPdtlciDTF"  # one letter per MATERIALS entry, in order, for the logged view
+_OFF_MAP = "#"
 _GOAL = ("Survive in an open world and unlock as many of Crafter's 22 achievements as you can: collect wood, "
          "place a table, make pickaxes and swords, collect stone, coal, iron and diamonds, eat, drink, sleep, "
          "and defeat zombies and skeletons.")
@@ -43,12 +53,16 @@ class _CrafterGame:
 
         self._env = crafter.Env(seed=seed, length=None)
         self._names: dict[int, str] = {}
+        self._counts: dict[str, int] = {}  # achievement -> times earned, to tell this step's events
+        self._health = 0
 
     def reset(self) -> dict[str, Any]:
         self._env.reset()
         _obs, _reward, _done, info = self._env.step(0)  # a noop: reset gives no info dict
         self._names = {i: name for name, i in self._env._world._mat_ids.items() if name}
         self._names.update({i: cls.__name__.lower() for cls, i in self._env._sem_view._obj_ids.items()})
+        self._counts = dict(info["achievements"])
+        self._health = int(info["inventory"]["health"])
         return self._report(info, done=False)
 
     def step(self, index: int) -> dict[str, Any]:
@@ -59,11 +73,24 @@ class _CrafterGame:
         player = self._env._player
         x, y = (int(v) for v in info["player_pos"])
         fx, fy = (int(v) for v in player.facing)
+        world = self._env._world
+        materials = {i: name for name, i in world._mat_ids.items() if name}
+        view = encode_view(lambda cx, cy: materials.get(int(world._mat_map[cx, cy])) if 0 <= cx < world.area[0] and 0 <= cy < world.area[1]
+                           else None, (x, y))
+        events = sorted(k for k, v in info["achievements"].items() if v > self._counts.get(k, 0))
+        self._counts = dict(info["achievements"])
+        health = int(info["inventory"]["health"])
+        # Crafter records no cause of damage: a zombie that struck this step has just reset its cooldown to 5;
+        # a fall of 2 or more otherwise is an arrow (hunger, thirst and fatigue take 1 at a time; lava takes all).
+        zombie = any(type(o).__name__ == "Zombie" and getattr(o, "cooldown", 0) == 5 and o.distance(player) <= 1 for o in world.objects)
+        underfoot = materials.get(int(world._mat_map[x, y]), "")
+        attack = "zombie" if zombie else "lava" if underfoot == "lava" and health <= 0 else "arrow" if self._health - health >= 2 else ""
+        self._health = health
         return {"text": describe(info["semantic"], (x, y), (fx, fy), self._names,
                                  info["inventory"], info["achievements"]),
                 "pos": [int(v) for v in info["player_pos"]], "inventory": {k: int(v) for k, v in info["inventory"].items()},
                 "achievements": sorted(k for k, v in info["achievements"].items() if v > 0), "done": bool(done),
-                "health": int(info["inventory"]["health"])}
+                "health": health, "view": view, "terrain": underfoot, "events": ",".join(events), "attack": attack}
 
 
 def describe(semantic: Any, pos: tuple[int, int], facing: tuple[int, int], names: dict[int, str],
@@ -100,6 +127,35 @@ def describe(semantic: Any, pos: tuple[int, int], facing: tuple[int, int], names
     left = [k.replace("_", " ") for k, v in sorted(achievements.items()) if not v]
     lines.append(f"Achievements left ({len(left)}): {', '.join(left) if left else 'none'}.")
     return "\n".join(lines)
+
+
+def encode_view(material_at: Any, pos: tuple[int, int]) -> str:
+    """The terrain of the view around ``pos`` as rows north to south of one letter per cell west to east
+    ("/" between rows; "#" off the map): the one writer of the logged ``view``."""
+    x, y = pos
+    half_w, half_h = _VIEW[0] // 2, _VIEW[1] // 2
+    rows = []
+    for dy in range(-half_h, half_h + 1):
+        row = ""
+        for dx in range(-half_w, half_w + 1):
+            name = material_at(x + dx, y + dy)
+            row += _CODES[MATERIALS.index(name)] if name in MATERIALS else _OFF_MAP
+        rows.append(row)
+    return "/".join(rows)
+
+
+def decode_view(view: str, pos: tuple[int, int]) -> dict[tuple[int, int], str]:
+    """A logged ``view`` back to world cells: (x, y) -> terrain name (cells off the map left out)."""
+    x, y = pos
+    rows = view.split("/") if view else []
+    half_h = len(rows) // 2
+    cells = {}
+    for r, row in enumerate(rows):
+        half_w = len(row) // 2
+        for c, code in enumerate(row):
+            if code != _OFF_MAP and code in _CODES:
+                cells[(x + c - half_w, y + r - half_h)] = MATERIALS[_CODES.index(code)]
+    return cells
 
 
 class CrafterTextEnv:
@@ -156,7 +212,10 @@ class CrafterTextEnv:
             moves=self._steps,
             last_action=command,
             oracle=Oracle(extra={"x": x, "y": y, "health": report["health"], "achievements": ",".join(unlocked),
-                                 "valid": command in ACTIONS if command is not None else None}),
+                                 "valid": command in ACTIONS if command is not None else None,
+                                 **{k: report["inventory"].get(k, 0) for k in VITALS},
+                                 **{f"inv_{k}": report["inventory"].get(k, 0) for k in ITEMS},
+                                 **{k: report.get(k, "") for k in ("terrain", "view", "events", "attack")}}),
         )
 
     def close(self) -> None:
