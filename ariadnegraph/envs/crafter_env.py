@@ -38,6 +38,12 @@ ITEMS = ("sapling", "wood", "stone", "coal", "iron", "diamond", "wood_pickaxe", 
          "wood_sword", "stone_sword", "iron_sword")
 MATERIALS = ("water", "grass", "stone", "path", "sand", "tree", "lava", "coal", "iron", "diamond", "table", "furnace")
 WALKABLE = ("grass", "sand", "path")
+# What each thing Crafter builds uses up (its data.yaml, "make" and "place"; a table or furnace must also be near).
+RECIPES: dict[str, dict[str, int]] = {
+    "wood_pickaxe": {"wood": 1}, "stone_pickaxe": {"wood": 1, "stone": 1}, "iron_pickaxe": {"wood": 1, "coal": 1, "iron": 1},
+    "wood_sword": {"wood": 1}, "stone_sword": {"wood": 1, "stone": 1}, "iron_sword": {"wood": 1, "coal": 1, "iron": 1},
+    "table": {"wood": 2}, "furnace": {"stone": 4},
+}
 _CODES = "wgsPdtlciDTF"  # one letter per MATERIALS entry, in order, for the logged view
 _OFF_MAP = "#"
 _GOAL = ("Survive in an open world and unlock as many of Crafter's 22 achievements as you can: collect wood, "

@@ -1,5 +1,5 @@
-"""Question generation (EMemBench algorithm 1): enumerate each template's candidates on the episode's
-timeline up to the horizon, keep those whose precondition holds, sample a balanced set per ability
+"""Question generation (EMemBench algorithm 1): enumerate each template's candidates (table 14's, or
+table 15's for a Crafter run) on the episode's timeline up to the horizon, keep those whose precondition holds, sample a balanced set per ability
 type with a seed, and add adversarial (false-premise) questions.
 
 Adversarial values are names that exist in the game (oracle facts of any step, ScienceWorld's rooms,
@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
+from .crafter_index import CrafterTimeline
+from .crafter_templates import CRAFTER_TEMPLATES
 from .index import Episode, Timeline, mentions, norm
 from .templates import ABILITIES, HORIZON_PREFIX, NOT_ANSWERABLE, TEMPLATES, Answer, Template, Vocabulary
 
@@ -63,7 +65,10 @@ def candidates(template: Template, tl: Timeline, vocab: Vocabulary) -> list[tupl
 
 
 def absent_values(episode: Episode, tl: Timeline, kind: str) -> list[str]:
-    """Game values of ``kind`` ('item', 'location', 'keyword') that never occur in ``tl``."""
+    """Game values of ``kind`` ('item', 'location', 'keyword'; Crafter's 'resource', 'terrain', 'action',
+    'keyword') that never occur in ``tl``."""
+    if isinstance(tl, CrafterTimeline):  # its frames' text names every item: what never occurred in its signals
+        return tl.absent(kind)
     full = episode.timeline
     later_items = {i for t in full.order if t > tl.last for i in full.inventory(t) or ()}
     later_rooms = {cast(str, full.location(t)) for t in full.order if t > tl.last and full.location(t)}
@@ -92,6 +97,7 @@ def generate(episode: Episode, *, horizon: int | None = None, per_type: int = 3,
     last = tl.last
     vocab = Vocabulary(episode.items, episode.locations)
     prefix = HORIZON_PREFIX.format(horizon=last) if horizon is not None else ""
+    templates = CRAFTER_TEMPLATES if isinstance(tl, CrafterTimeline) else TEMPLATES  # table 15, else table 14
     items: list[QAItem] = []
 
     def add(template: Template, slots: dict[str, Any], answer: Answer, evidence: Sequence[int], adversarial: bool = False) -> None:
@@ -101,13 +107,13 @@ def generate(episode: Episode, *, horizon: int | None = None, per_type: int = 3,
 
     for ability in ABILITIES[:-1]:
         rng = random.Random(f"{seed}|{episode.run_id}|{horizon}|{ability}")
-        pools = [[(t, *c) for c in candidates(t, tl, vocab)] for t in TEMPLATES if t.ability == ability]
+        pools = [[(t, *c) for c in candidates(t, tl, vocab)] for t in templates if t.ability == ability]
         for template, slots, answer, evidence in _sample(rng, pools, per_type):
             add(template, slots, answer, evidence)
 
     rng = random.Random(f"{seed}|{episode.run_id}|{horizon}|Adversarial")
     pools = []
-    for template in TEMPLATES:
+    for template in templates:
         if template.adversarial is None:
             continue
         slot, kind = template.adversarial

@@ -275,5 +275,10 @@ def load_episode(run_dir: str | Path, run_id: str) -> Episode:
         steps.append(StepState(record["step"], record.get("action"), record.get("observation") or "", record.get("score"),
                                _location_from(o, record.get("observation") or ""), _inventory_from(o) if o else None,
                                record.get("reason") or None, tuple(record["valid"]) if isinstance(record.get("valid"), list) else None))
+    env = str(run.meta().get("env", ""))
+    if env.split(":", 1)[0] == "crafter":  # table 15's signals come from Crafter's own oracle lines
+        from .crafter_index import crafter_timeline, crafter_vocabulary  # it builds on this module
+
+        return Episode(run_id, env, crafter_timeline(steps, oracle), *crafter_vocabulary())
     items, locations = game_vocabulary(list(oracle.values()))
-    return Episode(run_id, str(run.meta().get("env", "")), Timeline(steps), tuple(items), tuple(locations))
+    return Episode(run_id, env, Timeline(steps), tuple(items), tuple(locations))

@@ -29,7 +29,7 @@ from .index import Timeline, mentions, norm
 NOT_ANSWERABLE = "not answerable"
 NOTHING = "nothing"
 ABILITIES = ("Single-Hop", "Multi-Hop", "Inducing", "Spatial", "Temporal", "Logical", "Adversarial")
-INT_SLOTS = {"step", "delta", "k", "L", "R", "anchor", "i", "j"}
+INT_SLOTS = {"step", "delta", "k", "K", "offset", "L", "R", "anchor", "i", "j"}
 ORDINALS = {"first": 0, "second": 1, "last": -1, "second last": -2}
 
 Answer = str | int | list[str]
