@@ -8,7 +8,8 @@ written as words ("move left", "do", "make wood pickaxe").
 
 ``score`` is the number of achievements unlocked (``max_score`` 22), so the normalised score is the
 progression BALROG and AgentKit report. ``location`` is the 8×8 region of the 64×64 world the player
-stands in (the KG's rooms); ``oracle.extra`` holds the position, the achievements and the health.
+stands in (the KG's rooms); ``oracle.extra`` holds the position, the achievements, the health and the
+episode's reward so far (Crafter's own reward, summed: what AgentKit's table 1 reports).
 The game runs in a child process with a deadline per step.
 """
 
@@ -43,16 +44,19 @@ class _CrafterGame:
 
         self._env = crafter.Env(seed=seed, length=None)
         self._names: dict[int, str] = {}
+        self._reward = 0.0  # the episode's reward so far, as the crafter package computes it
 
     def reset(self) -> dict[str, Any]:
         self._env.reset()
-        _obs, _reward, _done, info = self._env.step(0)  # a noop: reset gives no info dict
+        _obs, reward, _done, info = self._env.step(0)  # a noop: reset gives no info dict
+        self._reward = float(reward)  # that noop is a step of the episode: its reward counts
         self._names = {i: name for name, i in self._env._world._mat_ids.items() if name}
         self._names.update({i: cls.__name__.lower() for cls, i in self._env._sem_view._obj_ids.items()})
         return self._report(info, done=False)
 
     def step(self, index: int) -> dict[str, Any]:
-        _obs, _reward, done, info = self._env.step(index)
+        _obs, reward, done, info = self._env.step(index)
+        self._reward += float(reward)
         return self._report(info, done=done)
 
     def _report(self, info: dict[str, Any], done: bool) -> dict[str, Any]:
@@ -63,7 +67,7 @@ class _CrafterGame:
                                  info["inventory"], info["achievements"]),
                 "pos": [int(v) for v in info["player_pos"]], "inventory": {k: int(v) for k, v in info["inventory"].items()},
                 "achievements": sorted(k for k, v in info["achievements"].items() if v > 0), "done": bool(done),
-                "health": int(info["inventory"]["health"])}
+                "health": int(info["inventory"]["health"]), "reward": round(self._reward, 6)}
 
 
 def describe(semantic: Any, pos: tuple[int, int], facing: tuple[int, int], names: dict[int, str],
@@ -155,7 +159,7 @@ class CrafterTextEnv:
                             if v and k not in ("health", "food", "drink", "energy")),
             moves=self._steps,
             last_action=command,
-            oracle=Oracle(extra={"x": x, "y": y, "health": report["health"], "achievements": ",".join(unlocked),
+            oracle=Oracle(extra={"x": x, "y": y, "health": report["health"], "achievements": ",".join(unlocked), "reward": report["reward"],
                                  "valid": command in ACTIONS if command is not None else None}),
         )
 
