@@ -10,6 +10,7 @@ An entry with no declaration holds the last value written. A declared one accumu
   its list of unknowns (AgentKit section 3.3).
 - ``{per: KEY, last: N}``: one list per value of the entry KEY (e.g. per skill), each keeping its last
   N writes and counting every write (``steps``), so "every 3 steps under a skill" can be asked of it.
+  While KEY is empty (no skill chosen yet) a write is not kept.
 
 Values stay plain data (lists, dicts of lists): the database lives in checkpoints.
 """
@@ -86,6 +87,8 @@ def write(db: dict[str, Any], keep: dict[str, Keep], key: str, value: str) -> di
         return changes
     groups = dict(current) if isinstance(current, dict) else {}
     group = str(db.get(rule.per or "") or "")
+    if not group:
+        return {}  # no group yet (no skill chosen): nothing is under one
     entry = groups.pop(group, None) or {"steps": 0, "items": []}
     groups[group] = {"steps": int(entry["steps"]) + 1, "items": [*entry["items"], value][-rule.size:]}
     return {key: dict(list(groups.items())[-GROUPS_KEPT:])}

@@ -162,6 +162,7 @@ def test_a_per_entry_keeps_one_list_per_group_and_counts_its_writes():
     assert db["log"]["Gather"] == {"steps": 3, "items": ["b", "c"]} and shown(db, keep, "log") == ["d"]
     db["skill"] = "Gather"
     assert steps_under(db, keep, "log") == 3 and shown(db, keep, "log") == ["b", "c"]
+    assert write({"skill": "", "log": {}}, keep, "log", "e") == {}  # no skill chosen yet: not under one
 
 
 @pytest.mark.parametrize(("text", "message"), [
