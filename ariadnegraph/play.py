@@ -20,7 +20,7 @@ from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpoint
 from .agent.context import AgentContext
 from .agent.integrity import LOCAL_CHECKPOINTS, check_copy, checked_copies
 from .agent.session import end_session, get_session, open_session
-from .agentkit.spec import load_thoughts
+from .agentkit.spec import load_thoughts, thoughts_for
 from .config import embeddings_setting, memory_store_path
 from .envs import make
 from .envs.registry import check_split
@@ -137,7 +137,8 @@ def play(
     check_numbers(max_steps=max_steps, seed=seed, variation=variation)
     check_models(context)  # a bad model string, default or per role: fail before any write
     if context.switches.thoughts:
-        load_thoughts(context.switches.thoughts)  # a thought graph that cannot be read or is malformed: the same
+        # no thought graph for this env, or one that cannot be read or is malformed: the same
+        load_thoughts(thoughts_for(context.switches.thoughts, env, context.preset))
     check_split(env, split)
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write

@@ -51,7 +51,7 @@ class Preset:
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
     grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
     invalidate: bool = True  # contradicted facts are closed; False: the KG only appends timestamped facts (DAVIS §3.2)
-    thoughts: str | None = None  # an AgentKit thought graph (agentkit/NAME.yaml or a path) chooses each command instead
+    thoughts: str | None = None  # an AgentKit thought graph (agentkit/NAME.yaml, a path, or auto: the env family's) chooses each command instead
     # What a small model can carry (the ariadne preset): choices from lists, and the bookkeeping done in code
     plan_choice: bool = False  # the planner chooses its next command from the valid ones (a grammar), then writes what follows
     strict_grounding: bool = False  # a plan step that is no valid command (nor a close spelling) goes back to the planner, saying why
@@ -135,9 +135,11 @@ PRESETS: dict[str, Preset] = {
         **{**_BASELINE, "summarizer": True},
     ),
     "agentkit": Preset(
-        "AgentKit (Wu et al. 2024): a graph of prompt nodes declared in YAML (agentkit/crafter.yaml: observe, reflect, "
-        "challenge, gate with a temporary replanning node, knowledge base, act); the episodes are still stored in memory",
-        **{**_BASELINE, "planner": "never", "react_choice": False, "thoughts": "crafter"},
+        "AgentKit (Wu et al. 2024): a graph of prompt nodes declared in YAML, the one written for the environment's family "
+        "(Crafter: agentkit/crafter.yaml, reading the game's manual: three step summaries, reflection, challenge, a gate "
+        "adding the planner and skill choice, skill feedback, a knowledge base that accumulates, act with a repeat count); "
+        "a family with no graph is refused; the episodes are still stored in memory",
+        **{**_BASELINE, "planner": "never", "react_choice": False, "thoughts": "auto"},
     ),
     "rag": Preset(
         "RAG baseline (AriGraph §4.1): top-5 past observations by similarity to observation + plan, last 5 steps, "

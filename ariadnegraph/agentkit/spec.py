@@ -4,26 +4,39 @@ Shape of a file::
 
     name: crafter
     system: "You are ..."            # shared by every node (one cached prefix)
-    database: {knowledge: "", subgoals: ""}   # starting values of the persistent database
+    database: {knowledge: [], subgoals: ""}   # starting values of the persistent database
+    keep:                            # how entries accumulate (agentkit/database.py); others hold the last write
+      history: {last: 25}
+      knowledge: {collect: 60, answers: unknown}
+      skill_steps: {per: skill, last: 30}
     nodes:
       - name: observe
         prompt: "Summarise ..."      # the node's question, in our words
-        reads: [observation, valid_commands, db.subgoals]   # episode inputs and database entries shown
+        reads: [observation, manual, db.subgoals]   # episode inputs and database entries shown
         after: []                    # dependencies: their outputs are composed into the prompt
         output: {summary: "what changed"}          # fields the model must fill (strings)
-        store: {db.history: summary}               # after-query: database writes (db.history appends)
+        store: {db.history: "{summary} ({act.command})"}   # after-query: database writes, a field or a
+                                     # template of its fields and its ancestors' ({node.field})
         choose: action               # optional: this field must be one of the valid commands
+        repeat: repeats              # optional, on the chooser: the field saying how often to play it
         adds:                        # optional temporary nodes, for this step only
-          - when: {field: update, equals: "yes"}
+          - when: {field: update, equals: "yes"}    # ... when an output field says so
             node: {name: replan, prompt: "...", output: {...}, store: {...}}
+          - when: {every: 3, count: db.skill_steps} # ... or every 3 writes under the current group
+            node: {...}
 
 A node runs once its dependencies have; a temporary node runs right after the node that added it,
 once, and is gone at the end of the step. Invalid YAML, an unknown dependency, a node that needs
 itself (a cycle) or a malformed node fails in one line naming the node.
+
+Which graph a preset plays is its ``thoughts`` switch: a built-in name or a path plays that graph on
+any environment; ``auto`` plays the graph written for the environment's family (:data:`FAMILY_GRAPHS`)
+and refuses, in one line, an environment no graph was written for.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -32,12 +45,20 @@ from typing import Any
 import networkx as nx
 import yaml
 
+from ..envs.registry import split_spec
+from .database import Keep
+
 BUILTIN_DIR = Path(__file__).resolve().parent
-INPUTS = ("goal", "observation", "valid_commands", "inventory", "location", "step", "last_action", "score")
+# What a node may read besides the database: the episode's step, the family's instruction manual (empty
+# where it has none) and the observation the previous thought pass saw. (Every node is shown the ENVIRONMENT brief.)
+INPUTS = ("goal", "observation", "valid_commands", "inventory", "location", "step", "last_action", "score", "manual",
+          "previous_observation")
 DB_PREFIX = "db."
-APPEND_KEYS = ("history",)  # database entries that collect one item per step (kept to the last HISTORY_KEPT)
-HISTORY_KEPT = 25  # AgentKit's reflection reads the 25 most recent steps (section 3.1)
 FIELD_CHARS = 400  # longest text one output field may hold
+KEEP_MOST = 500  # the largest size a keep declaration may give
+AUTO = "auto"  # the thoughts switch's value for "the graph written for the environment's family"
+FAMILY_GRAPHS = {"crafter": "crafter"}  # environment family (spec prefix) -> built-in thought graph
+TEMPLATE = re.compile(r"\{([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?\}")
 
 
 class AgentKitError(ValueError):
@@ -46,9 +67,14 @@ class AgentKitError(ValueError):
 
 @dataclass(frozen=True)
 class Addition:
-    field: str
-    equals: str
+    """A temporary node and when it is added: an output ``field`` that starts with ``equals``, or
+    ``every`` writes under the current group of the per-entry ``count``."""
+
     node: "NodeSpec"
+    field: str = ""
+    equals: str = ""
+    every: int = 0
+    count: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,6 +86,7 @@ class NodeSpec:
     reads: tuple[str, ...] = ()
     store: dict[str, str] = field(default_factory=dict)
     choose: str | None = None
+    repeat: str | None = None
     adds: tuple[Addition, ...] = ()
 
 
@@ -70,6 +97,11 @@ class ThoughtSpec:
     database: dict[str, Any]
     nodes: tuple[NodeSpec, ...]
     source: str
+    keep: dict[str, Keep] = field(default_factory=dict)
+
+    def start(self) -> dict[str, Any]:
+        """The database before the first step: declared starting values, else each keep's empty value."""
+        return {**{key: rule.start() for key, rule in self.keep.items()}, **self.database}
 
     def node(self, name: str) -> NodeSpec:
         return next(n for n in self.nodes if n.name == name)
@@ -92,7 +124,7 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
         raise AgentKitError(f"{source}: every node needs a 'name' (letters, digits, _), got {raw!r:.80}")
     name = raw["name"]
     where = f"{source}: node '{name}'"
-    unknown = set(raw) - {"name", "prompt", "output", "after", "reads", "store", "choose", "adds"}
+    unknown = set(raw) - {"name", "prompt", "output", "after", "reads", "store", "choose", "repeat", "adds"}
     if unknown:
         raise AgentKitError(f"{where} has unknown keys: {', '.join(sorted(unknown))}")
     if not isinstance(raw.get("prompt"), str) or not raw["prompt"].strip():
@@ -106,21 +138,77 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
     if bad:
         raise AgentKitError(f"{where} reads unknown inputs {', '.join(bad)} (inputs: {', '.join(INPUTS)}, or db.KEY)")
     store = raw.get("store") or {}
-    if not isinstance(store, dict) or not all(isinstance(k, str) and k.startswith(DB_PREFIX) and v in output for k, v in store.items()):
-        raise AgentKitError(f"{where}: 'store' maps db.KEY to one of its output fields")
+    if not isinstance(store, dict) or not all(isinstance(k, str) and k.startswith(DB_PREFIX) and isinstance(v, str) for k, v in store.items()):
+        raise AgentKitError(f"{where}: 'store' maps db.KEY to one of its output fields or a template of them")
+    store = {key: value if TEMPLATE.search(value) else f"{{{value}}}" for key, value in store.items()}  # a bare field name
+    for key, template in store.items():
+        own = [n for n, f in TEMPLATE.findall(template) if not f and n not in output]
+        if own:
+            raise AgentKitError(f"{where}: 'store' {key} names no output field ({own[0]!r})")
     choose = raw.get("choose")
     if choose is not None and choose not in output:
         raise AgentKitError(f"{where}: 'choose' names no output field ({choose!r})")
+    repeat = raw.get("repeat")
+    if repeat is not None and (choose is None or repeat not in output or repeat == choose):
+        raise AgentKitError(f"{where}: 'repeat' names another output field of the node that chooses the command")
     adds = []
     for item in raw.get("adds") or []:
         if temporary:
             raise AgentKitError(f"{where}: a temporary node cannot add nodes")
         when = (item or {}).get("when") or {}
-        if when.get("field") not in output or "equals" not in when:
-            raise AgentKitError(f"{where}: 'adds' needs when: {{field: <an output field>, equals: <value>}}")
-        adds.append(Addition(when["field"], str(when["equals"]).strip().lower(), _node(item.get("node"), source, temporary=True)))
+        node = _node((item or {}).get("node"), source, temporary=True)
+        if when.get("field") in output and "equals" in when:
+            adds.append(Addition(node, field=when["field"], equals=str(when["equals"]).strip().lower()))
+        elif isinstance(when.get("every"), int) and when["every"] > 0 and str(when.get("count", "")).startswith(DB_PREFIX):
+            adds.append(Addition(node, every=when["every"], count=str(when["count"]).removeprefix(DB_PREFIX)))
+        else:
+            raise AgentKitError(f"{where}: 'adds' needs when: {{field: <an output field>, equals: <value>}} "
+                                "or {every: <steps>, count: db.<a per-entry>}")
     return NodeSpec(name=name, prompt=raw["prompt"].strip(), output=dict(output), after=_strings(raw.get("after"), where, "after"),
-                    reads=reads, store=dict(store), choose=choose, adds=tuple(adds))
+                    reads=reads, store=store, choose=choose, repeat=repeat, adds=tuple(adds))
+
+
+def _keep(raw: Any, source: str) -> dict[str, Keep]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise AgentKitError(f"{source}: 'keep' must map database entries to {{last: N}}, {{collect: N}} or {{per: KEY, last: N}}")
+    keep: dict[str, Keep] = {}
+    for key, rule in raw.items():
+        where = f"{source}: keep '{key}'"
+        rule = rule if isinstance(rule, dict) else {}
+        kinds = [k for k in ("collect", "per") if k in rule] or (["last"] if "last" in rule else [])
+        size = rule.get("collect", rule.get("last"))
+        extra = set(rule) - {"last", "collect", "per", "answers"}
+        if len(kinds) != 1 or extra or type(size) is not int or not 1 <= size <= KEEP_MOST:
+            raise AgentKitError(f"{where} needs {{last: N}}, {{collect: N}} or {{per: KEY, last: N}} with N from 1 to {KEEP_MOST}")
+        if "answers" in rule and kinds[0] != "collect":
+            raise AgentKitError(f"{where}: only a collected entry 'answers' another")
+        keep[str(key)] = Keep(kinds[0], size, answers=rule.get("answers"), per=rule.get("per"))
+    for key, rule in keep.items():
+        if rule.answers is not None and (rule.answers not in keep or keep[rule.answers].kind != "collect"):
+            raise AgentKitError(f"{source}: keep '{key}' answers '{rule.answers}', which is not a collected entry")
+        if rule.kind == "per" and (not isinstance(rule.per, str) or rule.per == key):
+            raise AgentKitError(f"{source}: keep '{key}' needs per: <another database entry>")
+    return keep
+
+
+def _check_wiring(nodes: list[NodeSpec], graph: nx.DiGraph, keep: dict[str, Keep], source: str) -> None:
+    """Every store template reads nodes that have run by then; every count reads a per-entry."""
+    outputs = {n.name: n.output for n in nodes} | {a.node.name: a.node.output for n in nodes for a in n.adds}
+    for node in nodes:
+        for owner, before in [(node, nx.ancestors(graph, node.name))] + [(a.node, nx.ancestors(graph, node.name) | {node.name})
+                                                                           for a in node.adds]:
+            for key, template in owner.store.items():
+                for other, field_name in TEMPLATE.findall(template):
+                    if not field_name:
+                        continue
+                    if other not in before or field_name not in outputs[other]:
+                        raise AgentKitError(f"{source}: node '{owner.name}' stores {{{other}.{field_name}}} in {key}, "
+                                            f"but '{other}' is not a node that runs before it with that field")
+        for addition in node.adds:
+            if addition.every and (addition.count not in keep or keep[addition.count].kind != "per"):
+                raise AgentKitError(f"{source}: node '{node.name}' counts db.{addition.count}, which is not declared per: in 'keep'")
 
 
 def parse_thoughts(text: str, source: str) -> ThoughtSpec:
@@ -158,8 +246,13 @@ def parse_thoughts(text: str, source: str) -> ThoughtSpec:
     database = raw.get("database") or {}
     if not isinstance(database, dict):
         raise AgentKitError(f"{source}: 'database' must be a mapping")
+    keep = _keep(raw.get("keep"), source)
+    wrong = [k for k, rule in keep.items() if k in database and not isinstance(database[k], type(rule.start()))]
+    if wrong:
+        raise AgentKitError(f"{source}: database '{wrong[0]}' must start as a {type(keep[wrong[0]].start()).__name__}, as its keep says")
+    _check_wiring(nodes, graph, keep, source)
     return ThoughtSpec(name=str(raw.get("name") or Path(source).stem), system=str(raw.get("system") or "").strip(),
-                       database=dict(database), nodes=tuple(nodes), source=source)
+                       database=dict(database), nodes=tuple(nodes), source=source, keep=keep)
 
 
 @cache
@@ -173,3 +266,16 @@ def load_thoughts(name_or_path: str) -> ThoughtSpec:
     except OSError as exc:
         raise AgentKitError(f"thought graph '{name_or_path}' cannot be read: {exc.strerror or exc}") from None
     return parse_thoughts(text, path.name)
+
+
+def thoughts_for(setting: str, env: str, preset: str | None = None) -> str:
+    """The thought graph a ``thoughts`` setting plays on ``env``: the one it names, or for ``auto`` the
+    graph written for the environment's family. An environment with none is refused in one line."""
+    if setting != AUTO:
+        return setting
+    family = split_spec(env)[0]
+    if family not in FAMILY_GRAPHS:
+        who = f"preset '{preset}'" if preset else "thoughts=auto"
+        raise AgentKitError(f"{who} has no thought graph for {family} environments ({env}); AgentKit graphs are written for: "
+                            f"{', '.join(sorted(FAMILY_GRAPHS))} (or --set thoughts=NAME|PATH to play one anyway)")
+    return FAMILY_GRAPHS[family]

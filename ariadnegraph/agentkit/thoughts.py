@@ -8,13 +8,16 @@ commands as an enum), and its after-query writes the database and may add tempor
 evaluated right after it, once, for this step only (they are not part of the compiled graph). A reply
 that cannot be read is sent back with the problem (``call_structured``), then falls back.
 
-The database persists across steps in the agent's state (``thought_db``); ``db.history`` collects one
-line per step (observation summary and action), the last 25 kept, what AgentKit's reflection reads.
+The database persists across steps in the agent's state (``thought_db``); each entry keeps what is
+written to it as the graph's ``keep`` declares (:mod:`.database`: a step history, a knowledge base that
+accumulates, one list per skill). The chooser's repeat count plays its command that many times, the
+later ones without a thought pass (AgentKit section 4.1: ``repeat_number``).
 """
 
 from __future__ import annotations
 
 import operator
+import re
 from functools import cache
 from typing import Annotated, Any
 
@@ -26,13 +29,20 @@ from typing_extensions import TypedDict
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.state import AgentState, add_usage
+from ..envs import environment_manual
 from ..envs.text import safe_command
 from ..models import call_structured
-from ..nodes.common import chat_model, reply_update, role_messages
+from ..nodes.common import chat_model, environment_section, reply_update, role_messages
 from ..nodes.schemas import action_choice
-from .spec import APPEND_KEYS, DB_PREFIX, FIELD_CHARS, HISTORY_KEPT, NodeSpec, ThoughtSpec, load_thoughts
+from . import database
+from .spec import DB_PREFIX, FIELD_CHARS, TEMPLATE, Addition, NodeSpec, ThoughtSpec, load_thoughts, thoughts_for
 
 NODE = "thoughts"
+REPEAT_MOST = 6  # the actor plans at most the next 6 steps (AgentKit F.1, actor-actions): no longer repeat
+# Entries of the database the runtime keeps (not declared by a graph): the command still to be repeated,
+# and the observation the last thought pass saw (the o_{T-1} AgentKit's knowledge base compares with o_T).
+REPEAT_KEY, SEEN_KEY = "_repeat", "_seen"
+GAME_START = "(the game starts)"
 
 
 def merge_outputs(left: dict[str, dict[str, str]] | None, right: dict[str, dict[str, str]] | None) -> dict[str, dict[str, str]]:
@@ -65,11 +75,14 @@ def _section_name(key: str) -> str:
     return key.removeprefix(DB_PREFIX).replace("_", " ").upper()
 
 
-def compose(node: NodeSpec, inputs: dict[str, Any], db: dict[str, Any], outputs: dict[str, dict[str, str]]) -> dict[str, object]:
-    """AgentKit's default compose: what the node reads, its dependencies' outputs, then its question."""
-    sections: dict[str, object] = {}
+def compose(node: NodeSpec, inputs: dict[str, Any], db: dict[str, Any], outputs: dict[str, dict[str, str]],
+            spec: ThoughtSpec | None = None) -> dict[str, object]:
+    """AgentKit's default compose: the ENVIRONMENT brief every node is given, what the node reads, its
+    dependencies' outputs, then its question."""
+    sections: dict[str, object] = {p.ENVIRONMENT: inputs.get("environment") or None}
+    keep = spec.keep if spec is not None else {}
     for key in node.reads:
-        value = db.get(key.removeprefix(DB_PREFIX)) if key.startswith(DB_PREFIX) else inputs.get(key)
+        value = database.shown(db, keep, key.removeprefix(DB_PREFIX)) if key.startswith(DB_PREFIX) else inputs.get(key)
         sections[_section_name(key)] = value if isinstance(value, list) else ("" if value is None else str(value))
     for dependency in node.after:
         answer = outputs.get(dependency) or {}
@@ -78,13 +91,29 @@ def compose(node: NodeSpec, inputs: dict[str, Any], db: dict[str, Any], outputs:
     return sections
 
 
-def _write(db: dict[str, Any], node: NodeSpec, answer: dict[str, str]) -> dict[str, Any]:
+def fill(template: str, answer: dict[str, str], outputs: dict[str, dict[str, str]]) -> str:
+    """A store template with the node's fields ({field}) and earlier nodes' ({node.field}) filled in."""
+    def value(match: re.Match[str]) -> str:
+        name, field_name = match.group(1), match.group(2)
+        return answer.get(name, "") if not field_name else (outputs.get(name) or {}).get(field_name, "")
+
+    return TEMPLATE.sub(value, template).strip()
+
+
+def _write(db: dict[str, Any], node: NodeSpec, answer: dict[str, str], spec: ThoughtSpec,
+           outputs: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """The after-query's database writes, each kept as the graph declares (in the order the node stores them)."""
     writes: dict[str, Any] = {}
-    for key, field_name in node.store.items():
-        name = key.removeprefix(DB_PREFIX)
-        value = answer.get(field_name, "")
-        writes[name] = ([*(db.get(name) or []), value][-HISTORY_KEPT:]) if name in APPEND_KEYS else value
+    for key, template in node.store.items():
+        writes.update(database.write({**db, **writes}, spec.keep, key.removeprefix(DB_PREFIX), fill(template, answer, outputs)))
     return writes
+
+
+def _added(addition: Addition, answer: dict[str, str], db: dict[str, Any], spec: ThoughtSpec) -> bool:
+    if addition.every:
+        steps = database.steps_under(db, spec.keep, addition.count)
+        return steps > 0 and steps % addition.every == 0
+    return answer.get(addition.field, "").strip().lower().startswith(addition.equals)
 
 
 def evaluate(node: NodeSpec, spec: ThoughtSpec, inputs: dict[str, Any], db: dict[str, Any], outputs: dict[str, dict[str, str]],
@@ -97,20 +126,21 @@ def evaluate(node: NodeSpec, spec: ThoughtSpec, inputs: dict[str, Any], db: dict
         fallback_fields.pop(node.choose)
         fallback_fields["action"] = safe_command(valid)
     model = chat_model(context, "planner", node=NODE)
-    messages = role_messages(spec.system, compose(node, inputs, db, outputs))
+    messages = role_messages(spec.system, compose(node, inputs, db, outputs, spec))
     result = call_structured(model, schema, messages, max_tries=context.structured_tries, fallback=schema(**fallback_fields),
                              retries=context.max_retries)
     answer = {k: str(v) for k, v in result.value.model_dump().items()}
     if node.choose:
         answer[node.choose] = answer.pop("action")
     accounting = reply_update(f"{NODE}.{node.name}", int(inputs.get("step") or 0), result)
-    writes = _write(db, node, answer)
+    writes = _write(db, node, answer, spec, outputs)
     update: dict[str, Any] = {"outputs": {node.name: answer}, "db": writes, "ran": [node.name], "usage": accounting["usage"],
                               "replies": accounting["replies"]}
     for addition in node.adds:
-        if answer.get(addition.field, "").strip().lower().startswith(addition.equals):
-            # A temporary node: evaluated now, after the node that added it, and gone at the end of the step.
-            extra = evaluate(addition.node, spec, inputs, {**db, **writes}, {**outputs, node.name: answer}, context)
+        if _added(addition, answer, {**db, **writes}, spec):
+            # A temporary node: evaluated now, after the node that added it (and the ones it added before),
+            # and gone at the end of the step.
+            extra = evaluate(addition.node, spec, inputs, {**db, **writes}, {**outputs, **update["outputs"]}, context)
             update = {"outputs": {**update["outputs"], **extra["outputs"]}, "db": {**writes, **extra["db"]},
                       "ran": update["ran"] + extra["ran"], "usage": add_usage(update["usage"], extra["usage"]),
                       "replies": add_usage(update["replies"], extra["replies"])}
@@ -150,17 +180,42 @@ def compiled_thoughts(name_or_path: str):
     return spec, build_thoughts(spec).compile(name=f"thoughts:{spec.name}", checkpointer=False)
 
 
+def repeats(text: str) -> int:
+    """The chooser's repeat count: the first whole number in its answer, 1 to REPEAT_MOST (1 when none)."""
+    found = re.search(r"\d+", text or "")
+    return max(1, min(REPEAT_MOST, int(found.group()))) if found else 1
+
+
+def _last_action(state: AgentState, pending: dict[str, Any] | None) -> str:
+    last = state.get("last_action") or p.START_ACTION
+    times = int((pending or {}).get("times") or 1)
+    return f"{last} ({times} times in a row)" if times > 1 and (pending or {}).get("command") == last else last
+
+
 def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    """The agent node: one pass of the preset's thought graph chooses this step's command."""
+    """The agent node: one pass of the thought graph written for this environment chooses this step's
+    command, and how often to play it; a command still to be repeated is played without a pass."""
     context = runtime.context
-    spec, graph = compiled_thoughts(context.switches.thoughts or "")
+    env = state.get("env") or ""
+    spec, graph = compiled_thoughts(thoughts_for(context.switches.thoughts or "", env, context.preset))
     valid = list(state.get("admissible") or [])
-    inputs = {"goal": state.get("goal", ""), "observation": state.get("observation", ""), "valid_commands": valid,
+    db = {**spec.start(), **(state.get("thought_db") or {})}
+    pending = db.get(REPEAT_KEY) or {}
+    if int(pending.get("left") or 0) > 0 and state.get("last_action") == pending.get("command") and (pending["command"] in valid or not valid):
+        left = int(pending["left"]) - 1
+        return {"proposed": pending["command"], "thought_db": {**db, REPEAT_KEY: {**pending, "left": left}}, "thought_trace": [],
+                "reason": f"repeat {int(pending['times']) - left} of {pending['times']}"}
+    observation = state.get("observation", "")
+    inputs = {"goal": state.get("goal", ""), "observation": observation, "valid_commands": valid,
               "inventory": p.inventory_text(state.get("inventory")), "location": state.get("location") or p.UNKNOWN,
-              "step": state.get("step", 0), "last_action": state.get("last_action") or p.START_ACTION, "score": state.get("score", 0)}
-    db = {**spec.database, **(state.get("thought_db") or {})}
+              "step": state.get("step", 0), "last_action": _last_action(state, pending), "score": state.get("score", 0),
+              "environment": environment_section(state) or "", "manual": (environment_manual(env) if env else None) or "",
+              "previous_observation": db.get(SEEN_KEY) or GAME_START}
     result = graph.invoke({"inputs": inputs, "db": db, "outputs": {}}, context=context, durability="exit")
-    chosen = (result.get("outputs") or {}).get(spec.action_node.name, {}).get(spec.action_node.choose or "", "")
+    answer = (result.get("outputs") or {}).get(spec.action_node.name, {})
+    chosen = answer.get(spec.action_node.choose or "", "")
     command = chosen if chosen in valid or not valid else safe_command(valid)
-    return {"proposed": command, "thought_db": result.get("db") or {}, "subgoal": str((result.get("db") or {}).get("subgoals", ""))[:200],
+    times = repeats(answer.get(spec.action_node.repeat, "")) if spec.action_node.repeat else 1
+    thought_db = {**(result.get("db") or {}), SEEN_KEY: observation, REPEAT_KEY: {"command": command, "times": times, "left": times - 1}}
+    return {"proposed": command, "thought_db": thought_db, "subgoal": str(thought_db.get("subgoals", ""))[:200],
             "usage": result.get("usage") or {}, "replies": result.get("replies") or {}, "thought_trace": result.get("ran") or []}

@@ -21,7 +21,7 @@ from .base import (
     sanitize_command,
     split_commands,
 )
-from .registry import PREFIXES, GameInfo, check_served_spec, environment_brief, list_games, split_spec, tracks_position
+from .registry import PREFIXES, GameInfo, check_served_spec, environment_brief, environment_manual, list_games, split_spec, tracks_position
 
 __all__ = [
     "PREFIXES",
@@ -37,6 +37,7 @@ __all__ = [
     "Oracle",
     "TextEnv",
     "environment_brief",
+    "environment_manual",
     "list_games",
     "make",
     "sanitize_command",

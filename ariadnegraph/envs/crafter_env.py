@@ -10,8 +10,9 @@ written as words ("move left", "do", "make wood pickaxe").
 progression BALROG and AgentKit report. ``location`` is the 8×8 region of the 64×64 world the player
 stands in (the KG's rooms); ``oracle.extra`` holds the position, the achievements, the four vitals, the
 count of each item (``inv_<item>``), the terrain underfoot, the terrain of the view (``view``, written
-by :func:`encode_view`), the achievements earned this step (``events``) and what hurt the player this
-step (``attack``): what EMemBench's Crafter questions (table 15) are computed from.
+by :func:`encode_view`), the achievements earned this step (``events``), what hurt the player this
+step (``attack``) — what EMemBench's Crafter questions (table 15) are computed from — and the episode's
+reward so far (Crafter's own reward, summed: what AgentKit's table 1 reports).
 The game runs in a child process with a deadline per step.
 """
 
@@ -21,6 +22,7 @@ import functools
 from typing import Any
 
 from .base import EnvError, EnvSpecError, Observation, Oracle, sanitize_command
+from .crafter_manual import crafter_data
 from .process import GameProcess
 from .text import offset_text
 
@@ -38,12 +40,19 @@ ITEMS = ("sapling", "wood", "stone", "coal", "iron", "diamond", "wood_pickaxe", 
          "wood_sword", "stone_sword", "iron_sword")
 MATERIALS = ("water", "grass", "stone", "path", "sand", "tree", "lava", "coal", "iron", "diamond", "table", "furnace")
 WALKABLE = ("grass", "sand", "path")
-# What each thing Crafter builds uses up (its data.yaml, "make" and "place"; a table or furnace must also be near).
-RECIPES: dict[str, dict[str, int]] = {
-    "wood_pickaxe": {"wood": 1}, "stone_pickaxe": {"wood": 1, "stone": 1}, "iron_pickaxe": {"wood": 1, "coal": 1, "iron": 1},
-    "wood_sword": {"wood": 1}, "stone_sword": {"wood": 1, "stone": 1}, "iron_sword": {"wood": 1, "coal": 1, "iron": 1},
-    "table": {"wood": 2}, "furnace": {"stone": 4},
-}
+_BUILT_PLACES = ("table", "furnace")  # the places Crafter builds; stone and plants are placed, not built
+
+
+@functools.cache
+def recipes() -> dict[str, dict[str, int]]:
+    """What each thing Crafter builds uses up, read from the installed package's data.yaml ("make", and
+    "place" for a table or furnace; a made tool also needs a table or furnace near)."""
+    data = crafter_data()
+    built = {name: dict(rule.get("uses") or {}) for name, rule in data["make"].items()}
+    built.update({name: dict(data["place"][name].get("uses") or {}) for name in _BUILT_PLACES})
+    return built
+
+
 _CODES = "wgsPdtlciDTF"  # one letter per MATERIALS entry, in order, for the logged view
 _OFF_MAP = "#"
 _GOAL = ("Survive in an open world and unlock as many of Crafter's 22 achievements as you can: collect wood, "
@@ -61,10 +70,12 @@ class _CrafterGame:
         self._names: dict[int, str] = {}
         self._counts: dict[str, int] = {}  # achievement -> times earned, to tell this step's events
         self._health = 0
+        self._reward = 0.0  # the episode's reward so far, as the crafter package computes it
 
     def reset(self) -> dict[str, Any]:
         self._env.reset()
-        _obs, _reward, _done, info = self._env.step(0)  # a noop: reset gives no info dict
+        _obs, reward, _done, info = self._env.step(0)  # a noop: reset gives no info dict
+        self._reward = float(reward)  # that noop is a step of the episode: its reward counts
         self._names = {i: name for name, i in self._env._world._mat_ids.items() if name}
         self._names.update({i: cls.__name__.lower() for cls, i in self._env._sem_view._obj_ids.items()})
         self._counts = dict(info["achievements"])
@@ -72,7 +83,8 @@ class _CrafterGame:
         return self._report(info, done=False)
 
     def step(self, index: int) -> dict[str, Any]:
-        _obs, _reward, done, info = self._env.step(index)
+        _obs, reward, done, info = self._env.step(index)
+        self._reward += float(reward)
         return self._report(info, done=done)
 
     def _report(self, info: dict[str, Any], done: bool) -> dict[str, Any]:
@@ -96,7 +108,8 @@ class _CrafterGame:
                                  info["inventory"], info["achievements"]),
                 "pos": [int(v) for v in info["player_pos"]], "inventory": {k: int(v) for k, v in info["inventory"].items()},
                 "achievements": sorted(k for k, v in info["achievements"].items() if v > 0), "done": bool(done),
-                "health": health, "view": view, "terrain": underfoot, "events": ",".join(events), "attack": attack}
+                "health": health, "view": view, "terrain": underfoot, "events": ",".join(events), "attack": attack,
+                "reward": round(self._reward, 6)}
 
 
 def describe(semantic: Any, pos: tuple[int, int], facing: tuple[int, int], names: dict[int, str],
@@ -218,6 +231,7 @@ class CrafterTextEnv:
             moves=self._steps,
             last_action=command,
             oracle=Oracle(extra={"x": x, "y": y, "health": report["health"], "achievements": ",".join(unlocked),
+                                 "reward": report["reward"],
                                  "valid": command in ACTIONS if command is not None else None,
                                  **{k: report["inventory"].get(k, 0) for k in VITALS},
                                  **{f"inv_{k}": report["inventory"].get(k, 0) for k in ITEMS},

@@ -248,6 +248,15 @@ def environment_brief(spec: str) -> str:
     return f"{prompts.TEXTWORLD}\n{prompts.COOKING_RULES}" if cooking else prompts.TEXTWORLD
 
 
+def environment_manual(spec: str) -> str | None:
+    """The family's instruction manual, where it has one (Crafter's: AgentKit appendix D), else None."""
+    if split_spec(spec)[0] == "crafter":
+        from .crafter_manual import crafter_manual
+
+        return crafter_manual()
+    return None
+
+
 def list_games() -> list[GameInfo]:
     """Every built-in game and generator, for ``ariadne games list``.
 

@@ -113,17 +113,17 @@ def plan_eval(
             raise EvalError(str(exc)) from None
     check_models(AgentContext(model=model, base_url=base_url))  # an unknown provider fails before any write
     _check_storage()
-    from ..agentkit.spec import load_thoughts
+    from ..agentkit.spec import load_thoughts, thoughts_for
 
-    for preset, changed, _ in systems:  # a thought graph that cannot be read fails before any write too
-        thought_graph = AgentContext(preset=cast(PresetName, preset), switch_overrides=changed).switches.thoughts
-        if thought_graph:
-            try:
-                load_thoughts(thought_graph)
-            except ValueError as exc:
-                raise EvalError(str(exc)) from None
     prices = load_prices(prices_file)
     games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
+    for preset, changed, _ in systems:  # no thought graph for a game, or one that cannot be read: refused before any write too
+        thought_graph = AgentContext(preset=cast(PresetName, preset), switch_overrides=changed).switches.thoughts or ""
+        for env in dict.fromkeys(game.env for game in games) if thought_graph else ():
+            try:
+                load_thoughts(thoughts_for(thought_graph, env, preset))
+            except ValueError as exc:
+                raise EvalError(str(exc)) from None
     jobs = [Job(spec.name, preset, model, game, attempt, base_url, tuple(sorted(changed.items())), label, trials, carry_memory, memory_from,
                 store_file)
             for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset, changed, label in systems]
@@ -249,6 +249,11 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     # The game's own counters at their highest (NetHack: depth, experience level, in-game score).
     peaks = {key: max(o[key] for o in oracle if isinstance(o.get(key), (int, float)))
              for key in PEAK_KEYS if any(isinstance(o.get(key), (int, float)) for o in oracle)}
+    # The game's own end-of-episode figures, where it reports them (Crafter: the achievements unlocked and
+    # its episode reward, which its score and AgentKit's table 1 are computed from).
+    last: dict[str, Any] = next((o for o in reversed(oracle) if "achievements" in o or "reward" in o), {})
+    achievements = sorted(a for a in str(last["achievements"]).split(",") if a) if "achievements" in last else None
+    game_reward = float(last["reward"]) if isinstance(last.get("reward"), (int, float)) else None
     score, max_score = float(summary["score"]), float(summary["max_score"])
     # every trial's model calls count, the reflections between them included
     prompt = sum(int(r["prompt_tokens"]) + int((r.get("reflection") or {}).get("prompt_tokens", 0)) for r in played)
@@ -262,6 +267,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
         "norm_score": round(normalised(score, max_score), 6), "score": score, "max_score": max_score,
         "best_norm_score": round(max((normalised(c, max_score) for c in curve), default=0.0), 6),
         "invalid_actions": validity.count(False) if validity else None, "peaks": peaks,
+        "achievements": achievements, "reward": game_reward,
         "steps_per_replan": steps_per_replan(int(summary["steps"]), summary.get("replies_by_node") or {}),
         "kg_facts": growth["facts_by_step"][-1][1] if growth["facts_by_step"] else 0, "kg_recorded": growth["recorded"],
         "kg_update_rate": growth["update_rate"], "kg_growth": growth["facts_by_step"], "kg_updates": growth["updates_by_step"],

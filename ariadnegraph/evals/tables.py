@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 
 from . import quoted
+from .crafter_score import crafter_score
 from .pricing import PRICES_AS_OF
 from .suites import ARIGRAPH_TOP, NETHACK_MAX_STEPS, SCIENCEWORLD_SUBJECTS, Suite
 
@@ -297,7 +298,7 @@ def _progression(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
                 figures.append(f"{statistics.fmean(values):.2f} ± {statistics.pstdev(values):.2f}" if values else MISSING)
         else:
             unlocked = [r["score"] for r in mine]
-            figures += [f"{statistics.fmean(unlocked):.2f} ± {statistics.pstdev(unlocked):.2f}", MISSING, MISSING]
+            figures += [f"{statistics.fmean(unlocked):.2f} ± {statistics.pstdev(unlocked):.2f}", *_crafter_figures(mine)]
         label = f"{preset} ({model})" + (" — no-LLM test double" if model == "scripted" else "")
         rows.append([label, str(len(mine)), *figures])
     if nethack:
@@ -313,10 +314,21 @@ def _progression(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     else:
         for q in quoted.CRAFTER:
             rows.append([q.label, MISSING, MISSING, MISSING, str(q.cells.get("score") or MISSING), str(q.cells.get("reward") or MISSING)])
-        note = ("Progression: achievements unlocked of Crafter's 22 (BALROG's measure). The quoted rows report Crafter's score "
-                "(a geometric mean of success rates over many episodes) and the episode reward (about one per achievement), "
-                "not progression: compare achievements with reward, loosely.")
+        note = ("Progression: achievements unlocked of Crafter's 22 (BALROG's measure). Crafter score: the Crafter paper's "
+                "geometric mean over the 22 achievements of their success rates across the system's episodes, "
+                "exp(mean ln(1 + s_i)) - 1 in %; reward: Crafter's episode reward (+1 per achievement unlocked, ±0.1 per "
+                "health point gained or lost), mean ± std over episodes (evals/crafter_score.py). AgentKit's rows are "
+                "10,000-step episodes: ours are shorter when the step budget is, so compare loosely.")
     return _table(header, rows) + "\n\n" + note
+
+
+def _crafter_figures(records: Sequence[dict[str, Any]]) -> list[str]:
+    """Crafter's score over the episodes and their mean reward ("—" when no episode recorded them)."""
+    unlocked = [r["achievements"] for r in records if r.get("achievements") is not None]
+    rewards = [float(r["reward"]) for r in records if isinstance(r.get("reward"), (int, float))]
+    score = f"{crafter_score(unlocked):.2f}%" if unlocked else MISSING
+    reward = f"{statistics.fmean(rewards):.2f} ± {statistics.pstdev(rewards):.2f}" if rewards else MISSING
+    return [score, reward]
 
 
 LAYOUTS: dict[str, Callable[[Suite, Sequence[dict[str, Any]]], str]] = {

@@ -23,6 +23,7 @@ GRAPH = """
 name: tiny
 system: Answer briefly.
 database: {plan: "(none)", history: []}
+keep: {history: {last: 25}}
 nodes:
   - name: look
     prompt: What do you see?
@@ -122,6 +123,150 @@ def test_a_bad_declaration_fails_in_one_line_naming_the_node(text, message):
 
 def test_the_crafter_graph_follows_the_papers_nodes():
     spec = load_thoughts("crafter")
-    assert [n.name for n in spec.nodes] == ["observe", "reflect", "challenge", "gate", "learn", "act"]
-    assert spec.action_node.name == "act" and spec.node("gate").adds[0].node.name == "plan_subgoals"
-    assert json.dumps(spec.database)  # plain data: it lives in checkpoints
+    assert [n.name for n in spec.nodes] == ["observe", "action_result", "reflect", "challenge", "gate", "plan_summary", "learn",
+                                            "unknowns", "act"]
+    assert spec.action_node.name == "act" and spec.action_node.repeat == "repeats"
+    assert [a.node.name for a in spec.node("gate").adds] == ["plan_subgoals", "choose_skill", "skill_feedback"]
+    assert spec.node("gate").adds[2].every == 3  # AgentKit 3.2: feedback every 3 steps under a skill
+    assert spec.keep["knowledge"].kind == "collect" and spec.keep["knowledge"].answers == "unknown"
+    assert spec.keep["history"].size == 25  # section 3.1: reflection on the 25 most recent steps
+    assert "manual" in spec.node("learn").reads and "previous_observation" in spec.node("learn").reads  # o_{T-1}, o_T and I
+    assert json.dumps(spec.start())  # plain data: it lives in checkpoints
+
+
+# -- what the database keeps (agentkit/database.py) -------------------------------------------------
+
+def test_collected_items_merge_by_name_drop_placeholders_and_keep_the_most_recent():
+    from ariadnegraph.agentkit.database import Keep, collect, write
+
+    kept = collect([], "- Wood_for_table: 1 wood?\n2. wood per do: 1 wood per do\nnothing", size=3)
+    assert kept == ["Wood_for_table: 1 wood?", "wood per do: 1 wood per do"]  # bullets and "nothing" dropped
+    kept = collect(kept, "wood for table: 2 wood\nstone_for_furnace: NA", size=3)
+    assert kept == ["wood per do: 1 wood per do", "wood for table: 2 wood"]  # same name: the later answer replaces it
+    assert collect(kept, "a: 1\nb: 2", size=3) == ["wood for table: 2 wood", "a: 1", "b: 2"]  # the cap drops the oldest
+    keep = {"knowledge": Keep("collect", 10, answers="unknown"), "unknown": Keep("collect", 10)}
+    db = {"knowledge": [], "unknown": ["wood for table: how many wood?", "sword range: how far?"]}
+    assert write(db, keep, "knowledge", "Wood for table: 2 wood") == {
+        "knowledge": ["Wood for table: 2 wood"], "unknown": ["sword range: how far?"]}  # answered: off the unknown list
+
+
+def test_a_per_entry_keeps_one_list_per_group_and_counts_its_writes():
+    from ariadnegraph.agentkit.database import Keep, shown, steps_under, write
+
+    keep = {"log": Keep("per", 2, per="skill")}
+    db: dict = {"skill": "Gather", "log": {}}
+    for line in ("a", "b", "c"):
+        db.update(write(db, keep, "log", line))
+    db["skill"] = "Craft"
+    db.update(write(db, keep, "log", "d"))
+    assert db["log"]["Gather"] == {"steps": 3, "items": ["b", "c"]} and shown(db, keep, "log") == ["d"]
+    db["skill"] = "Gather"
+    assert steps_under(db, keep, "log") == 3 and shown(db, keep, "log") == ["b", "c"]
+    assert write({"skill": "", "log": {}}, keep, "log", "e") == {}  # no skill chosen yet: not under one
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("keep: {h: {last: 0}}\nnodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o}", "keep 'h' needs {last: N}"),
+    ("keep: {k: {collect: 5, answers: u}}\nnodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o}", "not a collected entry"),
+    ("nodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o, store: {db.h: '{b.o}'}}\n  - {name: b, prompt: y, output: {o: t}}",
+     "'b' is not a node that runs before it"),
+    ("nodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o, repeat: n}", "'repeat' names another output field"),
+    ("nodes:\n  - name: a\n    prompt: x\n    output: {o: t}\n    choose: o\n    adds: [{when: {every: 3, count: db.h}, node: {name: b, prompt: y, output: {o: t}}}]",
+     "counts db.h, which is not declared per"),
+])
+def test_a_bad_keep_store_or_repeat_fails_in_one_line(text, message):
+    with pytest.raises(AgentKitError) as refused:
+        parse_thoughts(text, "bad.yaml")
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+
+
+# -- the crafter graph played through the agent graph ------------------------------------------------
+
+class CrafterForms(BaseChatModel):
+    """Answers every form of the crafter graph. Its learn node discovers a new fact on each pass, and its
+    unknowns node lists the one the next pass will answer; the actor plays 'move left' ``repeat`` times."""
+
+    calls: list[str] = []
+    repeat: str = "1"
+
+    @property
+    def _llm_type(self) -> str:
+        return "crafter-forms"
+
+    def bind_tools(self, tools, *, tool_choice=None, **kwargs):
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
+
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        tool = kwargs["tools"][0]["function"]
+        self.calls.append(tool["name"])
+        n = self.calls.count(tool["name"])
+        args: dict[str, Any] = {field: f"{field} {n}" for field in tool["parameters"]["properties"]}
+        args |= {"LearnThought": {"discovered": f"fact {n}: learned on pass {n}"},
+                 "UnknownsThought": {"missing": f"fact {n + 1}: to find out"},
+                 "GateThought": {"update": "yes" if n == 1 else "no", "reason": "first step"},
+                 "ChooseSkillThought": {"skill": "Explore", "description": "walk to new places"},
+                 "ActionChoice": {"action": "move left", "repeats": self.repeat}}.get(tool["name"], {})
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[
+            {"name": tool["name"], "args": args, "id": f"c{len(self.calls)}", "type": "tool_call"}]))])
+
+
+def play_crafter(monkeypatch, tmp_path, steps: int, repeat: str = "1") -> tuple[CrafterForms, list[dict]]:
+    from ariadnegraph.play import play
+
+    fake = CrafterForms(repeat=repeat)
+    fake.calls = []
+    monkeypatch.setattr(thoughts_module, "chat_model", lambda *args, **kwargs: fake)
+    databases: list[dict] = []
+    play("crafter", max_steps=steps, context=AgentContext(model="scripted", preset="agentkit", run_dir=str(tmp_path)),
+         on_step=lambda update: update.get("thought_db") and databases.append(dict(update["thought_db"])))  # after each command
+    return fake, databases
+
+
+def test_what_the_knowledge_base_learns_at_step_1_is_still_there_at_step_5(monkeypatch, tmp_path):
+    fake, databases = play_crafter(monkeypatch, tmp_path, steps=5)
+    assert len(databases) == 5 and fake.calls.count("LearnThought") == 5
+    assert databases[0]["knowledge"] == ["fact 1: learned on pass 1"]
+    assert databases[-1]["knowledge"] == [f"fact {n}: learned on pass {n}" for n in range(1, 6)]  # nothing wiped
+    assert databases[-1]["unknown"] == ["fact 6: to find out"]  # each answered unknown left the list
+    assert len(databases[-1]["history"]) == 5 and "chose: move left" in databases[-1]["history"][0]
+    assert databases[-1]["skills"] == ["Explore: walk to new places"] and databases[-1]["skill"] == "Explore"
+    # every 3 steps under one skill, its feedback: after the 3rd step played under Explore (at the 4th pass)
+    assert fake.calls.count("SkillFeedbackThought") == 1 and databases[-1]["skill_feedback"]["Explore"]["items"]
+
+
+def test_the_chosen_repeat_count_plays_the_command_again_without_thinking(monkeypatch, tmp_path):
+    fake, databases = play_crafter(monkeypatch, tmp_path, steps=6, repeat="3 times")
+    assert len(databases) == 6 and fake.calls.count("ActionChoice") == 2  # passes at steps 1 and 4
+    assert [d["_repeat"]["left"] for d in databases] == [2, 1, 0, 2, 1, 0]
+
+
+def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_read_the_manual(monkeypatch, tmp_path):
+    from ariadnegraph.envs import environment_brief
+
+    seen: list[dict] = []
+    original = thoughts_module.role_messages
+    monkeypatch.setattr(thoughts_module, "role_messages", lambda system, sections: seen.append(dict(sections)) or original(system, sections))
+    play_crafter(monkeypatch, tmp_path, steps=1)
+    assert len(seen) >= 9 and all(sections["ENVIRONMENT"] == environment_brief("crafter") for sections in seen)
+    learn = next(sections for sections in seen if "unknown list can you now answer" in sections["QUESTION"])
+    assert "- make wood pickaxe: place table, collect wood" in learn["MANUAL"]  # built from crafter's data.yaml
+    assert learn["PREVIOUS OBSERVATION"] == "(the game starts)" and "You face" in learn["OBSERVATION"]
+
+
+def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ariadnegraph.evals.runner import EvalError, plan_eval
+
+    ariadne = str(Path(sys.executable).parent / "ariadne")
+    env = {k: v for k, v in os.environ.items() if k != "ARIADNE_PRESET"}
+    bad = subprocess.run([ariadne, "play", "--env", "cooking:1", "--preset", "agentkit", "--model", "scripted", "--run-dir", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert bad.stderr.startswith("ariadne: error: preset 'agentkit' has no thought graph for cooking environments")
+    assert not list(tmp_path.iterdir())  # refused before any write
+    with pytest.raises(EvalError, match="no thought graph for twx"):
+        plan_eval("tales-twx", ["agentkit"], out=tmp_path / "out")

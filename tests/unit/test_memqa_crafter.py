@@ -13,8 +13,8 @@ import pytest
 from ariadnegraph.envs.crafter_env import decode_view, encode_view
 from ariadnegraph.evals.memqa.crafter_index import CrafterTimeline
 from ariadnegraph.evals.memqa.crafter_templates import CRAFTER_BY_ID, CRAFTER_TEMPLATES
+from ariadnegraph.evals.memqa.episodes import load_episode
 from ariadnegraph.evals.memqa.generate import candidates, generate
-from ariadnegraph.evals.memqa.index import load_episode
 from ariadnegraph.evals.memqa.templates import ABILITIES, NOT_ANSWERABLE, TEMPLATES, Vocabulary
 
 RUNS = Path(__file__).parents[1] / "fixtures" / "memqa_crafter"

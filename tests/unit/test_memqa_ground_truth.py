@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from ariadnegraph.evals.memqa.answerers import extract_answer, make_answerer
+from ariadnegraph.evals.memqa.episodes import load_episode
 from ariadnegraph.evals.memqa.generate import generate
-from ariadnegraph.evals.memqa.index import load_episode, mentions
+from ariadnegraph.evals.memqa.index import mentions
 from ariadnegraph.evals.memqa.scorer import score
 from ariadnegraph.evals.memqa.templates import ABILITIES, BY_ID, NOT_ANSWERABLE, TEMPLATES, match_question
 from ariadnegraph.memory import WorldMemory

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from ariadnegraph.evals.memqa.answerers import TranscriptAnswerer, agent_turns
+from ariadnegraph.evals.memqa.episodes import load_episode
 from ariadnegraph.evals.memqa.generate import generate
-from ariadnegraph.evals.memqa.index import load_episode
 from ariadnegraph.evals.memqa.prompts import MEMORY_RULES
 from ariadnegraph.evals.memqa.scorer import score
 from tests.unit.test_memqa_ground_truth import write_run

@@ -20,13 +20,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ...envs.crafter_env import RECIPES, VITALS
+from ...envs.crafter_env import VITALS, recipes
 from .crafter_index import MOVES, CrafterTimeline, displacement, item_name
 from .index import norm
 from .templates import Solved, Template, Vocabulary, inventory_text
 
 ORDINALS = {"first": 0, "second": 1, "third": 2, "last": -1}
-CRAFTS = tuple(item_name(k) for k in RECIPES)
+CRAFTS = tuple(item_name(k) for k in recipes())
 _DIRECTIONS = {v: k for k, v in MOVES.items()}
 
 
@@ -300,7 +300,7 @@ def e_state_after_event(tl: Any, event: str, stat: str) -> Solved:
 # -- Logical -------------------------------------------------------------------------------------
 def f_craft_feasibility(tl: Any, step: int, craft: str) -> Solved:
     s = _c(tl).state(step)
-    needs = RECIPES.get(norm(craft).replace(" ", "_"))
+    needs = recipes().get(norm(craft).replace(" ", "_"))
     if s is None or needs is None:
         return None
     return ("yes" if all(s.counts.get(item_name(k), 0) >= n for k, n in needs.items()) else "no"), (step,)

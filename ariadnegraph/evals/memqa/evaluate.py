@@ -9,8 +9,8 @@ from typing import Any
 from ...agent.integrity import checked_copies
 from ...runs import RunDir
 from .answerers import ANSWERERS, extract_answer, make_answerer
+from .episodes import load_episode
 from .generate import QAItem, generate
-from .index import load_episode
 from .paraphrase import paraphrase
 from .scorer import score
 

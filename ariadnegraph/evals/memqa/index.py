@@ -18,11 +18,9 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from ...envs.text import direction_of_command, parse_location
-from ...runs import RunDir
 
 # ScienceWorld's rooms: the game's location vocabulary when a run logs no facts.
 SCIENCEWORLD_ROOMS = ("kitchen", "bathroom", "workshop", "art studio", "greenhouse", "outside", "foundry",
@@ -228,7 +226,7 @@ class Episode:
     locations: tuple[str, ...]  # room names the game holds
 
 
-def _inventory_from(record: Mapping[str, Any]) -> tuple[str, ...]:
+def inventory_from(record: Mapping[str, Any]) -> tuple[str, ...]:
     """True inventory: TextWorld facts ``in X I`` (base names), else the logged inventory list."""
     facts = record.get("facts") or []
     if facts:
@@ -236,7 +234,7 @@ def _inventory_from(record: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(record.get("inventory") or ()))
 
 
-def _location_from(record: Mapping[str, Any], observation: str) -> str | None:
+def location_from(record: Mapping[str, Any], observation: str) -> str | None:
     return record.get("location") or parse_location(record.get("look") or record.get("description") or "") or parse_location(observation)
 
 
@@ -263,22 +261,3 @@ def game_vocabulary(oracle: Sequence[Mapping[str, Any]]) -> tuple[list[str], lis
     for key in rooms:
         things.pop(key, None)
     return sorted(things.values()), sorted(rooms.values())
-
-
-def load_episode(run_dir: str | Path, run_id: str) -> Episode:
-    """The ground truth of a run: trajectory + oracle signals per step."""
-    run = RunDir.open(run_dir, run_id)
-    oracle = {r["step"]: r for r in run.oracle_steps()}
-    steps = []
-    for record in run.steps():
-        o = oracle.get(record["step"], {})
-        steps.append(StepState(record["step"], record.get("action"), record.get("observation") or "", record.get("score"),
-                               _location_from(o, record.get("observation") or ""), _inventory_from(o) if o else None,
-                               record.get("reason") or None, tuple(record["valid"]) if isinstance(record.get("valid"), list) else None))
-    env = str(run.meta().get("env", ""))
-    if env.split(":", 1)[0] == "crafter":  # table 15's signals come from Crafter's own oracle lines
-        from .crafter_index import crafter_timeline, crafter_vocabulary  # it builds on this module
-
-        return Episode(run_id, env, crafter_timeline(steps, oracle), *crafter_vocabulary())
-    items, locations = game_vocabulary(list(oracle.values()))
-    return Episode(run_id, env, Timeline(steps), tuple(items), tuple(locations))
