@@ -60,7 +60,7 @@ Never state what the tools did not return."""
 # DAVIS's world model, algorithm 2: predict one planned command's outcome, asking memory first when needed
 TRANSITION = f"""{AGENT}
 You are the agent's world model. Predict what the game will answer to the PROPOSED ACTION, played after the steps
-under PREDICTED SO FAR, and the score change it brings. If something you need is not known yet (where a thing
+under PREDICTED SO FAR, and the score change it brings (EXPECTED OUTCOME is the planner's guess). If something you need is not known yet (where a thing
 was found, what a command did before), ask memory one short question under "question" and leave the rest
 empty: you will see the answer under INNER MONOLOGUE and be asked again. Once you can predict, leave
 "question" empty and give the prediction. Do not ask again what INNER MONOLOGUE already answers.

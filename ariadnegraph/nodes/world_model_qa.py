@@ -332,6 +332,7 @@ def predict_transitions(state: AgentState, runtime: Runtime[AgentContext]) -> di
                 p.OBSERVATION: state.get("observation", ""),
                 p.PREDICTED: predicted or p.NONE,
                 p.PROPOSED_ACTION: planned["action"],
+                p.EXPECTED: planned.get("expected") or p.NOTHING_EXPECTED,  # the planner's own guess
                 p.MONOLOGUE: monologue or p.NONE,
             }
             fallback = TransitionPrediction(observation=planned.get("expected", ""), reward=planned.get("reward", ""))
