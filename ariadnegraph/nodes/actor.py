@@ -20,7 +20,7 @@ from ..envs import InvalidCommand, sanitize_command, split_commands
 from ..envs.rules import ruinous
 from ..envs.text import EXPLORE, TAKING_VERBS, VERB_SYNONYMS, direction_of_command, go_to_target, ground_command, is_explore, safe_command, take_first
 from ..models import FALLBACK
-from .common import INADMISSIBLE, ask_structured, environment_section, explore_moves, go_to_choices, tried_here, with_issue, working_memory
+from .common import INADMISSIBLE, ask_structured, environment_section, explore_moves, go_to_choices, merged, tried_here, with_issue, working_memory
 from .prompts import ACTOR, REACT, expansion_prompt
 from .schemas import Command, Expansion, action_choice
 
@@ -247,10 +247,11 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
                     p.PROPOSED_ACTION: step["action"]}
         schema = action_choice(admissible)
-        choice, update = ask_structured(context, node="actor", role="actor", schema=schema, system=ACTOR, sections=sections,
+        choice, chosen = ask_structured(context, node="actor", role="actor", schema=schema, system=ACTOR, sections=sections,
                                         fallback=schema(action=safe_command(admissible)), step=state.get("step", 0))
+        update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
         command = ground_command(choice.action, admissible)
-        if fell_back(update):
+        if fell_back(chosen):
             how = "fallback"
         if command is None:
             command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"

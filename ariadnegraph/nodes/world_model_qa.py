@@ -49,7 +49,7 @@ from ..models.prompts import REASK_TOOL
 from ..models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format, was_cut
 from ..models.tool_json import REPEATED_LOOKUP, UNKNOWN_TOOL, attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
 from ..prompting import QUESTION, render_sections
-from .common import ask_structured, belief_section, chat_model, environment_section, extra_commands, role_messages, trace_reply
+from .common import ask_structured, belief_section, chat_model, environment_section, extra_commands, merged, role_messages, trace_reply
 from .prompts import ASK, FINAL_ANSWER, GRAPH_ANSWER, TRANSITION, WORLD_MODEL_QA, entity_focus_prompt
 from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS, EntityFocus, TransitionPrediction
 
@@ -256,18 +256,6 @@ DATED_RECORDED = 12  # dated facts of an answer kept in the step's trajectory li
 NOT_KNOWN = "not known: memory holds nothing about it"
 
 
-def _merged(updates: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The accounting of several calls (usage, reply outcomes, fallbacks) as one state update."""
-    usage: dict[str, dict[str, int]] = {}
-    replies: dict[str, dict[str, int]] = {}
-    fallbacks: list[str] = []
-    for update in updates:
-        usage = add_usage(usage, update.get("usage"))
-        replies = add_usage(replies, update.get("replies"))
-        fallbacks += update.get("fallbacks") or []
-    return {"usage": usage, "replies": replies, **({"fallbacks": fallbacks} if fallbacks else {})}
-
-
 def entities_section(history: Sequence[DatedFact]) -> list[str]:
     """The entities memory knows, by kind (the most recent of each)."""
     by_kind: dict[str, list[str]] = {kind: [] for kind in ENTITY_TYPES}
@@ -293,7 +281,7 @@ def graph_qa(question: str, history: Sequence[DatedFact], embed: EmbedFn, state:
     record.update({"types": list(focus.types), "entities": seeds, "facts": len(facts),
                    "from_other_runs": sum(1 for f in facts if f.source != THIS_EPISODE), "dated": lines[:DATED_RECORDED]})
     if not facts:
-        return NOT_KNOWN, record, _merged([update])
+        return NOT_KNOWN, record, merged([update])
     model = chat_model(context, "qa", node=NODE, max_tokens=QA_REPLY_TOKENS)
     prompt = role_messages(GRAPH_ANSWER, {p.QUESTION: question, p.DATED_FACTS: lines})
     raw = invoke_model(model, prompt, retries=context.max_retries)
@@ -301,7 +289,7 @@ def graph_qa(question: str, history: Sequence[DatedFact], embed: EmbedFn, state:
     outcome = {CUT: 1} if was_cut(raw) else {}
     trace_reply(NODE, PARSED, outcome)
     answered = {"usage": {NODE: usage_of(prompt, raw).to_dict()}, "replies": {NODE: {PARSED: 1, **outcome}}}
-    return answer, {**record, "answer": answer}, _merged([update, answered])
+    return answer, {**record, "answer": answer}, merged([update, answered])
 
 
 def predict_transitions(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -355,4 +343,4 @@ def predict_transitions(state: AgentState, runtime: Runtime[AgentContext]) -> di
         predicted.append(f"{planned['action']} -> {planned.get('expected') or p.NOTHING_EXPECTED}{reward}")
         notes += monologue
     decided = {"notes": notes, "monologue": searches, "predicted": predicted}
-    return {"plan": plan, "notes": notes, "decided": decided, **_merged(updates)}
+    return {"plan": plan, "notes": notes, "decided": decided, **merged(updates)}
