@@ -132,14 +132,18 @@ def test_stma_never_replans_while_its_action_sequence_is_valid(episodes):
     assert with_plan >= 5  # multi-step action sequences were followed
 
 
-def test_davis_monologue_is_bounded_and_it_has_no_summarizer(episodes):
+def test_davis_keeps_a_belief_and_its_world_model_predicts_each_planned_step(episodes):
+    """f(tau) every step; after each plan, algorithm 2 per planned step: at most qa_turns questions (each an
+    entity-focus call and an answer), and one prediction more."""
     result, steps = episodes("arigraph:cook", "davis")
-    assert "summarizer" not in result["usage_by_node"]
+    assert result["usage_by_node"]["summarizer"]["calls"] >= result["steps"]
+    most_per_step = 5 + 1 + 2 * 5
     for step in steps:
         nodes = [n for n, _ in step["calls"]]
         if "planner" in nodes:
-            qa = nodes[: nodes.index("planner")].count("world_model_qa")
-            assert 1 <= qa <= 5 + 1  # at most 5 tool turns, then the answer
+            first = nodes.index("planner")
+            assert "world_model_qa" not in nodes[:first]
+            assert 1 <= nodes[first:].count("world_model_qa") <= nodes.count("planner") * 5 * most_per_step
 
 
 def test_davis_critic_replans_on_a_mismatch_and_keeps_a_reflection(monkeypatch):
