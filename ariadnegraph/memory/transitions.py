@@ -161,7 +161,8 @@ def expand(facts: Sequence[DatedFact], seeds: Iterable[str], limit: int = SUBGRA
         by_entity.setdefault(_key(f.subject), []).append(i)
         by_entity.setdefault(_key(f.object), []).append(i)
     reached = {_key(s) for s in seeds if _key(s) in by_entity}
-    frontier, taken, level = set(reached), [], 0
+    frontier, level = set(reached), 0
+    taken: list[int] = []
     seen: set[int] = set()
     while frontier and len(taken) < limit and (hops is None or level < hops):
         new_entities: set[str] = set()

@@ -7,7 +7,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, get_args
 
-import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
@@ -53,7 +52,7 @@ def gold_run_memory() -> WorldMemory:
     return memory
 
 
-def test_gold_runs_are_dated_history_never_the_current_state_of_a_new_episode():
+def test_gold_runs_are_dated_history_never_the_current_state_of_a_new_episode(monkeypatch):
     gold = gold_run_memory()
     transitions = dated_transitions(gold, GOLD)
     # every transition the gold run saw, closed ones included, with its run, step and the command before it
@@ -79,10 +78,9 @@ def test_gold_runs_are_dated_history_never_the_current_state_of_a_new_episode():
     # ... while the world model's search finds them, dated by their gold run and step
     history = world_history(state, session, "davis", store)  # type: ignore[arg-type]
     assert {f.source for f in history} == {GOLD, THIS_EPISODE}
-    found, update = qa_module.graph_qa, None
     model = QueuedChatModel(replies=[structured("EntityFocus", types=["thing"], entities=["fridge"]),
                                      AIMessage(content="In the gold run the fridge was opened at step 1.")])
-    pytest.MonkeyPatch().setattr(common, "load_chat_model", lambda *a, **k: model)
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     answer, found, update = qa_module.graph_qa("what happens when I open the fridge?", history, episode.embedder.embed,
                                                {"step": 1}, AgentContext(preset="davis"))
     assert "fridge" in found["entities"] and found["from_other_runs"] > 0
@@ -135,7 +133,7 @@ def test_entities_are_narrowed_to_the_kinds_a_question_is_about():
 
 def test_the_two_most_relevant_entities_are_taken_named_ones_first():
     things = narrow(GRAPH, [THING])
-    assert top_entities("where is the fridge?", things, keyword_embed) [0] == "fridge"
+    assert top_entities("where is the fridge?", things, keyword_embed)[0] == "fridge"
     assert len(top_entities("where is the fridge?", things, keyword_embed)) == 2
     # what the model named comes first, each to its closest candidate; then the question's nearest
     assert top_entities("what is cold?", things, keyword_embed, named=["shovl", "milk"]) == ["shovel", "milk"]
