@@ -187,7 +187,7 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     from .envs.registry import VARIED_PREFIXES, env_family, split_spec
     from .evals.suites import suites_playing
     from .memory.longterm import LongTermMemory, Namespace
-    from .play import final_facts, play
+    from .play import gold_transitions, play
 
     ns = Namespace(args.agent, env_family(args.env))
     context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
@@ -215,9 +215,10 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
             result = play(args.env, seed=seed, variation=variation, split=split, max_steps=len(walkthrough), context=context,
                           script=walkthrough)
             source = f"gold:{args.env}:{f'{split}-' if split else ''}{kind}={number}"
-            added = memory.add_facts(ns, final_facts(args.run_dir, result["run_id"]), source=source)
+            # dated history for the world model to question, never facts a later episode starts from (DAVIS §3.2-3.3)
+            kept = memory.add_transitions(ns, gold_transitions(args.run_dir, result["run_id"], source), source=source)
             print(f"{source}: {len(walkthrough)} gold steps read ({'won' if result['won'] else 'not won'}), "
-                  f"{added} new facts in {ns}; run {result['run_id']}")
+                  f"{kept} dated transitions in {ns}; run {result['run_id']}")
     return 0
 
 
@@ -238,8 +239,8 @@ def _memory_show(args: argparse.Namespace) -> int:
         for ns in memory.namespaces():
             if args.agent and ns.agent != args.agent:
                 continue
-            facts, lessons = memory.facts(ns), memory.lessons(ns, limit=1000)
-            print(f"{ns}: {len(facts)} facts, {len(lessons)} lessons")
+            facts, lessons, transitions = memory.facts(ns), memory.lessons(ns, limit=1000), memory.transitions(ns)
+            print(f"{ns}: {len(facts)} facts, {len(lessons)} lessons, {len(transitions)} dated transitions")
             for triplet in facts[: args.facts]:
                 print(f"  {', '.join(triplet)}")
     return 0

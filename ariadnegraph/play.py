@@ -28,7 +28,8 @@ from .graphs.agent import build_agent_graph
 from .memory import Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
 from .memory.longterm import LESSONS_SHOWN, LongTermMemory
-from .memory.world import lasting_facts
+from .memory.transitions import DatedFact
+from .memory.world import dated_transitions, lasting_facts
 from .models import FALLBACK, REASKED, REPAIRED
 from .nodes.common import check_models
 from .nodes.environment import check_numbers, recursion_limit
@@ -177,6 +178,12 @@ def final_facts(run_dir: str | Path, run_id: str) -> list[Triplet]:
     inventory left out: they do not hold at the start of another episode)."""
     with checked_copies(run_dir, [run_id]) as copies, WorldMemory.open(RunDir.open(copies, run_id).memory_path) as memory:
         return lasting_facts(memory)
+
+
+def gold_transitions(run_dir: str | Path, run_id: str, source: str) -> list[DatedFact]:
+    """What a finished (gold) run's memory learned, step by step, dated by ``source`` and the step."""
+    with checked_copies(run_dir, [run_id]) as copies, WorldMemory.open(RunDir.open(copies, run_id).memory_path) as memory:
+        return dated_transitions(memory, source)
 
 
 def play_trials(

@@ -16,6 +16,7 @@ HISTORY_BUFFER = 25  # STMA's history buffer: the steps its summarizer reads (ap
 Retrieval = Literal["arigraph", "stma", "temporal", "rag", "none"]
 Aggregation = Literal["off", "text", "llm"]
 Cadence = Literal["when_needed", "every_step", "never"]
+Monologue = Literal["tools", "transitions"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,9 @@ class Preset:
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
     memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)
     aggregator: Aggregation = "text"  # spatial belief: deterministic text, or a model call (STMA)
-    qa_turns: int = 5  # world-model QA tool turns (DAVIS: 5); 0: no QA
+    qa_turns: int = 5  # world-model QA turns (DAVIS: 5 per predicted transition); 0: no QA
+    monologue: Monologue = "tools"  # tools: one lookup loop before planning; transitions: after planning, DAVIS's
+    # algorithm 2 for each planned step (predict its outcome and reward, asking the dated-fact graph search when needed)
     planner: Cadence = "when_needed"  # when_needed: AgentKit's gate; every_step: AriGraph; never: ReAct only
     plan_length: int = 8  # most actions kept from one plan
     expected_rewards: bool = False  # plan steps predict the reward too (DAVIS)
@@ -50,6 +53,7 @@ class Preset:
     reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
     grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
+    actor_commands: int = 1  # most game commands the actor may turn one plan step into (DAVIS: L' >= L), each validated
     invalidate: bool = True  # contradicted facts are closed; False: the KG only appends timestamped facts (DAVIS §3.2)
     thoughts: str | None = None  # an AgentKit thought graph (agentkit/NAME.yaml, a path, or auto: the env family's) chooses each command instead
     # What a small model can carry (the ariadne preset): choices from lists, and the bookkeeping done in code
@@ -116,11 +120,13 @@ PRESETS: dict[str, Preset] = {
         qa_turns=0, outcome_check=False, reflections=False,
     ),
     "davis": Preset(
-        "DAVIS (Kim et al. 2025): temporal KG, inner monologue of <= 5 QA turns, predicted trajectory of 5 steps with "
-        "expected observations and rewards, actor grounding, critic comparing predicted and actual, reflections; "
-        "contradicted facts are closed (the paper's KG only appends them: invalidate=false, as its ablation grid plays)",
-        summarizer=False, retrieval="temporal", stma_hops=2, history_full_text=True, unexplored_exits=False, aggregator="off",
-        qa_turns=5, plan_length=5, expected_rewards=True, precheck=False,
+        "DAVIS (Pham-Dinh et al. 2025): temporal KG, belief f(tau) kept by a summarizer, predicted trajectory of 5 steps "
+        "whose outcomes and rewards the world model predicts step by step with an inner monologue of <= 5 graph-QA turns "
+        "over dated facts (gold runs included, as history), an actor expanding a step into up to 3 valid commands, "
+        "critic comparing predicted and actual, reflections; contradicted facts are closed (the paper's KG only "
+        "appends them: invalidate=false, as its ablation grid plays)",
+        retrieval="temporal", stma_hops=2, history_full_text=True, unexplored_exits=False, aggregator="off",
+        qa_turns=5, monologue="transitions", plan_length=5, expected_rewards=True, precheck=False, actor_commands=3,
     ),
     "react": Preset(
         "ReAct baseline (Yao et al. 2023, as in AriGraph/STMA): the last 5 steps, reason then act in one call",
@@ -189,11 +195,11 @@ def get_preset(name: str) -> Preset:
 SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(Preset) if f.name != "description")
 
 
-_MINIMUM = {"plan_length": 1}  # a plan of no action is no plan
+_MINIMUM = {"plan_length": 1, "actor_commands": 1}  # a plan of no action is no plan
 # Bounds of the number switches (a switch is also a server client's request): the state keeps STMA's buffer of
 # summarizer_history steps (agent/state.py), a plan at most 8 steps (nodes/schemas.Plan); the rest far past any paper's.
 _MAXIMUM = {"summarizer_history": HISTORY_BUFFER, "plan_length": 8, "episodes_k": 100, "stma_n": 100, "stma_hops": 10,
-            "history": 100_000, "qa_turns": 20, "stall_steps": 100_000}
+            "history": 100_000, "qa_turns": 20, "stall_steps": 100_000, "actor_commands": 8}
 
 
 def _allowed(name: str) -> str:
@@ -281,13 +287,13 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
     ),
     # DAVIS tables 1-2, on the paper's KG (timestamped facts only appended, never closed): the full model
     # (D+W), without the world model (D), without the actor (D-A: the world model's commands are sent as
-    # written, no grounding and no 'go to' expansion; plan length and predicted rewards unchanged), without
+    # written, no grounding, no expansion into several commands, no 'go to' walk; plan length and predicted rewards unchanged), without
     # the critic (D-C: no reflections and no critique in the replanning feedback; a mismatch still triggers
     # the replan). The last cell is ours, not the paper's: the davis preset as it is, closing contradicted facts.
     "davis": (
         Variant("D+W", "davis", {**_APPEND_ONLY}),
         Variant("D (no world model)", "davis", {**_APPEND_ONLY, **_NO_KG, "qa_turns": 0}),
-        Variant("D-A", "davis", {**_APPEND_ONLY, "grounding": False, "go_to": False}),
+        Variant("D-A", "davis", {**_APPEND_ONLY, "grounding": False, "go_to": False, "actor_commands": 1}),
         Variant("D-C", "davis", {**_APPEND_ONLY, "reflections": False}),
         Variant("D+W with fact invalidation (ours)", "davis", {}),
     ),

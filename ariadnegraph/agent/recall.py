@@ -1,7 +1,9 @@
 """Recall at an episode's start: what an agent's namespace of the long-term store holds for the game's
 family (``AgentContext.memory_from``), read through the graph's Store (``runtime.store``: the CLI's
 SQLite file, or the Store a LangGraph server declares in langgraph.json). Its facts seed the run's
-memory before the first step; its lessons are shown to the deciding roles with the episode's own."""
+memory before the first step; its lessons are shown to the deciding roles with the episode's own; its
+dated transitions (gold runs) are history the world model questions (:func:`world_history`), never
+part of the episode's current state."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from langgraph.store.base import BaseStore
 
 from ..envs.registry import env_family
 from ..memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
+from ..memory.transitions import THIS_EPISODE, DatedFact
+from ..memory.world import dated_transitions
 from .session import Session
 
 RECALLED = "recalled"  # run.json key: {"from": "agent/family", "facts": n, "lessons": n}
@@ -35,5 +39,17 @@ def recall(state: Mapping[str, Any], session: Session, memory_from: str | None, 
         facts = longterm.facts(namespace)
         if facts:
             session.memory.seed(facts)
-        session.run.write_meta({**meta, RECALLED: {"from": str(namespace), "facts": len(facts), "lessons": len(lessons)}})
+        transitions = len(longterm.transitions(namespace))
+        session.run.write_meta({**meta, RECALLED: {"from": str(namespace), "facts": len(facts), "lessons": len(lessons),
+                                                   **({"transitions": transitions} if transitions else {})}})
     return list(dict.fromkeys([*lessons, *given]))[-LESSONS_SHOWN:]
+
+
+def world_history(state: Mapping[str, Any], session: Session, memory_from: str | None, store: BaseStore | None) -> list[DatedFact]:
+    """What the world model questions (DAVIS §3.2-3.4): the namespace's dated transitions (read once per
+    session), then every fact this episode recorded so far, each with its run and step."""
+    if session.recalled is None:
+        session.recalled = []
+        if memory_from and store is not None:
+            session.recalled = LongTermMemory(store).transitions(Namespace(memory_from, env_family(state["env"])))
+    return [*session.recalled, *dated_transitions(session.memory, THIS_EPISODE)]

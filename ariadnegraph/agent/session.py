@@ -29,6 +29,7 @@ from langgraph.config import get_config
 
 from ..envs import Observation, TextEnv, make
 from ..memory import WorldMemory
+from ..memory.transitions import DatedFact
 from ..memory.world import MEMORY_FILE
 from ..runs import MEMORY_DIR, TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, next_trail
 from ..tools.kg_tools import make_kg_tools
@@ -135,6 +136,7 @@ class Session(MemoryView):
     thread: str  # the thread that owns the run (its id for a CLI run)
     step: int  # the step the game is at
     trail: str | None  # the fingerprint of the history the game has played (runs.next_trail)
+    recalled: list[DatedFact] | None = None  # the long-term namespace's dated transitions, read once (agent/recall.py)
 
     def holds(self, state: Mapping[str, Any]) -> bool:
         """Whether the game and the memory are where ``state`` is: the same step of the same history, with

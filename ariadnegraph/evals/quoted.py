@@ -77,7 +77,7 @@ GATA_COOKING: tuple[QuotedRow, ...] = ()
 GATA_COOKING_NOTE = ("AriGraph reports this comparison (Ariadne and GPT-4 full history vs GATA, LTL-GATA, EXPLORER) only "
                      "as a chart (figure 4, appendix F); it gives no numbers to quote.")
 
-# --- DAVIS (Kim et al. 2025), table 7: ScienceWorld score (0-100) per task, mean and std over three
+# --- DAVIS (Pham-Dinh et al. 2025), table 7: ScienceWorld score (0-100) per task, mean and std over three
 # test variations. DAVIS used GPT-4-turbo for reasoning, GPT-4o for QA and LLaMA3-70B for the KG
 # (appendix B); the paper does not name the baselines' model. Our copy of table 7 has no row for
 # 3-4 and some subject averages are cut off; those are None. Values: (mean, std).

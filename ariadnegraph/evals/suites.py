@@ -167,7 +167,7 @@ SUITES: dict[str, Suite] = {
         Suite("gata-cooking", "AriGraph's RL comparison: the four GATA cooking levels, 3 games each, 60 steps",
               "AriGraph (Anokhin et al. 2024) appendix F, figure 4", "gata", _gata_groups, needs="AriGraph games"),
         Suite("scienceworld", "ScienceWorld: 30 tasks x 3 test variations, 80 steps, easy simplification; per task and "
-              "per subject", "DAVIS (Kim et al. 2025) section 4, appendix A-B, table 7", "scienceworld",
+              "per subject", "DAVIS (Pham-Dinh et al. 2025) section 4, appendix A-B, table 7", "scienceworld",
               _scienceworld_groups, needs="Java 17"),
         Suite("tales-twx", "TALES's TextWorldExpress column: its TWX settings on test-split seeds, its step budget; best "
               "normalised score reached, wins, invalid actions", "TALES (Microsoft 2025), TextWorldExpress results", "tales",

@@ -2,7 +2,8 @@
 (absolute imports: the LangGraph server loads this file by path).
 
 Per step: environment → summarizer → relation_retriever → memory_update → retriever → aggregator →
-(world_model_qa → planner, only when a plan is needed) → critic → actor → environment; after the last
+(world_model_qa → planner, only when a plan is needed; DAVIS: planner → world_model_qa, which predicts each
+planned step's outcome) → critic → actor → environment; after the last
 step's memory_update, finish (the result into run.json, the game released). The critic
 sends the planner back to work when the last outcome deviated from its expectation or the next
 action is rejected (bounded per step); otherwise planned actions run without a planner call.
@@ -48,8 +49,13 @@ def _switches(state: AgentState) -> Preset:
 def _planning(state: AgentState, preset: Preset) -> PlanningNode:
     """After memory: think (QA, then plan) when a plan is needed, else check or act on the plan in hand."""
     if preset.planner != "never" and (preset.planner == "every_step" or state.get("needs_plan") or not state.get("plan")):
-        return "world_model_qa" if preset.qa_turns != 0 else "planner"
+        return "world_model_qa" if preset.qa_turns != 0 and preset.monologue == "tools" else "planner"
     return "critic" if preset.critic else "actor"
+
+
+def _predicts(preset: Preset) -> bool:
+    """DAVIS's world model runs after the planner: algorithm 2 for each planned step."""
+    return preset.qa_turns != 0 and preset.monologue == "transitions"
 
 
 def route_after_environment(state: AgentState) -> Literal["summarizer", "relation_retriever", "memory_update"]:
@@ -93,9 +99,20 @@ def route_after_aggregator(state: AgentState) -> Literal["world_model_qa", "plan
     return _planning(state, _switches(state))
 
 
-def route_after_planner(state: AgentState) -> Literal["critic", "actor"]:
-    """Presets without a critic act on the plan at once."""
-    return "critic" if _switches(state).critic else "actor"
+def route_after_planner(state: AgentState) -> Literal["world_model_qa", "critic", "actor"]:
+    """DAVIS's world model predicts the new plan's outcomes; presets without a critic act on the plan at once."""
+    preset = _switches(state)
+    if _predicts(preset):
+        return "world_model_qa"
+    return "critic" if preset.critic else "actor"
+
+
+def route_after_world_model_qa(state: AgentState) -> Literal["planner", "critic", "actor"]:
+    """The monologue before planning hands its notes to the planner; DAVIS's predictions go to execution."""
+    preset = _switches(state)
+    if not _predicts(preset):
+        return "planner"
+    return "critic" if preset.critic else "actor"
 
 
 def route_after_actor(state: AgentState) -> Literal["planner", "environment"]:
@@ -126,7 +143,7 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_conditional_edges("memory_update", route_after_memory)
     builder.add_conditional_edges("retriever", route_after_retriever)
     builder.add_conditional_edges("aggregator", route_after_aggregator)
-    builder.add_edge("world_model_qa", "planner")
+    builder.add_conditional_edges("world_model_qa", route_after_world_model_qa)
     builder.add_conditional_edges("planner", route_after_planner)
     builder.add_conditional_edges("actor", route_after_actor)
     builder.add_node("thoughts", node(thoughts))

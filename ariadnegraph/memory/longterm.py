@@ -3,13 +3,17 @@
 A namespace holds what an agent learned in a family of worlds (``cooking``, ``scienceworld.boil``, ...; the
 family of an env spec is :func:`ariadnegraph.envs.registry.env_family`):
 
-* ``("ariadne", agent, family, "facts")``: triplets it knew at the end of earlier runs, or read from the
-  gold trajectories of training variations (DAVIS's protocol), keyed by the triplet, with their sources;
+* ``("ariadne", agent, family, "facts")``: triplets it knew at the end of its earlier runs (``memory save``),
+  keyed by the triplet, with their sources; a later run starts knowing them;
+* ``("ariadne", agent, family, "transitions")``: the dated transitions of gold trajectories of training
+  variations (DAVIS's protocol, ``memory seed-gold``): every fact each gold run learned, with the run and
+  the step; history the world model questions (memory/transitions.py), never a later run's current state;
 * ``("ariadne", agent, family, "lessons")``: reflections written after failed trials (Reflexion).
 
 The Store's file is ``config.memory_store_path`` (``--store``, ``$ARIADNE_STORE``). A run started with
 ``--memory-from AGENT`` has its memory seeded with its namespace's facts before the
-first step (:meth:`WorldMemory.seed`) and its planner shown the latest lessons. Namespaces never see each
+first step (:meth:`WorldMemory.seed`), its world model shown the namespace's transitions, and its planner
+shown the latest lessons. Namespaces never see each
 other: another agent, or the same agent in another family, starts empty.
 """
 
@@ -27,6 +31,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.sqlite import SqliteStore
 
 from .facts import Triplet
+from .transitions import DatedFact
 
 ROOT = "ariadne"
 LESSONS_SHOWN = 3  # Reflexion keeps the last few reflections
@@ -58,6 +63,10 @@ class Namespace:
     @property
     def lessons(self) -> tuple[str, ...]:
         return (ROOT, self.agent, self.family, "lessons")
+
+    @property
+    def transitions(self) -> tuple[str, ...]:
+        return (ROOT, self.agent, self.family, "transitions")
 
     def __str__(self) -> str:
         return f"{self.agent}/{self.family}"
@@ -115,6 +124,29 @@ class LongTermMemory:
         """Every triplet of the namespace, oldest first."""
         items = sorted(self._all(ns.facts), key=lambda item: item.created_at)
         return [(v[0], v[1], v[2]) for v in (item.value.get("triplet") for item in items) if isinstance(v, list) and len(v) == 3]
+
+    def add_transitions(self, ns: Namespace, transitions: Iterable[DatedFact], source: str) -> int:
+        """Keep the dated transitions of run ``source`` (a gold run), replacing what an earlier reading of
+        the same source kept; returns how many were kept."""
+        for item in list(self._all(ns.transitions)):
+            if item.value.get("source") == source:
+                self.store.delete(ns.transitions, item.key)
+        kept = 0
+        for n, transition in enumerate(t for t in transitions if t.source == source):
+            self.store.put(ns.transitions, f"{source}|{transition.step:06d}|{n:05d}", transition.to_dict(), index=False)
+            kept += 1
+        return kept
+
+    def transitions(self, ns: Namespace) -> list[DatedFact]:
+        """Every dated transition of the namespace: by source in the order they were read, then by step."""
+        items = sorted(self._all(ns.transitions), key=lambda item: (item.created_at, item.key))
+        found = []
+        for item in items:
+            try:
+                found.append(DatedFact.from_dict(item.value))
+            except (KeyError, TypeError, ValueError):  # an item another version wrote: not one of ours
+                continue
+        return found
 
     def add_lessons(self, ns: Namespace, lessons: Iterable[str], source: str) -> None:
         known = {str(item.value.get("text")) for item in self._all(ns.lessons)}

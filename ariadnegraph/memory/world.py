@@ -33,6 +33,7 @@ from .retrieval import order_by_time, semantic_search, stma_retrieve
 from .snapshot import SNAPSHOT_DIR, Snapshot, read_snapshot, write_snapshot
 from .store import EventLog, MemoryCorrupted, MemoryWriteFailed, VectorServerUnavailable
 from .temporal_kg import KG_EVENTS, FactChange, KGView, TemporalKG
+from .transitions import DatedFact, dated
 from .vectorstore import CHROMA_URL_ENV, ChromaVectors, make_client
 
 MEMORY_FILE = "memory.sqlite"
@@ -525,3 +526,10 @@ def lasting_facts(memory: WorldMemory) -> list[Triplet]:
     player, inventory = memory.key(spatial.PLAYER), memory.key("inventory")
     facts = order_by_time(memory.current().facts.values())
     return [f.triplet for f in facts if f.subject_key != player and f.object_key != inventory and f.subject_key != inventory]
+
+
+def dated_transitions(memory: WorldMemory, source: str) -> list[DatedFact]:
+    """Every fact the run recorded, open or closed, dated by its step and the command played there
+    (DAVIS's training transitions): history for another run's world model, never its current state."""
+    actions = {step: episode.action for step, episode in memory.episodes.items()}
+    return dated(memory.all_facts, source, actions)

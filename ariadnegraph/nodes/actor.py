@@ -1,6 +1,8 @@
 """Actor: grounds the planned action to an admissible command — exact, then close match, then the
-model's choice — and expands 'go to <place>' into moves along the KG's map (AriGraph); without
-``grounding`` the planned command is sent as written (DAVIS's D-A). Presets with
+model's choice — and expands 'go to <place>' into moves along the KG's map (AriGraph); with
+``actor_commands`` > 1 (DAVIS) a plan step that is not one valid command is first decomposed by the model
+into up to that many commands (L' >= L), the first valid now and each later one grounded when its turn
+comes; without ``grounding`` the planned command is sent as written (DAVIS's D-A). Presets with
 ``react_choice`` (AriGraph, the baselines) instead ask the model to reason and choose every step."""
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from ..envs import InvalidCommand, sanitize_command, split_commands
 from ..envs.rules import ruinous
 from ..envs.text import EXPLORE, TAKING_VERBS, VERB_SYNONYMS, direction_of_command, go_to_target, ground_command, is_explore, safe_command, take_first
 from ..models import FALLBACK
-from .common import INADMISSIBLE, ask_structured, environment_section, explore_moves, go_to_choices, tried_here, with_issue, working_memory
-from .prompts import ACTOR, REACT
-from .schemas import action_choice
+from .common import INADMISSIBLE, ask_structured, environment_section, explore_moves, go_to_choices, merged, tried_here, with_issue, working_memory
+from .prompts import ACTOR, REACT, expansion_prompt
+from .schemas import Command, Expansion, action_choice
+
+FROM_ACTOR = "from_actor"  # a plan step the actor wrote (an expansion's): grounded when due, never expanded again
 
 
 def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]] | None:
@@ -64,11 +68,12 @@ def fell_back(update: dict[str, Any]) -> bool:
     return bool((update.get("replies") or {}).get("actor", {}).get(FALLBACK))
 
 
-def grounding(planned: str | None, played: str | None, how: str, **extra: str) -> dict[str, Any]:
+def grounding(planned: str | None, played: str | None, how: str, **extra: Any) -> dict[str, Any]:
     """The actor's record for the step's line: the plan's step, the command it became, and how
     (grounded: the same command or a close spelling; model: the model mapped it; choice: the model chose
     from the list; as_written; script; fallback: nothing usable, a command that changes nothing; sent
-    back: returned to the planner, ``why`` saying why)."""
+    back: returned to the planner, ``why`` saying why; expanded: the first of the commands ``into`` the actor
+decomposed the step into)."""
     return {"actor": [{"planned": planned, "played": played, "how": how, **extra}]}
 
 
@@ -135,6 +140,36 @@ def looped_or_stalled(state: AgentState, context: AgentContext, command: str) ->
     return None
 
 
+def _same(command: str) -> str:
+    return " ".join(command.lower().split())
+
+
+def expand_step(state: AgentState, context: AgentContext, step: dict[str, str], admissible: list[str]) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """DAVIS's actor: the plan step as up to ``actor_commands`` game commands, in order. The first must be a
+    valid command now (else no expansion: []); later ones are kept as the game can be sent them, to be
+    grounded when due. The last keeps the step's expected outcome and reward; the others carry the actor's
+    own prediction of what they give."""
+    most = context.switches.actor_commands
+    sections = {p.ENVIRONMENT: environment_section(state), p.GOAL: state.get("goal", ""), p.LOCATION: state.get("location") or p.UNKNOWN,
+                p.INVENTORY: p.inventory_text(state.get("inventory")), p.ADMISSIBLE: admissible,
+                p.OBSERVATION: state.get("observation", ""), p.PROPOSED_ACTION: step["action"]}
+    reply, update = ask_structured(context, node="actor", role="actor", schema=Expansion, system=expansion_prompt(most),
+                                   sections=sections, fallback=Expansion(commands=[]), step=state.get("step", 0))
+    commands: list[Command] = []
+    for command in reply.commands[:most]:
+        written = as_written(command.action)
+        if written is not None:
+            commands.append(Command(action=written, expected=command.expected))
+    first = ground_command(commands[0].action, admissible) if commands else None
+    if first is None:
+        return [], with_issue(update, "actor", INADMISSIBLE) if commands else update
+    commands[0] = Command(action=first, expected=commands[0].expected)
+    steps = [{"action": c.action, "expected": c.expected, FROM_ACTOR: "1"} for c in commands]
+    steps[-1] = {**steps[-1], "expected": step.get("expected") or steps[-1]["expected"],
+                 **({"reward": step["reward"]} if step.get("reward") else {})}
+    return steps, update
+
+
 def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
     script = state.get("script") or []
@@ -162,8 +197,17 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return {"proposed": command or safe_command(admissible), "expected": step.get("expected") or None,
                 "expected_reward": step.get("reward") or None, "plan": plan[1:], **update,
                 "decided": grounding(step["action"], command or safe_command(admissible), "as_written" if command else "fallback")}
+    expanded: list[str] = []
+    planned = step["action"]
+    if (preset.actor_commands > 1 and admissible and not step.get(FROM_ACTOR)
+            and _same(step["action"]) not in {_same(c) for c in admissible} and go_to_target(step["action"]) is None):
+        steps, update = expand_step(state, context, step, admissible)
+        if steps:  # the step as several commands (or one valid one): the plan now holds them in its place
+            plan, step = steps + plan[1:], steps[0]
+            expanded = [s["action"] for s in steps]
     command = ground_command(step["action"], admissible) if admissible else step["action"]
-    how = "grounded"
+    how = "expanded" if expanded else "grounded"
+    extra: dict[str, Any] = {"into": expanded} if expanded else {}
     ruin = ruinous(state["env"], command, state.get("inventory")) if preset.rules_shield and command and state.get("env") else None
     if preset.explore and command is not None and admissible and paced(state, context, command):
         # pacing between places already seen: explore instead, when an exit not taken yet is left
@@ -203,15 +247,16 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
                     p.PROPOSED_ACTION: step["action"]}
         schema = action_choice(admissible)
-        choice, update = ask_structured(context, node="actor", role="actor", schema=schema, system=ACTOR, sections=sections,
+        choice, chosen = ask_structured(context, node="actor", role="actor", schema=schema, system=ACTOR, sections=sections,
                                         fallback=schema(action=safe_command(admissible)), step=state.get("step", 0))
+        update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
         command = ground_command(choice.action, admissible)
-        if fell_back(update):
+        if fell_back(chosen):
             how = "fallback"
         if command is None:
             command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"
     return {"proposed": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
-            "plan": plan[1:], **update, "decided": grounding(step["action"], command, how)}
+            "plan": plan[1:], **update, "decided": grounding(planned, command, how, **extra)}
 
 
 def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]], admissible: list[str],

@@ -4,7 +4,7 @@ call's usage and reply outcome under the node's name."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import dispatch_custom_event
@@ -16,7 +16,7 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.session import live_session
-from ..agent.state import HISTORY_KEPT, AgentState
+from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs import environment_brief
 from ..envs.rules import allowed
 from ..envs.text import TO_DO, checklist, first_step_of, last_step_of
@@ -98,6 +98,18 @@ def ask_structured(
     result = call_structured(model, schema, role_messages(system, sections), max_tries=context.structured_tries, fallback=fallback,
                              retries=context.max_retries)
     return result.value, reply_update(node, step, result)
+
+
+def merged(updates: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The accounting of several calls of a node (usage, reply outcomes, fallbacks) as one state update."""
+    usage: dict[str, dict[str, int]] = {}
+    replies: dict[str, dict[str, int]] = {}
+    fallbacks: list[str] = []
+    for update in updates:
+        usage = add_usage(usage, update.get("usage"))
+        replies = add_usage(replies, update.get("replies"))
+        fallbacks += update.get("fallbacks") or []
+    return {"usage": usage, "replies": replies, **({"fallbacks": fallbacks} if fallbacks else {})}
 
 
 def with_issue(update: dict[str, Any], node: str, issue: str, n: int = 1) -> dict[str, Any]:

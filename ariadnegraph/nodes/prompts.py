@@ -57,6 +57,49 @@ where is the knife? -> on the counter in the Kitchen
 unexplored exits? -> Hallway: east
 Never state what the tools did not return."""
 
+# DAVIS's world model, algorithm 2: predict one planned command's outcome, asking memory first when needed
+TRANSITION = f"""{AGENT}
+You are the agent's world model. Predict what the game will answer to the PROPOSED ACTION, played after the steps
+under PREDICTED SO FAR, and the score change it brings (EXPECTED OUTCOME is the planner's guess). If something you need is not known yet (where a thing
+was found, what a command did before), ask memory one short question under "question" and leave the rest
+empty: you will see the answer under INNER MONOLOGUE and be asked again. Once you can predict, leave
+"question" empty and give the prediction. Do not ask again what INNER MONOLOGUE already answers.
+Reply with JSON only, for example:
+{{"question": "", "observation": "You open the fridge, revealing a red apple", "reward": "0"}}"""
+
+# the world model's graph QA (DAVIS §3.4): first the kinds of entities and the two entities a question is about ...
+ENTITY_FOCUS = """You answer questions about the memory of a text environment. Memory holds facts [subject, relation,
+object], each dated by the run and the step it was learned at. Read the QUESTION and the ENTITIES memory knows
+(listed by kind). Choose the kinds of entities the question is about (one of {kinds}), and name at most two
+entities, from the list, that the question is most about.
+Reply with JSON only, for example:
+{{"types": ["place", "thing"], "entities": ["fridge", "red apple"]}}"""
+
+# ... then the answer, from the subgraph around them in time order
+GRAPH_ANSWER = """You answer questions about the memory of a text environment. DATED FACTS are what memory holds
+around the question, in the order they happened: each line names its run (a gold run read into memory, or this
+episode), the step, the command played just before, and the fact. Answer the QUESTION in one or two sentences
+from them: what happened, in which order, and what it suggests will happen now. Name the run and step you rely
+on. If they do not answer it, say it is not known."""
+
+# DAVIS's actor: one planned step as the game's own commands
+EXPANSION = f"""{AGENT}
+Your job: turn the PROPOSED ACTION, a step of the plan, into the game commands that carry it out, in order (at
+most {{most}}), each with a short phrase the game's answer should contain. The first must be one of VALID COMMANDS;
+later ones are commands the game will accept once the earlier ones are done (e.g. opening a container before
+taking from it). When one valid command does it, give just that one.
+Reply with JSON only, for example:
+{{{{"commands": [{{{{"action": "open fridge", "expected": "You open the fridge"}}}}, {{{{"action": "take red apple from fridge", "expected": "You take the red apple"}}}}]}}}}"""
+
+
+def entity_focus_prompt(kinds: tuple[str, ...]) -> str:
+    return ENTITY_FOCUS.format(kinds=", ".join(kinds))
+
+
+def expansion_prompt(most: int) -> str:
+    return EXPANSION.format(most=most)
+
+
 PLANNER_TASK = """
 Your job: plan. From the GOAL, what is known (BELIEF, MEMORY, MAP, WORLD MODEL NOTES) and the OBSERVATION,
 choose the current subgoal and the next 1-{max_actions} commands that achieve it, in order: every step you

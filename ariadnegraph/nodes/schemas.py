@@ -120,6 +120,42 @@ class ActionChoice(BaseModel):
     action: Annotated[str, _clip(80)] = text(80, "exactly one of the valid commands")
 
 
+class TransitionPrediction(BaseModel):
+    """World model (DAVIS algorithm 2): a question for memory, or the planned command's predicted outcome."""
+
+    reply_tokens: ClassVar[int] = 160
+    question: Annotated[str, _clip(160)] = text(160, "one question for memory when something needed is not known; empty when predicting",
+                                                default="")
+    observation: Annotated[str, _clip(120)] = text(120, "a short phrase the game's answer should contain", default="")
+    reward: Annotated[str, _clip(8)] = text(8, "predicted score change, e.g. '+1' or '0'", default="")
+
+
+EntityKind = Literal["place", "thing", "state", "direction", "agent"]  # memory.transitions.ENTITY_TYPES (a test keeps them equal)
+
+
+class EntityFocus(BaseModel):
+    """World model's graph QA (DAVIS §3.4): the kinds of entities a question is about, and the two it names."""
+
+    reply_tokens: ClassVar[int] = 80
+    types: Annotated[list[EntityKind], _keep(3)] = Field(default_factory=list, description="the kinds of entities the question is about",
+                                                         json_schema_extra={"maxItems": 3})
+    entities: Annotated[list[Name], _keep(2)] = Field(default_factory=list, description="at most two entities the question is most about",
+                                                      json_schema_extra={"maxItems": 2})
+
+
+class Command(BaseModel):
+    action: Annotated[str, _clip(80)] = text(80, "one game command")
+    expected: Annotated[str, _clip(80)] = text(80, "a short phrase the game's answer should contain", default="")
+
+
+class Expansion(BaseModel):
+    """Actor (DAVIS): one plan step as the game commands that carry it out, in order."""
+
+    reply_tokens: ClassVar[int] = 220
+    commands: Annotated[list[Command], _keep(8)] = Field(description="the commands in order; the first one valid now",
+                                                         json_schema_extra={"maxItems": 8})
+
+
 CHOICES_IN_SCHEMA = 400  # more valid commands than this are left out of the schema (a grammar that large is slow)
 
 

@@ -1,6 +1,12 @@
-"""World-model QA: the inner monologue before planning (DAVIS §3.4). A model questions the temporal KG
-through tools, in a loop it drives; the same loop, exported as the ``ask`` graph
-(:mod:`ariadnegraph.graphs.qa`), answers a user's question about a run's memory.
+"""World-model QA, two ways (``monologue`` switch):
+
+- ``tools``: the inner monologue before planning. A model questions the temporal KG through tools, in a
+  loop it drives; the same loop, exported as the ``ask`` graph (:mod:`ariadnegraph.graphs.qa`), answers
+  a user's question about a run's memory.
+- ``transitions`` (DAVIS, algorithms 1-2): after planning, for each planned step the model predicts the
+  game's answer and reward; while it needs to know something it asks one question instead, answered by
+  §3.4's graph search over dated facts (gold runs read into memory, and this episode), and is asked
+  again with the monologue so far, at most ``qa_turns`` questions per step (:func:`predict_transitions`).
 
 The loop is a small graph (prepare → think ⇄ tools), ``build_monologue``; the ``world_model_qa`` node
 runs it as a subgraph without checkpoints of its own (inside an agent step it is one unit of work, run
@@ -34,16 +40,18 @@ from typing_extensions import TypedDict
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.recall import world_history
 from ..agent.session import live_session, memory_view
 from ..agent.state import AgentState, add_usage
+from ..memory.transitions import ENTITY_TYPES, THIS_EPISODE, DatedFact, EmbedFn, entity_types, graph_search
 from ..models import FALLBACK, PARSED, REASKED, REPAIRED, invoke_model, usage_of
 from ..models.prompts import REASK_TOOL
 from ..models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format, was_cut
 from ..models.tool_json import REPEATED_LOOKUP, UNKNOWN_TOOL, attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
 from ..prompting import QUESTION, render_sections
-from .common import belief_section, chat_model, environment_section, extra_commands, role_messages, trace_reply
-from .prompts import ASK, FINAL_ANSWER, WORLD_MODEL_QA
-from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS
+from .common import ask_structured, belief_section, chat_model, environment_section, extra_commands, merged, role_messages, trace_reply
+from .prompts import ASK, FINAL_ANSWER, GRAPH_ANSWER, TRANSITION, WORLD_MODEL_QA, entity_focus_prompt
+from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS, EntityFocus, TransitionPrediction
 
 NODE = "world_model_qa"
 
@@ -205,6 +213,8 @@ warnings.filterwarnings("ignore", message="`durability` has no effect when no ch
 
 
 def world_model_qa(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    if runtime.context.switches.monologue == "transitions":
+        return predict_transitions(state, runtime)
     live_session(state, runtime.context)  # the QA tools must read the live memory (rebuilt after a restart)
     sections = {
         p.ENVIRONMENT: environment_section(state),
@@ -238,3 +248,99 @@ def unsupported(notes: Sequence[str], returned: str) -> list[str]:
         if words and not words & seen:
             found.append(note)
     return found
+
+
+# -- DAVIS: algorithm 2 for each planned step, with §3.4's graph QA -------------------------------------
+ENTITIES_LISTED = 30  # names of one kind shown when narrowing a question (the most recent ones)
+DATED_RECORDED = 12  # dated facts of an answer kept in the step's trajectory line
+NOT_KNOWN = "not known: memory holds nothing about it"
+
+
+def entities_section(history: Sequence[DatedFact]) -> list[str]:
+    """The entities memory knows, by kind (the most recent of each)."""
+    by_kind: dict[str, list[str]] = {kind: [] for kind in ENTITY_TYPES}
+    for name, kinds in entity_types(history).items():
+        for kind in kinds:
+            by_kind[kind].append(name)
+    return [f"{kind}: {', '.join(names[-ENTITIES_LISTED:])}" for kind, names in by_kind.items() if names]
+
+
+def graph_qa(question: str, history: Sequence[DatedFact], embed: EmbedFn, state: Mapping[str, Any],
+             context: AgentContext) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """§3.4: the model narrows the question to kinds of entities (and may name two); the two most relevant
+    entities of those kinds are expanded to their subgraph, whose facts, in time order, the model answers
+    from. Returns (answer, what the search found, the calls' accounting)."""
+    record: dict[str, Any] = {"question": question}
+    if not history:
+        return NOT_KNOWN, {**record, "entities": [], "dated": []}, {}
+    step = state.get("step", 0)
+    focus, update = ask_structured(context, node=NODE, role="qa", schema=EntityFocus, system=entity_focus_prompt(ENTITY_TYPES),
+                                   sections={p.QUESTION: question, p.ENTITIES: entities_section(history)}, fallback=EntityFocus(), step=step)
+    seeds, facts = graph_search(question, history, embed, focus.types, focus.entities)
+    lines = [f.describe() for f in facts]
+    record.update({"types": list(focus.types), "entities": seeds, "facts": len(facts),
+                   "from_other_runs": sum(1 for f in facts if f.source != THIS_EPISODE), "dated": lines[:DATED_RECORDED]})
+    if not facts:
+        return NOT_KNOWN, record, merged([update])
+    model = chat_model(context, "qa", node=NODE, max_tokens=QA_REPLY_TOKENS)
+    prompt = role_messages(GRAPH_ANSWER, {p.QUESTION: question, p.DATED_FACTS: lines})
+    raw = invoke_model(model, prompt, retries=context.max_retries)
+    answer = " ".join((raw.content if isinstance(raw.content, str) else str(raw.content)).split())[:QA_ANSWER_CHARS] or NOT_KNOWN
+    outcome = {CUT: 1} if was_cut(raw) else {}
+    trace_reply(NODE, PARSED, outcome)
+    answered = {"usage": {NODE: usage_of(prompt, raw).to_dict()}, "replies": {NODE: {PARSED: 1, **outcome}}}
+    return answer, {**record, "answer": answer}, merged([update, answered])
+
+
+def predict_transitions(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    """Algorithm 2 for each step of the new plan: predict the game's answer and reward from the belief, the
+    steps before it and the monologue M; a reply that asks a question adds (q, graphQA(q)) to M and is asked
+    again, until it predicts or ``qa_turns`` questions were asked (then the planner's own expectation stands
+    where the model gave none)."""
+    context = runtime.context
+    preset = context.switches
+    session = live_session(state, context)
+    history = world_history(state, session, context.memory_from, runtime.store)
+    embed = session.memory.embedder.embed
+    plan = [dict(step) for step in state.get("plan") or []]
+    updates: list[dict[str, Any]] = []
+    notes: list[str] = []
+    searches: list[dict[str, Any]] = []
+    predicted: list[str] = []
+    for planned in plan:
+        monologue: list[str] = []
+        asked: set[str] = set()
+        for turn in range(preset.qa_turns + 1):
+            sections = {
+                p.ENVIRONMENT: environment_section(state),
+                p.GOAL: state.get("goal", ""),
+                p.BELIEF: belief_section(state, preset),
+                p.LOCATION: state.get("location") or p.UNKNOWN,
+                p.INVENTORY: p.inventory_text(state.get("inventory")),
+                p.OBSERVATION: state.get("observation", ""),
+                p.PREDICTED: predicted or p.NONE,
+                p.PROPOSED_ACTION: planned["action"],
+                p.EXPECTED: planned.get("expected") or p.NOTHING_EXPECTED,  # the planner's own guess
+                p.MONOLOGUE: monologue or p.NONE,
+            }
+            fallback = TransitionPrediction(observation=planned.get("expected", ""), reward=planned.get("reward", ""))
+            prediction, update = ask_structured(context, node=NODE, role="qa", schema=TransitionPrediction, system=TRANSITION,
+                                                sections=sections, fallback=fallback, step=state.get("step", 0))
+            updates.append(update)
+            question = " ".join(prediction.question.split())
+            if not question or turn == preset.qa_turns or question.lower() in asked:
+                break
+            asked.add(question.lower())
+            answer, found, update = graph_qa(question, history, embed, state, context)
+            updates.append(update)
+            monologue.append(f"{question} -> {answer}")
+            searches.append({"action": planned["action"], **found})
+        if prediction.observation.strip():
+            planned["expected"] = prediction.observation.strip()
+        if preset.expected_rewards and prediction.reward.strip():
+            planned["reward"] = prediction.reward.strip()
+        reward = f" (reward {planned['reward']})" if planned.get("reward") else ""
+        predicted.append(f"{planned['action']} -> {planned.get('expected') or p.NOTHING_EXPECTED}{reward}")
+        notes += monologue
+    decided = {"notes": notes, "monologue": searches, "predicted": predicted}
+    return {"plan": plan, "notes": notes, "decided": decided, **merged(updates)}

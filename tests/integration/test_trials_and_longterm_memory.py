@@ -124,10 +124,14 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
     assert saved.returncode == 0, saved.stderr
     with LongTermMemory(tmp_path / "store.sqlite") as memory:
         stored = memory.store.search(Namespace("davis", "cooking").facts, limit=1000)
+        transitions = memory.transitions(Namespace("davis", "cooking"))
+    # the gold run is dated history (its run and steps), never facts a later episode starts from
     sources = {s for item in stored for s in item.value["sources"]}
-    assert "gold:cooking:1:seed=101" in sources and "later" in sources
+    assert sources == {"later"}
+    assert {t.source for t in transitions} == {"gold:cooking:1:seed=101"} and {t.step for t in transitions} >= {0, 1}
+    assert any(t.action for t in transitions)
     shown = cli("memory", "show", "--agent", "davis")
-    assert shown.stdout.startswith(f"davis/cooking: {len(stored)} facts")
+    assert shown.stdout.startswith(f"davis/cooking: {len(stored)} facts, 0 lessons, {len(transitions)} dated transitions")
     for bad, message in ((("memory", "seed-gold", "cooking:1", "--variations", "x", "--by-seed", "--agent", "a"), "not a list of numbers"),
                          (("memory", "seed-gold", "cooking:1", "--variations", "101", "--agent", "a"), "chosen by seed, not by variation"),
                          # the same suite game, however it is spelled, and a game whose seed changes nothing

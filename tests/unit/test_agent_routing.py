@@ -243,11 +243,14 @@ def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatc
     assert update["expected"] == "sliced" and update["expected_reward"] == "+1" and model.calls == []
     compound = actor_module.actor({**state, "plan": [{"action": "take knife, then slice carrot", "expected": ""}]}, Runtime(context=d_a))
     assert compound["proposed"] == "take knife"  # one step is one game turn: the first command of a compound one
-    # with the actor: written short, the one valid command holding its words; written otherwise, the model's choice
-    assert actor_module.actor(state, runtime(preset="davis"))["proposed"] == "slice carrot with knife" and model.calls == []
-    model.replies.append(structured("ActionChoice", reasoning="", action="slice carrot with knife"))
-    grounded = actor_module.actor({**state, "plan": [{"action": "cut up the carrot", "expected": ""}]}, runtime(preset="davis"))
-    assert grounded["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+    # with the actor: a step that is no valid command as written is decomposed by the model (here into one command)
+    model.replies.append(structured("Expansion", commands=[{"action": "slice carrot with knife", "expected": "sliced"}]))
+    assert actor_module.actor(state, runtime(preset="davis"))["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+    # a valid command as written is played with no model call
+    valid = actor_module.actor({**state, "plan": [{"action": "Slice carrot  with knife", "expected": ""}]}, runtime(preset="davis"))
+    assert valid["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+    # the ungrounded actor of the other presets: written short, the one valid command holding its words, no call
+    assert actor_module.actor(state, runtime())["proposed"] == "slice carrot with knife" and len(model.calls) == 1
 
 
 def test_without_its_critic_davis_replans_on_a_mismatch_but_learns_nothing(monkeypatch):

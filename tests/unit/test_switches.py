@@ -33,7 +33,8 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
             "reflections": "true", "go_to": "false", "invalidate": "false", "thoughts": "crafter", "belief_shown": "false",
             "extraction_reads": "history", "grounding": "off", "plan_choice": "false", "strict_grounding": "false",
             "loop_guard": "false", "stall_steps": "5", "pin_readings": "false", "extract_new_only": "false",
-            "oracle_extraction": "true", "oracle_plan": "true", "env_map": "false", "explore": "false", "progress_shown": "false", "rules_shield": "false", "follow_lists": "false"}
+            "oracle_extraction": "true", "oracle_plan": "true", "env_map": "false", "explore": "false", "progress_shown": "false", "rules_shield": "false", "follow_lists": "false",
+            "monologue": "transitions", "actor_commands": "3"}
 
 
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
@@ -51,6 +52,8 @@ def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
     ("history=lots", "switch 'history' takes int from 0 to 100,000 or none"),
     ("episodes_k=1000000000", "switch 'episodes_k' takes int from 0 to 100"),
     ("plan_length=0", "switch 'plan_length' takes int from 1 to 8"),
+    ("actor_commands=0", "switch 'actor_commands' takes int from 1 to 8"),
+    ("monologue=loud", "switch 'monologue' takes tools or transitions"),
     ("precheck", "--set takes SWITCH=VALUE"),
 ])
 def test_a_bad_switch_is_refused_naming_the_allowed_values(assignment, message):

@@ -17,13 +17,17 @@ from ...envs.text import go_to_target
 from ...nodes.schemas import (
     ActionChoice,
     Belief,
+    Command,
     Critique,
     Decision,
+    EntityFocus,
+    Expansion,
     ExplorationCheck,
     Extraction,
     Plan,
     PlanStep,
     SpatialBelief,
+    TransitionPrediction,
 )
 from . import extract as ex
 from .sections import (
@@ -793,3 +797,42 @@ def exploration_check(s: Sections) -> ExplorationCheck:
     subgoal = s.get(p.SUBGOAL, "")
     text = f"{subgoal} {s.get(p.PLAN, '')}".lower()
     return ExplorationCheck(explore=is_empty(subgoal) or bool(re.search(r"explor|find|search|locat|look for|recover|something else", text)))
+
+
+# =================================================================================================
+# DAVIS: world model (algorithm 2), its graph QA, and the actor's expansion
+
+
+def predict(s: Sections) -> TransitionPrediction:
+    """First ask memory what the command did before; then predict the planner's expectation, or failing
+    that the answer memory gave."""
+    action = s.get(p.PROPOSED_ACTION, "").strip()
+    monologue = items(s.get(p.MONOLOGUE))
+    if not monologue:
+        return TransitionPrediction(question=f"what happened after '{action}'?")
+    expected = s.get(p.EXPECTED, "")
+    guess = expected if not is_empty(expected) else monologue[-1].rpartition(" -> ")[2]
+    return TransitionPrediction(observation=guess[:120], reward="0")
+
+
+def focus(s: Sections) -> EntityFocus:
+    """The kinds a question asks about (places for 'where'), and the listed entities it names, longest first."""
+    question = _lower(s.get(p.QUESTION, ""))
+    listed = [name.strip() for line in items(s.get(p.ENTITIES)) for name in line.partition(":")[2].split(",") if name.strip()]
+    named = sorted({n for n in listed if re.search(rf"\b{re.escape(n.lower())}\b", question)}, key=lambda n: (-len(n), n))
+    kinds: list[str] = ["place", "thing"] if "where" in question else ["thing", "state"]
+    return EntityFocus.model_validate({"types": kinds, "entities": named[:2]})
+
+
+def expand(s: Sections) -> Expansion:
+    """A step of several parts ('a and b', 'a, then b') as one command each; taking from a closed container
+    opens it first; otherwise the closest valid command."""
+    admissible = items(s.get(p.ADMISSIBLE))
+    proposed = s.get(p.PROPOSED_ACTION, "")
+    parts = [part.strip() for part in re.split(r",? then |,? and |; ", proposed) if part.strip()] or [proposed]
+    commands = [Command(action=choose({**s, p.PROPOSED_ACTION: parts[0]}).action)]
+    commands += [Command(action=part) for part in parts[1:]]
+    taken = re.match(r"take (.+) from (.+)", commands[0].action, re.IGNORECASE)
+    if taken and f"open {taken.group(2).lower()}" in {_lower(a) for a in admissible}:
+        commands.insert(0, Command(action=f"open {taken.group(2)}", expected="You open"))
+    return Expansion(commands=commands)

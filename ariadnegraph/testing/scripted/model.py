@@ -29,10 +29,13 @@ from ...nodes.schemas import (
     Belief,
     Critique,
     Decision,
+    EntityFocus,
+    Expansion,
     ExplorationCheck,
     Extraction,
     Plan,
     SpatialBelief,
+    TransitionPrediction,
 )
 from ...prompting import parse_sections
 from . import brain, memqa, qa
@@ -46,6 +49,9 @@ ROLES: dict[str, tuple[type[BaseModel], Callable[[dict[str, str]], BaseModel]]] 
     "Critique": (Critique, brain.critique),
     "ActionChoice": (ActionChoice, brain.choose),
     "ExplorationCheck": (ExplorationCheck, brain.exploration_check),
+    "TransitionPrediction": (TransitionPrediction, brain.predict),
+    "EntityFocus": (EntityFocus, brain.focus),
+    "Expansion": (Expansion, brain.expand),
 }
 
 
@@ -192,6 +198,8 @@ class ScriptedChatModel(BaseChatModel):
         results, _ = _tool_results(messages)
         if memqa.recognises(sections):
             return AIMessage(content=memqa.final_answer(sections, results))
+        if sections.get(p.DATED_FACTS):
+            return AIMessage(content=qa.dated_answer(sections))
         if results or sections.get(p.QUESTION):
             return AIMessage(content=qa.final_answer(sections, results))
         if sections:

@@ -207,3 +207,11 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
         if r.name not in ("where_is", "unexplored_exits"):
             lines.append(f"{r.name}({', '.join(str(v) for v in r.args.values())}) -> {' '.join(r.result.split())[:200]}")
     return "\n".join(lines) or "nothing to look up -> nothing"
+
+
+def dated_answer(s: Mapping[str, str]) -> str:
+    """DAVIS's graph QA: the latest dated facts that share a word with the question, as they were written."""
+    words = set(re.findall(r"[a-z]{3,}", s.get(p.QUESTION, "").lower())) - {"what", "happened", "after", "the", "where"}
+    lines = [line[2:].strip() for line in s.get(p.DATED_FACTS, "").splitlines() if line.startswith("- ")]
+    found = [line for line in lines if words & set(re.findall(r"[a-z]{3,}", line.lower()))] or lines
+    return "; ".join(found[-2:]) if found else "not known"

@@ -1,0 +1,267 @@
+"""DAVIS as its paper describes it: gold runs as dated history (never current state), algorithm 2's graph
+search (narrow, top-2, expand, time order), the world model predicting each planned step, the actor
+expanding a step into several commands, and the belief f(tau)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, get_args
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.runtime import Runtime
+from langgraph.store.memory import InMemoryStore
+
+from ariadnegraph import prompting as p
+from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.agent.presets import PRESETS, ablation
+from ariadnegraph.agent.recall import recall, world_history
+from ariadnegraph.graphs import agent
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+from ariadnegraph.memory.transitions import (
+    ENTITY_TYPES,
+    PLACE,
+    STATE,
+    THING,
+    THIS_EPISODE,
+    DatedFact,
+    entity_types,
+    expand,
+    in_time_order,
+    narrow,
+    top_entities,
+)
+from ariadnegraph.memory.world import dated_transitions
+from ariadnegraph.nodes import actor as actor_module
+from ariadnegraph.nodes import common
+from ariadnegraph.nodes import world_model_qa as qa_module
+from ariadnegraph.nodes.schemas import EntityKind
+from tests.fakes import QueuedChatModel, structured
+
+GOLD = "gold:cooking:1:seed=101"
+
+
+def gold_run_memory() -> WorldMemory:
+    """A small gold run: the fridge starts closed, is opened at step 1, the apple taken at step 2."""
+    memory = WorldMemory()
+    memory.observe(0, "-= Kitchen =- A closed fridge.", [("player", "in", "Kitchen"), ("fridge", "in", "Kitchen"), ("fridge", "is", "closed")])
+    memory.observe(1, "You open the fridge, revealing a red apple.", [("fridge", "is", "open"), ("red apple", "in", "fridge")],
+                   outdated=[("fridge", "is", "closed")], action="open fridge")
+    memory.observe(2, "You take the red apple.", [("red apple", "in", "inventory")], outdated=[("red apple", "in", "fridge")],
+                   action="take red apple from fridge")
+    return memory
+
+
+def test_gold_runs_are_dated_history_never_the_current_state_of_a_new_episode(monkeypatch):
+    gold = gold_run_memory()
+    transitions = dated_transitions(gold, GOLD)
+    # every transition the gold run saw, closed ones included, with its run, step and the command before it
+    assert DatedFact("fridge", "is", "closed", GOLD, 0, None) in transitions
+    assert DatedFact("red apple", "in", "fridge", GOLD, 1, "open fridge") in transitions
+    store = InMemoryStore()
+    ns = Namespace("davis", "cooking")
+    longterm = LongTermMemory(store)
+    assert longterm.add_transitions(ns, transitions, GOLD) == len(transitions)
+    assert longterm.add_transitions(ns, transitions, GOLD) == len(transitions)  # read again: replaced, not doubled
+    assert longterm.facts(ns) == [] and len(longterm.transitions(ns)) == len(transitions)
+
+    # a new episode recalls the namespace: nothing of the gold run is current (the old lasting_facts seeded
+    # 'fridge is open' and 'fridge in Kitchen' at step 0, another variation's end state standing as this one's)
+    episode = WorldMemory()
+    session = SimpleNamespace(memory=episode, recalled=None,
+                              run=SimpleNamespace(meta=lambda: {}, write_meta=lambda meta: None))
+    state = {"env": "cooking:1"}
+    recall(state, session, "davis", store)  # type: ignore[arg-type]
+    episode.observe(0, "-= Pantry =- A shelf.", [("player", "in", "Pantry"), ("shelf", "in", "Pantry")])
+    assert episode.current().triplets() == {("player", "in", "Pantry"), ("shelf", "in", "Pantry")}
+
+    # ... while the world model's search finds them, dated by their gold run and step
+    history = world_history(state, session, "davis", store)  # type: ignore[arg-type]
+    assert {f.source for f in history} == {GOLD, THIS_EPISODE}
+    model = QueuedChatModel(replies=[structured("EntityFocus", types=["thing"], entities=["fridge"]),
+                                     AIMessage(content="In the gold run the fridge was opened at step 1.")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    answer, found, update = qa_module.graph_qa("what happens when I open the fridge?", history, episode.embedder.embed,
+                                               {"step": 1}, AgentContext(preset="davis"))
+    assert "fridge" in found["entities"] and found["from_other_runs"] > 0
+    assert f"[{GOLD}, step 1] after 'open fridge': fridge, is, open" in found["dated"]
+    shown = p.parse_sections([m for m in model.calls[1]["messages"] if isinstance(m, HumanMessage)][0].content)[p.DATED_FACTS]
+    assert f"[{GOLD}, step 1] after 'open fridge': fridge, is, open" in shown
+    assert answer.startswith("In the gold run") and update["usage"]["world_model_qa"]["calls"] == 2
+
+
+# -- algorithm 2's graph search on a hand-built graph ------------------------------------------------
+def fact(subject: str, relation: str, obj: str, step: int, source: str = "gold:a") -> DatedFact:
+    return DatedFact(subject, relation, obj, source, step)
+
+
+GRAPH = [
+    fact("player", "in", "Kitchen", 0),
+    fact("Kitchen", "has exit", "north", 0),
+    fact("fridge", "in", "Kitchen", 0),
+    fact("fridge", "is", "closed", 0),
+    fact("fridge", "is", "open", 3),
+    fact("milk", "in", "fridge", 3),
+    fact("milk", "in", "inventory", 5),
+    fact("Garden", "north of", "Kitchen", 2),
+    fact("shovel", "in", "Garden", 2),
+    fact("shed", "in", "Garden", 9, source=THIS_EPISODE),
+    fact("rake", "in", "shed", 1, source="gold:b"),
+]
+
+
+def keyword_embed(texts):
+    """Bag of letters: 'fridge' is nearest 'fridge', far from 'shovel'."""
+    import numpy as np
+
+    rows = np.zeros((len(texts), 26), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for ch in text.lower():
+            if "a" <= ch <= "z":
+                rows[row, ord(ch) - 97] += 1
+    return rows
+
+
+def test_entities_are_narrowed_to_the_kinds_a_question_is_about():
+    kinds = entity_types(GRAPH)
+    assert PLACE in kinds["kitchen"] and PLACE in kinds["garden"] and STATE in kinds["open"] and THING in kinds["milk"]
+    assert set(narrow(GRAPH, [PLACE])) == {"kitchen", "garden"}
+    assert "open" in narrow(GRAPH, [STATE]) and "kitchen" not in narrow(GRAPH, [STATE])
+    assert len(narrow(GRAPH, ["no such kind"])) == len({n for f in GRAPH for n in (f.subject.lower(), f.object.lower())})
+    assert set(get_args(EntityKind)) == set(ENTITY_TYPES)  # the model's choices are the kinds the search knows
+
+
+def test_the_two_most_relevant_entities_are_taken_named_ones_first():
+    things = narrow(GRAPH, [THING])
+    assert top_entities("where is the fridge?", things, keyword_embed)[0] == "fridge"
+    assert len(top_entities("where is the fridge?", things, keyword_embed)) == 2
+    # what the model named comes first, each to its closest candidate; then the question's nearest
+    assert top_entities("what is cold?", things, keyword_embed, named=["shovl", "milk"]) == ["shovel", "milk"]
+    assert top_entities("x", [], keyword_embed) == []
+
+
+def test_expansion_adds_neighbours_level_by_level_up_to_the_maximal_subgraph():
+    one = expand(GRAPH, ["milk"], hops=1)
+    assert {f.triplet for f in one} == {("milk", "in", "fridge"), ("milk", "in", "inventory")}
+    two = expand(GRAPH, ["milk"], hops=2)
+    assert ("fridge", "is", "open") in {f.triplet for f in two} and ("shovel", "in", "Garden") not in {f.triplet for f in two}
+    maximal = expand(GRAPH, ["milk"])  # until nothing new is reached: the whole connected graph
+    assert len(maximal) == len(GRAPH)
+    capped = expand(GRAPH, ["milk"], limit=4)
+    assert len(capped) == 4 and {("milk", "in", "fridge"), ("milk", "in", "inventory")} <= {f.triplet for f in capped}  # nearest kept
+
+
+def test_the_subgraph_is_read_in_time_order_run_by_run_this_episode_last():
+    ordered = in_time_order(GRAPH, sources=["gold:a", "gold:b"])
+    assert [f.source for f in ordered][-1] == THIS_EPISODE
+    gold_a = [f.step for f in ordered if f.source == "gold:a"]
+    assert gold_a == sorted(gold_a) and ordered.index(fact("rake", "in", "shed", 1, "gold:b")) > ordered.index(fact("milk", "in", "inventory", 5))
+
+
+# -- the world model predicts each planned step (algorithm 2) -----------------------------------------
+def test_the_world_model_asks_memory_then_predicts_each_planned_step(monkeypatch):
+    memory = gold_run_memory()
+    session = SimpleNamespace(memory=memory, recalled=[])
+    monkeypatch.setattr(qa_module, "live_session", lambda state, context: session)
+    model = QueuedChatModel(replies=[
+        structured("TransitionPrediction", question="what did opening the fridge show?"),
+        structured("EntityFocus", types=["thing"], entities=["fridge"]),
+        AIMessage(content="a red apple, at step 1"),
+        structured("TransitionPrediction", question="", observation="revealing a red apple", reward="0"),
+        structured("TransitionPrediction", question="", observation="You take the red apple", reward="+1"),
+    ])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    state = {"run_id": "r", "step": 3, "goal": "g", "observation": "-= Kitchen =-", "env": "cooking:1",
+             "plan": [{"action": "open fridge", "expected": "", "reward": ""}, {"action": "take red apple", "expected": "taken", "reward": ""}]}
+    update = qa_module.world_model_qa(state, Runtime(context=AgentContext(preset="davis")))
+    assert update["plan"] == [{"action": "open fridge", "expected": "revealing a red apple", "reward": "0"},
+                              {"action": "take red apple", "expected": "You take the red apple", "reward": "+1"}]
+    assert update["notes"] == ["what did opening the fridge show? -> a red apple, at step 1"]
+    # the second step's prediction reads the first one's, and the first prediction read its monologue
+    second = p.parse_sections([m for m in model.calls[4]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert "open fridge -> revealing a red apple" in second[p.PREDICTED]
+    first_again = p.parse_sections([m for m in model.calls[3]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert "a red apple, at step 1" in first_again[p.MONOLOGUE]
+    assert update["decided"]["monologue"][0]["entities"][0] == "fridge"
+
+
+def test_the_monologue_of_one_step_is_bounded_by_qa_turns(monkeypatch):
+    session = SimpleNamespace(memory=gold_run_memory(), recalled=[])
+    monkeypatch.setattr(qa_module, "live_session", lambda state, context: session)
+
+    def reply(messages, tools):
+        if "EntityFocus" in tools:
+            return structured("EntityFocus", types=["thing"], entities=[])
+        if "TransitionPrediction" in tools:
+            turns = sum(1 for m in messages if isinstance(m, HumanMessage) and "INNER MONOLOGUE" in str(m.content))
+            return structured("TransitionPrediction", question=f"question {len(str(messages[-1].content))} {turns}?")
+        return AIMessage(content="an answer")
+
+    model = QueuedChatModel(replies=[reply], repeat_last=True)
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    state = {"run_id": "r", "step": 3, "goal": "g", "observation": "o", "env": "cooking:1", "plan": [{"action": "open fridge", "expected": "opened"}]}
+    context = AgentContext(preset="davis", switch_overrides={"qa_turns": 2})
+    update = qa_module.world_model_qa(state, Runtime(context=context))
+    assert len(update["decided"]["monologue"]) == 2  # two questions, then the third reply must predict
+    assert update["plan"][0]["expected"] == "opened"  # it never did: the planner's expectation stands
+
+
+def test_davis_plans_then_predicts_while_ariadne_full_looks_up_before_planning():
+    davis = {"switches": {**{k: getattr(PRESETS["davis"], k) for k in ("qa_turns", "monologue", "precheck", "outcome_check")}}, "plan": []}
+    full = {"switches": {**{k: getattr(PRESETS["ariadne_full"], k) for k in ("qa_turns", "monologue", "precheck", "outcome_check")}}, "plan": []}
+    assert agent.route_after_aggregator(davis) == "planner" and agent.route_after_planner(davis) == "world_model_qa"
+    assert agent.route_after_world_model_qa(davis) == "critic"
+    assert agent.route_after_aggregator(full) == "world_model_qa" and agent.route_after_world_model_qa(full) == "planner"
+    assert agent.route_after_planner(full) == "critic"
+    no_wm = {"switches": {**davis["switches"], **{"qa_turns": 0}}, "plan": []}  # D: no world model, the planner's guesses stand
+    assert agent.route_after_planner(no_wm) == "critic"
+
+
+def test_davis_keeps_a_belief_and_its_d_a_cell_has_no_actor_expansion():
+    assert PRESETS["davis"].summarizer and PRESETS["davis"].belief_read  # f(tau), read by planner and critic
+    assert PRESETS["davis"].actor_commands > 1 and PRESETS["ariadne_full"].actor_commands == 1
+    cells = {v.label: v.switches for v in ablation("davis")}
+    assert cells["D-A"]["actor_commands"] == 1 and cells["D-A"]["grounding"] is False
+
+
+# -- the actor decomposes a plan step into several commands --------------------------------------------
+ACTOR_STATE: dict[str, Any] = {
+    "run_id": "r", "step": 4, "goal": "g", "env": "cooking:1", "observation": "-= Kitchen =- A closed fridge.",
+    "admissible": ["open fridge", "look", "go east"], "replans": 0,
+    "plan": [{"action": "get the apple out of the fridge", "expected": "You take the red apple", "reward": "+1"},
+             {"action": "go east", "expected": "Hall"}],
+}
+
+
+def test_the_davis_actor_expands_a_step_into_several_commands_each_validated(monkeypatch):
+    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    model = QueuedChatModel(replies=[structured("Expansion", commands=[
+        {"action": "open fridge", "expected": "You open the fridge"},
+        {"action": "take red apple from fridge", "expected": ""},
+        {"action": "eat red apple", "expected": ""},
+        {"action": "look", "expected": ""},  # past actor_commands (3): dropped
+    ])])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")))
+    assert update["proposed"] == "open fridge" and update["expected"] == "You open the fridge"
+    assert [s["action"] for s in update["plan"]] == ["take red apple from fridge", "eat red apple", "go east"]
+    assert update["plan"][1]["expected"] == "You take the red apple" and update["plan"][1]["reward"] == "+1"  # the step's own outcome, last
+    assert update["decided"]["actor"][0]["into"] == ["open fridge", "take red apple from fridge", "eat red apple"]
+    # a later command of the expansion is grounded when due, not expanded again (no model call)
+    later = {**ACTOR_STATE, "admissible": ["take red apple from fridge", "look"], "plan": update["plan"]}
+    assert actor_module.actor(later, Runtime(context=AgentContext(preset="davis")))["proposed"] == "take red apple from fridge"
+    assert len(model.calls) == 1
+
+
+def test_an_expansion_whose_first_command_is_not_valid_falls_back_to_grounding(monkeypatch):
+    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    model = QueuedChatModel(replies=[structured("Expansion", commands=[{"action": "fly to the moon", "expected": ""}]),
+                                     structured("ActionChoice", reasoning="", action="open fridge")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")))
+    assert update["proposed"] == "open fridge" and update["replies"]["actor"]["inadmissible"] == 1
+    # other presets never expand: one model call, the closest valid command
+    model = QueuedChatModel(replies=[structured("ActionChoice", reasoning="", action="open fridge")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="ariadne_full")))
+    assert update["proposed"] == "open fridge" and [s["action"] for s in update["plan"]] == ["go east"] and len(model.calls) == 1
