@@ -16,7 +16,7 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.session import live_session
-from ..agent.state import HISTORY_KEPT, AgentState
+from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs import environment_brief
 from ..envs.rules import allowed
 from ..envs.text import TO_DO, checklist, first_step_of, last_step_of
@@ -30,7 +30,8 @@ ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")
 # A local server keeps one KV cache per slot: each node that calls a model gets its own, so its
 # consecutive prompts share their prefix there (models.local.server.SLOTS has room for all).
 NODE_SLOTS = {"summarizer": 0, "relation_retriever": 1, "world_model_qa": 2, "planner": 3, "critic": 4, "actor": 5,
-              "exploration_check": 6, "aggregator": 7}
+              "exploration_check": 6, "aggregator": 7,
+              "outdated_check": 1}  # AriGraph's second extraction call: the relation retriever's slot (the server has 8)
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
 UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions
@@ -98,6 +99,17 @@ def ask_structured(
     result = call_structured(model, schema, role_messages(system, sections), max_tries=context.structured_tries, fallback=fallback,
                              retries=context.max_retries)
     return result.value, reply_update(node, step, result)
+
+
+def merge_updates(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """The accounting of two calls one node made, as one update: per-node counters added, fallbacks together."""
+    merged = {**first, **second}
+    for key in ("usage", "replies"):
+        if key in first or key in second:
+            merged[key] = add_usage(first.get(key), second.get(key))
+    if "fallbacks" in first or "fallbacks" in second:
+        merged["fallbacks"] = [*(first.get("fallbacks") or []), *(second.get("fallbacks") or [])]
+    return merged
 
 
 def with_issue(update: dict[str, Any], node: str, issue: str, n: int = 1) -> dict[str, Any]:

@@ -56,6 +56,15 @@ class Extraction(BaseModel):
         json_schema_extra={"maxItems": 6})
 
 
+class Outdated(BaseModel):
+    """Outdated detection (AriGraph): the known facts the new ones replace."""
+
+    reply_tokens: ClassVar[int] = 320
+    outdated: Annotated[list[Triplet], _keep(12)] = Field(
+        default_factory=list, description="facts from KNOWN FACTS that a fact of NEW FACTS replaces",
+        json_schema_extra={"maxItems": 12})
+
+
 class SpatialBelief(BaseModel):
     """Aggregator: the retrieved facts organised into plain sentences, with simple spatial inferences."""
 
