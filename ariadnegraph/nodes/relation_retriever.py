@@ -29,7 +29,7 @@ from ..memory import PLAYER, WorldMemory
 from ..vocabulary import DIRECTIONS
 from .common import UNGROUNDED, ask_structured, environment_section, history_section, merge_updates, with_issue
 from .prompts import OUTDATED_CHECK, RECIPE, RELATION_RETRIEVER, RELATION_RETRIEVER_BELIEF
-from .schemas import Extraction, Outdated
+from .schemas import BeliefExtraction, Extraction, Outdated
 
 KNOWN_FACTS_SHOWN = 30  # known facts about the room and inventory shown with the observation (ours)
 # AriGraph compares the new triplets with every fact incident to their entities. The bound only keeps a prompt a
@@ -143,9 +143,10 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dic
         # read before word for word: nothing in it is new to memory
         return {"extraction": [], "outdated": [], "decided": {"extracted": [], "skipped": "read before"}}
     sections = extraction_sections(state, memory, runtime.context.switches)
-    system = RELATION_RETRIEVER_BELIEF if runtime.context.switches.extraction_reads == "belief_only" else RELATION_RETRIEVER
-    extraction, update = ask_structured(runtime.context, node="relation_retriever", role="extraction", schema=Extraction,
-                                        system=system, sections=sections, fallback=Extraction(), step=state.get("step", 0))
+    belief_only = runtime.context.switches.extraction_reads == "belief_only"
+    schema, system = (BeliefExtraction, RELATION_RETRIEVER_BELIEF) if belief_only else (Extraction, RELATION_RETRIEVER)
+    extraction, update = ask_structured(runtime.context, node="relation_retriever", role="extraction", schema=schema,
+                                        system=system, sections=sections, fallback=schema(), step=state.get("step", 0))
     triplets, dropped = grounded([list(t) for t in extraction.triplets], sections)
     update = with_issue(update, "relation_retriever", UNGROUNDED, dropped)
     decided: dict[str, Any] = {}

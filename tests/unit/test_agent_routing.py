@@ -276,7 +276,8 @@ def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monke
     history = [{"step": 3, "action": "open fridge", "observation": "You open the fridge, revealing a carrot."},
                {"step": 4, "action": "take carrot", "observation": "You take the carrot."}]
     state = {**STATE, "belief": "Recipe: carrot (sliced).", "history": history}
-    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Extraction", triplets=[], outdated=[])] * 3))
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("BeliefExtraction", triplets=[], outdated=[])]
+                                                   + [structured("Extraction", triplets=[], outdated=[])] * 2))
     retriever_module.relation_retriever(state, runtime(preset="stma"))
     read = sections_of(model.calls[0])
     assert read[p.BELIEF] == "Recipe: carrot (sliced)." and p.HISTORY not in read
@@ -510,8 +511,9 @@ def test_stma_relation_retriever_reads_the_belief_not_the_observation(monkeypatc
     monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
     belief = "Went north from the Hallway into the Kitchen. The carrot is on the counter."
     state = {**STATE, "belief": belief, "observation": "-= Kitchen =- You see a shiny spoon."}
-    reply = structured("Extraction", triplets=[["carrot", "on", "counter"], ["spoon", "in", "Kitchen"]], outdated=[])
-    model = use_model(monkeypatch, QueuedChatModel(replies=[reply, reply]))
+    triplets = [["carrot", "on", "counter"], ["spoon", "in", "Kitchen"]]
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("BeliefExtraction", triplets=triplets, outdated=[]),
+                                                            structured("Extraction", triplets=triplets, outdated=[])]))
     update = retriever_module.relation_retriever(state, runtime(preset="stma"))
     read = sections_of(model.calls[0])
     assert read[p.BELIEF] == belief and p.OBSERVATION not in read and "spoon" not in " ".join(read.values())
