@@ -126,6 +126,10 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
         return
     outcome = "won" if result["won"] else "not won"
     oracle = f" with ORACLE {', '.join(result['oracle'])}" if result.get("oracle") else ""
+    if result.get("additions"):
+        from .agent.presets import additions_text
+
+        oracle += f" {additions_text(result['additions'], result['preset'])}"
     print(
         f"run {result['run_id']} ({result['preset']}{oracle}, {result['model']}): score {result['score']:g}/{result['max_score']:g}, "
         f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "

@@ -19,6 +19,7 @@ from langgraph.store.base import BaseStore
 from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpointer, in_postgres, new_run_checkpoints
 from .agent.context import AgentContext
 from .agent.integrity import LOCAL_CHECKPOINTS, check_copy, checked_copies
+from .agent.presets import additions
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts, thoughts_for
 from .config import embeddings_setting, memory_store_path
@@ -51,6 +52,8 @@ def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
         "preset": meta["context"]["preset"],
         # roles taken from the game's truth (evaluation only): the result is not the agent's own
         "oracle": [k.removeprefix("oracle_") for k, v in (meta["context"].get("switch_overrides") or {}).items() if k.startswith("oracle_") and v],
+        # our additions to the paper's system the preset reproduces, switched on: the result is not the paper's system's
+        "additions": additions(meta["context"]["preset"], meta["context"].get("switch_overrides") or {}),
         "model": meta["context"]["model"],
         "seed": meta.get("seed"),
         "goal": state.get("goal", ""),

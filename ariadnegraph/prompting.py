@@ -55,12 +55,13 @@ ENTITIES = "ENTITIES"  # the memory's entities by kind, to narrow a question to
 DATED_FACTS = "DATED FACTS"  # a subgraph's facts in time order, each with its run and step
 MONOLOGUE = "INNER MONOLOGUE"  # the questions asked of memory for this transition, with their answers
 PREDICTED = "PREDICTED SO FAR"  # the plan's earlier steps with the outcomes predicted for them
+NEW_FACTS = "NEW FACTS"  # outdated detection (AriGraph): the facts just extracted
 
 # Stable first, volatile last (see the module docstring).
 ORDER = (
     ENVIRONMENT, GOAL, LESSONS, COMMANDS, READINGS, PROGRESS, TRANSCRIPT, QUESTION, ENTITIES, DATED_FACTS, REFLECTIONS, FULL_HISTORY, KNOWN_FACTS,
     MEMORY, EPISODES, LOCATION, INVENTORY, NEXT_STEP, ADMISSIBLE, SPATIAL, EXPLORATION, HISTORY, DONE_HERE, BELIEF, PREVIOUS_BELIEF, NOTES, SUBGOAL,
-    PLAN, FEEDBACK, LAST_ACTION, EXPECTED, EXPECTED_REWARD, OBSERVATION, ACTUAL, ACTUAL_REWARD, PREDICTED, PROPOSED_ACTION, MONOLOGUE,
+    PLAN, FEEDBACK, LAST_ACTION, EXPECTED, EXPECTED_REWARD, OBSERVATION, ACTUAL, ACTUAL_REWARD, PREDICTED, PROPOSED_ACTION, MONOLOGUE, NEW_FACTS,
 )
 _RANK = {name: i for i, name in enumerate(ORDER)}
 
@@ -155,6 +156,11 @@ def all_done(last: str) -> str:
 def goal_first(first: str) -> str:
     """The NEXT STEP before any text was read: what a goal of several steps asks first."""
     return f"{first} (the GOAL's first step; nothing read yet)"
+
+
+def not_listed() -> str:
+    """Why a critic that rejects what the game would not take rejected a command (STMA): the words the planner reads."""
+    return f"it is not a valid command here (not among {ADMISSIBLE}): choose one of them."
 
 
 def step_line(heading: str | None, item: str) -> str:

@@ -8,7 +8,7 @@ draws every path). ``PRESETS`` is the registry; :class:`AgentContext` validates 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
@@ -34,9 +34,13 @@ class Preset:
     history_full_text: bool = False  # whole observations in the history, else their first line
     summarizer_history: int = 0  # history-buffer records the summarizer reads besides its belief (STMA: 25)
     belief_shown: bool = True  # the deciding roles (planner, critic, chooser) read the summarizer's belief
-    extraction_reads: Literal["belief", "history"] = "belief"  # what the relation retriever reads with the observation:
-    # the summarizer's belief, or the raw history buffer (summarizer_history records, or HISTORY_BUFFER where the preset
+    extraction_reads: Literal["belief", "belief_only", "history"] = "belief"  # what the relation retriever reads: the
+    # observation with the summarizer's belief beside it (ours); the belief alone (belief_only: STMA §4.2, R: b -> G');
+    # or the observation with the raw history buffer (summarizer_history records, or HISTORY_BUFFER where the preset
     # keeps none; STMA's "w/o Summarizer for Spatial Memory")
+    outdated_scope: Literal["room", "entities"] = "room"  # which stored facts outdated detection compares: those about the
+    # room and the inventory, shown with the observation in the extraction call (ours, one call); or every open fact touching
+    # an entity of the new triplets, in a second call after extraction (AriGraph §3.1)
     unexplored_exits: bool = True  # list exits not yet walked through (AriGraph appendix B)
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
     memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)
@@ -48,6 +52,8 @@ class Preset:
     plan_length: int = 8  # most actions kept from one plan
     expected_rewards: bool = False  # plan steps predict the reward too (DAVIS)
     precheck: bool = True  # critic checks each action before it runs (STMA)
+    reject_invalid: bool = False  # the critic rejects a command the game would not take and the planner hears why (STMA
+    # appendix B.1); off: it is not judged, and the actor grounds it to a valid one (ours)
     outcome_check: bool = True  # critic compares expected and actual outcome (DAVIS)
     react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
     reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
@@ -111,13 +117,16 @@ PRESETS: dict[str, Preset] = {
         "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS, top-2 episodes, history 5), exploration check "
         "and unexplored exits, planner every step, ReAct action choice, go-to",
         summarizer=False, history_full_text=True, exploration_check=True, aggregator="off", qa_turns=0, planner="every_step",
-        precheck=False, outcome_check=False, react_choice=True, reflections=False,
+        precheck=False, outcome_check=False, react_choice=True, reflections=False, outdated_scope="entities",
     ),
     "stma": Preset(
-        "STMA (Lei et al. 2025): history buffer 25 + summarizer belief, relation retriever, dynamic KG, top-8 entities + "
-        "3-hop retrieval, LLM relation aggregator, planner with subgoal + action sequence, critic before each action",
+        "STMA (Lei et al. 2025): history buffer 25 + summarizer belief, relation retriever reading the belief, dynamic KG, "
+        "top-8 entities + 3-hop retrieval, LLM relation aggregator, planner with subgoal + action sequence, critic before "
+        "each action rejecting what the game would not take; commands sent as planned (no go-to, no grounding: ours, "
+        "--set go_to=true / grounding=true, labelled as additions)",
         retrieval="stma", summarizer_history=HISTORY_BUFFER, history=0, unexplored_exits=False, memory_facts_shown=False, aggregator="llm",
-        qa_turns=0, outcome_check=False, reflections=False,
+        qa_turns=0, outcome_check=False, reflections=False, extraction_reads="belief_only", reject_invalid=True, go_to=False,
+        grounding=False,
     ),
     "davis": Preset(
         "DAVIS (Pham-Dinh et al. 2025): temporal KG, belief f(tau) kept by a summarizer, predicted trajectory of 5 steps "
@@ -177,6 +186,24 @@ PresetName = Literal["ariadne", "ariadne_full", "arigraph", "stma", "davis", "re
 
 
 ORACLE_SWITCHES = ("oracle_extraction", "oracle_plan")
+
+# Our additions to a paper's system: switches its preset keeps off because the paper has no such thing. Turned on
+# (``--set``), a run's record and a table's row name them, so the result is never read as the paper's system.
+ADDITIONS: dict[str, tuple[str, ...]] = {
+    "stma": ("go_to", "grounding"),  # STMA sends the planner's command as written; its map is the aggregator's text
+}
+
+
+def additions(preset_name: str, switches: Mapping[str, Any]) -> list[str]:
+    """Our additions to ``preset_name``'s paper that ``switches`` (the values played, or the changes to the preset)
+    turn on."""
+    return [name for name in ADDITIONS.get(preset_name, ()) if switches.get(name) is True]
+
+
+def additions_text(names: Sequence[str], preset_name: str) -> str:
+    """How a record or a table names them: '(+ ours, not in STMA: go_to)'."""
+    paper = PRESETS[preset_name].description.split(" (", 1)[0] if preset_name in PRESETS else preset_name
+    return f"(+ ours, not in {paper}: {', '.join(names)})" if names else ""
 
 
 def oracles(preset: Preset) -> list[str]:

@@ -155,6 +155,13 @@ def _command_words(command: str) -> tuple[str, ...]:
     return tuple(w for w in (command or "").lower().split() if w not in _ARTICLES)
 
 
+def is_listed(command: str, valid: Sequence[str]) -> bool:
+    """Whether ``command`` is one of ``valid`` as written, up to case, spacing and articles (what a game takes as
+    it is, with no grounding to map a short form or a close spelling)."""
+    wanted = _command_words(command)
+    return bool(wanted) and any(_command_words(v) == wanted for v in valid)
+
+
 def _verb_normalised(words: tuple[str, ...]) -> tuple[str, ...]:
     for phrase, verb in VERB_SYNONYMS.items():
         phrase_words = tuple(phrase.split())

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agent.presets import additions, additions_text
 from .pricing import Price
 from .suites import Game, Suite
 
@@ -43,7 +44,14 @@ class Job:
         """How tables name what played: the cell's label, else the preset and the switches it changes."""
         name = self.label or (f"{self.preset} [{', '.join(f'{k}={v}' for k, v in self.switches)}]" if self.switches else self.preset)
         roles = [k.removeprefix("oracle_") for k, v in self.switches if k.startswith("oracle_") and v]
-        return f"{name} (ORACLE: {', '.join(roles)})" if roles else name
+        name = f"{name} (ORACLE: {', '.join(roles)})" if roles else name
+        ours = additions(self.preset, dict(self.switches))
+        return f"{name} {additions_text(ours, self.preset)}" if ours else name
+
+    @property
+    def additions(self) -> list[str]:
+        """Our additions to the paper's system this episode plays with (switched on by ``--set``)."""
+        return additions(self.preset, dict(self.switches))
 
     @property
     def key(self) -> str:

@@ -47,7 +47,7 @@ STMA_COOKING: tuple[QuotedRow, ...] = (
 
 # --- AriGraph (Anokhin et al. 2024), table 4 (appendix G): normalised score per game, "average of
 # three best runs" of five attempts (section 5.1). LLM backbone gpt-4-0125-preview (section 4.1)
-# except the row that names LLaMA-3-70B. Keys are our game names; hunt_hardest is not in our manifest.
+# except the row that names LLaMA-3-70B. Keys are our game names; our hunt_hardest is generated (evals.suites), not theirs.
 _ARI_T4 = "AriGraph table 4"
 _GPT4 = "gpt-4-0125-preview"
 _ARI_GAMES = ("hunt", "hunt_hard", "hunt_hardest", "cook", "cook_hard", "cook_hardest", "clean")

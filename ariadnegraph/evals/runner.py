@@ -261,6 +261,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     return {
         "key": job.key, "suite": job.suite, "preset": job.system, "base_preset": job.preset, "switches": dict(job.switches),
         "oracle": [k.removeprefix("oracle_") for k, v in job.switches if k.startswith("oracle_") and v],  # roles taken from the truth
+        "additions": job.additions,  # our additions to the paper's system, switched on: not the paper's result
         "model": job.model, "env": job.game.env,
         "group": job.game.group, "label": job.game.label, "seed": job.game.seed, "variation": job.game.variation,
         "attempt": job.attempt, "run_id": job.run_id, "max_steps": job.game.max_steps,

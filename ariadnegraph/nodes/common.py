@@ -30,7 +30,8 @@ ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")
 # A local server keeps one KV cache per slot: each node that calls a model gets its own, so its
 # consecutive prompts share their prefix there (models.local.server.SLOTS has room for all).
 NODE_SLOTS = {"summarizer": 0, "relation_retriever": 1, "world_model_qa": 2, "planner": 3, "critic": 4, "actor": 5,
-              "exploration_check": 6, "aggregator": 7}
+              "exploration_check": 6, "aggregator": 7,
+              "outdated_check": 1}  # AriGraph's second extraction call: the relation retriever's slot (the server has 8)
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
 UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions

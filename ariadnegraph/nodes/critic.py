@@ -13,15 +13,19 @@ from langgraph.types import Command
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.state import AgentState
-from ..envs.text import go_to_target, ground_command, safe_command
+from ..envs.text import go_to_target, ground_command, is_listed, safe_command
 from .common import INADMISSIBLE, ask_structured, belief_section, environment_section, extra_commands, with_issue
 from .prompts import CRITIC
 from .schemas import Critique
 
 
-def is_valid_command(command: str, admissible: list[str], go_to: bool) -> bool:
-    """A valid command of the game (when it lists them), or a 'go to' the actor expands on the map."""
-    return not admissible or ground_command(command, admissible) is not None or (go_to and go_to_target(command) is not None)
+def is_valid_command(command: str, admissible: list[str], go_to: bool, grounding: bool = True) -> bool:
+    """A valid command of the game (when it lists them), or a 'go to' the actor expands on the map. Without
+    ``grounding`` the command goes to the game as written, so only a listed one is valid (up to case, spacing
+    and articles), not a short form or a close spelling the actor would have mapped to one."""
+    if not admissible or (go_to and go_to_target(command) is not None):
+        return True
+    return ground_command(command, admissible) is not None if grounding else is_listed(command, admissible)
 
 
 def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal["planner", "actor"]]:
@@ -47,22 +51,28 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
         p.ACTUAL_REWARD: f"{state.get('reward', 0.0):+g}" if rewards else None,
         p.PROPOSED_ACTION: proposed if preset.precheck else None,
     }
-    # A command the game does not take as written is not judged (there is nothing to judge yet): the actor
-    # grounds it to a valid one, which costs a short call, where a rejection would cost a new plan.
-    invalid = preset.precheck and not is_valid_command(proposed, state.get("admissible") or [], preset.go_to)
-    if invalid:
+    invalid = preset.precheck and not is_valid_command(proposed, state.get("admissible") or [], preset.go_to, preset.grounding)
+    # Ours (reject_invalid off): a command the game does not take as written is not judged (there is nothing to judge
+    # yet): the actor grounds it to a valid one, which costs a short call, where a rejection would cost a new plan.
+    # STMA's critic (reject_invalid) is asked about it as about any command, and rejects it whatever it answers: its prompt
+    # tells it to reject what is not among the possible actions (appendix D.5), and the planner revises (B.1).
+    judged = bool(expected or (preset.precheck and (not invalid or preset.reject_invalid)))  # a model's verdict
+    if invalid and not preset.reject_invalid:
         sections[p.PROPOSED_ACTION] = None
-    if expected or (preset.precheck and not invalid):
+    if judged:
         verdict, update = ask_structured(context, node="critic", role="critic", schema=Critique, system=CRITIC, sections=sections,
                                          fallback=Critique(outcome_matches=True, action_approved=True), step=state.get("step", 0))
     else:
         verdict, update = Critique(outcome_matches=True, action_approved=True), {}
     if invalid:
-        verdict = verdict.model_copy(update={"action_approved": True})
+        if preset.reject_invalid:
+            advice = "" if verdict.action_approved else verdict.feedback  # an approval's words argue for the command
+            verdict = verdict.model_copy(update={"action_approved": False, "feedback": f"{p.not_listed()} {advice}".strip()})
+        else:
+            verdict = verdict.model_copy(update={"action_approved": True})
         update = with_issue(update, "planner", INADMISSIBLE)  # the plan held a command the game does not take
     update["expected"] = None  # an outcome is judged once
     update["expected_reward"] = None
-    judged = bool(expected or (preset.precheck and not invalid))  # a model's verdict, not the default approval
     update["decided"] = {"verdicts": [{"proposed": proposed, "judged": judged, "valid": not invalid,
                                        "approved": verdict.action_approved if preset.precheck else None,
                                        "outcome_matches": verdict.outcome_matches if expected else None,

@@ -41,6 +41,33 @@ counter. On the counter is a knife. There is an exit to the south."
 {{"triplets": [["player", "in", "Kitchen"], ["Kitchen", "north of", "Hallway"], ["fridge", "in", "Kitchen"], ["fridge", "is", "closed"], ["counter", "in", "Kitchen"], ["knife", "on", "counter"], ["Kitchen", "has exit", "south"]], "outdated": [["player", "in", "Hallway"]]}}
 Reply with JSON only."""
 
+# STMA's relation retriever reads the belief alone (its §4.2: R maps the temporal belief to triplets; appendix D.2)
+RELATION_RETRIEVER_BELIEF = f"""{AGENT}
+Your job: turn the BELIEF, a summary of the episode so far, into facts [subject, relation, object] about where
+things are now and how places connect, using the game's own short names. Relations:
+- where the player is now: ["player", "in", ROOM]; an exit: [ROOM, "has exit", DIRECTION]
+- room B reached by going DIRECTION from room A: [B, "DIRECTION of", A]
+- things: [THING, "in", PLACE] or [THING, "on", SUPPORT]; carried: [THING, "in", "inventory"]
+- states: [THING, "is", STATE] with STATE such as open, closed, locked, sliced, diced, chopped, fried, roasted, grilled
+- a recipe read: ["{RECIPE}", "{REQUIRES}", INGREDIENT] and [INGREDIENT, "needs", STEP]
+A thing that moved is written at its latest place only. Write only what the BELIEF states; never use "none" or
+"nothing" as a name. Leave "outdated" empty: newer facts replace older ones in memory.
+Example: BELIEF "Started in the Hallway, went north into the Kitchen. The Kitchen has a closed fridge and a counter
+with a knife on it, and an exit south. I took the knife."
+{{"triplets": [["player", "in", "Kitchen"], ["Kitchen", "north of", "Hallway"], ["fridge", "in", "Kitchen"], ["fridge", "is", "closed"], ["counter", "in", "Kitchen"], ["knife", "in", "inventory"], ["Kitchen", "has exit", "south"]], "outdated": []}}
+Reply with JSON only."""
+
+# AriGraph's outdated detection (its §3.1, appendix E): the new triplets against every stored fact about their entities
+OUTDATED_CHECK = f"""{AGENT}
+Your job: keep the agent's memory true. NEW FACTS were just read from the OBSERVATION; KNOWN FACTS are what memory
+held about the same things. List the known facts a new fact replaces: the same property of the same thing, now
+different (a thing in another place, a door now open, a recipe step now done). A known fact that says something
+else about a thing, which a new fact does not contradict, stays: when unsure, leave it. Copy each outdated fact
+exactly as KNOWN FACTS writes it.
+Example: KNOWN FACTS "knife, on, counter", "knife, is, sharp", "Kitchen, north of, Hallway"; NEW FACTS "knife, in, inventory"
+{{"outdated": [["knife", "on", "counter"]]}}
+Reply with JSON only."""
+
 AGGREGATOR = f"""{AGENT}
 Your job: turn the remembered facts under MEMORY into a short plain description of the world: room by
 room, where things are and how rooms connect, with simple spatial consequences (if A is west of B, B is

@@ -1,5 +1,10 @@
-"""Relation retriever: facts (triplets) stated by the observation, read with the belief (STMA §4.2), or
-with the raw history buffer when a preset says so (STMA's "w/o Summarizer for Spatial Memory").
+"""Relation retriever: facts (triplets) stated by the observation, read with the belief beside it (ours), by
+the belief alone (STMA §4.2: the retriever maps the temporal belief to triplets), or by the observation with the
+raw history buffer (STMA's "w/o Summarizer for Spatial Memory").
+
+Outdated facts are found in the same call among the known facts about the room and the inventory (ours), or,
+with ``outdated_scope="entities"``, in a second call comparing the new triplets with every stored fact touching
+one of their entities (AriGraph §3.1).
 
 A triplet naming something the text it was read from never mentions (the observation, the command,
 the facts shown, the inventory, the task) is dropped before memory sees it and counted as
@@ -22,11 +27,15 @@ from ..agent.state import AgentState
 from ..envs.textworld_env import true_triplets
 from ..memory import PLAYER, WorldMemory
 from ..vocabulary import DIRECTIONS
-from .common import UNGROUNDED, ask_structured, environment_section, history_section, with_issue
-from .prompts import RECIPE, RELATION_RETRIEVER
-from .schemas import Extraction
+from .common import UNGROUNDED, ask_structured, environment_section, history_section, merged, with_issue
+from .prompts import OUTDATED_CHECK, RECIPE, RELATION_RETRIEVER, RELATION_RETRIEVER_BELIEF
+from .schemas import BeliefExtraction, Extraction, Outdated
 
-KNOWN_FACTS_SHOWN = 30
+KNOWN_FACTS_SHOWN = 30  # known facts about the room and inventory shown with the observation (ours)
+# AriGraph compares the new triplets with every fact incident to their entities. The bound only keeps a prompt a
+# model can read if an entity gathers very many facts (a room full of things): the newest are kept, and the record
+# counts what was left out. Far above what a game of the suites holds about the things one observation names.
+INCIDENT_FACTS_SHOWN = 200
 # Names every observation may use without stating them: the conventions of the extraction prompt.
 _CONVENTIONS = {PLAYER, "inventory", RECIPE, *DIRECTIONS}
 _ARTICLES = {"a", "an", "the", "some"}
@@ -36,9 +45,12 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def extraction_sections(state: Mapping[str, Any], memory: WorldMemory, preset: Preset | None = None) -> dict[str, object]:
-    """What the model reads to extract this observation's facts: the observation with the belief (or, with
+    """What the model reads to extract this step's facts: the observation with the belief (or, with
     ``extraction_reads="history"``, the raw history buffer instead), and the known facts about the room the
-    agent was in and what it carries (what this observation may update)."""
+    agent was in and what it carries (what this observation may update); with ``extraction_reads="belief_only"``
+    the belief alone (STMA)."""
+    if preset is not None and preset.extraction_reads == "belief_only":
+        return {p.ENVIRONMENT: environment_section(state), p.GOAL: state.get("goal", ""), p.BELIEF: state.get("belief") or p.NONE}
     raw = preset is not None and preset.extraction_reads == "history"
     previous_location = memory.location()
     view = memory.current()
@@ -93,6 +105,35 @@ def oracle_extraction(state: AgentState, session: Session) -> dict[str, Any]:
     return {"extraction": triplets, "outdated": [], "decided": {"extracted": triplets, "oracle": True}}
 
 
+def incident_facts(memory: WorldMemory, triplets: Iterable[list[str]]) -> tuple[list[list[str]], int]:
+    """Every open fact touching an entity of ``triplets`` (AriGraph's E_rel), oldest first, the newest
+    ``INCIDENT_FACTS_SHOWN`` of them; and how many more there were."""
+    view = memory.current()
+    keys = {memory.key(name) for t in triplets for name in (t[0], t[2])}
+    facts = sorted({f.id: f for k in keys for f in view.incident(k)}.values(), key=lambda f: f.id)
+    shown = facts[-INCIDENT_FACTS_SHOWN:]
+    return [[f.subject, f.relation, f.object] for f in shown], len(facts) - len(shown)
+
+
+def detect_outdated(state: Mapping[str, Any], context: AgentContext, memory: WorldMemory,
+                    triplets: list[list[str]]) -> tuple[list[list[str]], dict[str, Any]]:
+    """AriGraph's outdated detection: the known facts the new ``triplets`` replace, asked of the model with every
+    stored fact touching their entities; no call when there is nothing to compare."""
+    known, left_out = incident_facts(memory, triplets)
+    if not triplets or not known:
+        return [], {"compared": 0}
+    sections = {p.ENVIRONMENT: environment_section(state), p.KNOWN_FACTS: [p.fact_line(*f) for f in known],
+                p.OBSERVATION: state.get("observation", ""), p.NEW_FACTS: [p.fact_line(*t) for t in triplets]}
+    reply, update = ask_structured(context, node="outdated_check", role="extraction", schema=Outdated, system=OUTDATED_CHECK,
+                                   sections=sections, fallback=Outdated(), step=state.get("step", 0))
+    stored = {_fact_words(f) for f in known}  # only a fact memory holds can be outdated (a model may invent one)
+    return [list(t) for t in reply.outdated if _fact_words(t) in stored], {**update, "compared": len(known), "left_out": left_out}
+
+
+def _fact_words(fact: Iterable[str]) -> tuple[str, ...]:
+    return tuple(" ".join(str(part).lower().split()) for part in fact)
+
+
 def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     session = live_session(state, runtime.context)
     if runtime.context.switches.oracle_extraction:
@@ -102,9 +143,18 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dic
         # read before word for word: nothing in it is new to memory
         return {"extraction": [], "outdated": [], "decided": {"extracted": [], "skipped": "read before"}}
     sections = extraction_sections(state, memory, runtime.context.switches)
-    extraction, update = ask_structured(runtime.context, node="relation_retriever", role="extraction", schema=Extraction,
-                                        system=RELATION_RETRIEVER, sections=sections, fallback=Extraction(), step=state.get("step", 0))
+    belief_only = runtime.context.switches.extraction_reads == "belief_only"
+    schema, system = (BeliefExtraction, RELATION_RETRIEVER_BELIEF) if belief_only else (Extraction, RELATION_RETRIEVER)
+    extraction, update = ask_structured(runtime.context, node="relation_retriever", role="extraction", schema=schema,
+                                        system=system, sections=sections, fallback=schema(), step=state.get("step", 0))
     triplets, dropped = grounded([list(t) for t in extraction.triplets], sections)
-    outdated, _ = grounded([list(t) for t in extraction.outdated], sections)
-    return {**with_issue(update, "relation_retriever", UNGROUNDED, dropped), "extraction": triplets, "outdated": outdated,
-            "decided": {"extracted": triplets, "outdated": outdated, "ungrounded": dropped}}
+    update = with_issue(update, "relation_retriever", UNGROUNDED, dropped)
+    decided: dict[str, Any] = {}
+    if runtime.context.switches.outdated_scope == "entities":
+        outdated, checked = detect_outdated(state, runtime.context, memory, triplets)
+        decided = {"outdated_compared": checked.pop("compared"), "outdated_left_out": checked.pop("left_out", 0)}
+        update = merged([update, checked])
+    else:
+        outdated, _ = grounded([list(t) for t in extraction.outdated], sections)
+    return {**update, "extraction": triplets, "outdated": outdated,
+            "decided": {"extracted": triplets, "outdated": outdated, "ungrounded": dropped, **decided}}

@@ -56,6 +56,25 @@ class Extraction(BaseModel):
         json_schema_extra={"maxItems": 6})
 
 
+class BeliefExtraction(Extraction):
+    """STMA's relation retriever: the facts a whole belief states (its map, where things are, the recipe), restated
+    every step, so room for more of them than one observation holds (STMA's own example has 17)."""
+
+    reply_tokens: ClassVar[int] = 1200
+    triplets: Annotated[list[Triplet], _keep(40)] = Field(
+        default_factory=list, description="[subject, relation, object] facts the belief states, each thing at its latest place",
+        json_schema_extra={"maxItems": 40})
+
+
+class Outdated(BaseModel):
+    """Outdated detection (AriGraph): the known facts the new ones replace."""
+
+    reply_tokens: ClassVar[int] = 320
+    outdated: Annotated[list[Triplet], _keep(12)] = Field(
+        default_factory=list, description="facts from KNOWN FACTS that a fact of NEW FACTS replaces",
+        json_schema_extra={"maxItems": 12})
+
+
 class SpatialBelief(BaseModel):
     """Aggregator: the retrieved facts organised into plain sentences, with simple spatial inferences."""
 

@@ -279,7 +279,8 @@ def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monke
     history = [{"step": 3, "action": "open fridge", "observation": "You open the fridge, revealing a carrot."},
                {"step": 4, "action": "take carrot", "observation": "You take the carrot."}]
     state = {**STATE, "belief": "Recipe: carrot (sliced).", "history": history}
-    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Extraction", triplets=[], outdated=[])] * 3))
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("BeliefExtraction", triplets=[], outdated=[])]
+                                                   + [structured("Extraction", triplets=[], outdated=[])] * 2))
     retriever_module.relation_retriever(state, runtime(preset="stma"))
     read = sections_of(model.calls[0])
     assert read[p.BELIEF] == "Recipe: carrot (sliced)." and p.HISTORY not in read
@@ -455,3 +456,109 @@ def test_ariadne_does_not_offer_reading_again_a_text_it_keeps(monkeypatch):
     assert common.offered_commands(state, runtime(preset="ariadne").context) == ["examine table", "look"]
     assert common.offered_commands({**state, "readings": []}, runtime(preset="ariadne").context) == state["admissible"]
     assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]
+
+
+def test_stma_critic_rejects_a_command_the_game_would_not_take_and_the_planner_hears_why(monkeypatch):
+    """STMA appendix B.1: the critic rejects an invalid command and the planner revises its plan; ours (ariadne_full)
+    lets the actor ground it instead. The critic model approving it does not let it through."""
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=True)]))
+    state = {**STATE, "plan": [{"action": "cook carrot with stove", "expected": "fried"}]}
+    command = critic_module.critic(state, runtime(preset="stma"))
+    assert command.goto == "planner"
+    assert sections_of(model.calls[0])[p.PROPOSED_ACTION] == "cook carrot with stove"  # the critic was asked, as in the paper
+    assert "'cook carrot with stove' was rejected" in command.update["feedback"] and "not a valid command" in command.update["feedback"]
+    assert command.update["decided"]["verdicts"][0]["approved"] is False
+    # the planner's next prompt holds the rejection
+    model.replies.append(structured("Plan", subgoal="take the carrot", steps=[{"action": "take carrot", "expected": "You take"}]))
+    planned = planner_module.planner({**state, **command.update}, runtime(preset="stma"))
+    assert "'cook carrot with stove' was rejected" in sections_of(model.calls[1])[p.FEEDBACK]
+    assert planned["plan"] == [{"action": "take carrot", "expected": "You take"}]
+    # the critic's own reason comes with it when it rejects too
+    model.replies.append(structured("Critique", outcome_matches=True, action_approved=False, feedback="there is no stove here"))
+    assert "there is no stove here" in critic_module.critic(state, runtime(preset="stma")).update["feedback"]
+    # without grounding a short form is not valid as written; with our grounding switched on the actor maps it
+    model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
+    short = {**STATE, "plan": [{"action": "slice carrot", "expected": ""}]}
+    assert critic_module.critic(short, runtime(preset="stma")).goto == "planner"
+    model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
+    assert critic_module.critic(short, runtime(preset="stma", switch_overrides={"grounding": True})).goto == "actor"
+    # a valid command the critic approves goes to the actor; ours still sends an invalid one to the actor unjudged
+    model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
+    assert critic_module.critic(STATE, runtime(preset="stma")).goto == "actor"
+    calls = len(model.calls)
+    assert critic_module.critic(state, runtime(preset="ariadne_full")).goto == "actor" and len(model.calls) == calls
+
+
+def test_stma_has_no_go_to_and_no_grounding_and_switching_them_on_is_labelled_ours():
+    from ariadnegraph.agent.presets import additions
+    from ariadnegraph.evals.plan import Job
+    from ariadnegraph.evals.suites import Game
+
+    stma = PRESETS["stma"]
+    assert not stma.go_to and not stma.grounding and stma.reject_invalid and stma.extraction_reads == "belief_only"
+    assert additions("stma", {"go_to": True}) == ["go_to"] and additions("stma", {}) == [] and additions("ariadne", {"go_to": True}) == []
+    game = Game("cooking:1", "1", 50, seed=1)
+    assert Job("stma-cooking", "stma", "scripted", game, 1).system == "stma"
+    added = Job("stma-cooking", "stma", "scripted", game, 1, switches=(("go_to", True), ("grounding", True))).system
+    assert added.startswith("stma [go_to=True, grounding=True]") and "ours, not in STMA: go_to, grounding" in added
+    assert "ours" not in Job("stma-cooking", "stma", "scripted", game, 1, switches=(("go_to", False),)).system
+
+
+def test_stma_relation_retriever_reads_the_belief_not_the_observation(monkeypatch):
+    """STMA §4.2: the retriever maps the temporal belief to triplets (R: b -> G'); ours reads the observation too."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    belief = "Went north from the Hallway into the Kitchen. The carrot is on the counter."
+    state = {**STATE, "belief": belief, "observation": "-= Kitchen =- You see a shiny spoon."}
+    triplets = [["carrot", "on", "counter"], ["spoon", "in", "Kitchen"]]
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("BeliefExtraction", triplets=triplets, outdated=[]),
+                                                            structured("Extraction", triplets=triplets, outdated=[])]))
+    update = retriever_module.relation_retriever(state, runtime(preset="stma"))
+    read = sections_of(model.calls[0])
+    assert read[p.BELIEF] == belief and p.OBSERVATION not in read and "spoon" not in " ".join(read.values())
+    assert "the BELIEF" in [m for m in model.calls[0]["messages"] if isinstance(m, SystemMessage)][0].content
+    # a fact the belief does not state (the spoon is only in the observation) is not kept
+    assert update["extraction"] == [["carrot", "on", "counter"]]
+    retriever_module.relation_retriever(state, runtime(preset="ariadne_full"))
+    ours = sections_of(model.calls[1])
+    assert "shiny spoon" in ours[p.OBSERVATION] and ours[p.BELIEF] == belief
+
+
+def test_arigraph_outdated_detection_sees_every_fact_touching_the_new_triplets_entities(monkeypatch, tmp_path):
+    """AriGraph §3.1: outdated edges are looked for among all edges incident to the new triplets' vertices, not
+    only among the latest facts about the room and the inventory (the extraction call's window)."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+
+    memory = WorldMemory()
+    # the golden key lies in a locker of Room B, far from here; then Room A fills up with more facts than the window shows
+    memory.observe(0, "-= Room B =-", [("player", "in", "Room B"), ("golden key", "in", "white locker"), ("white locker", "in", "Room B")])
+    crowd = [("player", "in", "Room A")] + [(f"thing {i}", "in", "Room A") for i in range(retriever_module.KNOWN_FACTS_SHOWN + 5)]
+    memory.observe(1, "-= Room A =-", crowd)
+    monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
+    state = {**STATE, "step": 2, "location": "Room A", "observation": "You take the golden key from the note on the floor.",
+             "last_action": "take golden key"}
+    window = retriever_module.extraction_sections(state, memory, PRESETS["arigraph"])[p.KNOWN_FACTS]
+    assert "golden key, in, white locker" not in window  # the old window could not have seen it
+    model = use_model(monkeypatch, QueuedChatModel(replies=[
+        structured("Extraction", triplets=[["golden key", "in", "inventory"]], outdated=[]),
+        structured("Outdated", outdated=[["golden key", "in", "white locker"], ["dragon", "in", "Room Z"]])]))
+    update = retriever_module.relation_retriever(state, runtime(preset="arigraph"))
+    known = sections_of(model.calls[1])[p.KNOWN_FACTS]
+    assert "golden key, in, white locker" in known and "golden key, in, inventory" in sections_of(model.calls[1])[p.NEW_FACTS]
+    assert update["outdated"] == [["golden key", "in", "white locker"]]  # a fact memory never held is not taken
+    assert update["usage"].keys() == {"relation_retriever", "outdated_check"}
+    # memory closes it
+    memory.observe(2, state["observation"], [tuple(t) for t in update["extraction"]], [tuple(t) for t in update["outdated"]])
+    assert "golden key, in, white locker" not in {p.fact_line(f.subject, f.relation, f.object) for f in memory.current().incident("golden key")}
+    # ours (ariadne_full) keeps one call and no second comparison
+    model.replies.append(structured("Extraction", triplets=[["golden key", "in", "inventory"]], outdated=[]))
+    calls = len(model.calls)
+    retriever_module.relation_retriever({**state, "step": 3}, runtime(preset="ariadne_full"))
+    assert len(model.calls) == calls + 1

@@ -14,6 +14,7 @@ from typing import Any, cast
 from ... import prompting as p
 from ... import vocabulary
 from ...envs.text import go_to_target
+from ...memory.conflicts import STATE_GROUPS
 from ...nodes.schemas import (
     ActionChoice,
     Belief,
@@ -24,6 +25,7 @@ from ...nodes.schemas import (
     Expansion,
     ExplorationCheck,
     Extraction,
+    Outdated,
     Plan,
     PlanStep,
     SpatialBelief,
@@ -103,9 +105,18 @@ def believe(s: Sections) -> Belief:
         if goal and not is_empty(goal):
             b["Task"] = goal
     room = ex.room_header(obs)
+    direction = ex.direction_of_command(action)
+    if room and location and direction and room != location:
+        # the moves and each room's exits, as STMA's summarizer prompt asks ("record all the direction movement")
+        moves = [m for m in split_semicolons(b.get("Moves")) if not m.startswith(f"{location} -{direction}->")]
+        b["Moves"] = "; ".join(moves + [f"{location} -{direction}-> {room}"])
     if room:
         location = room
         b["Location"] = room
+        shown = [o for a, r, o in ex.extract(obs, action, room).triplets if r == "has exit" and a == room]
+        if shown:
+            known = [e for e in split_semicolons(b.get("Exits")) if not e.startswith(f"{room}:")]
+            b["Exits"] = "; ".join(known + [f"{room}: {', '.join(dict.fromkeys(shown))}"])
         visited = [v for v in split_semicolons(b.get("Visited", "").replace(",", ";")) if v != room]
         b["Visited"] = ", ".join(visited + [room])
     extracted = ex.extract(obs, action, location)
@@ -161,9 +172,54 @@ def _update_seen(b: dict[str, str], extracted: ex.Extracted, room: str | None, l
 # Relation retriever
 
 
+def belief_moves(b: dict[str, str]) -> list[tuple[str, str, str]]:
+    """``Moves: A -north-> B; ...`` of a belief -> (A, direction, B)."""
+    found = []
+    for move in split_semicolons(b.get("Moves")):
+        m = re.match(r"^(.+?) -(\w+)-> (.+)$", move)
+        if m:
+            found.append((m.group(1).strip(), m.group(2), m.group(3).strip()))
+    return found
+
+
+def belief_exits(b: dict[str, str]) -> dict[str, list[str]]:
+    """``Exits: Kitchen: north, south; ...`` of a belief -> room -> directions."""
+    return {room.strip(): [d.strip() for d in dirs.split(",") if d.strip()]
+            for entry in split_semicolons(b.get("Exits")) for room, sep, dirs in [entry.rpartition(":")] if sep}
+
+
+def extraction_from_belief(b: dict[str, str]) -> Extraction:
+    """Triplets a belief states (STMA's relation retriever reads the belief alone): where the player and the things
+    seen are, the moves made and the exits seen, the recipe."""
+    out = ex.Extracted()
+    if b.get("Location"):
+        out.add(ex.PLAYER, "in", b["Location"])
+    for here, direction, there in belief_moves(b):
+        out.add(there, f"{direction} of", here)
+        out.add(here, f"{_OPPOSITE.get(direction, direction)} of", there)
+    for room, directions in belief_exits(b).items():
+        for direction in directions:
+            out.add(room, "has exit", direction)
+    for entry in split_semicolons(b.get("Seen")):
+        thing, sep, where = entry.partition(" @ ")
+        holder = re.match(r"^(.+?) \((in|on) (.+)\)$", where.strip())
+        if sep and holder:
+            out.add(thing.strip(), holder.group(2), holder.group(3))
+        elif sep:
+            out.add(thing.strip(), "in", where.strip())
+    for ingredient in split_semicolons(b.get("Recipe")):
+        out.add(ex.RECIPE, "requires", ingredient)
+    for ingredient, states in ex.recipe_needs(split_semicolons(b.get("Directions"))).items():
+        for state in states:
+            out.add(ingredient, "needs", state)
+    return Extraction(triplets=[[a, r, o] for a, r, o in out.triplets], outdated=[])
+
+
 def extraction(s: Sections) -> Extraction:
-    """Triplets of the observation by the rule-based extractor (:mod:`.extract`)."""
+    """Triplets of the observation by the rule-based extractor (:mod:`.extract`); given no observation, of the belief."""
     b = parse_belief(s.get(p.BELIEF))
+    if p.OBSERVATION not in s:
+        return extraction_from_belief(b)
     location = s.get(p.LOCATION)
     action = s.get(p.LAST_ACTION) or ""
     if is_empty(action):
@@ -176,6 +232,22 @@ def extraction(s: Sections) -> Extraction:
         triplets=[[a, r, o] for a, r, o in out.triplets],
         outdated=[[a, r, o] for a, r, o in dict.fromkeys(outdated)],
     )
+
+
+def outdated(s: Sections) -> Outdated:
+    """Known facts a new one replaces: the same thing placed elsewhere, or another state of the same kind."""
+    new = facts(s.get(p.NEW_FACTS))
+    found = []
+    for a, r, o in facts(s.get(p.KNOWN_FACTS)):
+        for na, nr, no in new:
+            if _lower(na) != _lower(a) or _lower(no) == _lower(o):
+                continue
+            placed = r in ("in", "on", "at") and nr in ("in", "on", "at")
+            same_kind = r == nr == "is" and any(_lower(o) in g and _lower(no) in g for g in STATE_GROUPS)
+            if placed or same_kind:
+                found.append([a, r, o])
+                break
+    return Outdated(outdated=found)
 
 
 def no_longer_carried(listing: str | None, inventory: list[str], known: list[ex.Triplet]) -> list[ex.Triplet]:
@@ -272,6 +344,11 @@ class Situation:
         self.unlocked = {_lower(x) for x in split_semicolons(self.belief.get("Unlocked"))}
         self.notes_read = {_lower(x) for x in split_semicolons(self.belief.get("Notes read"))}
         self.links, exits = _history_map(self.records or [(a, o) for a, o in self.history])
+        if not self.records and not self.history:  # no history shown (STMA): the moves the belief keeps
+            for here, direction, there in belief_moves(self.belief):
+                self.links.setdefault(here, {})[direction] = there
+                self.links.setdefault(there, {}).setdefault(_OPPOSITE.get(direction, direction), here)
+            exits = belief_exits(self.belief)
         self.rooms = self._rooms()
         self.rooms += [r for r in self.links if r not in self.rooms]
         if not self.unexplored and not self.go_to:  # no map from memory: exits seen in the history, not yet taken

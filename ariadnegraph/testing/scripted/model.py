@@ -27,12 +27,14 @@ from ...models.usage import estimate_tokens
 from ...nodes.schemas import (
     ActionChoice,
     Belief,
+    BeliefExtraction,
     Critique,
     Decision,
     EntityFocus,
     Expansion,
     ExplorationCheck,
     Extraction,
+    Outdated,
     Plan,
     SpatialBelief,
     TransitionPrediction,
@@ -43,6 +45,8 @@ from . import brain, memqa, qa
 ROLES: dict[str, tuple[type[BaseModel], Callable[[dict[str, str]], BaseModel]]] = {
     "Belief": (Belief, brain.believe),
     "Extraction": (Extraction, brain.extraction),
+    "BeliefExtraction": (BeliefExtraction, brain.extraction),
+    "Outdated": (Outdated, brain.outdated),
     "SpatialBelief": (SpatialBelief, brain.spatial),
     "Plan": (Plan, brain.plan),
     "Decision": (Decision, brain.decide),

@@ -95,8 +95,8 @@ def plan_steps(body: str | None) -> list[str]:
 
 
 # -- the belief -------------------------------------------------------------------------------------
-BELIEF_KEYS = ("Task", "Recipe", "Directions", "Notes", "Notes read", "Unlocked", "Location", "Visited", "Seen", "Done",
-               "Last failure")
+BELIEF_KEYS = ("Task", "Recipe", "Directions", "Notes", "Notes read", "Unlocked", "Location", "Visited", "Moves", "Exits", "Seen",
+               "Done", "Last failure")
 
 
 def parse_belief(text: str | None) -> dict[str, str]:
