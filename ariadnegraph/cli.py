@@ -226,6 +226,51 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     return 0
 
 
+def _memory_export(args: argparse.Namespace) -> int:
+    from .agent.integrity import checked_copies
+    from .memory import WorldMemory
+    from .memory.export import graph_text, kg_graph
+    from .runs import RunDir
+
+    if args.as_of is not None and args.as_of < 0:
+        raise CliError(f"--as-of {args.as_of}: a step is 0 or more")
+    with checked_copies(args.run_dir, [args.run_id]) as copies:  # the run's own files are never opened
+        memory = WorldMemory.open(RunDir.open(copies, args.run_id).memory_path)
+        try:
+            text = graph_text(kg_graph(memory, as_of=args.as_of), args.format)
+        finally:
+            memory.close()
+    _write_or_print(text, args.out)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .evals.compare import render_html, render_text, summarize_run
+    from .evals.pricing import load_prices
+
+    if len(args.run_ids) < 2:
+        raise CliError("compare needs two runs or more")
+    prices = load_prices(args.prices)
+    runs = [summarize_run(args.run_dir, run_id, prices) for run_id in args.run_ids]  # every run is read before anything prints
+    if args.html:
+        _write_or_print(render_html(runs), args.html)
+    else:
+        sys.stdout.write(render_text(runs, width=args.width))
+    return 0
+
+
+def _write_or_print(text: str, out: str | None) -> None:
+    """``text`` to stdout, or to the file ``out`` (whole or not at all: written beside it, then renamed)."""
+    if out is None:
+        sys.stdout.write(text)
+        return
+    target = Path(out)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+    print(target, file=sys.stderr)
+
+
 def _gold_split(env: str, split: str | None) -> str | None:
     """The split gold trajectories are read from: games with splits read their training split unless told
     otherwise (DAVIS); ``--split`` offers no test split, the suites' (argparse refuses it)."""
@@ -357,6 +402,29 @@ def _memory_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-from", default=None, metavar="AGENT",
                         help="seed memory (facts and lessons) from AGENT's namespace for this env's family (see `ariadne memory`)")
     parser.add_argument("--store", default=None, help=STORE_HELP)
+
+
+def _add_memory_export(memory_commands: Any) -> None:
+    from .memory.export import EXPORT_FORMATS
+
+    export = memory_commands.add_parser("export", help="a run's knowledge graph as GraphML or node-link JSON (networkx)")
+    export.add_argument("run_id", metavar="RUN_ID")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="graphml", help="graphml (default) or json (node-link)")
+    export.add_argument("--as-of", type=int, default=None, metavar="STEP",
+                        help="only the facts that held at STEP (default: every fact ever, with its valid_from/valid_to)")
+    export.add_argument("--out", default=None, metavar="FILE", help="write here (default: standard output)")
+    export.add_argument("--run-dir", default="runs", help="where the runs are (default runs)")
+    export.set_defaults(func=_memory_export)
+
+
+def _add_compare(commands: Any) -> None:
+    compare = commands.add_parser("compare", help="saved runs side by side: figures, diagnostics and the commands step by step")
+    compare.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="two runs or more")
+    compare.add_argument("--run-dir", default="runs", help="where the runs are (default runs)")
+    compare.add_argument("--html", default=None, metavar="FILE", help="write the comparison as an HTML page instead of text")
+    compare.add_argument("--width", type=int, default=34, metavar="N", help="widest text column (default 34)")
+    compare.add_argument("--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table")
+    compare.set_defaults(func=_compare)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -500,6 +568,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--facts", type=int, default=10, metavar="N", help="facts listed per namespace (default 10)")
     show.add_argument("--store", default=None, help=STORE_HELP)
     show.set_defaults(func=_memory_show)
+    _add_memory_export(memory_commands)
+    _add_compare(commands)
     memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
     memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="runs to question (several: one table over the suite)")
     memqa.add_argument("--run-dir", default="runs")
