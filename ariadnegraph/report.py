@@ -7,7 +7,13 @@ at that step drawn dashed. Everything (data, CSS, JS, SVG) is inline: the file o
 ``?step=K`` in the page's URL selects step K on load.
 
 The graph layout is computed here, once, over every entity the run ever saw (networkx ``spring_layout``
-with a fixed seed), so nodes stay where they are while the slider moves.
+with a fixed seed), so nodes stay where they are while the slider moves. The graph view pans (drag),
+zooms (wheel, buttons) and searches (the matches are highlighted and the view centres on them); labels
+show once the zoom leaves room for them, so hundreds of entities stay readable.
+
+Per step the page also shows the reasoning behind the command, the critic's verdicts and every model
+call made for it (prompt messages, reply, tokens, the reply's outcome), read from ``calls.jsonl`` and
+collapsed until opened.
 """
 
 from __future__ import annotations
@@ -21,10 +27,11 @@ from typing import Any
 
 from .agent.integrity import checked_copies
 from .evals.diagnostics import MissingOracle, diagnose, mistakes
-from .runs import RunDir
+from .runs import CALLS_FILE, RunDir
 
 REPORT_FILE = "report.html"
 LAYOUT_SEED = 7
+MESSAGE_CHARS = 20_000  # a prompt message longer than this is clipped in the page (the file keeps it whole)
 _TOKEN_KEYS = ("calls", "prompt_tokens", "completion_tokens")
 
 
@@ -135,7 +142,73 @@ def build_report_data(run_dir: str | Path, run_id: str) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-ready data, read from a checked copy of the run.
     Raises RunNotFound / RunCorrupted."""
     with checked_copies(run_dir, [run_id]) as copies:
-        return _report_data(RunDir.open(copies, run_id))
+        data = _report_data(RunDir.open(copies, run_id))
+    # calls.jsonl is left out of reading copies (it is large); a plain append-only file, read where it is
+    calls, unreadable = read_calls(Path(run_dir) / run_id / CALLS_FILE)
+    for row in data["steps"]:
+        row["calls"] = calls.pop(row["step"], [])
+    data["calls_unread"] = unreadable
+    data["calls_elsewhere"] = sum(len(c) for c in calls.values())  # calls of steps the trajectory does not hold
+    return data
+
+
+def _clip(text: object) -> object:
+    if isinstance(text, str) and len(text) > MESSAGE_CHARS:
+        return text[:MESSAGE_CHARS] + f"\n[... {len(text) - MESSAGE_CHARS} more characters in calls.jsonl]"
+    return text
+
+
+def _message(message: object) -> dict[str, Any]:
+    if not isinstance(message, dict):
+        return {"role": "?", "content": str(message)}
+    shown: dict[str, Any] = {"role": str(message.get("role", "?")), "content": _clip(message.get("content"))}
+    if message.get("tool_calls"):
+        shown["tool_calls"] = message["tool_calls"]
+    return shown
+
+
+def read_calls(path: Path) -> tuple[dict[int, list[dict[str, Any]]], int]:
+    """The model calls of ``calls.jsonl`` by the trajectory step whose command they led to, and how many
+    lines could not be read (a torn last line, a damaged one).
+
+    A call made at the agent's step ``s`` (the step label of :func:`~ariadnegraph.tracing.traced_node`)
+    happens after observation ``s`` and before the command that produces observation ``s + 1``: the
+    report shows it with step ``s + 1``, as it does the tokens. A reply's outcome line goes with the
+    last call of its node at that step."""
+    by_step: dict[int, list[dict[str, Any]]] = {}
+    unreadable = 0
+    if not path.is_file():
+        return by_step, 0
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                unreadable += 1
+                continue
+            if not isinstance(record, dict):
+                unreadable += 1
+                continue
+            outcome = record.get("reply") if "prompt" not in record else None
+            step = (outcome if isinstance(outcome, dict) else record).get("step")
+            if type(step) is not int:
+                unreadable += 1
+                continue
+            calls = by_step.setdefault(step + 1, [])
+            if isinstance(outcome, dict):
+                mine = [c for c in calls if c["node"] == outcome.get("node") and "outcome" not in c]
+                if mine:
+                    mine[-1]["outcome"] = {k: outcome.get(k) for k in ("outcome", "issues", "tries", "errors")}
+                continue
+            prompt = record.get("prompt")
+            calls.append({
+                "node": record.get("node"), "model": record.get("model"), "latency_ms": record.get("latency_ms"),
+                "usage": record.get("usage") if isinstance(record.get("usage"), dict) else {},
+                "prompt": [_message(m) for m in prompt] if isinstance(prompt, list) else [],
+                "reply": _message(record["reply"]) if "reply" in record else None,
+                "error": record.get("error"),
+            })
+    return by_step, unreadable
 
 
 def _report_data(run: RunDir) -> dict[str, Any]:
@@ -168,27 +241,14 @@ def _report_data(run: RunDir) -> dict[str, Any]:
             "max_score": record.get("max_score", 0),
             "done": bool(record.get("done")),
             "won": bool(record.get("won")),
+            "reason": record.get("reason") or "",
         }
         row.update(agent.get(k, {}))
         if diagnosis.get(k):
             row["diagnosis"] = diagnosis[k]
         steps.append(row)
 
-    positions = _layout(entities, facts)
-    pair_count: dict[tuple[str, str], int] = {}
-    fact_rows = []
-    for fact in facts:
-        pair = tuple(sorted((fact.subject_key, fact.object_key)))
-        index = pair_count.get(pair, 0)  # type: ignore[arg-type]
-        pair_count[pair] = index + 1  # type: ignore[index]
-        fact_rows.append({
-            "id": fact.id, "s": fact.subject_key, "r": fact.relation, "o": fact.object_key,
-            "text": f"{fact.subject} {fact.relation} {fact.object}",
-            # visible at step k (exactly ``memory.as_of(k)``): start <= k < end
-            "start": max(fact.valid_from, fact.recorded_at), "end": fact.valid_to,
-            "recorded": fact.recorded_at, "lane": index,
-        })
-    nodes = [{"key": key, "name": entities.get(key, key), "x": x, "y": y} for key, (x, y) in sorted(positions.items())]
+    nodes, fact_rows = graph_data(entities, facts)
     result = meta.get("result") or {}
     usage = result.get("usage") or {}
     return {
@@ -206,6 +266,27 @@ def _report_data(run: RunDir) -> dict[str, Any]:
         "nodes": nodes,
         "facts": fact_rows,
     }
+
+
+def graph_data(entities: dict[str, str], facts: list[Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The graph view's nodes (key, name, position in the unit square) and facts (ends, times, and a lane
+    so parallel facts between two entities bend apart)."""
+    positions = _layout(entities, facts)
+    pair_count: dict[tuple[str, str], int] = {}
+    fact_rows = []
+    for fact in facts:
+        pair = tuple(sorted((fact.subject_key, fact.object_key)))
+        index = pair_count.get(pair, 0)  # type: ignore[arg-type]
+        pair_count[pair] = index + 1  # type: ignore[index]
+        fact_rows.append({
+            "id": fact.id, "s": fact.subject_key, "r": fact.relation, "o": fact.object_key,
+            "text": f"{fact.subject} {fact.relation} {fact.object}",
+            # visible at step k (exactly ``memory.as_of(k)``): start <= k < end
+            "start": max(fact.valid_from, fact.recorded_at), "end": fact.valid_to,
+            "recorded": fact.recorded_at, "lane": index,
+        })
+    nodes = [{"key": key, "name": entities.get(key, key), "x": x, "y": y} for key, (x, y) in sorted(positions.items())]
+    return nodes, fact_rows
 
 
 # -- page --------------------------------------------------------------------------------------------
@@ -249,8 +330,14 @@ _PAGE = """<!DOCTYPE html>
     <span id="step-label">0</span>
     <span class="legend"><span class="sw kept"></span>holds <span class="sw added"></span>added at this step <span class="sw closed"></span>closed at this step</span>
   </div>
+  <div class="controls graph-tools">
+    <input type="search" id="graph-search" placeholder="find an entity" aria-label="find an entity" autocomplete="off">
+    <span id="search-status" class="muted"></span>
+    <button type="button" id="zoom-in" title="zoom in">+</button><button type="button" id="zoom-out" title="zoom out">&minus;</button><button type="button" id="zoom-fit" title="the whole graph">fit</button>
+    <span class="muted">drag to pan, wheel to zoom; Enter goes to the next match</span>
+  </div>
   <div class="graph-row">
-    <svg id="graph" viewBox="0 0 1000 640" role="img" aria-label="knowledge graph"></svg>
+    <svg id="graph" role="img" aria-label="knowledge graph"><g id="viewport"></g></svg>
     <div id="side">
       <div id="step-detail"></div>
       <h3>Facts at this step <span id="fact-count"></span></h3>
@@ -266,7 +353,7 @@ _PAGE = """<!DOCTYPE html>
 </section>
 <section>
   <h2>Trajectory</h2>
-  <table id="timeline"><thead><tr><th>step</th><th>action</th><th>observation</th><th>subgoal / plan</th><th>critic</th><th>score</th><th>tokens</th></tr></thead><tbody></tbody></table>
+  <table id="timeline"><thead><tr><th>step</th><th>action</th><th>observation</th><th>subgoal / plan</th><th>critic</th><th>score</th><th>tokens</th><th>model calls</th></tr></thead><tbody></tbody></table>
 </section>
 <script type="application/json" id="report-data">__DATA__</script>
 <script>__JS__</script>
@@ -284,17 +371,24 @@ h1{font-size:20px;margin:16px 0 4px}h2{font-size:16px;margin:22px 0 6px}h3{font-
 .sw{display:inline-block;width:22px;height:0;border-top:3px solid #8a94a6;margin-left:8px}
 .sw.added{border-color:#1a9e55}.sw.closed{border-top:3px dashed #d0312d}
 .graph-row{display:flex;gap:14px;align-items:flex-start}
-#graph{flex:1 1 auto;min-width:0;background:#fff;border:1px solid #dfe3ea;border-radius:6px;max-height:78vh}
+#graph{flex:1 1 auto;min-width:0;height:72vh;background:#fff;border:1px solid #dfe3ea;border-radius:6px;cursor:grab;touch-action:none;user-select:none}
+#graph.panning{cursor:grabbing}
+.graph-tools button{min-width:30px;padding:2px 8px}#graph-search{width:220px;padding:3px 6px}
 #side{flex:0 0 360px;max-height:78vh;overflow:auto;font-size:12px}
 #facts{list-style:none;padding:0;margin:0}#facts li{padding:1px 4px;border-radius:3px}
 #facts li.added{background:#dcf5e6}#facts li.closed{background:#fde2e1;text-decoration:line-through}
-#graph line.fact,#graph path.fact{stroke:#8a94a6;stroke-width:1.4;fill:none;opacity:.8}
+#graph path.fact{stroke:#8a94a6;stroke-width:1.4;fill:none;opacity:.8;vector-effect:non-scaling-stroke}
 #graph .fact.added{stroke:#1a9e55;stroke-width:3;opacity:1}
 #graph .fact.closed{stroke:#d0312d;stroke-width:2;stroke-dasharray:6 4;opacity:1}
-#graph circle{fill:#c9d3e3;stroke:#5b6b86;stroke-width:1}
+#graph circle{fill:#c9d3e3;stroke:#5b6b86;stroke-width:1;vector-effect:non-scaling-stroke}
 #graph g.node.active circle{fill:#5b8def;stroke:#27457d}
 #graph g.node.touched circle{fill:#1a9e55}
-#graph g.node text{font-size:11px;fill:#8a94a6;pointer-events:none}
+#graph g.node text{fill:#8a94a6;pointer-events:none;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
+#graph.far g.node text{display:none}
+#graph.far g.node.touched text,#graph g.node.match text{display:inline}
+#graph.searching g.node:not(.match){opacity:.25}#graph.searching path.fact{opacity:.25}
+#graph g.node.match circle{fill:#f5a623;stroke:#8a5a00;stroke-width:2}
+#graph g.node.match text{fill:#1d2330;font-weight:700}
 #graph g.node.active text{fill:#1d2330}
 #graph text.rel{font-size:9px;fill:#1a9e55}
 #score-curve,#token-bars{width:100%;background:#fff;border:1px solid #dfe3ea;border-radius:6px}
@@ -306,6 +400,10 @@ th,td{border:1px solid #e2e6ee;padding:4px 6px;vertical-align:top;text-align:lef
 th{background:#eef1f6;position:sticky;top:0}
 tr.sel td{background:#fff7d6}tbody tr{cursor:pointer}
 td.obs{white-space:pre-wrap;max-width:460px}td.num{text-align:right;white-space:nowrap}
+details.calls summary,details.call summary{cursor:pointer;color:#27457d}
+details.call{margin:4px 0 4px 10px}.msg{margin:3px 0}.msg b{font-size:11px;color:#4a5568}
+.msg pre{white-space:pre-wrap;word-break:break-word;max-height:320px;overflow:auto;background:#f4f6fa;margin:2px 0;padding:4px;font-size:11px}
+td.calls-cell{min-width:160px;max-width:560px}.why{color:#4a5568;font-style:italic}
 .ok{color:#1a9e55}.no{color:#d0312d}.muted{color:#8a94a6}
 """
 
@@ -314,7 +412,6 @@ _JS = r"""
   "use strict";
   var D = JSON.parse(document.getElementById("report-data").textContent);
   var NS = "http" + "://www.w3.org/2000/svg";
-  var W = 1000, H = 640, PAD = 40;
   function el(tag, attrs, parent, text) {
     var e = document.createElementNS(NS, tag);
     for (var k in attrs) e.setAttribute(k, attrs[k]);
@@ -339,21 +436,110 @@ _JS = r"""
     D.env + " (seed " + D.seed + ") \u00b7 preset " + D.preset + " \u00b7 model " + D.model +
     " \u00b7 score " + fmt(r.score || 0) + "/" + fmt(r.max_score || 0) + (r.won ? " \u00b7 won" : r.lost ? " \u00b7 lost" : "") +
     " \u00b7 " + (r.steps !== undefined ? r.steps : D.last_step) + " steps \u00b7 " + (T.calls || 0) + " model calls, " + (T.prompt_tokens || 0) +
-    " prompt + " + (T.completion_tokens || 0) + " completion tokens" + (T.cost !== undefined ? " \u00b7 cost $" + T.cost : "");
+    " prompt + " + (T.completion_tokens || 0) + " completion tokens" + (T.cost !== undefined ? " \u00b7 cost $" + T.cost : "") +
+    (D.calls_unread ? " \u00b7 " + D.calls_unread + " unreadable lines in calls.jsonl" : "");
 
-  // graph
+  // graph: world coordinates grow with the node count, so hundreds of nodes keep room between them
+  var N = Math.max(1, D.nodes.length), W = Math.max(1000, 80 * Math.sqrt(N)), H = W * 0.64, PAD = 40;
   var pos = {}, names = {};
   D.nodes.forEach(function (n) { pos[n.key] = [PAD + n.x * (W - 2 * PAD), PAD + n.y * (H - 2 * PAD)]; names[n.key] = n.name; });
-  var graph = document.getElementById("graph");
-  var edgeLayer = el("g", {id: "edges"}, graph), labelLayer = el("g", {id: "rels"}, graph), nodeLayer = el("g", {id: "nodes"}, graph);
-  var nodeEls = {};
+  var graph = document.getElementById("graph"), viewport = document.getElementById("viewport");
+  var edgeLayer = el("g", {id: "edges"}, viewport), labelLayer = el("g", {id: "rels"}, viewport), nodeLayer = el("g", {id: "nodes"}, viewport);
+  var nodeEls = {}, circles = [], nodeState = {}, matches = [], matchAt = -1;
   D.nodes.forEach(function (n) {
     var p = pos[n.key], g = el("g", {"class": "node", "data-entity": n.key}, nodeLayer);
-    el("circle", {cx: p[0].toFixed(1), cy: p[1].toFixed(1), r: 6}, g);
+    circles.push(el("circle", {cx: p[0].toFixed(1), cy: p[1].toFixed(1), r: 6}, g));
     el("text", {x: (p[0] + 8).toFixed(1), y: (p[1] + 4).toFixed(1)}, g, n.name);
     el("title", {}, g, n.name);
     nodeEls[n.key] = g;
   });
+  function paintNodes() {
+    var matched = {};
+    matches.forEach(function (key) { matched[key] = true; });
+    for (var key in nodeEls) {
+      var st = nodeState[key] || "";
+      nodeEls[key].setAttribute("class", "node" + st + (matched[key] ? " match" : ""));
+    }
+  }
+
+  // pan and zoom: one transform on the viewport group (screen = world * k + t)
+  var view = {k: 1, x: 0, y: 0}, K_MIN = 0.05, K_MAX = 12;
+  function box() { var r = graph.getBoundingClientRect(); return {w: r.width || 1000, h: r.height || 640, left: r.left, top: r.top}; }
+  function apply() {
+    viewport.setAttribute("transform", "translate(" + view.x.toFixed(2) + "," + view.y.toFixed(2) + ") scale(" + view.k.toFixed(4) + ")");
+    // text and dots keep a readable size on screen at any zoom
+    nodeLayer.setAttribute("font-size", (11 / view.k).toFixed(3));
+    labelLayer.setAttribute("font-size", (9 / view.k).toFixed(3));
+    var r = ((3 + 3 * Math.min(1, view.k)) / view.k).toFixed(3);
+    circles.forEach(function (c) { c.setAttribute("r", r); });
+    // every label only once the zoom leaves about 70 px between neighbours
+    graph.classList.toggle("far", view.k * W / Math.sqrt(N) < 70);
+  }
+  function zoomAt(factor, px, py) {
+    var k = Math.max(K_MIN, Math.min(K_MAX, view.k * factor));
+    view.x = px - (px - view.x) * (k / view.k); view.y = py - (py - view.y) * (k / view.k); view.k = k;
+    apply();
+  }
+  function fit() {
+    var b = box(), xs = [], ys = [];
+    for (var key in pos) { xs.push(pos[key][0]); ys.push(pos[key][1]); }
+    if (!xs.length) { xs = [0, W]; ys = [0, H]; }
+    var x0 = Math.min.apply(null, xs) - 30, x1 = Math.max.apply(null, xs) + 90, y0 = Math.min.apply(null, ys) - 30, y1 = Math.max.apply(null, ys) + 30;
+    view.k = Math.max(K_MIN, Math.min(2, b.w / (x1 - x0), b.h / (y1 - y0)));  // a small graph is not blown up
+    view.x = (b.w - (x1 - x0) * view.k) / 2 - x0 * view.k; view.y = (b.h - (y1 - y0) * view.k) / 2 - y0 * view.k;
+    apply();
+  }
+  function centreOn(key, minZoom) {
+    var b = box(), p = pos[key];
+    if (!p) return;
+    view.k = Math.max(view.k, minZoom || 0);
+    view.x = b.w / 2 - p[0] * view.k; view.y = b.h / 2 - p[1] * view.k;
+    apply();
+  }
+  graph.addEventListener("wheel", function (ev) {
+    ev.preventDefault();
+    var b = box();
+    zoomAt(Math.exp(-ev.deltaY * 0.0015), ev.clientX - b.left, ev.clientY - b.top);
+  }, {passive: false});
+  var drag = null;
+  graph.addEventListener("pointerdown", function (ev) {
+    if (ev.button !== 0) return;
+    drag = {x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y};
+    graph.setPointerCapture(ev.pointerId); graph.classList.add("panning");
+  });
+  graph.addEventListener("pointermove", function (ev) {
+    if (!drag) return;
+    view.x = drag.vx + ev.clientX - drag.x; view.y = drag.vy + ev.clientY - drag.y;
+    apply();
+  });
+  function endDrag() { drag = null; graph.classList.remove("panning"); }
+  graph.addEventListener("pointerup", endDrag); graph.addEventListener("pointercancel", endDrag);
+  function zoomCentre(factor) { var b = box(); zoomAt(factor, b.w / 2, b.h / 2); }
+  document.getElementById("zoom-in").addEventListener("click", function () { zoomCentre(1.4); });
+  document.getElementById("zoom-out").addEventListener("click", function () { zoomCentre(1 / 1.4); });
+  document.getElementById("zoom-fit").addEventListener("click", fit);
+
+  // search: every entity whose name or key holds the text is highlighted; the view centres on one
+  var search = document.getElementById("graph-search"), status = document.getElementById("search-status");
+  function runSearch(next) {
+    var q = search.value.trim().toLowerCase();
+    if (!next) {
+      matches = q ? D.nodes.filter(function (n) { return n.name.toLowerCase().indexOf(q) >= 0 || n.key.toLowerCase().indexOf(q) >= 0; })
+                            .map(function (n) { return n.key; }) : [];
+      matchAt = -1;
+    }
+    graph.classList.toggle("searching", !!q);
+    paintNodes();
+    status.textContent = !q ? "" : matches.length ? matches.length + (matches.length === 1 ? " match" : " matches") : "no match";
+    if (matches.length) {
+      matchAt = (matchAt + 1) % matches.length;
+      centreOn(matches[matchAt], 1.5);
+      if (matches.length > 1) status.textContent += " (" + (matchAt + 1) + " shown: " + names[matches[matchAt]] + ")";
+    }
+  }
+  search.addEventListener("input", function () { runSearch(false); });
+  search.addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); runSearch(true); } });
+
   function edgePath(f) {
     var a = pos[f.s], b = pos[f.o];
     if (!a || !b) return null;
@@ -395,9 +581,9 @@ _JS = r"""
       var li = h("li", cls, (cls === "added" ? "+ " : cls === "closed" ? "\u2212 " : "\u00a0 ") + f.text, list);
       li.setAttribute("data-fact", f.id);
     });
-    for (var key in nodeEls) {
-      nodeEls[key].setAttribute("class", "node" + (active[key] ? " active" : "") + (touched[key] ? " touched" : ""));
-    }
+    nodeState = {};
+    for (var key in nodeEls) nodeState[key] = (active[key] ? " active" : "") + (touched[key] ? " touched" : "");
+    paintNodes();
     document.getElementById("fact-count").textContent = "(" + shown + ")";
   }
 
@@ -440,6 +626,7 @@ _JS = r"""
     h("td", "obs", s.observation || "", tr);
     var plan = h("td", "", null, tr);
     if (s.subgoal) h("div", "", "\u25b8 " + s.subgoal, plan);
+    if (s.reason && s.reason !== s.subgoal) h("div", "why", "why: " + s.reason, plan);
     (s.plan || []).forEach(function (p) { h("div", "muted", "\u2022 " + p.action + (p.expected ? " \u2192 " + p.expected : ""), plan); });
     (s.reflections || []).forEach(function (x) { h("div", "muted", "\u21ba " + x, plan); });
     var critic = h("td", "", null, tr);
@@ -449,8 +636,44 @@ _JS = r"""
     h("td", "num", fmt(s.score || 0) + "/" + fmt(s.max_score || 0) + (s.won ? " won" : ""), tr);
     var tk = s.tokens;
     h("td", "num", tk ? tokens(tk) + " (" + (tk.calls || 0) + " calls)" + (tk.cost !== undefined ? " $" + tk.cost : "") : "", tr);
+    callsCell(s, h("td", "calls-cell", null, tr));
     tr.addEventListener("click", function () { select(s.step, true); });
   });
+
+  // a step's model calls, collapsed; their prompts are put in the page only when opened
+  function callsCell(s, td) {
+    var calls = s.calls || [];
+    if (!calls.length) return;
+    var count = {};
+    calls.forEach(function (c) { count[c.node] = (count[c.node] || 0) + 1; });
+    var box = h("details", "calls", null, td);
+    h("summary", "", calls.length + (calls.length === 1 ? " call: " : " calls: ") +
+      Object.keys(count).map(function (n) { return n + (count[n] > 1 ? " \u00d7" + count[n] : ""); }).join(", "), box);
+    box.addEventListener("toggle", function () {
+      if (!box.open || box.getAttribute("data-filled")) return;
+      box.setAttribute("data-filled", "1");
+      calls.forEach(function (c) { renderCall(c, box); });
+    });
+  }
+  function renderCall(c, parent) {
+    var u = c.usage || {}, o = c.outcome || {};
+    var call = h("details", "call", null, parent);
+    h("summary", "", [c.node, c.model, (u.prompt_tokens || 0) + "+" + (u.completion_tokens || 0) + " tokens",
+                      c.latency_ms !== null && c.latency_ms !== undefined ? Math.round(c.latency_ms) + " ms" : "",
+                      o.outcome ? o.outcome + (o.tries > 1 ? " after " + o.tries + " tries" : "") : "", c.error ? "error" : ""]
+      .filter(function (x) { return x; }).join(" \u00b7 "), call);
+    (c.prompt || []).forEach(function (m) { message(m, call, m.role); });
+    if (c.reply) message(c.reply, call, "reply");
+    if (c.error) message({content: c.error}, call, "error");
+    if (o.errors && o.errors.length) message({content: o.errors.join("\n")}, call, "reply problems");
+  }
+  function message(m, parent, label) {
+    var div = h("div", "msg", null, parent);
+    h("b", "", label, div);
+    var text = typeof m.content === "string" ? m.content : JSON.stringify(m.content, null, 1);
+    if (m.tool_calls) text += (text ? "\n" : "") + m.tool_calls.map(function (t) { return t.name + " " + JSON.stringify(t.args, null, 1); }).join("\n");
+    h("pre", "", text, div);
+  }
 
   function detail(k) {
     var box = document.getElementById("step-detail"); box.textContent = "";
@@ -458,6 +681,10 @@ _JS = r"""
     if (!s) return;
     h("div", "", "Step " + k + ": " + (s.action || "(start)") + " \u2014 score " + fmt(s.score || 0) + "/" + fmt(s.max_score || 0), box);
     if (s.subgoal) h("div", "muted", "subgoal: " + s.subgoal, box);
+    if (s.reason && s.reason !== s.subgoal) h("div", "why", "why: " + s.reason, box);
+    (s.critic || []).forEach(function (v) {
+      h("div", v.approved ? "ok" : "no", "critic " + (v.approved ? "\u2713 " : "\u2717 ") + (v.proposed || "") + (v.feedback ? ": " + v.feedback : ""), box);
+    });
     if (s.diagnosis) h("div", "muted", "diagnosis: " + s.diagnosis.join("; "), box);
   }
 
@@ -474,6 +701,8 @@ _JS = r"""
     }
   }
   slider.addEventListener("input", function () { select(+slider.value, true); });
+  fit();
+  window.addEventListener("resize", fit);
   var m = /[?&]step=(-?\d+)/.exec(window.location.search);
   select(m ? parseInt(m[1], 10) : maxStep, false);
 })();

@@ -12,10 +12,11 @@ import pytest
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.memory import WorldMemory
+from ariadnegraph.memory.facts import Fact
 from ariadnegraph.memory.world import MEMORY_FILE
 from ariadnegraph.play import play
-from ariadnegraph.report import write_report
-from ariadnegraph.runs import RunCorrupted, RunNotFound
+from ariadnegraph.report import build_report_data, graph_data, render_html, write_report
+from ariadnegraph.runs import RunCorrupted, RunDir, RunNotFound
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT = os.environ.get("ARIADNE_REPORT_SCREENSHOT")  # keep the slider test's screenshot here (to look at it)
@@ -170,3 +171,166 @@ def test_corrupted_memory_propagates_and_writes_nothing(played, tmp_path):
     with pytest.raises(RunCorrupted, match="memory/memory.sqlite is damaged"):
         write_report(tmp_path, run_id)
     assert not (copy / "report.html").exists()
+
+
+# -- the graph view at hundreds of nodes: pan, zoom, search ------------------------------------------
+_TRANSFORM = re.compile(r"translate\(([-\d.]+),([-\d.]+)\) scale\(([-\d.]+)\)")
+
+
+def _view(page) -> tuple[float, float, float]:
+    found = _TRANSFORM.fullmatch(page.get_attribute("#viewport", "transform") or "")
+    assert found, page.get_attribute("#viewport", "transform")
+    x, y, k = found.groups()
+    return float(x), float(y), float(k)
+
+
+def _centre(page, selector: str) -> tuple[float, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def _big_graph() -> tuple[dict[str, str], list[Fact]]:
+    """300 entities: 30 rooms in a ring, each holding 9 items."""
+    entities: dict[str, str] = {}
+    facts: list[Fact] = []
+
+    def fact(s: str, r: str, o: str) -> None:
+        facts.append(Fact(id=len(facts) + 1, subject=entities[s], relation=r, object=entities[o], subject_key=s, object_key=o,
+                          valid_from=0, recorded_at=0))
+
+    for room in range(30):
+        entities[f"room-{room}"] = f"Room {room}"
+    for room in range(30):
+        fact(f"room-{room}", "east of", f"room-{(room + 1) % 30}")
+        for slot in range(9):
+            item = room * 9 + slot
+            entities[f"item-{item}"] = f"item {item}"
+            fact(f"item-{item}", "in", f"room-{room}")
+    return entities, facts
+
+
+@pytest.fixture(scope="module")
+def big_report(played, tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """The played run's report with its graph replaced by a 300-entity one (laid out as any run's is)."""
+    run_dir, run_id = played
+    data = build_report_data(run_dir, run_id)
+    entities, facts = _big_graph()
+    data["nodes"], data["facts"] = graph_data(entities, facts)
+    path = tmp_path_factory.mktemp("big") / "big.html"
+    path.write_text(render_html(data))
+    return path, entities
+
+
+def test_a_300_node_graph_pans_zooms_and_searches(big_report, browser):
+    path, entities = big_report
+    page = _page(browser)
+    try:
+        page.goto(path.as_uri())
+        assert page.locator("#graph g.node").count() == len(entities) == 300
+        svg = page.locator("#graph").bounding_box()
+        assert svg is not None
+        middle = (svg["x"] + svg["width"] / 2, svg["y"] + svg["height"] / 2)
+        # it opens fitted: every node on screen, and too small for every label, so labels wait for the zoom
+        for key in ("room-0", "item-0", "item-150", "item-269"):
+            x, y = _centre(page, f"#graph g.node[data-entity='{key}'] circle")
+            assert svg["x"] <= x <= svg["x"] + svg["width"] and svg["y"] <= y <= svg["y"] + svg["height"], key
+        assert "far" in (page.get_attribute("#graph", "class") or "")
+        assert not page.locator("#graph g.node[data-entity='item-150'] text").is_visible()
+        fitted = _view(page)
+
+        # search: the one match is highlighted, the view centres on it and zooms in far enough to read it
+        page.fill("#graph-search", "item 217")
+        assert page.text_content("#search-status").strip() == "1 match"
+        assert page.eval_on_selector_all("#graph g.node.match", "els => els.map(e => e.dataset.entity)") == ["item-217"]
+        x, y = _centre(page, "#graph g.node[data-entity='item-217'] circle")
+        assert abs(x - middle[0]) < 2 and abs(y - middle[1]) < 2
+        searched = _view(page)
+        assert searched != fitted and searched[2] >= 1.5
+        assert page.locator("#graph g.node[data-entity='item-217'] text").is_visible()
+        # a text several entities hold: all of them, as many as Python counts
+        page.fill("#graph-search", "room 1")
+        expected = sorted(k for k, name in entities.items() if "room 1" in name.lower() or "room 1" in k)
+        assert sorted(page.eval_on_selector_all("#graph g.node.match", "els => els.map(e => e.dataset.entity)")) == expected
+        assert page.text_content("#search-status").startswith(f"{len(expected)} matches")
+        page.press("#graph-search", "Enter")  # the next match is centred
+        shown = _shown(page)
+        assert shown in expected and shown != expected[0] or len(expected) == 1
+        x, y = _centre(page, f"#graph g.node[data-entity='{shown}'] circle")
+        assert abs(x - middle[0]) < 2 and abs(y - middle[1]) < 2
+
+        # the wheel zooms in about the pointer: the node under it stays put while the scale grows
+        page.fill("#graph-search", "item 217")
+        page.mouse.move(*middle)
+        before, shown_before = _view(page), page.get_attribute("#viewport", "transform")
+        page.mouse.wheel(0, -400)
+        page.wait_for_function(f"document.getElementById('viewport').getAttribute('transform') !== {json.dumps(shown_before)}")
+        after = _view(page)
+        assert after[2] > before[2] * 1.5
+        x, y = _centre(page, "#graph g.node[data-entity='item-217'] circle")
+        assert abs(x - middle[0]) < 2 and abs(y - middle[1]) < 2
+        page.click("#zoom-out")
+        assert _view(page)[2] == pytest.approx(after[2] / 1.4, rel=1e-3)
+        page.click("#zoom-in")
+        assert _view(page)[2] == pytest.approx(after[2], rel=1e-3)
+
+        # a drag pans by exactly the distance moved, at the same scale
+        before = _view(page)
+        page.mouse.move(middle[0] - 200, middle[1] - 100)
+        page.mouse.down()
+        page.mouse.move(middle[0] - 80, middle[1] - 40, steps=5)
+        page.mouse.up()
+        moved = _view(page)
+        assert moved[0] == pytest.approx(before[0] + 120, abs=0.05) and moved[1] == pytest.approx(before[1] + 60, abs=0.05)
+        assert moved[2] == before[2]
+
+        page.click("#zoom-fit")
+        assert _view(page) == pytest.approx(fitted, abs=0.01)
+        page.fill("#graph-search", "room 2")
+        page.screenshot(path=str(os.environ.get("ARIADNE_BIG_REPORT_SCREENSHOT") or path.with_suffix(".png")))
+        assert page.errors == []
+    finally:
+        page.close()
+
+
+def _shown(page) -> str:
+    """The entity key the search centred on (its status names it)."""
+    status = page.text_content("#search-status")
+    found = re.search(r"shown: (.+)\)$", status)
+    assert found, status
+    return found.group(1).strip().lower().replace(" ", "-")
+
+
+# -- per step: reasoning, verdicts and the model calls (collapsed) -----------------------------------
+def test_each_step_shows_its_reasoning_verdicts_and_model_calls_collapsed(played, tmp_path, browser):
+    run_dir, run_id = played
+    path = write_report(run_dir, run_id, out=tmp_path / "calls.html")
+    trajectory = {r["step"]: r for r in RunDir.open(run_dir, run_id).steps()}
+    lines = [json.loads(line) for line in (run_dir / run_id / "calls.jsonl").read_text().splitlines()]
+    calls = [line for line in lines if "prompt" in line]
+    data = build_report_data(run_dir, run_id)
+    step = next(s for s in data["steps"] if s["step"] >= 1 and len(s.get("critic") or []) and s.get("reason"))
+    k = step["step"]
+    made = [c for c in calls if c["step"] == k - 1]  # calls made after observation k-1 chose command k
+    assert made and len(made) == step["tokens"]["calls"]  # the checkpoints' count of the same calls
+    page = _page(browser)
+    try:
+        page.goto(path.as_uri())
+        row = page.locator(f"#timeline tr[data-step='{k}']")
+        assert trajectory[k]["reason"] in row.inner_text()
+        for verdict in step["critic"]:
+            assert (verdict["proposed"] or "") in row.locator("td").nth(4).inner_text()
+        box = row.locator("details.calls")
+        assert box.count() == 1 and not box.evaluate("e => e.open")
+        assert box.locator("summary").inner_text().startswith(f"{len(made)} call")
+        assert box.locator("details.call").count() == 0  # the prompts are put in the page once opened
+        box.locator("summary").click()
+        assert box.locator("details.call").count() == len(made)
+        first = box.locator("details.call").first
+        first.locator("summary").click()
+        shown = first.locator(".msg pre").all_inner_texts()
+        assert shown[: len(made[0]["prompt"])] == [m["content"] for m in made[0]["prompt"]]
+        assert made[0]["node"] in first.locator("summary").inner_text()
+        assert page.errors == []
+    finally:
+        page.close()
