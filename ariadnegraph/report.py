@@ -22,11 +22,13 @@ import html
 import json
 import os
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .agent.integrity import checked_copies
 from .evals.diagnostics import MissingOracle, diagnose, mistakes
+from .memory.facts import Fact
 from .runs import CALLS_FILE, RunDir
 
 REPORT_FILE = "report.html"
@@ -113,7 +115,7 @@ def _agent_steps(run: RunDir) -> tuple[dict[int, dict[str, Any]], dict[str, Any]
     return steps, after
 
 
-def _layout(entities: dict[str, str], facts: list[Any]) -> dict[str, tuple[float, float]]:
+def _layout(entities: dict[str, str], facts: Sequence[Fact]) -> dict[str, tuple[float, float]]:
     import networkx as nx
 
     graph = nx.Graph()
@@ -148,7 +150,7 @@ def build_report_data(run_dir: str | Path, run_id: str) -> dict[str, Any]:
     for row in data["steps"]:
         row["calls"] = calls.pop(row["step"], [])
     data["calls_unread"] = unreadable
-    data["calls_elsewhere"] = sum(len(c) for c in calls.values())  # calls of steps the trajectory does not hold
+    data["calls_elsewhere"] = sum(len(c) for c in calls.values())  # made after the last recorded step (a reflection, a kill)
     return data
 
 
@@ -268,16 +270,16 @@ def _report_data(run: RunDir) -> dict[str, Any]:
     }
 
 
-def graph_data(entities: dict[str, str], facts: list[Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def graph_data(entities: dict[str, str], facts: Sequence[Fact]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The graph view's nodes (key, name, position in the unit square) and facts (ends, times, and a lane
     so parallel facts between two entities bend apart)."""
     positions = _layout(entities, facts)
     pair_count: dict[tuple[str, str], int] = {}
     fact_rows = []
     for fact in facts:
-        pair = tuple(sorted((fact.subject_key, fact.object_key)))
-        index = pair_count.get(pair, 0)  # type: ignore[arg-type]
-        pair_count[pair] = index + 1  # type: ignore[index]
+        pair = (min(fact.subject_key, fact.object_key), max(fact.subject_key, fact.object_key))
+        index = pair_count.get(pair, 0)
+        pair_count[pair] = index + 1
         fact_rows.append({
             "id": fact.id, "s": fact.subject_key, "r": fact.relation, "o": fact.object_key,
             "text": f"{fact.subject} {fact.relation} {fact.object}",
@@ -385,7 +387,7 @@ h1{font-size:20px;margin:16px 0 4px}h2{font-size:16px;margin:22px 0 6px}h3{font-
 #graph g.node.touched circle{fill:#1a9e55}
 #graph g.node text{fill:#8a94a6;pointer-events:none;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 #graph.far g.node text{display:none}
-#graph.far g.node.touched text,#graph g.node.match text{display:inline}
+#graph.far g.node.touched text,#graph.far g.node.hub text,#graph g.node.match text{display:inline}
 #graph.searching g.node:not(.match){opacity:.25}#graph.searching path.fact{opacity:.25}
 #graph g.node.match circle{fill:#f5a623;stroke:#8a5a00;stroke-width:2}
 #graph g.node.match text{fill:#1d2330;font-weight:700}
@@ -437,7 +439,8 @@ _JS = r"""
     " \u00b7 score " + fmt(r.score || 0) + "/" + fmt(r.max_score || 0) + (r.won ? " \u00b7 won" : r.lost ? " \u00b7 lost" : "") +
     " \u00b7 " + (r.steps !== undefined ? r.steps : D.last_step) + " steps \u00b7 " + (T.calls || 0) + " model calls, " + (T.prompt_tokens || 0) +
     " prompt + " + (T.completion_tokens || 0) + " completion tokens" + (T.cost !== undefined ? " \u00b7 cost $" + T.cost : "") +
-    (D.calls_unread ? " \u00b7 " + D.calls_unread + " unreadable lines in calls.jsonl" : "");
+    (D.calls_unread ? " \u00b7 " + D.calls_unread + " unreadable lines in calls.jsonl" : "") +
+    (D.calls_elsewhere ? " \u00b7 " + D.calls_elsewhere + " model calls after the last recorded step" : "");
 
   // graph: world coordinates grow with the node count, so hundreds of nodes keep room between them
   var N = Math.max(1, D.nodes.length), W = Math.max(1000, 80 * Math.sqrt(N)), H = W * 0.64, PAD = 40;
@@ -453,12 +456,18 @@ _JS = r"""
     el("title", {}, g, n.name);
     nodeEls[n.key] = g;
   });
+  // the best-connected entities (rooms, the player) keep their labels in the overview as landmarks
+  var degree = {}, hubs = {};
+  D.facts.forEach(function (f) { degree[f.s] = (degree[f.s] || 0) + 1; degree[f.o] = (degree[f.o] || 0) + 1; });
+  Object.keys(nodeEls).filter(function (key) { return (degree[key] || 0) >= 3; })
+    .sort(function (a, b) { return degree[b] - degree[a]; }).slice(0, Math.ceil(Math.sqrt(N)))
+    .forEach(function (key) { hubs[key] = true; });
   function paintNodes() {
     var matched = {};
     matches.forEach(function (key) { matched[key] = true; });
     for (var key in nodeEls) {
       var st = nodeState[key] || "";
-      nodeEls[key].setAttribute("class", "node" + st + (matched[key] ? " match" : ""));
+      nodeEls[key].setAttribute("class", "node" + st + (hubs[key] ? " hub" : "") + (matched[key] ? " match" : ""));
     }
   }
 

@@ -87,6 +87,8 @@ def commands(run_id: str, root: Path) -> dict[str, list[str]]:
         "report": ["report", run_id, *run_dir],
         "fidelity": ["fidelity", run_id, *run_dir],
         "memqa": ["memqa", run_id, "--per-type", "1", *run_dir],
+        "compare": ["compare", run_id, run_id, *run_dir],
+        "export": ["memory", "export", run_id, "--format", "json", *run_dir],
     }
 
 
@@ -152,7 +154,8 @@ def test_the_real_command_refuses_a_damaged_run_the_same_way(runs, tmp_path):
 
 @pytest.mark.parametrize("kind", ["finished", "killed"])
 def test_readers_leave_a_healthy_run_byte_for_byte_as_it_was(kind, runs, tmp_path, capsys):
-    """ask, report, fidelity and memqa read a copy: Chroma's and SQLite's files are never opened in place."""
+    """ask, report, fidelity, memqa, compare and memory export read a copy: Chroma's and SQLite's files are never
+    opened in place."""
     source, run_id = runs[kind]
     shutil.copytree(source / run_id, tmp_path / run_id)
     before = checksums(tmp_path)
@@ -171,7 +174,7 @@ def test_readers_work_on_a_read_only_run(runs, tmp_path, capsys):
     for path in [tmp_path, *tmp_path.rglob("*")]:
         path.chmod(0o555 if path.is_dir() else 0o444)
     try:
-        for name in ("ask", "fidelity", "memqa"):
+        for name in ("ask", "fidelity", "memqa", "compare", "export"):
             assert main(commands(run_id, tmp_path)[name]) == 0, (name, capsys.readouterr().err[-1500:])
         out = tmp_path / "elsewhere.html"
         assert main(["report", run_id, "--run-dir", str(tmp_path), "--out", str(tmp_path.parent / out.name)]) == 0
