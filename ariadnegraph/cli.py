@@ -64,9 +64,9 @@ def _games_fetch(args: argparse.Namespace) -> int:
 def _models_list(args: argparse.Namespace) -> int:
     from .models.local import MODELS
     from .models.local.engine import engine_binary
-    from .models.local.weights import is_installed
+    from .models.local.weights import weights_state
 
-    rows = [(m.name, f"{m.size / 1e6:,.0f} MB", "yes" if is_installed(m) else "no", m.title, m.source, m.sha256) for m in MODELS.values()]
+    rows = [(m.name, f"{m.size / 1e6:,.0f} MB", weights_state(m), m.title, m.source, m.sha256) for m in MODELS.values()]
     header = ("name", "size", "pulled", "model", "source", "sha256")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
@@ -590,8 +590,10 @@ def _provider_message(exc: BaseException) -> str:
 
 def _os_message(exc: OSError) -> str:
     """An OS error on a file the user named (run or output directory): what failed, and where."""
+    from .config import FULL_DISK, is_full_disk
+
     where = f": {exc.filename}" if exc.filename else ""
-    return f"{exc.strerror or ' '.join(str(exc).split())}{where}"
+    return f"{FULL_DISK if is_full_disk(exc) else exc.strerror or ' '.join(str(exc).split())}{where}"
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
@@ -635,7 +637,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ariadne: error: {_os_message(exc)}", file=sys.stderr)
         return 2
     except sqlite3.Error as exc:  # a checkpoint or memory write refused by the disk (full, read-only)
-        print(f"ariadne: error: storage failed: {' '.join(str(exc).split())}", file=sys.stderr)
+        from .config import FULL_DISK, is_full_disk
+
+        print(f"ariadne: error: storage failed: {FULL_DISK if is_full_disk(exc) else ' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except database_errors as exc:  # PostgreSQL went away mid-episode: the run resumes from its last checkpoint
         print(f"ariadne: error: PostgreSQL failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
