@@ -583,7 +583,10 @@ def _provider_errors() -> tuple[type[BaseException], ...]:
 
 def _provider_message(exc: BaseException) -> str:
     message = " ".join(str(exc).split())[:300] or type(exc).__name__
-    request = getattr(exc, "request", None)
+    try:
+        request = getattr(exc, "request", None)
+    except RuntimeError:  # httpx: an error raised before its request was attached
+        request = None
     where = f" ({request.method} {request.url})" if request is not None and getattr(request, "url", None) is not None else ""
     return f"model provider failed: {type(exc).__name__}: {message}{where}"
 

@@ -101,6 +101,7 @@ def provider_failures() -> dict[str, BaseException]:
         "httpx.ReadTimeout": httpx.ReadTimeout("timed out", request=request),
         "httpx.HTTPStatusError": httpx.HTTPStatusError("502 Bad Gateway", request=request, response=httpx.Response(502, request=request)),
         "httpx.InvalidURL": httpx.InvalidURL("Invalid port: 'x'"),
+        "httpx.ConnectError without its request": httpx.ConnectError("[Errno 111] Connection refused"),
         "ModelError": ModelError("the provider refused the request"),
     }
 
