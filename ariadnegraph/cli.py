@@ -64,9 +64,9 @@ def _games_fetch(args: argparse.Namespace) -> int:
 def _models_list(args: argparse.Namespace) -> int:
     from .models.local import MODELS
     from .models.local.engine import engine_binary
-    from .models.local.weights import is_installed
+    from .models.local.weights import weights_state
 
-    rows = [(m.name, f"{m.size / 1e6:,.0f} MB", "yes" if is_installed(m) else "no", m.title, m.source, m.sha256) for m in MODELS.values()]
+    rows = [(m.name, f"{m.size / 1e6:,.0f} MB", weights_state(m), m.title, m.source, m.sha256) for m in MODELS.values()]
     header = ("name", "size", "pulled", "model", "source", "sha256")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
@@ -343,7 +343,7 @@ def _eval(args: argparse.Namespace) -> int:
                      per_group=args.games, limit=args.limit, max_steps=args.max_steps, switches=args.set, ablate=args.ablate,
                      trials=args.trials, carry_memory=args.carry_memory, memory_from=args.memory_from, store=args.store,
                      backend=args.backend, address=args.address,
-                     command=" ".join(["ariadne", *sys.argv[1:]]) if Path(sys.argv[0]).name == "ariadne" else "")
+                     command=_shown_command(sys.argv[1:]) if Path(sys.argv[0]).name == "ariadne" else "")
     started = time.perf_counter()
     records = run_eval(plan)
     print(f"{len(records)} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s); "
@@ -393,6 +393,37 @@ CHECKPOINTER_HELP = ("where new runs keep their LangGraph checkpoints: sqlite (a
 EMBEDDINGS_HELP = ("embeddings of new runs' memories (= $ARIADNE_EMBEDDINGS): hashing (default, lexical, no install), e5 "
                    "(multilingual-e5-small offline, pip install -e '.[e5]') or a LangChain provider:model; a run keeps its own")
 STORE_HELP = "the long-term memory file (default $ARIADNE_STORE or ~/.local/share/ariadnegraph/memory-store.sqlite)"
+
+
+API_KEY_HELP = ("the key of the --base-url server (= $ARIADNE_MODEL_API_KEY; default: a placeholder, for servers that need none). "
+                "It is sent to that server only, never recorded; other users may see a flag in the process list: prefer the variable there")
+
+
+def _api_key_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--api-key", default=None, metavar="KEY", help=API_KEY_HELP)
+
+
+def _check_api_key(args: argparse.Namespace) -> None:
+    """``--api-key`` belongs to a ``--base-url`` server: without one it would be silently unused (a provider
+    reads its own variable, e.g. OPENAI_API_KEY, and is never sent this key)."""
+    if getattr(args, "api_key", None) is None:
+        return
+    from .agent.context import AgentContext
+
+    if not args.api_key.strip():
+        raise CliError("--api-key is empty")
+    if not (args.base_url or AgentContext().base_url):
+        raise CliError("--api-key is the key of the --base-url server: give --base-url, or set the provider's own variable "
+                       "(e.g. OPENAI_API_KEY) for its API")
+
+
+def _shown_command(argv: Sequence[str]) -> str:
+    """The command line as reports print it, without the value of ``--api-key``."""
+    shown: list[str] = []
+    for i, word in enumerate(argv):
+        hidden = i > 0 and argv[i - 1] == "--api-key"
+        shown.append("***" if hidden else "--api-key=***" if word.startswith("--api-key=") else word)
+    return " ".join(["ariadne", *shown])
 
 
 def _memory_options(parser: argparse.ArgumentParser) -> None:
@@ -476,6 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)")
     play.add_argument("--model", default="scripted", help=MODEL_HELP)
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
+    _api_key_option(play)
     play.add_argument("--max-steps", type=int, default=50)
     play.add_argument("--run-dir", default="runs")
     play.add_argument("--run-id", default=None, help="name the run (default: time, env and a random suffix)")
@@ -494,7 +526,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--run-dir", default="runs")
     ask.add_argument("--as-of", type=int, default=None, help="ask about the memory as it was at this step")
     ask.add_argument("--model", default=None, help="default: the run's model")
-    ask.add_argument("--base-url", default=None)
+    ask.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
+    _api_key_option(ask)
     ask.set_defaults(func=_ask)
 
     report = commands.add_parser("report", help="write a run's report as one self-contained HTML file")
@@ -519,6 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--preset", action="append", metavar="PRESET", help="agent preset; repeat to compare several")
     evaluate.add_argument("--model", default="scripted", help=MODEL_HELP)
     evaluate.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
+    _api_key_option(evaluate)
     evaluate.add_argument("--workers", type=int, default=1, help="episodes played in parallel processes (default 1)")
     evaluate.add_argument("--backend", default="local", choices=["local", "ray"],
                           help="local: a process pool on this machine (default); ray: Ray tasks, on a local Ray of --workers CPUs "
@@ -558,7 +592,8 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument("--agent", required=True, help="the agent (namespace) that remembers")
     gold.add_argument("--preset", default="davis", help="the preset whose extraction reads the trajectory (default davis)")
     gold.add_argument("--model", default="scripted", help=MODEL_HELP)
-    gold.add_argument("--base-url", default=None)
+    gold.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
+    _api_key_option(gold)
     gold.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE")
     gold.add_argument("--run-dir", default="runs", help="where the gold runs are saved")
     gold.add_argument("--store", default=None, help=STORE_HELP)
@@ -581,6 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="answerer; repeat for several (default: all three)")
     memqa.add_argument("--model", default=None, help="answering model (default: the run's model)")
     memqa.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
+    _api_key_option(memqa)
     memqa.add_argument("--paraphrase", default=None, metavar="MODEL|off",
                        help="rewrite questions first: by default with the answering model when it is a real one; off: never")
     memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
@@ -590,8 +626,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _provider_errors() -> tuple[type[BaseException], ...]:
-    """What a model provider raises once its client's own retries are spent: HTTP status errors,
-    connection failures, timeouts (LangChain's ``ModelError`` family, and any bare ``openai.APIError``)."""
+    """What a model or embeddings provider raises once its client's own retries are spent: HTTP status
+    errors, connection failures, timeouts, a client without credentials (LangChain's ``ModelError`` family,
+    every ``openai.OpenAIError``, and the HTTP errors of httpx under them)."""
     errors: list[type[BaseException]] = []
     try:
         from langchain_core.exceptions import ModelError  # langchain-core >= 1.x with typed model errors
@@ -602,7 +639,13 @@ def _provider_errors() -> tuple[type[BaseException], ...]:
     try:
         import openai
 
-        errors.append(openai.APIError)
+        errors.append(openai.OpenAIError)
+    except ImportError:
+        pass
+    try:
+        import httpx
+
+        errors += [httpx.HTTPError, httpx.InvalidURL]
     except ImportError:
         pass
     return tuple(errors)
@@ -610,15 +653,20 @@ def _provider_errors() -> tuple[type[BaseException], ...]:
 
 def _provider_message(exc: BaseException) -> str:
     message = " ".join(str(exc).split())[:300] or type(exc).__name__
-    request = getattr(exc, "request", None)
+    try:
+        request = getattr(exc, "request", None)
+    except RuntimeError:  # httpx: an error raised before its request was attached
+        request = None
     where = f" ({request.method} {request.url})" if request is not None and getattr(request, "url", None) is not None else ""
     return f"model provider failed: {type(exc).__name__}: {message}{where}"
 
 
 def _os_message(exc: OSError) -> str:
     """An OS error on a file the user named (run or output directory): what failed, and where."""
+    from .config import FULL_DISK, is_full_disk
+
     where = f": {exc.filename}" if exc.filename else ""
-    return f"{exc.strerror or ' '.join(str(exc).split())}{where}"
+    return f"{FULL_DISK if is_full_disk(exc) else exc.strerror or ' '.join(str(exc).split())}{where}"
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
@@ -633,10 +681,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # before the heavy imports: a usage error prints at once
     import sqlite3
 
-    from .config import CHECKPOINTER_ENV, EMBEDDINGS_ENV, ConfigError, checkpointer_url
+    from .config import CHECKPOINTER_ENV, EMBEDDINGS_ENV, MODEL_API_KEY_ENV, ConfigError, checkpointer_url
 
     # the flags set the one setting (an environment variable), for this process and the workers it starts
-    for flag, variable in (("checkpointer", CHECKPOINTER_ENV), ("embeddings", EMBEDDINGS_ENV)):
+    for flag, variable in (("checkpointer", CHECKPOINTER_ENV), ("embeddings", EMBEDDINGS_ENV), ("api_key", MODEL_API_KEY_ENV)):
         if getattr(args, flag, None):
             os.environ[variable] = getattr(args, flag)
     from .agent.checkpoints import CheckpointerUnavailable
@@ -651,6 +699,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     database_errors = _database_errors()
     try:
         checkpointer_url()  # a bad --checkpointer / $ARIADNE_CHECKPOINTER: one line before anything runs
+        _check_api_key(args)
         return args.func(args)
     except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, MemoryWriteFailed, ReplayMismatch, StructuredOutputError,
             LocalModelError, CheckpointerUnavailable, VectorServerUnavailable, FileNotFoundError, FileExistsError, ValueError, OverflowError) as exc:
@@ -661,7 +710,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ariadne: error: {_os_message(exc)}", file=sys.stderr)
         return 2
     except sqlite3.Error as exc:  # a checkpoint or memory write refused by the disk (full, read-only)
-        print(f"ariadne: error: storage failed: {' '.join(str(exc).split())}", file=sys.stderr)
+        from .config import FULL_DISK, is_full_disk
+
+        print(f"ariadne: error: storage failed: {FULL_DISK if is_full_disk(exc) else ' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except database_errors as exc:  # PostgreSQL went away mid-episode: the run resumes from its last checkpoint
         print(f"ariadne: error: PostgreSQL failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)

@@ -6,6 +6,7 @@ without code edits. Agent behaviour settings (models, presets) live with the age
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -25,6 +26,31 @@ STORE_FILE = "memory-store.sqlite"
 
 class ConfigError(ValueError):
     """A setting points at something that does not exist or cannot be used."""
+
+
+FULL_DISK = "the disk is full"  # how every command names a write refused for want of space
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+_SQLITE_FULL = 13  # sqlite3.SQLITE_FULL: "database or disk is full"
+
+
+class DiskFull(OSError):
+    """A write failed for want of space (ENOSPC, a quota, SQLite's SQLITE_FULL): nothing is damaged by it,
+    and the command can be run again once there is room."""
+
+    def __init__(self, where: str | Path) -> None:
+        super().__init__(errno.ENOSPC, FULL_DISK, str(where))
+
+
+def is_full_disk(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what caused it) is a write refused for want of space, never a damaged file."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, OSError) and exc.errno in _NO_SPACE:
+            return True
+        if getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL or "database or disk is full" in str(exc):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def games_dir() -> Path:

@@ -18,7 +18,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from ..config import CHECKPOINTER_ENV, checkpointer_url, redacted
+from ..config import CHECKPOINTER_ENV, DiskFull, checkpointer_url, is_full_disk, redacted
 from ..runs import CHECKPOINTS_FILE, RunCorrupted, RunDir
 
 POSTGRES_TIMEOUT = 10  # seconds to reach the database (and, mid-episode, to get a connection back)
@@ -117,6 +117,8 @@ def latest_values(run: RunDir) -> dict[str, Any] | None:
     except CheckpointerUnavailable:
         raise
     except Exception as exc:  # sqlite3.DatabaseError, or a checkpoint blob that does not decode
+        if is_full_disk(exc):
+            raise DiskFull(run.checkpoints_path) from None
         where = "its PostgreSQL checkpoint" if in_postgres(meta) else CHECKPOINTS_FILE
         raise RunCorrupted(f"run {run.run_id}: {where} is damaged ({' '.join(str(exc).split())[:120]})") from None
     if found is None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import CHECKPOINTER_ENV, checkpointer_url, redacted
+from ..config import CHECKPOINTER_ENV, DiskFull, checkpointer_url, is_full_disk, redacted
 from ..memory import MemoryCorrupted, WorldMemory
 from ..memory.world import MEMORY_FILE
 from ..runs import CHECKPOINTS_FILE, MEMORY_DIR, META_FILE, ORACLE_FILE, TRAJECTORY_FILE, RunCorrupted, RunDir
@@ -137,6 +137,8 @@ def _check_sqlite(run: RunDir, path: Path, name: str) -> None:
         finally:
             connection.close()
     except sqlite3.DatabaseError as exc:
+        if is_full_disk(exc):  # the check could not write its shared-memory file: no verdict on the run
+            raise DiskFull(path) from exc
         verdict = [(str(exc),)]
     if verdict != [("ok",)]:
         raise RunCorrupted(f"run {run.run_id}: {name} is damaged ({' '.join(str(verdict[0][0]).split())[:100] if verdict else 'unreadable'})")

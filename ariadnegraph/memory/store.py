@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..config import FULL_DISK, is_full_disk
+
 SCHEMA_VERSION = 1
 _GENESIS = "ariadnegraph-memory-v1"
 
@@ -53,6 +55,8 @@ class EventLog:
                 self._create()
             self._count, self._head = self._read_head()
         except sqlite3.DatabaseError as exc:
+            if is_full_disk(exc):  # created on a full disk: not written, not damaged
+                raise MemoryWriteFailed(f"memory file {self.path} could not be written: {FULL_DISK}") from exc
             raise MemoryCorrupted(f"memory file {self.path} is damaged: {exc}") from exc
 
     def _create(self) -> None:
@@ -110,7 +114,7 @@ class EventLog:
                 self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", rows)
                 self._db.execute("UPDATE head SET count = ?, chain = ? WHERE id = 1", (count, chain))
         except sqlite3.OperationalError as exc:  # disk full, read-only file: the transaction rolled back
-            raise MemoryWriteFailed(f"memory file {self.path} could not be written: {exc}") from exc
+            raise MemoryWriteFailed(f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc) else exc}") from exc
         self._count, self._head = count, chain
 
     def chain_at(self, seq: int) -> str | None:
@@ -177,7 +181,7 @@ class EventLog:
                 self._db.execute("DELETE FROM events WHERE seq > ?", (count,))
                 self._db.execute("UPDATE head SET count = ?, chain = ? WHERE id = 1", (count, chain))
         except sqlite3.OperationalError as exc:
-            raise MemoryWriteFailed(f"memory file {self.path} could not be written: {exc}") from exc
+            raise MemoryWriteFailed(f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc) else exc}") from exc
         self._count, self._head = count, chain
 
     def close(self) -> None:

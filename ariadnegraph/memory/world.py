@@ -21,7 +21,7 @@ from typing import Any, cast
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from ..config import embeddings_setting
+from ..config import FULL_DISK, embeddings_setting, is_full_disk
 from . import spatial
 from .bulk import collector_paused
 from .conflicts import ConflictRules
@@ -364,7 +364,8 @@ class WorldMemory:
                 except (KeyboardInterrupt, SystemExit):
                     raise
                 except BaseException as exc:  # a full disk, a server gone: the log keeps the step; vectors are re-embedded on reopen
-                    raise MemoryWriteFailed(f"vector store of {self.directory} could not be written: {_one_line(exc)}") from None
+                    reason = FULL_DISK if is_full_disk(exc) else _one_line(exc)
+                    raise MemoryWriteFailed(f"vector store of {self.directory} could not be written: {reason}") from None
                 items.clear()
         self._pending_steps = 0
 

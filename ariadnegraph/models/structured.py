@@ -16,6 +16,9 @@ What a reply can do wrong, and what happens (each is a counted *issue*; each cal
   brackets closed, an unfinished last list item dropped); if that is not a valid reply, the model is
   asked again for a shorter one.
 * ``invalid_json``: no JSON in the reply; JSON wrapped in prose or a markdown fence is read anyway.
+* ``malformed_json``: JSON that breaks the syntax the way models do (single quotes, a trailing comma,
+  an unquoted key, a comment, a raw newline in a string, Python's True/None), read by the ``json-repair``
+  library without a new call; what it cannot turn into a valid reply is still sent back.
 * ``tool_in_content``: the reply is a tool call written as text (``{"name": ..., "arguments": {...}}``),
   as small local models do; its arguments are read.
 * ``schema``: JSON that breaks the schema; sent back with the validation error.
@@ -29,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+import json_repair
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.utils.json import parse_partial_json
@@ -45,7 +49,7 @@ T = TypeVar("T", bound=BaseModel)
 PARSED, REPAIRED, REASKED, FALLBACK = "parsed", "repaired", "reasked", "fallback"
 OUTCOMES = (PARSED, REPAIRED, REASKED, FALLBACK)
 # issues: what went wrong on the way (several per call possible)
-CUT, INVALID_JSON, TOOL_IN_CONTENT, SCHEMA = "cut", "invalid_json", "tool_in_content", "schema"
+CUT, INVALID_JSON, MALFORMED_JSON, TOOL_IN_CONTENT, SCHEMA = "cut", "invalid_json", "malformed_json", "tool_in_content", "schema"
 
 
 class StructuredOutputError(RuntimeError):
@@ -160,10 +164,25 @@ def _error_text(exc: Exception) -> str:
     return " ".join(str(exc).split())[:300]
 
 
+def repaired_json(text: str) -> Any:
+    """The object a malformed JSON reply meant (``json-repair``, from its first brace), or None. The
+    first item of a list stands for the reply, as :func:`first_json_object` reads it."""
+    if "{" not in text:
+        return None
+    try:
+        value = json_repair.loads(text[text.index("{"):], skip_json_loads=True)
+    except Exception:  # the library's own parser failing is a reply it cannot read, nothing more
+        return None
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, dict) and value else None
+
+
 def read_reply(schema: type[T], text: str, *, cut: bool = False) -> Reading[T]:
     """Read ``schema`` from a reply's text: plain JSON, else repaired, else the problem to send back."""
     issues = [CUT] if cut else []
     text = (text or "").strip()
+    problem = ""
     try:
         data = json.loads(text)
         plain = True
@@ -181,8 +200,20 @@ def read_reply(schema: type[T], text: str, *, cut: bool = False) -> Reading[T]:
             fixed = _validate(schema, arguments) if arguments is not None else None
             if fixed is not None:
                 return Reading(fixed, repaired=True, issues=[*issues, TOOL_IN_CONTENT])
-            if not cut:
-                return Reading(issues=[*issues, SCHEMA], problem=_error_text(exc))
+            problem = _error_text(exc)
+    if not plain and not cut and (malformed := repaired_json(text)) is not None:
+        # what a strict decoder found, if anything, may be an inner object (a plan's step): the library reads the whole
+        for value, extra in ((malformed, []), (unwrap_tool_call(malformed, schema.__name__), [TOOL_IN_CONTENT])):
+            fixed = _validate(schema, value) if value is not None else None
+            if fixed is not None:
+                return Reading(fixed, repaired=True, issues=[*issues, MALFORMED_JSON, *extra])
+        if data is None:  # JSON after all, but not the schema's: the model is told which field is wrong
+            try:
+                schema.model_validate(malformed)
+            except ValidationError as exc:
+                data, problem = malformed, _error_text(exc)
+    if data is not None and not cut:
+        return Reading(issues=[*issues, SCHEMA], problem=problem)
     if cut:
         try:
             partial = parse_partial_json(text[text.index("{"):]) if "{" in text else None
@@ -294,6 +325,6 @@ def call_structured(
     return StructuredResult(fallback, usage, max_tries, FALLBACK, issues, errors)
 
 
-__all__ = ["CUT", "FALLBACK", "INVALID_JSON", "OUTCOMES", "PARSED", "REASKED", "REPAIRED", "SCHEMA", "TOOL_IN_CONTENT",
+__all__ = ["CUT", "FALLBACK", "INVALID_JSON", "MALFORMED_JSON", "OUTCOMES", "PARSED", "REASKED", "REPAIRED", "SCHEMA", "TOOL_IN_CONTENT",
            "Reading", "StructuredOutputError", "StructuredResult", "ask_with_format", "call_structured", "first_json_object", "read_reply",
-           "response_format", "speaks_openai", "unwrap_tool_call", "was_cut", "usage_from_metadata"]
+           "repaired_json", "response_format", "speaks_openai", "unwrap_tool_call", "was_cut", "usage_from_metadata"]

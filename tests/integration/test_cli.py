@@ -59,3 +59,61 @@ def test_games_fetch_offline_fails_clearly_and_changes_nothing(tmp_path):
     result = run("games", "fetch", "arigraph", "--dest", str(tmp_path / "games"))
     assert_one_line_error(result, "cannot download arigraph games")
     assert not (tmp_path / "games").exists()
+
+
+def without_provider_keys() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ARIADNE_MODEL_API_KEY", "ARIADNE_BASE_URL")}
+
+
+def test_provider_embeddings_without_a_key_are_one_line_on_play_and_eval(tmp_path):
+    embeddings = "openai:text-embedding-3-small"
+    for command in (["play", "--env", "cooking:1", "--max-steps", "2", "--run-dir", str(tmp_path / "runs")],
+                    ["eval", "stma-cooking", "--preset", "react", "--levels", "1", "--games", "1", "--out", str(tmp_path / "out")]):
+        result = subprocess.run([ARIADNE, *command, "--embeddings", embeddings], capture_output=True, text=True, timeout=300,
+                                env=without_provider_keys())
+        assert_one_line_error(result, f"embeddings '{embeddings}' cannot be built: Missing credentials")
+        assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_an_api_key_without_a_server_to_send_it_to_is_refused(tmp_path):
+    result = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--model", "openai:gpt-4o-mini", "--api-key", "sk-x",
+                             "--run-dir", str(tmp_path / "runs")], capture_output=True, text=True, timeout=120, env=without_provider_keys())
+    assert_one_line_error(result, "--api-key is the key of the --base-url server")
+    assert not (tmp_path / "runs").exists()
+
+
+def provider_failures() -> dict[str, BaseException]:
+    import httpx
+    import openai
+    from langchain_core.exceptions import ModelError
+
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    return {
+        "OpenAIError": openai.OpenAIError("Missing credentials. Please pass an `api_key`"),
+        "AuthenticationError": openai.AuthenticationError("Incorrect API key provided", response=httpx.Response(401, request=request),
+                                                          body=None),
+        "APIConnectionError": openai.APIConnectionError(request=request),
+        "APITimeoutError": openai.APITimeoutError(request=request),
+        "ContentFilterFinishReasonError": openai.ContentFilterFinishReasonError(),
+        "httpx.ConnectError": httpx.ConnectError("[Errno 111] Connection refused", request=request),
+        "httpx.ReadTimeout": httpx.ReadTimeout("timed out", request=request),
+        "httpx.HTTPStatusError": httpx.HTTPStatusError("502 Bad Gateway", request=request, response=httpx.Response(502, request=request)),
+        "httpx.InvalidURL": httpx.InvalidURL("Invalid port: 'x'"),
+        "httpx.ConnectError without its request": httpx.ConnectError("[Errno 111] Connection refused"),
+        "ModelError": ModelError("the provider refused the request"),
+    }
+
+
+@pytest.mark.parametrize("name", list(provider_failures()))
+def test_every_provider_error_class_ends_in_one_line(monkeypatch, capsys, name):
+    from ariadnegraph import cli
+
+    def fail(args):
+        raise provider_failures()[name]
+
+    monkeypatch.setattr(cli, "_play", fail)
+    assert cli.main(["play", "--env", "cooking:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("ariadne: error: model provider failed:"), err

