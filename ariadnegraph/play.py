@@ -189,6 +189,24 @@ def gold_transitions(run_dir: str | Path, run_id: str, source: str) -> list[Date
         return dated_transitions(memory, source)
 
 
+class RunExists(ValueError):
+    """A run id given for a new episode names a run of another game or other settings."""
+
+
+def _check_same_episode(run: RunDir, asked: dict[str, Any], context: AgentContext) -> None:
+    """An existing run named again is continued only when it is the same game with the same settings; any other
+    is refused before anything is written (playing it would print the old run's result as the new one's)."""
+    meta = run.meta()
+    saved = {key: meta.get(key) for key in asked}
+    mine, theirs = asdict(context), meta["context"]
+    differ = [f"{'game' if key == 'env' else key.replace('_', ' ')} {saved[key]} (asked {asked[key]})" for key in asked if saved[key] != asked[key]]
+    differ += [f"{key} {theirs[key]} (asked {mine[key]})" for key in sorted(mine.keys() & theirs.keys())
+               if key != "run_dir" and mine[key] != theirs[key]]
+    if differ:
+        raise RunExists(f"run '{run.run_id}' already exists in {run.path.parent} for another game or settings: {'; '.join(differ)}; "
+                        f"give another --run-id (or --resume {run.run_id} to continue that run)")
+
+
 def play_trials(
     env: str,
     *,
@@ -215,6 +233,10 @@ def play_trials(
     if not 1 <= trials <= 100:
         raise ValueError(f"trials must be between 1 and 100, got {trials}")
     first = run_id or new_run_id(env)
+    asked = {"env": env, "seed": seed, "variation": variation, "split": split, "max_steps": max_steps}
+    for k in range(1, trials + 1):  # every trial this command would continue is checked before any is
+        if (Path(context.run_dir) / trial_run_id(first, k) / META_FILE).is_file():
+            _check_same_episode(RunDir.open(context.run_dir, trial_run_id(first, k)), asked, context)
     given, facts, source = list(lessons), list(seed_facts), seeded_from
     results: list[dict[str, Any]] = []
     reflection: dict[str, Any] | None = None  # the lesson written after the previous trial, and what it cost
