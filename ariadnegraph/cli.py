@@ -141,12 +141,19 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from contextlib import nullcontext
+
     from .agent.context import AgentContext
     from .agent.presets import parse_switches
+    from .live import live_view
     from .play import play_trials, resume
 
+    view = None if args.json else live_view(args.verbose)
+    on_step = None if view else _progress(args.json)  # the live view shows each step itself
     if args.resume:
-        _print_summary(resume(args.resume, run_dir=args.run_dir, on_step=_progress(args.json), store=args.store), args.json, args.run_dir)
+        with view or nullcontext():
+            result = resume(args.resume, run_dir=args.run_dir, on_step=on_step, store=args.store, watch=view)
+        _print_summary(result, args.json, args.run_dir)
         return 0
     if not args.env:
         raise CliError("play needs --env SPEC (or --resume RUN_ID)")
@@ -155,10 +162,10 @@ def _play(args: argparse.Namespace) -> int:
     context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
                            switch_overrides=parse_switches(args.set), memory_from=args.memory_from)
     show = (lambda r: _print_summary(r, args.json, args.run_dir)) if args.trials > 1 else None
-    results = play_trials(args.env, trials=args.trials, carry_memory=args.carry_memory, seed=args.seed, variation=args.variation,
-                          split=args.split,
-                          max_steps=args.max_steps, context=context, run_id=args.run_id, on_step=_progress(args.json), on_trial=show,
-                          store=args.store)
+    with view or nullcontext():
+        results = play_trials(args.env, trials=args.trials, carry_memory=args.carry_memory, seed=args.seed, variation=args.variation,
+                              split=args.split, max_steps=args.max_steps, context=context, run_id=args.run_id, on_step=on_step,
+                              on_trial=show, store=args.store, watch=view)
     if args.trials == 1:
         _print_summary(results[0], args.json, args.run_dir)
     elif not args.json:
@@ -479,6 +486,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
                       help="replace one of the preset's switches, e.g. --set precheck=false (repeatable; see presets.py)")
     play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
+    play.add_argument("--verbose", action=argparse.BooleanOptionalAction, default=None,
+                      help="show each step as it runs: observation, plan, verdicts, command, and a spinner while a node works "
+                           "(default: on a terminal; plain lines when the output is not one)")
     _memory_options(play)
     play.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
     play.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
