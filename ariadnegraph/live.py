@@ -57,7 +57,7 @@ def events(node: str, values: dict[str, Any]) -> Iterator[tuple[str, str]]:
         for verdict in decided.get("verdicts") or []:
             yield _verdict(verdict, values.get("feedback"))
     if node == "actor" and values.get("proposed"):
-        how = next(iter(reversed(decided.get("actor") or [])), {}) if isinstance(decided, dict) else {}
+        how: dict[str, Any] = (decided.get("actor") or [{}])[-1] if isinstance(decided, dict) else {}
         note = f" ({how['how']})" if how.get("how") not in (None, "grounded", "as_written") else ""
         yield "command", f"{values['proposed']}{note}"
 

@@ -111,7 +111,10 @@ def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | Non
             # "sync": each checkpoint is on disk before the next node runs, so a kill loses no finished node.
             # A watcher also reads "tasks": a node's start arrives before it runs (a model call can take a while).
             modes: list[Any] = ["updates", "tasks"] if watch else ["updates"]
-            for mode, chunk in graph.stream(cast(Any, graph_input), config, context=context, stream_mode=modes, durability="sync"):
+            # with a list of modes, each item is (mode, chunk)
+            events = cast(Iterator[tuple[str, dict[str, Any]]], graph.stream(cast(Any, graph_input), config, context=context,
+                                                                              stream_mode=modes, durability="sync"))
+            for mode, chunk in events:
                 if mode == "tasks":
                     if watch and "result" not in chunk:
                         watch.node_started(chunk["name"])

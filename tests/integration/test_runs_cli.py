@@ -64,7 +64,7 @@ def test_play_saves_where_the_setting_says_and_prints_that_path(played):
 def test_every_reader_finds_the_run_without_run_dir(played):
     home, elsewhere, _, _ = played
     report = Path(ok(run("report", "last", cwd=home, run_dir=elsewhere)).strip())
-    assert report == elsewhere / "alpha-2" / "report.html" and report.is_file()
+    assert report == elsewhere / "alpha-2" / "report.html" and LABEL in report.read_text()
     assert "step" in ok(run("diagnose", "alpha-1", cwd=home, run_dir=elsewhere))
     assert ok(run("ask", "alpha-1", "Where am I?", cwd=home, run_dir=elsewhere)).strip()
     resumed = ok(run("play", "--resume", "alpha-2", cwd=home, run_dir=elsewhere))  # finished: its summary again
@@ -105,7 +105,7 @@ def test_the_live_view_under_a_pipe_is_plain_lines(played):
     assert re.search(r"^step +1  plan: .+ -> ", verbose, re.M)
     assert re.search(r"^step +1  verdict: '.+' approved", verbose, re.M)
     command = re.search(r"^step +1  command: (.+)$", verbose, re.M)
-    assert command and re.search(rf"^step +1  observation: ", verbose, re.M)
+    assert command and re.search(r"^step +1  observation: ", verbose, re.M)
     # the command shown is the one played
     trajectory = (played[1] / "alpha-2" / "trajectory.jsonl").read_text().splitlines()
     assert f'"action": "{command.group(1)}"' in trajectory[1]
