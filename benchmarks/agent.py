@@ -36,6 +36,7 @@ from langchain_core.tracers.context import register_configure_hook
 from ariadnegraph.agent import session as session_module
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.presets import PRESETS
+from ariadnegraph.models import model_label
 from ariadnegraph.play import play
 
 MARKS = (10, 50, 150)
@@ -158,7 +159,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
               f" {r['prompt'][150]:>12} {r['completion']:>10.0f} {r['p50']:>9.1f} {r['p95']:>9.1f} {late:>11} {r['model_s']:>7.1f}"
               f" {r['game_s']:>6.1f}")
     print()
-    print("model calls per node (whole episode):")
+    print(f"model calls per node (whole episode; model {model_label('scripted')}):")
     for r in rows:
         print(f"  {r['preset']:<13} {r['env']:<19} {r['by_node']}")
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.models import model_label
 from ariadnegraph.play import play
 from ariadnegraph.runs import RunDir
 
@@ -76,7 +77,7 @@ def main() -> None:
     parser.add_argument("--marks", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--preset", default="ariadne_full", help="default: every role on, so every role's state is in the checkpoints")
     args = parser.parse_args()
-    print(f"preset {args.preset}, scripted model, seed {args.seed}, up to {args.max_steps} steps\n")
+    print(f"preset {args.preset}, model {model_label('scripted')}, seed {args.seed}, up to {args.max_steps} steps\n")
     print("| game | step | checkpoints written | bytes per step | mean bytes per checkpoint | checkpoints.sqlite |")
     print("|---|---:|---:|---:|---:|---|")
     for env in args.envs:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from ariadnegraph.evals.runner import plan_eval, run_eval
+from ariadnegraph.models import model_label
 
 CONFIGS = [("local", 1), ("local", 2), ("ray", 2)]
 
@@ -36,7 +37,7 @@ def main() -> None:
             wall = time.perf_counter() - started
         steps = sum(r["steps"] for r in records)
         rows.append((backend, workers, len(records), steps, wall))
-    print(f"stma-cooking levels {args.levels}, {args.games} games per level, presets {args.presets}, scripted model\n")
+    print(f"stma-cooking levels {args.levels}, {args.games} games per level, presets {args.presets}, model {model_label('scripted')}\n")
     print(f"{'backend':<8} {'workers':>7} {'episodes':>8} {'steps':>6} {'wall s':>8} {'episodes/min':>13} {'steps/s':>8}")
     for backend, workers, episodes, steps, wall in rows:
         print(f"{backend:<8} {workers:>7} {episodes:>8} {steps:>6} {wall:>8.1f} {60 * episodes / wall:>13.1f} {steps / wall:>8.2f}")

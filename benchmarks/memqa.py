@@ -20,6 +20,7 @@ from pathlib import Path
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.evals.memqa.evaluate import evaluate
 from ariadnegraph.evals.memqa.report import counts, summarize, table
+from ariadnegraph.models import model_label
 from ariadnegraph.play import play
 
 SUITE = [("cooking:2", s, 40) for s in (1, 2, 3)] + [("cooking:3", s, 40) for s in (1, 2, 3)] + [("arigraph:hunt", None, 60)]
@@ -52,7 +53,7 @@ def main() -> None:
     started = time.perf_counter()
     rows = evaluate(run_dir, run_ids, per_type=args.per_type, seed=args.seed, horizon=args.horizon)
     summary = summarize(rows)
-    print(f"\n{len(run_ids)} episodes, {len(rows) // 3} questions per answerer, scripted model "
+    print(f"\n{len(run_ids)} episodes, {len(rows) // 3} questions per answerer, model {model_label('scripted')} "
           f"(QA {time.perf_counter() - started:.0f} s); accuracy % per ability, overall ACC and not-answerable F1\n")
     print(table(summary))
     print(counts(summary))

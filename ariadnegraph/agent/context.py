@@ -28,6 +28,8 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
 
+from ..config import DEFAULT_RUN_DIR, RUN_DIR_ENV
+from ..config import run_dir as run_dir_setting
 from ..models import is_local
 from .presets import PRESETS, Preset, PresetName, get_preset, parse_switches
 
@@ -128,8 +130,8 @@ class AgentContext:
                                        "long-term store holds for the game's family (ariadne memory show).", None)
     approve_commands: bool = _setting("Pause before each command is played so a person can accept or replace it "
                                       "(a LangGraph interrupt; resume with 'accept' or a command).", False, bool)
-    run_dir: str = _setting("Folder holding one subfolder per run. Set by the operator (ARIADNE_RUN_DIR) on a server.", "runs",
-                            operator=True)
+    run_dir: str = _setting(f"Folder holding one subfolder per run. Set by the operator ({RUN_DIR_ENV}) on a server.",
+                            DEFAULT_RUN_DIR, operator=True)
     switch_overrides: dict[str, Any] = field(default_factory=dict, metadata={
         "description": "Preset switches replaced for this run (--set SWITCH=VALUE), e.g. {\"precheck\": false}; "
                        "ARIADNE_SWITCH_OVERRIDES takes JSON.", "kind": None})
@@ -137,6 +139,10 @@ class AgentContext:
     def __post_init__(self) -> None:
         for f in fields(self):
             env = os.environ.get(f"ARIADNE_{f.name.upper()}")
+            if f.name == "run_dir":  # config.run_dir owns this setting (the CLI reads it there too)
+                if self.run_dir == DEFAULT_RUN_DIR:
+                    self.run_dir = str(run_dir_setting())
+                continue
             if env is None or getattr(self, f.name) != (f.default if f.default is not MISSING else ({} if f.name == "switch_overrides" else None)):
                 continue
             if f.name == "switch_overrides":

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config import run_dir
 from ..envs import Observation, make
 from ..memory import PLAYER, Triplet, WorldMemory
 from ..runs import RunDir, new_run_id
@@ -67,7 +68,7 @@ def play_baseline(
     *,
     seed: int | None = None,
     max_steps: int = 50,
-    run_root: str | Path = "runs",
+    run_root: str | Path | None = None,  # default: the run directory setting (config.run_dir)
     run_id: str | None = None,
     env_options: dict[str, Any] | None = None,
     on_step: Callable[[int, str, Observation, WorldMemory], None] | None = None,
@@ -82,7 +83,7 @@ def play_baseline(
     env = make(env_spec, **options)  # fails before anything is written when the spec is bad
     run_id = run_id or new_run_id(env_spec)
     policy = RandomPolicy(seed)
-    run = RunDir.create(run_root, run_id, {"run_id": run_id, "env": env_spec, "seed": seed, "policy": policy.name, "max_steps": max_steps})
+    run = RunDir.create(run_dir(run_root), run_id, {"run_id": run_id, "env": env_spec, "seed": seed, "policy": policy.name, "max_steps": max_steps})
     try:
         memory = WorldMemory(run.memory_path)
         observation = env.reset()

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
+from ..models import model_label
 from . import quoted
 from .crafter_score import crafter_score
 from .pricing import PRICES_AS_OF
@@ -407,8 +408,11 @@ def trials_table(records: Sequence[dict[str, Any]]) -> str | None:
 
 def markdown_tables(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     """The paper-layout table, the resources table and (TextWorld) the memory-fidelity table, as Markdown."""
+    doubles = [model_label(m) for m in dict.fromkeys(r["model"] for r in records) if model_label(m) != m]
     parts = [
         f"## {suite.name}: results in the layout of {suite.paper}",
+        *(f"Model {label}: its rows measure the agent's pipeline on rule-based replies, not what a language model does."
+          for label in doubles),
         LAYOUTS[suite.layout](suite, records),
         "## Cost and resources per cell",
         resources_table(records),

@@ -3,7 +3,7 @@ replies with repair, re-ask and fallback (:mod:`.structured`), tool calls for mo
 ones (:mod:`.tool_json`), token accounting (:mod:`.usage`) and local models served by llama.cpp
 (:mod:`.local`)."""
 
-from .chat import LOCAL_PREFIX, MalformedReply, ModelSpecError, invoke_model, is_local, load_chat_model
+from .chat import LOCAL_PREFIX, MalformedReply, ModelSpecError, invoke_model, is_local, load_chat_model, model_label
 from .structured import (
     FALLBACK,
     OUTCOMES,
@@ -20,5 +20,5 @@ from .usage import Usage, estimate_tokens, usage_of
 __all__ = [
     "FALLBACK", "LOCAL_PREFIX", "OUTCOMES", "PARSED", "REASKED", "REPAIRED", "MalformedReply", "ModelSpecError",
     "StructuredOutputError", "StructuredResult", "Usage", "call_structured", "estimate_tokens", "invoke_model", "is_local",
-    "load_chat_model", "read_reply", "usage_of",
+    "load_chat_model", "model_label", "read_reply", "usage_of",
 ]

@@ -73,6 +73,18 @@ def test_doubles() -> dict[str, Any]:
     return {point.name: point for point in entry_points(group=DOUBLES_ENTRY_POINT)}
 
 
+@functools.cache
+def _double_names() -> frozenset[str]:
+    return frozenset(test_doubles())
+
+
+def model_label(spec: str) -> str:
+    """A model as results name it: a test double says what it is, so no one reads its figures as a
+    language model's (the one owner of that wording: play summary, runs, eval tables, report, benchmarks)."""
+    name = (spec or "").strip()
+    return f"{name} (rule-based test double, not a language model)" if name in _double_names() else name
+
+
 def load_chat_model(
     spec: str,
     *,
