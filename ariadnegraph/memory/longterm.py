@@ -57,16 +57,22 @@ class Namespace:
         check_name(self.family, "family")
 
     @property
+    def _label(self) -> str:
+        # LangGraph's Store refuses a namespace label with a period, and ScienceWorld's families are
+        # "scienceworld.TASK": the Store's label spells the period as a colon (no name holds a colon).
+        return self.family.replace(".", ":")
+
+    @property
     def facts(self) -> tuple[str, ...]:
-        return (ROOT, self.agent, self.family, "facts")
+        return (ROOT, self.agent, self._label, "facts")
 
     @property
     def lessons(self) -> tuple[str, ...]:
-        return (ROOT, self.agent, self.family, "lessons")
+        return (ROOT, self.agent, self._label, "lessons")
 
     @property
     def transitions(self) -> tuple[str, ...]:
-        return (ROOT, self.agent, self.family, "transitions")
+        return (ROOT, self.agent, self._label, "transitions")
 
     def __str__(self) -> str:
         return f"{self.agent}/{self.family}"
