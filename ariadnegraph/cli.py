@@ -297,13 +297,15 @@ def _eval(args: argparse.Namespace) -> int:
                      rerun=args.rerun, prices_file=args.prices, attempts=args.attempts, groups=groups,
                      per_group=args.games, limit=args.limit, max_steps=args.max_steps, switches=args.set, ablate=args.ablate,
                      trials=args.trials, carry_memory=args.carry_memory, memory_from=args.memory_from, store=args.store,
-                     backend=args.backend, address=args.address,
+                     backend=args.backend, address=args.address, max_failures=args.max_failures,
                      command=" ".join(["ariadne", *sys.argv[1:]]) if Path(sys.argv[0]).name == "ariadne" else "")
     started = time.perf_counter()
     records = run_eval(plan)
-    print(f"{len(records)} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s); "
+    failed = sum(1 for r in records if r.get("failed"))
+    print(f"{len(records) - failed} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s)"
+          f"{f', {failed} failed (listed in the report; a re-run plays them again)' if failed else ''}; "
           f"report: {plan.out / 'report.md'}")
-    return 0
+    return 1 if failed else 0
 
 
 def _diagnose(args: argparse.Namespace) -> int:
@@ -458,6 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--address", default=None, metavar="ADDR", help="with --backend ray: the Ray cluster to join (e.g. ray://host:10001)")
     evaluate.add_argument("--out", default=None, help="output folder (default eval-results/SUITE); re-use it to resume")
     evaluate.add_argument("--rerun", action="store_true", help="play finished episodes again")
+    evaluate.add_argument("--max-failures", type=int, default=None, metavar="N",
+                          help="stop the sweep when more than N episodes fail (default: no limit; each failure is recorded "
+                               "with its error, counted in the table and played again by a re-run; exit status 1 if any failed)")
     evaluate.add_argument("--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table")
     evaluate.add_argument("--attempts", type=int, default=None, help="attempts per game (default: the suite's)")
     evaluate.add_argument("--levels", default=None, metavar="L,...", help="only these levels / games / task ids")
