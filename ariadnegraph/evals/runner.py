@@ -127,6 +127,13 @@ def plan_eval(
                 load_thoughts(thoughts_for(thought_graph, env, preset))
             except ValueError as exc:
                 raise EvalError(str(exc)) from None
+    if store_file and memory_from and Path(store_file).is_file():  # a damaged row of the namespace: named before any write
+        from ..envs.registry import env_family
+        from ..memory.longterm import LongTermMemory, Namespace
+
+        with LongTermMemory(store_file) as long_term:
+            for family in dict.fromkeys(env_family(game.env) for game in games):
+                long_term.check(Namespace(memory_from, family))
     jobs = [Job(spec.name, preset, model, game, attempt, base_url, tuple(sorted(changed.items())), label, trials, carry_memory, memory_from,
                 store_file)
             for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset, changed, label in systems]
