@@ -51,6 +51,7 @@ def test_every_arigraph_game_loads(name):
         assert ("at", "P", obs.oracle.extra["location"]) in obs.oracle.facts
 
 
+@pytest.mark.arigraph_games
 def test_hunt_manifest_walkthrough_wins_7_of_7():
     with make("arigraph:hunt") as env:
         obs = env.reset()
@@ -137,6 +138,7 @@ def tidy(env, obs, item, target):
     return obs
 
 
+@pytest.mark.arigraph_games
 def test_clean_scores_22_after_tidying_and_loses_a_point_when_a_tidied_item_moves():
     targets = MANIFEST["cleaning"]["targets"]
     with make("arigraph:clean") as env:
