@@ -196,9 +196,12 @@ def _memory_save(args: argparse.Namespace) -> int:
     from .runs import RunDir
 
     with LongTermMemory(memory_store_path(args.store)) as memory:
-        for run_id in args.run_ids:
+        metas = {}
+        for run_id in args.run_ids:  # every run and namespace is read before the first write
             with checked_copies(args.run_dir, [run_id]) as copies:
-                meta = RunDir.open(copies, run_id).meta()
+                metas[run_id] = RunDir.open(copies, run_id).meta()
+            memory.check(Namespace(args.agent, env_family(metas[run_id]["env"])))
+        for run_id, meta in metas.items():
             ns = Namespace(args.agent, env_family(meta["env"]))
             added = memory.add_facts(ns, final_facts(args.run_dir, run_id), source=run_id)
             memory.add_lessons(ns, meta.get("lessons") or [], source=run_id)
@@ -307,26 +310,37 @@ def _memory_show(args: argparse.Namespace) -> int:
     from .config import memory_store_path
     from .memory.longterm import LongTermMemory
 
+    lines = []  # printed once every namespace is read: a damaged row ends in one line, nothing else
     with LongTermMemory(memory_store_path(args.store)) as memory:
         for ns in memory.namespaces():
             if args.agent and ns.agent != args.agent:
                 continue
             facts, lessons, transitions = memory.facts(ns), memory.lessons(ns, limit=1000), memory.transitions(ns)
-            print(f"{ns}: {len(facts)} facts, {len(lessons)} lessons, {len(transitions)} dated transitions")
-            for triplet in facts[: args.facts]:
-                print(f"  {', '.join(triplet)}")
+            lines.append(f"{ns}: {len(facts)} facts, {len(lessons)} lessons, {len(transitions)} dated transitions")
+            lines += [f"  {', '.join(triplet)}" for triplet in facts[: args.facts]]
+    if lines:
+        print("\n".join(lines))
     return 0
 
 
+MAX_NUMBERS = 10_000  # games one seed-gold call reads: each is a played episode
+
+
 def _numbers(text: str) -> list[int]:
-    """'0-2,5' -> [0, 1, 2, 5]."""
-    found: list[int] = []
+    """'0-2,5' -> [0, 1, 2, 5]; every range is checked (ordered, bounded) before the list is built."""
+    ranges: list[tuple[int, int]] = []
     for part in text.split(","):
         low, _, high = part.strip().partition("-")
-        if not low.isdigit() or (high and not high.isdigit()):
+        if not low.isdigit() or (high and not high.isdigit()) or len(low) > 18 or len(high) > 18:
             raise CliError(f"'{text}' is not a list of numbers like 0-2,5")
-        found += list(range(int(low), int(high or low) + 1))
-    return found
+        first, last = int(low), int(high or low)
+        if last < first:
+            raise CliError(f"'{part.strip()}' is an empty range: write the lower number first ({last}-{first})")
+        ranges.append((first, last))
+    total = sum(last - first + 1 for first, last in ranges)
+    if total > MAX_NUMBERS:
+        raise CliError(f"'{text}' names {total:,} games; at most {MAX_NUMBERS:,} in one call")
+    return list(dict.fromkeys(n for first, last in ranges for n in range(first, last + 1)))
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -365,13 +379,15 @@ def _eval(args: argparse.Namespace) -> int:
                      rerun=args.rerun, prices_file=args.prices, attempts=args.attempts, groups=groups,
                      per_group=args.games, limit=args.limit, max_steps=args.max_steps, switches=args.set, ablate=args.ablate,
                      trials=args.trials, carry_memory=args.carry_memory, memory_from=args.memory_from, store=args.store,
-                     backend=args.backend, address=args.address,
+                     backend=args.backend, address=args.address, max_failures=args.max_failures,
                      command=_shown_command(sys.argv[1:]) if Path(sys.argv[0]).name == "ariadne" else "")
     started = time.perf_counter()
     records = run_eval(plan)
-    print(f"{len(records)} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s); "
+    failed = sum(1 for r in records if r.get("failed"))
+    print(f"{len(records) - failed} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s)"
+          f"{f', {failed} failed (listed in the report; a re-run plays them again)' if failed else ''}; "
           f"report: {plan.out / 'report.md'}")
-    return 0
+    return 1 if failed else 0
 
 
 def _diagnose(args: argparse.Namespace) -> int:
@@ -646,6 +662,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--address", default=None, metavar="ADDR", help="with --backend ray: the Ray cluster to join (e.g. ray://host:10001)")
     evaluate.add_argument("--out", default=None, help="output folder (default eval-results/SUITE); re-use it to resume")
     evaluate.add_argument("--rerun", action="store_true", help="play finished episodes again")
+    evaluate.add_argument("--max-failures", type=int, default=None, metavar="N",
+                          help="stop the sweep when more than N episodes fail (default: no limit; each failure is recorded "
+                               "with its error, counted in the table and played again by a re-run; exit status 1 if any failed)")
     evaluate.add_argument("--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table")
     evaluate.add_argument("--attempts", type=int, default=None, help="attempts per game (default: the suite's)")
     evaluate.add_argument("--levels", default=None, metavar="L,...", help="only these levels / games / task ids")

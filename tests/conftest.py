@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from tests.games import ARIGRAPH_GAMES_MARK, arigraph_games_missing
+
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 # The plumbing tests (resume, faults, servers, traces, reports, evals) drive every role: a run that names no
@@ -38,3 +40,38 @@ def postgres_url():
         yield url
     finally:
         server.__exit__(None, None, None)
+
+
+# --- the AriGraph games: a clone without them still runs everything else ------------------------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{ARIGRAPH_GAMES_MARK}: reads the AriGraph paper's games (skipped where they are missing)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked as reading the AriGraph games (an ``arigraph:`` game played in a subprocess, a module
+    built from the manifest) is skipped, with the reason, where they are missing."""
+    reason = arigraph_games_missing()
+    if reason is None:
+        return
+    for item in items:
+        if item.get_closest_marker(ARIGRAPH_GAMES_MARK):
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """In-process, a test that stopped because the AriGraph games are missing (and only then) is a skip
+    with that reason, not a failure: the same test fails as before wherever the games are there."""
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is None or report.passed or arigraph_games_missing() is None:
+        return
+    from ariadnegraph.config import ConfigError
+    from ariadnegraph.envs.base import EnvError
+
+    error = call.excinfo.value
+    if isinstance(error, (EnvError, ConfigError)) and ("no games directory found" in str(error) or "AriGraph manifest not found" in str(error)):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {arigraph_games_missing()}")

@@ -246,6 +246,8 @@ class CrafterTextEnv:
 
 def make_crafter(rest: str = "", *, seed: int | None = None, max_steps: int | None = None, step_timeout: float = STEP_TIMEOUT,
                  variation: int | None = None) -> CrafterTextEnv:
+    if variation is not None:  # accepted by the signature (one call for every family), never used: refused
+        raise EnvSpecError(f"crafter: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks the world")
     if rest:
         raise EnvSpecError(f"crafter takes no game name, got 'crafter:{rest}' (use seed= for another world)")
     if seed is not None and (type(seed) is not int or seed < 0):

@@ -207,6 +207,8 @@ class NetHackTextEnv:
 
 def make_nethack(task: str, *, seed: int | None = None, max_steps: int | None = None, step_timeout: float = STEP_TIMEOUT,
                  variation: int | None = None) -> NetHackTextEnv:
+    if variation is not None:  # accepted by the signature (one call for every family), never used: refused
+        raise EnvSpecError(f"nethack: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks the dungeon")
     if task not in NETHACK_TASKS:
         raise EnvSpecError(f"unknown NetHack task '{task}'; use one of {', '.join(NETHACK_TASKS)}")
     if seed is not None and (type(seed) is not int or seed < 0):

@@ -277,6 +277,8 @@ def make_twx(setting: str, *, seed: int | None = None, split: str = "test", max_
              step_timeout: float = STEP_TIMEOUT, variation: int | None = None, **params: Any) -> TwxTextEnv:
     """The env ``twx:SETTING`` names; ``params`` override the setting's generation parameters.
     Bad names, splits, seeds and parameters are one-line :class:`EnvSpecError`."""
+    if variation is not None:  # accepted by the signature (one call for every family), never used: refused
+        raise EnvSpecError(f"twx: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks a game of the split")
     chosen = twx_setting(setting)
     if split not in SPLITS:
         raise EnvSpecError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")

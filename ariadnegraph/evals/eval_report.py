@@ -31,14 +31,26 @@ def _write(path: Path, text: str) -> None:
 def write_outputs(plan: EvalPlan, records: Sequence[dict[str, Any]], elapsed: float | None = None) -> dict[str, Path | None]:
     """Write the CSV, the Markdown table, the plot and the report for the plan's finished episodes."""
     out = plan.out
-    tables = markdown_tables(plan.suite, records)
-    _write(out / CSV_FILE, csv_text(plan.suite, records))
+    played = [r for r in records if not r.get("failed")]  # a failed episode has no figures: counted and listed apart
+    tables = markdown_tables(plan.suite, played) + failures_table(records)
+    _write(out / CSV_FILE, csv_text(plan.suite, played))
     _write(out / TABLE_FILE, tables)
-    plot = plot_scores(plan.suite, records, out / PLOT_FILE)
-    fidelity_plot = plot_fidelity(plan.suite, records, out / FIDELITY_PLOT_FILE)
+    plot = plot_scores(plan.suite, played, out / PLOT_FILE)
+    fidelity_plot = plot_fidelity(plan.suite, played, out / FIDELITY_PLOT_FILE)
     _write(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed, fidelity_plot))
     return {"csv": out / CSV_FILE, "table": out / TABLE_FILE, "plot": plot, "fidelity_plot": fidelity_plot,
             "report": out / REPORT_FILE}
+
+
+def failures_table(records: Sequence[dict[str, Any]]) -> str:
+    """The episodes that raised, with their errors (none: empty): left out of every figure above."""
+    failed = [r for r in records if r.get("failed")]
+    if not failed:
+        return ""
+    rows = [f"| {r['preset']} | {r['label'] or r['env']} | {r['attempt']} | `{r['run_id']}` | {r['error'][:300].replace('|', '/')} |"
+            for r in failed]
+    return "\n".join([f"## Failed episodes ({len(failed)} of {len(records)}; not in the figures above, played again by a re-run)",
+                      "", "| preset | game | attempt | run | error |", "|---|---|---:|---|---|", *rows, ""]) + "\n"
 
 
 def _image(path: Path) -> str:
@@ -48,8 +60,10 @@ def _image(path: Path) -> str:
 def report_text(plan: EvalPlan, records: Sequence[dict[str, Any]], tables: str, plot: Path, elapsed: float | None = None,
                 fidelity_plot: Path | None = None) -> str:
     suite = plan.suite
-    missing = len(plan.jobs) - len(records)
-    status = "complete" if not missing else f"incomplete: {missing} episodes not finished (re-run the same command)"
+    failed = sum(1 for r in records if r.get("failed"))
+    missing = len(plan.jobs) - len(records) + failed
+    status = "complete" if not missing else (f"incomplete: {missing} episodes not finished"
+                                             + (f", {failed} of them failed" if failed else "") + " (re-run the same command)")
     wall = sum(r["wall_seconds"] for r in records)
     lines = [
         f"# ariadne eval {suite.name}",
@@ -57,7 +71,7 @@ def report_text(plan: EvalPlan, records: Sequence[dict[str, Any]], tables: str, 
         f"{suite.description}. Protocol: {suite.paper}.",
         "",
         f"- presets: {', '.join(plan.presets)}; model: `{plan.model}`",
-        f"- episodes: {len(records)} of {len(plan.jobs)} ({status})",
+        f"- episodes: {len(records) - failed} of {len(plan.jobs)} ({status})",
         f"- wall time: {wall:.1f} s of episodes summed over workers"
         + (f"; the last `ariadne eval` call (playing only what was not finished) took {elapsed:.1f} s with "
            f"{plan.workers} workers" + (" on Ray" + (f" at {plan.address}" if plan.address else "") if plan.backend == "ray" else "")

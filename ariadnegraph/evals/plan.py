@@ -21,6 +21,10 @@ class EvalError(ValueError):
     """A bad eval request (preset, model, workers, out dir in use); raised before anything is written."""
 
 
+class TooManyFailures(EvalError):
+    """More episodes failed than ``--max-failures`` allows: the sweep stopped (every record is kept)."""
+
+
 @dataclass(frozen=True)
 class Job:
     """One episode of the plan: a game played by a preset (with some switches replaced: ``--set``, an
@@ -86,6 +90,7 @@ class EvalPlan:
     command: str = ""
     backend: str = "local"  # "local": a process pool on this machine; "ray": Ray tasks (a local Ray, or a cluster)
     address: str | None = None  # the Ray cluster to join (None: start a local Ray for this eval)
+    max_failures: int | None = None  # failed episodes tolerated before the sweep stops (None: no limit)
 
     @property
     def runs_dir(self) -> Path:

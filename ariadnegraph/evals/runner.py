@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from ..agent.presets import PresetName
 from ..runs import RunDir
-from .plan import EvalError, EvalPlan, Job
+from .plan import EvalError, EvalPlan, Job, TooManyFailures
 from .pricing import Price, episode_cost, load_prices
 from .suites import Game, get_suite, normalised
 
@@ -63,6 +63,7 @@ def plan_eval(
     backend: str = "local",
     address: str | None = None,
     command: str = "",
+    max_failures: int | None = None,
 ) -> EvalPlan:
     """Check every input (suite, presets, model provider, workers, prices, subset) without writing."""
     from ..agent.context import AgentContext
@@ -95,6 +96,8 @@ def plan_eval(
             raise EvalError("--backend ray needs Ray: pip install -e '.[ray]'") from None
         if address:
             check_ray_address(address)
+    if max_failures is not None and max_failures < 0:
+        raise EvalError(f"max failures must be 0 or more, got {max_failures}")
     if attempts is not None and attempts < 1:
         raise EvalError(f"attempts must be at least 1, got {attempts}")
     if not 1 <= trials <= 100:
@@ -124,12 +127,21 @@ def plan_eval(
                 load_thoughts(thoughts_for(thought_graph, env, preset))
             except ValueError as exc:
                 raise EvalError(str(exc)) from None
+    if store_file and memory_from and Path(store_file).is_file():  # a damaged row of the namespace: named before any write
+        from ..envs.registry import env_family
+        from ..memory.longterm import LongTermMemory, Namespace
+
+        with LongTermMemory(store_file) as long_term:
+            for family in dict.fromkeys(env_family(game.env) for game in games):
+                long_term.check(Namespace(memory_from, family))
     jobs = [Job(spec.name, preset, model, game, attempt, base_url, tuple(sorted(changed.items())), label, trials, carry_memory, memory_from,
                 store_file)
             for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset, changed, label in systems]
     shown = tuple(dict.fromkeys(job.system for job in jobs))
-    return EvalPlan(spec, shown, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
-                    prices_file, command, backend, address)
+    plan = EvalPlan(spec, shown, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
+                    prices_file, command, backend, address, max_failures)
+    read_records(plan.episodes_path)  # a damaged record from an earlier run: named before anything is written
+    return plan
 
 
 RAY_CONNECT_SECONDS = 3.0  # how long the address check waits for a TCP connection
@@ -182,18 +194,65 @@ def _check_storage() -> None:
 # --- episode records -------------------------------------------------------------------------------
 
 
+_NUMBER = (int, float)
+# What the tables and the resume logic read from a record, by type (bool is an int: checked first).
+_RECORD_TYPES: dict[str, tuple[type, ...]] = {
+    "key": (str,), "preset": (str,), "model": (str,), "env": (str,), "group": (str,), "label": (str,),
+    "attempt": (int,), "run_id": (str,),
+}
+_PLAYED_TYPES: dict[str, tuple[type, ...]] = {
+    "won": (bool,), "score": _NUMBER, "max_score": _NUMBER, "norm_score": _NUMBER, "steps": (int,), "llm_calls": (int,),
+    "prompt_tokens": (int,), "completion_tokens": (int,), "wall_seconds": _NUMBER,
+}
+_FAILED_TYPES: dict[str, tuple[type, ...]] = {"error": (str,)}
+
+
+def check_record(record: Any, where: str) -> dict[str, Any]:
+    """An episode record as the tables count it, else EvalError naming the line: a damaged record is
+    never counted (``"won": "no"`` is not a win)."""
+    if not isinstance(record, dict):
+        raise EvalError(f"{where} is damaged: not an episode record (a JSON {type(record).__name__})")
+    failed = record.get("failed", False)
+    if not isinstance(failed, bool):
+        raise EvalError(f"{where} is damaged: 'failed' must be true or false, got {failed!r}"[:300])
+    expected = {**_RECORD_TYPES, **(_FAILED_TYPES if failed else _PLAYED_TYPES)}
+    for name, types in expected.items():
+        value = record.get(name)
+        if name not in record or (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            shown = "missing" if name not in record else f"{value!r}"[:60]
+            kind = " or ".join(t.__name__ for t in types)
+            raise EvalError(f"{where} is damaged: '{name}' must be a {kind}, got {shown} (delete the line to play that episode again)")
+    return record
+
+
 def read_records(path: Path) -> dict[str, dict[str, Any]]:
-    """Finished episodes by key (a later line for a key replaces an earlier one; a torn last line is ignored)."""
+    """Episodes recorded by key, played or failed (a later line for a key replaces an earlier one; a torn
+    last line is ignored). A damaged line is refused with its number (EvalError), never counted."""
     records: dict[str, dict[str, Any]] = {}
     if not path.exists():
         return records
     with path.open() as handle:
-        for line in handle:
+        for number, line in enumerate(handle, start=1):
             if not line.endswith("\n"):
                 break
-            record = json.loads(line)
+            try:
+                parsed = json.loads(line)
+            except ValueError as exc:
+                raise EvalError(f"{path} line {number} is damaged: {' '.join(str(exc).split())[:120]}") from None
+            record = check_record(parsed, f"{path} line {number}")
             records[record["key"]] = record
     return records
+
+
+def failed_record(job: Job, error: BaseException, wall: float) -> dict[str, Any]:
+    """An episode that raised: recorded with its error so the sweep goes on and the tables count it;
+    a re-run of the same command plays it again."""
+    message = " ".join(f"{type(error).__name__}: {error}".split())[:500]
+    g = job.game
+    return {"key": job.key, "suite": job.suite, "preset": job.system, "base_preset": job.preset, "model": job.model, "env": g.env,
+            "group": g.group, "label": g.label, "seed": g.seed, "variation": g.variation, "attempt": job.attempt,
+            "run_id": job.run_id, "max_steps": g.max_steps, "failed": True, "error": message, "wall_seconds": round(wall, 3),
+            "resumed": False}
 
 
 def _append_record(path: Path, record: dict[str, Any]) -> None:
@@ -325,6 +384,8 @@ def _locked(out: Path) -> Iterator[None]:
 
 def _line(record: dict[str, Any], done: int, total: int) -> str:
     where = record["label"] or record["env"]
+    if record.get("failed"):
+        return f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: FAILED: {record['error'][:200]}"
     outcome = "won" if record["won"] else "not won"
     again = " (resumed)" if record["resumed"] else ""
     return (f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: score {record['score']:g}/"
@@ -341,15 +402,16 @@ def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[dict[str, Any]]:
     with _locked(plan.out):
         plan.runs_dir.mkdir(exist_ok=True)
         finished = read_records(plan.episodes_path)
-        pending = [job for job in plan.jobs if plan.rerun or job.key not in finished]
+        # a failed episode is played again by the next run of the command
+        pending = [job for job in plan.jobs if plan.rerun or job.key not in finished or finished[job.key].get("failed")]
         skipped = len(plan.jobs) - len(pending)
         if progress and skipped:
             print(f"{skipped} of {len(plan.jobs)} episodes already finished in {plan.episodes_path}", file=sys.stderr, flush=True)
         bar = tqdm(total=len(pending), file=sys.stderr, disable=not (progress and sys.stderr.isatty()), unit="episode")
-        done = 0
+        done = failures = 0
 
         def record(result: dict[str, Any]) -> None:
-            nonlocal done
+            nonlocal done, failures
             _append_record(plan.episodes_path, result)
             finished[result["key"]] = result
             done += 1
@@ -357,13 +419,24 @@ def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[dict[str, Any]]:
             if progress:
                 tqdm.write(_line(result, done, len(pending)), file=sys.stderr)
                 sys.stderr.flush()
+            if result.get("failed"):
+                failures += 1
+                if plan.max_failures is not None and failures > plan.max_failures:
+                    raise TooManyFailures(f"{failures} episodes failed, more than --max-failures {plan.max_failures}; stopped "
+                                          f"(the last: {result['run_id']}: {result['error'][:200]}); re-run the same command to "
+                                          "play the failed and missing episodes")
 
         try:
             if plan.backend == "ray" and pending:
                 _run_ray(plan, pending, record)
             elif plan.workers == 1 or len(pending) <= 1:
                 for job in pending:
-                    record(run_episode(job, plan.runs_dir, plan.prices, fresh=plan.rerun))
+                    started_episode = time.perf_counter()
+                    try:
+                        result = run_episode(job, plan.runs_dir, plan.prices, fresh=plan.rerun)
+                    except Exception as exc:  # noqa: BLE001 - one episode's failure is recorded; the sweep goes on
+                        result = failed_record(job, exc, time.perf_counter() - started_episode)
+                    record(result)
             else:
                 _run_pool(plan, pending, record)
         finally:
@@ -381,13 +454,19 @@ def _run_pool(plan: EvalPlan, pending: list[Job], record: Any) -> None:
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(plan.workers, len(pending)), mp_context=context,
                              initializer=_die_with_parent) as pool:
-        futures: set[Future] = {pool.submit(_worker, _job_args(job), str(plan.runs_dir), prices, plan.rerun)
-                                for job in pending}
+        jobs: dict[Future, tuple[Job, float]] = {pool.submit(_worker, _job_args(job), str(plan.runs_dir), prices, plan.rerun):
+                                                 (job, time.perf_counter()) for job in pending}
+        futures: set[Future] = set(jobs)
         try:
             while futures:
                 finished, futures = wait(futures, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    record(future.result())  # an episode's error stops the eval (re-run to continue)
+                    job, started = jobs[future]
+                    try:
+                        result = future.result()
+                    except Exception as exc:  # noqa: BLE001 - recorded with its error; the sweep goes on (up to max_failures)
+                        result = failed_record(job, exc, time.perf_counter() - started)
+                    record(result)
         except BaseException:
             for future in futures:
                 future.cancel()
@@ -413,11 +492,18 @@ def _run_ray(plan: EvalPlan, pending: list[Job], record: Any) -> None:
             raise EvalError(f"could not {where}: {' '.join(f'{type(exc).__name__}: {exc}'.split())[:300]}") from None
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(_worker)
-        futures = [task.remote(_job_args(job), str(plan.runs_dir.resolve()), prices, plan.rerun) for job in pending]
+        jobs = {task.remote(_job_args(job), str(plan.runs_dir.resolve()), prices, plan.rerun): (job, time.perf_counter())
+                for job in pending}
+        futures = list(jobs)
         try:
             while futures:
                 finished, futures = ray.wait(futures, num_returns=1)
-                record(ray.get(finished[0]))  # an episode's error stops the eval (re-run to continue)
+                job, started = jobs[finished[0]]
+                try:
+                    result = ray.get(finished[0])
+                except Exception as exc:  # noqa: BLE001 - a task's error: recorded, the sweep goes on (up to max_failures)
+                    result = failed_record(job, exc, time.perf_counter() - started)
+                record(result)
         except BaseException:
             for future in futures:
                 ray.cancel(future, force=True)

@@ -19,13 +19,14 @@ other: another agent, or the same agent in another family, starts empty.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from langgraph.store.base import BaseStore
 from langgraph.store.sqlite import SqliteStore
@@ -78,6 +79,11 @@ class Namespace:
         return f"{self.agent}/{self.family}"
 
 
+class StoreDamaged(ValueError):
+    """A Store row that is not what this code writes (a value that is not an object, a triplet that is
+    not three texts): named with its namespace and key, never read as something else."""
+
+
 def _fact_key(triplet: Triplet) -> str:
     return "|".join(" ".join(part.lower().split()) for part in triplet)
 
@@ -90,8 +96,10 @@ class LongTermMemory:
         self._stack = ExitStack()
         if isinstance(source, BaseStore):
             self.store: BaseStore = source
+            self.where = "the memory store"
             return
         path = Path(source)
+        self.where = str(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         store = self._stack.enter_context(SqliteStore.from_conn_string(str(path)))
         store.setup()
@@ -107,13 +115,28 @@ class LongTermMemory:
         self.close()
 
     def _all(self, namespace: tuple[str, ...]) -> Iterator[Any]:
+        """The namespace's items, each holding an object (StoreDamaged names one that does not)."""
         offset = 0
         while True:
             page = self.store.search(namespace, limit=_PAGE, offset=offset)
-            yield from (item for item in page if tuple(item.namespace) == namespace)
+            for item in page:
+                if tuple(item.namespace) == namespace:
+                    if not isinstance(item.value, dict):
+                        self._damaged(item, f"holds {json.dumps(item.value)[:40]}, not an object")
+                    yield item
             if len(page) < _PAGE:
                 return
             offset += _PAGE
+
+    def _damaged(self, item: Any, problem: str) -> NoReturn:
+        raise StoreDamaged(f"{self.where}: row {'/'.join(item.namespace[1:])} '{str(item.key)[:60]}' is damaged ({problem}); "
+                           "delete it or the namespace")
+
+    def check(self, ns: Namespace) -> None:
+        """Read every row of the namespace as a run would: a damaged one is named before anything is written."""
+        self.facts(ns)
+        self.lessons(ns, limit=0)
+        self.transitions(ns)
 
     def add_facts(self, ns: Namespace, triplets: Iterable[Triplet], source: str) -> int:
         """Remember ``triplets`` (from ``source``: a run id, ``gold:ENV:vN``); returns how many were new."""
@@ -121,6 +144,8 @@ class LongTermMemory:
         for triplet in dict.fromkeys((t[0], t[1], t[2]) for t in triplets):
             key = _fact_key(triplet)
             found = self.store.get(ns.facts, key)
+            if found is not None and not isinstance(found.value, dict):
+                self._damaged(found, f"holds {json.dumps(found.value)[:40]}, not an object")
             sources = list((found.value.get("sources") if found else None) or [])
             added += found is None
             self.store.put(ns.facts, key, {"triplet": list(triplet), "sources": [*sources, source][-20:]}, index=False)
@@ -129,7 +154,13 @@ class LongTermMemory:
     def facts(self, ns: Namespace) -> list[Triplet]:
         """Every triplet of the namespace, oldest first."""
         items = sorted(self._all(ns.facts), key=lambda item: item.created_at)
-        return [(v[0], v[1], v[2]) for v in (item.value.get("triplet") for item in items) if isinstance(v, list) and len(v) == 3]
+        found: list[Triplet] = []
+        for item in items:
+            triplet = item.value.get("triplet")
+            if not (isinstance(triplet, list) and len(triplet) == 3 and all(isinstance(part, str) for part in triplet)):
+                self._damaged(item, f"its triplet is {json.dumps(triplet)[:60]}, not three texts")
+            found.append((triplet[0], triplet[1], triplet[2]))
+        return found
 
     def add_transitions(self, ns: Namespace, transitions: Iterable[DatedFact], source: str) -> int:
         """Keep the dated transitions of run ``source`` (a gold run), replacing what an earlier reading of
@@ -150,8 +181,8 @@ class LongTermMemory:
         for item in items:
             try:
                 found.append(DatedFact.from_dict(item.value))
-            except (KeyError, TypeError, ValueError):  # an item another version wrote: not one of ours
-                continue
+            except (KeyError, TypeError, ValueError) as exc:
+                self._damaged(item, f"not a dated transition: {type(exc).__name__} {exc}"[:120])
         return found
 
     def add_lessons(self, ns: Namespace, lessons: Iterable[str], source: str) -> None:
@@ -163,6 +194,9 @@ class LongTermMemory:
     def lessons(self, ns: Namespace, limit: int = LESSONS_SHOWN) -> list[str]:
         """The newest ``limit`` lessons, oldest first."""
         items = sorted(self._all(ns.lessons), key=lambda item: item.key)
+        for item in items:
+            if not isinstance(item.value.get("text"), str):
+                self._damaged(item, "its lesson has no text")
         return [str(item.value.get("text")) for item in items[-limit:]] if limit else []
 
     def namespaces(self) -> list[Namespace]:

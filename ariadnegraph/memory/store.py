@@ -70,6 +70,11 @@ class EventLog:
 
     def _check_schema(self) -> None:
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            # A creation that never committed (killed, or a full disk, after SQLite's header and before the
+            # tables): the file holds nothing, so it is created again.
+            self._create()
+            return
         if not {"events", "head", "meta"} <= tables:
             raise MemoryCorrupted(f"memory file {self.path} is incomplete (missing tables)")
         row = self._db.execute("SELECT schema FROM head WHERE id = 1").fetchone()

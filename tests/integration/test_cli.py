@@ -23,6 +23,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess, fragment: str) ->
     assert fragment in lines[0]
 
 
+@pytest.mark.arigraph_games
 def test_games_list_names_every_game_and_generator():
     result = run("games", "list")
     assert result.returncode == 0, result.stderr
@@ -39,7 +40,8 @@ def test_games_list_names_every_game_and_generator():
 
 @pytest.mark.parametrize(
     ("spec", "fragment"),
-    [("cooking:9", "level"), ("file:/nope.z8", "/nope.z8"), ("nosuch:x", "nosuch"), ("arigraph:nope", "nope")],
+    [("cooking:9", "level"), ("file:/nope.z8", "/nope.z8"), ("nosuch:x", "nosuch"),
+     pytest.param("arigraph:nope", "nope", marks=pytest.mark.arigraph_games)],
 )
 def test_play_with_a_bad_env_fails_in_one_line_and_writes_nothing(tmp_path, spec, fragment):
     result = run("play", "--env", spec, "--run-dir", str(tmp_path / "runs"))

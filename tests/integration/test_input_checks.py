@@ -1,0 +1,102 @@
+"""Bad input ends in one line ``ariadne: error: ...`` and writes nothing: damaged Store rows (memory show,
+memory save, play --memory-from), seed-gold ranges checked before the list is built, and --variation for
+families that do not take it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+from ariadnegraph.play import play
+
+ARIADNE = str(Path(sys.executable).parent / "ariadne")
+
+
+def cli(*args: str, limit_memory: bool = False) -> subprocess.CompletedProcess:
+    def cap() -> None:  # 2 GB of address space: a list of 10^12 numbers cannot be built under it
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    return subprocess.run([ARIADNE, *args], capture_output=True, text=True, timeout=300, env=os.environ.copy(),
+                          preexec_fn=cap if limit_memory else None)
+
+
+def one_line(result: subprocess.CompletedProcess, *named: str) -> None:
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert result.stdout == "" and result.stderr.count("\n") == 1 and result.stderr.startswith("ariadne: error: "), result.stderr
+    for text in named:
+        assert text in result.stderr, result.stderr
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def damaged_store(path: Path, value: str) -> None:
+    """A store whose agent 'a' knows two cooking facts, one of them overwritten with ``value``."""
+    with LongTermMemory(path) as memory:
+        memory.add_facts(Namespace("a", "cooking"), [("carrot", "in", "fridge"), ("knife", "on", "table")], source="r")
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE store SET value = ? WHERE key = 'knife|on|table'", (value,))
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    runs = tmp_path_factory.mktemp("runs")
+    result = play("cooking:1", seed=1, max_steps=3, context=AgentContext(preset="react", run_dir=str(runs)))
+    return runs, result["run_id"]
+
+
+@pytest.mark.parametrize("value, shown", [("null", "holds null, not an object"), ("[1, 2]", "holds [1, 2], not an object"),
+                                          ('{"triplet": ["knife", 1, null]}', "not three texts")])
+def test_a_damaged_store_row_is_named_by_every_reader_and_nothing_is_written(tmp_path, finished_run, value, shown):
+    store = tmp_path / "store.sqlite"
+    damaged_store(store, value)
+    before = digest(store)
+    row = "a/cooking/facts 'knife|on|table' is damaged"
+
+    one_line(cli("memory", "show", "--store", str(store)), row, shown)
+    runs, run_id = finished_run
+    one_line(cli("memory", "save", run_id, "--agent", "a", "--run-dir", str(runs), "--store", str(store)), row, shown)
+    fresh = tmp_path / "fresh-runs"
+    one_line(cli("play", "--env", "cooking:1", "--seed", "1", "--preset", "react", "--memory-from", "a", "--store", str(store),
+                 "--run-dir", str(fresh), "--max-steps", "2"), row, shown)
+    assert not fresh.exists() or not any(fresh.iterdir())  # no run was created
+    assert digest(store) == before
+
+
+def test_a_healthy_store_still_reads(tmp_path):
+    store = tmp_path / "store.sqlite"
+    damaged_store(store, '{"triplet": ["knife", "on", "table"], "sources": ["r"]}')
+    shown = cli("memory", "show", "--store", str(store))
+    assert shown.returncode == 0 and "a/cooking: 2 facts" in shown.stdout, shown.stderr
+
+
+@pytest.mark.parametrize("variations, named", [
+    ("0-999999999999", "names 1,000,000,000,000 games; at most 10,000"),
+    ("5-2", "'5-2' is an empty range"),
+    ("0-3,9-1", "'9-1' is an empty range"),
+])
+def test_seed_gold_ranges_are_checked_before_they_are_built(tmp_path, variations, named):
+    started = time.perf_counter()
+    result = cli("memory", "seed-gold", "cooking:1", "--variations", variations, "--by-seed", "--agent", "a",
+                 "--run-dir", str(tmp_path / "runs"), "--store", str(tmp_path / "store.sqlite"), limit_memory=True)
+    one_line(result, named)
+    assert time.perf_counter() - started < 60
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "store.sqlite").exists()
+
+
+@pytest.mark.parametrize("env", ["twx:coin", "nethack:score", "crafter"])
+def test_variation_is_refused_for_families_that_do_not_take_it(tmp_path, env):
+    result = cli("play", "--env", env, "--variation", "3", "--run-dir", str(tmp_path / "runs"), "--max-steps", "2")
+    one_line(result, "take no variation", "got 3")
+    assert not (tmp_path / "runs").exists()
