@@ -158,6 +158,11 @@ def goal_first(first: str) -> str:
     return f"{first} (the GOAL's first step; nothing read yet)"
 
 
+def goal_next(step: str) -> str:
+    """The NEXT STEP before any text was read, once the goal's first steps were carried out (the score rose)."""
+    return f"{step} (the GOAL's next step: the steps before it raised the score; nothing read yet)"
+
+
 def not_listed() -> str:
     """Why a critic that rejects what the game would not take rejected a command (STMA): the words the planner reads."""
     return f"it is not a valid command here (not among {ADMISSIBLE}): choose one of them."

@@ -366,8 +366,13 @@ def last_step_of(goal: str) -> str:
     return parts[-1] if parts else ""
 
 
-def first_step_of(goal: str) -> str:
-    """What a goal of several steps asks first ("Read the recipe in the cookbook"); "" for a goal of one step."""
+def goal_steps_left(goal: str, done_commands: Sequence[str]) -> list[str]:
+    """The steps of a goal of several steps that no command that raised the score carried out: a step is carried
+    out by a command whose every word (by stem) the step holds ("take the coin that is located in the shower" by
+    "take coin"). [] for a goal of one step."""
     parts = steps_of(goal)
-    return parts[0] if len(parts) > 1 else ""
+    if len(parts) < 2:
+        return []
+    done = [_stems(command) for command in done_commands if command]
+    return [part for part in parts if not any(_reported(words, _stems(part)) for words in done)]
 

@@ -19,7 +19,7 @@ from ..agent.session import live_session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs import environment_brief
 from ..envs.rules import allowed
-from ..envs.text import TO_DO, checklist, first_step_of, last_step_of
+from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, steps_of
 from ..memory import WorldMemory
 from ..models import StructuredResult, call_structured, is_local, load_chat_model
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
@@ -288,9 +288,13 @@ def next_step(state: Mapping[str, Any], context: AgentContext) -> str | None:
     if item is None:
         preset = context.switches
         if preset.pin_readings and preset.progress_shown and not state.get("readings"):
-            # nothing read yet: a goal of several steps ("read the recipe, cook, eat") says what comes first
-            first = first_step_of(state.get("goal") or "")
-            return p.goal_first(first) if first else None
+            # nothing read yet: a goal of several steps ("read the recipe, cook, eat") says what comes first,
+            # then, once a command that raised the score carried a step out, the step after it
+            goal = state.get("goal") or ""
+            left = goal_steps_left(goal, [record["action"] for record in score_rises(state, context)])
+            if not left:
+                return None
+            return p.goal_first(left[0]) if left[0] == steps_of(goal)[0] else p.goal_next(left[0])
         return None
     heading, step = item
     return p.step_line(heading, step) if heading is not None else p.all_done(step)

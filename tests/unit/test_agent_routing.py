@@ -449,6 +449,34 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
     assert common.next_step({**unread, "goal": "Find the coin"}, ariadne.context) is None  # one step: the goal says it
 
 
+def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypatch, tmp_path):
+    """Nothing read: NEXT STEP was the goal's first step for the whole episode, even after the score rose for it
+    (twx mapreader: "take the coin ..., and put it into the box ..." kept asking to take the coin held)."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.envs.text import goal_steps_left
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.runs import RunDir
+
+    goal = "Your task is to take the coin that is located in the shower, and put it into the box found in the bar"
+    assert goal_steps_left(goal, []) == [goal.split(", ")[0], "and put it into the box found in the bar"]
+    assert goal_steps_left(goal, ["take coin"]) == ["and put it into the box found in the bar"]
+    assert goal_steps_left(goal, ["take white cap"]) == goal_steps_left(goal, [])  # a word the step lacks
+    assert goal_steps_left("Find the coin", ["take coin"]) == []  # a goal of one step: it says it itself
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:mapreader", "context": {"model": "scripted"}})
+    run.append_step({"step": 0, "action": None, "observation": "You are in the bar.", "score": 0, "trail": "0"})
+    session = SimpleNamespace(run=run, memory=WorldMemory())
+    monkeypatch.setattr(common, "live_session", lambda state, context: session)
+    state = {**STATE, "env": "twx:mapreader", "readings": [], "goal": goal, "inventory": [], "location": "bar"}
+    context = runtime(preset="ariadne").context
+    assert common.next_step(state, context).startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
+    run.append_step({"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
+    run.append_step({"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
+    assert common.next_step({**state, "inventory": ["coin"]}, context).startswith("and put it into the box found in the bar (the GOAL's next step")
+
+
 def test_ariadne_does_not_offer_reading_again_a_text_it_keeps(monkeypatch):
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     state = {**STATE, "env": "cooking:1", "readings": ["examine cookbook:\nIngredients:\ncarrot"],
