@@ -10,7 +10,6 @@ import resource
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -56,21 +55,25 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return runs, result["run_id"]
 
 
-@pytest.mark.parametrize("value, shown", [("null", "holds null, not an object"), ("[1, 2]", "holds [1, 2], not an object"),
-                                          ('{"triplet": ["knife", 1, null]}', "not three texts")])
-def test_a_damaged_store_row_is_named_by_every_reader_and_nothing_is_written(tmp_path, finished_run, value, shown):
+# Every reader is run on one damaged shape; the other shapes through the first reader only (each reader is a CLI
+# process: CI time counts, and the readers share one check).
+@pytest.mark.parametrize("value, shown, every_reader", [("null", "holds null, not an object", True),
+                                                        ("[1, 2]", "holds [1, 2], not an object", False),
+                                                        ('{"triplet": ["knife", 1, null]}', "not three texts", False)])
+def test_a_damaged_store_row_is_named_by_every_reader_and_nothing_is_written(tmp_path, finished_run, value, shown, every_reader):
     store = tmp_path / "store.sqlite"
     damaged_store(store, value)
     before = digest(store)
     row = "a/cooking/facts 'knife|on|table' is damaged"
 
     one_line(cli("memory", "show", "--store", str(store)), row, shown)
-    runs, run_id = finished_run
-    one_line(cli("memory", "save", run_id, "--agent", "a", "--run-dir", str(runs), "--store", str(store)), row, shown)
-    fresh = tmp_path / "fresh-runs"
-    one_line(cli("play", "--env", "cooking:1", "--seed", "1", "--preset", "react", "--memory-from", "a", "--store", str(store),
-                 "--run-dir", str(fresh), "--max-steps", "2"), row, shown)
-    assert not fresh.exists() or not any(fresh.iterdir())  # no run was created
+    if every_reader:
+        runs, run_id = finished_run
+        one_line(cli("memory", "save", run_id, "--agent", "a", "--run-dir", str(runs), "--store", str(store)), row, shown)
+        fresh = tmp_path / "fresh-runs"
+        one_line(cli("play", "--env", "cooking:1", "--seed", "1", "--preset", "react", "--memory-from", "a", "--store", str(store),
+                     "--run-dir", str(fresh), "--max-steps", "2"), row, shown)
+        assert not fresh.exists() or not any(fresh.iterdir())  # no run was created
     assert digest(store) == before
 
 
@@ -87,11 +90,9 @@ def test_a_healthy_store_still_reads(tmp_path):
     ("0-3,9-1", "'9-1' is an empty range"),
 ])
 def test_seed_gold_ranges_are_checked_before_they_are_built(tmp_path, variations, named):
-    started = time.perf_counter()
     result = cli("memory", "seed-gold", "cooking:1", "--variations", variations, "--by-seed", "--agent", "a",
                  "--run-dir", str(tmp_path / "runs"), "--store", str(tmp_path / "store.sqlite"), limit_memory=True)
-    one_line(result, named)
-    assert time.perf_counter() - started < 60
+    one_line(result, named)  # under a memory limit: a list of the whole range would not fit
     assert not (tmp_path / "runs").exists() and not (tmp_path / "store.sqlite").exists()
 
 
