@@ -23,30 +23,17 @@ from typing import Any
 from ...envs.crafter_env import VITALS, recipes
 from .crafter_index import MOVES, CrafterTimeline, displacement, item_name
 from .index import norm
-from .templates import Solved, Template, Vocabulary, inventory_text
+from .templates import Solved, Template, Vocabulary, a_action, acted_steps, inventory_text, most_common, pick_ordinal, step_ranges
 
 ORDINALS = {"first": 0, "second": 1, "third": 2, "last": -1}
 CRAFTS = tuple(item_name(k) for k in recipes())
 _DIRECTIONS = {v: k for k, v in MOVES.items()}
 
 
-def _pick(steps: list[int], ordinal: str) -> int | None:
-    i = ORDINALS.get(ordinal)
-    if i is None or not steps or (i >= 0 and i >= len(steps)):
-        return None
-    return steps[i]
 
 
-def _ties(counts: Counter) -> Any:
-    if not counts:
-        return None
-    top = max(counts.values())
-    best = sorted(k for k, v in counts.items() if v == top)
-    return best[0] if len(best) == 1 else best
 
 
-def _acted(tl: CrafterTimeline) -> list[int]:
-    return [t for t in tl.order if t > 0 and tl.at(t).action]
 
 
 def _c(tl: Any) -> CrafterTimeline:
@@ -63,7 +50,7 @@ def _moved(tl: CrafterTimeline, t: int) -> str | None:
 
 # -- step lists the occurrence templates pick from ---------------------------------------------------
 def _action_steps(tl: CrafterTimeline, action: str) -> list[int]:
-    return [t for t in _acted(tl) if norm(tl.at(t).action) == norm(action)]
+    return [t for t in acted_steps(tl) if norm(tl.at(t).action) == norm(action)]
 
 
 def _terrain_steps(tl: CrafterTimeline, terrain: str) -> list[int]:
@@ -79,9 +66,6 @@ _ANCHORS: dict[str, Callable[[CrafterTimeline, str], list[int]]] = {
 
 
 # -- Single-Hop ----------------------------------------------------------------------------------
-def a_action(tl: Any, step: int) -> Solved:
-    s = tl.get(step)
-    return (s.action, (step,)) if s and step > 0 and s.action else None
 
 
 def a_reason(tl: Any, step: int) -> Solved:
@@ -106,7 +90,7 @@ def a_inventory(tl: Any, resource: str, step: int) -> Solved:
 
 def _occurrence(kind: str) -> Callable[..., Solved]:
     def solve(tl: Any, ordinal: str, **value: str) -> Solved:
-        t = _pick(_ANCHORS[kind](_c(tl), value[kind]), ordinal)
+        t = pick_ordinal(_ANCHORS[kind](_c(tl), value[kind]), ordinal, ORDINALS)
         return (t, (t,)) if t is not None else None
 
     return solve
@@ -115,7 +99,7 @@ def _occurrence(kind: str) -> Callable[..., Solved]:
 # -- Multi-Hop -----------------------------------------------------------------------------------
 def _around(kind: str) -> Callable[..., Solved]:
     def solve(tl: Any, offset: int, side: str, ordinal: str, **value: str) -> Solved:
-        anchor = _pick(_ANCHORS[kind](_c(tl), value[kind]), ordinal)
+        anchor = pick_ordinal(_ANCHORS[kind](_c(tl), value[kind]), ordinal, ORDINALS)
         if anchor is None or offset < 1 or side not in ("before", "after"):
             return None
         t = anchor + offset if side == "after" else anchor - offset
@@ -136,7 +120,7 @@ def c_most_move(tl: Any, L: int, R: int) -> Solved:
     tl = _c(tl)
     if not tl.known(L - 1, R):
         return None
-    answer = _ties(Counter(d for t in range(L, R + 1) if (d := _moved(tl, t))))
+    answer = most_common(Counter(d for t in range(L, R + 1) if (d := _moved(tl, t))))
     return (answer, tuple(range(L, R + 1))) if answer is not None else None
 
 
@@ -352,28 +336,22 @@ def f_inventory_contents(tl: Any, step: int) -> Solved:
 
 
 # -- slots ---------------------------------------------------------------------------------------
-def _ranges(tl: CrafterTimeline) -> list[tuple[int, int]]:
-    out = []
-    for width in (5, 10):
-        for left in range(max(tl.first, 1), tl.last - width + 2, 5):
-            out.append((left, left + width - 1))
-    return out
 
 
 def _steps(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"step": t} for t in _acted(tl))
+    return ({"step": t} for t in acted_steps(tl))
 
 
 def _reason_step_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"step": t} for t in _acted(tl) if tl.at(t).reason)
+    return ({"step": t} for t in acted_steps(tl) if tl.at(t).reason)
 
 
 def _stat_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"stat": v, "step": t} for t in _acted(tl)[::3] for v in VITALS)
+    return ({"stat": v, "step": t} for t in acted_steps(tl)[::3] for v in VITALS)
 
 
 def _resource_step_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"resource": r, "step": t} for t in _acted(tl)[::3] for r in _c(tl).held_items())
+    return ({"resource": r, "step": t} for t in acted_steps(tl)[::3] for r in _c(tl).held_items())
 
 
 def _values(tl: CrafterTimeline, kind: str) -> list[str]:
@@ -397,12 +375,12 @@ def _around_slots(kind: str) -> Callable[[Any, Vocabulary], Iterable[dict]]:
 
 
 def _range_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"L": a, "R": b} for a, b in _ranges(_c(tl)))
+    return ({"L": a, "R": b} for a, b in step_ranges(_c(tl)))
 
 
 def _range_value_slots(name: str, values: Callable[[CrafterTimeline], list[str]]) -> Callable[[Any, Vocabulary], Iterable[dict]]:
     def slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-        return ({"L": a, "R": b, name: v} for a, b in _ranges(_c(tl)) for v in values(_c(tl)))
+        return ({"L": a, "R": b, name: v} for a, b in step_ranges(_c(tl)) for v in values(_c(tl)))
 
     return slots
 
@@ -412,11 +390,11 @@ def _resource_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
 
 
 def _step_terrain_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"step": t, "terrain": v} for t in _acted(tl)[::3] for v in _c(tl).seen_terrains())
+    return ({"step": t, "terrain": v} for t in acted_steps(tl)[::3] for v in _c(tl).seen_terrains())
 
 
 def _predict_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"step": t, "direction": d, "K": k} for t in _acted(tl)[::3] for d in MOVES for k in (1, 2, 3))
+    return ({"step": t, "direction": d, "K": k} for t in acted_steps(tl)[::3] for d in MOVES for k in (1, 2, 3))
 
 
 def _event_pair_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
@@ -433,7 +411,7 @@ def _event_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
 
 
 def _craft_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"step": t, "craft": c} for t in _acted(tl)[::3] for c in CRAFTS)
+    return ({"step": t, "craft": c} for t in acted_steps(tl)[::3] for c in CRAFTS)
 
 
 def _none(tl: Any, vocab: Vocabulary) -> Iterable[dict]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,14 +84,15 @@ def _known(tl: Timeline, first: int, last: int, field_name: str | None = None) -
     return True
 
 
-def _pick(steps: list[int], ordinal: str) -> int | None:
-    index = ORDINALS.get(ordinal)
+def pick_ordinal(steps: list[int], ordinal: str, ordinals: Mapping[str, int] = ORDINALS) -> int | None:
+    """The step an ordinal names in ``steps`` ("second": the second of them; "last"), or None."""
+    index = ordinals.get(ordinal)
     if index is None or not steps or (index >= 0 and index >= len(steps)) or (index < 0 and -index > len(steps)):
         return None
     return steps[index]
 
 
-def _ties(counts: Counter, name: Callable[[str], str] = str) -> Answer | None:
+def most_common(counts: Counter, name: Callable[[str], str] = str) -> Answer | None:
     if not counts:
         return None
     top = max(counts.values())
@@ -99,7 +100,7 @@ def _ties(counts: Counter, name: Callable[[str], str] = str) -> Answer | None:
     return best[0] if len(best) == 1 else best
 
 
-def _actions(tl: Timeline) -> list[int]:
+def acted_steps(tl: Timeline) -> list[int]:
     return [t for t in tl.order if t > 0 and tl.at(t).action]
 
 
@@ -121,7 +122,7 @@ def _reason_keywords(tl: Timeline, vocab: Vocabulary) -> list[str]:
     return sorted({norm(v) for v in [*vocab.items, *vocab.locations] if tl.reason_steps(v)})
 
 
-def _ranges(tl: Timeline) -> list[tuple[int, int]]:
+def step_ranges(tl: Timeline) -> list[tuple[int, int]]:
     out = []
     for width in (5, 10):
         for left in range(max(tl.first, 1), tl.last - width + 2, 5):
@@ -161,7 +162,7 @@ def a_reward(tl: Timeline, step: int) -> Solved:
 
 
 def a_gain_item(tl: Timeline, ordinal: str, item: str) -> Solved:
-    t = _pick(tl.gains.get(norm(item), []), ordinal) if ordinal in ("first", "last") else None
+    t = pick_ordinal(tl.gains.get(norm(item), []), ordinal) if ordinal in ("first", "last") else None
     return (t, (t,)) if t is not None else None
 
 
@@ -177,12 +178,12 @@ def a_enter_leave(tl: Timeline, event: str, location: str) -> Solved:
 
 
 def a_keyword_occurrence(tl: Timeline, ordinal: str, keyword: str) -> Solved:
-    t = _pick(tl.reason_steps(keyword), ordinal)
+    t = pick_ordinal(tl.reason_steps(keyword), ordinal)
     return (t, (t,)) if t is not None else None
 
 
 def _step_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"step": t} for t in _actions(tl))
+    return ({"step": t} for t in acted_steps(tl))
 
 
 def _gain_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
@@ -245,9 +246,9 @@ def _after_slots(anchor_of: Callable[[Timeline, str], int | None], values: Calla
 
 # -- Inducing ------------------------------------------------------------------------------------
 def c_action_mode(tl: Timeline) -> Solved:
-    steps = _actions(tl)
+    steps = acted_steps(tl)
     counts = Counter(norm(tl.at(t).action) for t in steps)
-    answer = _ties(counts)
+    answer = most_common(counts)
     return (answer, tuple(steps)) if answer is not None else None
 
 
@@ -270,14 +271,14 @@ def c_distinct_locations(tl: Timeline, L: int, R: int) -> Solved:
 def c_most_frequent_location(tl: Timeline, L: int, R: int) -> Solved:
     if not _known(tl, L, R, "location"):
         return None
-    answer = _ties(Counter(_visits(tl, L, R)), tl.name)  # never None: every step's location is known
+    answer = most_common(Counter(_visits(tl, L, R)), tl.name)  # never None: every step's location is known
     return (answer, tuple(range(L, R + 1))) if answer is not None else None
 
 
 def c_total_dwell(tl: Timeline, L: int, R: int) -> Solved:
     if not _known(tl, L, R, "location"):
         return None
-    answer = _ties(Counter(norm(tl.location(t)) for t in range(L, R + 1)), tl.name)  # never None: every step's location is known
+    answer = most_common(Counter(norm(tl.location(t)) for t in range(L, R + 1)), tl.name)  # never None: every step's location is known
     return (answer, tuple(range(L, R + 1))) if answer is not None else None
 
 
@@ -316,13 +317,13 @@ def c_keyword_count_reason(tl: Timeline, L: int, R: int, keyword: str) -> Solved
 
 
 def _reason_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"step": t} for t in _actions(tl) if tl.at(t).reason)
+    return ({"step": t} for t in acted_steps(tl) if tl.at(t).reason)
 
 
 def _valid_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
     """The command taken (usually valid) and one valid at another step but not then (a 'no')."""
     every = sorted({v for t in tl.order for v in (tl.at(t).valid or ())})
-    for t in _actions(tl):
+    for t in acted_steps(tl):
         shown = tl.get(t - 1)
         if shown is None or shown.valid is None:
             continue
@@ -335,19 +336,19 @@ def _valid_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
 
 def _reason_keyword_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
     keywords = _reason_keywords(tl, vocab)
-    for a, b in _ranges(tl):
+    for a, b in step_ranges(tl):
         for k in keywords:
             if any(mentions(tl.at(t).reason or "", k) for t in range(a, b + 1) if t in tl):
                 yield {"L": a, "R": b, "keyword": k}
 
 
 def _range_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
-    return ({"L": a, "R": b} for a, b in _ranges(tl))
+    return ({"L": a, "R": b} for a, b in step_ranges(tl))
 
 
 def _range_keyword_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
     keywords = _keywords(tl, vocab)
-    for a, b in _ranges(tl):
+    for a, b in step_ranges(tl):
         for k in keywords:
             if any(mentions(tl.at(t).observation, k) for t in range(a, b + 1) if t in tl):
                 yield {"L": a, "R": b, "keyword": k}
@@ -420,14 +421,14 @@ def _pairs_of_rooms(tl: Timeline) -> list[tuple[str, str]]:
 
 
 def _compare_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
-    for t in _actions(tl)[::3]:
+    for t in acted_steps(tl)[::3]:
         for a, b in _pairs_of_rooms(tl):
             yield {"A": tl.name(a), "B": tl.name(b), "anchor": t}
 
 
 def _direction_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
     directions = sorted({m[2] for m in tl.moves})
-    return ({"L": a, "R": b, "direction": d} for a, b in _ranges(tl) for d in directions)
+    return ({"L": a, "R": b, "direction": d} for a, b in step_ranges(tl) for d in directions)
 
 
 def _reach_count_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
@@ -439,7 +440,7 @@ def _reach_within_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
 
 
 def _sequence_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
-    for t in _actions(tl):
+    for t in acted_steps(tl):
         room = norm(tl.location(t))
         first = tl.exits.get(room, {})
         for d1, r1 in sorted(first.items()):
@@ -449,7 +450,7 @@ def _sequence_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
 
 
 def _path_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
-    steps = _actions(tl)
+    steps = acted_steps(tl)
     return ({"i": i, "j": j} for i in steps[::2] for j in steps[1::2] if i < j)
 
 
@@ -537,14 +538,14 @@ def f_location_most_item_gain(tl: Timeline) -> Solved:
         for t in steps:
             if tl.location(t):
                 gained.setdefault(norm(tl.location(t)), set()).add(item)
-    answer = _ties(Counter({room: len(items) for room, items in gained.items()}), tl.name)
+    answer = most_common(Counter({room: len(items) for room, items in gained.items()}), tl.name)
     evidence = tuple(sorted(t for steps in tl.gains.values() for t in steps))
     return (answer, evidence) if answer is not None else None
 
 
 def _has_item_slots(tl: Timeline, vocab: Vocabulary) -> Iterable[dict]:
     held = sorted({norm(i) for t in tl.order for i in tl.inventory(t) or ()})
-    return ({"step": t, "item": tl.name(i)} for t in _actions(tl)[::2] for i in held)
+    return ({"step": t, "item": tl.name(i)} for t in acted_steps(tl)[::2] for i in held)
 
 
 T = Template
