@@ -107,24 +107,14 @@ def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoi
         assert run["metadata"]["run_id"] == run_id.decode() and run["metadata"]["preset"] == "ariadne_full"
     assert {r["metadata"]["step"] for r in nodes if r["name"] == "summarizer"} == {0, 1, 2}
 
-
-def test_the_inner_monologues_kg_tool_calls_are_traced_with_the_step_and_score(tmp_path, endpoint):
-    """The davis preset questions its KG before planning (no summarizer belief to lean on): each tool
-    call arrives as a tool run, named after the tool, inside world_model_qa, with the node's step."""
-    url, bodies = endpoint
-    result = play(tmp_path, {"LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": url, "LANGSMITH_API_KEY": "test-key"},
-                  "--preset", "davis")
-    assert result.returncode == 0, result.stderr[-2000:]
-    runs = traced_runs(bodies)
-    tools = [r for r in runs.values() if r.get("run_type") == "tool"]
-    assert {r["name"] for r in tools} >= {"where_is", "unexplored_exits", "entity_neighbourhood"}
+    # The inner monologue's KG lookups arrive as tool runs named after the tool, inside world_model_qa.
+    tools = [r for r in calls if r.get("run_type") == "tool"]
+    assert "unexplored_exits" in {r["name"] for r in tools}  # the lookup the scripted double makes before it plans
     for run in tools:
         # the monologue is a graph the node runs: its tools node sits inside world_model_qa's namespace
         namespace = run["metadata"]["langgraph_checkpoint_ns"].split("|")
         assert namespace[0].startswith("world_model_qa:") and run["metadata"]["langgraph_node"] == "tools", namespace
-        assert run["metadata"]["preset"] == "davis"
-        assert run["metadata"]["step"] in (0, 1, 2) and "score" in run["metadata"]
-    assert 0 in {r["metadata"]["step"] for r in tools}
+    assert {r["metadata"]["step"] for r in tools} == {0, 1}  # the last step ends the episode before planning
 
 
 def test_nothing_is_sent_when_tracing_is_off(tmp_path, endpoint):
