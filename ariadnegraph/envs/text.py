@@ -289,30 +289,61 @@ def _reported(words: set[str], report: set[str]) -> bool:
     return bool(words) and all(any(r.startswith(w[:4]) for r in report) for w in words)
 
 
+LIST_HEADING_WORDS = 3  # "Directions:"; "You open the cookbook and start reading:" is prose
+LIST_LEAD_WORDS = 8  # what a list stated on one line starts with: "Simon says, take these actions in order:"
+BULLET = "- "  # an item of a list whatever comes before it
+_INLINE_LIST = re.compile(r"^(?P<heading>[^:]{1,80}):\s*(?P<items>[^:]+?)[.!]?$")
+INLINE_LIST_MIN_ITEMS = 3
+
+
+def inline_lists(text: str) -> list[str]:
+    """The lists a text states on one line ("Simon says, take these actions in order: touch cucumber, slice olive,
+    eat coconut."), each as its lead line and one bulleted line per item, in order; [] when it states none (a room's
+    description lists what it holds without a colon, "a counter that has a knife, a green apple, and a cookbook")."""
+    lines: list[str] = []
+    for sentence in text.splitlines():
+        match = _INLINE_LIST.match(" ".join(sentence.split()))
+        if not match or len(match["heading"].split()) > LIST_LEAD_WORDS:
+            continue
+        items = [item.strip() for item in re.split(r",\s*(?:and\s+)?|\s+and\s+", match["items"]) if item.strip()]
+        if len(items) >= INLINE_LIST_MIN_ITEMS and all(len(item.split()) <= LIST_ITEM_WORDS for item in items):
+            lines += [f"{match['heading']}:", *(BULLET + item for item in items)]
+    return lines
+
+
+def list_item(line: str) -> str:
+    """A list's line as the item it names (its bullet dropped)."""
+    text = line.strip()
+    return text[len(BULLET):].strip() if text.startswith(BULLET) else text
+
+
 def checklist(lines: Sequence[str], confirmations: Sequence[str], inventory: Sequence[str] | None) -> list[tuple[str, str | None]]:
     """Each line with its mark, for the lines of a list (short lines under a short heading ending in ':', such as
-    "Directions:"): ``in inventory`` when an item held holds its words, ``done`` when a confirmation (a command that
+    "Directions:", or bulleted): ``in inventory`` when an item held holds its words, ``done`` when a confirmation (a command that
     raised the score, with the game's answer) holds every word of the line, by stem ("roast the red bell pepper" is
-    reported by "You roasted the red bell pepper."), else ``to do``. Other lines (prose, headings) have no mark."""
+    reported by "You roasted the red bell pepper."), else ``to do``. An item a list repeats ("touch pea" second and
+    fifth) is done a second time only when a second confirmation reports it. Other lines (prose, headings) have no
+    mark."""
     held = [_stems(item) for item in inventory or []]
     reports = [_stems(text) for text in confirmations]
     marked: list[tuple[str, str | None]] = []
+    seen: dict[frozenset[str], int] = {}  # how often each item came up so far in the list
     in_list = False
     for line in lines:
-        text = line.strip()
+        text, bulleted = list_item(line), line.strip().startswith(BULLET)
         words = _stems(text)
-        if text.endswith(":") and len(text.split()) <= 3:
+        if text.endswith(":") and len(text.split()) <= LIST_HEADING_WORDS:
             in_list = True
             marked.append((line, None))
-        elif not in_list or not text or len(text.split()) > LIST_ITEM_WORDS:
+        elif not (in_list or bulleted) or not text or len(text.split()) > LIST_ITEM_WORDS:
             in_list = False
             marked.append((line, None))
         elif any(words and words <= item for item in held):
             marked.append((line, HAVE))
-        elif any(_reported(words, report) for report in reports):
-            marked.append((line, DONE))
         else:
-            marked.append((line, TO_DO))
+            seen[frozenset(words)] = occurrence = seen.get(frozenset(words), 0) + 1
+            reported = sum(1 for report in reports if _reported(words, report))
+            marked.append((line, DONE if reported >= occurrence else TO_DO))
     return marked
 
 

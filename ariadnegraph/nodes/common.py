@@ -19,7 +19,7 @@ from ..agent.session import live_session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs import environment_brief
 from ..envs.rules import allowed
-from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, steps_of
+from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, list_item, steps_of
 from ..memory import WorldMemory
 from ..models import StructuredResult, call_structured, is_local, load_chat_model
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
@@ -276,7 +276,7 @@ def next_item(state: Mapping[str, Any], context: AgentContext) -> tuple[str | No
                 heading = line.strip()
             listed = listed or mark is not None
             if mark == TO_DO:
-                return heading, line.strip()
+                return heading, list_item(line)
     last = last_step_of(state.get("goal") or "")
     return (None, last) if listed and last else None
 

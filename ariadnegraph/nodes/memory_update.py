@@ -21,7 +21,7 @@ from ..agent.context import AgentContext
 from ..agent.session import live_session
 from ..agent.state import AgentState
 from ..envs import tracks_position
-from ..envs.text import direction_of_command
+from ..envs.text import direction_of_command, inline_lists
 from ..memory import WorldMemory
 from ..memory.spatial import PLAYER, current_location
 
@@ -62,10 +62,18 @@ READING_COMMANDS = ("read ", "examine ", "x ")
 READING_MIN_CHARS = 100  # shorter answers to 'examine' describe a thing ("The shelf is wobbly."), not a text
 
 
+START_READING = "(start)"  # what a reading of the start's instructions is filed under, as RECENT HISTORY names it
+
+
 def text_read(state: AgentState) -> str | None:
     """The text the last command read (a recipe, a note), as "command: text", when it was one; its lines kept
-    (a list of directions reads as a list), blank lines and rulers dropped."""
+    (a list of directions reads as a list), blank lines and rulers dropped. At the start, the lists of instructions
+    the game states on one line (TWX's Simon says: "take these actions in order: a, b, c"), one item a line: they
+    are said once and must be followed in order long after the observation that said them has scrolled away."""
     action, observation = (state.get("last_action") or "").lower(), state.get("observation") or ""
+    if not action:
+        listed = inline_lists(observation)
+        return f"{START_READING}:\n" + "\n".join(listed) if listed else None
     lines = [" ".join(line.split()) for line in observation.splitlines()]
     lines = [line for line in lines if line and line.strip("-=_*")]
     if action.startswith(READING_COMMANDS) and len(" ".join(lines)) >= READING_MIN_CHARS:

@@ -477,6 +477,44 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     assert common.next_step({**state, "inventory": ["coin"]}, context).startswith("and put it into the box found in the bar (the GOAL's next step")
 
 
+def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):
+    """TWX's Simon says states its commands once, in the first observation, beside a goal that does not hold them
+    ("do exactly what Simon says"): they are kept as a text read, one item a line, and an item the list repeats is
+    to do again until a second command raising the score carried it out."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.envs.text import inline_lists
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes.memory_update import text_read
+    from ariadnegraph.runs import RunDir
+
+    start = ("Your task is to do exactly what Simon says.\n\nSimon says, take these actions in order: "
+             "examine blueberry, touch pea, examine pea, touch pea.")
+    assert text_read({"last_action": None, "observation": start}).splitlines() == [
+        "(start):", "Simon says, take these actions in order:", "- examine blueberry", "- touch pea", "- examine pea", "- touch pea"]
+    room = "You are in the kitchen. You see a counter that has a knife, a green apple, and a cookbook on it."
+    assert inline_lists(room) == [] and text_read({"last_action": None, "observation": room}) is None
+    assert text_read({"last_action": "look", "observation": start}) is None  # only the start: a list said later is read
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:simonsayswithmemory10", "context": {"model": "scripted"}})
+    run.append_step({"step": 0, "action": None, "observation": start, "score": 0, "trail": "0"})
+    session = SimpleNamespace(run=run, memory=WorldMemory())
+    monkeypatch.setattr(common, "live_session", lambda state, context: session)
+    monkeypatch.setattr(planner_module, "live_session", lambda state, context: session)
+    valid = ["examine blueberry", "examine pea", "touch pea", "touch blueberry"]
+    state = {**STATE, "env": "twx:simonsayswithmemory10", "goal": "Your task is to do exactly what Simon says.",
+             "readings": [text_read({"last_action": None, "observation": start})], "inventory": [], "admissible": valid}
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))
+    ariadne = runtime(preset="ariadne")
+    played = []
+    for step in range(1, 5):
+        command = planner_module.planner(state, ariadne)["plan"][0]["action"]
+        played.append(command)
+        run.append_step({"step": step, "action": command, "observation": "(no answer)", "score": step / 10, "trail": str(step)})
+    assert played == ["examine blueberry", "touch pea", "examine pea", "touch pea"] and model.calls == []
+
+
 def test_ariadne_does_not_offer_reading_again_a_text_it_keeps(monkeypatch):
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     state = {**STATE, "env": "cooking:1", "readings": ["examine cookbook:\nIngredients:\ncarrot"],

@@ -147,6 +147,14 @@ def test_the_items_of_a_list_read_are_marked_done_held_or_to_do():
     assert [m for _, m in checklist(recipe, [], [])][7:] == [TO_DO] * 4
 
 
+def test_an_item_a_list_repeats_is_done_again_only_when_reported_again():
+    from ariadnegraph.envs.text import DONE, TO_DO, checklist
+
+    said = ["Steps:", "touch pea", "examine pea", "touch pea"]
+    assert [m for _, m in checklist(said, ["touch pea\n(no answer)"], [])] == [None, DONE, TO_DO, TO_DO]
+    assert [m for _, m in checklist(said, ["touch pea\n(no answer)", "touch pea\n(no answer)"], [])] == [None, DONE, TO_DO, DONE]
+
+
 def test_a_list_item_is_carried_out_only_by_the_one_command_that_does_it_word_for_word():
     from ariadnegraph.envs.text import command_for_item
 
