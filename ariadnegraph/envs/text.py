@@ -289,6 +289,30 @@ def _reported(words: set[str], report: set[str]) -> bool:
     return bool(words) and all(any(r.startswith(w[:4]) for r in report) for w in words)
 
 
+def _stem_list(text: str) -> list[str]:
+    return [stem for word in text.split() if word.lower() not in _STOPWORDS and (stem := _stem(word))]
+
+
+def _item_reported(item: str, report: str) -> bool:
+    """A list's item is reported when every word of it is, and its first word (an instruction's verb) also apart
+    from the thing it names: "You take the pork chop." holds every word of "chop the pork chop" but reports no
+    chopping; "You roasted the block of cheese." reports "roast the block of cheese"."""
+    words, said = _stem_list(item), _stem_list(report)
+    if not _reported(set(words), set(said)):
+        return False
+    verb, thing = words[0], words[1:]
+    if not thing:
+        return True
+    rest, i = [], 0
+    while i < len(said):  # the report without each mention of the thing
+        if said[i:i + len(thing)] == thing:
+            i += len(thing)
+        else:
+            rest.append(said[i])
+            i += 1
+    return any(word.startswith(verb[:4]) for word in rest)
+
+
 LIST_HEADING_WORDS = 3  # "Directions:"; "You open the cookbook and start reading:" is prose
 LIST_LEAD_WORDS = 8  # what a list stated on one line starts with: "Simon says, take these actions in order:"
 BULLET = "- "  # an item of a list whatever comes before it
@@ -319,30 +343,29 @@ def list_item(line: str) -> str:
 
 def checklist(lines: Sequence[str], confirmations: Sequence[str], inventory: Sequence[str] | None) -> list[tuple[str, str | None]]:
     """Each line with its mark, for the lines of a list (short lines under a short heading ending in ':', such as
-    "Directions:", or bulleted): ``in inventory`` when an item held holds its words, ``done`` when a confirmation (a command that
-    raised the score, with the game's answer) holds every word of the line, by stem ("roast the red bell pepper" is
-    reported by "You roasted the red bell pepper."), else ``to do``. An item a list repeats ("touch pea" second and
-    fifth) is done a second time only when a second confirmation reports it. Other lines (prose, headings) have no
-    mark."""
-    held = [_stems(item) for item in inventory or []]
-    reports = [_stems(text) for text in confirmations]
+    "Directions:", or bulleted): ``in inventory`` when an item held holds its words, ``done`` when a confirmation (a
+    command that raised the score, with the game's answer) holds every word of the line, by stem ("roast the red bell
+    pepper" is reported by "You roasted the red bell pepper."), an instruction's verb apart from the thing it names
+    (``_item_reported``), else ``to do``. An item a list repeats ("touch pea" second and fifth) is done a second time
+    only when a second confirmation reports it. Other lines (prose, headings) have no mark."""
     marked: list[tuple[str, str | None]] = []
-    seen: dict[frozenset[str], int] = {}  # how often each item came up so far in the list
+    seen: dict[tuple[str, ...], int] = {}  # how often each item came up so far in the list
     in_list = False
     for line in lines:
         text, bulleted = list_item(line), line.strip().startswith(BULLET)
-        words = _stems(text)
         if text.endswith(":") and len(text.split()) <= LIST_HEADING_WORDS:
             in_list = True
             marked.append((line, None))
         elif not (in_list or bulleted) or not text or len(text.split()) > LIST_ITEM_WORDS:
             in_list = False
             marked.append((line, None))
-        elif any(words and words <= item for item in held):
+        elif any(_stems(text) <= _stems(item) and _item_reported(text, item) for item in inventory or []):
+            # (the thing's words, not a verb that is also one of them: "chop the pork chop" is not held as "pork chop")
             marked.append((line, HAVE))
         else:
-            seen[frozenset(words)] = occurrence = seen.get(frozenset(words), 0) + 1
-            reported = sum(1 for report in reports if _reported(words, report))
+            key = tuple(_stem_list(text))
+            seen[key] = occurrence = seen.get(key, 0) + 1
+            reported = sum(1 for report in confirmations if _item_reported(text, report))
             marked.append((line, DONE if reported >= occurrence else TO_DO))
     return marked
 

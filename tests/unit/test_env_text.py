@@ -155,6 +155,18 @@ def test_an_item_a_list_repeats_is_done_again_only_when_reported_again():
     assert [m for _, m in checklist(said, ["touch pea\n(no answer)", "touch pea\n(no answer)"], [])] == [None, DONE, TO_DO, DONE]
 
 
+def test_an_instruction_whose_verb_is_also_in_the_things_name_is_not_done_by_taking_the_thing():
+    """TWX cookingworld: "chop the pork chop" was marked done (and held) once the pork chop was taken, so NEXT STEP
+    went on to grilling: its verb must be reported apart from the thing's name."""
+    from ariadnegraph.envs.text import DONE, HAVE, TO_DO, checklist
+
+    recipe = ["Ingredients:", "pork chop", "Directions:", "chop the pork chop", "grill the pork chop"]
+    taken = ["take pork chop\nYou take the pork chop."]
+    assert [m for _, m in checklist(recipe, taken, ["pork chop"])] == [None, HAVE, None, TO_DO, TO_DO]
+    chopped = [*taken, "chop pork chop\nYou chop the pork chop."]
+    assert [m for _, m in checklist(recipe, chopped, [])] == [None, DONE, None, DONE, TO_DO]
+
+
 def test_a_list_item_is_carried_out_only_by_the_one_command_that_does_it_word_for_word():
     from ariadnegraph.envs.text import command_for_item
 
