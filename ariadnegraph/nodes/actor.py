@@ -229,17 +229,21 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         why = looped_or_stalled(state, context, command) if command is not None else None
         if why:
             return sent_back(step["action"], why, avoid=command if "already played" in why else None)
-    if admissible and (ruin or (command is not None and command in (state.get("avoid") or []))
+    repeated = preset.loop_guard and command is not None and direction_of_command(command) is None \
+        and tried_here(state, context).get(command, (0, ""))[0] >= 2
+    if admissible and (ruin or repeated or (command is not None and command in (state.get("avoid") or []))
                        or (command is None and preset.strict_grounding)):
-        # with the replans used up, a step that was sent back comes again: never mapped by a model to another command
-        # (it picks an unrelated one), but a way forward
+        # with the replans used up, a step that was sent back (or one played twice here already, which the planner
+        # was not offered) comes again: never mapped by a model to another command (it picks an unrelated one), but
+        # a way forward
         if command is None:
             update = with_issue(update, "actor", INADMISSIBLE)
         # a thing not here: search elsewhere; else first what changes nothing (the planner may see it anew), then, from the
         # same situation again, a way out
         safe = safe_command(admissible)
         elsewhere = command is None and not mentioned_here(step["action"], state.get("observation") or "")
-        command = safe if tried_here(state, context).get(safe, (0, ""))[0] < 2 and not elsewhere else way_forward(state, context)
+        command = safe if tried_here(state, context).get(safe, (0, ""))[0] < 2 and not (elsewhere or repeated) \
+            else way_forward(state, context)
         how = "fallback"
         return {"proposed": command, "expected": None, "plan": [], **update, "decided": grounding(step["action"], command, how)}
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one

@@ -316,8 +316,8 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
     assert repeat["proposed"] is None and "already played 2 times here" in repeat["feedback"]
     stalled = actor_module.actor({**state, "step": 14, "progress_step": 3, "plan": [{"action": "go east", "expected": ""}]}, ariadne)
     assert stalled["proposed"] is None and "no score for 11 steps" in stalled["feedback"]
-    # once the step's replans are used up, the valid step is played after all
-    assert actor_module.actor({**state, "replans": 2, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne)["proposed"] == "open fridge"
+    # once the step's replans are used up, not a third time either: a way forward (an exit not taken from here)
+    assert actor_module.actor({**state, "replans": 2, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne)["proposed"] == "go east"
     assert model.calls == []
 
 
@@ -401,6 +401,28 @@ def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeyp
     assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne)["proposed"] == "go east"
     assert common.offered_commands(state, ariadne.context) == ["go east", "look"]
     assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]
+
+
+def test_ariadne_does_not_play_a_third_time_what_changed_nothing_when_the_replans_are_used_up(monkeypatch):
+    """TWX cookingworld: the planner, not offered 'look around' (played twice here already), wrote it anyway after its
+    one replan, and the actor played it, five steps running: with the replans used up it plays a way forward."""
+    from types import SimpleNamespace
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried = {"look around": (2, "You are in the kitchen."), "examine cheese": (2, "a block of cheese")}
+    monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)
+    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "twx:cookingworld", "inventory": [], "admissible": ["look around", "examine cheese", "go east", "take knife"],
+             "plan": [{"action": "look around", "expected": ""}], "replans": ariadne.context.max_replans}
+    update = actor_module.actor(state, ariadne)
+    assert update["proposed"] == "go east" and update["decided"]["actor"][0]["how"] == "fallback"
+    fresh = actor_module.actor({**state, "plan": [{"action": "take knife", "expected": ""}]}, ariadne)
+    assert fresh["proposed"] == "take knife"  # what was not played twice here goes through
+    assert actor_module.actor({**state, "replans": 0}, ariadne)["proposed"] is None  # a replan left: the planner hears why
 
 
 def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_command_does_the_item(monkeypatch, tmp_path):
