@@ -43,6 +43,7 @@ from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
 from ariadnegraph.models.local import stop_owned_servers
 from ariadnegraph.play import play, resume
+from ariadnegraph.runs import RunDir
 
 PAUSE = 120.0  # seconds without a model call in flight that mean the run was stopped, not playing
 WINDOW = (16, 20)  # steps whose uncached prompt tokens are averaged for the "by step 20" column
@@ -108,9 +109,13 @@ def measure(run: Path) -> dict[str, Any]:
         roles[node] = {"replies": replies, "failures": replies - counts.get(PARSED, 0), "fallbacks": counts.get(FALLBACK, 0),
                        "issues": {k: v for k, v in counts.items() if k not in OUTCOMES}}
     diagnosis = run_diagnosis(run.parent, run.name).totals
+    # the best score reached: a game a wrong command ends (TWX's Simon says, cooking with the wrong appliance) ends
+    # on a score lower than what the episode had reached; TALES compares the best, normalised by the maximum
+    best = max((step.get("score") or 0 for step in RunDir.open(run.parent, run.name).steps()), default=0)
     return {
         "diagnostics": diagnosis,
         "won": bool(result["won"]), "score": result["score"], "max_score": result["max_score"], "steps": result["steps"],
+        "best_normalised": best / result["max_score"] if result["max_score"] else None,
         "seconds_per_step": seconds / steps, "calls_per_step": len(calls) / steps,
         "prompt_per_step": prompt / steps, "cached_per_step": cached / steps,
         "completion_per_step": sum(c["usage"].get("completion_tokens") or 0 for c in calls) / steps,
@@ -142,20 +147,21 @@ def diagnostic_cells(metrics: dict[str, Any]) -> list[str]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = ("| model | preset | game | won | score | steps | s/step | calls/step | prompt tok/step | cached/step | "
+    head = ("| model | preset | game | won | score | best/max | steps | s/step | calls/step | prompt tok/step | cached/step | "
             "uncached/step, steps 16-20 | completion/step | failures/fallbacks by role | " + " | ".join(label for _, _, label in DIAGNOSTICS) + " |")
-    lines = [head, "|" + "---|" * (13 + len(DIAGNOSTICS))]
+    lines = [head, "|" + "---|" * (14 + len(DIAGNOSTICS))]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         m = row["metrics"]
         groups[(row["model"], row["preset"])].append(row)
         lines.append(f"| {row['model']} | {row['preset']} | {row['game']} | {'yes' if m['won'] else 'no'} | "
-                     f"{m['score']:g}/{m['max_score']:g} | {m['steps']} | {fmt(m['seconds_per_step'], 1)} | {fmt(m['calls_per_step'], 1)} | "
+                     f"{m['score']:g}/{m['max_score']:g} | {fmt(m['best_normalised'], 2)} | {m['steps']} | "
+                     f"{fmt(m['seconds_per_step'], 1)} | {fmt(m['calls_per_step'], 1)} | "
                      f"{fmt(m['prompt_per_step'])} | {fmt(m['cached_per_step'])} | {fmt(m['uncached_at_20'])} | "
                      f"{fmt(m['completion_per_step'])} | {role_cell(m['roles'])} | " + " | ".join(diagnostic_cells(m)) + " |")
-    lines += ["", "| model | preset | episodes | won | total score | s/step | calls/step | uncached/step, steps 16-20 | completion/step | "
+    lines += ["", "| model | preset | episodes | won | total score | mean best/max | s/step | calls/step | uncached/step, steps 16-20 | completion/step | "
               "replies | failures | fallbacks |",
-              "|" + "---|" * 12]
+              "|" + "---|" * 13]
     for (model, preset), group in groups.items():
         metrics = [g["metrics"] for g in group]
         def mean(key: str, metrics: list = metrics) -> float | None:
@@ -165,7 +171,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         failures = sum(r["failures"] for m in metrics for r in m["roles"].values())
         fallbacks = sum(r["fallbacks"] for m in metrics for r in m["roles"].values())
         lines.append(f"| {model} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | {sum(m['score'] for m in metrics):g} | "
-                     f"{fmt(mean('seconds_per_step'), 1)} | "
+                     f"{fmt(mean('best_normalised'), 2)} | {fmt(mean('seconds_per_step'), 1)} | "
                      f"{fmt(mean('calls_per_step'), 1)} | {fmt(mean('uncached_at_20'))} | {fmt(mean('completion_per_step'))} | "
                      f"{replies} | {failures} ({100 * failures / max(replies, 1):.1f}%) | {fallbacks} ({100 * fallbacks / max(replies, 1):.1f}%) |")
     return "\n".join(lines)
