@@ -123,6 +123,11 @@ def measure(run: Path) -> dict[str, Any]:
     }
 
 
+def run_id_of(key: str) -> str:
+    """The run an episode's key ("model|preset|twx:mapreader@0/dev|50") is played as."""
+    return key.replace("|", "_").replace(":", "-").replace("@", "-").replace("/", "-")
+
+
 def fmt(value: float | None, digits: int = 0) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
@@ -199,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
             for game in args.games:  # each game under every preset before the next: a partial table compares
                 for preset in args.presets:
                     key = f"{model}|{preset}|{game}|{args.max_steps}"
-                    run_id = key.replace("|", "_").replace(":", "-").replace("@", "-")
+                    run_id = run_id_of(key)
                     if key in done:  # measured again from its run: the figures follow this script, not the one that played
                         rows.append({**done[key], "metrics": measure(out / "runs" / run_id)})
                         continue
