@@ -142,13 +142,14 @@ def go_to_target(command: str) -> str | None:
     return found.group(1) if found else None
 
 
-_ARTICLES = frozenset({"a", "an", "the", "some"})
+_ARTICLES = frozenset({"a", "an", "the", "some", "your"})  # "your": goals say "enjoy your meal", games "eat meal"
 
 
 # Verbs text games take for the same action: a command written with one matches a valid one written with
 # another ("read cookbook" is "examine cookbook" where only that is listed; "pick up" is "take").
 VERB_SYNONYMS = {"read": "examine", "x": "examine", "inspect": "examine", "check": "examine", "look at": "examine",
-                 "pick up": "take", "get": "take", "grab": "take", "place": "put", "walk": "go", "move": "go", "head": "go"}
+                 "pick up": "take", "get": "take", "grab": "take", "place": "put", "walk": "go", "move": "go", "head": "go",
+                 "enjoy": "eat"}
 
 
 def _command_words(command: str) -> tuple[str, ...]:
