@@ -125,15 +125,23 @@ def unexplored_move(state: AgentState, context: AgentContext) -> str | None:
                  if ground_command(f"go {d}", state.get("admissible") or [])), None)
 
 
+def repeated_here(state: AgentState, context: AgentContext, command: str | None) -> tuple[int, str] | None:
+    """(times, the game's last answer) when ``command``, not a move, was played twice already from this situation
+    (``loop_guard``; a move may be the only way out of a dead end: stalls and pacing catch moves)."""
+    if not context.switches.loop_guard or command is None or direction_of_command(command) is not None:
+        return None
+    count, answer = tried_here(state, context).get(command, (0, ""))
+    return (count, answer) if count >= 2 else None
+
+
 def looped_or_stalled(state: AgentState, context: AgentContext, command: str) -> str | None:
     """Why ``command`` should not be played from a plan made earlier: it was played twice already from here
     (``loop_guard``; not a move, which may be the only way out of a dead end), or no score came for
     ``stall_steps`` steps (checked once per step, before any replan)."""
     preset = context.switches
-    if preset.loop_guard and direction_of_command(command) is None:  # a move may be the only way out: stalls catch pacing
-        count, answer = tried_here(state, context).get(command, (0, ""))
-        if count >= 2:
-            return f"'{command}' was already played {count} times here and the game answered '{answer}': do something else"
+    if repeat := repeated_here(state, context, command):
+        count, answer = repeat
+        return f"'{command}' was already played {count} times here and the game answered '{answer}': do something else"
     since = state.get("step", 0) + 1 - state.get("progress_step", 0)
     if preset.stall_steps and state.get("replans", 0) == 0 and since >= preset.stall_steps and since % preset.stall_steps == 0:
         return f"no score for {since - 1} steps: what the plan does is not working; look for what the goal still needs"
@@ -229,8 +237,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         why = looped_or_stalled(state, context, command) if command is not None else None
         if why:
             return sent_back(step["action"], why, avoid=command if "already played" in why else None)
-    repeated = preset.loop_guard and command is not None and direction_of_command(command) is None \
-        and tried_here(state, context).get(command, (0, ""))[0] >= 2
+    repeated = repeated_here(state, context, command) is not None
     if admissible and (ruin or repeated or (command is not None and command in (state.get("avoid") or []))
                        or (command is None and preset.strict_grounding)):
         # with the replans used up, a step that was sent back (or one played twice here already, which the planner

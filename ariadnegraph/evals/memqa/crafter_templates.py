@@ -30,12 +30,6 @@ CRAFTS = tuple(item_name(k) for k in recipes())
 _DIRECTIONS = {v: k for k, v in MOVES.items()}
 
 
-
-
-
-
-
-
 def _c(tl: Any) -> CrafterTimeline:
     return tl  # the Crafter templates only ever get a CrafterTimeline (generate picks them by timeline)
 
