@@ -99,6 +99,36 @@ def test_a_local_model_plays_every_role_and_a_killed_run_resumes(tmp_path: Path,
     assert registered_server() is None  # the resumed run stopped (and unregistered) the server it started
 
 
+def test_roles_taking_turns_keep_their_slots_prompt_cache(local_model: str):
+    """A planner call, then an actor call, then the planner again: the planner's second prompt shares its
+    first one's prefix, and the server serves that prefix from the planner's slot."""
+    import urllib.request
+
+    from ariadnegraph.models.local.server import ensure_server, stop_owned_servers
+    from ariadnegraph.nodes.common import NODE_SLOTS
+
+    server = ensure_server(get_model(MODEL))
+    system = "You play a text game and answer with one command. " * 20
+
+    def cached(node: str, text: str) -> tuple[int, int]:
+        body = {"model": MODEL, "max_tokens": 2, "id_slot": NODE_SLOTS[node],
+                "messages": [{"role": "system", "content": system}, {"role": "user", "content": text}]}
+        request = urllib.request.Request(f"{server.url}/chat/completions", json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=300) as reply:
+            usage = json.load(reply)["usage"]
+        return usage["prompt_tokens"], usage["prompt_tokens_details"]["cached_tokens"]
+
+    try:
+        cached("planner", "step 1: you are in the kitchen. " * 10)
+        cached("actor", "choose one of: go north, open fridge. " * 10)
+        prompt, served = cached("planner", "step 1: you are in the kitchen. " * 10 + "step 2: you open the fridge.")
+        _, actor_served = cached("actor", "choose one of: go north, open fridge. " * 10 + "take milk.")
+    finally:
+        stop_owned_servers()
+    assert served > prompt // 2 and actor_served > 0, (prompt, served, actor_served)
+
+
 def test_a_served_model_is_reused_by_runs_and_stopped_by_ctrl_c(tmp_path: Path, local_model: str):
     from ariadnegraph.models.local.server import free_port
 

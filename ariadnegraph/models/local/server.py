@@ -143,6 +143,10 @@ def server_command(model: LocalModel, port: int) -> list[str]:
         # One KV pool shared by the slots (a role's cached prefix stays until the pool needs the room), sized
         # for the prompts in flight at once, not SLOTS x the longest: a run asks one role at a time.
         "--kv-unified", "--ctx-size", str(KV_POOL_CONTEXTS * model.context),
+        # By default a new request saves every idle slot to RAM and clears it, and a request pinned to a slot
+        # never loads it back: roles that take turns (planner, then actor) would each find their slot empty.
+        # Without this, an idle slot keeps its prefix until the pool needs the room.
+        "--no-cache-idle-slots",
         "--no-webui",
     ]
 
