@@ -262,14 +262,13 @@ def _tales(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     rows = []
     for preset, model in systems:
         mine = [r for r in records if (r["preset"], r["model"]) == (preset, model)]
-        row = [f"{preset} ({model})" + (" — no-LLM test double" if model == "scripted" else ""), _tales_cell(mine)]
+        row = [f"{preset} ({model})", _tales_cell(mine)]
         row += [_tales_cell([r for r in mine if r["group"] == g]) for g in settings]
         rows.append(row)
     for q in quoted.TALES_TWX:
         rows.append([q.label, _num(q.cells.get(ALL), 1)] + [_num(q.cells.get(g), 1) for g in settings])  # type: ignore[arg-type]
     note = ("Ours: best normalised score reached during the episode (%, TALES's score), mean over the setting's seeds; "
-            "w: episodes won of those played; inv: commands outside the game's valid actions (total). The scripted model "
-            "is the offline test double with no TextWorldExpress rules: a no-LLM baseline, not a language model. "
+            "w: episodes won of those played; inv: commands outside the game's valid actions (total). "
             f"Quoted rows: {quoted.TALES_TWX_NOTE}")
     return _table(header, rows) + "\n\n" + note
 
@@ -302,8 +301,7 @@ def _progression(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
         else:
             unlocked = [r["score"] for r in mine]
             figures += [f"{statistics.fmean(unlocked):.2f} ± {statistics.pstdev(unlocked):.2f}", *_crafter_figures(mine)]
-        label = f"{preset} ({model})" + (" — no-LLM test double" if model == "scripted" else "")
-        rows.append([label, str(len(mine)), *figures])
+        rows.append([f"{preset} ({model})", str(len(mine)), *figures])
     if nethack:
         for q in quoted.NETHACK:
             score, levels = cast(tuple[float, float], q.cells["score"]), cast(tuple[float, float], q.cells["levels"])

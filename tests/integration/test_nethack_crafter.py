@@ -75,7 +75,7 @@ def test_the_progression_suites_run_offline(suite, figure, tmp_path):
     record = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
     assert record["steps"] == 15 and 0 <= record["best_norm_score"] <= 1
     report = (out / "report.md").read_text()
-    assert "progression %" in report and figure in report and "quoted" in report and "no-LLM test double" in report
+    assert "progression %" in report and figure in report and "quoted" in report and "rule-based test double, not a language model" in report
 
 
 @pytest.mark.parametrize(("env", "preset"), [("crafter", "agentkit"), ("nethack:challenge", "ariadne")])

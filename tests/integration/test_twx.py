@@ -140,7 +140,7 @@ def test_the_suite_runs_offline_and_writes_every_output(tmp_path):
     assert len(records) == 6 and {r["preset"] for r in records} == {"ariadne", "react"}
     assert all(r["invalid_actions"] is not None and 0 <= r["best_norm_score"] <= 1 for r in records)
     report = (out / "report.md").read_text()
-    assert "TALES" in report and "no-LLM test double" in report
+    assert "TALES" in report and "rule-based test double, not a language model" in report
     assert "| CookingWorld | CoinCollector | SimonSaysWithMemory10 |" in report  # TALES's names, in the suite's order
     cooking = [r for r in records if r["group"] == "cookingworld"]
     assert all(r["fidelity"] and r["fidelity"].get("recall") is not None for r in cooking)  # measured from the tree

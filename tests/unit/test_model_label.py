@@ -27,3 +27,10 @@ def test_eval_tables_say_the_scripted_rows_are_not_a_language_model():
     suite = get_suite("stma-cooking")
     assert LABEL in markdown_tables(suite, [_record("scripted")])
     assert "test double" not in markdown_tables(suite, [_record("openai:gpt-4o-mini")])
+
+
+def test_the_twx_table_names_the_double_in_the_same_words_as_every_table():
+    record = {**_record("scripted"), "group": "coincollector", "env": "twx:coincollector", "invalid_actions": 0,
+              "best_norm_score": 1.0}
+    text = markdown_tables(get_suite("tales-twx"), [record])
+    assert LABEL in text and "no-LLM" not in text
