@@ -38,7 +38,6 @@ GATA_LEVELS: dict[int, tuple[str, ...]] = {
 
 SCIENCEWORLD_VARIATIONS = 3  # "three randomly sampled test variations" (DAVIS appendix B): test indices 0-2
 SCIENCEWORLD_MAX_STEPS = 80  # "a maximum of 80 steps per task" (DAVIS appendix B)
-SCIENCEWORLD_SPLIT = "test"
 # DAVIS table 6: the nine subjects and their tasks, in table 7's order.
 SCIENCEWORLD_SUBJECTS: dict[str, tuple[str, ...]] = {
     "Matter": ("1-1", "1-2", "1-3", "1-4"),

@@ -89,11 +89,6 @@ def history(body: str | None) -> list[tuple[str, str]]:
     return [pair for pair in pairs if pair and pair[0] != START_ACTION]
 
 
-def plan_steps(body: str | None) -> list[str]:
-    """CURRENT PLAN lines ``action (expect: ...)`` -> actions."""
-    return [parse_plan_line(line)[0] for line in items(body)]
-
-
 # -- the belief -------------------------------------------------------------------------------------
 BELIEF_KEYS = ("Task", "Recipe", "Directions", "Notes", "Notes read", "Unlocked", "Location", "Visited", "Moves", "Exits", "Seen",
                "Done", "Last failure")
