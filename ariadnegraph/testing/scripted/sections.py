@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ...prompting import START_ACTION, bullet_items, is_placeholder, parse_history_line, parse_history_transcript, parse_plan_line
+from ...prompting import START_ACTION, bullet_items, is_placeholder, parse_history_line, parse_history_transcript
 
 Triplet = tuple[str, str, str]
 
