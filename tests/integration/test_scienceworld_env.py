@@ -13,10 +13,9 @@ import time
 import pytest
 
 from ariadnegraph.envs.base import EnvCrashed, EnvError, EnvSpecError, EnvTimeout, InvalidCommand, Oracle, TextEnv
+from ariadnegraph.envs.jvm_pool import ENV_MAX_MB, jvm_pool
 from ariadnegraph.envs.scienceworld_env import (
-    ENV_MAX_MB,
     ScienceWorldTextEnv,
-    jvm_pool,
     make_scienceworld,
     resolve_scienceworld_task,
     scienceworld_tasks,
