@@ -18,6 +18,7 @@ from langgraph.store.base import BaseStore
 
 from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpointer, in_postgres, new_run_checkpoints
 from .agent.context import AgentContext
+from .agent.episode_input import check_numbers, recursion_limit
 from .agent.integrity import LOCAL_CHECKPOINTS, check_copy, checked_copies
 from .agent.presets import additions
 from .agent.session import end_session, get_session, open_session
@@ -34,7 +35,6 @@ from .memory.transitions import DatedFact
 from .memory.world import dated_transitions, lasting_facts
 from .models import FALLBACK, REASKED, REPAIRED
 from .nodes.common import check_models
-from .nodes.environment import check_numbers, recursion_limit
 from .nodes.reflection import reflect
 from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, new_run_id
 from .tracing import CallLog

@@ -13,13 +13,13 @@ from langgraph.runtime import Runtime
 
 from ..agent.approval import approved_command
 from ..agent.context import AgentContext
+from ..agent.episode_input import check_episode_input, check_recursion_budget
 from ..agent.presets import switch_values
 from ..agent.recall import recall
 from ..agent.session import live_session, record_step
 from ..agent.state import AgentState
 from ..envs import Observation, check_served_spec
-from ..envs.registry import check_split
-from ..runs import check_run_id, new_run_id
+from ..runs import new_run_id
 from .common import check_models
 
 
@@ -37,64 +37,10 @@ def observation_fields(observation: Observation) -> dict[str, Any]:
     }
 
 
-MAX_STEPS_LIMIT = 100_000  # far beyond any episode here; bounds the recursion limit LangGraph is given
-SEED_LIMIT = 2**31  # game generators take 32-bit seeds
-
-
-def check_episode_input(state: AgentState) -> None:
-    """The caller's input (CLI, Studio, SDK), checked before anything is written."""
-    if not state.get("env") or not isinstance(state["env"], str):
-        raise ValueError("the episode input needs 'env' (text), e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
-    if state.get("run_id") is not None:
-        check_run_id(state["run_id"])
-    if state.get("split") is not None and not isinstance(state["split"], str):
-        raise ValueError(f"the episode input's 'split' must be text, got {state['split']!r:.60}")
-    if state.get("max_steps") is None:
-        raise ValueError(f"the episode input needs 'max_steps' (an integer between 1 and {MAX_STEPS_LIMIT:,}), e.g. "
-                         "{\"env\": \"cooking:1\", \"seed\": 1, \"max_steps\": 50}")
-    check_numbers(max_steps=state.get("max_steps"), seed=state.get("seed"), variation=state.get("variation"))
-    check_split(state["env"], state.get("split"))
-    for name in ("lessons", "script"):
-        value = state.get(name)
-        if value is not None and not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
-            raise ValueError(f"the episode input's '{name}' must be a list of strings")
-
-
 def out_of_steps(state: AgentState, step: int) -> bool:
     """The step limit, or the end of a given script, ends the episode."""
     limit, script = state.get("max_steps"), state.get("script")
     return bool(limit and step >= limit) or bool(script and step >= len(script))
-
-
-def check_numbers(*, max_steps: object, seed: object, variation: object) -> None:
-    """The numbers an episode is started with: integers in the ranges the games and LangGraph take."""
-    if max_steps is not None and (type(max_steps) is not int or not 1 <= max_steps <= MAX_STEPS_LIMIT):
-        raise ValueError(f"max steps must be an integer between 1 and {MAX_STEPS_LIMIT:,}, got {max_steps!r}")
-    for name, value in (("seed", seed), ("variation", variation)):
-        if value is not None and (type(value) is not int or not 0 <= value < SEED_LIMIT):
-            raise ValueError(f"{name} must be an integer between 0 and {SEED_LIMIT - 1}, got {value!r}")
-
-
-def nodes_per_step(context: AgentContext) -> int:
-    """The most graph nodes one step can run: the memory path, the thinking, the critic and the planner
-    again for each replan it may ask for, the actor and the approval. LangGraph's recursion limit counts them."""
-    return 11 + 2 * context.max_replans
-
-
-def recursion_limit(context: AgentContext, max_steps: int) -> int:
-    """The recursion limit an episode of ``max_steps`` needs (the first step and ``finish`` included)."""
-    return nodes_per_step(context) * (max_steps + 1) + 2
-
-
-def check_recursion_budget(state: AgentState, context: AgentContext, remaining: int | None) -> None:
-    """A run that could not reach the episode's end within LangGraph's recursion limit is refused at its
-    start (a step costs at most ``nodes_per_step``; a budget that holds at one step holds at the next)."""
-    if remaining is None or not state.get("max_steps"):
-        return
-    needed = nodes_per_step(context) * (state["max_steps"] - state.get("step", -1)) + 1
-    if remaining < needed:
-        raise ValueError(f"an episode of {state['max_steps']} steps needs a recursion limit of at least "
-                         f"{recursion_limit(context, state['max_steps'])} (the run's config 'recursion_limit'); this run has {remaining} left")
 
 
 def served_environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:

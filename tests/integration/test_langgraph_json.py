@@ -63,7 +63,7 @@ def test_every_declared_graph_has_its_input_output_and_context_schemas():
 
 def test_the_server_has_a_store_and_a_recursion_limit_for_long_episodes():
     from ariadnegraph.agent.context import AgentContext
-    from ariadnegraph.nodes.environment import MAX_STEPS_LIMIT, recursion_limit
+    from ariadnegraph.agent.episode_input import MAX_STEPS_LIMIT, recursion_limit
 
     for config_name in CONFIGS:
         config = json.loads((ROOT / config_name).read_text())
