@@ -215,7 +215,7 @@ def clip(text: str, limit: int) -> str:
 
 def history_lines(records: Iterable[Mapping[str, object]]) -> list[str]:
     """Compact history: one ``action -> first line of the answer`` bullet per step."""
-    return [f"{r.get('action') or START_ACTION} -> {first_line(str(r.get('observation') or ''))}" for r in records]
+    return [f"{r.get('action') or START_ACTION}{ARROW}{first_line(str(r.get('observation') or ''))}" for r in records]
 
 
 def step_header(step: object, action: str | None) -> str:
@@ -258,10 +258,62 @@ def parse_history_transcript(body: str | None) -> list[tuple[int, str, str]]:
 
 def parse_history_line(line: str) -> tuple[str, str] | None:
     """Inverse of one :func:`history_lines` bullet: (action, first line); None for another format."""
-    action, arrow, answer = line.partition(" -> ")
+    action, arrow, answer = line.partition(ARROW)
     return (action.strip(), answer.strip()) if arrow else None
 
 
-def note_line(question: str, answer: str) -> str:
-    """A world-model QA finding as the planner reads it."""
-    return f"{question} -> {answer}"
+ARROW = " -> "  # between a command and its answer, a question and its finding, a step and its prediction
+
+
+def finding_line(question: str, answer: str) -> str:
+    """A world-model QA finding as the planner reads it: ``question -> answer`` (the QA prompts ask for it)."""
+    return f"{question}{ARROW}{answer}"
+
+
+def parse_finding_line(line: str) -> tuple[str, str] | None:
+    """Inverse of :func:`finding_line`, as models write it (the arrow with or without its spaces): (question,
+    answer); None for a line without an arrow."""
+    question, arrow, answer = line.partition(ARROW.strip())
+    return (question.strip(), answer.strip()) if arrow else None
+
+
+def tried_line(command: str, answer: str, times: int = 1) -> str:
+    """A command already played here, with the game's answer (``open fridge -> It is locked. (x2)``)."""
+    return f"{command}{ARROW}{answer}" + (f" (x{times})" if times > 1 else "")
+
+
+def progress_line(command: str, answer: str, score: float) -> str:
+    """A command that raised the score, with the game's answer and the score after it."""
+    return f"{command}{ARROW}{answer} (score {score:g})"
+
+
+def dated_fact_line(subject: str, relation: str, obj: str, valid_from: int, valid_to: int | None) -> str:
+    """A fact with its time span (``..., since step 3 until now``), the form DAVIS hands to the model."""
+    until = "now" if valid_to is None else f"step {valid_to}"
+    return f"{fact_line(subject, relation, obj)} [from step {valid_from} until {until}]"
+
+
+def exits_line(room: str, directions: Iterable[str]) -> str:
+    """A room's exits not walked through yet: ``Kitchen: north, west``."""
+    return f"{room}: {', '.join(directions)}"
+
+
+def parse_exits_line(line: str) -> tuple[str, list[str]] | None:
+    """Inverse of :func:`exits_line`: (room, directions); None for a line without the colon."""
+    room, colon, directions = line.rpartition(":")
+    return (room.strip(), [d.strip() for d in directions.split(",") if d.strip()]) if colon else None
+
+
+def prediction_line(command: str, expected: str | None, reward: str | None = None) -> str:
+    """A planned command with the outcome (and reward) the world model predicted for it."""
+    return f"{command}{ARROW}{expected or NOTHING_EXPECTED}" + (f" (reward {reward})" if reward else "")
+
+
+def episode_line(step: int, text: str) -> str:
+    """A past observation retrieved for a role (``step 4: You are in the kitchen...``)."""
+    return f"step {step}: {text}"
+
+
+def memory_step_line(step: int, action: str | None) -> str:
+    """A step as the KG tools report it, with the command that led to it (``step 4 > open fridge``)."""
+    return f"step {step} > {action or START_ACTION}"

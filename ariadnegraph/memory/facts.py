@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from ..prompting import dated_fact_line
+
 Triplet = tuple[str, str, str]
 
 
@@ -55,8 +57,7 @@ class Fact:
 
     def describe(self) -> str:
         """Text with its time span, the form DAVIS hands to the LLM."""
-        until = "now" if self.valid_to is None else f"step {self.valid_to}"
-        return f"{self.subject}, {self.relation}, {self.object} [from step {self.valid_from} until {until}]"
+        return dated_fact_line(self.subject, self.relation, self.object, self.valid_from, self.valid_to)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

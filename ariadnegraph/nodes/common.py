@@ -167,7 +167,7 @@ def done_here_section(state: Mapping[str, Any], context: AgentContext, preset: P
     if not preset.loop_guard:
         return None
     tried = tried_here(state, context)
-    return [f"{command} -> {answer}" + (f" (x{count})" if count > 1 else "") for command, (count, answer) in tried.items()][-DONE_HERE_SHOWN:]
+    return [p.tried_line(command, answer, count) for command, (count, answer) in tried.items()][-DONE_HERE_SHOWN:]
 
 
 MAX_GO_TO_CHOICES = 8  # 'go to <place>' choices offered beside the game's commands (nearest places first)
@@ -256,7 +256,7 @@ def progress_section(state: Mapping[str, Any], context: AgentContext, preset: Pr
     done = []
     for record in score_rises(state, context):
         answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
-        done.append(f"{record['action']} -> {answer[:100]} (score {record['score']:g})")
+        done.append(p.progress_line(record["action"], answer[:100], record["score"]))
     return done[-PROGRESS_SHOWN:] or p.NO_PROGRESS
 
 

@@ -53,7 +53,7 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
         # whole episodes, as AriGraph shows them: a recipe read ten steps ago is in its episode's text
-        "episodes_text": [f"step {e.step}: {p.clip(e.text, EPISODE_CHARS)}" for e, _ in episodes if e.step != step],
+        "episodes_text": [p.episode_line(e.step, p.clip(e.text, EPISODE_CHARS)) for e, _ in episodes if e.step != step],
         "unexplored": [],
     }
     if preset.unexplored_exits:
@@ -67,5 +67,5 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
             explore = check.explore
             update.update(usage)
         if explore:
-            update["unexplored"] = [f"{room}: {', '.join(dirs)}" for room, dirs in memory.unexplored_exits().items()]
+            update["unexplored"] = [p.exits_line(room, dirs) for room, dirs in memory.unexplored_exits().items()]
     return update

@@ -244,7 +244,9 @@ def unsupported(notes: Sequence[str], returned: str) -> list[str]:
     seen = set(_NOTE_WORD.findall(returned.lower()))
     found = []
     for note in notes:
-        words = set(_NOTE_WORD.findall(note.rpartition("->")[2].lower())) - {"the", "and", "not", "are", "was", "you"}
+        finding = p.parse_finding_line(note)
+        answer = finding[1] if finding else note
+        words = set(_NOTE_WORD.findall(answer.lower())) - {"the", "and", "not", "are", "was", "you"}
         if words and not words & seen:
             found.append(note)
     return found
@@ -333,14 +335,13 @@ def predict_transitions(state: AgentState, runtime: Runtime[AgentContext]) -> di
             asked.add(question.lower())
             answer, found, update = graph_qa(question, history, embed, state, context)
             updates.append(update)
-            monologue.append(f"{question} -> {answer}")
+            monologue.append(p.finding_line(question, answer))
             searches.append({"action": planned["action"], **found})
         if prediction.observation.strip():
             planned["expected"] = prediction.observation.strip()
         if preset.expected_rewards and prediction.reward.strip():
             planned["reward"] = prediction.reward.strip()
-        reward = f" (reward {planned['reward']})" if planned.get("reward") else ""
-        predicted.append(f"{planned['action']} -> {planned.get('expected') or p.NOTHING_EXPECTED}{reward}")
+        predicted.append(p.prediction_line(planned["action"], planned.get("expected"), planned.get("reward")))
         notes += monologue
     decided = {"notes": notes, "monologue": searches, "predicted": predicted}
     return {"plan": plan, "notes": notes, "decided": decided, **merged(updates)}

@@ -10,9 +10,9 @@ from collections.abc import Iterable
 
 from langchain_core.tools import BaseTool, tool
 
+from .. import prompting as p
 from ..memory import Fact, WorldMemory, order_by_time
 from ..memory.retrieval import k_hop_nodes
-from ..prompting import START_ACTION
 
 MAX_LINES = 25
 TOOL_NAMES = (
@@ -37,10 +37,6 @@ def describe(facts: Iterable[Fact], limit: int = MAX_LINES) -> str:
         return "nothing known"
     extra = f"\n... and {len(lines) - limit} more" if len(lines) > limit else ""
     return "\n".join(lines[:limit]) + extra
-
-
-def _triple(fact: Fact) -> str:
-    return f"{fact.subject}, {fact.relation}, {fact.object}"
 
 
 def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseTool]:
@@ -104,7 +100,7 @@ def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseToo
     def unexplored_exits(location: str = "") -> str:
         """Exits not yet walked through: of one location, or of every visited location when empty."""
         found = memory.unexplored_exits(location or None, as_of=as_of)
-        lines = [f"{room}: {', '.join(dirs)}" for room, dirs in found.items() if dirs]
+        lines = [p.exits_line(room, dirs) for room, dirs in found.items() if dirs]
         return "\n".join(lines) if lines else "no unexplored exits known"
 
     @tool
@@ -114,7 +110,7 @@ def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseToo
         hits = memory.similar_episodes(query, k=3, before=before)
         if not hits:
             return "no episodes"
-        return "\n".join(f"step {e.step}: {' '.join(e.text.split())[:300]}" for e, _ in hits)
+        return "\n".join(p.episode_line(e.step, " ".join(e.text.split())[:300]) for e, _ in hits)
 
     @tool
     def step_changes(first: int, last: int) -> str:
@@ -134,11 +130,11 @@ def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseToo
                 ended.setdefault(f.valid_to, []).append(f)
         lines = []
         for t in shown:
-            line = f"step {t} > {memory.episodes[t].action or START_ACTION}"
+            line = p.memory_step_line(t, memory.episodes[t].action)
             if began.get(t):
-                line += " | became true: " + "; ".join(_triple(f) for f in began[t])
+                line += " | became true: " + "; ".join(p.fact_line(f.subject, f.relation, f.object) for f in began[t])
             if ended.get(t):
-                line += " | stopped being true: " + "; ".join(_triple(f) for f in ended[t])
+                line += " | stopped being true: " + "; ".join(p.fact_line(f.subject, f.relation, f.object) for f in ended[t])
             lines.append(line)
         if rest:
             lines.append(f"... steps {rest[0]}-{rest[-1]} not shown: call again with first={rest[0]}")
@@ -150,7 +146,7 @@ def make_kg_tools(memory: WorldMemory, as_of: int | None = None) -> list[BaseToo
         episode = memory.episodes.get(step)
         if episode is None or (as_of is not None and step > as_of):
             return f"no episode recorded at step {step}"
-        return f"step {step} > {episode.action or START_ACTION}\n{episode.text.strip()}"
+        return f"{p.memory_step_line(step, episode.action)}\n{episode.text.strip()}"
 
     return [search_facts, entity_neighbourhood, entity_timeline, where_is, what_is_in, path_between, unexplored_exits, search_episodes,
             step_changes, observation_at]

@@ -160,7 +160,7 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
     question = s.get(p.QUESTION)
     if question and not is_empty(question):
         found = [f"{r.name}({', '.join(str(v) for v in r.args.values())}): {' '.join(r.result.split())}" for r in results]
-        return f"{question.strip()} -> {' | '.join(found) if found else 'not known from memory'}"
+        return p.finding_line(question.strip(), " | ".join(found) if found else "not known from memory")
     rooms = known_rooms(s, results)
     holder_of = {}
     for r in results:
@@ -172,7 +172,7 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
     for r in results:
         if r.name == "unexplored_exits":
             entries = [line.strip() for line in r.result.splitlines() if ":" in line]
-            lines.append(f"unexplored exits -> {'; '.join(entries) if entries else 'none known'}")
+            lines.append(p.finding_line("unexplored exits", "; ".join(entries) if entries else "none known"))
     followed = {h[1].lower() for h in holder_of.values()}
     for r in results:
         if r.name != "where_is":
@@ -197,12 +197,12 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
             answer = f"unknown ({' '.join(chain)})" if chain else "unknown"
         else:
             answer = room + (f" ({', '.join(chain)})" if chain else "")
-        lines.append(f"where is {entity} -> {answer}")
+        lines.append(p.finding_line(f"where is {entity}", answer))
     for r in results:
         if r.name == "entity_neighbourhood" and _lower(str(r.args.get("entity", ""))) == ex.RECIPE:
             from .sections import facts as parse_facts
             found = [f"{a} {rel} {o}" for a, rel, o in parse_facts(r.result) if rel in ("requires", "needs")]
-            lines.append(f"recipe -> {'; '.join(found) if found else 'unknown'}")
+            lines.append(p.finding_line("recipe", "; ".join(found) if found else "unknown"))
             continue
         if r.name not in ("where_is", "unexplored_exits"):
             lines.append(f"{r.name}({', '.join(str(v) for v in r.args.values())}) -> {' '.join(r.result.split())[:200]}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ...prompting import START_ACTION, bullet_items, is_placeholder, parse_history_line, parse_history_transcript
+from ...prompting import START_ACTION, bullet_items, is_placeholder, parse_exits_line, parse_finding_line, parse_history_line, parse_history_transcript
 
 Triplet = tuple[str, str, str]
 
@@ -56,12 +56,9 @@ def exits_table(body: str | None) -> dict[str, list[str]]:
     """UNEXPLORED EXITS lines ``Room: north, east`` -> room -> directions."""
     table: dict[str, list[str]] = {}
     for line in bullet_items(body) or (body or "").splitlines():
-        if ":" not in line or is_empty(line):
-            continue
-        room, _, dirs = line.rpartition(":")
-        found = [d.strip().lower() for d in dirs.split(",") if d.strip()]
-        if room.strip() and found:
-            table[room.strip()] = found
+        entry = None if is_empty(line) else parse_exits_line(line)
+        if entry and entry[0] and entry[1]:
+            table[entry[0]] = [d.lower() for d in entry[1]]
     return table
 
 
@@ -69,9 +66,9 @@ def notes(body: str | None) -> list[tuple[str, str]]:
     """WORLD MODEL NOTES ``question -> answer`` pairs."""
     pairs = []
     for line in bullet_items(body) or (body or "").splitlines():
-        if "->" in line:
-            q, _, a = line.partition("->")
-            pairs.append((q.strip(), a.strip()))
+        finding = parse_finding_line(line)
+        if finding:
+            pairs.append(finding)
     return pairs
 
 
