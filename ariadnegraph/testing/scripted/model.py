@@ -42,21 +42,25 @@ from ...nodes.schemas import (
 from ...prompting import parse_sections
 from . import brain, memqa, qa
 
-ROLES: dict[str, tuple[type[BaseModel], Callable[[dict[str, str]], BaseModel]]] = {
-    "Belief": (Belief, brain.believe),
-    "Extraction": (Extraction, brain.extraction),
-    "BeliefExtraction": (BeliefExtraction, brain.extraction),
-    "Outdated": (Outdated, brain.outdated),
-    "SpatialBelief": (SpatialBelief, brain.spatial),
-    "Plan": (Plan, brain.plan),
-    "Decision": (Decision, brain.decide),
-    "Critique": (Critique, brain.critique),
-    "ActionChoice": (ActionChoice, brain.choose),
-    "ExplorationCheck": (ExplorationCheck, brain.exploration_check),
-    "TransitionPrediction": (TransitionPrediction, brain.predict),
-    "EntityFocus": (EntityFocus, brain.focus),
-    "Expansion": (Expansion, brain.expand),
+# The protocol the double plugs in by: a structured call binds its schema as the one tool, named after the
+# schema's class (models.structured); a schema with a rule here is answered by the rule, from the prompt's
+# sections; any other schema gets a form filled from them (_form). A node with a new schema adds its rule here.
+RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
+    Belief: brain.believe,
+    Extraction: brain.extraction,
+    BeliefExtraction: brain.extraction,
+    Outdated: brain.outdated,
+    SpatialBelief: brain.spatial,
+    Plan: brain.plan,
+    Decision: brain.decide,
+    Critique: brain.critique,
+    ActionChoice: brain.choose,
+    ExplorationCheck: brain.exploration_check,
+    TransitionPrediction: brain.predict,
+    EntityFocus: brain.focus,
+    Expansion: brain.expand,
 }
+ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
 
 
 def _text(message: BaseMessage) -> str:
