@@ -125,7 +125,7 @@ def evaluate(node: NodeSpec, spec: ThoughtSpec, inputs: dict[str, Any], db: dict
     if node.choose:
         fallback_fields.pop(node.choose)
         fallback_fields["action"] = safe_command(valid)
-    model = chat_model(context, "planner", node=NODE)
+    model = chat_model(context, NODE)
     messages = role_messages(spec.system, compose(node, inputs, db, outputs, spec))
     result = call_structured(model, schema, messages, max_tries=context.structured_tries, fallback=schema(**fallback_fields),
                              retries=context.max_retries)

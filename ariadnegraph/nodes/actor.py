@@ -161,7 +161,7 @@ def expand_step(state: AgentState, context: AgentContext, step: dict[str, str], 
     sections = {p.ENVIRONMENT: environment_section(state), p.GOAL: state.get("goal", ""), p.LOCATION: state.get("location") or p.UNKNOWN,
                 p.INVENTORY: p.inventory_text(state.get("inventory")), p.ADMISSIBLE: admissible,
                 p.OBSERVATION: state.get("observation", ""), p.PROPOSED_ACTION: step["action"]}
-    reply, update = ask_structured(context, node="actor", role="actor", schema=Expansion, system=expansion_prompt(most),
+    reply, update = ask_structured(context, node="actor", schema=Expansion, system=expansion_prompt(most),
                                    sections=sections, fallback=Expansion(commands=[]), step=state.get("step", 0))
     commands: list[Command] = []
     for command in reply.commands[:most]:
@@ -258,7 +258,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
                     p.PROPOSED_ACTION: step["action"]}
         schema = action_choice(admissible)
-        choice, chosen = ask_structured(context, node="actor", role="actor", schema=schema, system=ACTOR, sections=sections,
+        choice, chosen = ask_structured(context, node="actor", schema=schema, system=ACTOR, sections=sections,
                                         fallback=schema(action=safe_command(admissible)), step=state.get("step", 0))
         update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
         command = ground_command(choice.action, admissible)
@@ -282,7 +282,7 @@ def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]],
     if admissible:
         fallback = ground_command(fallback, admissible) or safe_command(admissible)
     schema = action_choice(admissible + places)
-    choice, update = ask_structured(context, node="actor", role="actor", schema=schema, system=REACT,
+    choice, update = ask_structured(context, node="actor", schema=schema, system=REACT,
                                     sections=sections, fallback=schema(action=fallback), step=state.get("step", 0))
     if places and go_to_target(choice.action) is not None:
         moves = expand_go_to(choice.action, state, live_session(state, context).memory)

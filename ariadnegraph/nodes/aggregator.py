@@ -42,7 +42,7 @@ def aggregator(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
     if context.switches.aggregator == "llm":  # STMA's relation aggregator: the retrieved subgraph in words
         sections = {p.ENVIRONMENT: environment_section(state), p.MEMORY: state.get("memory_text") or [],
                     p.LOCATION: state.get("location") or p.UNKNOWN}
-        belief, update = ask_structured(context, node="aggregator", role="summarizer", schema=SpatialBelief, system=AGGREGATOR,
+        belief, update = ask_structured(context, node="aggregator", schema=SpatialBelief, system=AGGREGATOR,
                                         sections=sections, fallback=SpatialBelief(text=p.NONE), step=state.get("step", 0))
         return {"spatial_belief": belief.text, **update}
     memory = live_session(state, context).memory

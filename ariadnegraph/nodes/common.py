@@ -5,6 +5,7 @@ call's usage and reply outcome under the node's name."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import dispatch_custom_event
@@ -26,12 +27,31 @@ from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
 
 T = TypeVar("T", bound=BaseModel)
 
-ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")
-# A local server keeps one KV cache per slot: each node that calls a model gets its own, so its
-# consecutive prompts share their prefix there (models.local.server.SLOTS has room for all).
-NODE_SLOTS = {"summarizer": 0, "relation_retriever": 1, "world_model_qa": 2, "planner": 3, "critic": 4, "actor": 5,
-              "exploration_check": 6, "aggregator": 7,
-              "outdated_check": 1}  # AriGraph's second extraction call: the relation retriever's slot (the server has 8)
+ROLES = ("summarizer", "extraction", "qa", "planner", "critic", "actor")  # AgentContext.<role>_model overrides each
+
+
+@dataclass(frozen=True)
+class ModelNode:
+    """A node that calls a model: the role whose model it uses, and its prompt-cache slot on a local server."""
+
+    role: str
+    slot: int | None  # consecutive prompts of one slot share their prefix in its KV cache (None: any free slot)
+
+
+# The one table of the nodes that call a model (their names key the accounting, the replies and the trace).
+MODEL_NODES: dict[str, ModelNode] = {
+    "summarizer": ModelNode("summarizer", 0),
+    "relation_retriever": ModelNode("extraction", 1),
+    "outdated_check": ModelNode("extraction", 1),  # AriGraph's second extraction call: the relation retriever's slot
+    "world_model_qa": ModelNode("qa", 2),
+    "planner": ModelNode("planner", 3),
+    "critic": ModelNode("critic", 4),
+    "actor": ModelNode("actor", 5),
+    "exploration_check": ModelNode("planner", 6),
+    "aggregator": ModelNode("summarizer", 7),  # the server has 8 slots (models.local.server.SLOTS)
+    "reflection": ModelNode("planner", None),
+    "thoughts": ModelNode("planner", None),  # AgentKit's thought graph
+}
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
 UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions
@@ -42,17 +62,23 @@ def check_models(context: AgentContext) -> None:
     """Load every role's model once, so a bad model string fails before an episode writes anything
     (and a local model's server is up before the first step)."""
     for role in ROLES:
-        chat_model(context, role)
+        _load(context, role, slot=None, max_tokens=None)
 
 
 LOCAL_REQUEST_TIMEOUT = 900.0  # a local model on 2 cores reads ~35 prompt tokens/s: a 16k-token prompt takes ~8 minutes
 
 
-def chat_model(context: AgentContext, role: str, *, node: str | None = None, max_tokens: int | None = None) -> BaseChatModel:
+def chat_model(context: AgentContext, node: str, *, max_tokens: int | None = None) -> BaseChatModel:
+    """The model ``node`` calls (its role's, MODEL_NODES), pinned to the node's prompt-cache slot."""
+    calling = MODEL_NODES[node]
+    return _load(context, calling.role, slot=calling.slot, max_tokens=max_tokens)
+
+
+def _load(context: AgentContext, role: str, *, slot: int | None, max_tokens: int | None) -> BaseChatModel:
     spec = context.model_for(role)
     timeout = max(context.request_timeout, LOCAL_REQUEST_TIMEOUT) if is_local(spec) else context.request_timeout
     return load_chat_model(spec, base_url=context.base_url, timeout=timeout,
-                           max_retries=context.max_retries, max_tokens=max_tokens, slot=NODE_SLOTS.get(node or ""))
+                           max_retries=context.max_retries, max_tokens=max_tokens, slot=slot)
 
 
 def environment_section(state: Mapping[str, Any]) -> str | None:
@@ -87,7 +113,6 @@ def ask_structured(
     context: AgentContext,
     *,
     node: str,
-    role: str,
     schema: type[T],
     system: str,
     sections: Mapping[str, object],
@@ -95,7 +120,7 @@ def ask_structured(
     step: int,
 ) -> tuple[T, dict[str, Any]]:
     """The parsed reply (or ``fallback``) and the state update that accounts for the call."""
-    model = chat_model(context, role, node=node, max_tokens=getattr(schema, "reply_tokens", None))
+    model = chat_model(context, node, max_tokens=getattr(schema, "reply_tokens", None))
     result = call_structured(model, schema, role_messages(system, sections), max_tries=context.structured_tries, fallback=fallback,
                              retries=context.max_retries)
     return result.value, reply_update(node, step, result)

@@ -60,7 +60,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
     if invalid and not preset.reject_invalid:
         sections[p.PROPOSED_ACTION] = None
     if judged:
-        verdict, update = ask_structured(context, node="critic", role="critic", schema=Critique, system=CRITIC, sections=sections,
+        verdict, update = ask_structured(context, node="critic", schema=Critique, system=CRITIC, sections=sections,
                                          fallback=Critique(outcome_matches=True, action_approved=True), step=state.get("step", 0))
     else:
         verdict, update = Critique(outcome_matches=True, action_approved=True), {}

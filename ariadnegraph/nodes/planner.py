@@ -88,7 +88,7 @@ def _choose_plan(state: AgentState, context: AgentContext) -> tuple[Plan, dict[s
         step = p.step_line(*item) if item[0] is not None else item[1]
         return Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"followed in code: {step}", steps=[PlanStep(action=command)]), {}
     fallback = fallback_plan(state).steps[0].action
-    chosen, update = ask_structured(context, node="planner", role="planner", schema=Decision, system=PLAN_CHOICE,
+    chosen, update = ask_structured(context, node="planner", schema=Decision, system=PLAN_CHOICE,
                                     sections={**choice_sections(state, context), p.ADMISSIBLE: [*admissible, *places]},
                                     fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
                                     step=state.get("step", 0))
@@ -108,7 +108,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
         plan, update = _choose_plan(state, context)
     else:
         system = planner_prompt(preset.plan_length, preset.expected_rewards)
-        plan, update = ask_structured(context, node="planner", role="planner", schema=Plan, system=system,
+        plan, update = ask_structured(context, node="planner", schema=Plan, system=system,
                                       sections=working_memory(state, context), fallback=fallback_plan(state), step=state.get("step", 0))
     steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")

@@ -35,6 +35,6 @@ def reflect(run: RunDir, summary: dict[str, Any], lessons: list[str], context: A
         p.HISTORY: p.history_lines(records[-TRIAL_STEPS_SHOWN:]),
         p.ACTUAL: trial_outcome(summary),
     }
-    answer, update = ask_structured(context, node="reflection", role="planner", schema=Reflection, system=REFLECT, sections=sections,
+    answer, update = ask_structured(context, node="reflection", schema=Reflection, system=REFLECT, sections=sections,
                                     fallback=Reflection(reflection=FALLBACK), step=int(summary.get("steps", 0)))
     return " ".join(answer.reflection.split()), update

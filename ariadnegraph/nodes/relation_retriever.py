@@ -124,7 +124,7 @@ def detect_outdated(state: Mapping[str, Any], context: AgentContext, memory: Wor
         return [], {"compared": 0}
     sections = {p.ENVIRONMENT: environment_section(state), p.KNOWN_FACTS: [p.fact_line(*f) for f in known],
                 p.OBSERVATION: state.get("observation", ""), p.NEW_FACTS: [p.fact_line(*t) for t in triplets]}
-    reply, update = ask_structured(context, node="outdated_check", role="extraction", schema=Outdated, system=OUTDATED_CHECK,
+    reply, update = ask_structured(context, node="outdated_check", schema=Outdated, system=OUTDATED_CHECK,
                                    sections=sections, fallback=Outdated(), step=state.get("step", 0))
     stored = {_fact_words(f) for f in known}  # only a fact memory holds can be outdated (a model may invent one)
     return [list(t) for t in reply.outdated if _fact_words(t) in stored], {**update, "compared": len(known), "left_out": left_out}
@@ -145,7 +145,7 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dic
     sections = extraction_sections(state, memory, runtime.context.switches)
     belief_only = runtime.context.switches.extraction_reads == "belief_only"
     schema, system = (BeliefExtraction, RELATION_RETRIEVER_BELIEF) if belief_only else (Extraction, RELATION_RETRIEVER)
-    extraction, update = ask_structured(runtime.context, node="relation_retriever", role="extraction", schema=schema,
+    extraction, update = ask_structured(runtime.context, node="relation_retriever", schema=schema,
                                         system=system, sections=sections, fallback=schema(), step=state.get("step", 0))
     triplets, dropped = grounded([list(t) for t in extraction.triplets], sections)
     update = with_issue(update, "relation_retriever", UNGROUNDED, dropped)

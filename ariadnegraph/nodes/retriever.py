@@ -61,7 +61,7 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         if preset.exploration_check:
             sections = {p.ENVIRONMENT: environment_section(state), p.GOAL: state.get("goal", ""),
                         p.SUBGOAL: state.get("subgoal") or p.NONE, p.PLAN: p.plan_lines(state.get("plan"))}
-            check, usage = ask_structured(context, node="exploration_check", role="planner", schema=ExplorationCheck,
+            check, usage = ask_structured(context, node="exploration_check", schema=ExplorationCheck,
                                           system=EXPLORATION_CHECK, sections=sections, fallback=ExplorationCheck(explore=True),
                                           step=step)
             explore = check.explore

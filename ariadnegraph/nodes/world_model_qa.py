@@ -122,7 +122,7 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     names = [t.name for t in tools]
     turns = state.get("turns", 0)
     messages = list(state["messages"])
-    model = chat_model(context, "qa", node=NODE, max_tokens=QA_REPLY_TOKENS)
+    model = chat_model(context, NODE, max_tokens=QA_REPLY_TOKENS)
     json_mode = context.tool_mode() == "json"
     retries = context.max_retries
     issues: Counter = Counter()
@@ -276,7 +276,7 @@ def graph_qa(question: str, history: Sequence[DatedFact], embed: EmbedFn, state:
     if not history:
         return NOT_KNOWN, {**record, "entities": [], "dated": []}, {}
     step = state.get("step", 0)
-    focus, update = ask_structured(context, node=NODE, role="qa", schema=EntityFocus, system=entity_focus_prompt(ENTITY_TYPES),
+    focus, update = ask_structured(context, node=NODE, schema=EntityFocus, system=entity_focus_prompt(ENTITY_TYPES),
                                    sections={p.QUESTION: question, p.ENTITIES: entities_section(history)}, fallback=EntityFocus(), step=step)
     seeds, facts = graph_search(question, history, embed, focus.types, focus.entities)
     lines = [f.describe() for f in facts]
@@ -284,7 +284,7 @@ def graph_qa(question: str, history: Sequence[DatedFact], embed: EmbedFn, state:
                    "from_other_runs": sum(1 for f in facts if f.source != THIS_EPISODE), "dated": lines[:DATED_RECORDED]})
     if not facts:
         return NOT_KNOWN, record, merged([update])
-    model = chat_model(context, "qa", node=NODE, max_tokens=QA_REPLY_TOKENS)
+    model = chat_model(context, NODE, max_tokens=QA_REPLY_TOKENS)
     prompt = role_messages(GRAPH_ANSWER, {p.QUESTION: question, p.DATED_FACTS: lines})
     raw = invoke_model(model, prompt, retries=context.max_retries)
     answer = " ".join((raw.content if isinstance(raw.content, str) else str(raw.content)).split())[:QA_ANSWER_CHARS] or NOT_KNOWN
@@ -326,7 +326,7 @@ def predict_transitions(state: AgentState, runtime: Runtime[AgentContext]) -> di
                 p.MONOLOGUE: monologue or p.NONE,
             }
             fallback = TransitionPrediction(observation=planned.get("expected", ""), reward=planned.get("reward", ""))
-            prediction, update = ask_structured(context, node=NODE, role="qa", schema=TransitionPrediction, system=TRANSITION,
+            prediction, update = ask_structured(context, node=NODE, schema=TransitionPrediction, system=TRANSITION,
                                                 sections=sections, fallback=fallback, step=state.get("step", 0))
             updates.append(update)
             question = " ".join(prediction.question.split())

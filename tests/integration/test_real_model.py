@@ -105,13 +105,13 @@ def test_roles_taking_turns_keep_their_slots_prompt_cache(local_model: str):
     import urllib.request
 
     from ariadnegraph.models.local.server import ensure_server, stop_owned_servers
-    from ariadnegraph.nodes.common import NODE_SLOTS
+    from ariadnegraph.nodes.common import MODEL_NODES
 
     server = ensure_server(get_model(MODEL))
     system = "You play a text game and answer with one command. " * 20
 
     def cached(node: str, text: str) -> tuple[int, int]:
-        body = {"model": MODEL, "max_tokens": 2, "id_slot": NODE_SLOTS[node],
+        body = {"model": MODEL, "max_tokens": 2, "id_slot": MODEL_NODES[node].slot,
                 "messages": [{"role": "system", "content": system}, {"role": "user", "content": text}]}
         request = urllib.request.Request(f"{server.url}/chat/completions", json.dumps(body).encode(),
                                          {"Content-Type": "application/json"})

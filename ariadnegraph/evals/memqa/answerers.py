@@ -58,7 +58,7 @@ ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that
 # A local server's prompt-cache slot per transcript answerer: its questions about one run share the whole
 # transcript as their prefix, so only the first reads it (at ~35 tokens/s on 2 cores a full history of 6k
 # tokens takes minutes, and an unpinned call lands on whichever slot is least recently used).
-# (The numbers are those of agent nodes (nodes.common.NODE_SLOTS), which never run while a run is questioned.)
+# (The numbers are those of agent nodes (nodes.common.MODEL_NODES), which never run while a run is questioned.)
 ANSWERER_SLOTS = {"in-context": 0, "full-history": 1}
 ANSWER_TIMEOUT = 900.0  # seconds: the first question reads the whole transcript
 REFUSED = "(no answer: the model refused the request)"  # what a refused request is recorded as (scores 0)

@@ -38,7 +38,7 @@ from .engine import require_engine
 from .weights import pid_alive, weights_path, weights_refusal
 
 HOST = "127.0.0.1"
-SLOTS = 8  # one per node that calls a model (nodes.common.NODE_SLOTS); other callers share them
+SLOTS = 8  # one per node that calls a model (nodes.common.MODEL_NODES); other callers share them
 KV_POOL_CONTEXTS = 2  # the shared KV cache holds this many full-length prompts (8 x 16k held 10 GB for a 1.1 GB model)
 START_TIMEOUT = 180.0  # seconds for the weights to load and the server to answer /health
 
