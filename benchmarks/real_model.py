@@ -40,6 +40,7 @@ from typing import Any
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.evals.diagnostics import run_diagnosis
+from ariadnegraph.evals.suites import normalised
 from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
 from ariadnegraph.models.local import stop_owned_servers
 from ariadnegraph.play import play, resume
@@ -111,11 +112,12 @@ def measure(run: Path) -> dict[str, Any]:
     diagnosis = run_diagnosis(run.parent, run.name).totals
     # the best score reached: a game a wrong command ends (TWX's Simon says, cooking with the wrong appliance) ends
     # on a score lower than what the episode had reached; TALES compares the best, normalised by the maximum
-    best = max((step.get("score") or 0 for step in RunDir.open(run.parent, run.name).steps()), default=0)
+    best = max((normalised(float(step.get("score") or 0), result["max_score"]) for step in RunDir.open(run.parent, run.name).steps()),
+               default=0.0)
     return {
         "diagnostics": diagnosis,
         "won": bool(result["won"]), "score": result["score"], "max_score": result["max_score"], "steps": result["steps"],
-        "best_normalised": best / result["max_score"] if result["max_score"] else None,
+        "best_normalised": best if result["max_score"] else None,
         "seconds_per_step": seconds / steps, "calls_per_step": len(calls) / steps,
         "prompt_per_step": prompt / steps, "cached_per_step": cached / steps,
         "completion_per_step": sum(c["usage"].get("completion_tokens") or 0 for c in calls) / steps,
