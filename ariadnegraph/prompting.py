@@ -317,3 +317,14 @@ def episode_line(step: int, text: str) -> str:
 def memory_step_line(step: int, action: str | None) -> str:
     """A step as the KG tools report it, with the command that led to it (``step 4 > open fridge``)."""
     return f"step {step} > {action or START_ACTION}"
+
+
+def unknown_tool_line(name: str, names: Iterable[str]) -> str:
+    """A KG tool call naming no tool: what the model reads back, with the names it may use."""
+    return f"Error: there is no tool called {name!r}; the tools are {', '.join(names)}."
+
+
+def tool_error_line(error: Exception) -> str:
+    """A KG tool call the tool could not answer (an argument missing or of the wrong kind)."""
+    detail = " ".join(str(error).split())
+    return f"Error: {type(error).__name__}: {detail[:400]}. Call the tool again with the arguments its description asks for."

@@ -7,6 +7,7 @@ LangChain's fake chat models lack ``bind_tools``; this one binds tools like a re
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -54,3 +55,11 @@ class QueuedChatModel(BaseChatModel):
 
 def structured(schema_name: str, **args: Any) -> AIMessage:
     return tool_reply(schema_name, args)
+
+
+def fake_session(memory: Any = None, run: Any = None, observation: Any = None) -> SimpleNamespace:
+    """What a node that takes the episode's session reads of it (the memory, the run's files, the latest
+    observation), handed in the way graphs/agent.py hands in the live one; an empty memory by default."""
+    from ariadnegraph.memory import WorldMemory
+
+    return SimpleNamespace(memory=memory if memory is not None else WorldMemory(), run=run, observation=observation)

@@ -1,7 +1,8 @@
-"""Live resources of a running episode: the game, the memory and its KG tools, found by run id.
+"""Live resources of a running episode: the game, the memory and the run's files, found by run id.
 
-``live_session(state, context)`` is the one way nodes reach them; ``memory_view`` reads the memory of
-a finished run (the ``ask`` graph).
+``live_session(state, context)`` resolves them for a node; the graphs call it (graphs/agent.py) and hand
+the session to each node that needs it, so no node looks it up, or triggers a replay, itself.
+``memory_view`` reads the memory of a finished run (the ``ask`` graph).
 
 Games run in child processes and memories hold open files, so neither can live in checkpointed
 state. This process keeps them in a table keyed by run id; a process that finds no entry (a resumed
@@ -24,7 +25,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 
 from ..envs import Observation, TextEnv, make
@@ -32,7 +32,7 @@ from ..memory import WorldMemory
 from ..memory.transitions import DatedFact
 from ..memory.world import MEMORY_FILE
 from ..runs import MEMORY_DIR, TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, next_trail
-from ..tools.kg_tools import make_kg_tools
+from ..tools.kg_tools import KGReader
 
 if TYPE_CHECKING:
     from .context import AgentContext
@@ -106,18 +106,15 @@ def record_step(run: RunDir, step: int, action: str | None, observation: Observa
 
 @dataclass(kw_only=True)
 class MemoryView:
-    """A run's memory and the KG tools over it, built once per ``as_of`` (building them costs ~20 ms)."""
+    """A run's memory, and what the KG tools read of it."""
 
     memory: WorldMemory
-    _tools: dict[int | None, list[BaseTool]] = field(default_factory=dict, repr=False)
     _copy: tempfile.TemporaryDirectory | None = field(default=None, repr=False)  # a reader's private copy of the files
     version: tuple[Any, ...] = ()  # a reader's: the saved memory's state it copied (session._memory_version)
 
-    def tools(self, as_of: int | None = None) -> list[BaseTool]:
-        """The KG tools over the memory as it was at step ``as_of`` (None: now)."""
-        if as_of not in self._tools:
-            self._tools[as_of] = make_kg_tools(self.memory, as_of)
-        return self._tools[as_of]
+    def kg(self, as_of: int | None = None) -> KGReader:
+        """What the KG tools read: the memory as it was at step ``as_of`` (None: now)."""
+        return KGReader(self.memory, as_of)
 
     def close_reader(self) -> None:
         """Close a reader's memory and delete its private copy (what it loaded stays readable)."""

@@ -8,6 +8,10 @@ step's memory_update, finish (the result into run.json, the game released). The 
 sends the planner back to work when the last outcome deviated from its expectation or the next
 action is rejected (bounded per step); otherwise planned actions run without a planner call.
 
+Resources are handed in: a node that needs the game, the memory or the run's files takes the episode's
+session as an argument, resolved here (``given_session``) once per call, so no node looks it up or can
+trigger a replay; a test hands a node a fake session instead.
+
 Presets (:mod:`ariadnegraph.agent.presets`) are switches of this one graph: the routing functions
 read ``context.switches`` and skip the nodes a preset turns off (no summarizer, no KG, no QA, a
 planner every step or never, no critic).
@@ -15,18 +19,21 @@ planner every step or never, no critic).
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 
 from ariadnegraph.agent.context import AgentContext, checked_for_clients
 from ariadnegraph.agent.presets import PRESETS, Preset, preset_of
+from ariadnegraph.agent.session import Session, end_session, live_session
 from ariadnegraph.agent.state import AgentState, EpisodeInput, EpisodeResult
 from ariadnegraph.agentkit.thoughts import thoughts
 from ariadnegraph.nodes.actor import actor
 from ariadnegraph.nodes.aggregator import aggregator
 from ariadnegraph.nodes.critic import critic
-from ariadnegraph.nodes.environment import environment, served_environment
+from ariadnegraph.nodes.environment import environment, episode_state
 from ariadnegraph.nodes.finish import finish
 from ariadnegraph.nodes.memory_update import memory_update
 from ariadnegraph.nodes.planner import planner
@@ -120,22 +127,55 @@ def route_after_actor(state: AgentState) -> Literal["planner", "environment"]:
     return "environment" if state.get("proposed") is not None else "planner"
 
 
+Node = Callable[[AgentState, Runtime[AgentContext]], Any]
+SessionNode = Callable[[AgentState, Runtime[AgentContext], Session], Any]
+
+
+def given_session(node: SessionNode) -> Node:
+    """``node`` with the episode's session handed in (the game, the memory, the run's files): resolved here, where a
+    process that has none (a resumed run, a server worker) or a fork's state rebuilds it by replaying the game."""
+
+    def run(state: AgentState, runtime: Runtime[AgentContext]) -> Any:
+        return node(state, runtime, live_session(state, runtime.context))
+
+    run.__name__ = run.__qualname__ = node.__name__
+    run.__doc__ = node.__doc__
+    return run
+
+
+def environment_step(*, served: bool) -> Node:
+    """The environment node: the step's input checked first, then the session (created on the first step) handed in."""
+
+    def environment_node(state: AgentState, runtime: Runtime[AgentContext]) -> Any:
+        state = episode_state(state, runtime.context, served=served)
+        return environment(state, runtime, live_session(state, runtime.context, start="observation" not in state))
+
+    return environment_node
+
+
+def finish_step(state: AgentState, runtime: Runtime[AgentContext]) -> Any:
+    """The finish node: the result written, then the episode's game and memory released (its files stay)."""
+    update = finish(state, runtime, live_session(state, runtime.context))
+    end_session(state["run_id"])
+    return update
+
+
 def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentContext, EpisodeInput, EpisodeResult]:
     """The agent graph; ``served``: the one a LangGraph server runs for clients (their context may not
     change the operator's settings; their ``file:`` games held to the server's games directory)."""
     # every node of a served graph checks the client's context first: a paused thread resumes at any node
     node = (lambda fn: traced_node(checked_for_clients(fn))) if served else traced_node
     builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=EpisodeInput, output_schema=EpisodeResult)
-    builder.add_node("environment", node(served_environment if served else environment))
+    builder.add_node("environment", node(environment_step(served=served)))
     builder.add_node("summarizer", node(summarizer))
-    builder.add_node("relation_retriever", node(relation_retriever))
-    builder.add_node("memory_update", node(memory_update))
-    builder.add_node("retriever", node(retriever))
-    builder.add_node("aggregator", node(aggregator))
-    builder.add_node("world_model_qa", node(world_model_qa))
-    builder.add_node("planner", node(planner))
+    builder.add_node("relation_retriever", node(given_session(relation_retriever)))
+    builder.add_node("memory_update", node(given_session(memory_update)))
+    builder.add_node("retriever", node(given_session(retriever)))
+    builder.add_node("aggregator", node(given_session(aggregator)))
+    builder.add_node("world_model_qa", node(given_session(world_model_qa)))
+    builder.add_node("planner", node(given_session(planner)))
     builder.add_node("critic", node(critic), destinations=("planner", "actor"))
-    builder.add_node("actor", node(actor))
+    builder.add_node("actor", node(given_session(actor)))
     builder.add_edge(START, "environment")
     builder.add_conditional_edges("environment", route_after_environment)
     builder.add_conditional_edges("summarizer", route_after_summarizer)
@@ -148,7 +188,7 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_conditional_edges("actor", route_after_actor)
     builder.add_node("thoughts", node(thoughts))
     builder.add_edge("thoughts", "environment")
-    builder.add_node("finish", node(finish))
+    builder.add_node("finish", node(finish_step))
     builder.add_edge("finish", END)
     return builder
 

@@ -16,8 +16,10 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from ariadnegraph.agent.context import AgentContext, check_client_settings
+from ariadnegraph.agent.session import memory_view
 from ariadnegraph.nodes.world_model_qa import QAState, build_monologue
 from ariadnegraph.runs import RunNotFound, check_run_id
+from ariadnegraph.tools.kg_tools import KGReader
 
 
 class AskInput(TypedDict, total=False):
@@ -56,9 +58,14 @@ def local_request(state: QAState) -> dict[str, Any]:
     return {}
 
 
+def saved_memory(state: QAState, runtime: Runtime[AgentContext]) -> KGReader:
+    """The memory a question reads: the run's (the live session's, or its saved files), as of the asked step."""
+    return memory_view(state["run_id"], runtime.context.run_dir).kg(state.get("as_of"))
+
+
 def build_ask_graph(*, served: bool) -> CompiledStateGraph[QAState, AgentContext, Any, Any]:
     """``served``: the graph a LangGraph server runs for its clients; else the CLI's (its own run_dir)."""
-    return build_monologue(AskInput, AskOutput, check=served_request if served else local_request).compile(name="ask")
+    return build_monologue(saved_memory, AskInput, AskOutput, check=served_request if served else local_request).compile(name="ask")
 
 
 ask_graph = build_ask_graph(served=True)  # langgraph.json's "ask"

@@ -14,12 +14,14 @@ from langgraph.runtime import Runtime
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
-from ..agent.session import live_session
+from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs import InvalidCommand, sanitize_command, split_commands
 from ..envs.rules import ruinous
 from ..envs.text import EXPLORE, TAKING_VERBS, VERB_SYNONYMS, direction_of_command, go_to_target, ground_command, is_explore, safe_command, take_first
+from ..memory import WorldMemory
 from ..models import FALLBACK
+from ..runs import RunDir
 from .common import INADMISSIBLE, ask_structured, environment_section, explore_moves, go_to_choices, merged, tried_here, with_issue, working_memory
 from .prompts import ACTOR, REACT, expansion_prompt
 from .schemas import Command, Expansion, action_choice
@@ -47,10 +49,10 @@ def expand_on_map(action: str, state: AgentState, memory, preset: Preset) -> lis
     return expand_go_to(action, state, memory) if preset.go_to else None
 
 
-def paced(state: AgentState, context: AgentContext, command: str) -> bool:
+def paced(state: AgentState, session: Session, command: str) -> bool:
     """Whether ``command`` is a move already made twice from this very situation (place, inventory, score): walking
     back and forth between places already seen."""
-    return direction_of_command(command) is not None and tried_here(state, context).get(command, (0, ""))[0] >= 2
+    return direction_of_command(command) is not None and tried_here(state, session.run).get(command, (0, ""))[0] >= 2
 
 
 def as_written(action: str) -> str | None:
@@ -104,42 +106,41 @@ def mentioned_here(written: str, observation: str) -> bool:
     return bool(words) and all(w in text for w in words)
 
 
-def way_forward(state: AgentState, context: AgentContext) -> str:
+def way_forward(state: AgentState, context: AgentContext, session: Session) -> str:
     """What to play when the planner keeps coming back to a step that was sent back: an exit not taken yet from
     here, else the first move of 'explore', else a way out not taken yet from this situation, else what changes
     nothing."""
     admissible = state.get("admissible") or []
-    moves = explore_moves(state, live_session(state, context).memory) if context.switches.explore else None
-    tried = tried_here(state, context)
+    moves = explore_moves(state, session.memory) if context.switches.explore else None
+    tried = tried_here(state, session.run)
     ways_out = [c for c in admissible if direction_of_command(c) and c not in tried]
-    return (unexplored_move(state, context) or (ground_command(moves[0]["action"], admissible) if moves else None)
+    return (unexplored_move(state, session.memory) or (ground_command(moves[0]["action"], admissible) if moves else None)
             or (ways_out[0] if ways_out else safe_command(admissible)))
 
 
-def unexplored_move(state: AgentState, context: AgentContext) -> str | None:
+def unexplored_move(state: AgentState, memory: WorldMemory) -> str | None:
     """A valid 'go' command through an exit the map has never seen taken from here."""
-    memory = live_session(state, context).memory
     here = memory.location() or state.get("location")
     exits = next(iter(memory.unexplored_exits(here).values()), []) if here else []
     return next((ground_command(f"go {d}", state.get("admissible") or []) for d in exits
                  if ground_command(f"go {d}", state.get("admissible") or [])), None)
 
 
-def repeated_here(state: AgentState, context: AgentContext, command: str | None) -> tuple[int, str] | None:
+def repeated_here(state: AgentState, context: AgentContext, run: RunDir, command: str | None) -> tuple[int, str] | None:
     """(times, the game's last answer) when ``command``, not a move, was played twice already from this situation
     (``loop_guard``; a move may be the only way out of a dead end: stalls and pacing catch moves)."""
     if not context.switches.loop_guard or command is None or direction_of_command(command) is not None:
         return None
-    count, answer = tried_here(state, context).get(command, (0, ""))
+    count, answer = tried_here(state, run).get(command, (0, ""))
     return (count, answer) if count >= 2 else None
 
 
-def looped_or_stalled(state: AgentState, context: AgentContext, command: str) -> str | None:
+def looped_or_stalled(state: AgentState, context: AgentContext, run: RunDir, command: str) -> str | None:
     """Why ``command`` should not be played from a plan made earlier: it was played twice already from here
     (``loop_guard``; not a move, which may be the only way out of a dead end), or no score came for
     ``stall_steps`` steps (checked once per step, before any replan)."""
     preset = context.switches
-    if repeat := repeated_here(state, context, command):
+    if repeat := repeated_here(state, context, run, command):
         count, answer = repeat
         return f"'{command}' was already played {count} times here and the game answered '{answer}': do something else"
     since = state.get("step", 0) + 1 - state.get("progress_step", 0)
@@ -178,7 +179,7 @@ def expand_step(state: AgentState, context: AgentContext, step: dict[str, str], 
     return steps, update
 
 
-def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     context = runtime.context
     script = state.get("script") or []
     if script:  # a given trajectory is played as it is (memory is still written every step)
@@ -189,14 +190,14 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     admissible = state.get("admissible") or []
     update: dict[str, Any] = {}
     if preset.go_to or preset.explore:
-        memory = live_session(state, context).memory
+        memory = session.memory
         while plan and (moves := expand_on_map(plan[0]["action"], state, memory, preset)) is not None:
             plan = moves + plan[1:]  # an empty expansion (already there) just drops the step
             if moves:
                 break
     if preset.react_choice:
-        places = go_to_choices(state, live_session(state, context).memory) if preset.go_to and admissible else []
-        return _react(state, context, plan, admissible, places)
+        places = go_to_choices(state, session.memory) if preset.go_to and admissible else []
+        return _react(state, context, session, plan, admissible, places)
     plan = plan or [{"action": safe_command(admissible), "expected": ""}]
     step = plan[0]
     if not preset.grounding:  # DAVIS without its actor: the world model's command goes to the game as written
@@ -217,9 +218,9 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     how = "expanded" if expanded else "grounded"
     extra: dict[str, Any] = {"into": expanded} if expanded else {}
     ruin = ruinous(state["env"], command, state.get("inventory")) if preset.rules_shield and command and state.get("env") else None
-    if preset.explore and command is not None and admissible and paced(state, context, command):
+    if preset.explore and command is not None and admissible and paced(state, session, command):
         # pacing between places already seen: explore instead, when an exit not taken yet is left
-        moves = explore_moves(state, live_session(state, context).memory)
+        moves = explore_moves(state, session.memory)
         first = ground_command(moves[0]["action"], admissible) if moves else None
         if moves and first is not None and first != command:
             return {"proposed": first, "expected": moves[0]["expected"] or None, "plan": moves[1:], **update,
@@ -234,10 +235,10 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             return sent_back(step["action"], not_valid_why(step["action"], admissible))
         if ruin:
             return sent_back(step["action"], f"'{command}' is ruled out: {ruin}; choose another", avoid=command)
-        why = looped_or_stalled(state, context, command) if command is not None else None
+        why = looped_or_stalled(state, context, session.run, command) if command is not None else None
         if why:
             return sent_back(step["action"], why, avoid=command if "already played" in why else None)
-    repeated = repeated_here(state, context, command) is not None
+    repeated = repeated_here(state, context, session.run, command) is not None
     if admissible and (ruin or repeated or (command is not None and command in (state.get("avoid") or []))
                        or (command is None and preset.strict_grounding)):
         # with the replans used up, a step that was sent back (or one played twice here already, which the planner
@@ -249,8 +250,8 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         # same situation again, a way out
         safe = safe_command(admissible)
         elsewhere = command is None and not mentioned_here(step["action"], state.get("observation") or "")
-        command = safe if tried_here(state, context).get(safe, (0, ""))[0] < 2 and not (elsewhere or repeated) \
-            else way_forward(state, context)
+        command = safe if tried_here(state, session.run).get(safe, (0, ""))[0] < 2 and not (elsewhere or repeated) \
+            else way_forward(state, context, session)
         how = "fallback"
         return {"proposed": command, "expected": None, "plan": [], **update, "decided": grounding(step["action"], command, how)}
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
@@ -270,13 +271,13 @@ def actor(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             "plan": plan[1:], **update, "decided": grounding(planned, command, how, **extra)}
 
 
-def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]], admissible: list[str],
+def _react(state: AgentState, context: AgentContext, session: Session, plan: list[dict[str, str]], admissible: list[str],
            places: list[str]) -> dict[str, Any]:
     """ReAct decision (AriGraph's action selector, the react baseline): reason, then choose one
     admissible command, every step, from the working memory and the plan's next step if any. With
     ``go_to`` the choices also hold 'go to <place>' for places the KG's map reaches; choosing one
     plays its first move and keeps the rest as the plan."""
-    sections = {**working_memory({**state, "plan": plan}, context), p.COMMANDS: None,
+    sections = {**working_memory({**state, "plan": plan}, context, session.run), p.COMMANDS: None,
                 p.PROPOSED_ACTION: plan[0]["action"] if plan else None, p.ADMISSIBLE: admissible + places}
     fallback = plan[0]["action"] if plan else safe_command(admissible)
     if admissible:
@@ -285,7 +286,7 @@ def _react(state: AgentState, context: AgentContext, plan: list[dict[str, str]],
     choice, update = ask_structured(context, node="actor", schema=schema, system=REACT,
                                     sections=sections, fallback=schema(action=fallback), step=state.get("step", 0))
     if places and go_to_target(choice.action) is not None:
-        moves = expand_go_to(choice.action, state, live_session(state, context).memory)
+        moves = expand_go_to(choice.action, state, session.memory)
         if moves:
             first = ground_command(moves[0]["action"], admissible)
             if first is not None:

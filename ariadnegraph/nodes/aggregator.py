@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
-from ..agent.session import live_session
+from ..agent.session import Session
 from ..agent.state import AgentState
 from ..memory import spatial
 from .common import ask_structured, environment_section
@@ -37,7 +37,7 @@ def describe_map(memory) -> str:
     return " ".join(lines)
 
 
-def aggregator(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def aggregator(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     context = runtime.context
     if context.switches.aggregator == "llm":  # STMA's relation aggregator: the retrieved subgraph in words
         sections = {p.ENVIRONMENT: environment_section(state), p.MEMORY: state.get("memory_text") or [],
@@ -45,5 +45,5 @@ def aggregator(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
         belief, update = ask_structured(context, node="aggregator", schema=SpatialBelief, system=AGGREGATOR,
                                         sections=sections, fallback=SpatialBelief(text=p.NONE), step=state.get("step", 0))
         return {"spatial_belief": belief.text, **update}
-    memory = live_session(state, context).memory
+    memory = session.memory
     return {"spatial_belief": describe_map(memory)}

@@ -16,13 +16,13 @@ from pydantic import BaseModel
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
-from ..agent.session import live_session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs import environment_brief
 from ..envs.rules import allowed
 from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, list_item, steps_of
 from ..memory import WorldMemory
 from ..models import StructuredResult, call_structured, is_local, load_chat_model
+from ..runs import RunDir
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
 
 T = TypeVar("T", bound=BaseModel)
@@ -157,7 +157,7 @@ def history_section(history: list[dict[str, Any]] | None, length: int | None, fu
     return p.history_transcript(records) if full_text else p.history_lines(records)
 
 
-def recent_history(state: Mapping[str, Any], context: AgentContext, length: int | None) -> list[dict[str, Any]]:
+def recent_history(state: Mapping[str, Any], run: RunDir, length: int | None) -> list[dict[str, Any]]:
     """The steps a window of ``length`` (None: the whole episode) needs, as {step, action, observation}: the
     state's own window (the last ``HISTORY_KEPT`` steps), or the run's trajectory for a longer one."""
     window = list(state.get("history") or [])
@@ -165,20 +165,20 @@ def recent_history(state: Mapping[str, Any], context: AgentContext, length: int 
         return window  # the whole episode so far (the window is not full yet), or enough of it
     last = state.get("step", 0)
     return [{"step": r["step"], "action": r["action"], "observation": r["observation"]}
-            for r in live_session(state, context).run.steps() if r["step"] <= last]
+            for r in run.steps() if r["step"] <= last]
 
 
 DONE_HERE_SHOWN = 8  # commands listed under DONE HERE, the latest
 
 
-def tried_here(state: Mapping[str, Any], context: AgentContext) -> dict[str, tuple[int, str]]:
+def tried_here(state: Mapping[str, Any], run: RunDir) -> dict[str, tuple[int, str]]:
     """Commands already played from where the agent is now (the same place, inventory and score: in a game
     that answers the same way to the same command, the same situation), with how often and the first line
     of the game's last answer; read from the run's trajectory, in the order they were first played."""
     here = (state.get("location"), sorted(state.get("inventory") or []), state.get("score", 0.0))
     found: dict[str, tuple[int, str]] = {}
     before: tuple[Any, ...] | None = None
-    for record in live_session(state, context).run.steps():
+    for record in run.steps():
         if before == here and record.get("action"):
             count, _ = found.get(record["action"], (0, ""))
             answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
@@ -187,11 +187,11 @@ def tried_here(state: Mapping[str, Any], context: AgentContext) -> dict[str, tup
     return found
 
 
-def done_here_section(state: Mapping[str, Any], context: AgentContext, preset: Preset) -> list[str] | None:
+def done_here_section(state: Mapping[str, Any], run: RunDir, preset: Preset) -> list[str] | None:
     """The DONE HERE section (``loop_guard`` presets): what was tried here, and the answer it got."""
     if not preset.loop_guard:
         return None
-    tried = tried_here(state, context)
+    tried = tried_here(state, run)
     return [p.tried_line(command, answer, count) for command, (count, answer) in tried.items()][-DONE_HERE_SHOWN:]
 
 
@@ -247,10 +247,9 @@ PROGRESS_SHOWN = 12  # the latest commands that raised the score
 _SCORE_RISES: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}  # trajectory path -> (its size and time, rises)
 
 
-def score_rises(state: Mapping[str, Any], context: AgentContext) -> list[dict[str, Any]]:
+def score_rises(run: RunDir) -> list[dict[str, Any]]:
     """The steps whose command raised the score, read from the run's trajectory, in order. Several sections ask
     each step, so the file is read again only when it changed (a long episode would read it many times a step)."""
-    run = live_session(state, context).run
     path = run.trajectory_path
     stat = path.stat() if path.exists() else None
     version = (stat.st_size, stat.st_mtime_ns) if stat else (0, 0)
@@ -268,31 +267,31 @@ def score_rises(state: Mapping[str, Any], context: AgentContext) -> list[dict[st
     return rises
 
 
-def confirmations(state: Mapping[str, Any], context: AgentContext) -> list[str]:
+def confirmations(run: RunDir) -> list[str]:
     """What confirms an item of a list read as done: each command that raised the score, with the game's answer."""
-    return [f"{record['action']}\n{record['observation']}" for record in score_rises(state, context)]
+    return [f"{record['action']}\n{record['observation']}" for record in score_rises(run)]
 
 
-def progress_section(state: Mapping[str, Any], context: AgentContext, preset: Preset) -> list[str] | str | None:
+def progress_section(run: RunDir, preset: Preset) -> list[str] | str | None:
     """The PROGRESS section (``progress_shown`` presets): each command that raised the score, with the first line
     of the game's answer (what is already done, so not to be done again)."""
     if not preset.progress_shown:
         return None
     done = []
-    for record in score_rises(state, context):
+    for record in score_rises(run):
         answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
         done.append(p.progress_line(record["action"], answer[:100], record["score"]))
     return done[-PROGRESS_SHOWN:] or p.NO_PROGRESS
 
 
-def next_item(state: Mapping[str, Any], context: AgentContext) -> tuple[str | None, str] | None:
+def next_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> tuple[str | None, str] | None:
     """The first item marked to do in the lists of the texts read (the latest text first), as (its list's heading,
     the item); once every item is done, what the goal asks last (no heading); None when no list was read
     (``pin_readings`` with ``progress_shown``)."""
     preset = context.switches
     if not (preset.pin_readings and preset.progress_shown) or not state.get("readings"):
         return None
-    reports = confirmations(state, context)
+    reports = confirmations(run)
     listed = False
     for reading in reversed(state["readings"]):
         heading = None
@@ -306,17 +305,17 @@ def next_item(state: Mapping[str, Any], context: AgentContext) -> tuple[str | No
     return (None, last) if listed and last else None
 
 
-def next_step(state: Mapping[str, Any], context: AgentContext) -> str | None:
+def next_step(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
     """The NEXT STEP section: the first item to do of a list read, under its heading; every item done: what the goal
     asks last; nothing read yet: the first of a goal's several steps; else None (the goal says what to do)."""
-    item = next_item(state, context)
+    item = next_item(state, context, run)
     if item is None:
         preset = context.switches
         if preset.pin_readings and preset.progress_shown and not state.get("readings"):
             # nothing read yet: a goal of several steps ("read the recipe, cook, eat") says what comes first,
             # then, once a command that raised the score carried a step out, the step after it
             goal = state.get("goal") or ""
-            left = goal_steps_left(goal, [record["action"] for record in score_rises(state, context)])
+            left = goal_steps_left(goal, [record["action"] for record in score_rises(run)])
             if not left:
                 return None
             return p.goal_first(left[0]) if left[0] == steps_of(goal)[0] else p.goal_next(left[0])
@@ -325,7 +324,7 @@ def next_step(state: Mapping[str, Any], context: AgentContext) -> str | None:
     return p.step_line(heading, step) if heading is not None else p.all_done(step)
 
 
-def readings_section(state: Mapping[str, Any], context: AgentContext, preset: Preset) -> list[str] | str | None:
+def readings_section(state: Mapping[str, Any], run: RunDir, preset: Preset) -> list[str] | str | None:
     """The TEXTS READ section (``pin_readings`` presets): each text read, word for word; with ``progress_shown``
     the items of its lists marked (in inventory, done: reported by an answer that raised the score, to do)."""
     if not preset.pin_readings:
@@ -333,7 +332,7 @@ def readings_section(state: Mapping[str, Any], context: AgentContext, preset: Pr
     readings = state.get("readings") or []
     if not readings or not preset.progress_shown:
         return readings or p.NOTHING_READ
-    reports = confirmations(state, context)
+    reports = confirmations(run)
     return ["\n".join(p.marked_line(line, mark) for line, mark in checklist(reading.splitlines(), reports, state.get("inventory")))
             for reading in readings]
 
@@ -343,7 +342,7 @@ def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
     return state.get("belief", "") if preset.belief_read else None
 
 
-def working_memory(state: AgentState, context: AgentContext, preset: Preset | None = None) -> dict[str, object]:
+def working_memory(state: AgentState, context: AgentContext, run: RunDir, preset: Preset | None = None) -> dict[str, object]:
     """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out."""
     preset = preset or context.switches
     history = preset.history
@@ -351,9 +350,9 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         p.LESSONS: state.get("lessons") or None,  # only in a later trial, or a run seeded from a memory namespace
-        p.READINGS: readings_section(state, context, preset),
-        p.PROGRESS: progress_section(state, context, preset),
-        p.DONE_HERE: done_here_section(state, context, preset),
+        p.READINGS: readings_section(state, run, preset),
+        p.PROGRESS: progress_section(run, preset),
+        p.DONE_HERE: done_here_section(state, run, preset),
         p.COMMANDS: extra_commands(preset),
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
@@ -370,5 +369,5 @@ def working_memory(state: AgentState, context: AgentContext, preset: Preset | No
         p.REFLECTIONS: (state.get("reflections") or []) if preset.reflections else None,
         # the whole episode only grows (cache-friendly, early); a window slides every step (late)
         p.FULL_HISTORY if history is None else p.HISTORY:
-            history_section(recent_history(state, context, history), history, preset.history_full_text) if history != 0 else None,
+            history_section(recent_history(state, run, history), history, preset.history_full_text) if history != 0 else None,
     }

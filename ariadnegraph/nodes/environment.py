@@ -1,5 +1,8 @@
 """Environment step: start the episode, or send the actor's command to the game and record the answer.
 
+``episode_state`` checks what the step plays from before anything is touched; the graph then hands the node
+the episode's session (graphs/agent.py), created on the first step.
+
 The trajectory line is written before the state update is checkpointed; a resumed run cuts the
 trajectory back to the checkpointed steps when it rebuilds the session, so no step is recorded twice.
 """
@@ -16,7 +19,7 @@ from ..agent.context import AgentContext
 from ..agent.episode_input import check_episode_input, check_recursion_budget
 from ..agent.presets import switch_values
 from ..agent.recall import recall
-from ..agent.session import live_session, record_step
+from ..agent.session import Session, record_step
 from ..agent.state import AgentState
 from ..envs import Observation, check_served_spec
 from ..runs import new_run_id
@@ -43,12 +46,18 @@ def out_of_steps(state: AgentState, step: int) -> bool:
     return bool(limit and step >= limit) or bool(script and step >= len(script))
 
 
-def served_environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    """The environment node of the graph a LangGraph server serves (whose nodes all check the client's
-    context first, ``checked_for_clients``): a client's ``file:`` game must lie in the server's games directory."""
-    if "observation" not in state and state.get("env"):
-        check_served_spec(state["env"])
-    return environment(state, runtime)
+def episode_state(state: AgentState, context: AgentContext, *, served: bool = False) -> AgentState:
+    """The state the step plays from, checked before the game or the run folder is touched: a new episode's input
+    (``served``: on a LangGraph server, a client's ``file:`` game must lie in the server's games directory) and its
+    models, given its run id; every step, LangGraph's recursion budget."""
+    if "observation" not in state:
+        if served and state.get("env"):
+            check_served_spec(state["env"])
+        check_episode_input(state)
+        check_models(context)  # a server run gets here without play(): nothing is written yet
+        state = {**state, "run_id": run_id_for(state)}
+    check_recursion_budget(state, context, state.get("remaining_steps"))
+    return state
 
 
 def run_id_for(state: AgentState) -> str:
@@ -67,16 +76,10 @@ def _shown(update: dict[str, Any]) -> None:
 STEP_EVENT_KEYS = ("run_id", "step", "last_action", "observation", "score", "max_score", "done", "won", "lost")
 
 
-def environment(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def environment(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
+    """``state`` as ``episode_state`` returned it; ``session``: the episode's, new on its first step."""
     context = runtime.context
-    starting = "observation" not in state
-    if starting:
-        check_episode_input(state)
-        check_models(context)  # a server run gets here without play(): nothing is written yet
-        state = {**state, "run_id": run_id_for(state)}
-    check_recursion_budget(state, context, state.get("remaining_steps"))
-    session = live_session(state, context, start=starting)
-    if starting:
+    if "observation" not in state:
         observation = session.observation
         record_step(session.run, 0, None, observation, trail=session.trail)
         goal = getattr(session.env, "goal", None) or ""

@@ -18,7 +18,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ..agent.context import AgentContext
-from ..agent.session import live_session
+from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs import tracks_position
 from ..envs.text import direction_of_command, inline_lists
@@ -43,8 +43,8 @@ def place_facts(memory: WorldMemory, state: AgentState, env_map: bool = False) -
     return facts
 
 
-def memory_update(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    memory, step = live_session(state, runtime.context).memory, state.get("step", 0)
+def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
+    memory, step = session.memory, state.get("step", 0)
     if step not in memory.episodes:
         triplets = [(t[0], t[1], t[2]) for t in state.get("extraction", []) if len(t) == 3 and all(str(x).strip() for x in t)]
         triplets += place_facts(memory, state, runtime.context.switches.env_map)

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
-from ..agent.session import live_session
+from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.rules import phrasings, tools_needed
 from ..envs.text import EXPLORE, command_for_item, ground_command, safe_command
@@ -27,10 +27,10 @@ def fallback_plan(state: AgentState) -> Plan:
     return Plan(subgoal="recover: look around", reasoning="fallback", steps=[PlanStep(action=action)])
 
 
-def oracle_plan(state: AgentState, context: AgentContext) -> dict[str, Any]:
+def oracle_plan(state: AgentState, context: AgentContext, session: Session) -> dict[str, Any]:
     """ORACLE (``oracle_plan``, evaluation only): the next commands of the game's winning path from where
     it is; no model call."""
-    policy = live_session(state, context).observation.oracle.policy
+    policy = session.observation.oracle.policy
     if not policy and not state.get("done"):
         raise ValueError(f"oracle_plan needs a game that knows its winning commands from any state (TextWorld); {state.get('env')} does not")
     steps = [{"action": command, "expected": ""} for command in policy[:context.switches.plan_length]]
@@ -43,11 +43,11 @@ CHOICE_SECTIONS = (p.ENVIRONMENT, p.GOAL, p.LESSONS, p.READINGS, p.PROGRESS, p.L
 CHOICE_HISTORY = 3  # recent steps a choice reads (what was tried here is under DONE HERE, what raised the score under PROGRESS)
 
 
-def choice_sections(state: AgentState, context: AgentContext) -> dict[str, object]:
+def choice_sections(state: AgentState, context: AgentContext, session: Session) -> dict[str, object]:
     """What a ``plan_choice`` planner reads: lean, for a small model (no map text, no plan, no extra-command list:
     'go to' and 'explore' are among the choices), with the next step of a list read worked out in code."""
-    shown = working_memory(state, context, replace(context.switches, history=min(context.switches.history or CHOICE_HISTORY, CHOICE_HISTORY)))
-    return {**{name: shown.get(name) for name in CHOICE_SECTIONS}, p.NEXT_STEP: next_step(state, context),
+    shown = working_memory(state, context, session.run, replace(context.switches, history=min(context.switches.history or CHOICE_HISTORY, CHOICE_HISTORY)))
+    return {**{name: shown.get(name) for name in CHOICE_SECTIONS}, p.NEXT_STEP: next_step(state, context, session.run),
             p.FEEDBACK: state.get("feedback") or None}
 
 
@@ -69,27 +69,27 @@ def item_command(state: AgentState, item: str, admissible: list[str]) -> str | N
     return None
 
 
-def _choose_plan(state: AgentState, context: AgentContext) -> tuple[Plan, dict[str, Any]]:
+def _choose_plan(state: AgentState, context: AgentContext, session: Session) -> tuple[Plan, dict[str, Any]]:
     """``plan_choice``: a sentence of reasoning, then the next command, written out (after a thought, a small
     model writes the command it means; forced into an enum of commands, or asked for a number in a long list,
     it lands on another one); a plan of that one step, which the actor plays when it is a valid command or
     sends back when not. The known places to go to are offered beside the valid commands."""
     # not offered: what was sent back this step, and what was played twice already from here and changed nothing
-    avoid = set(state.get("avoid") or []) | {c for c, (n, _) in tried_here(state, context).items() if n >= 2} if context.switches.loop_guard \
+    avoid = set(state.get("avoid") or []) | {c for c, (n, _) in tried_here(state, session.run).items() if n >= 2} if context.switches.loop_guard \
         else set(state.get("avoid") or [])
     admissible = [c for c in offered_commands(state, context) if c not in avoid] or offered_commands(state, context)
-    memory = live_session(state, context).memory
+    memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
     if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):
         places.append(EXPLORE)
-    item = next_item(state, context) if context.switches.follow_lists else None
+    item = next_item(state, context, session.run) if context.switches.follow_lists else None
     if item is not None and (command := item_command(state, item[1], admissible)) is not None:
         # the list read says what to do, and one valid command does it word for word: no model asked
         step = p.step_line(*item) if item[0] is not None else item[1]
         return Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"followed in code: {step}", steps=[PlanStep(action=command)]), {}
     fallback = fallback_plan(state).steps[0].action
     chosen, update = ask_structured(context, node="planner", schema=Decision, system=PLAN_CHOICE,
-                                    sections={**choice_sections(state, context), p.ADMISSIBLE: [*admissible, *places]},
+                                    sections={**choice_sections(state, context, session), p.ADMISSIBLE: [*admissible, *places]},
                                     fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
                                     step=state.get("step", 0))
     written = LIST_MARK.sub("", chosen.action)  # a small model copies an item with its mark ("chop the tuna [to do]")
@@ -99,17 +99,17 @@ def _choose_plan(state: AgentState, context: AgentContext) -> tuple[Plan, dict[s
     return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[PlanStep(action=command)]), update
 
 
-def planner(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     context = runtime.context
     preset = context.switches
     if preset.oracle_plan:
-        return oracle_plan(state, context)
+        return oracle_plan(state, context, session)
     if preset.plan_choice:
-        plan, update = _choose_plan(state, context)
+        plan, update = _choose_plan(state, context, session)
     else:
         system = planner_prompt(preset.plan_length, preset.expected_rewards)
         plan, update = ask_structured(context, node="planner", schema=Plan, system=system,
-                                      sections=working_memory(state, context), fallback=fallback_plan(state), step=state.get("step", 0))
+                                      sections=working_memory(state, context, session.run), fallback=fallback_plan(state), step=state.get("step", 0))
     steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
     kept = [{k: getattr(s, k) for k in keep} for s in steps[:preset.plan_length]]

@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import HISTORY_BUFFER, Preset
-from ..agent.session import Session, live_session
+from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.textworld_env import true_triplets
 from ..memory import PLAYER, WorldMemory
@@ -134,8 +134,7 @@ def _fact_words(fact: Iterable[str]) -> tuple[str, ...]:
     return tuple(" ".join(str(part).lower().split()) for part in fact)
 
 
-def relation_retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    session = live_session(state, runtime.context)
+def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     if runtime.context.switches.oracle_extraction:
         return oracle_extraction(state, session)
     memory = session.memory

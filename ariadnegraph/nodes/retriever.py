@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
-from ..agent.session import live_session
+from ..agent.session import Session
 from ..agent.state import AgentState
 from ..memory import order_by_time
 from .common import ask_structured, environment_section
@@ -24,10 +24,10 @@ from .schemas import ExplorationCheck
 EPISODE_CHARS = 1200  # one retrieved episode in the planner's prompt (a recipe with its directions fits)
 
 
-def retriever(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     context = runtime.context
     preset = context.switches
-    memory = live_session(state, context).memory
+    memory = session.memory
     step = state.get("step", 0)
     facts, episodes = [], []
     if preset.retrieval == "arigraph":

@@ -8,9 +8,10 @@
   §3.4's graph search over dated facts (gold runs read into memory, and this episode), and is asked
   again with the monologue so far, at most ``qa_turns`` questions per step (:func:`predict_transitions`).
 
-The loop is a small graph (prepare → think ⇄ tools), ``build_monologue``; the ``world_model_qa`` node
-runs it as a subgraph without checkpoints of its own (inside an agent step it is one unit of work, run
-again whole if the step is resumed). The model decides which tools to call; its first turn must look
+The loop is a small graph (prepare → think ⇄ tools), ``build_monologue(kg_of)``: ``kg_of`` hands the
+tools node the memory it reads (the ``world_model_qa`` node: the live session's, handed to it; the ``ask``
+graph: a finished run's, resolved by graphs/qa.py). The node runs it as a subgraph without checkpoints of
+its own (inside an agent step it is one unit of work, run again whole if the step is resumed). The model decides which tools to call; its first turn must look
 something up (a monologue that consults nothing only repeats the planner), and after the preset's
 ``qa_turns`` tool turns it must answer without tools, so the loop always ends.
 
@@ -34,14 +35,14 @@ from typing import Annotated, Any, Literal
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
-from langgraph.prebuilt import ToolNode
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.recall import world_history
-from ..agent.session import live_session, memory_view
+from ..agent.session import MemoryView, Session
 from ..agent.state import AgentState, add_usage
 from ..memory.transitions import ENTITY_TYPES, THIS_EPISODE, DatedFact, EmbedFn, entity_types, graph_search
 from ..models import FALLBACK, PARSED, REASKED, REPAIRED, invoke_model, usage_of
@@ -49,6 +50,7 @@ from ..models.prompts import REASK_TOOL
 from ..models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format, was_cut
 from ..models.tool_json import REPEATED_LOOKUP, UNKNOWN_TOOL, attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
 from ..prompting import QUESTION, render_sections
+from ..tools.kg_tools import KG_TOOLS, TOOL_NAMES, KGReader, call_kg_tool
 from .common import ask_structured, belief_section, chat_model, environment_section, extra_commands, merged, role_messages, trace_reply
 from .prompts import ASK, FINAL_ANSWER, GRAPH_ANSWER, TRANSITION, WORLD_MODEL_QA, entity_focus_prompt
 from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS, EntityFocus, TransitionPrediction
@@ -118,8 +120,7 @@ def _lookup(model, messages: list[AnyMessage], tools: list, turns: int, json_mod
 
 def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
-    tools = memory_view(state["run_id"], context.run_dir).tools(state.get("as_of"))
-    names = [t.name for t in tools]
+    tools, names = list(KG_TOOLS), list(TOOL_NAMES)
     turns = state.get("turns", 0)
     messages = list(state["messages"])
     model = chat_model(context, NODE, max_tokens=QA_REPLY_TOKENS)
@@ -174,10 +175,19 @@ def _turn_budget(state: QAState, context: AgentContext) -> int:
     return context.switches.qa_turns
 
 
-def run_tools(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    tools = memory_view(state["run_id"], runtime.context.run_dir).tools(state.get("as_of"))
-    result = ToolNode(tools, handle_tool_errors=True).invoke({"messages": state["messages"]})
-    return {"messages": result["messages"], "turns": state.get("turns", 0) + 1}
+KGSource = Callable[[QAState, Runtime[AgentContext]], KGReader]  # the memory a monologue's tools read
+
+
+def tools_node(kg_of: KGSource) -> Callable[..., dict[str, Any]]:
+    """The tools node: answers each tool call of the last reply over the memory ``kg_of`` hands it."""
+
+    def tools(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        kg = kg_of(state, runtime)
+        last = state["messages"][-1]
+        calls = last.tool_calls if isinstance(last, AIMessage) else []
+        return {"messages": [call_kg_tool(call, kg) for call in calls], "turns": state.get("turns", 0) + 1}
+
+    return tools
 
 
 def route_after_think(state: QAState) -> Literal["tools", "__end__"]:
@@ -185,9 +195,10 @@ def route_after_think(state: QAState) -> Literal["tools", "__end__"]:
     return "tools" if isinstance(last, AIMessage) and last.tool_calls else "__end__"
 
 
-def build_monologue(input_schema: type[Any] = QAState, output_schema: type[Any] = QAState,
+def build_monologue(kg_of: KGSource, input_schema: type[Any] = QAState, output_schema: type[Any] = QAState,
                     check: Callable[..., dict[str, Any]] | None = None) -> StateGraph[QAState, AgentContext, Any, Any]:
-    """The loop as a graph; ``check``: a node run first that refuses a malformed request (the ask graphs)."""
+    """The loop as a graph whose tools read the memory ``kg_of`` gives; ``check``: a node run first that refuses
+    a malformed request (the ask graphs)."""
     builder = StateGraph(QAState, context_schema=AgentContext, input_schema=input_schema, output_schema=output_schema)
     if check is not None:
         builder.add_node("check", check)
@@ -197,25 +208,28 @@ def build_monologue(input_schema: type[Any] = QAState, output_schema: type[Any] 
         builder.add_edge(START, "prepare")
     builder.add_node("prepare", prepare)
     builder.add_node("think", think)
-    builder.add_node("tools", run_tools)
+    builder.add_node("tools", tools_node(kg_of))
     builder.add_edge("prepare", "think")
     builder.add_conditional_edges("think", route_after_think)
     builder.add_edge("tools", "think")
     return builder
 
 
-# Messages in; messages, answer, usage and replies out. No checkpointer of its own: one unit of work.
-monologue = build_monologue().compile(name="world_model_qa", checkpointer=False)
+def agent_monologue(session: MemoryView) -> CompiledStateGraph[QAState, AgentContext, Any, Any]:
+    """The monologue over the live session's memory (handed in): messages in; messages, answer, usage and replies out. No
+    checkpointer of its own: one unit of work. (Compiled per call, ~9 ms: the memory is handed in, not looked up.)"""
+    return build_monologue(lambda state, runtime: session.kg()).compile(name="world_model_qa", checkpointer=False)
+
+
 # A subgraph without a checkpointer inherits its parent's durability: under the agent's "sync" it
 # fails (langgraph 1.x looks for a checkpoint write that never started), so it runs with "exit",
 # which LangGraph then reports as having no effect, every turn. It has none: that is the point.
 warnings.filterwarnings("ignore", message="`durability` has no effect when no checkpointer is present")
 
 
-def world_model_qa(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def world_model_qa(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     if runtime.context.switches.monologue == "transitions":
-        return predict_transitions(state, runtime)
-    live_session(state, runtime.context)  # the QA tools must read the live memory (rebuilt after a restart)
+        return predict_transitions(state, runtime, session)
     sections = {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
@@ -226,8 +240,8 @@ def world_model_qa(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         p.PLAN: p.plan_lines(state.get("plan")),
         p.FEEDBACK: state.get("feedback") or p.NONE,
     }
-    result = monologue.invoke({"messages": role_messages(WORLD_MODEL_QA, sections), "run_id": state["run_id"]},
-                              context=runtime.context, durability="exit")
+    result = agent_monologue(session).invoke({"messages": role_messages(WORLD_MODEL_QA, sections), "run_id": state["run_id"]},
+                                             context=runtime.context, durability="exit")
     answer = result.get("answer") or ""
     notes = [line.strip("- ").strip() for line in answer.splitlines() if line.strip()]
     returned = " ".join(str(m.content) for m in result.get("messages", []) if isinstance(m, ToolMessage))
@@ -294,14 +308,13 @@ def graph_qa(question: str, history: Sequence[DatedFact], embed: EmbedFn, state:
     return answer, {**record, "answer": answer}, merged([update, answered])
 
 
-def predict_transitions(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def predict_transitions(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     """Algorithm 2 for each step of the new plan: predict the game's answer and reward from the belief, the
     steps before it and the monologue M; a reply that asks a question adds (q, graphQA(q)) to M and is asked
     again, until it predicts or ``qa_turns`` questions were asked (then the planner's own expectation stands
     where the model gave none)."""
     context = runtime.context
     preset = context.switches
-    session = live_session(state, context)
     history = world_history(state, session, context.memory_from, runtime.store)
     embed = session.memory.embedder.embed
     plan = [dict(step) for step in state.get("plan") or []]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import openai
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 
 from ariadnegraph import prompting as p
@@ -28,7 +28,7 @@ from ariadnegraph.models import call_structured, load_chat_model
 from ariadnegraph.nodes.schemas import Critique, Plan
 from ariadnegraph.testing.openai_server import ChatCompletionsServer, FaultPlan, serve, to_langchain_messages
 from ariadnegraph.testing.scripted import ScriptedChatModel
-from ariadnegraph.tools.kg_tools import TOOL_NAMES, make_kg_tools
+from ariadnegraph.tools.kg_tools import KG_TOOLS, TOOL_NAMES, KGReader, call_kg_tool
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 GOAL = "Prepare the meal from the recipe and eat it"
@@ -99,15 +99,14 @@ def test_function_calling_structured_output_also_works(server):
     assert server.requests[-1]["tools"] == ["Plan"] and server.requests[-1]["response_format"] is None
 
 
-def _qa_loop(model, tools, messages, turns: int = 4) -> list:
-    by_name = {t.name: t for t in tools}
+def _qa_loop(model, tools, messages, kg: KGReader, turns: int = 4) -> list:
     bound = model.bind_tools(tools)
     for _ in range(turns):
         reply = bound.invoke(messages)
         messages = [*messages, reply]
         if not reply.tool_calls:
             break
-        messages += [ToolMessage(content=by_name[c["name"]].invoke(c["args"]), tool_call_id=c["id"]) for c in reply.tool_calls]
+        messages += [call_kg_tool(c, kg) for c in reply.tool_calls]
     return messages
 
 
@@ -115,7 +114,7 @@ def test_kg_tools_return_tool_calls_and_the_loop_matches_the_local_model(server)
     memory = WorldMemory()
     memory.observe(1, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "has exit", "north"),
                                         ("red potato", "on", "counter"), ("counter", "in", "kitchen")])
-    tools = make_kg_tools(memory)
+    tools = list(KG_TOOLS)
     prompt = [SystemMessage(content="Answer from the knowledge graph."),
               HumanMessage(content=p.render_sections({p.QUESTION: "Where is the red potato?"}))]
 
@@ -126,8 +125,8 @@ def test_kg_tools_return_tool_calls_and_the_loop_matches_the_local_model(server)
     assert server.requests[-1]["tools"] == list(TOOL_NAMES)
     assert first.usage_metadata["input_tokens"] == server.requests[-1]["usage"]["prompt_tokens"]
 
-    remote = _qa_loop(wire_model(server), tools, prompt)
-    local = _qa_loop(ScriptedChatModel(), tools, prompt)
+    remote = _qa_loop(wire_model(server), tools, prompt, KGReader(memory))
+    local = _qa_loop(ScriptedChatModel(), tools, prompt, KGReader(memory))
     assert isinstance(remote[-1], AIMessage) and not remote[-1].tool_calls and remote[-1].content
     assert [type(m).__name__ for m in remote] == [type(m).__name__ for m in local]
     assert remote[-1].content == local[-1].content and "counter" in remote[-1].content
@@ -144,7 +143,7 @@ def test_streamed_replies_as_server_sent_events(server):
     assert reply.usage_metadata["total_tokens"] == server.requests[-1]["usage"]["total_tokens"] > 0
     memory = WorldMemory()
     memory.observe(1, "-= Kitchen =-", [("red potato", "on", "counter")])
-    called = model.bind_tools(make_kg_tools(memory)).invoke([HumanMessage(content=p.render_sections({p.QUESTION: "Where is the red potato?"}))])
+    called = model.bind_tools(list(KG_TOOLS)).invoke([HumanMessage(content=p.render_sections({p.QUESTION: "Where is the red potato?"}))])
     assert called.tool_calls[0]["name"] == "where_is" and called.tool_calls[0]["args"] == {"entity": "red potato"}
     assert isinstance(call_structured(model, Plan, planner_prompt()).value, Plan)
     assert all(r["stream"] and r["status"] == 200 for r in server.requests)

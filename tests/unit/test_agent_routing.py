@@ -16,7 +16,7 @@ from ariadnegraph.nodes import common
 from ariadnegraph.nodes import critic as critic_module
 from ariadnegraph.nodes import planner as planner_module
 from ariadnegraph.nodes.schemas import Critique, Plan
-from tests.fakes import QueuedChatModel, structured, tool_reply
+from tests.fakes import QueuedChatModel, fake_session, structured, tool_reply
 
 
 def use_model(monkeypatch, model: QueuedChatModel) -> QueuedChatModel:
@@ -54,7 +54,7 @@ def test_critic_rejection_reaches_the_planner_with_its_feedback(monkeypatch):
     assert sections_of(model.calls[0])[p.PROPOSED_ACTION] == "slice carrot with knife"
     # the planner sees the feedback
     model.replies.append(structured("Plan", subgoal="get the knife", steps=[{"action": "take knife", "expected": "You take"}]))
-    update = planner_module.planner({**STATE, **command.update}, runtime())
+    update = planner_module.planner({**STATE, **command.update}, runtime(), fake_session())
     assert "you hold no knife" in sections_of(model.calls[1])[p.FEEDBACK]
     assert update["plan"] == [{"action": "take knife", "expected": "You take"}] and update["feedback"] is None
 
@@ -115,7 +115,7 @@ def test_malformed_reply_is_retried_with_the_error_then_succeeds():
 
 def test_malformed_replies_fall_back_after_the_bound_and_it_is_recorded(monkeypatch):
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Plan", subgoal="no steps field")] * 3))
-    update = planner_module.planner(STATE, runtime(structured_tries=3))
+    update = planner_module.planner(STATE, runtime(structured_tries=3), fake_session())
     assert len(model.calls) == 3
     assert update["plan"] == [{"action": "look", "expected": ""}]
     assert "planner used its fallback after 3 tries" in update["fallbacks"][0]
@@ -136,7 +136,7 @@ def test_inner_monologue_stops_at_its_turn_cap(monkeypatch, tmp_path, driver):
 
     memory = WorldMemory()
     memory.observe(1, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "has exit", "north")])
-    monkeypatch.setattr(qa, "memory_view", lambda run_id, run_dir: MemoryView(memory=memory))
+    monologue = qa.agent_monologue(MemoryView(memory=memory))  # the memory its tools read, handed in
 
     def always_a_tool(messages, tools):  # a new lookup every turn: only the cap ends it
         if "unexplored_exits" not in tools:
@@ -147,12 +147,12 @@ def test_inner_monologue_stops_at_its_turn_cap(monkeypatch, tmp_path, driver):
     model = use_model(monkeypatch, QueuedChatModel(replies=[always_a_tool], repeat_last=True))
     start = {"messages": [HumanMessage(content="## GOAL\nwin")], "run_id": "r"}
     if driver == "graph":
-        result = qa.monologue.invoke(start, context=AgentContext(qa_turns=3))
+        result = monologue.invoke(start, context=AgentContext(qa_turns=3))
     else:  # the agent's world_model_qa node runs it as a subgraph, inside the agent's graph
         from langgraph.graph import StateGraph
 
         holder = StateGraph(qa.QAState, context_schema=AgentContext)
-        holder.add_node("node", lambda state, runtime: qa.monologue.invoke(state, context=runtime.context))
+        holder.add_node("node", lambda state, runtime: monologue.invoke(state, context=runtime.context))
         holder.set_entry_point("node")
         result = holder.compile().invoke(start, context=AgentContext(qa_turns=3))
     assert result["turns"] == 3
@@ -168,7 +168,7 @@ def test_a_repeated_lookup_ends_the_lookups_with_an_answer(monkeypatch):
 
     memory = WorldMemory()
     memory.observe(1, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "has exit", "north")])
-    monkeypatch.setattr(qa, "memory_view", lambda run_id, run_dir: MemoryView(memory=memory))
+    monologue = qa.agent_monologue(MemoryView(memory=memory))  # the memory its tools read, handed in
 
     def same_lookup(messages, tools):  # what small models do: ask the same thing until the turns run out
         if "where_is" not in tools:
@@ -176,7 +176,7 @@ def test_a_repeated_lookup_ends_the_lookups_with_an_answer(monkeypatch):
         return tool_reply("where_is", {"entity": "knife"}, call_id=f"c{len(messages)}")
 
     model = use_model(monkeypatch, QueuedChatModel(replies=[same_lookup], repeat_last=True))
-    result = qa.monologue.invoke({"messages": [HumanMessage(content="## GOAL\nwin")], "run_id": "r"}, context=AgentContext(qa_turns=5))
+    result = monologue.invoke({"messages": [HumanMessage(content="## GOAL\nwin")], "run_id": "r"}, context=AgentContext(qa_turns=5))
     assert result["turns"] == 1 and result["answer"] == "knife -> unknown"
     assert [bool(c["tools"]) for c in model.calls] == [True, True, False]  # lookup, the same again, then the answer
     assert result["replies"]["world_model_qa"] == {"parsed": 2, "repeated_lookup": 1}
@@ -184,7 +184,6 @@ def test_a_repeated_lookup_ends_the_lookups_with_an_answer(monkeypatch):
 
 def test_the_react_chooser_may_go_to_a_known_place_and_walks_its_first_move(monkeypatch):
     """AriGraph's action selector can choose 'go to <place>' (the KG's map expands it); the react baseline, without go_to, cannot."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
@@ -193,20 +192,19 @@ def test_the_react_chooser_may_go_to_a_known_place_and_walks_its_first_move(monk
     memory.observe(1, "-= Hall =-", [("player", "in", "hall"), ("kitchen", "south of", "hall")])
     memory.observe(2, "-= Kitchen =-", [("player", "in", "kitchen"), ("pantry", "west of", "kitchen")])
     memory.observe(3, "-= Pantry =-", [("player", "in", "pantry")])
-    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
+    session = fake_session(memory)
     state = {**STATE, "plan": [], "admissible": ["go east", "look"], "location": "pantry"}
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="the hall", action="go to hall")]))
-    update = actor_module.actor(state, runtime(preset="arigraph"))
+    update = actor_module.actor(state, runtime(preset="arigraph"), session)
     assert update["proposed"] == "go east" and update["plan"] == [{"action": "go north", "expected": "hall"}]
     assert sections_of(model.calls[0])[p.ADMISSIBLE].splitlines()[-2:] == ["- go to kitchen", "- go to hall"]
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="", action="look")]))
-    assert actor_module.actor(state, runtime(preset="react"))["proposed"] == "look"
+    assert actor_module.actor(state, runtime(preset="react"), session)["proposed"] == "look"
     assert "go to" not in sections_of(model.calls[0])[p.ADMISSIBLE]
 
 
 def test_arigraph_episodic_search_shows_whole_episodes(monkeypatch):
     """A recipe read earlier reaches the planner: the retrieved episode is its whole text, not its first line."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import retriever as retriever_module
@@ -215,8 +213,8 @@ def test_arigraph_episodic_search_shows_whole_episodes(monkeypatch):
     recipe = "You open the cookbook.\n\nIngredients:\n  red potato\n\nDirections:\n  slice the red potato\n  prepare meal"
     memory.observe(1, recipe, [("cookbook", "in", "kitchen"), ("red potato", "is", "ingredient")])
     memory.observe(2, "-= Kitchen =- A red potato is on the counter.", [("red potato", "on", "counter"), ("player", "in", "kitchen")])
-    monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
-    update = retriever_module.retriever({**STATE, "step": 2}, runtime(preset="arigraph", switch_overrides={"exploration_check": False}))
+    session = fake_session(memory)
+    update = retriever_module.retriever({**STATE, "step": 2}, runtime(preset="arigraph", switch_overrides={"exploration_check": False}), session)
     assert any("slice the red potato prepare meal" in e for e in update["episodes_text"]), update["episodes_text"]
 
 
@@ -229,28 +227,27 @@ def davis_cell(label: str):
 def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatch):
     """DAVIS D-A: the world model's command goes to the game unchanged (no grounding call, no 'go to' walk);
     with the actor, the same plan is grounded to a valid command."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    session = fake_session(WorldMemory())
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
     state = {**STATE, "plan": [{"action": "Slice the carrot", "expected": "sliced", "reward": "+1"}, {"action": "go east", "expected": ""}]}
     d_a = AgentContext(preset="davis", switch_overrides=davis_cell("D-A").switches)
-    update = actor_module.actor(state, Runtime(context=d_a))
+    update = actor_module.actor(state, Runtime(context=d_a), session)
     assert update["proposed"] == "Slice the carrot" and update["plan"] == [{"action": "go east", "expected": ""}]
     assert update["expected"] == "sliced" and update["expected_reward"] == "+1" and model.calls == []
-    compound = actor_module.actor({**state, "plan": [{"action": "take knife, then slice carrot", "expected": ""}]}, Runtime(context=d_a))
+    compound = actor_module.actor({**state, "plan": [{"action": "take knife, then slice carrot", "expected": ""}]}, Runtime(context=d_a), session)
     assert compound["proposed"] == "take knife"  # one step is one game turn: the first command of a compound one
     # with the actor: a step that is no valid command as written is decomposed by the model (here into one command)
     model.replies.append(structured("Expansion", commands=[{"action": "slice carrot with knife", "expected": "sliced"}]))
-    assert actor_module.actor(state, runtime(preset="davis"))["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+    assert actor_module.actor(state, runtime(preset="davis"), session)["proposed"] == "slice carrot with knife" and len(model.calls) == 1
     # a valid command as written is played with no model call
-    valid = actor_module.actor({**state, "plan": [{"action": "Slice carrot  with knife", "expected": ""}]}, runtime(preset="davis"))
+    valid = actor_module.actor({**state, "plan": [{"action": "Slice carrot  with knife", "expected": ""}]}, runtime(preset="davis"), session)
     assert valid["proposed"] == "slice carrot with knife" and len(model.calls) == 1
     # the ungrounded actor of the other presets: written short, the one valid command holding its words, no call
-    assert actor_module.actor(state, runtime())["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+    assert actor_module.actor(state, runtime(), session)["proposed"] == "slice carrot with knife" and len(model.calls) == 1
 
 
 def test_without_its_critic_davis_replans_on_a_mismatch_but_learns_nothing(monkeypatch):
@@ -270,31 +267,29 @@ def test_without_its_critic_davis_replans_on_a_mismatch_but_learns_nothing(monke
 def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monkeypatch):
     """STMA's KG is extracted from the summarized information; without the summarizer for spatial memory it
     is extracted from the raw history buffer (the belief is still the planner's)."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import relation_retriever as retriever_module
 
-    monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    session = fake_session(WorldMemory())
     history = [{"step": 3, "action": "open fridge", "observation": "You open the fridge, revealing a carrot."},
                {"step": 4, "action": "take carrot", "observation": "You take the carrot."}]
     state = {**STATE, "belief": "Recipe: carrot (sliced).", "history": history}
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("BeliefExtraction", triplets=[], outdated=[])]
                                                    + [structured("Extraction", triplets=[], outdated=[])] * 2))
-    retriever_module.relation_retriever(state, runtime(preset="stma"))
+    retriever_module.relation_retriever(state, runtime(preset="stma"), session)
     read = sections_of(model.calls[0])
     assert read[p.BELIEF] == "Recipe: carrot (sliced)." and p.HISTORY not in read
-    retriever_module.relation_retriever(state, runtime(preset="stma", switch_overrides={"extraction_reads": "history"}))
+    retriever_module.relation_retriever(state, runtime(preset="stma", switch_overrides={"extraction_reads": "history"}), session)
     read = sections_of(model.calls[1])
     assert p.BELIEF not in read and "revealing a carrot" in read[p.HISTORY] and "You take the carrot" not in read[p.HISTORY]
     # a preset that keeps no history buffer still gives the retriever one (STMA's 25 steps), not nothing
-    retriever_module.relation_retriever(state, runtime(preset="ariadne", switch_overrides={"extraction_reads": "history"}))
+    retriever_module.relation_retriever(state, runtime(preset="ariadne", switch_overrides={"extraction_reads": "history"}), session)
     assert "revealing a carrot" in sections_of(model.calls[2])[p.HISTORY]
 
 
 def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_saying_why(monkeypatch):
     """No model maps a plan step that is not a valid command to another one: the planner hears why."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
@@ -302,29 +297,28 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)  # the tests' default is ariadne_full (conftest)
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
     tried: dict = {}
-    monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)
-    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    monkeypatch.setattr(actor_module, "tried_here", lambda state, run: tried)
+    session = fake_session(WorldMemory())
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "step": 3, "progress_step": 3, "admissible": ["open fridge", "go east", "look"],
              "plan": [{"action": "read recipe", "expected": ""}]}
-    update = actor_module.actor(state, ariadne)
+    update = actor_module.actor(state, ariadne, session)
     assert update["proposed"] is None and update["needs_plan"] and update["plan"] == []
     assert "no valid command here can 'read' yet" in update["feedback"]  # nothing here reads: what it needs is not at hand
     assert update["decided"]["actor"][0]["how"] == "sent back"
     tried["open fridge"] = (2, "You open the fridge.")
-    repeat = actor_module.actor({**state, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne)
+    repeat = actor_module.actor({**state, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne, session)
     assert repeat["proposed"] is None and "already played 2 times here" in repeat["feedback"]
-    stalled = actor_module.actor({**state, "step": 14, "progress_step": 3, "plan": [{"action": "go east", "expected": ""}]}, ariadne)
+    stalled = actor_module.actor({**state, "step": 14, "progress_step": 3, "plan": [{"action": "go east", "expected": ""}]}, ariadne, session)
     assert stalled["proposed"] is None and "no score for 11 steps" in stalled["feedback"]
     # once the step's replans are used up, not a third time either: a way forward (an exit not taken from here)
-    assert actor_module.actor({**state, "replans": 2, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne)["proposed"] == "go east"
+    assert actor_module.actor({**state, "replans": 2, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne, session)["proposed"] == "go east"
     assert model.calls == []
 
 
 def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(monkeypatch):
     """'explore' walks the map to the nearest exit not taken yet and through it; a move made twice already from the
     same situation (pacing) explores instead, with no model call; with nothing left to explore the move is played."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
@@ -336,30 +330,29 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
     memory.observe(1, "-= Bedroom =-", [("player", "in", "bedroom"), ("bedroom", "north of", "corridor"), ("bedroom", "has exit", "south")])
     assert common.explore_moves({"location": "bedroom"}, memory) == [{"action": "go south", "expected": "corridor"},
                                                                       {"action": "go east", "expected": ""}]
-    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
+    session = fake_session(memory)
     tried: dict = {}
-    monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)
+    monkeypatch.setattr(actor_module, "tried_here", lambda state, run: tried)
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "location": "bedroom", "admissible": ["go south", "look"], "plan": [{"action": "explore", "expected": ""}]}
-    update = actor_module.actor(state, ariadne)
+    update = actor_module.actor(state, ariadne, session)
     assert update["proposed"] == "go south" and update["plan"] == [{"action": "go east", "expected": ""}]
     tried["go north"] = (2, "-= Bedroom =-")  # walked corridor -> bedroom twice already, score and inventory unchanged
     memory.observe(2, "-= Corridor =-", [("player", "in", "corridor")])
     paced = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
-                                "plan": [{"action": "go north", "expected": ""}]}, ariadne)
+                                "plan": [{"action": "go north", "expected": ""}]}, ariadne, session)
     assert paced["proposed"] == "go east" and paced["decided"]["actor"][0]["how"] == "explore"
     memory.observe(3, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "east of", "corridor")])
     memory.observe(4, "-= Corridor =-", [("player", "in", "corridor")])
     assert common.explore_moves({"location": "corridor"}, memory) is None
     assert actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
-                               "plan": [{"action": "go north", "expected": ""}]}, ariadne)["proposed"] == "go north"
-    nothing = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"]}, ariadne)
+                               "plan": [{"action": "go north", "expected": ""}]}, ariadne, session)["proposed"] == "go north"
+    nothing = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"]}, ariadne, session)
     assert nothing["proposed"] is None and "no exit is left" in nothing["feedback"] and nothing["avoid"] == ["explore"]
     assert model.calls == []
 
 
 def test_ariadne_shows_what_raised_the_score_and_texts_read_line_by_line(monkeypatch, tmp_path):
-    from types import SimpleNamespace
 
     from ariadnegraph.nodes.memory_update import text_read
     from ariadnegraph.runs import RunDir
@@ -370,10 +363,10 @@ def test_ariadne_shows_what_raised_the_score_and_texts_read_line_by_line(monkeyp
                                                   ("slice carrot with knife", "You slice the carrot.\nYour score has just gone up.", 1),
                                                   ("look", "-= Kitchen =-", 1)]):
         run.append_step({"step": step, "action": action, "observation": text, "score": score, "trail": str(step)})
-    monkeypatch.setattr(common, "live_session", lambda state, context: SimpleNamespace(run=run))
+    session = fake_session(run=run)
     ariadne = AgentContext(preset="ariadne")
-    assert common.progress_section({}, ariadne, ariadne.switches) == ["slice carrot with knife -> You slice the carrot. (score 1)"]
-    assert common.progress_section({}, AgentContext(preset="react"), PRESETS["react"]) is None
+    assert common.progress_section(session.run, ariadne.switches) == ["slice carrot with knife -> You slice the carrot. (score 1)"]
+    assert common.progress_section(session.run, PRESETS["react"]) is None
     recipe = "You open the cookbook:\n\nRecipe #1\n---------\nIngredients:\nred bell pepper\n\nDirections:\nchop the red bell pepper\nprepare meal"
     assert text_read({"last_action": "examine cookbook", "observation": recipe}).splitlines() == [
         "examine cookbook:", "You open the cookbook:", "Recipe #1", "Ingredients:", "red bell pepper", "Directions:",
@@ -381,24 +374,23 @@ def test_ariadne_shows_what_raised_the_score_and_texts_read_line_by_line(monkeyp
 
 
 def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeypatch):
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried: dict = {}
-    monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)
-    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    monkeypatch.setattr(actor_module, "tried_here", lambda state, run: tried)
+    session = fake_session(WorldMemory())
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "cooking:1", "inventory": ["roasted carrot"], "admissible": ["cook carrot with stove", "eat carrot", "go east", "look"],
              "plan": [{"action": "cook carrot with stove", "expected": ""}]}
-    update = actor_module.actor(state, ariadne)
+    update = actor_module.actor(state, ariadne, session)
     assert update["proposed"] is None and "cooked already" in update["feedback"] and update["avoid"] == ["cook carrot with stove"]
-    last = actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne)
+    last = actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne, session)
     assert last["proposed"] == "look" and last["decided"]["actor"][0]["how"] == "fallback"  # what changes nothing, not the ruin
     tried["look"] = (2, "-= Kitchen =-")  # the same situation again: a way out
-    assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne)["proposed"] == "go east"
+    assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne, session)["proposed"] == "go east"
     assert common.offered_commands(state, ariadne.context) == ["go east", "look"]
     assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]
 
@@ -406,51 +398,46 @@ def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeyp
 def test_ariadne_does_not_play_a_third_time_what_changed_nothing_when_the_replans_are_used_up(monkeypatch):
     """TWX cookingworld: the planner, not offered 'look around' (played twice here already), wrote it anyway after its
     one replan, and the actor played it, five steps running: with the replans used up it plays a way forward."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (2, "You are in the kitchen."), "examine cheese": (2, "a block of cheese")}
-    monkeypatch.setattr(actor_module, "tried_here", lambda state, context: tried)
-    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    monkeypatch.setattr(actor_module, "tried_here", lambda state, run: tried)
+    session = fake_session(WorldMemory())
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "twx:cookingworld", "inventory": [], "admissible": ["look around", "examine cheese", "go east", "take knife"],
              "plan": [{"action": "look around", "expected": ""}], "replans": ariadne.context.max_replans}
-    update = actor_module.actor(state, ariadne)
+    update = actor_module.actor(state, ariadne, session)
     assert update["proposed"] == "go east" and update["decided"]["actor"][0]["how"] == "fallback"
-    fresh = actor_module.actor({**state, "plan": [{"action": "take knife", "expected": ""}]}, ariadne)
+    fresh = actor_module.actor({**state, "plan": [{"action": "take knife", "expected": ""}]}, ariadne, session)
     assert fresh["proposed"] == "take knife"  # what was not played twice here goes through
-    assert actor_module.actor({**state, "replans": 0}, ariadne)["proposed"] is None  # a replan left: the planner hears why
+    assert actor_module.actor({**state, "replans": 0}, ariadne, session)["proposed"] is None  # a replan left: the planner hears why
 
 
 def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_command_does_the_item(monkeypatch, tmp_path):
-    from types import SimpleNamespace
 
-    from ariadnegraph.memory import WorldMemory
     from ariadnegraph.runs import RunDir
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "cooking:1", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": "-= Kitchen =-", "score": 0, "trail": "0"})
-    session = SimpleNamespace(run=run, memory=WorldMemory())
-    monkeypatch.setattr(common, "live_session", lambda state, context: session)
-    monkeypatch.setattr(planner_module, "live_session", lambda state, context: session)
+    session = fake_session(run=run)
     recipe = "examine cookbook:\nIngredients:\ncarrot\nDirections:\nslice the carrot\nroast the carrot\nprepare meal"
     state = {**STATE, "env": "cooking:1", "readings": [recipe], "inventory": [], "plan": [], "location": "Kitchen",
              "admissible": ["take carrot from counter", "take knife from table", "look"]}
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
     ariadne = runtime(preset="ariadne")
-    update = planner_module.planner(state, ariadne)
+    update = planner_module.planner(state, ariadne, session)
     assert update["plan"][0]["action"] == "take carrot from counter" and model.calls == []  # 'carrot' to do: the one command taking it
     assert update["decided"]["plans"][0]["subgoal"] == "NEXT STEP: Ingredients: carrot"
     held = {**state, "inventory": ["carrot"]}  # next: 'slice the carrot', which needs the knife: the one command taking it
-    update = planner_module.planner(held, ariadne)
+    update = planner_module.planner(held, ariadne, session)
     assert update["plan"][0]["action"] == "take knife from table" and model.calls == []
     held = {**held, "admissible": ["take carrot from counter", "go west", "look"]}  # no knife here: the model
     model.replies.append(structured("Decision", reasoning="the knife may be elsewhere", action="go west [to do]"))
-    update = planner_module.planner(held, ariadne)
+    update = planner_module.planner(held, ariadne, session)
     assert update["plan"][0]["action"] == "go west" and len(model.calls) == 1  # a mark copied from the list is dropped
     assert sections_of(model.calls[0])[p.NEXT_STEP] == "Directions: slice the carrot"
     assert "carrot [in inventory]" in sections_of(model.calls[0])[p.READINGS]
@@ -459,25 +446,23 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
                                              ("prepare meal", "Adding the meal to your inventory.")], start=1):
         run.append_step({"step": step, "action": action, "observation": answer, "score": step, "trail": str(step)})
     done = {**held, "goal": "Read the recipe, cook the meal it describes, then eat the meal", "admissible": ["eat meal", "look"]}
-    update = planner_module.planner(done, ariadne)
+    update = planner_module.planner(done, ariadne, session)
     assert update["plan"][0]["action"] == "eat meal" and len(model.calls) == 1
     # nothing read yet: a goal of several steps shows its first step; the model still chooses the command
     unread = {**state, "readings": [], "goal": "Read the recipe in the cookbook, cook the meal, then eat the meal",
               "admissible": ["examine cookbook", "look"]}
     model.replies.append(structured("Decision", reasoning="the recipe is in the cookbook", action="examine cookbook"))
-    update = planner_module.planner(unread, ariadne)
+    update = planner_module.planner(unread, ariadne, session)
     assert update["plan"][0]["action"] == "examine cookbook" and len(model.calls) == 2
     assert sections_of(model.calls[1])[p.NEXT_STEP].startswith("Read the recipe in the cookbook (the GOAL's first step")
-    assert common.next_step({**unread, "goal": "Find the coin"}, ariadne.context) is None  # one step: the goal says it
+    assert common.next_step({**unread, "goal": "Find the coin"}, ariadne.context, session.run) is None  # one step: the goal says it
 
 
 def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypatch, tmp_path):
     """Nothing read: NEXT STEP was the goal's first step for the whole episode, even after the score rose for it
     (twx mapreader: "take the coin ..., and put it into the box ..." kept asking to take the coin held)."""
-    from types import SimpleNamespace
 
     from ariadnegraph.envs.text import goal_steps_left
-    from ariadnegraph.memory import WorldMemory
     from ariadnegraph.runs import RunDir
 
     goal = "Your task is to take the coin that is located in the shower, and put it into the box found in the bar"
@@ -489,24 +474,21 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:mapreader", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": "You are in the bar.", "score": 0, "trail": "0"})
-    session = SimpleNamespace(run=run, memory=WorldMemory())
-    monkeypatch.setattr(common, "live_session", lambda state, context: session)
+    session = fake_session(run=run)
     state = {**STATE, "env": "twx:mapreader", "readings": [], "goal": goal, "inventory": [], "location": "bar"}
     context = runtime(preset="ariadne").context
-    assert common.next_step(state, context).startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
+    assert common.next_step(state, context, session.run).startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
     run.append_step({"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
     run.append_step({"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
-    assert common.next_step({**state, "inventory": ["coin"]}, context).startswith("and put it into the box found in the bar (the GOAL's next step")
+    assert common.next_step({**state, "inventory": ["coin"]}, context, session.run).startswith("and put it into the box found in the bar (the GOAL's next step")
 
 
 def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):
     """TWX's Simon says states its commands once, in the first observation, beside a goal that does not hold them
     ("do exactly what Simon says"): they are kept as a text read, one item a line, and an item the list repeats is
     to do again until a second command raising the score carried it out."""
-    from types import SimpleNamespace
 
     from ariadnegraph.envs.text import inline_lists
-    from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes.memory_update import text_read
     from ariadnegraph.runs import RunDir
 
@@ -521,9 +503,7 @@ def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_i
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:simonsayswithmemory10", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": start, "score": 0, "trail": "0"})
-    session = SimpleNamespace(run=run, memory=WorldMemory())
-    monkeypatch.setattr(common, "live_session", lambda state, context: session)
-    monkeypatch.setattr(planner_module, "live_session", lambda state, context: session)
+    session = fake_session(run=run)
     valid = ["examine blueberry", "examine pea", "touch pea", "touch blueberry"]
     state = {**STATE, "env": "twx:simonsayswithmemory10", "goal": "Your task is to do exactly what Simon says.",
              "readings": [text_read({"last_action": None, "observation": start})], "inventory": [], "admissible": valid}
@@ -531,7 +511,7 @@ def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_i
     ariadne = runtime(preset="ariadne")
     played = []
     for step in range(1, 5):
-        command = planner_module.planner(state, ariadne)["plan"][0]["action"]
+        command = planner_module.planner(state, ariadne, session)["plan"][0]["action"]
         played.append(command)
         run.append_step({"step": step, "action": command, "observation": "(no answer)", "score": step / 10, "trail": str(step)})
     assert played == ["examine blueberry", "touch pea", "examine pea", "touch pea"] and model.calls == []
@@ -558,7 +538,7 @@ def test_stma_critic_rejects_a_command_the_game_would_not_take_and_the_planner_h
     assert command.update["decided"]["verdicts"][0]["approved"] is False
     # the planner's next prompt holds the rejection
     model.replies.append(structured("Plan", subgoal="take the carrot", steps=[{"action": "take carrot", "expected": "You take"}]))
-    planned = planner_module.planner({**state, **command.update}, runtime(preset="stma"))
+    planned = planner_module.planner({**state, **command.update}, runtime(preset="stma"), fake_session())
     assert "'cook carrot with stove' was rejected" in sections_of(model.calls[1])[p.FEEDBACK]
     assert planned["plan"] == [{"action": "take carrot", "expected": "You take"}]
     # the critic's own reason comes with it when it rejects too
@@ -594,24 +574,23 @@ def test_stma_has_no_go_to_and_no_grounding_and_switching_them_on_is_labelled_ou
 
 def test_stma_relation_retriever_reads_the_belief_not_the_observation(monkeypatch):
     """STMA §4.2: the retriever maps the temporal belief to triplets (R: b -> G'); ours reads the observation too."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import relation_retriever as retriever_module
 
-    monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    session = fake_session(WorldMemory())
     belief = "Went north from the Hallway into the Kitchen. The carrot is on the counter."
     state = {**STATE, "belief": belief, "observation": "-= Kitchen =- You see a shiny spoon."}
     triplets = [["carrot", "on", "counter"], ["spoon", "in", "Kitchen"]]
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("BeliefExtraction", triplets=triplets, outdated=[]),
                                                             structured("Extraction", triplets=triplets, outdated=[])]))
-    update = retriever_module.relation_retriever(state, runtime(preset="stma"))
+    update = retriever_module.relation_retriever(state, runtime(preset="stma"), session)
     read = sections_of(model.calls[0])
     assert read[p.BELIEF] == belief and p.OBSERVATION not in read and "spoon" not in " ".join(read.values())
     assert "the BELIEF" in [m for m in model.calls[0]["messages"] if isinstance(m, SystemMessage)][0].content
     # a fact the belief does not state (the spoon is only in the observation) is not kept
     assert update["extraction"] == [["carrot", "on", "counter"]]
-    retriever_module.relation_retriever(state, runtime(preset="ariadne_full"))
+    retriever_module.relation_retriever(state, runtime(preset="ariadne_full"), session)
     ours = sections_of(model.calls[1])
     assert "shiny spoon" in ours[p.OBSERVATION] and ours[p.BELIEF] == belief
 
@@ -619,7 +598,6 @@ def test_stma_relation_retriever_reads_the_belief_not_the_observation(monkeypatc
 def test_arigraph_outdated_detection_sees_every_fact_touching_the_new_triplets_entities(monkeypatch, tmp_path):
     """AriGraph §3.1: outdated edges are looked for among all edges incident to the new triplets' vertices, not
     only among the latest facts about the room and the inventory (the extraction call's window)."""
-    from types import SimpleNamespace
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import relation_retriever as retriever_module
@@ -629,7 +607,7 @@ def test_arigraph_outdated_detection_sees_every_fact_touching_the_new_triplets_e
     memory.observe(0, "-= Room B =-", [("player", "in", "Room B"), ("golden key", "in", "white locker"), ("white locker", "in", "Room B")])
     crowd = [("player", "in", "Room A")] + [(f"thing {i}", "in", "Room A") for i in range(retriever_module.KNOWN_FACTS_SHOWN + 5)]
     memory.observe(1, "-= Room A =-", crowd)
-    monkeypatch.setattr(retriever_module, "live_session", lambda state, context: SimpleNamespace(memory=memory))
+    session = fake_session(memory)
     state = {**STATE, "step": 2, "location": "Room A", "observation": "You take the golden key from the note on the floor.",
              "last_action": "take golden key"}
     window = retriever_module.extraction_sections(state, memory, PRESETS["arigraph"])[p.KNOWN_FACTS]
@@ -637,7 +615,7 @@ def test_arigraph_outdated_detection_sees_every_fact_touching_the_new_triplets_e
     model = use_model(monkeypatch, QueuedChatModel(replies=[
         structured("Extraction", triplets=[["golden key", "in", "inventory"]], outdated=[]),
         structured("Outdated", outdated=[["golden key", "in", "white locker"], ["dragon", "in", "Room Z"]])]))
-    update = retriever_module.relation_retriever(state, runtime(preset="arigraph"))
+    update = retriever_module.relation_retriever(state, runtime(preset="arigraph"), session)
     known = sections_of(model.calls[1])[p.KNOWN_FACTS]
     assert "golden key, in, white locker" in known and "golden key, in, inventory" in sections_of(model.calls[1])[p.NEW_FACTS]
     assert update["outdated"] == [["golden key", "in", "white locker"]]  # a fact memory never held is not taken
@@ -648,5 +626,5 @@ def test_arigraph_outdated_detection_sees_every_fact_touching_the_new_triplets_e
     # ours (ariadne_full) keeps one call and no second comparison
     model.replies.append(structured("Extraction", triplets=[["golden key", "in", "inventory"]], outdated=[]))
     calls = len(model.calls)
-    retriever_module.relation_retriever({**state, "step": 3}, runtime(preset="ariadne_full"))
+    retriever_module.relation_retriever({**state, "step": 3}, runtime(preset="ariadne_full"), session)
     assert len(model.calls) == calls + 1

@@ -36,7 +36,7 @@ from ariadnegraph.nodes import actor as actor_module
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import world_model_qa as qa_module
 from ariadnegraph.nodes.schemas import EntityKind
-from tests.fakes import QueuedChatModel, structured
+from tests.fakes import QueuedChatModel, fake_session, structured
 
 GOLD = "gold:cooking:1:seed=101"
 
@@ -162,7 +162,6 @@ def test_the_subgraph_is_read_in_time_order_run_by_run_this_episode_last():
 def test_the_world_model_asks_memory_then_predicts_each_planned_step(monkeypatch):
     memory = gold_run_memory()
     session = SimpleNamespace(memory=memory, recalled=[])
-    monkeypatch.setattr(qa_module, "live_session", lambda state, context: session)
     model = QueuedChatModel(replies=[
         structured("TransitionPrediction", question="what did opening the fridge show?"),
         structured("EntityFocus", types=["thing"], entities=["fridge"]),
@@ -173,7 +172,7 @@ def test_the_world_model_asks_memory_then_predicts_each_planned_step(monkeypatch
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     state = {"run_id": "r", "step": 3, "goal": "g", "observation": "-= Kitchen =-", "env": "cooking:1",
              "plan": [{"action": "open fridge", "expected": "", "reward": ""}, {"action": "take red apple", "expected": "taken", "reward": ""}]}
-    update = qa_module.world_model_qa(state, Runtime(context=AgentContext(preset="davis")))
+    update = qa_module.world_model_qa(state, Runtime(context=AgentContext(preset="davis")), session)
     assert update["plan"] == [{"action": "open fridge", "expected": "revealing a red apple", "reward": "0"},
                               {"action": "take red apple", "expected": "You take the red apple", "reward": "+1"}]
     assert update["notes"] == ["what did opening the fridge show? -> a red apple, at step 1"]
@@ -187,7 +186,6 @@ def test_the_world_model_asks_memory_then_predicts_each_planned_step(monkeypatch
 
 def test_the_monologue_of_one_step_is_bounded_by_qa_turns(monkeypatch):
     session = SimpleNamespace(memory=gold_run_memory(), recalled=[])
-    monkeypatch.setattr(qa_module, "live_session", lambda state, context: session)
 
     def reply(messages, tools):
         if "EntityFocus" in tools:
@@ -201,7 +199,7 @@ def test_the_monologue_of_one_step_is_bounded_by_qa_turns(monkeypatch):
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     state = {"run_id": "r", "step": 3, "goal": "g", "observation": "o", "env": "cooking:1", "plan": [{"action": "open fridge", "expected": "opened"}]}
     context = AgentContext(preset="davis", switch_overrides={"qa_turns": 2})
-    update = qa_module.world_model_qa(state, Runtime(context=context))
+    update = qa_module.world_model_qa(state, Runtime(context=context), session)
     assert len(update["decided"]["monologue"]) == 2  # two questions, then the third reply must predict
     assert update["plan"][0]["expected"] == "opened"  # it never did: the planner's expectation stands
 
@@ -234,7 +232,7 @@ ACTOR_STATE: dict[str, Any] = {
 
 
 def test_the_davis_actor_expands_a_step_into_several_commands_each_validated(monkeypatch):
-    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    session = fake_session(WorldMemory())
     model = QueuedChatModel(replies=[structured("Expansion", commands=[
         {"action": "open fridge", "expected": "You open the fridge"},
         {"action": "take red apple from fridge", "expected": ""},
@@ -242,26 +240,26 @@ def test_the_davis_actor_expands_a_step_into_several_commands_each_validated(mon
         {"action": "look", "expected": ""},  # past actor_commands (3): dropped
     ])])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
-    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")))
+    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")), session)
     assert update["proposed"] == "open fridge" and update["expected"] == "You open the fridge"
     assert [s["action"] for s in update["plan"]] == ["take red apple from fridge", "eat red apple", "go east"]
     assert update["plan"][1]["expected"] == "You take the red apple" and update["plan"][1]["reward"] == "+1"  # the step's own outcome, last
     assert update["decided"]["actor"][0]["into"] == ["open fridge", "take red apple from fridge", "eat red apple"]
     # a later command of the expansion is grounded when due, not expanded again (no model call)
     later = {**ACTOR_STATE, "admissible": ["take red apple from fridge", "look"], "plan": update["plan"]}
-    assert actor_module.actor(later, Runtime(context=AgentContext(preset="davis")))["proposed"] == "take red apple from fridge"
+    assert actor_module.actor(later, Runtime(context=AgentContext(preset="davis")), session)["proposed"] == "take red apple from fridge"
     assert len(model.calls) == 1
 
 
 def test_an_expansion_whose_first_command_is_not_valid_falls_back_to_grounding(monkeypatch):
-    monkeypatch.setattr(actor_module, "live_session", lambda state, context: SimpleNamespace(memory=WorldMemory()))
+    session = fake_session(WorldMemory())
     model = QueuedChatModel(replies=[structured("Expansion", commands=[{"action": "fly to the moon", "expected": ""}]),
                                      structured("ActionChoice", reasoning="", action="open fridge")])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
-    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")))
+    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")), session)
     assert update["proposed"] == "open fridge" and update["replies"]["actor"]["inadmissible"] == 1
     # other presets never expand: one model call, the closest valid command
     model = QueuedChatModel(replies=[structured("ActionChoice", reasoning="", action="open fridge")])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
-    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="ariadne_full")))
+    update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="ariadne_full")), session)
     assert update["proposed"] == "open fridge" and [s["action"] for s in update["plan"]] == ["go east"] and len(model.calls) == 1

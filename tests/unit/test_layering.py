@@ -107,3 +107,28 @@ def test_no_product_module_imports_the_test_doubles():
 def test_the_scan_sees_relative_imports():
     doubles = PACKAGE / "testing" / "scripted" / "model.py"
     assert "ariadnegraph.nodes.schemas" in imported_modules(doubles) and "ariadnegraph.prompting" in imported_modules(doubles)
+
+
+RESOLVERS = {"live_session", "open_session", "memory_view", "end_session", "get_session"}  # agent.session's lookups
+
+
+def session_names(path: Path) -> set[str]:
+    """The names a file imports from ariadnegraph.agent.session."""
+    package = ".".join(("ariadnegraph", *path.relative_to(PACKAGE).parent.parts))
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            if ".".join([*base, node.module] if node.module else base) == "ariadnegraph.agent.session":
+                names |= {alias.name for alias in node.names}
+    return names
+
+
+def test_no_node_looks_up_the_episodes_resources():
+    """Nodes are handed the session (graphs/agent.py resolves it): none imports a lookup that could open a run or
+    replay its game, only the session's type."""
+    looking_up = {name: sorted(session_names(path) & RESOLVERS) for name, path in MODULES.items()
+                  if name.startswith(("ariadnegraph.nodes.", "ariadnegraph.agentkit.")) and session_names(path) & RESOLVERS}
+    assert looking_up == {}
+    assert session_names(MODULES["ariadnegraph.nodes.actor"]) == {"Session"}  # the scan sees a node's import
+    assert "live_session" in session_names(MODULES["ariadnegraph.graphs.agent"])

@@ -25,6 +25,7 @@ from ariadnegraph.nodes import actor as actor_node
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes.relation_retriever import grounded
 from ariadnegraph.nodes.schemas import ActionChoice, Belief, ExplorationCheck, Extraction, Plan
+from tests.fakes import fake_session
 
 REPLIES = Path(__file__).parents[1] / "fixtures" / "replies"
 
@@ -142,7 +143,7 @@ def ground(monkeypatch, name: str) -> tuple[dict, list[str]]:
     """The actor asked to ground 'open fridge' in a bedroom, answered by a recorded reply."""
     replay = Replay(name)
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model_for(replay, ActionChoice.reply_tokens))
-    monkeypatch.setattr(actor_node, "live_session", lambda *a, **k: type("Session", (), {"memory": None}))  # no 'go to': no map read
+    session = fake_session()  # no map known
     shown = p.parse_sections(recorded(name)["request"]["messages"][1]["content"])
     admissible = p.bullet_items(shown[p.ADMISSIBLE])
     state = {"env": "cooking:1", "step": 0, "plan": [{"action": "open fridge", "expected": ""}], "admissible": admissible,
@@ -151,7 +152,7 @@ def ground(monkeypatch, name: str) -> tuple[dict, list[str]]:
     class Runtime:
         context = AgentContext(preset="ariadne_full", structured_tries=2)  # the model grounds a plan step (ariadne sends it back)
 
-    return actor_node.actor(state, Runtime()), admissible
+    return actor_node.actor(state, Runtime(), session), admissible
 
 
 def test_with_the_valid_commands_in_the_schema_the_actor_can_only_choose_one(monkeypatch):

@@ -14,7 +14,7 @@ from ariadnegraph.envs.text import ground_command, safe_command
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import world_model_qa as qa
-from ariadnegraph.tools.kg_tools import make_kg_tools
+from ariadnegraph.tools.kg_tools import KG_TOOLS
 from tests.fakes import QueuedChatModel
 
 
@@ -23,7 +23,6 @@ def memory(monkeypatch) -> WorldMemory:
     memory = WorldMemory()
     memory.observe(1, "-= Kitchen =- A knife is on the counter.", [("player", "in", "Kitchen"), ("knife", "on", "counter"),
                                                                      ("counter", "in", "Kitchen")])
-    monkeypatch.setattr(qa, "memory_view", lambda run_id, run_dir: MemoryView(memory=memory))
     return memory
 
 
@@ -33,14 +32,14 @@ def json_model(monkeypatch, *replies: str) -> QueuedChatModel:
     return model
 
 
-def ask(context: AgentContext) -> dict:
+def ask(context: AgentContext, memory: WorldMemory) -> dict:
     start = {"messages": [SystemMessage(content="monologue"), HumanMessage(content="## GOAL\ncook")], "run_id": "r"}
-    return qa.monologue.invoke(start, context=context)
+    return qa.agent_monologue(MemoryView(memory=memory)).invoke(start, context=context)
 
 
 def test_json_mode_looks_up_through_a_response_format_and_unwraps_the_answer(monkeypatch, memory):
     model = json_model(monkeypatch, '{"tool": "where_is", "entity": "knife"}', '{"answer": "where is the knife? -> on the counter"}')
-    result = ask(AgentContext(tool_calling="json", qa_turns=3))
+    result = ask(AgentContext(tool_calling="json", qa_turns=3), memory)
     assert result["answer"] == "where is the knife? -> on the counter"
     first, second = model.calls
     assert first["tools"] == []  # no native tools: a response format instead
@@ -61,16 +60,16 @@ def test_json_mode_requests_allow_an_answer_only_after_the_first_lookup(monkeypa
         return original(**kwargs)
 
     monkeypatch.setattr(type(model), "bind", lambda self, **kwargs: bind(**kwargs))
-    ask(AgentContext(tool_calling="json", qa_turns=3))
+    ask(AgentContext(tool_calling="json", qa_turns=3), memory)
     options = [[alt["required"][0] for alt in f["json_schema"]["schema"]["anyOf"]] for f in captured]
-    assert "answer" not in options[0] and options[0].count("tool") == len(make_kg_tools(WorldMemory()))
+    assert "answer" not in options[0] and options[0].count("tool") == len(KG_TOOLS)
     assert "answer" in options[1]
 
 
 def test_a_call_it_cannot_write_twice_ends_the_lookups_with_no_findings(monkeypatch, memory):
     broken = '{"name": "unexplored exits", "arguments": {"Hallway: east"}}'  # Qwen2.5-0.5B wrote this (tests/fixtures)
     model = json_model(monkeypatch, broken, broken)
-    result = ask(AgentContext(tool_calling="native", qa_turns=3))
+    result = ask(AgentContext(tool_calling="native", qa_turns=3), memory)
     assert result["answer"] == "" and len(model.calls) == 2
     assert "not a tool call that could be read" in model.calls[1]["messages"][-1].content
     assert result["replies"]["world_model_qa"] == {"fallback": 1, "invalid_json": 2}
