@@ -56,10 +56,10 @@ def events(node: str, values: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield "plan", _short(f"{plan.get('subgoal') or ''} -> {steps}", 240)
         for verdict in decided.get("verdicts") or []:
             yield _verdict(verdict, values.get("feedback"))
-    if node == "actor" and values.get("proposed"):
+    if node == "actor" and values.get("command"):
         how: dict[str, Any] = (decided.get("actor") or [{}])[-1] if isinstance(decided, dict) else {}
         note = f" ({how['how']})" if how.get("how") not in (None, "grounded", "as_written") else ""
-        yield "command", f"{values['proposed']}{note}"
+        yield "command", f"{values['command']}{note}"
 
 
 class _Step:

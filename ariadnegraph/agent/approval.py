@@ -40,7 +40,7 @@ def read_decision(answer: Any, proposed: str) -> tuple[str | None, str | None]:
 def approved_command(state: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """The command to play (the agent's, or the one a person gave instead) and the state update a
     replacement makes; pauses the thread until a person answers."""
-    proposed = state.get("proposed") or ""
+    proposed = state.get("command") or ""  # the agent's
     question: dict[str, Any] = {"step": state.get("step", 0) + 1, "command": proposed, "reason": state.get("reason"),
                                 "valid": list(state.get("admissible") or [])[:VALID_SHOWN]}
     while True:

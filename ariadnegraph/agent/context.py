@@ -1,7 +1,8 @@
 """Run configuration of the agent: one keyword-only dataclass, read by every node through the runtime.
 
 What an agent does is its preset's (``switches``); a field here that shadows a preset setting
-(``qa_turns``, ``history_length``, ``episodic_k``) is None unless set, and when set it replaces the
+(``qa_turns``, ``history_length``, ``episodic_k``, ``max_replans``, ``search_depth``, ``search_width``,
+``memory_facts``; each named as its switch) is None unless set, and when set it replaces the
 preset's value in ``switches``, the one place the two meet: nodes read only ``switches``. Any other
 switch is replaced through ``switch_overrides`` (``--set SWITCH=VALUE``), checked against ``Preset``.
 
@@ -99,6 +100,10 @@ def _check_types(context: "AgentContext") -> None:
             raise ValueError(f"context setting '{name}' must be {_described(kind)}, got {value!r:.80}") from None
 
 
+# Settings that replace a switch of the same name when set (None: the preset's value stands).
+SHADOWED_SWITCHES = ("qa_turns", "history_length", "episodic_k", "max_replans", "search_depth", "search_width", "memory_facts")
+
+
 @dataclass(kw_only=True)
 class AgentContext:
     model: str = _setting("Default chat model: 'scripted' (offline), 'local:NAME' (ariadne models list) or 'provider:model', "
@@ -112,7 +117,8 @@ class AgentContext:
     critic_model: str | None = _setting("Override for the critic.", None)
     actor_model: str | None = _setting("Override for the actor's fallback choice.", None)
     preset: PresetName = _setting("Which agent to run (see ariadnegraph/agent/presets.py).", "ariadne")
-    max_replans: int = _setting("Planner calls allowed per step after a rejection or a deviation.", 2)
+    max_replans: int | None = _setting("Planner calls allowed per step after a rejection or a deviation, replacing the "
+                                       "preset's (2).", None, int)
     qa_turns: int | None = _setting("Tool turns of the inner monologue per planning, replacing the preset's (ariadne and "
                                     "davis: 5, as DAVIS; 0: no inner monologue).", None, int)
     tool_calling: ToolCalling = _setting("How the inner monologue calls KG tools: 'native' tool calls, 'json' (a json_schema "
@@ -122,10 +128,10 @@ class AgentContext:
     max_retries: int = _setting("Retries of a failed model request (429, 5xx, timeout, unreadable reply), with backoff.", 3)
     request_timeout: float = _setting("Seconds before a model request times out (then it is retried).", 120.0)
     history_length: int | None = _setting("Recent steps shown to the deciding roles, replacing the preset's.", None, int)
-    search_depth: int = _setting("AriGraph semantic search depth d.", 2)
-    search_width: int = _setting("AriGraph semantic search width w.", 5)
+    search_depth: int | None = _setting("AriGraph semantic search depth d, replacing the preset's (2).", None, int)
+    search_width: int | None = _setting("AriGraph semantic search width w, replacing the preset's (5).", None, int)
     episodic_k: int | None = _setting("Episodes retrieved (AriGraph episodic search, RAG), replacing the preset's.", None, int)
-    memory_facts: int = _setting("Most facts shown to the planner.", 40)
+    memory_facts: int | None = _setting("Most facts shown to the planner, replacing the preset's (40).", None, int)
     memory_from: str | None = _setting("Seed the episode's memory with the facts and lessons this agent's namespace of the "
                                        "long-term store holds for the game's family (ariadne memory show).", None)
     approve_commands: bool = _setting("Pause before each command is played so a person can accept or replace it "
@@ -173,7 +179,7 @@ class AgentContext:
     def switches(self) -> Preset:
         """What the agent does: the preset, with the settings given here in its place. Nodes and routing
         functions read only this."""
-        given: dict[str, Any] = {"qa_turns": self.qa_turns, "history": self.history_length, "episodes_k": self.episodic_k}
+        given = {name: getattr(self, name) for name in SHADOWED_SWITCHES}
         return replace(get_preset(self.preset), **{**{k: v for k, v in given.items() if v is not None}, **self.switch_overrides})
 
     def tool_mode(self) -> str:

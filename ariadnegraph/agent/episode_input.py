@@ -46,7 +46,7 @@ def check_numbers(*, max_steps: object, seed: object, variation: object) -> None
 def nodes_per_step(context: AgentContext) -> int:
     """The most graph nodes one step can run: the memory path, the thinking, the critic and the planner
     again for each replan it may ask for, the actor and the approval. LangGraph's recursion limit counts them."""
-    return 11 + 2 * context.max_replans
+    return 11 + 2 * context.switches.max_replans
 
 
 def recursion_limit(context: AgentContext, max_steps: int) -> int:

@@ -27,10 +27,13 @@ class Preset:
     summarizer: bool = True  # a belief kept by a model call every step (STMA §4.1)
     knowledge_graph: bool = True  # relation retriever: triplets into the temporal KG every step
     retrieval: Retrieval = "arigraph"  # what the retriever fetches for the planner
-    episodes_k: int = 2  # episodes retrieved (arigraph: eq. 1 top-k; rag: top-k by similarity)
+    search_depth: int = 2  # AriGraph semantic search: depth d ...
+    search_width: int = 5  # ... and width w
+    memory_facts: int = 40  # the most facts retrieved that the planner is shown
+    episodic_k: int = 2  # episodes retrieved (arigraph: eq. 1 top-k; rag: top-k by similarity)
     stma_n: int = 8  # stma / temporal retrieval: top-n entities ...
     stma_hops: int = 3  # ... then this many hops
-    history: int | None = 5  # recent steps shown (None: the whole episode)
+    history_length: int | None = 5  # recent steps shown (None: the whole episode)
     history_full_text: bool = False  # whole observations in the history, else their first line
     summarizer_history: int = 0  # history-buffer records the summarizer reads besides its belief (STMA: 25)
     belief_shown: bool = True  # the deciding roles (planner, critic, chooser) read the summarizer's belief
@@ -45,6 +48,7 @@ class Preset:
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
     memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)
     aggregator: Aggregation = "text"  # spatial belief: deterministic text, or a model call (STMA)
+    max_replans: int = 2  # planner calls a step may add after a rejection, a deviation or a step sent back
     qa_turns: int = 5  # world-model QA turns (DAVIS: 5 per predicted transition); 0: no QA
     monologue: Monologue = "tools"  # tools: one lookup loop before planning; transitions: after planning, DAVIS's
     # algorithm 2 for each planned step (predict its outcome and reward, asking the dated-fact graph search when needed)
@@ -124,7 +128,7 @@ PRESETS: dict[str, Preset] = {
         "top-8 entities + 3-hop retrieval, LLM relation aggregator, planner with subgoal + action sequence, critic before "
         "each action rejecting what the game would not take; commands sent as planned (no go-to, no grounding: ours, "
         "--set go_to=true / grounding=true, labelled as additions)",
-        retrieval="stma", summarizer_history=HISTORY_BUFFER, history=0, unexplored_exits=False, memory_facts_shown=False, aggregator="llm",
+        retrieval="stma", summarizer_history=HISTORY_BUFFER, history_length=0, unexplored_exits=False, memory_facts_shown=False, aggregator="llm",
         qa_turns=0, outcome_check=False, reflections=False, extraction_reads="belief_only", reject_invalid=True, go_to=False,
         grounding=False,
     ),
@@ -143,7 +147,7 @@ PRESETS: dict[str, Preset] = {
     ),
     "full_history": Preset(
         "full-history baseline (AriGraph §4.1): every observation and action so far, planner + ReAct choice every step",
-        **{**_BASELINE, "history": None},
+        **{**_BASELINE, "history_length": None},
     ),
     "summary": Preset(
         "summary baseline (AriGraph §4.1): a running summary + the last 5 steps, planner + ReAct choice every step",
@@ -159,7 +163,7 @@ PRESETS: dict[str, Preset] = {
     "rag": Preset(
         "RAG baseline (AriGraph §4.1): top-5 past observations by similarity to observation + plan, last 5 steps, "
         "planner + ReAct choice every step",
-        **{**_BASELINE, "retrieval": "rag", "episodes_k": 5},
+        **{**_BASELINE, "retrieval": "rag", "episodic_k": 5},
     ),
 }
 
@@ -174,11 +178,20 @@ def switch_values(preset: Preset) -> dict[str, Any]:
     return {name: getattr(preset, name) for name in SWITCHES}
 
 
+# Switches that were renamed to the setting's name (so a name means one thing end to end), by their old names: a
+# checkpoint's switches, a run.json's overrides and a user's --set written before still read as they meant.
+RENAMED_SWITCHES = {"history": "history_length", "episodes_k": "episodic_k"}
+
+
+def current_names(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {RENAMED_SWITCHES.get(name, name): value for name, value in values.items()}
+
+
 def preset_of(values: dict[str, Any] | None) -> Preset | None:
     """The switches ``switch_values`` wrote, as a Preset again (None: none written)."""
     if not values:
         return None
-    return _preset_from(tuple(sorted((k, v) for k, v in values.items() if k in SWITCHES)))
+    return _preset_from(tuple(sorted((k, v) for k, v in current_names(values).items() if k in SWITCHES)))
 
 
 # The names, as a type: the context schema offers them as choices (a test keeps the two lists equal).
@@ -222,11 +235,12 @@ def get_preset(name: str) -> Preset:
 SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(Preset) if f.name != "description")
 
 
-_MINIMUM = {"plan_length": 1, "actor_commands": 1}  # a plan of no action is no plan
+_MINIMUM = {"plan_length": 1, "actor_commands": 1, "search_width": 1}  # a plan of no action is no plan
 # Bounds of the number switches (a switch is also a server client's request): the state keeps STMA's buffer of
 # summarizer_history steps (agent/state.py), a plan at most 8 steps (nodes/schemas.Plan); the rest far past any paper's.
-_MAXIMUM = {"summarizer_history": HISTORY_BUFFER, "plan_length": 8, "episodes_k": 100, "stma_n": 100, "stma_hops": 10,
-            "history": 100_000, "qa_turns": 20, "stall_steps": 100_000, "actor_commands": 8}
+_MAXIMUM = {"summarizer_history": HISTORY_BUFFER, "plan_length": 8, "episodic_k": 100, "stma_n": 100, "stma_hops": 10,
+            "history_length": 100_000, "qa_turns": 20, "stall_steps": 100_000, "actor_commands": 8, "max_replans": 10,
+            "search_depth": 10, "search_width": 100, "memory_facts": 1000}
 
 
 def _allowed(name: str) -> str:
@@ -275,13 +289,14 @@ def parse_switches(assignments: Sequence[str] | dict[str, Any] | None) -> dict[s
     if not assignments:
         return {}
     if isinstance(assignments, dict):
-        return {name: parse_switch(name, value) for name, value in assignments.items()}
+        return {name: parse_switch(name, value) for name, value in current_names(assignments).items()}
     parsed: dict[str, Any] = {}
     for item in assignments:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise ValueError(f"--set takes SWITCH=VALUE, got {item!r} (switches: {', '.join(SWITCHES)})")
-        parsed[name.strip()] = parse_switch(name.strip(), value)
+        name = RENAMED_SWITCHES.get(name.strip(), name.strip())
+        parsed[name] = parse_switch(name, value)
     return parsed
 
 
@@ -304,7 +319,7 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
         Variant("STMA w/o Spatio-Temporal Memory", "stma", {**_NO_KG, "summarizer": False, "summarizer_history": 0}),
         # the history buffer goes to the planner as it is instead of the belief; the KG is still extracted
         # from the summarized information, so the summarizer keeps running for the relation retriever
-        Variant("STMA w/o Summarizer", "stma", {"belief_shown": False, "history": HISTORY_BUFFER, "history_full_text": True}),
+        Variant("STMA w/o Summarizer", "stma", {"belief_shown": False, "history_length": HISTORY_BUFFER, "history_full_text": True}),
         # the relation retriever reads the raw history buffer instead of the belief; the planner keeps the belief
         Variant("STMA w/o Summarizer for Spatial Memory", "stma", {"extraction_reads": "history"}),
         Variant("STMA w/o Spatial Memory", "stma", dict(_NO_KG)),
@@ -328,7 +343,7 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
     "arigraph": (
         Variant("AriGraph", "arigraph", {}),
         Variant("AriGraph w/o exploration", "arigraph", {"exploration_check": False, "unexplored_exits": False}),
-        Variant("AriGraph w/o episodic", "arigraph", {"episodes_k": 0}),
+        Variant("AriGraph w/o episodic", "arigraph", {"episodic_k": 0}),
     ),
 }
 

@@ -113,7 +113,7 @@ class AgentState(EpisodeInput, total=False):
     replans: int  # planner calls in this step
     avoid: Annotated[list[str], add_until_cleared]  # commands the actor sent back as repeats this step: not offered to the planner again
     reflections: Annotated[list[str], keep_last(10)]
-    proposed: str | None  # the command the actor chose, for the environment to play
+    command: str | None  # the command the actor chose (None: it sent the plan step back), for the environment to play
     reason: str | None  # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
     thought_db: dict[str, Any]  # AgentKit presets: the thought graph's database (plans, knowledge, history)
     thought_trace: list[str]  # the thought nodes that ran this step, temporary ones included

@@ -203,7 +203,7 @@ def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
     pending = db.get(REPEAT_KEY) or {}
     if int(pending.get("left") or 0) > 0 and state.get("last_action") == pending.get("command") and (pending["command"] in valid or not valid):
         left = int(pending["left"]) - 1
-        return {"proposed": pending["command"], "thought_db": {**db, REPEAT_KEY: {**pending, "left": left}}, "thought_trace": [],
+        return {"command": pending["command"], "thought_db": {**db, REPEAT_KEY: {**pending, "left": left}}, "thought_trace": [],
                 "reason": f"repeat {int(pending['times']) - left} of {pending['times']}"}
     observation = state.get("observation", "")
     inputs = {"goal": state.get("goal", ""), "observation": observation, "valid_commands": valid,
@@ -217,5 +217,5 @@ def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
     command = chosen if chosen in valid or not valid else safe_command(valid)
     times = repeats(answer.get(spec.action_node.repeat, "")) if spec.action_node.repeat else 1
     thought_db = {**(result.get("db") or {}), SEEN_KEY: observation, REPEAT_KEY: {"command": command, "times": times, "left": times - 1}}
-    return {"proposed": command, "thought_db": thought_db, "subgoal": str(thought_db.get("subgoals", ""))[:200],
+    return {"command": command, "thought_db": thought_db, "subgoal": str(thought_db.get("subgoals", ""))[:200],
             "usage": result.get("usage") or {}, "replies": result.get("replies") or {}, "thought_trace": result.get("ran") or []}

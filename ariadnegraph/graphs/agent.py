@@ -124,7 +124,7 @@ def route_after_world_model_qa(state: AgentState) -> Literal["planner", "critic"
 
 def route_after_actor(state: AgentState) -> Literal["planner", "environment"]:
     """A plan step the actor sent back (invalid, a repeat, a stall: nothing proposed) goes to the planner."""
-    return "environment" if state.get("proposed") is not None else "planner"
+    return "environment" if state.get("command") is not None else "planner"
 
 
 Node = Callable[[AgentState, Runtime[AgentContext]], Any]

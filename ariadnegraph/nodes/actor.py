@@ -82,7 +82,7 @@ decomposed the step into)."""
 def sent_back(planned: str, why: str, avoid: str | None = None) -> dict[str, Any]:
     """The plan goes back to the planner (the graph routes there when nothing is proposed), with why;
     ``avoid``: a command left out of the planner's choices for the rest of the step (a repeat)."""
-    return {"proposed": None, "plan": [], "needs_plan": True, "feedback": why, "decided": grounding(planned, None, "sent back", why=why),
+    return {"command": None, "plan": [], "needs_plan": True, "feedback": why, "decided": grounding(planned, None, "sent back", why=why),
             **({"avoid": [avoid]} if avoid else {})}
 
 
@@ -184,7 +184,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     script = state.get("script") or []
     if script:  # a given trajectory is played as it is (memory is still written every step)
         given = script[min(state.get("step", 0), len(script) - 1)]
-        return {"proposed": given, "reason": None, "decided": grounding(None, given, "script")}
+        return {"command": given, "reason": None, "decided": grounding(None, given, "script")}
     preset = context.switches
     plan = list(state.get("plan") or [])
     admissible = state.get("admissible") or []
@@ -203,7 +203,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     if not preset.grounding:  # DAVIS without its actor: the world model's command goes to the game as written
         command = as_written(step["action"])
         update = with_issue(update, "actor", INADMISSIBLE) if command is None else update
-        return {"proposed": command or safe_command(admissible), "expected": step.get("expected") or None,
+        return {"command": command or safe_command(admissible), "expected": step.get("expected") or None,
                 "expected_reward": step.get("reward") or None, "plan": plan[1:], **update,
                 "decided": grounding(step["action"], command or safe_command(admissible), "as_written" if command else "fallback")}
     expanded: list[str] = []
@@ -223,12 +223,12 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         moves = explore_moves(state, session.memory)
         first = ground_command(moves[0]["action"], admissible) if moves else None
         if moves and first is not None and first != command:
-            return {"proposed": first, "expected": moves[0]["expected"] or None, "plan": moves[1:], **update,
+            return {"command": first, "expected": moves[0]["expected"] or None, "plan": moves[1:], **update,
                     "decided": grounding(step["action"], first, "explore", why=f"'{command}' was already played twice from here")}
     if command is None and preset.strict_grounding and admissible and (needed := take_first(step["action"], admissible)) is not None:
         # not valid now, and a thing it names can be taken here: take it first
-        return {"proposed": needed, "expected": None, "plan": [], **update, "decided": grounding(step["action"], needed, "take first")}
-    if state.get("replans", 0) < context.max_replans:
+        return {"command": needed, "expected": None, "plan": [], **update, "decided": grounding(step["action"], needed, "take first")}
+    if state.get("replans", 0) < preset.max_replans:
         if command is None and preset.explore and is_explore(step["action"]) and admissible:
             return sent_back(step["action"], "no exit is left that has not been taken: choose one of VALID COMMANDS", avoid=EXPLORE)
         if command is None and preset.strict_grounding and admissible:
@@ -253,7 +253,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         command = safe if tried_here(state, session.run).get(safe, (0, ""))[0] < 2 and not (elsewhere or repeated) \
             else way_forward(state, context, session)
         how = "fallback"
-        return {"proposed": command, "expected": None, "plan": [], **update, "decided": grounding(step["action"], command, how)}
+        return {"command": command, "expected": None, "plan": [], **update, "decided": grounding(step["action"], command, how)}
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         how = "model"
         sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
@@ -267,7 +267,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
             how = "fallback"
         if command is None:
             command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"
-    return {"proposed": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
+    return {"command": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
             "plan": plan[1:], **update, "decided": grounding(planned, command, how, **extra)}
 
 
@@ -290,12 +290,12 @@ def _react(state: AgentState, context: AgentContext, session: Session, plan: lis
         if moves:
             first = ground_command(moves[0]["action"], admissible)
             if first is not None:
-                return {"proposed": first, "expected": moves[0]["expected"], "plan": moves[1:], "reason": choice.reasoning or None, **update,
+                return {"command": first, "expected": moves[0]["expected"], "plan": moves[1:], "reason": choice.reasoning or None, **update,
                         "decided": grounding(plan[0]["action"] if plan else None, first, "choice", chosen=choice.action)}
     command = ground_command(choice.action, admissible) if admissible else choice.action
     if command is None:  # only without the choices in the schema (too many to list)
         command, update = fallback, with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
-    return {"proposed": command, "expected": plan[0].get("expected") or None if followed else None,
+    return {"command": command, "expected": plan[0].get("expected") or None if followed else None,
             "plan": plan[1:] if followed else plan, "reason": choice.reasoning or None, **update,
             "decided": grounding(plan[0]["action"] if plan else None, command, "fallback" if fell_back(update) else "choice")}

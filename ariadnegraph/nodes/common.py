@@ -345,7 +345,7 @@ def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
 def working_memory(state: AgentState, context: AgentContext, run: RunDir, preset: Preset | None = None) -> dict[str, object]:
     """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out."""
     preset = preset or context.switches
-    history = preset.history
+    history = preset.history_length
     return {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),

@@ -77,7 +77,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
                                        "approved": verdict.action_approved if preset.precheck else None,
                                        "outcome_matches": verdict.outcome_matches if expected else None,
                                        "last_action": state.get("last_action")}]}
-    can_replan = state.get("replans", 0) < context.max_replans
+    can_replan = state.get("replans", 0) < preset.max_replans
     if expected and not verdict.outcome_matches and can_replan:
         mismatch = f"step {state.get('step', 0)}: '{state.get('last_action')}' was expected to give '{expected}' but did not."
         if preset.reflections:

@@ -91,7 +91,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
         _shown(update)
         return update
     step = state.get("step", 0) + 1
-    action = state["proposed"]
+    action = state["command"]
     if action is None:  # the actor always proposes a command before the next step
         raise RuntimeError(f"run {state['run_id']}: step {step} has no command to play")
     replaced: dict[str, Any] = {}
@@ -113,7 +113,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
         "history": [{"step": step, "action": action, "observation": observation.text}],
         "replans": 0,
         "avoid": None,  # a new step: every command may be offered again
-        "proposed": None,
+        "command": None,
         "reason": None,  # logged with the step it was given for: a plan's later steps were not reasoned about again
         "reward": observation.score - (state.get("score") or 0.0),
     }

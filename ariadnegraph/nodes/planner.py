@@ -46,7 +46,8 @@ CHOICE_HISTORY = 3  # recent steps a choice reads (what was tried here is under 
 def choice_sections(state: AgentState, context: AgentContext, session: Session) -> dict[str, object]:
     """What a ``plan_choice`` planner reads: lean, for a small model (no map text, no plan, no extra-command list:
     'go to' and 'explore' are among the choices), with the next step of a list read worked out in code."""
-    shown = working_memory(state, context, session.run, replace(context.switches, history=min(context.switches.history or CHOICE_HISTORY, CHOICE_HISTORY)))
+    window = min(context.switches.history_length or CHOICE_HISTORY, CHOICE_HISTORY)
+    shown = working_memory(state, context, session.run, replace(context.switches, history_length=window))
     return {**{name: shown.get(name) for name in CHOICE_SECTIONS}, p.NEXT_STEP: next_step(state, context, session.run),
             p.FEEDBACK: state.get("feedback") or None}
 

@@ -40,16 +40,16 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
                 queries += [fact.subject, fact.object]
         queries += [q for q in (state.get("subgoal"), state.get("goal")) if q]
         queries = list(dict.fromkeys(queries))
-        facts = memory.semantic_search(queries, depth=context.search_depth, width=context.search_width) if queries else []
-        episodes = memory.episodic_search(facts, k=preset.episodes_k)
+        facts = memory.semantic_search(queries, depth=preset.search_depth, width=preset.search_width) if queries else []
+        episodes = memory.episodic_search(facts, k=preset.episodic_k)
     elif preset.retrieval in ("stma", "temporal"):
         # STMA: the query comes from the task and what the agent sees now.
         query = f"{state.get('goal', '')}\n{state.get('observation', '')}"
         facts = memory.stma_retrieve(query, n=preset.stma_n, k=preset.stma_hops)
     elif preset.retrieval == "rag":
         plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
-        episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodes_k, before=step)
-    facts = order_by_time(facts)[-context.memory_facts:] if preset.retrieval != "stma" else order_by_time(facts)
+        episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodic_k, before=step)
+    facts = order_by_time(facts)[-preset.memory_facts:] if preset.retrieval != "stma" else order_by_time(facts)
     update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
         # whole episodes, as AriGraph shows them: a recipe read ten steps ago is in its episode's text

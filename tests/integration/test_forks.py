@@ -65,7 +65,7 @@ def test_a_fork_of_a_finished_run_rewrites_its_files_and_memory_from_the_fork(tm
     config = {"configurable": {"thread_id": "f"}}
     with checkpointer(run) as saver:
         graph = graph_of(saver)
-        fork = graph.update_state(before_step(graph, config, 3).config, {"proposed": DETOUR})
+        fork = graph.update_state(before_step(graph, config, 3).config, {"command": DETOUR})
         graph.invoke(None, fork, context=context, durability="sync")
         final = graph.get_state(config).values
     steps = consistent_history(tmp_path, "f")
@@ -91,7 +91,7 @@ def test_a_fork_of_a_paused_thread_rebuilds_the_live_game_and_memory(tmp_path):
                 pass
             while graph.get_state(config).values["step"] < 5:  # paused after step 5's memory update
                 graph.invoke(None, config, context=context, durability="sync", interrupt_after=["memory_update"])
-            fork = graph.update_state(before_step(graph, config, 3).config, {"proposed": DETOUR})
+            fork = graph.update_state(before_step(graph, config, 3).config, {"command": DETOUR})
             graph.invoke(None, fork, context=context, durability="sync")
             final = graph.get_state(config).values
     finally:
@@ -108,11 +108,11 @@ def test_a_fork_of_a_branch_that_a_later_fork_replaced_is_refused_and_changes_no
     with checkpointer(run) as saver:
         graph = graph_of(saver)
         abandoned = before_step(graph, config, 6)  # of the first history
-        graph.invoke(None, graph.update_state(before_step(graph, config, 3).config, {"proposed": DETOUR}), context=context,
+        graph.invoke(None, graph.update_state(before_step(graph, config, 3).config, {"command": DETOUR}), context=context,
                      durability="sync")
         before = files_of(run)
         with pytest.raises(ForkRefused, match="no longer the run's"):
-            graph.invoke(None, graph.update_state(abandoned.config, {"proposed": "look"}), context=context, durability="sync")
+            graph.invoke(None, graph.update_state(abandoned.config, {"command": "look"}), context=context, durability="sync")
     end_session("r")
     assert files_of(run) == before
     consistent_history(tmp_path, "r")
@@ -143,7 +143,7 @@ def test_a_fork_that_stops_before_the_end_leaves_no_result_of_the_abandoned_bran
     try:
         with checkpointer(run) as saver:
             graph = graph_of(saver)
-            fork = graph.update_state(before_step(graph, config, 3).config, {"proposed": DETOUR})
+            fork = graph.update_state(before_step(graph, config, 3).config, {"command": DETOUR})
             for _ in graph.stream(None, fork, context=context, durability="sync", interrupt_after=["memory_update"]):
                 pass
             while graph.get_state(config).values["step"] < 5:

@@ -199,7 +199,7 @@ BAD_RUNS = [
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"run_dir": "/tmp/elsewhere"}, "'run_dir' is the server's setting"),
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"model": "openai:gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1"},
      "'base_url' is the server's setting"),
-    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"max_replans": "abc"}, "'max_replans' must be an integer, got 'abc'"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"max_replans": "abc"}, "'max_replans' must be an integer or null, got 'abc'"),
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"preset": ["react"]}, "'preset' must be one of ariadne"),
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2, "run_id": 7}, None, "invalid run id 7"),
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2, "run_id": "../up"}, None, "invalid run id '../up'"),
@@ -207,7 +207,7 @@ BAD_RUNS = [
     ("agent", {"env": "cooking:1", "seed": 1}, None, "the episode input needs 'max_steps'"),
     ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"switch_overrides": {"thoughts": "/etc/passwd"}},
      "switch 'thoughts' takes the name of a built-in thought graph"),
-    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"switch_overrides": {"episodes_k": 10**9}}, "switch 'episodes_k' takes int from 0 to 100"),
+    ("agent", {"env": "cooking:1", "seed": 1, "max_steps": 2}, {"switch_overrides": {"episodic_k": 10**9}}, "switch 'episodic_k' takes int from 0 to 100"),
     ("ask", {"run_id": ["x"], "question": "Where am I?"}, None, "ask needs a run_id (text), got ['x']"),
     ("ask", {"run_id": "x", "question": "Where am I?", "as_of": "later"}, None, "as_of must be a step number"),
     ("ask", {"run_id": "x", "question": "Where am I?"}, {"run_dir": "/tmp"}, "'run_dir' is the server's setting"),
@@ -355,7 +355,7 @@ def test_forks_of_a_finished_and_of_a_paused_thread_keep_the_run_one_history(ser
     while client.threads.get_state(paused)["values"]["step"] < 5:
         client.runs.wait(paused, "agent", input=None, interrupt_after=["memory_update"])
     for thread in (finished, paused):
-        fork = client.threads.update_state(thread, {"proposed": DETOUR}, checkpoint_id=history_before(client, thread, 3)["checkpoint"]["checkpoint_id"])
+        fork = client.threads.update_state(thread, {"command": DETOUR}, checkpoint_id=history_before(client, thread, 3)["checkpoint"]["checkpoint_id"])
         client.runs.wait(thread, "agent", input=None, checkpoint_id=fork["checkpoint"]["checkpoint_id"])
         final = client.threads.get_state(thread)["values"]
         steps = consistent_history(work / "runs", thread)

@@ -101,7 +101,7 @@ def test_no_planner_call_while_a_plan_is_being_followed():
     ariadne = {"switches": switch_values(PRESETS["ariadne"])}  # no critic, no inner monologue
     assert agent.route_after_aggregator({**ariadne, "plan": [{"action": "go east"}], "needs_plan": False}) == "actor"
     assert agent.route_after_aggregator({**ariadne, "plan": [], "needs_plan": False}) == "planner"
-    assert agent.route_after_actor({"proposed": None}) == "planner" and agent.route_after_actor({"proposed": "look"}) == "environment"
+    assert agent.route_after_actor({"command": None}) == "planner" and agent.route_after_actor({"command": "look"}) == "environment"
 
 
 def test_malformed_reply_is_retried_with_the_error_then_succeeds():
@@ -196,10 +196,10 @@ def test_the_react_chooser_may_go_to_a_known_place_and_walks_its_first_move(monk
     state = {**STATE, "plan": [], "admissible": ["go east", "look"], "location": "pantry"}
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="the hall", action="go to hall")]))
     update = actor_module.actor(state, runtime(preset="arigraph"), session)
-    assert update["proposed"] == "go east" and update["plan"] == [{"action": "go north", "expected": "hall"}]
+    assert update["command"] == "go east" and update["plan"] == [{"action": "go north", "expected": "hall"}]
     assert sections_of(model.calls[0])[p.ADMISSIBLE].splitlines()[-2:] == ["- go to kitchen", "- go to hall"]
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="", action="look")]))
-    assert actor_module.actor(state, runtime(preset="react"), session)["proposed"] == "look"
+    assert actor_module.actor(state, runtime(preset="react"), session)["command"] == "look"
     assert "go to" not in sections_of(model.calls[0])[p.ADMISSIBLE]
 
 
@@ -236,18 +236,18 @@ def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatc
     state = {**STATE, "plan": [{"action": "Slice the carrot", "expected": "sliced", "reward": "+1"}, {"action": "go east", "expected": ""}]}
     d_a = AgentContext(preset="davis", switch_overrides=davis_cell("D-A").switches)
     update = actor_module.actor(state, Runtime(context=d_a), session)
-    assert update["proposed"] == "Slice the carrot" and update["plan"] == [{"action": "go east", "expected": ""}]
+    assert update["command"] == "Slice the carrot" and update["plan"] == [{"action": "go east", "expected": ""}]
     assert update["expected"] == "sliced" and update["expected_reward"] == "+1" and model.calls == []
     compound = actor_module.actor({**state, "plan": [{"action": "take knife, then slice carrot", "expected": ""}]}, Runtime(context=d_a), session)
-    assert compound["proposed"] == "take knife"  # one step is one game turn: the first command of a compound one
+    assert compound["command"] == "take knife"  # one step is one game turn: the first command of a compound one
     # with the actor: a step that is no valid command as written is decomposed by the model (here into one command)
     model.replies.append(structured("Expansion", commands=[{"action": "slice carrot with knife", "expected": "sliced"}]))
-    assert actor_module.actor(state, runtime(preset="davis"), session)["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+    assert actor_module.actor(state, runtime(preset="davis"), session)["command"] == "slice carrot with knife" and len(model.calls) == 1
     # a valid command as written is played with no model call
     valid = actor_module.actor({**state, "plan": [{"action": "Slice carrot  with knife", "expected": ""}]}, runtime(preset="davis"), session)
-    assert valid["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+    assert valid["command"] == "slice carrot with knife" and len(model.calls) == 1
     # the ungrounded actor of the other presets: written short, the one valid command holding its words, no call
-    assert actor_module.actor(state, runtime(), session)["proposed"] == "slice carrot with knife" and len(model.calls) == 1
+    assert actor_module.actor(state, runtime(), session)["command"] == "slice carrot with knife" and len(model.calls) == 1
 
 
 def test_without_its_critic_davis_replans_on_a_mismatch_but_learns_nothing(monkeypatch):
@@ -303,16 +303,16 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
     state = {**STATE, "step": 3, "progress_step": 3, "admissible": ["open fridge", "go east", "look"],
              "plan": [{"action": "read recipe", "expected": ""}]}
     update = actor_module.actor(state, ariadne, session)
-    assert update["proposed"] is None and update["needs_plan"] and update["plan"] == []
+    assert update["command"] is None and update["needs_plan"] and update["plan"] == []
     assert "no valid command here can 'read' yet" in update["feedback"]  # nothing here reads: what it needs is not at hand
     assert update["decided"]["actor"][0]["how"] == "sent back"
     tried["open fridge"] = (2, "You open the fridge.")
     repeat = actor_module.actor({**state, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne, session)
-    assert repeat["proposed"] is None and "already played 2 times here" in repeat["feedback"]
+    assert repeat["command"] is None and "already played 2 times here" in repeat["feedback"]
     stalled = actor_module.actor({**state, "step": 14, "progress_step": 3, "plan": [{"action": "go east", "expected": ""}]}, ariadne, session)
-    assert stalled["proposed"] is None and "no score for 11 steps" in stalled["feedback"]
+    assert stalled["command"] is None and "no score for 11 steps" in stalled["feedback"]
     # once the step's replans are used up, not a third time either: a way forward (an exit not taken from here)
-    assert actor_module.actor({**state, "replans": 2, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne, session)["proposed"] == "go east"
+    assert actor_module.actor({**state, "replans": 2, "plan": [{"action": "open fridge", "expected": ""}]}, ariadne, session)["command"] == "go east"
     assert model.calls == []
 
 
@@ -336,19 +336,19 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "location": "bedroom", "admissible": ["go south", "look"], "plan": [{"action": "explore", "expected": ""}]}
     update = actor_module.actor(state, ariadne, session)
-    assert update["proposed"] == "go south" and update["plan"] == [{"action": "go east", "expected": ""}]
+    assert update["command"] == "go south" and update["plan"] == [{"action": "go east", "expected": ""}]
     tried["go north"] = (2, "-= Bedroom =-")  # walked corridor -> bedroom twice already, score and inventory unchanged
     memory.observe(2, "-= Corridor =-", [("player", "in", "corridor")])
     paced = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
                                 "plan": [{"action": "go north", "expected": ""}]}, ariadne, session)
-    assert paced["proposed"] == "go east" and paced["decided"]["actor"][0]["how"] == "explore"
+    assert paced["command"] == "go east" and paced["decided"]["actor"][0]["how"] == "explore"
     memory.observe(3, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "east of", "corridor")])
     memory.observe(4, "-= Corridor =-", [("player", "in", "corridor")])
     assert common.explore_moves({"location": "corridor"}, memory) is None
     assert actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
-                               "plan": [{"action": "go north", "expected": ""}]}, ariadne, session)["proposed"] == "go north"
+                               "plan": [{"action": "go north", "expected": ""}]}, ariadne, session)["command"] == "go north"
     nothing = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"]}, ariadne, session)
-    assert nothing["proposed"] is None and "no exit is left" in nothing["feedback"] and nothing["avoid"] == ["explore"]
+    assert nothing["command"] is None and "no exit is left" in nothing["feedback"] and nothing["avoid"] == ["explore"]
     assert model.calls == []
 
 
@@ -386,11 +386,11 @@ def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeyp
     state = {**STATE, "env": "cooking:1", "inventory": ["roasted carrot"], "admissible": ["cook carrot with stove", "eat carrot", "go east", "look"],
              "plan": [{"action": "cook carrot with stove", "expected": ""}]}
     update = actor_module.actor(state, ariadne, session)
-    assert update["proposed"] is None and "cooked already" in update["feedback"] and update["avoid"] == ["cook carrot with stove"]
+    assert update["command"] is None and "cooked already" in update["feedback"] and update["avoid"] == ["cook carrot with stove"]
     last = actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne, session)
-    assert last["proposed"] == "look" and last["decided"]["actor"][0]["how"] == "fallback"  # what changes nothing, not the ruin
+    assert last["command"] == "look" and last["decided"]["actor"][0]["how"] == "fallback"  # what changes nothing, not the ruin
     tried["look"] = (2, "-= Kitchen =-")  # the same situation again: a way out
-    assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne, session)["proposed"] == "go east"
+    assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne, session)["command"] == "go east"
     assert common.offered_commands(state, ariadne.context) == ["go east", "look"]
     assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]
 
@@ -408,12 +408,12 @@ def test_ariadne_does_not_play_a_third_time_what_changed_nothing_when_the_replan
     session = fake_session(WorldMemory())
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "twx:cookingworld", "inventory": [], "admissible": ["look around", "examine cheese", "go east", "take knife"],
-             "plan": [{"action": "look around", "expected": ""}], "replans": ariadne.context.max_replans}
+             "plan": [{"action": "look around", "expected": ""}], "replans": ariadne.context.switches.max_replans}
     update = actor_module.actor(state, ariadne, session)
-    assert update["proposed"] == "go east" and update["decided"]["actor"][0]["how"] == "fallback"
+    assert update["command"] == "go east" and update["decided"]["actor"][0]["how"] == "fallback"
     fresh = actor_module.actor({**state, "plan": [{"action": "take knife", "expected": ""}]}, ariadne, session)
-    assert fresh["proposed"] == "take knife"  # what was not played twice here goes through
-    assert actor_module.actor({**state, "replans": 0}, ariadne, session)["proposed"] is None  # a replan left: the planner hears why
+    assert fresh["command"] == "take knife"  # what was not played twice here goes through
+    assert actor_module.actor({**state, "replans": 0}, ariadne, session)["command"] is None  # a replan left: the planner hears why
 
 
 def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_command_does_the_item(monkeypatch, tmp_path):

@@ -241,13 +241,13 @@ def test_the_davis_actor_expands_a_step_into_several_commands_each_validated(mon
     ])])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")), session)
-    assert update["proposed"] == "open fridge" and update["expected"] == "You open the fridge"
+    assert update["command"] == "open fridge" and update["expected"] == "You open the fridge"
     assert [s["action"] for s in update["plan"]] == ["take red apple from fridge", "eat red apple", "go east"]
     assert update["plan"][1]["expected"] == "You take the red apple" and update["plan"][1]["reward"] == "+1"  # the step's own outcome, last
     assert update["decided"]["actor"][0]["into"] == ["open fridge", "take red apple from fridge", "eat red apple"]
     # a later command of the expansion is grounded when due, not expanded again (no model call)
     later = {**ACTOR_STATE, "admissible": ["take red apple from fridge", "look"], "plan": update["plan"]}
-    assert actor_module.actor(later, Runtime(context=AgentContext(preset="davis")), session)["proposed"] == "take red apple from fridge"
+    assert actor_module.actor(later, Runtime(context=AgentContext(preset="davis")), session)["command"] == "take red apple from fridge"
     assert len(model.calls) == 1
 
 
@@ -257,9 +257,9 @@ def test_an_expansion_whose_first_command_is_not_valid_falls_back_to_grounding(m
                                      structured("ActionChoice", reasoning="", action="open fridge")])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")), session)
-    assert update["proposed"] == "open fridge" and update["replies"]["actor"]["inadmissible"] == 1
+    assert update["command"] == "open fridge" and update["replies"]["actor"]["inadmissible"] == 1
     # other presets never expand: one model call, the closest valid command
     model = QueuedChatModel(replies=[structured("ActionChoice", reasoning="", action="open fridge")])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="ariadne_full")), session)
-    assert update["proposed"] == "open fridge" and [s["action"] for s in update["plan"]] == ["go east"] and len(model.calls) == 1
+    assert update["command"] == "open fridge" and [s["action"] for s in update["plan"]] == ["go east"] and len(model.calls) == 1

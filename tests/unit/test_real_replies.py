@@ -157,13 +157,13 @@ def ground(monkeypatch, name: str) -> tuple[dict, list[str]]:
 
 def test_with_the_valid_commands_in_the_schema_the_actor_can_only_choose_one(monkeypatch):
     update, admissible = ground(monkeypatch, "actor_grounding")
-    assert update["proposed"] == "go north" and update["replies"]["actor"] == {PARSED: 1}
+    assert update["command"] == "go north" and update["replies"]["actor"] == {PARSED: 1}
 
 
 def test_an_invalid_command_from_a_server_that_ignores_the_choices_is_sent_back_then_replaced_safely(monkeypatch):
     update, admissible = ground(monkeypatch, "actor_grounding_no_choices")
     assert "take knife from fridge" in recorded("actor_grounding_no_choices")["response"]["choices"][0]["message"]["content"]
-    assert update["proposed"] == "look"  # the safe command: it changes nothing
+    assert update["command"] == "look"  # the safe command: it changes nothing
     assert update["replies"]["actor"] == {FALLBACK: 1, SCHEMA: 2}
 
 

@@ -16,10 +16,10 @@ def test_the_preset_decides_unless_a_setting_is_given():
     assert AgentContext(preset="react").switches.qa_turns == 0
     assert AgentContext(preset="davis").switches.qa_turns == 5
     assert AgentContext(preset="react", qa_turns=2).switches.qa_turns == 2  # explicit: it replaces the preset's
-    assert AgentContext(preset="full_history").switches.history is None
-    assert AgentContext(preset="full_history", history_length=3).switches.history == 3
-    assert AgentContext(preset="rag").switches.episodes_k == 5
-    assert AgentContext(preset="rag", episodic_k=1).switches.episodes_k == 1
+    assert AgentContext(preset="full_history").switches.history_length is None
+    assert AgentContext(preset="full_history", history_length=3).switches.history_length == 3
+    assert AgentContext(preset="rag").switches.episodic_k == 5
+    assert AgentContext(preset="rag", episodic_k=1).switches.episodic_k == 1
     assert AgentContext(preset="stma").switches == PRESETS["stma"]  # nothing given: the preset as it is
 
 
@@ -27,7 +27,7 @@ def test_settings_come_from_the_environment_as_numbers(monkeypatch):
     monkeypatch.setenv("ARIADNE_QA_TURNS", "0")
     monkeypatch.setenv("ARIADNE_HISTORY_LENGTH", "2")
     context = AgentContext(preset="ariadne")
-    assert context.qa_turns == 0 and context.switches.qa_turns == 0 and context.switches.history == 2
+    assert context.qa_turns == 0 and context.switches.qa_turns == 0 and context.switches.history_length == 2
     monkeypatch.setenv("ARIADNE_EPISODIC_K", "many")
     with pytest.raises(ValueError, match="ARIADNE_EPISODIC_K"):
         AgentContext()
@@ -52,8 +52,8 @@ def test_routing_and_prompts_read_the_resolved_value():
 
 
 @pytest.mark.parametrize("given, message", [
-    ({"max_replans": "abc"}, "context setting 'max_replans' must be an integer, got 'abc'"),
-    ({"max_replans": True}, "context setting 'max_replans' must be an integer"),
+    ({"max_replans": "abc"}, "context setting 'max_replans' must be an integer or null, got 'abc'"),
+    ({"max_replans": True}, "context setting 'max_replans' must be an integer or null"),
     ({"preset": 7}, "context setting 'preset' must be one of ariadne"),
     ({"model": ["openai:gpt-4o"]}, "context setting 'model' must be a string"),
     ({"request_timeout": "soon"}, "context setting 'request_timeout' must be a number"),

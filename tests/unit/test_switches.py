@@ -15,7 +15,7 @@ import pytest
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.integrity import checked_copies
-from ariadnegraph.agent.presets import PRESETS, SWITCHES, Preset, ablation, parse_switch, parse_switches
+from ariadnegraph.agent.presets import PRESETS, SWITCHES, Preset, ablation, parse_switch, parse_switches, preset_of, switch_values
 from ariadnegraph.evals import quoted
 from ariadnegraph.evals.plan import EvalError
 from ariadnegraph.evals.runner import plan_eval
@@ -26,8 +26,8 @@ from ariadnegraph.runs import RunDir
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 
 # One legal value per switch, different from the ariadne preset's where the type allows.
-EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", "episodes_k": "4", "stma_n": "3", "stma_hops": "1",
-            "history": "none", "history_full_text": "true", "summarizer_history": "25", "unexplored_exits": "no",
+EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", "episodic_k": "4", "stma_n": "3", "stma_hops": "1",
+            "history_length": "none", "history_full_text": "true", "summarizer_history": "25", "unexplored_exits": "no",
             "exploration_check": "yes", "memory_facts_shown": "1", "aggregator": "llm", "qa_turns": "3", "planner": "never",
             "plan_length": "2", "expected_rewards": "1", "precheck": "true", "outcome_check": "true", "react_choice": "true",
             "reflections": "true", "go_to": "false", "invalidate": "false", "thoughts": "crafter", "belief_shown": "false",
@@ -35,7 +35,8 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
             "loop_guard": "false", "stall_steps": "5", "pin_readings": "false", "extract_new_only": "false",
             "outdated_scope": "entities", "reject_invalid": "true",
             "oracle_extraction": "true", "oracle_plan": "true", "env_map": "false", "explore": "false", "progress_shown": "false", "rules_shield": "false", "follow_lists": "false",
-            "monologue": "transitions", "actor_commands": "3"}
+            "monologue": "transitions", "actor_commands": "3", "max_replans": "4", "search_depth": "3", "search_width": "7",
+            "memory_facts": "10"}
 
 
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
@@ -50,8 +51,9 @@ def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
     ("planner=sometimes", "switch 'planner' takes when_needed or every_step or never"),
     ("precheck=maybe", "switch 'precheck' takes true or false"),
     ("qa_turns=-1", "switch 'qa_turns' takes int"),
-    ("history=lots", "switch 'history' takes int from 0 to 100,000 or none"),
-    ("episodes_k=1000000000", "switch 'episodes_k' takes int from 0 to 100"),
+    ("history_length=lots", "switch 'history_length' takes int from 0 to 100,000 or none"),
+    ("history=lots", "switch 'history_length' takes int from 0 to 100,000 or none"),  # its old name, read as the new
+    ("episodes_k=1000000000", "switch 'episodic_k' takes int from 0 to 100"),
     ("plan_length=0", "switch 'plan_length' takes int from 1 to 8"),
     ("actor_commands=0", "switch 'actor_commands' takes int from 1 to 8"),
     ("monologue=loud", "switch 'monologue' takes tools or transitions"),
@@ -185,3 +187,14 @@ def test_every_number_switch_is_bounded():
     for name in numbers:
         with pytest.raises(ValueError, match=f"switch '{name}' takes int from"):
             parse_switch(name, _MAXIMUM[name] + 1)
+
+
+def test_a_renamed_switch_reads_under_its_old_name():
+    """history and episodes_k are now named as their settings are (history_length, episodic_k): a --set, a run.json's
+    overrides or a checkpoint's switches written with the old names mean the same."""
+    assert parse_switches(["history=3", "episodes_k=4"]) == {"history_length": 3, "episodic_k": 4}
+    assert parse_switches({"history": None}) == {"history_length": None}
+    old = {**switch_values(PRESETS["full_history"]), "history": None, "episodes_k": 7}
+    del old["history_length"], old["episodic_k"]
+    held = preset_of(old)
+    assert held.history_length is None and held.episodic_k == 7
