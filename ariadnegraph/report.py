@@ -236,7 +236,7 @@ def _report_data(run: RunDir) -> dict[str, Any]:
     steps = []
     for record in trajectory:
         k = record["step"]
-        row = {
+        row: dict[str, Any] = {
             "step": k,
             "action": record.get("action"),
             "observation": record.get("observation") or episodes.get(k, ""),

@@ -9,6 +9,10 @@ reads it), ``checkpoints.sqlite`` (LangGraph's checkpoints), ``memory/`` (the
 One writer per run: :meth:`RunDir.writer` holds an advisory lock on the run's folder for the whole
 episode (the kernel drops it when the process dies, so a killed writer never leaves a stale lock).
 Readers never write: they read a private copy (:meth:`RunDir.copy_to`).
+
+The records of those files are typed here, their one owner: :class:`RunMeta` (run.json, built by
+:func:`new_run_meta`), :class:`StepRecord` (a trajectory line) and :class:`OracleRecord` (an oracle line),
+each built by one function and checked once, where it is read (:meth:`RunDir.meta`, :meth:`RunDir.steps`).
 """
 
 from __future__ import annotations
@@ -22,11 +26,11 @@ import secrets
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypedDict, cast
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -65,6 +69,143 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
 _CONTEXT_TYPES: dict[str, tuple[type, ...]] = {"model": (str,), "preset": (str,)}
 # What every trajectory line must hold (older keys are optional).
 _STEP_TYPES: dict[str, tuple[type, ...]] = {"action": (str, type(None)), "observation": (str,), "trail": (str,)}
+
+
+# -- the records of a run's files ---------------------------------------------------------------------
+
+
+class RunMeta(TypedDict, total=False):
+    """run.json: what was played, with which settings, and (once finished) what came of it."""
+
+    run_id: str
+    env: str  # the game spec
+    seed: int | None
+    variation: int | None
+    split: str | None
+    max_steps: int
+    thread_id: str  # the thread that owns the run (a CLI run's id, or its own thread in a shared PostgreSQL)
+    context: dict[str, Any]  # the AgentContext's settings, as given
+    lessons: list[str]  # reflections shown from the start (earlier trials, a memory namespace)
+    script: list[str]  # commands played as given (a gold trajectory read into memory)
+    trial: dict[str, Any]  # which trial of how many, and the reflection that followed it
+    checkpoints: dict[str, Any]  # where the checkpoints are when not in the run's folder (agent/checkpoints.py)
+    local_checkpoints: bool  # the checkpoints are in the run's folder (agent/integrity.py)
+    seeded: dict[str, Any]  # what the memory was seeded with before the first step
+    result: dict[str, Any]  # score, max_score, won, lost, steps, usage, replies (the finish node)
+
+
+def new_run_meta(run_id: str, *, env: str, seed: int | None, variation: int | None, max_steps: int | None,
+                 context: Mapping[str, Any], thread_id: str, split: str | None = None, **given: Any) -> RunMeta:
+    """A new run's run.json, the one way it is built (a CLI run and a server's first step alike); ``given``: the
+    optional entries that are set (lessons, script, trial, checkpoints, local_checkpoints)."""
+    meta: dict[str, Any] = {"run_id": run_id, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
+                            "thread_id": thread_id, "context": dict(context)}
+    if split is not None:
+        meta["split"] = split
+    meta.update({key: value for key, value in given.items() if value is not None and value != [] and value != {}})
+    return cast(RunMeta, meta)
+
+
+class StepRecord(TypedDict, total=False):
+    """A trajectory.jsonl line: what the agent did and saw at one step, and why."""
+
+    step: int
+    action: str | None  # None at step 0
+    observation: str
+    score: float
+    max_score: float
+    done: bool
+    won: bool
+    location: str | None  # as the agent knows them: where the command was played from
+    inventory: list[str] | None
+    reason: str  # the reasoning it logged for the command (memory QA asks about it)
+    trail: str  # the fingerprint of the history up to this step (next_trail)
+    decided: dict[str, Any]  # what each role decided on the way to the command (per-role diagnostics)
+    valid: list[str]  # the valid commands it was shown, when there are at most VALID_LOGGED
+
+
+class OracleRecord(TypedDict, total=False):
+    """An oracle.jsonl line: the game's ground truth at one step, for evaluation code only (no node reads it)."""
+
+    step: int
+    facts: list[list[str]]
+    score: float
+    max_score: float
+    inventory: list[str]
+    location: str | None
+    walkthrough: list[str]  # step 0: the winning commands from the start
+    policy: list[str]  # the winning commands from here, where the game knows them (TextWorld)
+    # and the game's own counters (envs' Oracle.extra: NetHack depth, Crafter achievements, TWX validity, ...)
+
+
+class GroundTruth(Protocol):
+    """What the oracle line is made from (envs.Oracle)."""
+
+    @property
+    def facts(self) -> Sequence[Sequence[str]]: ...
+    @property
+    def walkthrough(self) -> Sequence[str]: ...
+    @property
+    def policy(self) -> Sequence[str]: ...
+    @property
+    def extra(self) -> Mapping[str, Any]: ...
+
+
+class ObservedStep(Protocol):
+    """What a step's lines are made from (envs.Observation)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def max_score(self) -> float: ...
+    @property
+    def done(self) -> bool: ...
+    @property
+    def won(self) -> bool: ...
+    @property
+    def location(self) -> str | None: ...
+    @property
+    def inventory(self) -> Sequence[str] | None: ...
+    @property
+    def admissible_actions(self) -> Sequence[str]: ...
+    @property
+    def oracle(self) -> GroundTruth: ...
+
+
+VALID_LOGGED = 200  # the valid commands the agent was shown are logged when there are at most this many
+
+
+def step_record(step: int, action: str | None, observed: ObservedStep, reason: str | None = None, trail: str | None = None,
+                decided: dict[str, Any] | None = None) -> StepRecord:
+    """A step's trajectory line (``reason``, ``trail`` and ``decided`` only when there are some)."""
+    record = StepRecord(step=step, action=action, observation=observed.text, score=observed.score, max_score=observed.max_score,
+                        done=observed.done, won=observed.won, location=observed.location,
+                        inventory=list(observed.inventory) if observed.inventory is not None else None)
+    if reason:
+        record["reason"] = reason
+    if trail:
+        record["trail"] = trail
+    if decided:
+        record["decided"] = decided
+    if 0 < len(observed.admissible_actions) <= VALID_LOGGED:
+        record["valid"] = list(observed.admissible_actions)
+    return record
+
+
+def oracle_record(observed: ObservedStep, *, first: bool = False) -> OracleRecord:
+    """The game's ground truth at a step: the walkthrough from the start is kept at step 0 (``first``); later steps
+    keep the one from where the game is (``policy``) when the game gives it. The step number is added on writing."""
+    oracle = observed.oracle
+    extra = {k: v for k, v in oracle.extra.items() if isinstance(v, (str, int, float, bool, type(None)))}
+    record = cast(OracleRecord, {"facts": [list(f) for f in oracle.facts], "score": observed.score, "max_score": observed.max_score,
+                                 "inventory": list(observed.inventory or []), "location": observed.location, **extra})
+    if first:
+        record["walkthrough"] = list(oracle.walkthrough)
+    if oracle.policy:
+        record["policy"] = list(oracle.policy)
+    return record
 
 
 def next_trail(previous: str | None, action: str | None, observation: str) -> str:
@@ -124,7 +265,7 @@ class RunDir:
         return self.path / MEMORY_DIR
 
     @classmethod
-    def create(cls, root: str | Path, run_id: str, meta: dict[str, Any]) -> "RunDir":
+    def create(cls, root: str | Path, run_id: str, meta: RunMeta) -> "RunDir":
         check_run_id(run_id)
         path = Path(root) / run_id
         if path.exists() and not _unfinished_creation(path):
@@ -143,7 +284,7 @@ class RunDir:
             raise RunCorrupted(f"run {run_id}: {META_FILE} is missing")
         return cls(path)
 
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> RunMeta:
         """run.json, checked for the keys and types the code relies on (RunCorrupted otherwise)."""
         try:
             meta = json.loads(self.meta_path.read_text())
@@ -156,7 +297,7 @@ class RunDir:
             problems = [f"context.{p}" for p in _wrong_types(meta["context"], _CONTEXT_TYPES, required=("model",))]
         if problems:
             raise RunCorrupted(f"run {self.run_id}: {META_FILE} is damaged ({', '.join(problems)} missing or of the wrong type)")
-        return meta
+        return cast(RunMeta, meta)
 
     @contextmanager
     def writer(self) -> Iterator["RunDir"]:
@@ -184,30 +325,36 @@ class RunDir:
         shutil.copytree(self.path, target, ignore=lambda folder, names: [n for n in names if n in _NOT_COPIED])
         return RunDir(target)
 
-    def write_meta(self, meta: dict[str, Any]) -> None:
+    def write_meta(self, meta: RunMeta | dict[str, Any]) -> None:
         # Write-then-rename: a crash leaves the old file or the new one, never half of one.
         tmp = self.meta_path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
         os.replace(tmp, self.meta_path)
 
-    def append_step(self, record: dict[str, Any], oracle: dict[str, Any] | None = None) -> None:
+    def append_step(self, record: StepRecord, oracle: OracleRecord | None = None) -> None:
         """Record one finished step (and the game's ground truth for it, if given), synced to disk."""
         if oracle is not None:
             # Not synced: it can be rebuilt by replaying the actions; the trajectory line is the record.
             _append_line(self.oracle_path, {"step": record["step"], **oracle}, sync=False)
-        _append_line(self.trajectory_path, record)
+        _append_line(self.trajectory_path, dict(record))
+
+    def record_step(self, step: int, action: str | None, observed: ObservedStep, reason: str | None = None,
+                    trail: str | None = None, decided: dict[str, Any] | None = None) -> None:
+        """Record a step the game answered: its trajectory line and its oracle line."""
+        self.append_step(step_record(step, action, observed, reason, trail, decided), oracle_record(observed, first=step == 0))
 
     def truncate_steps(self, last_step: int) -> None:
         """Drop recorded steps after ``last_step``, and a torn last line; -1 drops them all."""
         for path in (self.trajectory_path, self.oracle_path):
             _truncate_lines(path, last_step)
 
-    def steps(self) -> Iterator[dict[str, Any]]:
+    def steps(self) -> Iterator[StepRecord]:
         """Recorded steps in order; a torn last line (crash mid-write) is ignored."""
-        return _read_lines(self.trajectory_path, _STEP_TYPES)
+        return cast(Iterator[StepRecord], _read_lines(self.trajectory_path, _STEP_TYPES))
 
     def oracle_steps(self) -> Iterator[dict[str, Any]]:
-        """The game's ground truth per recorded step (evaluation only), in order."""
+        """The game's ground truth per recorded step (evaluation only), in order: an OracleRecord's keys, and the
+        game's own counters beside them (so read as a plain mapping)."""
         return _read_lines(self.oracle_path, {})
 
     def torn(self, path: Path) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -19,7 +19,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ..config import CHECKPOINTER_ENV, DiskFull, checkpointer_url, is_full_disk, redacted
-from ..runs import CHECKPOINTS_FILE, RunCorrupted, RunDir
+from ..runs import CHECKPOINTS_FILE, RunCorrupted, RunDir, RunMeta
 
 POSTGRES_TIMEOUT = 10  # seconds to reach the database (and, mid-episode, to get a connection back)
 CHECKPOINTS = "checkpoints"  # run.json key: {"store": "postgres", "url": ...}; absent: the run's SQLite file
@@ -46,12 +46,12 @@ def check_checkpointer() -> None:
             pass
 
 
-def checkpoint_thread(meta: dict[str, Any]) -> str:
+def checkpoint_thread(meta: RunMeta) -> str:
     """The LangGraph thread the run's checkpoints are under (and that owns the run)."""
     return str(meta.get("thread_id") or meta["run_id"])
 
 
-def in_postgres(meta: dict[str, Any]) -> bool:
+def in_postgres(meta: Mapping[str, Any]) -> bool:
     return (meta.get(CHECKPOINTS) or {}).get("store") == "postgres"
 
 
@@ -75,7 +75,7 @@ def checkpointer(run: RunDir) -> Iterator[BaseCheckpointSaver]:
 
 
 @contextmanager
-def _postgres(run_id: str, meta: dict[str, Any]) -> Iterator[BaseCheckpointSaver]:
+def _postgres(run_id: str, meta: Mapping[str, Any]) -> Iterator[BaseCheckpointSaver]:
     url = checkpointer_url()
     if url is None:
         raise CheckpointerUnavailable(f"run {run_id} keeps its checkpoints in PostgreSQL ({meta[CHECKPOINTS].get('url')}): "

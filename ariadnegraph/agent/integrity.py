@@ -23,8 +23,8 @@ from typing import Any
 from ..config import CHECKPOINTER_ENV, DiskFull, checkpointer_url, is_full_disk, redacted
 from ..memory import MemoryCorrupted, WorldMemory
 from ..memory.world import MEMORY_FILE
-from ..runs import CHECKPOINTS_FILE, MEMORY_DIR, META_FILE, ORACLE_FILE, TRAJECTORY_FILE, RunCorrupted, RunDir
-from .checkpoints import CHECKPOINTS, in_postgres, latest_values
+from ..runs import CHECKPOINTS_FILE, MEMORY_DIR, META_FILE, ORACLE_FILE, TRAJECTORY_FILE, RunCorrupted, RunDir, RunMeta
+from .checkpoints import in_postgres, latest_values
 
 MEMORY_NAME = f"{MEMORY_DIR}/{MEMORY_FILE}"
 LOCAL_CHECKPOINTS = "local_checkpoints"  # run.json key: this run's checkpoints are in its folder (not a server's)
@@ -32,7 +32,7 @@ LOCAL_CHECKPOINTS = "local_checkpoints"  # run.json key: this run's checkpoints 
 
 @dataclass(frozen=True)
 class RunCheck:
-    meta: dict[str, Any]
+    meta: RunMeta
     recorded: int  # steps in the trajectory
     checkpoint: dict[str, Any] | None  # the latest checkpoint's state
     torn_step: int | None  # a checkpointed step whose trajectory line was torn: resume writes it again
@@ -64,7 +64,7 @@ def check_run(run: RunDir) -> RunCheck:
             given = redacted(checkpointer_url() or "")
             raise RunCorrupted(f"run {name}: the PostgreSQL database {given} holds no checkpoint for its {recorded} recorded steps; "
                                f"is {CHECKPOINTER_ENV} the database this run was played on "
-                               f"({(meta.get(CHECKPOINTS) or {}).get('url')})?")
+                               f"({(meta.get('checkpoints') or {}).get('url')})?")
         if recorded > 1 and meta.get(LOCAL_CHECKPOINTS):
             raise RunCorrupted(f"run {name}: {CHECKPOINTS_FILE} holds no checkpoint for the {recorded} recorded steps")
     elif recorded > checkpointed + 2 and not (checkpoint or {}).get("trail"):

@@ -14,8 +14,8 @@ from langgraph.store.base import BaseStore
 
 from ..envs.registry import env_family
 from ..memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
+from ..memory.queries import dated_transitions
 from ..memory.transitions import THIS_EPISODE, DatedFact
-from ..memory.world import dated_transitions
 from .session import Session
 
 RECALLED = "recalled"  # run.json key: {"from": "agent/family", "facts": n, "lessons": n}

@@ -31,7 +31,7 @@ from ..envs import Observation, TextEnv, make
 from ..memory import WorldMemory
 from ..memory.transitions import DatedFact
 from ..memory.world import MEMORY_FILE
-from ..runs import MEMORY_DIR, TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, next_trail
+from ..runs import MEMORY_DIR, TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, StepRecord, new_run_meta, next_trail
 from ..tools.kg_tools import KGReader
 
 if TYPE_CHECKING:
@@ -49,59 +49,6 @@ class ForkRefused(ValueError):
 
 class RunExists(ValueError):
     """A new episode was started under the id of a run that has already played steps."""
-
-
-VALID_LOGGED = 200  # the valid commands the agent was shown are logged when there are at most this many
-
-
-def trajectory_record(step: int, action: str | None, observation: Observation, reason: str | None = None,
-                      trail: str | None = None, decided: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A step's line in trajectory.jsonl: what the agent did and saw, and why it chose the command
-    (``reason``: the reasoning it logged; memory QA asks about it, EMemBench's A_reason); ``trail``: the
-    fingerprint of the history up to this step (``runs.next_trail``); ``decided``: what each role decided
-    on the way to this command (belief, facts extracted, notes, plans, verdicts, the actor's grounding)."""
-    record: dict[str, Any] = {
-        "step": step,
-        "action": action,
-        "observation": observation.text,
-        "score": observation.score,
-        "max_score": observation.max_score,
-        "done": observation.done,
-        "won": observation.won,
-        "location": observation.location,  # as the agent knows them: where a command was played from
-        "inventory": list(observation.inventory) if observation.inventory is not None else None,
-    }
-    if reason:
-        record["reason"] = reason
-    if trail:
-        record["trail"] = trail
-    if decided:
-        record["decided"] = decided
-    if 0 < len(observation.admissible_actions) <= VALID_LOGGED:
-        record["valid"] = list(observation.admissible_actions)
-    return record
-
-
-def oracle_record(observation: Observation, *, first: bool = False) -> dict[str, Any]:
-    """The game's ground truth at this step, written beside the trajectory for evaluation code
-    (memory fidelity, memory QA, per-role diagnostics); no node reads it back. The walkthrough from the
-    start is kept at step 0; later steps keep the one from where the game is (``policy``) when the game
-    gives it (TextWorld)."""
-    oracle = observation.oracle
-    extra = {k: v for k, v in oracle.extra.items() if isinstance(v, (str, int, float, bool, type(None)))}
-    record: dict[str, Any] = {"facts": [list(f) for f in oracle.facts], "score": observation.score,
-                              "max_score": observation.max_score, "inventory": list(observation.inventory or []),
-                              "location": observation.location, **extra}
-    if first:
-        record["walkthrough"] = list(oracle.walkthrough)
-    if oracle.policy:
-        record["policy"] = list(oracle.policy)  # the commands that win from here (per-role diagnostics)
-    return record
-
-
-def record_step(run: RunDir, step: int, action: str | None, observation: Observation, reason: str | None = None,
-                trail: str | None = None, decided: dict[str, Any] | None = None) -> None:
-    run.append_step(trajectory_record(step, action, observation, reason, trail, decided), oracle_record(observation, first=step == 0))
 
 
 @dataclass(kw_only=True)
@@ -151,7 +98,7 @@ class Session(MemoryView):
         try:
             observation = self.env.step(action)
             trail = next_trail(self.trail, action, observation.text)
-            record_step(self.run, step, action, observation, reason, trail, decided)
+            self.run.record_step(step, action, observation, reason, trail, decided)
         except BaseException:
             end_session(self.run.run_id)
             raise
@@ -202,11 +149,10 @@ def _open_run(run_dir: str | Path, state: Mapping[str, Any], create: bool, conte
     when it belongs to another thread."""
     run_id, thread = state["run_id"], _current_thread()
     if create and not (Path(run_dir) / run_id).exists():
-        meta = {key: state.get(key) for key in ("run_id", "env", "seed", "variation", "max_steps")}
-        if state.get("split") is not None:
-            meta["split"] = state["split"]
-        settings = asdict(context) if context is not None else {}
-        return RunDir.create(run_dir, run_id, {**meta, "thread_id": thread or run_id, "context": settings}).acquire_writer()
+        meta = new_run_meta(run_id, env=state["env"], seed=state.get("seed"), variation=state.get("variation"),
+                            max_steps=state.get("max_steps"), split=state.get("split"), thread_id=thread or run_id,
+                            context=asdict(context) if context is not None else {})
+        return RunDir.create(run_dir, run_id, meta).acquire_writer()
     run = RunDir.open(run_dir, run_id)
     _check_owner(run_id, run.meta().get("thread_id") or run_id, thread)
     return run.acquire_writer()
@@ -281,7 +227,7 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
             run.write_meta({k: v for k, v in meta.items() if k != "result"})
         run.truncate_steps(step if restoring else -1)  # steps after the state's are its future, to be played again
         if restoring and step >= len(records):
-            record_step(run, step, state.get("last_action"), observation, state.get("last_reason"), trail, state.get("last_decided"))
+            run.record_step(step, state.get("last_action"), observation, state.get("last_reason"), trail, state.get("last_decided"))
     except BaseException:
         memory.close()
         raise
@@ -292,7 +238,7 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
 EPISODE_KEYS = ("env", "seed", "variation", "split", "max_steps")  # what run.json says was played, as the episode input gives it
 
 
-def _check_new_episode(run: RunDir, state: Mapping[str, Any], records: list[dict[str, Any]]) -> None:
+def _check_new_episode(run: RunDir, state: Mapping[str, Any], records: list[StepRecord]) -> None:
     """A new episode may take an existing run's id only to start that same episode again, when the run
     played nothing past step 0 (killed before its first checkpoint); anything else would overwrite a run."""
     meta = run.meta()
@@ -305,7 +251,7 @@ def _check_new_episode(run: RunDir, state: Mapping[str, Any], records: list[dict
                         "a new episode needs a new run id (or a new thread)")
 
 
-def _replay(env: TextEnv, run: RunDir, commands: list[str], recorded: list[dict[str, Any]]) -> tuple[Observation, str]:
+def _replay(env: TextEnv, run: RunDir, commands: list[str], recorded: list[StepRecord]) -> tuple[Observation, str]:
     """Reset the game and play ``commands`` again, checking each answer against the ``recorded`` lines
     (where there is one); writes nothing. Returns the last observation and the history's trail."""
     observation = env.reset()

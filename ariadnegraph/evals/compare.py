@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.integrity import checked_copies
-from ..runs import RunDir
+from ..runs import RunDir, StepRecord
 from .diagnostics import MissingOracle, diagnose
 from .pricing import Price, episode_cost
 
@@ -81,7 +81,7 @@ def summarize_run(run_dir: str | Path, run_id: str, prices: dict[str, Price]) ->
     )
 
 
-def _result_text(result: dict[str, Any], trajectory: list[dict[str, Any]]) -> str:
+def _result_text(result: dict[str, Any], trajectory: list[StepRecord]) -> str:
     last = trajectory[-1] if trajectory else {}
     score, top = result.get("score", last.get("score", 0)), result.get("max_score", last.get("max_score", 0))
     outcome = "won" if result.get("won") else "lost" if result.get("lost") else "not won" if "won" in result else "unfinished"

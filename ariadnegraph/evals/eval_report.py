@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_outputs(plan: EvalPlan, records: Sequence[dict[str, Any]], elapsed: float | None = None) -> dict[str, Path | None]:
+def write_outputs(plan: EvalPlan, records: Sequence[Mapping[str, Any]], elapsed: float | None = None) -> dict[str, Path | None]:
     """Write the CSV, the Markdown table, the plot and the report for the plan's finished episodes."""
     out = plan.out
     played = [r for r in records if not r.get("failed")]  # a failed episode has no figures: counted and listed apart
@@ -42,7 +42,7 @@ def write_outputs(plan: EvalPlan, records: Sequence[dict[str, Any]], elapsed: fl
             "report": out / REPORT_FILE}
 
 
-def failures_table(records: Sequence[dict[str, Any]]) -> str:
+def failures_table(records: Sequence[Mapping[str, Any]]) -> str:
     """The episodes that raised, with their errors (none: empty): left out of every figure above."""
     failed = [r for r in records if r.get("failed")]
     if not failed:
@@ -57,7 +57,7 @@ def _image(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def report_text(plan: EvalPlan, records: Sequence[dict[str, Any]], tables: str, plot: Path, elapsed: float | None = None,
+def report_text(plan: EvalPlan, records: Sequence[Mapping[str, Any]], tables: str, plot: Path, elapsed: float | None = None,
                 fidelity_plot: Path | None = None) -> str:
     suite = plan.suite
     failed = sum(1 for r in records if r.get("failed"))

@@ -52,7 +52,7 @@ from ..memory.conflicts import DIRECTION_RELATIONS
 from ..memory.spatial import PLAYER, PLAYER_ALIASES
 from ..memory.temporal_kg import KG_EVENTS
 from ..memory.world import MEMORY_FILE
-from ..runs import RunDir
+from ..runs import RunDir, StepRecord
 from ..vocabulary import BURNED, COOK_STATES, CUT_STATES, RAW
 
 Triplet = tuple[str, str, str]
@@ -282,7 +282,7 @@ def score_steps(memory: WorldMemory | TemporalKG, steps: Iterable[tuple[int, lis
 
 
 # -- entry points ------------------------------------------------------------------------------------
-def _agent_text(record: dict[str, Any], inventory: Iterable[str] | None) -> str:
+def _agent_text(record: StepRecord, inventory: Iterable[str] | None) -> str:
     # The inventory stored beside the facts is the one the agent was shown (Observation.inventory).
     return "\n".join([record.get("observation") or "", *(inventory or ())])
 

@@ -21,7 +21,7 @@ def _panel(suite: Suite, group: str) -> str:
     return f"level {group}" if suite.layout in ("stma", "gata") else group
 
 
-def mean_curves(suite: Suite, records: Sequence[dict[str, Any]]) -> dict[str, dict[str, list[float]]]:
+def mean_curves(suite: Suite, records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, list[float]]]:
     """panel -> "preset (model)" -> mean normalised score at steps 0..max; an episode that ended early
     keeps its final score for the remaining steps."""
     series: dict[str, dict[str, list[list[float]]]] = {}
@@ -38,7 +38,7 @@ def mean_curves(suite: Suite, records: Sequence[dict[str, Any]]) -> dict[str, di
     return means
 
 
-def mean_fidelity_curves(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, list[float | None]]]:
+def mean_fidelity_curves(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, list[float | None]]]:
     """"precision" / "recall" -> "preset (model)" -> the mean at steps 0..max over the episodes measured at
     that step (an episode that ended adds nothing after its end; None where no episode has a value)."""
     sums: dict[str, dict[str, dict[int, list[float]]]] = {"precision": {}, "recall": {}}
@@ -87,12 +87,12 @@ def _draw(panels: Mapping[str, Mapping[str, Sequence[float | None]]], title: str
     return path
 
 
-def plot_scores(suite: Suite, records: Sequence[dict[str, Any]], path: Path) -> Path:
+def plot_scores(suite: Suite, records: Sequence[Mapping[str, Any]], path: Path) -> Path:
     """Write the score-against-steps PNG and return its path."""
     return _draw(mean_curves(suite, records), f"{suite.name}: score vs steps", "mean normalised score", path)
 
 
-def plot_fidelity(suite: Suite, records: Sequence[dict[str, Any]], path: Path) -> Path | None:
+def plot_fidelity(suite: Suite, records: Sequence[Mapping[str, Any]], path: Path) -> Path | None:
     """Write the memory-fidelity PNG (precision and recall against steps) and return its path; None, and
     nothing written, when no episode was measured (ScienceWorld)."""
     curves = mean_fidelity_curves(records)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import multiprocessing
 import os
 import shutil
@@ -28,6 +27,7 @@ from ..agent.presets import PresetName
 from ..runs import RunDir
 from .plan import EvalError, EvalPlan, Job, TooManyFailures
 from .pricing import Price, episode_cost, load_prices
+from .records import EpisodeRecord, append_record, failed_record, read_records
 from .suites import Game, get_suite, normalised
 
 LOCK_FILE = ".lock"
@@ -191,77 +191,6 @@ def _check_storage() -> None:
             raise EvalError(f"embeddings '{embeddings_setting()}' cannot be built: {' '.join(str(exc).split())[:200]}") from None
 
 
-# --- episode records -------------------------------------------------------------------------------
-
-
-_NUMBER = (int, float)
-# What the tables and the resume logic read from a record, by type (bool is an int: checked first).
-_RECORD_TYPES: dict[str, tuple[type, ...]] = {
-    "key": (str,), "preset": (str,), "model": (str,), "env": (str,), "group": (str,), "label": (str,),
-    "attempt": (int,), "run_id": (str,),
-}
-_PLAYED_TYPES: dict[str, tuple[type, ...]] = {
-    "won": (bool,), "score": _NUMBER, "max_score": _NUMBER, "norm_score": _NUMBER, "steps": (int,), "llm_calls": (int,),
-    "prompt_tokens": (int,), "completion_tokens": (int,), "wall_seconds": _NUMBER,
-}
-_FAILED_TYPES: dict[str, tuple[type, ...]] = {"error": (str,)}
-
-
-def check_record(record: Any, where: str) -> dict[str, Any]:
-    """An episode record as the tables count it, else EvalError naming the line: a damaged record is
-    never counted (``"won": "no"`` is not a win)."""
-    if not isinstance(record, dict):
-        raise EvalError(f"{where} is damaged: not an episode record (a JSON {type(record).__name__})")
-    failed = record.get("failed", False)
-    if not isinstance(failed, bool):
-        raise EvalError(f"{where} is damaged: 'failed' must be true or false, got {failed!r}"[:300])
-    expected = {**_RECORD_TYPES, **(_FAILED_TYPES if failed else _PLAYED_TYPES)}
-    for name, types in expected.items():
-        value = record.get(name)
-        if name not in record or (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-            shown = "missing" if name not in record else f"{value!r}"[:60]
-            kind = " or ".join(t.__name__ for t in types)
-            raise EvalError(f"{where} is damaged: '{name}' must be a {kind}, got {shown} (delete the line to play that episode again)")
-    return record
-
-
-def read_records(path: Path) -> dict[str, dict[str, Any]]:
-    """Episodes recorded by key, played or failed (a later line for a key replaces an earlier one; a torn
-    last line is ignored). A damaged line is refused with its number (EvalError), never counted."""
-    records: dict[str, dict[str, Any]] = {}
-    if not path.exists():
-        return records
-    with path.open() as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.endswith("\n"):
-                break
-            try:
-                parsed = json.loads(line)
-            except ValueError as exc:
-                raise EvalError(f"{path} line {number} is damaged: {' '.join(str(exc).split())[:120]}") from None
-            record = check_record(parsed, f"{path} line {number}")
-            records[record["key"]] = record
-    return records
-
-
-def failed_record(job: Job, error: BaseException, wall: float) -> dict[str, Any]:
-    """An episode that raised: recorded with its error so the sweep goes on and the tables count it;
-    a re-run of the same command plays it again."""
-    message = " ".join(f"{type(error).__name__}: {error}".split())[:500]
-    g = job.game
-    return {"key": job.key, "suite": job.suite, "preset": job.system, "base_preset": job.preset, "model": job.model, "env": g.env,
-            "group": g.group, "label": g.label, "seed": g.seed, "variation": g.variation, "attempt": job.attempt,
-            "run_id": job.run_id, "max_steps": g.max_steps, "failed": True, "error": message, "wall_seconds": round(wall, 3),
-            "resumed": False}
-
-
-def _append_record(path: Path, record: dict[str, Any]) -> None:
-    with path.open("a") as handle:
-        handle.write(json.dumps(record, sort_keys=True) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
 def _fidelity(run: RunDir) -> dict[str, Any] | None:
     """Memory fidelity of a finished episode (a checked copy of its run): the summary figures and the
     per-step curve ``[step, precision, recall]`` (counts and error lists stay recomputable from the run).
@@ -277,7 +206,7 @@ def _fidelity(run: RunDir) -> dict[str, Any] | None:
     return {**{k: full.get(k) for k in FIDELITY_FIELDS}, "curve": curve}
 
 
-def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool = False) -> dict[str, Any]:
+def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool = False) -> EpisodeRecord:
     """Play (or continue) one episode and return its record."""
     from ..agent.context import AgentContext
     from ..agent.integrity import checked_copies
@@ -319,7 +248,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     # every trial's model calls count, the reflections between them included
     prompt = sum(int(r["prompt_tokens"]) + int((r.get("reflection") or {}).get("prompt_tokens", 0)) for r in played)
     completion = sum(int(r["completion_tokens"]) + int((r.get("reflection") or {}).get("completion_tokens", 0)) for r in played)
-    return {
+    return EpisodeRecord(**{
         "key": job.key, "suite": job.suite, "preset": job.system, "base_preset": job.preset, "switches": dict(job.switches),
         "oracle": [k.removeprefix("oracle_") for k, v in job.switches if k.startswith("oracle_") and v],  # roles taken from the truth
         "additions": job.additions,  # our additions to the paper's system, switched on: not the paper's result
@@ -341,14 +270,14 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
         "fallbacks": int(summary.get("fallbacks", 0)), "wall_seconds": round(wall, 3), "resumed": resumed,
         "precision": (fidelity or {}).get("precision"), "recall": (fidelity or {}).get("recall"), "fidelity": fidelity,
         "curve": curve, "diagnostics": diagnostics,
-    }
+    })
 
 
 def _job_args(job: Job) -> dict[str, Any]:
     return {**asdict(job), "game": asdict(job.game)}
 
 
-def _worker(job: dict[str, Any], runs_dir: str, prices: dict[str, tuple[float, float]], fresh: bool) -> dict[str, Any]:
+def _worker(job: dict[str, Any], runs_dir: str, prices: dict[str, tuple[float, float]], fresh: bool) -> EpisodeRecord:
     """Pool entry point (plain data in and out, so it pickles under ``spawn``)."""
     parsed = Job(**{**job, "game": Game(**job["game"]), "switches": tuple((k, v) for k, v in job.get("switches") or ())})
     return run_episode(parsed, Path(runs_dir), {m: Price(*p) for m, p in prices.items()}, fresh)
@@ -382,7 +311,7 @@ def _locked(out: Path) -> Iterator[None]:
         yield
 
 
-def _line(record: dict[str, Any], done: int, total: int) -> str:
+def _line(record: EpisodeRecord, done: int, total: int) -> str:
     where = record["label"] or record["env"]
     if record.get("failed"):
         return f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: FAILED: {record['error'][:200]}"
@@ -393,7 +322,7 @@ def _line(record: dict[str, Any], done: int, total: int) -> str:
             f"{record['wall_seconds']:.1f} s{again}")
 
 
-def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[dict[str, Any]]:
+def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[EpisodeRecord]:
     """Run the plan's missing episodes and write every output; returns the plan's records in order."""
     from tqdm import tqdm
 
@@ -410,9 +339,9 @@ def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[dict[str, Any]]:
         bar = tqdm(total=len(pending), file=sys.stderr, disable=not (progress and sys.stderr.isatty()), unit="episode")
         done = failures = 0
 
-        def record(result: dict[str, Any]) -> None:
+        def record(result: EpisodeRecord) -> None:
             nonlocal done, failures
-            _append_record(plan.episodes_path, result)
+            append_record(plan.episodes_path, result)
             finished[result["key"]] = result
             done += 1
             bar.update(1)

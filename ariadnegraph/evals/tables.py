@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import statistics
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
@@ -59,7 +59,7 @@ def _mean(values: Iterable[float | None]) -> float | None:
     return statistics.fmean(present) if present else None
 
 
-def make_cell(preset: str, model: str, group: str, records: Sequence[dict[str, Any]]) -> Cell:
+def make_cell(preset: str, model: str, group: str, records: Sequence[Mapping[str, Any]]) -> Cell:
     scores = [r["norm_score"] for r in records]
     by_game: dict[tuple, list[float]] = {}
     for r in records:
@@ -83,9 +83,9 @@ def make_cell(preset: str, model: str, group: str, records: Sequence[dict[str, A
     )
 
 
-def cells(records: Sequence[dict[str, Any]], *, with_all: bool = True) -> list[Cell]:
+def cells(records: Sequence[Mapping[str, Any]], *, with_all: bool = True) -> list[Cell]:
     """One cell per (preset, group), grouped by preset in first-seen order, each preset ending with ``all``."""
-    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    grouped: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
     for r in records:
         grouped.setdefault((r["preset"], r["model"], r["group"]), []).append(r)
         if with_all:
@@ -95,7 +95,7 @@ def cells(records: Sequence[dict[str, Any]], *, with_all: bool = True) -> list[C
     return [make_cell(p, m, g, grouped[(p, m, g)]) for p, m, g in order]
 
 
-def csv_text(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+def csv_text(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     fields = ["suite", *Cell.__dataclass_fields__]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
@@ -138,13 +138,13 @@ def _ours(cell: Cell) -> str:
     return f"**{cell.preset}** ({cell.model}) — ours"
 
 
-def _index(records: Sequence[dict[str, Any]]) -> tuple[list[tuple[str, str]], dict[tuple[str, str, str], Cell]]:
+def _index(records: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, str]], dict[tuple[str, str, str], Cell]]:
     table = {(c.preset, c.model, c.group): c for c in cells(records)}
     systems = list(dict.fromkeys((p, m) for p, m, _ in table))
     return systems, table
 
 
-def resources_table(records: Sequence[dict[str, Any]]) -> str:
+def resources_table(records: Sequence[Mapping[str, Any]]) -> str:
     """Every cell's cost profile: the same columns for every suite (means per episode, total cost)."""
     header = ["preset", "group", "episodes", "norm. score", "success %", "steps", "model calls", "prompt tokens",
               "completion tokens", "cost USD (total)", "wall s", "KG precision", "KG recall", "steps / replan", "KG facts",
@@ -159,7 +159,7 @@ def resources_table(records: Sequence[dict[str, Any]]) -> str:
 # --- the papers' layouts ---------------------------------------------------------------------------
 
 
-def _stma(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+def _stma(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """STMA tables 1-2: per level, success rate (%) and average score (% mean ± std)."""
     levels = [g for g in suite.groups() if any(r["group"] == g for r in records)]
     header = ["system"] + [f"L{level} {m}" for level in levels for m in ("SR", "AS")]
@@ -179,7 +179,7 @@ def _stma_quoted(value: object) -> list[str]:
     return [f"{sr:.1f}", f"{avg:.1f}±{std:.1f}"]
 
 
-def _our_rows(records: Sequence[dict[str, Any]], groups: Sequence[str], figures: Callable[[Any], list[str]],
+def _our_rows(records: Sequence[Mapping[str, Any]], groups: Sequence[str], figures: Callable[[Any], list[str]],
               width: int = 1) -> list[list[str]]:
     """One row per (preset, model) of ours: its label, then ``figures`` of each group (``width`` cells)."""
     systems, table = _index(records)
@@ -193,7 +193,7 @@ def _our_rows(records: Sequence[dict[str, Any]], groups: Sequence[str], figures:
     return rows
 
 
-def _arigraph(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+def _arigraph(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """AriGraph table 4: normalised score per game, the mean of the three best of five attempts."""
     games = list(ARIGRAPH_TITLES)
     header = ["system"] + [ARIGRAPH_TITLES[g] for g in games]
@@ -207,7 +207,7 @@ def _arigraph(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     return _table(header, rows) + "\n\n" + note
 
 
-def _gata(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+def _gata(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """AriGraph appendix F: normalised score per GATA cooking level."""
     levels = [g for g in suite.groups() if any(r["group"] == g for r in records)]
     header = ["system"] + [f"Level {level}" for level in levels]
@@ -215,7 +215,7 @@ def _gata(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     return _table(header, rows) + "\n\n" + quoted.GATA_COOKING_NOTE
 
 
-def _scienceworld(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+def _scienceworld(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """DAVIS table 7: score (0-100, mean and std over the test variations) per task, grouped by subject
     with the subject's average on its own row; our presets first, then the quoted systems."""
     systems, table = _index(records)
@@ -251,7 +251,7 @@ def _scienceworld(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     return _table(header, rows) + "\n\n" + note
 
 
-def _tales(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+def _tales(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """TALES's TWX column: per setting, the best normalised score reached in the episode (%, mean over
     its seeds), with wins and invalid actions; the overall mean; quoted TALES rows beside ours."""
     settings = [g for g in suite.groups() if any(r["group"] == g for r in records)]
@@ -273,7 +273,7 @@ def _tales(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     return _table(header, rows) + "\n\n" + note
 
 
-def _tales_cell(records: Sequence[dict[str, Any]]) -> str:
+def _tales_cell(records: Sequence[Mapping[str, Any]]) -> str:
     if not records:
         return MISSING
     best = statistics.fmean(100 * r.get("best_norm_score", r["norm_score"]) for r in records)
@@ -282,7 +282,7 @@ def _tales_cell(records: Sequence[dict[str, Any]]) -> str:
     return f"{best:.1f} (w {wins}/{len(records)}, inv {sum(invalid) if invalid else MISSING})"
 
 
-def _progression(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+def _progression(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """BALROG-style: progression (% of the way, mean ± std over seeds) per system, with the game's own
     figures (NetHack: in-game score and deepest level; Crafter: achievements unlocked), quoted rows after."""
     nethack = suite.name == "nethack"
@@ -323,7 +323,7 @@ def _progression(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
     return _table(header, rows) + "\n\n" + note
 
 
-def _crafter_figures(records: Sequence[dict[str, Any]]) -> list[str]:
+def _crafter_figures(records: Sequence[Mapping[str, Any]]) -> list[str]:
     """Crafter's score over the episodes and their mean reward ("—" when no episode recorded them)."""
     unlocked = [r["achievements"] for r in records if r.get("achievements") is not None]
     rewards = [float(r["reward"]) for r in records if isinstance(r.get("reward"), (int, float))]
@@ -332,19 +332,19 @@ def _crafter_figures(records: Sequence[dict[str, Any]]) -> list[str]:
     return [score, reward]
 
 
-LAYOUTS: dict[str, Callable[[Suite, Sequence[dict[str, Any]]], str]] = {
+LAYOUTS: dict[str, Callable[[Suite, Sequence[Mapping[str, Any]]], str]] = {
     "stma": _stma, "arigraph": _arigraph, "gata": _gata, "scienceworld": _scienceworld, "tales": _tales,
     "progression": _progression,
 }
 
 
-def _measured(record: dict[str, Any]) -> dict[str, Any] | None:
+def _measured(record: Mapping[str, Any]) -> dict[str, Any] | None:
     """The record's fidelity summary when the game gave true facts to compare with, else None."""
     fidelity = record.get("fidelity") or {}
     return fidelity if fidelity.get("recall") is not None else None
 
 
-def fidelity_table(records: Sequence[dict[str, Any]]) -> str | None:
+def fidelity_table(records: Sequence[Mapping[str, Any]]) -> str | None:
     """Memory fidelity per preset: means over its measured episodes of the episode figures, overall and
     per relation family (precision / recall). None when no episode was measured (ScienceWorld)."""
     measured: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -374,7 +374,7 @@ DIAGNOSTIC_COLUMNS = (("planner", "valid", "plan steps valid"), ("planner", "on_
                       ("loops", "longest_without_score", "longest run without score"))
 
 
-def diagnostics_table(records: Sequence[dict[str, Any]]) -> str | None:
+def diagnostics_table(records: Sequence[Mapping[str, Any]]) -> str | None:
     """Per-role diagnostics per system (``evals/diagnostics.py``): means over its episodes; None when no
     record carries them."""
     found: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -390,7 +390,7 @@ def diagnostics_table(records: Sequence[dict[str, Any]]) -> str | None:
     return _table(header, rows)
 
 
-def trials_table(records: Sequence[dict[str, Any]]) -> str | None:
+def trials_table(records: Sequence[Mapping[str, Any]]) -> str | None:
     """Success by trial (Reflexion): the share of episodes won by trial k, per system; None with one trial."""
     most = max((len(r.get("won_by_trial") or []) for r in records), default=0)
     if most < 2:
@@ -404,7 +404,7 @@ def trials_table(records: Sequence[dict[str, Any]]) -> str | None:
     return _table(header, rows)
 
 
-def markdown_tables(suite: Suite, records: Sequence[dict[str, Any]]) -> str:
+def markdown_tables(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """The paper-layout table, the resources table and (TextWorld) the memory-fidelity table, as Markdown."""
     doubles = [model_label(m) for m in dict.fromkeys(r["model"] for r in records) if model_label(m) != m]
     parts = [

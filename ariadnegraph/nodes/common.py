@@ -22,7 +22,7 @@ from ..envs.rules import allowed
 from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, list_item, steps_of
 from ..memory import WorldMemory
 from ..models import StructuredResult, call_structured, is_local, load_chat_model
-from ..runs import RunDir
+from ..runs import RunDir, StepRecord
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
 
 T = TypeVar("T", bound=BaseModel)
@@ -179,10 +179,10 @@ def tried_here(state: Mapping[str, Any], run: RunDir) -> dict[str, tuple[int, st
     found: dict[str, tuple[int, str]] = {}
     before: tuple[Any, ...] | None = None
     for record in run.steps():
-        if before == here and record.get("action"):
-            count, _ = found.get(record["action"], (0, ""))
+        if before == here and (command := record.get("action")):
+            count, _ = found.get(command, (0, ""))
             answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
-            found[record["action"]] = (count + 1, answer[:100])
+            found[command] = (count + 1, answer[:100])
         before = (record.get("location"), sorted(record.get("inventory") or []), record.get("score", 0.0))
     return found
 
@@ -244,10 +244,10 @@ def extra_commands(preset: Preset) -> list[str] | None:
 PROGRESS_SHOWN = 12  # the latest commands that raised the score
 
 
-_SCORE_RISES: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}  # trajectory path -> (its size and time, rises)
+_SCORE_RISES: dict[str, tuple[tuple[int, int], list[StepRecord]]] = {}  # trajectory path -> (its size and time, rises)
 
 
-def score_rises(run: RunDir) -> list[dict[str, Any]]:
+def score_rises(run: RunDir) -> list[StepRecord]:
     """The steps whose command raised the score, read from the run's trajectory, in order. Several sections ask
     each step, so the file is read again only when it changed (a long episode would read it many times a step)."""
     path = run.trajectory_path
@@ -256,7 +256,8 @@ def score_rises(run: RunDir) -> list[dict[str, Any]]:
     cached = _SCORE_RISES.get(str(path))
     if cached is not None and cached[0] == version:
         return cached[1]
-    rises, score = [], 0.0
+    rises: list[StepRecord] = []
+    score = 0.0
     for record in run.steps() if stat else []:
         if record.get("action") and record.get("score", 0.0) > score:
             rises.append(record)
@@ -280,7 +281,7 @@ def progress_section(run: RunDir, preset: Preset) -> list[str] | str | None:
     done = []
     for record in score_rises(run):
         answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
-        done.append(p.progress_line(record["action"], answer[:100], record["score"]))
+        done.append(p.progress_line(record.get("action") or "", answer[:100], record["score"]))
     return done[-PROGRESS_SHOWN:] or p.NO_PROGRESS
 
 
@@ -315,7 +316,7 @@ def next_step(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> s
             # nothing read yet: a goal of several steps ("read the recipe, cook, eat") says what comes first,
             # then, once a command that raised the score carried a step out, the step after it
             goal = state.get("goal") or ""
-            left = goal_steps_left(goal, [record["action"] for record in score_rises(run)])
+            left = goal_steps_left(goal, [record.get("action") or "" for record in score_rises(run)])
             if not left:
                 return None
             return p.goal_first(left[0]) if left[0] == steps_of(goal)[0] else p.goal_next(left[0])

@@ -19,7 +19,7 @@ from ..agent.context import AgentContext
 from ..agent.episode_input import check_episode_input, check_recursion_budget
 from ..agent.presets import switch_values
 from ..agent.recall import recall
-from ..agent.session import Session, record_step
+from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs import Observation, check_served_spec
 from ..runs import new_run_id
@@ -81,7 +81,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
     context = runtime.context
     if "observation" not in state:
         observation = session.observation
-        record_step(session.run, 0, None, observation, trail=session.trail)
+        session.run.record_step(0, None, observation, trail=session.trail)
         goal = getattr(session.env, "goal", None) or ""
         update = {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "last_action": None,
                   "trail": session.trail, "memory_step": -1, "belief": "", "plan": [], "needs_plan": True, "replans": 0,

@@ -46,9 +46,10 @@ def place_facts(memory: WorldMemory, state: AgentState, env_map: bool = False) -
 def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     memory, step = session.memory, state.get("step", 0)
     if step not in memory.episodes:
-        triplets = [(t[0], t[1], t[2]) for t in state.get("extraction", []) if len(t) == 3 and all(str(x).strip() for x in t)]
+        # triplets as the relation retriever passed them on (their shape checked where the reply came in: nodes/schemas.py)
+        triplets = [(t[0], t[1], t[2]) for t in state.get("extraction", [])]
         triplets += place_facts(memory, state, runtime.context.switches.env_map)
-        outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", []) if len(t) == 3]
+        outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", [])]
         memory.observe(step, state.get("observation", ""), triplets, outdated, action=state.get("last_action"),
                        invalidate=runtime.context.switches.invalidate)
     update: dict[str, Any] = {"extraction": [], "outdated": [], "memory_step": step}

@@ -36,6 +36,15 @@ Name = Annotated[str, _clip(60), Field(json_schema_extra={"maxLength": 60})]
 Triplet = Annotated[list[Name], Field(min_length=3, max_length=3, json_schema_extra={"maxItems": 3, "minItems": 3})]
 
 
+def _complete(triplets: list[list[str]]) -> list[list[str]]:
+    """The triplets that name all three parts: a reply's shape is checked here, once, where it comes in (memory
+    takes what the nodes pass on as it is)."""
+    return [t for t in triplets if all(part.strip() for part in t)]
+
+
+Triplets = Annotated[list[Triplet], AfterValidator(_complete)]
+
+
 class Belief(BaseModel):
     """Summarizer: the agent's running belief about the task and the world (STMA's temporal belief)."""
 
@@ -48,10 +57,10 @@ class Extraction(BaseModel):
     """Relation retriever: facts the observation states, and stored facts it shows are no longer true."""
 
     reply_tokens: ClassVar[int] = 480
-    triplets: Annotated[list[Triplet], _keep(14)] = Field(
+    triplets: Annotated[Triplets, _keep(14)] = Field(
         default_factory=list, description="[subject, relation, object] facts the observation states",
         json_schema_extra={"maxItems": 14})
-    outdated: Annotated[list[Triplet], _keep(6)] = Field(
+    outdated: Annotated[Triplets, _keep(6)] = Field(
         default_factory=list, description="known facts (from KNOWN FACTS) that are no longer true",
         json_schema_extra={"maxItems": 6})
 
@@ -61,7 +70,7 @@ class BeliefExtraction(Extraction):
     every step, so room for more of them than one observation holds (STMA's own example has 17)."""
 
     reply_tokens: ClassVar[int] = 1200
-    triplets: Annotated[list[Triplet], _keep(40)] = Field(
+    triplets: Annotated[Triplets, _keep(40)] = Field(
         default_factory=list, description="[subject, relation, object] facts the belief states, each thing at its latest place",
         json_schema_extra={"maxItems": 40})
 
@@ -70,7 +79,7 @@ class Outdated(BaseModel):
     """Outdated detection (AriGraph): the known facts the new ones replace."""
 
     reply_tokens: ClassVar[int] = 320
-    outdated: Annotated[list[Triplet], _keep(12)] = Field(
+    outdated: Annotated[Triplets, _keep(12)] = Field(
         default_factory=list, description="facts from KNOWN FACTS that a fact of NEW FACTS replaces",
         json_schema_extra={"maxItems": 12})
 

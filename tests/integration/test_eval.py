@@ -13,7 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ariadnegraph.evals.runner import plan_eval, read_records, run_eval
+from ariadnegraph.evals.records import read_records
+from ariadnegraph.evals.runner import plan_eval, run_eval
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 SMALL = ["eval", "stma-cooking", "--preset", "ariadne", "--preset", "react", "--model", "scripted", "--workers", "2", "--levels", "1"]

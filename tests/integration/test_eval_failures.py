@@ -13,7 +13,8 @@ import pytest
 
 import ariadnegraph.play as play_module
 from ariadnegraph.evals.plan import EvalError, TooManyFailures
-from ariadnegraph.evals.runner import plan_eval, read_records, run_eval
+from ariadnegraph.evals.records import read_records
+from ariadnegraph.evals.runner import plan_eval, run_eval
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 

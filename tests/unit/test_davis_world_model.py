@@ -18,6 +18,7 @@ from ariadnegraph.agent.recall import recall, world_history
 from ariadnegraph.graphs import agent
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+from ariadnegraph.memory.queries import dated_transitions
 from ariadnegraph.memory.transitions import (
     ENTITY_TYPES,
     PLACE,
@@ -31,7 +32,6 @@ from ariadnegraph.memory.transitions import (
     narrow,
     top_entities,
 )
-from ariadnegraph.memory.world import dated_transitions
 from ariadnegraph.nodes import actor as actor_module
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import world_model_qa as qa_module
