@@ -16,12 +16,9 @@ belongs to the thread that created it (``thread_id`` in run.json; a CLI run's th
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +27,8 @@ from langgraph.config import get_config
 from ..envs import Observation, TextEnv, make
 from ..memory import WorldMemory
 from ..memory.transitions import DatedFact
-from ..memory.world import MEMORY_FILE
-from ..runs import MEMORY_DIR, TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, StepRecord, new_run_meta, next_trail
-from ..tools.kg_tools import KGReader
+from ..runs import TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, StepRecord, new_run_meta, next_trail
+from .readers import MemoryView, saved_memory
 
 if TYPE_CHECKING:
     from .context import AgentContext
@@ -49,27 +45,6 @@ class ForkRefused(ValueError):
 
 class RunExists(ValueError):
     """A new episode was started under the id of a run that has already played steps."""
-
-
-@dataclass(kw_only=True)
-class MemoryView:
-    """A run's memory, and what the KG tools read of it."""
-
-    memory: WorldMemory
-    _copy: tempfile.TemporaryDirectory | None = field(default=None, repr=False)  # a reader's private copy of the files
-    version: tuple[Any, ...] = ()  # a reader's: the saved memory's state it copied (session._memory_version)
-
-    def kg(self, as_of: int | None = None) -> KGReader:
-        """What the KG tools read: the memory as it was at step ``as_of`` (None: now)."""
-        return KGReader(self.memory, as_of)
-
-    def close_reader(self) -> None:
-        """Close a reader's memory and delete its private copy (what it loaded stays readable)."""
-        try:
-            self.memory.close()
-        finally:
-            if self._copy is not None:
-                self._copy.cleanup()
 
 
 @dataclass(kw_only=True)
@@ -281,55 +256,7 @@ def get_session(run_id: str) -> Session | None:
     return _SESSIONS.get(run_id)
 
 
-READERS_KEPT = 8  # saved memories kept open for readers (a server answering questions about many runs)
-_READERS: OrderedDict[tuple[str, str], MemoryView] = OrderedDict()
-
-
-def _memory_version(run_dir: str | Path, run_id: str) -> tuple[tuple[str, int, int], ...]:
-    """What identifies the state of a run's saved memory: its database files' sizes and modification times
-    (a rewind or a new step writes them)."""
-    folder = Path(run_dir) / run_id / MEMORY_DIR
-    found = []
-    for name in (MEMORY_FILE, MEMORY_FILE + "-wal"):
-        try:
-            stat = (folder / name).stat()
-        except OSError:
-            continue
-        found.append((name, stat.st_size, stat.st_mtime_ns))
-    return tuple(found)
-
-
 def memory_view(run_id: str, run_dir: str | Path) -> MemoryView:
-    """The memory of a run and its tools: the live session's, else the saved memory, read from a
-    private copy of its memory folder (opening the files would write to them). The last
-    ``READERS_KEPT`` readers stay open; the least recently used is closed when another is opened."""
+    """The memory of a run: the live session's, else its saved memory (agent/readers.py)."""
     session = _SESSIONS.get(run_id)
-    if session is not None:
-        return session
-    key = (str(Path(run_dir).resolve()), run_id)
-    with _LOCK:
-        view = _READERS.get(key)
-        if view is not None and view.version == _memory_version(run_dir, run_id):
-            _READERS.move_to_end(key)
-            return view
-        if view is not None:  # the memory changed since it was read (a fork rewound it, or the run went on)
-            del _READERS[key]
-            view.close_reader()
-        version = _memory_version(run_dir, run_id)
-        copy = tempfile.TemporaryDirectory(prefix="ariadne-memory-")
-        try:
-            source = RunDir.open(run_dir, run_id).memory_path
-            if not source.is_dir():
-                raise FileNotFoundError(f"run {run_id} has no memory yet")
-            target = Path(copy.name) / MEMORY_DIR
-            shutil.copytree(source, target)
-            # no check_run before this reader (the server's ask): the log's whole chain is checked here
-            view = MemoryView(memory=WorldMemory.open(target, check_log=True), _copy=copy, version=version)
-        except BaseException:
-            copy.cleanup()
-            raise
-        _READERS[key] = view
-        while len(_READERS) > READERS_KEPT:
-            _, evicted = _READERS.popitem(last=False)
-            evicted.close_reader()
-        return view
+    return session if session is not None else saved_memory(run_id, run_dir)

@@ -42,7 +42,8 @@ from typing_extensions import TypedDict
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.recall import world_history
-from ..agent.session import MemoryView, Session
+from ..agent.readers import MemoryView
+from ..agent.session import Session
 from ..agent.state import AgentState, add_usage
 from ..memory.transitions import ENTITY_TYPES, THIS_EPISODE, DatedFact, EmbedFn, entity_types, graph_search
 from ..models import FALLBACK, PARSED, REASKED, REPAIRED, invoke_model, usage_of

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.presets import PRESETS, switch_values
-from ariadnegraph.agent.session import MemoryView
+from ariadnegraph.agent.readers import MemoryView
 from ariadnegraph.graphs import agent
 from ariadnegraph.models import call_structured
 from ariadnegraph.nodes import common

@@ -1,4 +1,4 @@
-"""Saved-memory readers (``agent.session.memory_view``): at most READERS_KEPT stay open; the least recently
+"""Saved-memory readers (``agent.readers.saved_memory``, through ``agent.session.memory_view``): at most READERS_KEPT stay open; the least recently
 used is closed on eviction, its private copy deleted, and no file descriptor of this process is left on
 that copy (the SQLite log and Chroma's files alike). Closing one memory leaves another memory open on the
 same Chroma path working."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ariadnegraph.agent import session
+from ariadnegraph.agent import readers, session
 from ariadnegraph.memory import WorldMemory
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the process's descriptors from /proc")
@@ -39,8 +39,8 @@ def save_run(root: Path, name: str) -> None:
 
 def test_saved_memory_readers_are_bounded_and_closed_on_eviction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A server answering about many runs keeps READERS_KEPT memories open; the oldest is closed and its copy deleted."""
-    monkeypatch.setattr(session, "READERS_KEPT", 2)
-    monkeypatch.setattr(session, "_READERS", session.OrderedDict())
+    monkeypatch.setattr(readers, "READERS_KEPT", 2)
+    monkeypatch.setattr(readers, "_READERS", readers.OrderedDict())
     for name in ("a", "b", "c"):
         save_run(tmp_path, name)
     first = session.memory_view("a", tmp_path)
@@ -52,15 +52,15 @@ def test_saved_memory_readers_are_bounded_and_closed_on_eviction(tmp_path: Path,
     session.memory_view("b", tmp_path)
     session.memory_view("a", tmp_path)  # used again: "b" is now the oldest
     session.memory_view("c", tmp_path)
-    assert [key[1] for key in session._READERS] == ["a", "c"] and copy.is_dir()
+    assert [key[1] for key in readers._READERS] == ["a", "c"] and copy.is_dir()
     session.memory_view("b", tmp_path)
-    assert [key[1] for key in session._READERS] == ["c", "b"] and not copy.exists()  # "a" closed, its copy gone
+    assert [key[1] for key in readers._READERS] == ["c", "b"] and not copy.exists()  # "a" closed, its copy gone
     assert first.memory._log is None and first.memory._vectors is None  # closed: the log and Chroma
     assert descriptors_into(copy) == []  # nothing of this process still points into the deleted copy
     assert first.memory.location() == "room a"  # what it loaded is still readable by a caller holding it
-    for view in session._READERS.values():  # the readers still open are untouched
+    for view in readers._READERS.values():  # the readers still open are untouched
         assert view.memory.location() in ("room b", "room c") and descriptors_into(Path(view._copy.name))  # type: ignore[union-attr]
-    for view in list(session._READERS.values()):
+    for view in list(readers._READERS.values()):
         view.close_reader()
 
 
@@ -83,7 +83,7 @@ def test_a_reader_refuses_a_log_edited_under_its_snapshot(tmp_path: Path, monkey
 
     from ariadnegraph.memory import MemoryCorrupted
 
-    monkeypatch.setattr(session, "_READERS", session.OrderedDict())
+    monkeypatch.setattr(readers, "_READERS", readers.OrderedDict())
     save_run(tmp_path, "a")
     with WorldMemory(tmp_path / "a" / "memory") as memory:
         for step in range(1, 6):
@@ -96,6 +96,6 @@ def test_a_reader_refuses_a_log_edited_under_its_snapshot(tmp_path: Path, monkey
     open_before = {path for path in descriptors_into(Path("/")) if "ariadne-memory-" in path}
     with pytest.raises(MemoryCorrupted, match="damaged at event"):
         session.memory_view("a", tmp_path)
-    assert not session._READERS
+    assert not readers._READERS
     left = {path for path in descriptors_into(Path("/")) if "ariadne-memory-" in path}
     assert not left - open_before  # the refused copy left nothing open

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.session import MemoryView
+from ariadnegraph.agent.readers import MemoryView
 from ariadnegraph.envs.text import ground_command, safe_command
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.nodes import common
