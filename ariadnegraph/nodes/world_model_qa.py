@@ -41,8 +41,8 @@ from typing_extensions import TypedDict
 
 from .. import prompting as p
 from ..agent.context import AgentContext
-from ..agent.recall import world_history
 from ..agent.readers import MemoryView
+from ..agent.recall import world_history
 from ..agent.session import Session
 from ..agent.state import AgentState, add_usage
 from ..memory.transitions import ENTITY_TYPES, THIS_EPISODE, DatedFact, EmbedFn, entity_types, graph_search
