@@ -558,11 +558,8 @@ def _add_compare(commands: Any) -> None:
     compare.set_defaults(func=_compare, existing_runs=("run_ids",))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="ariadne", description="Text-game agents with a temporal knowledge-graph memory.")
-    parser.add_argument("--version", action="version", version=f"ariadnegraph {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-
+def _add_games(commands: Any) -> None:
+    """``ariadne games``: list, generate or fetch games."""
     games = commands.add_parser("games", help="list, generate or fetch games")
     games_commands = games.add_subparsers(dest="games_command", required=True)
     games_commands.add_parser("list", help="every built-in game and generator, one per line").set_defaults(func=_games_list)
@@ -577,6 +574,9 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--dest", help="games directory (default: $ARIADNE_GAMES_DIR)")
     fetch.set_defaults(func=_games_fetch)
 
+
+def _add_models(commands: Any) -> None:
+    """``ariadne models``: the local models (list, pull, build-engine, serve)."""
     models = commands.add_parser("models", help="local models: list, pull weights, build llama-server, serve")
     models_commands = models.add_subparsers(dest="models_command", required=True)
     models_commands.add_parser("list", help="the local models, their sizes, sources, sha256 and whether they are pulled"
@@ -593,6 +593,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
     serve.set_defaults(func=_models_serve)
 
+
+def _add_play(commands: Any) -> None:
+    """``ariadne play``: play an episode (or continue one, --resume)."""
     from .agent.presets import PRESETS
 
     presets_help = "presets (--preset):\n" + "\n".join(f"  {name:<13} {preset.description}" for name, preset in PRESETS.items())
@@ -622,6 +625,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
     play.set_defaults(func=_play, existing_runs=("resume",))
 
+
+def _add_run_readers(commands: Any) -> None:
+    """The commands that read one saved run: ``ask``, ``report``, ``diagnose``, ``fidelity``."""
     ask = commands.add_parser("ask", help="ask a question about a run's memory")
     ask.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     ask.add_argument("question", help="the question, in quotes")
@@ -648,6 +654,10 @@ def build_parser() -> argparse.ArgumentParser:
     _run_dir_option(fidelity)
     fidelity.add_argument("--json", action="store_true", help="print every figure and the whole curve as one JSON object")
     fidelity.set_defaults(func=_fidelity, existing_runs=("run_id",))
+
+
+def _add_eval(commands: Any) -> None:
+    """``ariadne eval``: an evaluation suite."""
     evaluate = commands.add_parser("eval", help="run an evaluation suite (a paper's protocol) and write its tables and report")
     evaluate.add_argument("suite", nargs="?", help="suite name (see --list)")
     evaluate.add_argument("--list", action="store_true", help="list the suites and exit")
@@ -680,6 +690,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
     evaluate.set_defaults(func=_eval)
 
+
+def _add_memory(commands: Any) -> None:
+    """``ariadne memory``: the long-term memory's namespaces."""
     memory = commands.add_parser("memory", help="long-term memory: namespaces per agent and environment family (LangGraph Store)")
     memory_commands = memory.add_subparsers(dest="memory_command", required=True)
     save = memory_commands.add_parser("save", help="add what finished runs knew at their end to an agent's namespace")
@@ -710,7 +723,10 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--store", default=None, help=STORE_HELP)
     show.set_defaults(func=_memory_show)
     _add_memory_export(memory_commands)
-    _add_compare(commands)
+
+
+def _add_runs(commands: Any) -> None:
+    """``ariadne runs``: the runs saved in the run directory."""
     runs = commands.add_parser("runs", help="the runs saved in the run directory: list them, show one, show the last")
     runs_commands = runs.add_subparsers(dest="runs_command", required=True)
     listing = runs_commands.add_parser("list", help="every run, oldest first: game, preset, model, result, steps, when")
@@ -725,6 +741,9 @@ def build_parser() -> argparse.ArgumentParser:
     _run_dir_option(last)
     last.set_defaults(func=_runs_last)
 
+
+def _add_memqa(commands: Any) -> None:
+    """``ariadne memqa``: experience-conditioned memory QA (EMemBench)."""
     memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
     memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID",
                        help="runs to question (several: one table over the suite); an id, a unique prefix or 'last'")
@@ -743,6 +762,21 @@ def build_parser() -> argparse.ArgumentParser:
     memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     memqa.add_argument("--out", default=None, metavar="FILE", help="write every item, answer and score as JSON lines")
     memqa.set_defaults(func=_memqa, existing_runs=("run_ids",))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog="ariadne", description="Text-game agents with a temporal knowledge-graph memory.")
+    parser.add_argument("--version", action="version", version=f"ariadnegraph {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    _add_games(commands)
+    _add_models(commands)
+    _add_play(commands)
+    _add_run_readers(commands)
+    _add_eval(commands)
+    _add_memory(commands)
+    _add_compare(commands)
+    _add_runs(commands)
+    _add_memqa(commands)
     return parser
 
 

@@ -419,6 +419,32 @@ def _replace_text(obs: Observation, text: str, cmd: str) -> Observation:
 # Factory
 
 
+def _variation_index(variation: int | str | None) -> int | None:
+    """The variation as an index into the split's list (None: 'random', drawn once the list is known)."""
+    if variation is None:
+        return 0
+    if isinstance(variation, bool):
+        raise EnvSpecError(f"ScienceWorld variation must be an index, got {variation!r}")
+    if isinstance(variation, int):
+        return variation
+    if isinstance(variation, str) and variation.strip().lstrip("-").isdigit():
+        return int(variation.strip())
+    if isinstance(variation, str) and variation.strip().lower() == "random":
+        return None
+    raise EnvSpecError(f"ScienceWorld variation must be an index or 'random', got {one_line(variation, 40)!r}")
+
+
+def _split_list(pool: JvmPool, task_name: str, timeout: float) -> dict[str, list[int]]:
+    """The task's variations per split, asked of a JVM once per task and process."""
+    splits = _SPLIT_CACHE.get(task_name)
+    if splits is None:
+        jvm = pool.acquire()  # on failure pool.call has already killed it
+        splits = pool.call(jvm, lambda s: _split_variations(s, task_name), timeout=timeout, what=f"listing the variations of {task_name}")
+        pool.release(jvm)
+        _SPLIT_CACHE[task_name] = splits
+    return splits
+
+
 def make_scienceworld(
     task: str | int,
     *,
@@ -459,30 +485,9 @@ def make_scienceworld(
     if not step_timeout or step_timeout <= 0:
         raise EnvSpecError(f"step_timeout must be positive, got {step_timeout!r}")
 
-    index: int | None
-    if variation is None:
-        index = 0
-    elif isinstance(variation, bool):
-        raise EnvSpecError(f"ScienceWorld variation must be an index, got {variation!r}")
-    elif isinstance(variation, int):
-        index = variation
-    elif isinstance(variation, str) and variation.strip().lstrip("-").isdigit():
-        index = int(variation.strip())
-    elif isinstance(variation, str) and variation.strip().lower() == "random":
-        index = None
-    else:
-        raise EnvSpecError(f"ScienceWorld variation must be an index or 'random', got {one_line(variation, 40)!r}")
-
+    index = _variation_index(variation)
     pool = pool or jvm_pool()
-    splits = _SPLIT_CACHE.get(task_name)
-    if splits is None:
-        jvm = pool.acquire()  # on failure pool.call has already killed it
-        splits = pool.call(
-            jvm, lambda s: _split_variations(s, task_name), timeout=reset_timeout, what=f"listing the variations of {task_name}"
-        )
-        pool.release(jvm)
-        _SPLIT_CACHE[task_name] = splits
-    choices = splits[split]
+    choices = _split_list(pool, task_name, reset_timeout)[split]
     if not choices:
         raise EnvSpecError(f"ScienceWorld task {task_name!r} has no {split} variations")
     if index is None:

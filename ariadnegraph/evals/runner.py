@@ -67,11 +67,38 @@ def plan_eval(
 ) -> EvalPlan:
     """Check every input (suite, presets, model provider, workers, prices, subset) without writing."""
     from ..agent.context import AgentContext
-    from ..agent.presets import PRESETS, ablation, cell_label, parse_switches
+    from ..agent.presets import parse_switches
     from ..nodes.common import check_models
 
     spec = get_suite(suite)
-    overrides = parse_switches(switches)
+    systems = _systems(presets, ablate, parse_switches(switches))
+    _check_backend(workers, backend, address)
+    _check_counts(max_failures=max_failures, attempts=attempts, trials=trials, carry_memory=carry_memory)
+    store_file = _store_file(memory_from, store)
+    check_models(AgentContext(model=model, base_url=base_url))  # an unknown provider fails before any write
+    _check_storage()
+    prices = load_prices(prices_file)
+    games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
+    _check_thought_graphs(systems, games)
+    if store_file and memory_from and Path(store_file).is_file():
+        _check_namespace(store_file, memory_from, games)
+    jobs = [Job(spec.name, preset, model, game, attempt, base_url, tuple(sorted(changed.items())), label, trials, carry_memory, memory_from,
+                store_file)
+            for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset, changed, label in systems]
+    shown = tuple(dict.fromkeys(job.system for job in jobs))
+    plan = EvalPlan(spec, shown, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
+                    prices_file, command, backend, address, max_failures)
+    read_records(plan.episodes_path)  # a damaged record from an earlier run: named before anything is written
+    return plan
+
+
+System = tuple[str, dict[str, Any], str]  # a preset, the switches it plays with, its label in the tables ("": the preset's)
+
+
+def _systems(presets: Sequence[str], ablate: str | None, overrides: dict[str, Any]) -> list[System]:
+    """The systems a sweep plays: the presets given, or an ablation grid's cells, each with the --set switches."""
+    from ..agent.presets import PRESETS, ablation, cell_label
+
     if ablate:
         if presets:
             raise EvalError("--ablate plays its grid's presets: give --ablate or --preset, not both")
@@ -83,6 +110,11 @@ def plan_eval(
     unknown = [p for p, _, _ in systems if p not in PRESETS]
     if unknown:
         raise EvalError(f"unknown preset '{unknown[0]}' (choose {', '.join(PRESETS)})")
+    return systems
+
+
+def _check_backend(workers: int, backend: str, address: str | None) -> None:
+    """Workers, and the backend that runs them (Ray installed, its cluster reachable)."""
     if workers < 1:
         raise EvalError(f"workers must be at least 1, got {workers}")
     if backend not in BACKENDS:
@@ -96,6 +128,9 @@ def plan_eval(
             raise EvalError("--backend ray needs Ray: pip install -e '.[ray]'") from None
         if address:
             check_ray_address(address)
+
+
+def _check_counts(*, max_failures: int | None, attempts: int | None, trials: int, carry_memory: bool) -> None:
     if max_failures is not None and max_failures < 0:
         raise EvalError(f"max failures must be 0 or more, got {max_failures}")
     if attempts is not None and attempts < 1:
@@ -104,44 +139,44 @@ def plan_eval(
         raise EvalError(f"trials must be between 1 and 100, got {trials}")
     if carry_memory and trials < 2:
         raise EvalError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
-    store_file = None
-    if memory_from is not None:
-        from ..config import memory_store_path
-        from ..memory.longterm import check_name
 
-        try:
-            check_name(memory_from)
-            store_file = str(memory_store_path(store).resolve())
-        except ValueError as exc:
-            raise EvalError(str(exc)) from None
-    check_models(AgentContext(model=model, base_url=base_url))  # an unknown provider fails before any write
-    _check_storage()
+
+def _store_file(memory_from: str | None, store: str | None) -> str | None:
+    """The long-term store's file a --memory-from namespace is read from (None: no namespace), its name checked."""
+    if memory_from is None:
+        return None
+    from ..config import memory_store_path
+    from ..memory.longterm import check_name
+
+    try:
+        check_name(memory_from)
+        return str(memory_store_path(store).resolve())
+    except ValueError as exc:
+        raise EvalError(str(exc)) from None
+
+
+def _check_thought_graphs(systems: Sequence[System], games: Sequence[Game]) -> None:
+    """No thought graph for a game, or one that cannot be read: refused before any write."""
+    from ..agent.context import AgentContext
     from ..agentkit.spec import load_thoughts, thoughts_for
 
-    prices = load_prices(prices_file)
-    games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
-    for preset, changed, _ in systems:  # no thought graph for a game, or one that cannot be read: refused before any write too
+    for preset, changed, _ in systems:
         thought_graph = AgentContext(preset=cast(PresetName, preset), switch_overrides=changed).switches.thoughts or ""
         for env in dict.fromkeys(game.env for game in games) if thought_graph else ():
             try:
                 load_thoughts(thoughts_for(thought_graph, env, preset))
             except ValueError as exc:
                 raise EvalError(str(exc)) from None
-    if store_file and memory_from and Path(store_file).is_file():  # a damaged row of the namespace: named before any write
-        from ..envs.registry import env_family
-        from ..memory.longterm import LongTermMemory, Namespace
 
-        with LongTermMemory(store_file) as long_term:
-            for family in dict.fromkeys(env_family(game.env) for game in games):
-                long_term.check(Namespace(memory_from, family))
-    jobs = [Job(spec.name, preset, model, game, attempt, base_url, tuple(sorted(changed.items())), label, trials, carry_memory, memory_from,
-                store_file)
-            for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset, changed, label in systems]
-    shown = tuple(dict.fromkeys(job.system for job in jobs))
-    plan = EvalPlan(spec, shown, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
-                    prices_file, command, backend, address, max_failures)
-    read_records(plan.episodes_path)  # a damaged record from an earlier run: named before anything is written
-    return plan
+
+def _check_namespace(store_file: str, memory_from: str, games: Sequence[Game]) -> None:
+    """A damaged row of the namespace the episodes are seeded from: named before any write."""
+    from ..envs.registry import env_family
+    from ..memory.longterm import LongTermMemory, Namespace
+
+    with LongTermMemory(store_file) as long_term:
+        for family in dict.fromkeys(env_family(game.env) for game in games):
+            long_term.check(Namespace(memory_from, family))
 
 
 RAY_CONNECT_SECONDS = 3.0  # how long the address check waits for a TCP connection

@@ -5,13 +5,14 @@ turn either check off (``outcome_check``, ``precheck``); DAVIS's mismatches beco
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.presets import Preset
 from ..agent.state import AgentState
 from ..envs.text import go_to_target, ground_command, is_listed, safe_command
 from .common import INADMISSIBLE, ask_structured, belief_section, environment_section, extra_commands, with_issue
@@ -28,14 +29,10 @@ def is_valid_command(command: str, admissible: list[str], go_to: bool, grounding
     return ground_command(command, admissible) is not None if grounding else is_listed(command, admissible)
 
 
-def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal["planner", "actor"]]:
-    context = runtime.context
-    preset = context.switches
-    plan = state.get("plan") or []
-    proposed = plan[0]["action"] if plan else safe_command(state.get("admissible") or [])
-    expected = state.get("expected") if preset.outcome_check else None
+def critic_sections(state: AgentState, preset: Preset, proposed: str, expected: str | None) -> dict[str, object]:
+    """What the critic reads: the last outcome against what was expected of it, and the next command to judge."""
     rewards = preset.expected_rewards and expected is not None
-    sections = {
+    return {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         p.COMMANDS: extra_commands(preset),
@@ -51,6 +48,15 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
         p.ACTUAL_REWARD: f"{state.get('reward', 0.0):+g}" if rewards else None,
         p.PROPOSED_ACTION: proposed if preset.precheck else None,
     }
+
+
+def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal["planner", "actor"]]:
+    context = runtime.context
+    preset = context.switches
+    plan = state.get("plan") or []
+    proposed = plan[0]["action"] if plan else safe_command(state.get("admissible") or [])
+    expected = state.get("expected") if preset.outcome_check else None
+    sections = critic_sections(state, preset, proposed, expected)
     invalid = preset.precheck and not is_valid_command(proposed, state.get("admissible") or [], preset.go_to, preset.grounding)
     # Ours (reject_invalid off): a command the game does not take as written is not judged (there is nothing to judge
     # yet): the actor grounds it to a valid one, which costs a short call, where a rejection would cost a new plan.
@@ -77,6 +83,13 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
                                        "approved": verdict.action_approved if preset.precheck else None,
                                        "outcome_matches": verdict.outcome_matches if expected else None,
                                        "last_action": state.get("last_action")}]}
+    return routed(state, preset, proposed, expected, verdict, update)
+
+
+def routed(state: AgentState, preset: Preset, proposed: str, expected: str | None, verdict: Critique,
+           update: dict[str, Any]) -> Command[Literal["planner", "actor"]]:
+    """To the planner when the last outcome deviated from what was expected (with a reflection, where the preset
+    keeps them) or the next command was rejected, while the step's replans last; else to the actor."""
     can_replan = state.get("replans", 0) < preset.max_replans
     if expected and not verdict.outcome_matches and can_replan:
         mismatch = f"step {state.get('step', 0)}: '{state.get('last_action')}' was expected to give '{expected}' but did not."

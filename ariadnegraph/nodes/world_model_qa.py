@@ -50,6 +50,7 @@ from ..models import FALLBACK, PARSED, REASKED, REPAIRED, invoke_model, usage_of
 from ..models.prompts import REASK_TOOL
 from ..models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format, was_cut
 from ..models.tool_json import REPEATED_LOOKUP, UNKNOWN_TOOL, attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
+from ..models.usage import Usage
 from ..prompting import QUESTION, render_sections
 from ..tools.kg_tools import KG_TOOLS, TOOL_NAMES, KGReader, call_kg_tool
 from .common import ask_structured, belief_section, chat_model, environment_section, extra_commands, merged, role_messages, trace_reply
@@ -119,44 +120,52 @@ def _lookup(model, messages: list[AnyMessage], tools: list, turns: int, json_mod
     return (salvaged or raw), messages, raw, cut, salvaged is not None
 
 
+def _lookup_turn(model, messages: list[AnyMessage], turns: int, json_mode: bool, retries: int,
+                 issues: Counter) -> tuple[AIMessage, Usage, bool, bool, bool]:
+    """A turn that may look something up: (the reply, its usage, cut, a call read from its text, fell back). A call
+    it could not write is asked once more, told why (a second failure ends the lookups with no findings); a lookup
+    the conversation already holds ends the lookups with the answer, due now. ``issues`` counts what went wrong."""
+    tools, names = list(KG_TOOLS), list(TOOL_NAMES)
+    fell_back = False
+    reply, prompt, raw, cut, salvaged = _lookup(model, messages, tools, turns, json_mode, retries)
+    usage = usage_of(prompt, raw)
+    text = raw.content if isinstance(raw.content, str) else ""
+    if not reply.tool_calls and attempted_call(text):
+        issues[INVALID_JSON] += 1
+        retry = [*messages, AIMessage(content=text), HumanMessage(content=REASK_TOOL.format(tools=", ".join(names)))]
+        reply, prompt, raw, cut_again, salvaged = _lookup(model, retry, tools, turns, json_mode, retries)
+        usage, cut = usage.add(usage_of(prompt, raw)), cut or cut_again
+        again = raw.content if isinstance(raw.content, str) else ""
+        if not reply.tool_calls and attempted_call(again):
+            issues[INVALID_JSON] += 1
+            reply, fell_back = AIMessage(content=""), True
+    done = {_lookup_key(c) for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+    if reply.tool_calls and all(_lookup_key(c) in done for c in reply.tool_calls):
+        # Asking again what it has already been told: the lookups are over, the answer is due now.
+        issues[REPEATED_LOOKUP] += 1
+        reply, prompt, raw, cut_answer = _final_answer(model, messages, tools, json_mode, retries)
+        usage, cut = usage.add(usage_of(prompt, raw)), cut or cut_answer
+    return reply, usage, cut, salvaged, fell_back
+
+
 def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
-    tools, names = list(KG_TOOLS), list(TOOL_NAMES)
     turns = state.get("turns", 0)
     messages = list(state["messages"])
     model = chat_model(context, NODE, max_tokens=QA_REPLY_TOKENS)
     json_mode = context.tool_mode() == "json"
-    retries = context.max_retries
     issues: Counter = Counter()
-    fell_back = False
+    fell_back = salvaged = False
     if turns >= _turn_budget(state, context):
-        reply, prompt, raw, cut = _final_answer(model, messages, tools, json_mode, retries)
-        usage, salvaged = usage_of(prompt, raw), False
-    else:
-        reply, prompt, raw, cut, salvaged = _lookup(model, messages, tools, turns, json_mode, retries)
+        reply, prompt, raw, cut = _final_answer(model, messages, list(KG_TOOLS), json_mode, context.max_retries)
         usage = usage_of(prompt, raw)
-        text = raw.content if isinstance(raw.content, str) else ""
-        if not reply.tool_calls and attempted_call(text):
-            # a call it could not write: once more, told why; a second failure ends the lookups with no findings
-            issues[INVALID_JSON] += 1
-            retry = [*messages, AIMessage(content=text), HumanMessage(content=REASK_TOOL.format(tools=", ".join(names)))]
-            reply, prompt, raw, cut_again, salvaged = _lookup(model, retry, tools, turns, json_mode, retries)
-            usage, cut = usage.add(usage_of(prompt, raw)), cut or cut_again
-            again = raw.content if isinstance(raw.content, str) else ""
-            if not reply.tool_calls and attempted_call(again):
-                issues[INVALID_JSON] += 1
-                reply, fell_back = AIMessage(content=""), True
-        done = {_lookup_key(c) for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
-        if reply.tool_calls and all(_lookup_key(c) in done for c in reply.tool_calls):
-            # Asking again what it has already been told: the lookups are over, the answer is due now.
-            issues[REPEATED_LOOKUP] += 1
-            reply, prompt, raw, cut_answer = _final_answer(model, messages, tools, json_mode, retries)
-            usage, cut = usage.add(usage_of(prompt, raw)), cut or cut_answer
+    else:
+        reply, usage, cut, salvaged, fell_back = _lookup_turn(model, messages, turns, json_mode, context.max_retries, issues)
     if salvaged:
         issues[TOOL_IN_CONTENT] += 1
     if cut:
         issues[CUT] += 1
-    issues[UNKNOWN_TOOL] += sum(1 for call in reply.tool_calls if call["name"] not in names)
+    issues[UNKNOWN_TOOL] += sum(1 for call in reply.tool_calls if call["name"] not in TOOL_NAMES)
     issues = +issues  # drop zero counts
     outcome = FALLBACK if fell_back else REPAIRED if salvaged else REASKED if issues[INVALID_JSON] else PARSED
     trace_reply(NODE, outcome, issues)
