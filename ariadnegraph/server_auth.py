@@ -49,7 +49,9 @@ async def authenticate(headers: dict) -> Auth.types.MinimalUserDict:
     if not expected:
         if os.environ.get(RETIRED_ENV):
             raise Auth.exceptions.HTTPException(
-                status_code=401, detail=f"the server's key is read from {SERVER_API_KEY_ENV}; rename {RETIRED_ENV} (no longer read)")
+                status_code=401,
+                detail=f"the server's key is read from {SERVER_API_KEY_ENV}; rename {RETIRED_ENV} (no longer read)",
+            )
         return {"identity": "local"}
     if not hmac.compare_digest(_presented_key(headers), expected.encode()):
         raise Auth.exceptions.HTTPException(status_code=401, detail="missing or wrong API key")

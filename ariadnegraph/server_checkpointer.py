@@ -26,15 +26,24 @@ CONNECT_TIMEOUT = 10  # seconds a checkpoint waits for a connection before the s
 async def postgres_checkpointer() -> AsyncIterator[BaseCheckpointSaver]:
     url = checkpointer_url()
     if url is None:
-        raise ConfigError(f"langgraph.postgres.json keeps checkpoints in PostgreSQL: set {CHECKPOINTER_ENV}=postgres://...")
+        raise ConfigError(
+            f"langgraph.postgres.json keeps checkpoints in PostgreSQL: set {CHECKPOINTER_ENV}=postgres://..."
+        )
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
     # AsyncPostgresSaver's own connection settings: autocommit, no prepared statements, rows as dicts
     settings = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
-    async with AsyncConnectionPool(url, min_size=1, max_size=POOL_SIZE, kwargs=settings, timeout=CONNECT_TIMEOUT,
-                                   check=AsyncConnectionPool.check_connection, open=False) as pool:
+    async with AsyncConnectionPool(
+        url,
+        min_size=1,
+        max_size=POOL_SIZE,
+        kwargs=settings,
+        timeout=CONNECT_TIMEOUT,
+        check=AsyncConnectionPool.check_connection,
+        open=False,
+    ) as pool:
         await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
         await saver.setup()

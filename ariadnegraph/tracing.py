@@ -93,8 +93,11 @@ class CallLog(BaseCallbackHandler):
         usage = getattr(message, "usage_metadata", None) or {}
         record["latency_ms"] = round((time.perf_counter() - record.pop("_t0")) * 1000, 2)
         record["reply"] = _message(message) if message is not None else {"content": getattr(generation, "text", "")}
-        record["usage"] = {"prompt_tokens": usage.get("input_tokens"), "completion_tokens": usage.get("output_tokens"),
-                           "cached_tokens": (usage.get("input_token_details") or {}).get("cache_read")}
+        record["usage"] = {
+            "prompt_tokens": usage.get("input_tokens"),
+            "completion_tokens": usage.get("output_tokens"),
+            "cached_tokens": (usage.get("input_token_details") or {}).get("cache_read"),
+        }
         self._write(record)
 
     def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:

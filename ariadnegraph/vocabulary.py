@@ -19,8 +19,18 @@ OPPOSITE = {
 }
 DIRECTIONS = tuple(OPPOSITE)
 # What players type for a direction.
-ABBREVIATIONS = {"n": "north", "s": "south", "e": "east", "w": "west", "ne": "northeast", "nw": "northwest",
-                 "se": "southeast", "sw": "southwest", "u": "up", "d": "down"}
+ABBREVIATIONS = {
+    "n": "north",
+    "s": "south",
+    "e": "east",
+    "w": "west",
+    "ne": "northeast",
+    "nw": "northwest",
+    "se": "southeast",
+    "sw": "southwest",
+    "u": "up",
+    "d": "down",
+}
 
 LOOK = "look"
 SAFE_COMMANDS = (LOOK, "look around", "inventory")  # change nothing in the world (TextWorld, ScienceWorld)

@@ -60,7 +60,9 @@ class ModelClock(BaseCallbackHandler):
         for generations in response.generations:
             for generation in generations:
                 usage = getattr(getattr(generation, "message", None), "usage_metadata", None) or usage
-        self.calls.append((start, time.perf_counter(), int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))))
+        self.calls.append(
+            (start, time.perf_counter(), int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)))
+        )
 
 
 _CLOCK: ContextVar[ModelClock | None] = ContextVar("ariadne_benchmark_model_clock", default=None)
@@ -112,9 +114,13 @@ def run(preset: str, env: str, max_steps: int, run_dir: str) -> dict[str, Any]:
     try:
         with EnvClock() as env_clock:
             marks.append((-1, time.perf_counter()))
-            result = play(env, seed=2 if env.startswith("cooking") else None, max_steps=max_steps,
-                          context=AgentContext(preset=preset, run_dir=run_dir),
-                          on_step=lambda update: marks.append((update.get("step", 0), time.perf_counter())))
+            result = play(
+                env,
+                seed=2 if env.startswith("cooking") else None,
+                max_steps=max_steps,
+                context=AgentContext(preset=preset, run_dir=run_dir),
+                on_step=lambda update: marks.append((update.get("step", 0), time.perf_counter())),
+            )
             marks.append((marks[-1][0] + 1, time.perf_counter()))  # the final observation's memory path
     finally:
         _CLOCK.reset(token)
@@ -137,27 +143,41 @@ def run(preset: str, env: str, max_steps: int, run_dir: str) -> dict[str, Any]:
 
     late = [ms for s, ms in framework if 101 <= s <= 150]
     return {
-        "preset": preset, "env": env, "won": result["won"], "score": f"{result['score']:g}/{result['max_score']:g}",
-        "steps": result["steps"], "calls": result["llm_calls"] / steps,
-        "prompt": {n: prompt_mark(n) for n in MARKS}, "completion": result["completion_tokens"] / steps,
-        "p50": percentile([ms for _, ms in framework], 0.5), "p95": percentile([ms for _, ms in framework], 0.95),
+        "preset": preset,
+        "env": env,
+        "won": result["won"],
+        "score": f"{result['score']:g}/{result['max_score']:g}",
+        "steps": result["steps"],
+        "calls": result["llm_calls"] / steps,
+        "prompt": {n: prompt_mark(n) for n in MARKS},
+        "completion": result["completion_tokens"] / steps,
+        "p50": percentile([ms for _, ms in framework], 0.5),
+        "p95": percentile([ms for _, ms in framework], 0.95),
         "p95_late": percentile(late, 0.95) if late else None,
-        "model_s": sum(c[1] - c[0] for c in clock.calls), "game_s": sum(b - a for a, b in env_clock.spans),
+        "model_s": sum(c[1] - c[0] for c in clock.calls),
+        "game_s": sum(b - a for a, b in env_clock.spans),
         "by_node": {node: u["calls"] for node, u in result["usage_by_node"].items()},
     }
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    head = (f"{'preset':<13} {'env':<19} {'result':<14} {'calls/step':>10} {'prompt@10':>10} {'prompt@50':>12} {'prompt@150':>12}"
-            f" {'compl/step':>10} {'fw p50 ms':>9} {'fw p95 ms':>9} {'p95 101-150':>11} {'model s':>7} {'game s':>6}")
+    head = (
+        f"{'preset':<13} {'env':<19} {'result':<14} {'calls/step':>10} {'prompt@10':>10} {'prompt@50':>12} "
+        f"{'prompt@150':>12}"
+        f" {'compl/step':>10} {'fw p50 ms':>9} {'fw p95 ms':>9} {'p95 101-150':>11} {'model s':>7} {'game s':>6}"
+    )
     print(head)
     print("-" * len(head))
     for r in rows:
         result = f"{'won' if r['won'] else 'lost'} {r['score']} {r['steps']}st"
         late = f"{r['p95_late']:.1f}" if r["p95_late"] is not None else "-"
-        print(f"{r['preset']:<13} {r['env']:<19} {result:<14} {r['calls']:>10.2f} {r['prompt'][10]:>10} {r['prompt'][50]:>12}"
-              f" {r['prompt'][150]:>12} {r['completion']:>10.0f} {r['p50']:>9.1f} {r['p95']:>9.1f} {late:>11} {r['model_s']:>7.1f}"
-              f" {r['game_s']:>6.1f}")
+        print(
+            f"{r['preset']:<13} {r['env']:<19} {result:<14} {r['calls']:>10.2f} {r['prompt'][10]:>10} "
+            f"{r['prompt'][50]:>12}"
+            f" {r['prompt'][150]:>12} {r['completion']:>10.0f} {r['p50']:>9.1f} {r['p95']:>9.1f} {late:>11} "
+            f"{r['model_s']:>7.1f}"
+            f" {r['game_s']:>6.1f}"
+        )
     print()
     print(f"model calls per node (whole episode; model {model_label('scripted')}):")
     for r in rows:
@@ -168,7 +188,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--presets", nargs="+", default=list(PRESETS))
     parser.add_argument("--envs", nargs="+", default=["arigraph:cook_hard", "arigraph:hunt"])
-    parser.add_argument("--long", nargs="*", default=["arigraph:clean"], help="long-horizon games (played to --max-steps)")
+    parser.add_argument(
+        "--long", nargs="*", default=["arigraph:clean"], help="long-horizon games (played to --max-steps)"
+    )
     parser.add_argument("--max-steps", type=int, default=150)
     args = parser.parse_args()
     rows = []

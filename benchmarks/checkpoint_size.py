@@ -39,10 +39,14 @@ def bytes_by_step(checkpoints: Path) -> tuple[dict[int, list[int]], int]:
     serde = JsonPlusSerializer()
     db = sqlite3.connect(checkpoints)
     writes: dict[str, int] = defaultdict(int)
-    for checkpoint_id, size in db.execute("SELECT checkpoint_id, SUM(LENGTH(value)) FROM writes GROUP BY checkpoint_id"):
+    for checkpoint_id, size in db.execute(
+        "SELECT checkpoint_id, SUM(LENGTH(value)) FROM writes GROUP BY checkpoint_id"
+    ):
         writes[checkpoint_id] = size or 0
     sizes: dict[int, list[int]] = defaultdict(list)
-    for checkpoint_id, kind, blob, metadata in db.execute("SELECT checkpoint_id, type, checkpoint, metadata FROM checkpoints"):
+    for checkpoint_id, kind, blob, metadata in db.execute(
+        "SELECT checkpoint_id, type, checkpoint, metadata FROM checkpoints"
+    ):
         values = serde.loads_typed((kind, blob)).get("channel_values") or {}
         step = values.get("step")
         if isinstance(step, int):
@@ -64,8 +68,10 @@ def measure(env: str, seed: int, max_steps: int, preset: str, marks: list[int]) 
         if not found:
             rows.append(f"| {env} | {mark} | — (the episode ended at step {result['steps']}) | | | |")
             continue
-        rows.append(f"| {env} | {mark} | {len(found)} | {sum(found):,} | {statistics.mean(found):,.0f} | "
-                    f"{file_size / 1e6:,.1f} MB after {result['steps']} steps ({seconds:.0f} s) |")
+        rows.append(
+            f"| {env} | {mark} | {len(found)} | {sum(found):,} | {statistics.mean(found):,.0f} | "
+            f"{file_size / 1e6:,.1f} MB after {result['steps']} steps ({seconds:.0f} s) |"
+        )
     return rows
 
 
@@ -75,7 +81,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-steps", type=int, default=1000)
     parser.add_argument("--marks", type=int, nargs="+", default=[10, 100, 1000])
-    parser.add_argument("--preset", default="ariadne_full", help="default: every role on, so every role's state is in the checkpoints")
+    parser.add_argument(
+        "--preset", default="ariadne_full", help="default: every role on, so every role's state is in the checkpoints"
+    )
     args = parser.parse_args()
     print(f"preset {args.preset}, model {model_label('scripted')}, seed {args.seed}, up to {args.max_steps} steps\n")
     print("| game | step | checkpoints written | bytes per step | mean bytes per checkpoint | checkpoints.sqlite |")

@@ -30,8 +30,9 @@ def timed(step, command: str) -> float:
     return time.perf_counter() - start
 
 
-def lockstep_episode(raw, env: TextWorldEnv, commands: tuple[str, ...], raw_times: list[float],
-                     our_times: list[float]) -> None:
+def lockstep_episode(
+    raw, env: TextWorldEnv, commands: tuple[str, ...], raw_times: list[float], our_times: list[float]
+) -> None:
     raw.reset()
     env.reset()
     for command in commands:
@@ -66,12 +67,17 @@ def main() -> None:
     parser.add_argument("--games", nargs="+", default=["arigraph:cook", "cooking:2"])
     args = parser.parse_args()
     rows = [bench(spec, args.episodes) for spec in args.games]
-    header = f"{'game':<16} {'steps':>5} {'raw p50':>8} {'raw p95':>8} {'ours p50':>9} {'ours p95':>9} {'x p50':>6} {'x p95':>6}"
+    header = (
+        f"{'game':<16} {'steps':>5} {'raw p50':>8} {'raw p95':>8} {'ours p50':>9} {'ours p95':>9} "
+        f"{'x p50':>6} {'x p95':>6}"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:
-        print(f"{r['game']:<16} {r['steps']:>5} {r['raw_p50']:>6.2f}ms {r['raw_p95']:>6.2f}ms "
-              f"{r['ours_p50']:>7.2f}ms {r['ours_p95']:>7.2f}ms {r['ratio_p50']:>6.2f} {r['ratio_p95']:>6.2f}")
+        print(
+            f"{r['game']:<16} {r['steps']:>5} {r['raw_p50']:>6.2f}ms {r['raw_p95']:>6.2f}ms "
+            f"{r['ours_p50']:>7.2f}ms {r['ours_p95']:>7.2f}ms {r['ratio_p50']:>6.2f} {r['ratio_p95']:>6.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -30,17 +30,32 @@ def main() -> None:
     rows = []
     for backend, workers in CONFIGS:
         with tempfile.TemporaryDirectory(prefix="eval-scale-") as out:
-            plan = plan_eval("stma-cooking", args.presets.split(","), out=Path(out), workers=workers, backend=backend,
-                             groups=args.levels.split(","), per_group=args.games)
+            plan = plan_eval(
+                "stma-cooking",
+                args.presets.split(","),
+                out=Path(out),
+                workers=workers,
+                backend=backend,
+                groups=args.levels.split(","),
+                per_group=args.games,
+            )
             started = time.perf_counter()
             records = run_eval(plan, progress=False)
             wall = time.perf_counter() - started
         steps = sum(r["steps"] for r in records)
         rows.append((backend, workers, len(records), steps, wall))
-    print(f"stma-cooking levels {args.levels}, {args.games} games per level, presets {args.presets}, model {model_label('scripted')}\n")
-    print(f"{'backend':<8} {'workers':>7} {'episodes':>8} {'steps':>6} {'wall s':>8} {'episodes/min':>13} {'steps/s':>8}")
+    print(
+        f"stma-cooking levels {args.levels}, {args.games} games per level, presets {args.presets}, model "
+        f"{model_label('scripted')}\n"
+    )
+    print(
+        f"{'backend':<8} {'workers':>7} {'episodes':>8} {'steps':>6} {'wall s':>8} {'episodes/min':>13} {'steps/s':>8}"
+    )
     for backend, workers, episodes, steps, wall in rows:
-        print(f"{backend:<8} {workers:>7} {episodes:>8} {steps:>6} {wall:>8.1f} {60 * episodes / wall:>13.1f} {steps / wall:>8.2f}")
+        print(
+            f"{backend:<8} {workers:>7} {episodes:>8} {steps:>6} {wall:>8.1f} {60 * episodes / wall:>13.1f} "
+            f"{steps / wall:>8.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -17,7 +17,15 @@ import time
 
 from ariadnegraph.evals.fidelity import FAMILIES, EpisodeFidelity, walkthrough_fidelity
 
-DEFAULT_GAMES = ["arigraph:cook", "arigraph:cook_hard", "arigraph:hunt", "cooking:1", "cooking:2", "cooking:3", "cooking:4"]
+DEFAULT_GAMES = [
+    "arigraph:cook",
+    "arigraph:cook_hard",
+    "arigraph:hunt",
+    "cooking:1",
+    "cooking:2",
+    "cooking:3",
+    "cooking:4",
+]
 
 
 def _seeds(text: str) -> list[int]:
@@ -30,8 +38,11 @@ def _cell(value: float | None) -> str:
 
 
 def _counts(result: EpisodeFidelity) -> tuple[int, int, int]:
-    return (sum(p.true_positives for p in result.points), sum(p.false_positives for p in result.points),
-            sum(p.false_negatives for p in result.points))
+    return (
+        sum(p.true_positives for p in result.points),
+        sum(p.false_positives for p in result.points),
+        sum(p.false_negatives for p in result.points),
+    )
 
 
 def main() -> None:
@@ -39,10 +50,14 @@ def main() -> None:
     parser.add_argument("--games", nargs="+", default=DEFAULT_GAMES, help="game specs; generated ones get every seed")
     parser.add_argument("--seeds", default="1-8", help="seeds of generated games (cooking:L), e.g. 1-8")
     args = parser.parse_args()
-    plays = [(spec, seed) for spec in args.games
-             for seed in (_seeds(args.seeds) if not spec.startswith(("arigraph:", "file:")) else [None])]
+    plays = [
+        (spec, seed)
+        for spec in args.games
+        for seed in (_seeds(args.seeds) if not spec.startswith(("arigraph:", "file:")) else [None])
+    ]
     header = f"{'game':<22} {'steps':>5} {'precision':>9} {'recall':>7} {'coverage':>8}  " + "  ".join(
-        f"{name[:11]:>11} P/R" for name in FAMILIES)
+        f"{name[:11]:>11} P/R" for name in FAMILIES
+    )
     print(header)
     print("-" * len(header))
     per_spec: dict[str, list[int]] = {}
@@ -54,10 +69,14 @@ def main() -> None:
         for i, value in enumerate((tp, fp, fn, len(result.points))):
             totals[i] += value
         name = spec if seed is None else f"{spec} seed {seed}"
-        families = "  ".join(f"{_cell(result.by_relation[f]['precision'])}/{_cell(result.by_relation[f]['recall'])}"
-                             for f in FAMILIES)
-        print(f"{name:<22} {len(result.points):>5} {_cell(result.precision):>9} {_cell(result.recall):>7} "
-              f"{_cell(result.coverage):>8}  {families}   ({time.perf_counter() - started:.1f} s)", flush=True)
+        families = "  ".join(
+            f"{_cell(result.by_relation[f]['precision'])}/{_cell(result.by_relation[f]['recall'])}" for f in FAMILIES
+        )
+        print(
+            f"{name:<22} {len(result.points):>5} {_cell(result.precision):>9} {_cell(result.recall):>7} "
+            f"{_cell(result.coverage):>8}  {families}   ({time.perf_counter() - started:.1f} s)",
+            flush=True,
+        )
     print()
     print("micro-averages over every step of every play of a spec:")
     for spec, (tp, fp, fn, steps) in per_spec.items():

@@ -23,7 +23,11 @@ from ariadnegraph.evals.memqa.report import counts, summarize, table
 from ariadnegraph.models import model_label
 from ariadnegraph.play import play
 
-SUITE = [("cooking:2", s, 40) for s in (1, 2, 3)] + [("cooking:3", s, 40) for s in (1, 2, 3)] + [("arigraph:hunt", None, 60)]
+SUITE = (
+    [("cooking:2", s, 40) for s in (1, 2, 3)]
+    + [("cooking:3", s, 40) for s in (1, 2, 3)]
+    + [("arigraph:hunt", None, 60)]
+)
 
 
 def main() -> None:
@@ -48,13 +52,17 @@ def main() -> None:
             print(f"skipped {env}: {type(exc).__name__}: {exc}")
             continue
         run_ids.append(result["run_id"])
-        print(f"played {env} seed {seed}: {result['steps']} steps, score {result['score']:g}/{result['max_score']:g} "
-              f"({time.perf_counter() - started:.0f} s) -> {result['run_id']}")
+        print(
+            f"played {env} seed {seed}: {result['steps']} steps, score {result['score']:g}/{result['max_score']:g} "
+            f"({time.perf_counter() - started:.0f} s) -> {result['run_id']}"
+        )
     started = time.perf_counter()
     rows = evaluate(run_dir, run_ids, per_type=args.per_type, seed=args.seed, horizon=args.horizon)
     summary = summarize(rows)
-    print(f"\n{len(run_ids)} episodes, {len(rows) // 3} questions per answerer, model {model_label('scripted')} "
-          f"(QA {time.perf_counter() - started:.0f} s); accuracy % per ability, overall ACC and not-answerable F1\n")
+    print(
+        f"\n{len(run_ids)} episodes, {len(rows) // 3} questions per answerer, model {model_label('scripted')} "
+        f"(QA {time.perf_counter() - started:.0f} s); accuracy % per ability, overall ACC and not-answerable F1\n"
+    )
     print(table(summary))
     print(counts(summary))
 

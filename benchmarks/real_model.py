@@ -24,7 +24,8 @@ It needs the weights and the server:
 ``ariadne models pull qwen2.5-coder-1.5b && ariadne models build-engine``.
 
     python benchmarks/real_model.py [--models qwen2.5-coder-1.5b] [--presets ariadne react full_history]
-                                    [--dev | --games cooking:1@5101 twx:mapreader@0/dev ...] [--max-steps 50] [--out DIR]
+                                    [--dev | --games cooking:1@5101 twx:mapreader@0/dev ...] [--max-steps 50] [--out
+                                    DIR]
 
 A game is ``SPEC[@SEED][/SPLIT]``. On 2 cores the 1.5b model takes seconds per step: run it in the background.
 """
@@ -52,16 +53,33 @@ WINDOW = (16, 20)  # steps whose uncached prompt tokens are averaged for the "by
 
 # Chosen before any change to how the agent decides; never tuned on.
 HELD_OUT = (
-    "cooking:1@5101", "cooking:1@5102", "cooking:1@5103", "cooking:1@5104", "cooking:1@5105",
-    "cooking:2@5201", "cooking:2@5202", "cooking:2@5203",
+    "cooking:1@5101",
+    "cooking:1@5102",
+    "cooking:1@5103",
+    "cooking:1@5104",
+    "cooking:1@5105",
+    "cooking:2@5201",
+    "cooking:2@5202",
+    "cooking:2@5203",
     "arigraph:hunt",
-    "twx:coincollector@0", "twx:mapreader@0", "twx:simonsayswithmemory10@0", "twx:cookingworld@0",
+    "twx:coincollector@0",
+    "twx:mapreader@0",
+    "twx:simonsayswithmemory10@0",
+    "twx:cookingworld@0",
 )
 # What design work is tried on: other seeds, other TextWorld games, TWX's dev split.
 DEV = (
-    "cooking:1@7001", "cooking:1@7002", "cooking:1@7003", "cooking:1@7004", "cooking:2@7101", "cooking:2@7102",
+    "cooking:1@7001",
+    "cooking:1@7002",
+    "cooking:1@7003",
+    "cooking:1@7004",
+    "cooking:2@7101",
+    "cooking:2@7102",
     "treasure:1@7201",
-    "twx:coincollector@0/dev", "twx:mapreader@0/dev", "twx:simonsayswithmemory10@0/dev", "twx:cookingworld@0/dev",
+    "twx:coincollector@0/dev",
+    "twx:mapreader@0/dev",
+    "twx:simonsayswithmemory10@0/dev",
+    "twx:cookingworld@0/dev",
 )
 
 
@@ -107,21 +125,36 @@ def measure(run: Path) -> dict[str, Any]:
     roles = {}
     for node, counts in (result.get("replies") or {}).items():
         replies = sum(counts.get(o, 0) for o in OUTCOMES)
-        roles[node] = {"replies": replies, "failures": replies - counts.get(PARSED, 0), "fallbacks": counts.get(FALLBACK, 0),
-                       "issues": {k: v for k, v in counts.items() if k not in OUTCOMES}}
+        roles[node] = {
+            "replies": replies,
+            "failures": replies - counts.get(PARSED, 0),
+            "fallbacks": counts.get(FALLBACK, 0),
+            "issues": {k: v for k, v in counts.items() if k not in OUTCOMES},
+        }
     diagnosis = run_diagnosis(run.parent, run.name).totals
     # the best score reached: a game a wrong command ends (TWX's Simon says, cooking with the wrong appliance) ends
     # on a score lower than what the episode had reached; TALES compares the best, normalised by the maximum
-    best = max((normalised(float(step.get("score") or 0), result["max_score"]) for step in RunDir.open(run.parent, run.name).steps()),
-               default=0.0)
+    best = max(
+        (
+            normalised(float(step.get("score") or 0), result["max_score"])
+            for step in RunDir.open(run.parent, run.name).steps()
+        ),
+        default=0.0,
+    )
     return {
         "diagnostics": diagnosis,
-        "won": bool(result["won"]), "score": result["score"], "max_score": result["max_score"], "steps": result["steps"],
+        "won": bool(result["won"]),
+        "score": result["score"],
+        "max_score": result["max_score"],
+        "steps": result["steps"],
         "best_normalised": best if result["max_score"] else None,
-        "seconds_per_step": seconds / steps, "calls_per_step": len(calls) / steps,
-        "prompt_per_step": prompt / steps, "cached_per_step": cached / steps,
+        "seconds_per_step": seconds / steps,
+        "calls_per_step": len(calls) / steps,
+        "prompt_per_step": prompt / steps,
+        "cached_per_step": cached / steps,
         "completion_per_step": sum(c["usage"].get("completion_tokens") or 0 for c in calls) / steps,
-        "uncached_at_20": uncached_20 / window_steps if window_steps else None, "roles": roles,
+        "uncached_at_20": uncached_20 / window_steps if window_steps else None,
+        "roles": roles,
     }
 
 
@@ -135,52 +168,86 @@ def fmt(value: float | None, digits: int = 0) -> str:
 
 
 def role_cell(roles: dict[str, dict[str, Any]]) -> str:
-    parts = [f"{node} {r['failures']}/{r['fallbacks']} of {r['replies']}" for node, r in sorted(roles.items()) if r["failures"] or r["fallbacks"]]
+    parts = [
+        f"{node} {r['failures']}/{r['fallbacks']} of {r['replies']}"
+        for node, r in sorted(roles.items())
+        if r["failures"] or r["fallbacks"]
+    ]
     return "; ".join(parts) or "none"
 
 
 DIAGNOSTICS = (
-    ("planner", "valid", "plans valid"), ("planner", "on_winning_path", "on path"), ("actor", "drift", "drift"),
-    ("actor", "sent_back", "sent back"), ("actor", "ruled_out", "ruled out"), ("actor", "explored_instead", "explored"),
-    ("actor", "took_first", "took first"), ("actor", "fallbacks", "actor fallb."), ("critic", "false_rejections", "false rej."),
-    ("critic", "wrong_outcome_verdicts", "wrong outc."), ("summarizer", "holds_recipe", "belief recipe"), ("extraction", "precision", "KG prec."),
-    ("extraction", "impossible_facts", "imposs. facts"), ("monologue", "unsupported", "unsupp. notes"), ("loops", "repeats", "repeats"),
+    ("planner", "valid", "plans valid"),
+    ("planner", "on_winning_path", "on path"),
+    ("actor", "drift", "drift"),
+    ("actor", "sent_back", "sent back"),
+    ("actor", "ruled_out", "ruled out"),
+    ("actor", "explored_instead", "explored"),
+    ("actor", "took_first", "took first"),
+    ("actor", "fallbacks", "actor fallb."),
+    ("critic", "false_rejections", "false rej."),
+    ("critic", "wrong_outcome_verdicts", "wrong outc."),
+    ("summarizer", "holds_recipe", "belief recipe"),
+    ("extraction", "precision", "KG prec."),
+    ("extraction", "impossible_facts", "imposs. facts"),
+    ("monologue", "unsupported", "unsupp. notes"),
+    ("loops", "repeats", "repeats"),
 )
 
 
 def diagnostic_cells(metrics: dict[str, Any]) -> list[str]:
     found = metrics.get("diagnostics") or {}
-    return [fmt((found.get(role) or {}).get(key), 2 if isinstance((found.get(role) or {}).get(key), float) else 0) for role, key, _ in DIAGNOSTICS]
+    return [
+        fmt((found.get(role) or {}).get(key), 2 if isinstance((found.get(role) or {}).get(key), float) else 0)
+        for role, key, _ in DIAGNOSTICS
+    ]
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = ("| model | preset | game | won | score | best/max | steps | s/step | calls/step | prompt tok/step | cached/step | "
-            "uncached/step, steps 16-20 | completion/step | failures/fallbacks by role | " + " | ".join(label for _, _, label in DIAGNOSTICS) + " |")
+    head = (
+        "| model | preset | game | won | score | best/max | steps | s/step | calls/step | prompt tok/step | "
+        "cached/step | "
+        "uncached/step, steps 16-20 | completion/step | failures/fallbacks by role | "
+        + " | ".join(label for _, _, label in DIAGNOSTICS)
+        + " |"
+    )
     lines = [head, "|" + "---|" * (14 + len(DIAGNOSTICS))]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         m = row["metrics"]
         groups[(row["model"], row["preset"])].append(row)
-        lines.append(f"| {row['model']} | {row['preset']} | {row['game']} | {'yes' if m['won'] else 'no'} | "
-                     f"{m['score']:g}/{m['max_score']:g} | {fmt(m['best_normalised'], 2)} | {m['steps']} | "
-                     f"{fmt(m['seconds_per_step'], 1)} | {fmt(m['calls_per_step'], 1)} | "
-                     f"{fmt(m['prompt_per_step'])} | {fmt(m['cached_per_step'])} | {fmt(m['uncached_at_20'])} | "
-                     f"{fmt(m['completion_per_step'])} | {role_cell(m['roles'])} | " + " | ".join(diagnostic_cells(m)) + " |")
-    lines += ["", "| model | preset | episodes | won | total score | mean best/max | s/step | calls/step | uncached/step, steps 16-20 | completion/step | "
-              "replies | failures | fallbacks |",
-              "|" + "---|" * 13]
+        lines.append(
+            f"| {row['model']} | {row['preset']} | {row['game']} | {'yes' if m['won'] else 'no'} | "
+            f"{m['score']:g}/{m['max_score']:g} | {fmt(m['best_normalised'], 2)} | {m['steps']} | "
+            f"{fmt(m['seconds_per_step'], 1)} | {fmt(m['calls_per_step'], 1)} | "
+            f"{fmt(m['prompt_per_step'])} | {fmt(m['cached_per_step'])} | {fmt(m['uncached_at_20'])} | "
+            f"{fmt(m['completion_per_step'])} | {role_cell(m['roles'])} | " + " | ".join(diagnostic_cells(m)) + " |"
+        )
+    lines += [
+        "",
+        "| model | preset | episodes | won | total score | mean best/max | s/step | calls/step | uncached/step, steps "
+        "16-20 | completion/step | "
+        "replies | failures | fallbacks |",
+        "|" + "---|" * 13,
+    ]
     for (model, preset), group in groups.items():
         metrics = [g["metrics"] for g in group]
+
         def mean(key: str, metrics: list = metrics) -> float | None:
             values = [m[key] for m in metrics if m[key] is not None]
             return sum(values) / len(values) if values else None
+
         replies = sum(r["replies"] for m in metrics for r in m["roles"].values())
         failures = sum(r["failures"] for m in metrics for r in m["roles"].values())
         fallbacks = sum(r["fallbacks"] for m in metrics for r in m["roles"].values())
-        lines.append(f"| {model} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | {sum(m['score'] for m in metrics):g} | "
-                     f"{fmt(mean('best_normalised'), 2)} | {fmt(mean('seconds_per_step'), 1)} | "
-                     f"{fmt(mean('calls_per_step'), 1)} | {fmt(mean('uncached_at_20'))} | {fmt(mean('completion_per_step'))} | "
-                     f"{replies} | {failures} ({100 * failures / max(replies, 1):.1f}%) | {fallbacks} ({100 * fallbacks / max(replies, 1):.1f}%) |")
+        lines.append(
+            f"| {model} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | "
+            f"{sum(m['score'] for m in metrics):g} | "
+            f"{fmt(mean('best_normalised'), 2)} | {fmt(mean('seconds_per_step'), 1)} | "
+            f"{fmt(mean('calls_per_step'), 1)} | {fmt(mean('uncached_at_20'))} | {fmt(mean('completion_per_step'))} | "
+            f"{replies} | {failures} ({100 * failures / max(replies, 1):.1f}%) | {fallbacks} "
+            f"({100 * fallbacks / max(replies, 1):.1f}%) |"
+        )
     return "\n".join(lines)
 
 
@@ -199,7 +266,11 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     records = out / "episodes.jsonl"
-    done = {json.loads(line)["key"]: json.loads(line) for line in records.read_text().splitlines()} if records.exists() else {}
+    done = (
+        {json.loads(line)["key"]: json.loads(line) for line in records.read_text().splitlines()}
+        if records.exists()
+        else {}
+    )
     rows = []
     try:
         for model in args.models:
@@ -207,7 +278,9 @@ def main(argv: list[str] | None = None) -> int:
                 for preset in args.presets:
                     key = f"{model}|{preset}|{game}|{args.max_steps}"
                     run_id = run_id_of(key)
-                    if key in done:  # measured again from its run: the figures follow this script, not the one that played
+                    if (
+                        key in done
+                    ):  # measured again from its run: the figures follow this script, not the one that played
                         rows.append({**done[key], "metrics": measure(out / "runs" / run_id)})
                         continue
                     spec, options = game_options(game)
@@ -216,11 +289,21 @@ def main(argv: list[str] | None = None) -> int:
                         resume(run_id, run_dir=out / "runs")
                     else:
                         play(spec, max_steps=args.max_steps, context=context, run_id=run_id, **options)
-                    row = {"key": key, "model": model, "preset": preset, "game": game, "metrics": measure(out / "runs" / run_id)}
+                    row = {
+                        "key": key,
+                        "model": model,
+                        "preset": preset,
+                        "game": game,
+                        "metrics": measure(out / "runs" / run_id),
+                    }
                     with records.open("a") as handle:
                         handle.write(json.dumps(row) + "\n")
                     rows.append(row)
-                    print(f"{key}: {row['metrics']['steps']} steps, {row['metrics']['seconds_per_step']:.1f} s/step", file=sys.stderr, flush=True)
+                    print(
+                        f"{key}: {row['metrics']['steps']} steps, {row['metrics']['seconds_per_step']:.1f} s/step",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             stop_owned_servers()  # one model's server at a time
     finally:
         stop_owned_servers()

@@ -17,30 +17,68 @@ import time
 from ariadnegraph.memory import WorldMemory
 
 FACTS = [
-    ("player", "in", "kitchen"), ("kitchen", "north of", "living room"), ("living room", "west of", "bedroom"),
-    ("bathroom", "south of", "corridor"), ("backyard", "east of", "corridor"), ("shed", "east of", "backyard"),
-    ("garden", "north of", "backyard"), ("fridge", "in", "kitchen"), ("fridge", "is", "closed"), ("counter", "in", "kitchen"),
-    ("stove", "in", "kitchen"), ("oven", "in", "kitchen"), ("table", "in", "kitchen"), ("knife", "on", "counter"),
-    ("cookbook", "on", "table"), ("red potato", "in", "fridge"), ("carrot", "in", "fridge"), ("milk", "in", "fridge"),
-    ("yellow bell pepper", "in", "garden"), ("red apple", "in", "garden"), ("BBQ", "in", "backyard"),
-    ("patio chair", "in", "backyard"), ("toolbox", "in", "shed"), ("shovel", "in", "shed"), ("workbench", "in", "shed"),
-    ("sofa", "in", "living room"), ("TV", "in", "living room"), ("bookshelf", "in", "living room"), ("bed", "in", "bedroom"),
-    ("wardrobe", "in", "bedroom"), ("toilet", "in", "bathroom"), ("shower", "in", "bathroom"), ("towel", "on", "shower"),
-    ("wooden door", "between", "kitchen and corridor"), ("wooden door", "is", "locked"), ("brass key", "in", "wardrobe"),
-    ("recipe", "needs", "red potato"), ("recipe", "needs", "carrot"), ("red potato", "needs", "slicing"),
-    ("carrot", "needs", "roasting"), ("coin", "in", "toolbox"), ("lamp", "on", "bookshelf"),
+    ("player", "in", "kitchen"),
+    ("kitchen", "north of", "living room"),
+    ("living room", "west of", "bedroom"),
+    ("bathroom", "south of", "corridor"),
+    ("backyard", "east of", "corridor"),
+    ("shed", "east of", "backyard"),
+    ("garden", "north of", "backyard"),
+    ("fridge", "in", "kitchen"),
+    ("fridge", "is", "closed"),
+    ("counter", "in", "kitchen"),
+    ("stove", "in", "kitchen"),
+    ("oven", "in", "kitchen"),
+    ("table", "in", "kitchen"),
+    ("knife", "on", "counter"),
+    ("cookbook", "on", "table"),
+    ("red potato", "in", "fridge"),
+    ("carrot", "in", "fridge"),
+    ("milk", "in", "fridge"),
+    ("yellow bell pepper", "in", "garden"),
+    ("red apple", "in", "garden"),
+    ("BBQ", "in", "backyard"),
+    ("patio chair", "in", "backyard"),
+    ("toolbox", "in", "shed"),
+    ("shovel", "in", "shed"),
+    ("workbench", "in", "shed"),
+    ("sofa", "in", "living room"),
+    ("TV", "in", "living room"),
+    ("bookshelf", "in", "living room"),
+    ("bed", "in", "bedroom"),
+    ("wardrobe", "in", "bedroom"),
+    ("toilet", "in", "bathroom"),
+    ("shower", "in", "bathroom"),
+    ("towel", "on", "shower"),
+    ("wooden door", "between", "kitchen and corridor"),
+    ("wooden door", "is", "locked"),
+    ("brass key", "in", "wardrobe"),
+    ("recipe", "needs", "red potato"),
+    ("recipe", "needs", "carrot"),
+    ("red potato", "needs", "slicing"),
+    ("carrot", "needs", "roasting"),
+    ("coin", "in", "toolbox"),
+    ("lamp", "on", "bookshelf"),
 ]
 
 # (query, relevant facts, kind)
 QUERIES = [
     ("where is the knife", [("knife", "on", "counter")], "lexical"),
-    ("what is in the fridge", [("red potato", "in", "fridge"), ("carrot", "in", "fridge"), ("milk", "in", "fridge")], "lexical"),
+    (
+        "what is in the fridge",
+        [("red potato", "in", "fridge"), ("carrot", "in", "fridge"), ("milk", "in", "fridge")],
+        "lexical",
+    ),
     ("where is the brass key", [("brass key", "in", "wardrobe")], "lexical"),
     ("what does the recipe need", [("recipe", "needs", "red potato"), ("recipe", "needs", "carrot")], "lexical"),
     ("where is the BBQ", [("BBQ", "in", "backyard")], "lexical"),
     ("is the wooden door locked", [("wooden door", "is", "locked")], "lexical"),
     ("where is the cookbook", [("cookbook", "on", "table")], "lexical"),
-    ("what is in the shed", [("toolbox", "in", "shed"), ("shovel", "in", "shed"), ("workbench", "in", "shed")], "lexical"),
+    (
+        "what is in the shed",
+        [("toolbox", "in", "shed"), ("shovel", "in", "shed"), ("workbench", "in", "shed")],
+        "lexical",
+    ),
     ("something sharp to chop vegetables with", [("knife", "on", "counter")], "semantic"),
     ("where can I keep food cold", [("fridge", "in", "kitchen")], "semantic"),
     ("what can grill meat outdoors", [("BBQ", "in", "backyard")], "semantic"),
@@ -77,18 +115,26 @@ def measure(spec: str) -> tuple[dict[tuple[str, int, int], float], float, float]
 
 def main() -> None:
     rows = {spec: measure(spec) for spec in ("hashing", "e5")}
-    print(f"{len(FACTS)} facts, {len(QUERIES)} hand-labelled queries ({sum(q[2] == 'semantic' for q in QUERIES)} share no word "
-          "with a relevant fact); AriGraph semantic search, width 10\n")
+    print(
+        f"{len(FACTS)} facts, {len(QUERIES)} hand-labelled queries ({sum(q[2] == 'semantic' for q in QUERIES)} share "
+        f"no word "
+        "with a relevant fact); AriGraph semantic search, width 10\n"
+    )
     head = f"{'embeddings':<10} {'queries':<9} {'depth':>5}" + "".join(f"{'R@' + str(k):>8}" for k in KS)
     print(head)
     print("-" * len(head))
     for group in ("lexical", "semantic", "all"):
         for depth in (1, 2):
             for spec, (figures, _, _) in rows.items():
-                print(f"{spec:<10} {group:<9} {depth:>5}" + "".join(f"{100 * figures[(group, depth, k)]:>8.1f}" for k in KS))
+                print(
+                    f"{spec:<10} {group:<9} {depth:>5}"
+                    + "".join(f"{100 * figures[(group, depth, k)]:>8.1f}" for k in KS)
+                )
     print()
     for spec, (_, built, searched) in rows.items():
-        print(f"{spec}: memory built (facts and entities embedded) in {built:.2f} s; {1000 * searched:.1f} ms per search")
+        print(
+            f"{spec}: memory built (facts and entities embedded) in {built:.2f} s; {1000 * searched:.1f} ms per search"
+        )
 
 
 if __name__ == "__main__":

@@ -41,8 +41,12 @@ def approved_command(state: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """The command to play (the agent's, or the one a person gave instead) and the state update a
     replacement makes; pauses the thread until a person answers."""
     proposed = state.get("command") or ""  # the agent's
-    question: dict[str, Any] = {"step": state.get("step", 0) + 1, "command": proposed, "reason": state.get("reason"),
-                                "valid": list(state.get("admissible") or [])[:VALID_SHOWN]}
+    question: dict[str, Any] = {
+        "step": state.get("step", 0) + 1,
+        "command": proposed,
+        "reason": state.get("reason"),
+        "valid": list(state.get("admissible") or [])[:VALID_SHOWN],
+    }
     while True:
         command, problem = read_decision(interrupt(question), proposed)
         if command is not None:
@@ -50,4 +54,9 @@ def approved_command(state: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         question = {**question, "error": problem}
     if command == proposed:
         return command, {}
-    return command, {"reason": f"a person's command (the agent chose '{proposed}')", "plan": [], "needs_plan": True, "expected": None}
+    return command, {
+        "reason": f"a person's command (the agent chose '{proposed}')",
+        "plan": [],
+        "needs_plan": True,
+        "expected": None,
+    }

@@ -78,8 +78,10 @@ def checkpointer(run: RunDir) -> Iterator[BaseCheckpointSaver]:
 def _postgres(run_id: str, meta: Mapping[str, Any]) -> Iterator[BaseCheckpointSaver]:
     url = checkpointer_url()
     if url is None:
-        raise CheckpointerUnavailable(f"run {run_id} keeps its checkpoints in PostgreSQL ({meta[CHECKPOINTS].get('url')}): "
-                                      f"give --checkpointer postgres://... or set {CHECKPOINTER_ENV}")
+        raise CheckpointerUnavailable(
+            f"run {run_id} keeps its checkpoints in PostgreSQL ({meta[CHECKPOINTS].get('url')}): "
+            f"give --checkpointer postgres://... or set {CHECKPOINTER_ENV}"
+        )
     import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg.rows import dict_row
@@ -87,17 +89,27 @@ def _postgres(run_id: str, meta: Mapping[str, Any]) -> Iterator[BaseCheckpointSa
 
     # A pool that checks each connection before lending it: a database restarted mid-episode costs the next
     # checkpoint a new connection, not the run (PostgresSaver's own settings: autocommit, no prepared statements).
-    pool = ConnectionPool(url, min_size=1, max_size=2, timeout=POSTGRES_TIMEOUT, check=ConnectionPool.check_connection, open=False,
-                          kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row})
+    pool = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=2,
+        timeout=POSTGRES_TIMEOUT,
+        check=ConnectionPool.check_connection,
+        open=False,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+    )
     try:
-        with psycopg.connect(url, autocommit=True, row_factory=dict_row, prepare_threshold=0,
-                             connect_timeout=POSTGRES_TIMEOUT) as connection:  # fails at once if unreachable
+        with psycopg.connect(
+            url, autocommit=True, row_factory=dict_row, prepare_threshold=0, connect_timeout=POSTGRES_TIMEOUT
+        ) as connection:  # fails at once if unreachable
             PostgresSaver(connection).setup()  # creates the tables once; a no-op after
         pool.open(wait=True, timeout=POSTGRES_TIMEOUT)
         saver = PostgresSaver(pool)  # type: ignore[arg-type]
     except (psycopg.Error, PoolTimeout) as exc:
         pool.close()
-        raise CheckpointerUnavailable(f"PostgreSQL at {redacted(url)} cannot be used: {' '.join(str(exc).split())[:200]}") from None
+        raise CheckpointerUnavailable(
+            f"PostgreSQL at {redacted(url)} cannot be used: {' '.join(str(exc).split())[:200]}"
+        ) from None
     try:
         yield saver
     finally:

@@ -40,13 +40,21 @@ TOOL_CALLING: tuple[str, ...] = get_args(ToolCalling)
 # The settings a server's clients may not choose: where runs are written and read, and which endpoint
 # receives model requests (with the server's credentials). Everything else in the context is a client's choice.
 OPERATOR_SETTINGS = ("run_dir", "base_url")
-# A client names a built-in thought graph (agentkit/NAME.yaml); a path, which would read a file of the server's, is the operator's.
+# A client names a built-in thought graph (agentkit/NAME.yaml); a path, which would read a file of the server's, is the
+# operator's.
 BUILTIN_NAME = re.compile(r"[a-z][a-z0-9_-]{0,40}")
 # Bounds a client cannot step outside (a context is also a server's request): (least, most).
 RANGES: dict[str, tuple[float, float]] = {
-    "max_replans": (0, 10), "qa_turns": (0, 20), "structured_tries": (1, 10), "max_retries": (0, 10),
-    "request_timeout": (0.01, 3600), "history_length": (0, 100_000), "search_depth": (0, 10), "search_width": (1, 100),
-    "episodic_k": (0, 100), "memory_facts": (0, 1000),
+    "max_replans": (0, 10),
+    "qa_turns": (0, 20),
+    "structured_tries": (1, 10),
+    "max_retries": (0, 10),
+    "request_timeout": (0.01, 3600),
+    "history_length": (0, 100_000),
+    "search_depth": (0, 10),
+    "search_width": (1, 100),
+    "episodic_k": (0, 100),
+    "memory_facts": (0, 1000),
 }
 
 
@@ -101,15 +109,30 @@ def _check_types(context: "AgentContext") -> None:
 
 
 # Settings that replace a switch of the same name when set (None: the preset's value stands).
-SHADOWED_SWITCHES = ("qa_turns", "history_length", "episodic_k", "max_replans", "search_depth", "search_width", "memory_facts")
+SHADOWED_SWITCHES = (
+    "qa_turns",
+    "history_length",
+    "episodic_k",
+    "max_replans",
+    "search_depth",
+    "search_width",
+    "memory_facts",
+)
 
 
 @dataclass(kw_only=True)
 class AgentContext:
-    model: str = _setting("Default chat model: 'scripted' (offline), 'local:NAME' (ariadne models list) or 'provider:model', "
-                          "e.g. 'openai:gpt-4o-mini'.", "scripted")
-    base_url: str | None = _setting("Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); its key is "
-                                    "ARIADNE_MODEL_API_KEY. Set by the operator (ARIADNE_BASE_URL) on a server.", None, operator=True)
+    model: str = _setting(
+        "Default chat model: 'scripted' (offline), 'local:NAME' (ariadne models list) or 'provider:model', "
+        "e.g. 'openai:gpt-4o-mini'.",
+        "scripted",
+    )
+    base_url: str | None = _setting(
+        "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); its key is "
+        "ARIADNE_MODEL_API_KEY. Set by the operator (ARIADNE_BASE_URL) on a server.",
+        None,
+        operator=True,
+    )
     summarizer_model: str | None = _setting("Override for the summarizer.", None)
     extraction_model: str | None = _setting("Override for the relation retriever (triplet extraction).", None)
     qa_model: str | None = _setting("Override for the world-model QA (inner monologue).", None)
@@ -117,30 +140,59 @@ class AgentContext:
     critic_model: str | None = _setting("Override for the critic.", None)
     actor_model: str | None = _setting("Override for the actor's fallback choice.", None)
     preset: PresetName = _setting("Which agent to run (see ariadnegraph/agent/presets.py).", "ariadne")
-    max_replans: int | None = _setting("Planner calls allowed per step after a rejection or a deviation, replacing the "
-                                       "preset's (2).", None, int)
-    qa_turns: int | None = _setting("Tool turns of the inner monologue per planning, replacing the preset's (ariadne and "
-                                    "davis: 5, as DAVIS; 0: no inner monologue).", None, int)
-    tool_calling: ToolCalling = _setting("How the inner monologue calls KG tools: 'native' tool calls, 'json' (a json_schema "
-                                         "lookup format, for servers and small models without native tool calls), or 'auto' "
-                                         "(json for local: models, native otherwise).", "auto")
+    max_replans: int | None = _setting(
+        "Planner calls allowed per step after a rejection or a deviation, replacing the preset's (2).", None, int
+    )
+    qa_turns: int | None = _setting(
+        "Tool turns of the inner monologue per planning, replacing the preset's (ariadne and "
+        "davis: 5, as DAVIS; 0: no inner monologue).",
+        None,
+        int,
+    )
+    tool_calling: ToolCalling = _setting(
+        "How the inner monologue calls KG tools: 'native' tool calls, 'json' (a json_schema "
+        "lookup format, for servers and small models without native tool calls), or 'auto' "
+        "(json for local: models, native otherwise).",
+        "auto",
+    )
     structured_tries: int = _setting("Tries per structured reply before the recorded fallback.", 3)
-    max_retries: int = _setting("Retries of a failed model request (429, 5xx, timeout, unreadable reply), with backoff.", 3)
+    max_retries: int = _setting(
+        "Retries of a failed model request (429, 5xx, timeout, unreadable reply), with backoff.", 3
+    )
     request_timeout: float = _setting("Seconds before a model request times out (then it is retried).", 120.0)
-    history_length: int | None = _setting("Recent steps shown to the deciding roles, replacing the preset's.", None, int)
+    history_length: int | None = _setting(
+        "Recent steps shown to the deciding roles, replacing the preset's.", None, int
+    )
     search_depth: int | None = _setting("AriGraph semantic search depth d, replacing the preset's (2).", None, int)
     search_width: int | None = _setting("AriGraph semantic search width w, replacing the preset's (5).", None, int)
-    episodic_k: int | None = _setting("Episodes retrieved (AriGraph episodic search, RAG), replacing the preset's.", None, int)
+    episodic_k: int | None = _setting(
+        "Episodes retrieved (AriGraph episodic search, RAG), replacing the preset's.", None, int
+    )
     memory_facts: int | None = _setting("Most facts shown to the planner, replacing the preset's (40).", None, int)
-    memory_from: str | None = _setting("Seed the episode's memory with the facts and lessons this agent's namespace of the "
-                                       "long-term store holds for the game's family (ariadne memory show).", None)
-    approve_commands: bool = _setting("Pause before each command is played so a person can accept or replace it "
-                                      "(a LangGraph interrupt; resume with 'accept' or a command).", False, bool)
-    run_dir: str = _setting(f"Folder holding one subfolder per run. Set by the operator ({RUN_DIR_ENV}) on a server.",
-                            DEFAULT_RUN_DIR, operator=True)
-    switch_overrides: dict[str, Any] = field(default_factory=dict, metadata={
-        "description": "Preset switches replaced for this run (--set SWITCH=VALUE), e.g. {\"precheck\": false}; "
-                       "ARIADNE_SWITCH_OVERRIDES takes JSON.", "kind": None})
+    memory_from: str | None = _setting(
+        "Seed the episode's memory with the facts and lessons this agent's namespace of the "
+        "long-term store holds for the game's family (ariadne memory show).",
+        None,
+    )
+    approve_commands: bool = _setting(
+        "Pause before each command is played so a person can accept or replace it "
+        "(a LangGraph interrupt; resume with 'accept' or a command).",
+        False,
+        bool,
+    )
+    run_dir: str = _setting(
+        f"Folder holding one subfolder per run. Set by the operator ({RUN_DIR_ENV}) on a server.",
+        DEFAULT_RUN_DIR,
+        operator=True,
+    )
+    switch_overrides: dict[str, Any] = field(
+        default_factory=dict,
+        metadata={
+            "description": 'Preset switches replaced for this run (--set SWITCH=VALUE), e.g. {"precheck": false}; '
+            "ARIADNE_SWITCH_OVERRIDES takes JSON.",
+            "kind": None,
+        },
+    )
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -149,7 +201,9 @@ class AgentContext:
                 if self.run_dir == DEFAULT_RUN_DIR:
                     self.run_dir = str(run_dir_setting())
                 continue
-            if env is None or getattr(self, f.name) != (f.default if f.default is not MISSING else ({} if f.name == "switch_overrides" else None)):
+            if env is None or getattr(self, f.name) != (
+                f.default if f.default is not MISSING else ({} if f.name == "switch_overrides" else None)
+            ):
                 continue
             if f.name == "switch_overrides":
                 try:
@@ -180,7 +234,9 @@ class AgentContext:
         """What the agent does: the preset, with the settings given here in its place. Nodes and routing
         functions read only this."""
         given = {name: getattr(self, name) for name in SHADOWED_SWITCHES}
-        return replace(get_preset(self.preset), **{**{k: v for k, v in given.items() if v is not None}, **self.switch_overrides})
+        return replace(
+            get_preset(self.preset), **{**{k: v for k, v in given.items() if v is not None}, **self.switch_overrides}
+        )
 
     def tool_mode(self) -> str:
         """'native' or 'json' tool calls for the inner monologue's model."""
@@ -204,10 +260,15 @@ def check_client_settings(context: AgentContext) -> None:
     operator = AgentContext()
     for name in OPERATOR_SETTINGS:
         if getattr(context, name) != getattr(operator, name):
-            raise ClientSettingRefused(f"'{name}' is the server's setting (ARIADNE_{name.upper()}); a client cannot set it")
+            raise ClientSettingRefused(
+                f"'{name}' is the server's setting (ARIADNE_{name.upper()}); a client cannot set it"
+            )
     thoughts = context.switch_overrides.get("thoughts")
     if thoughts is not None and not BUILTIN_NAME.fullmatch(thoughts):
-        raise ClientSettingRefused(f"switch 'thoughts' takes the name of a built-in thought graph on a server (e.g. 'crafter'), got {thoughts!r:.80}")
+        raise ClientSettingRefused(
+            f"switch 'thoughts' takes the name of a built-in thought graph on a server (e.g. 'crafter'), got "
+            f"{thoughts!r:.80}"
+        )
 
 
 def checked_for_clients(node: Callable[..., Any]) -> Callable[..., Any]:

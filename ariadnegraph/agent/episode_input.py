@@ -18,14 +18,16 @@ SEED_LIMIT = 2**31  # game generators take 32-bit seeds
 def check_episode_input(state: Mapping[str, Any]) -> None:
     """The caller's input (CLI, Studio, SDK), checked before anything is written."""
     if not state.get("env") or not isinstance(state["env"], str):
-        raise ValueError("the episode input needs 'env' (text), e.g. {\"env\": \"cooking:1\", \"seed\": 1}")
+        raise ValueError('the episode input needs \'env\' (text), e.g. {"env": "cooking:1", "seed": 1}')
     if state.get("run_id") is not None:
         check_run_id(state["run_id"])
     if state.get("split") is not None and not isinstance(state["split"], str):
         raise ValueError(f"the episode input's 'split' must be text, got {state['split']!r:.60}")
     if state.get("max_steps") is None:
-        raise ValueError(f"the episode input needs 'max_steps' (an integer between 1 and {MAX_STEPS_LIMIT:,}), e.g. "
-                         "{\"env\": \"cooking:1\", \"seed\": 1, \"max_steps\": 50}")
+        raise ValueError(
+            f"the episode input needs 'max_steps' (an integer between 1 and {MAX_STEPS_LIMIT:,}), e.g. "
+            '{"env": "cooking:1", "seed": 1, "max_steps": 50}'
+        )
     check_numbers(max_steps=state.get("max_steps"), seed=state.get("seed"), variation=state.get("variation"))
     check_split(state["env"], state.get("split"))
     for name in ("lessons", "script"):
@@ -61,5 +63,8 @@ def check_recursion_budget(state: Mapping[str, Any], context: AgentContext, rema
         return
     needed = nodes_per_step(context) * (state["max_steps"] - state.get("step", -1)) + 1
     if remaining < needed:
-        raise ValueError(f"an episode of {state['max_steps']} steps needs a recursion limit of at least "
-                         f"{recursion_limit(context, state['max_steps'])} (the run's config 'recursion_limit'); this run has {remaining} left")
+        raise ValueError(
+            f"an episode of {state['max_steps']} steps needs a recursion limit of at least "
+            f"{recursion_limit(context, state['max_steps'])} (the run's config 'recursion_limit'); this run has "
+            f"{remaining} left"
+        )

@@ -62,15 +62,19 @@ def check_run(run: RunDir) -> RunCheck:
         # continuing would replay the whole episode over the run's files.
         if recorded > 1 and in_postgres(meta):
             given = redacted(checkpointer_url() or "")
-            raise RunCorrupted(f"run {name}: the PostgreSQL database {given} holds no checkpoint for its {recorded} recorded steps; "
-                               f"is {CHECKPOINTER_ENV} the database this run was played on "
-                               f"({(meta.get('checkpoints') or {}).get('url')})?")
+            raise RunCorrupted(
+                f"run {name}: the PostgreSQL database {given} holds no checkpoint for its {recorded} recorded steps; "
+                f"is {CHECKPOINTER_ENV} the database this run was played on "
+                f"({(meta.get('checkpoints') or {}).get('url')})?"
+            )
         if recorded > 1 and meta.get(LOCAL_CHECKPOINTS):
             raise RunCorrupted(f"run {name}: {CHECKPOINTS_FILE} holds no checkpoint for the {recorded} recorded steps")
     elif recorded > checkpointed + 2 and not (checkpoint or {}).get("trail"):
         # (a checkpoint that names its history may be a fork of the thread, not yet played: the files keep
         # the history it left until the fork plays its first step)
-        raise RunCorrupted(f"run {name}: {TRAJECTORY_FILE} holds {recorded} steps, its checkpoint only {checkpointed + 1}")
+        raise RunCorrupted(
+            f"run {name}: {TRAJECTORY_FILE} holds {recorded} steps, its checkpoint only {checkpointed + 1}"
+        )
     elif recorded <= checkpointed:
         if recorded == checkpointed and run.torn(run.trajectory_path):
             torn_step = checkpointed
@@ -81,7 +85,9 @@ def check_run(run: RunDir) -> RunCheck:
     last = recorded - 1 + run.torn(run.trajectory_path)  # (a torn last line is a step resume writes again)
     if isinstance(result, dict) and recorded and result.get("steps") != last:
         # finish writes the result after the last step; a fork that cut the steps drops it (session._rebuild)
-        raise RunCorrupted(f"run {name}: {META_FILE}'s result is for {result.get('steps')} steps, {TRAJECTORY_FILE} holds {last}")
+        raise RunCorrupted(
+            f"run {name}: {META_FILE}'s result is for {result.get('steps')} steps, {TRAJECTORY_FILE} holds {last}"
+        )
     if recorded and not run.oracle_path.exists():
         raise RunCorrupted(f"run {name}: {ORACLE_FILE} is missing")
     # a step's oracle line is written just before its trajectory line
@@ -110,7 +116,9 @@ def _check_memory(run: RunDir, recorded: int, checkpointed: int | None) -> None:
         raise RunCorrupted(f"run {run.run_id}: {MEMORY_DIR} is damaged ({' '.join(str(exc).split())[:160]})") from None
     # memory_update of step k runs after step k's checkpoint: by step k, every episode before it is stored
     if checkpointed is not None and checkpointed >= 1 and (last is None or last < checkpointed - 1):
-        raise RunCorrupted(f"run {run.run_id}: {MEMORY_NAME} ends at step {last}, its checkpoint is at step {checkpointed}")
+        raise RunCorrupted(
+            f"run {run.run_id}: {MEMORY_NAME} ends at step {last}, its checkpoint is at step {checkpointed}"
+        )
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -141,7 +149,10 @@ def _check_sqlite(run: RunDir, path: Path, name: str) -> None:
             raise DiskFull(path) from exc
         verdict = [(str(exc),)]
     if verdict != [("ok",)]:
-        raise RunCorrupted(f"run {run.run_id}: {name} is damaged ({' '.join(str(verdict[0][0]).split())[:100] if verdict else 'unreadable'})")
+        raise RunCorrupted(
+            f"run {run.run_id}: {name} is damaged "
+            f"({' '.join(str(verdict[0][0]).split())[:100] if verdict else 'unreadable'})"
+        )
 
 
 @contextmanager
@@ -152,8 +163,10 @@ def checked_copies(run_dir: str | Path, run_ids: Sequence[str]) -> Iterator[Path
         for run_id in run_ids:
             check = check_run(RunDir.open(run_dir, run_id).copy_to(Path(root)))
             if check.torn_step is not None:
-                raise RunCorrupted(f"run {run_id}: {TRAJECTORY_FILE} ends in a torn line (step {check.torn_step});"
-                                   f" `ariadne play --resume {run_id}` writes it again")
+                raise RunCorrupted(
+                    f"run {run_id}: {TRAJECTORY_FILE} ends in a torn line (step {check.torn_step});"
+                    f" `ariadne play --resume {run_id}` writes it again"
+                )
         yield Path(root)
 
 

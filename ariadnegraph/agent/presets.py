@@ -41,8 +41,11 @@ class Preset:
     # observation with the summarizer's belief beside it (ours); the belief alone (belief_only: STMA §4.2, R: b -> G');
     # or the observation with the raw history buffer (summarizer_history records, or HISTORY_BUFFER where the preset
     # keeps none; STMA's "w/o Summarizer for Spatial Memory")
-    outdated_scope: Literal["room", "entities"] = "room"  # which stored facts outdated detection compares: those about the
-    # room and the inventory, shown with the observation in the extraction call (ours, one call); or every open fact touching
+    outdated_scope: Literal["room", "entities"] = (
+        "room"  # which stored facts outdated detection compares: those about the
+    )
+    # room and the inventory, shown with the observation in the extraction call (ours, one call); or every open fact
+    # touching
     # an entity of the new triplets, in a second call after extraction (AriGraph §3.1)
     unexplored_exits: bool = True  # list exits not yet walked through (AriGraph appendix B)
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
@@ -65,23 +68,45 @@ class Preset:
     grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
     actor_commands: int = 1  # most game commands the actor may turn one plan step into (DAVIS: L' >= L), each validated
     invalidate: bool = True  # contradicted facts are closed; False: the KG only appends timestamped facts (DAVIS §3.2)
-    thoughts: str | None = None  # an AgentKit thought graph (agentkit/NAME.yaml, a path, or auto: the env family's) chooses each command instead
+    thoughts: str | None = (
+        # an AgentKit thought graph (agentkit/NAME.yaml, a path, or auto: the env family's) chooses each command instead
+        None
+    )
     # What a small model can carry (the ariadne preset): choices from lists, and the bookkeeping done in code
-    plan_choice: bool = False  # the planner chooses its next command from the valid ones (a grammar), then writes what follows
-    strict_grounding: bool = False  # a plan step that is no valid command (nor a close spelling) goes back to the planner, saying why
-    loop_guard: bool = False  # a command already played twice at the same place, inventory and score goes back to the planner
-    stall_steps: int = 0  # after this many steps without a score, the plan is dropped and the planner told so (0: never)
+    plan_choice: bool = (
+        False  # the planner chooses its next command from the valid ones (a grammar), then writes what follows
+    )
+    strict_grounding: bool = (
+        False  # a plan step that is no valid command (nor a close spelling) goes back to the planner, saying why
+    )
+    loop_guard: bool = (
+        False  # a command already played twice at the same place, inventory and score goes back to the planner
+    )
+    stall_steps: int = (
+        0  # after this many steps without a score, the plan is dropped and the planner told so (0: never)
+    )
     pin_readings: bool = False  # texts the agent read (a recipe, a note) are kept and shown to the planner
-    extract_new_only: bool = False  # an observation memory has already read word for word is not sent to extraction again
-    env_map: bool = False  # the map written from the env (its room names, the moves between them, the 'go' commands valid there)
-    explore: bool = False  # 'explore' is one of the choices (to the nearest exit not taken yet, along the map); pacing between
+    extract_new_only: bool = (
+        False  # an observation memory has already read word for word is not sent to extraction again
+    )
+    env_map: bool = (
+        False  # the map written from the env (its room names, the moves between them, the 'go' commands valid there)
+    )
+    explore: bool = (
+        False  # 'explore' is one of the choices (to the nearest exit not taken yet, along the map); pacing between
+    )
     # places already seen, with such an exit left, explores instead
     progress_shown: bool = False  # the commands that raised the score so far are shown to the planner (PROGRESS)
-    follow_lists: bool = False  # the next item of a list read (NEXT STEP) is played, no model asked, when one valid command does it word for word
-    rules_shield: bool = False  # commands the game family's rules say ruin the episode (envs/rules.py) are never offered or played
+    # the next item of a list read (NEXT STEP) is played, no model asked, when one valid command does it word for word
+    follow_lists: bool = False
+    rules_shield: bool = (
+        False  # commands the game family's rules say ruin the episode (envs/rules.py) are never offered or played
+    )
     # Role oracles (never a preset's default; evaluation only): a role's output taken from the game's truth,
     # so a table shows what that role's mistakes cost. TextWorld games (true facts, the winning commands).
-    oracle_extraction: bool = False  # ORACLE: the facts memory stores are the game's true facts about what the observation shows
+    oracle_extraction: bool = (
+        False  # ORACLE: the facts memory stores are the game's true facts about what the observation shows
+    )
     oracle_plan: bool = False  # ORACLE: the plan is the next commands of the game's winning path
 
     @property
@@ -98,48 +123,112 @@ class Preset:
         return self.retrieval != "none" or self.unexplored_exits
 
 
-_BASELINE: dict[str, Any] = dict(summarizer=False, knowledge_graph=False, retrieval="none", unexplored_exits=False, memory_facts_shown=False,
-                 aggregator="off", qa_turns=0, planner="every_step", precheck=False, outcome_check=False, react_choice=True,
-                 reflections=False, go_to=False, history_full_text=True)
+_BASELINE: dict[str, Any] = dict(
+    summarizer=False,
+    knowledge_graph=False,
+    retrieval="none",
+    unexplored_exits=False,
+    memory_facts_shown=False,
+    aggregator="off",
+    qa_turns=0,
+    planner="every_step",
+    precheck=False,
+    outcome_check=False,
+    react_choice=True,
+    reflections=False,
+    go_to=False,
+    history_full_text=True,
+)
 
 PRESETS: dict[str, Preset] = {
     "ariadne": Preset(
         "ours, for the models it plays with: a temporal KG whose map the env writes (rooms, moves, exits) + episodic "
         "memory, texts read kept, a planner that chooses its next command from the valid ones and writes what follows; "
         "invalid steps, repeats and stalls go back to it with why; go-to on the map; plans only when needed. The roles "
-        "a 1.5B model did not do well (summarizer, model extraction, inner monologue, critic) are off: ariadne_full has them",
-        summarizer=False, knowledge_graph=False, retrieval="none", memory_facts_shown=False, aggregator="off", qa_turns=0,
-        precheck=False, outcome_check=False, reflections=False, plan_length=4,
-        plan_choice=True, strict_grounding=True, loop_guard=True, stall_steps=12, pin_readings=True, extract_new_only=True,
-        env_map=True, explore=True, progress_shown=True, rules_shield=True, follow_lists=True,
+        "a 1.5B model did not do well (summarizer, model extraction, inner monologue, critic) are off: ariadne_full "
+        "has them",
+        summarizer=False,
+        knowledge_graph=False,
+        retrieval="none",
+        memory_facts_shown=False,
+        aggregator="off",
+        qa_turns=0,
+        precheck=False,
+        outcome_check=False,
+        reflections=False,
+        plan_length=4,
+        plan_choice=True,
+        strict_grounding=True,
+        loop_guard=True,
+        stall_steps=12,
+        pin_readings=True,
+        extract_new_only=True,
+        env_map=True,
+        explore=True,
+        progress_shown=True,
+        rules_shield=True,
+        follow_lists=True,
     ),
     "ariadne_full": Preset(
         "ours, every role on: summarizer, temporal KG + episodic memory, world-model QA, planner-critic with expected "
         "outcomes, go-to actor; plans only when needed (AriGraph + STMA + DAVIS + AgentKit's gate)",
     ),
     "arigraph": Preset(
-        "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS, top-2 episodes, history 5), exploration check "
+        "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS, top-2 episodes, history 5), exploration "
+        "check "
         "and unexplored exits, planner every step, ReAct action choice, go-to",
-        summarizer=False, history_full_text=True, exploration_check=True, aggregator="off", qa_turns=0, planner="every_step",
-        precheck=False, outcome_check=False, react_choice=True, reflections=False, outdated_scope="entities",
+        summarizer=False,
+        history_full_text=True,
+        exploration_check=True,
+        aggregator="off",
+        qa_turns=0,
+        planner="every_step",
+        precheck=False,
+        outcome_check=False,
+        react_choice=True,
+        reflections=False,
+        outdated_scope="entities",
     ),
     "stma": Preset(
-        "STMA (Lei et al. 2025): history buffer 25 + summarizer belief, relation retriever reading the belief, dynamic KG, "
-        "top-8 entities + 3-hop retrieval, LLM relation aggregator, planner with subgoal + action sequence, critic before "
+        "STMA (Lei et al. 2025): history buffer 25 + summarizer belief, relation retriever reading the belief, dynamic "
+        "KG, "
+        "top-8 entities + 3-hop retrieval, LLM relation aggregator, planner with subgoal + action sequence, critic "
+        "before "
         "each action rejecting what the game would not take; commands sent as planned (no go-to, no grounding: ours, "
         "--set go_to=true / grounding=true, labelled as additions)",
-        retrieval="stma", summarizer_history=HISTORY_BUFFER, history_length=0, unexplored_exits=False, memory_facts_shown=False, aggregator="llm",
-        qa_turns=0, outcome_check=False, reflections=False, extraction_reads="belief_only", reject_invalid=True, go_to=False,
+        retrieval="stma",
+        summarizer_history=HISTORY_BUFFER,
+        history_length=0,
+        unexplored_exits=False,
+        memory_facts_shown=False,
+        aggregator="llm",
+        qa_turns=0,
+        outcome_check=False,
+        reflections=False,
+        extraction_reads="belief_only",
+        reject_invalid=True,
+        go_to=False,
         grounding=False,
     ),
     "davis": Preset(
-        "DAVIS (Pham-Dinh et al. 2025): temporal KG, belief f(tau) kept by a summarizer, predicted trajectory of 5 steps "
-        "whose outcomes and rewards the world model predicts step by step with an inner monologue of <= 5 graph-QA turns "
+        "DAVIS (Pham-Dinh et al. 2025): temporal KG, belief f(tau) kept by a summarizer, predicted trajectory of 5 "
+        "steps "
+        "whose outcomes and rewards the world model predicts step by step with an inner monologue of <= 5 graph-QA "
+        "turns "
         "over dated facts (gold runs included, as history), an actor expanding a step into up to 3 valid commands, "
         "critic comparing predicted and actual, reflections; contradicted facts are closed (the paper's KG only "
         "appends them: invalidate=false, as its ablation grid plays)",
-        retrieval="temporal", stma_hops=2, history_full_text=True, unexplored_exits=False, aggregator="off",
-        qa_turns=5, monologue="transitions", plan_length=5, expected_rewards=True, precheck=False, actor_commands=3,
+        retrieval="temporal",
+        stma_hops=2,
+        history_full_text=True,
+        unexplored_exits=False,
+        aggregator="off",
+        qa_turns=5,
+        monologue="transitions",
+        plan_length=5,
+        expected_rewards=True,
+        precheck=False,
+        actor_commands=3,
     ),
     "react": Preset(
         "ReAct baseline (Yao et al. 2023, as in AriGraph/STMA): the last 5 steps, reason then act in one call",
@@ -154,9 +243,12 @@ PRESETS: dict[str, Preset] = {
         **{**_BASELINE, "summarizer": True},
     ),
     "agentkit": Preset(
-        "AgentKit (Wu et al. 2024): a graph of prompt nodes declared in YAML, the one written for the environment's family "
-        "(Crafter: agentkit/crafter.yaml, reading the game's manual: three step summaries, reflection, challenge, a gate "
-        "adding the planner and skill choice, skill feedback, a knowledge base that accumulates, act with a repeat count); "
+        "AgentKit (Wu et al. 2024): a graph of prompt nodes declared in YAML, the one written for the environment's "
+        "family "
+        "(Crafter: agentkit/crafter.yaml, reading the game's manual: three step summaries, reflection, challenge, a "
+        "gate "
+        "adding the planner and skill choice, skill feedback, a knowledge base that accumulates, act with a repeat "
+        "count); "
         "a family with no graph is refused; the episodes are still stored in memory",
         **{**_BASELINE, "planner": "never", "react_choice": False, "thoughts": "auto"},
     ),
@@ -195,7 +287,9 @@ def preset_of(values: dict[str, Any] | None) -> Preset | None:
 
 
 # The names, as a type: the context schema offers them as choices (a test keeps the two lists equal).
-PresetName = Literal["ariadne", "ariadne_full", "arigraph", "stma", "davis", "react", "full_history", "summary", "agentkit", "rag"]
+PresetName = Literal[
+    "ariadne", "ariadne_full", "arigraph", "stma", "davis", "react", "full_history", "summary", "agentkit", "rag"
+]
 
 
 ORACLE_SWITCHES = ("oracle_extraction", "oracle_plan")
@@ -238,9 +332,21 @@ SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(Preset) if f.name != "d
 _MINIMUM = {"plan_length": 1, "actor_commands": 1, "search_width": 1}  # a plan of no action is no plan
 # Bounds of the number switches (a switch is also a server client's request): the state keeps STMA's buffer of
 # summarizer_history steps (agent/state.py), a plan at most 8 steps (nodes/schemas.Plan); the rest far past any paper's.
-_MAXIMUM = {"summarizer_history": HISTORY_BUFFER, "plan_length": 8, "episodic_k": 100, "stma_n": 100, "stma_hops": 10,
-            "history_length": 100_000, "qa_turns": 20, "stall_steps": 100_000, "actor_commands": 8, "max_replans": 10,
-            "search_depth": 10, "search_width": 100, "memory_facts": 1000}
+_MAXIMUM = {
+    "summarizer_history": HISTORY_BUFFER,
+    "plan_length": 8,
+    "episodic_k": 100,
+    "stma_n": 100,
+    "stma_hops": 10,
+    "history_length": 100_000,
+    "qa_turns": 20,
+    "stall_steps": 100_000,
+    "actor_commands": 8,
+    "max_replans": 10,
+    "search_depth": 10,
+    "search_width": 100,
+    "memory_facts": 1000,
+}
 
 
 def _allowed(name: str) -> str:
@@ -250,8 +356,18 @@ def _allowed(name: str) -> str:
         return " or ".join(choices)
     if kind is bool:
         return "true or false"
-    bounds = f" from {_MINIMUM.get(name, 0)} to {_MAXIMUM[name]:,}" if name in _MAXIMUM else f" >= {_MINIMUM[name]}" if name in _MINIMUM else ""
-    return " or ".join("none" if c is type(None) else c.__name__ + bounds for c in choices) if choices else kind.__name__ + bounds
+    bounds = (
+        f" from {_MINIMUM.get(name, 0)} to {_MAXIMUM[name]:,}"
+        if name in _MAXIMUM
+        else f" >= {_MINIMUM[name]}"
+        if name in _MINIMUM
+        else ""
+    )
+    return (
+        " or ".join("none" if c is type(None) else c.__name__ + bounds for c in choices)
+        if choices
+        else kind.__name__ + bounds
+    )
 
 
 def parse_switch(name: str, value: Any) -> Any:
@@ -277,7 +393,11 @@ def parse_switch(name: str, value: Any) -> Any:
             number = int(text)
         except ValueError:
             number = None
-        if number is not None and _MINIMUM.get(name, 0) <= number <= _MAXIMUM.get(name, number) and int in (options or (kind,)):
+        if (
+            number is not None
+            and _MINIMUM.get(name, 0) <= number <= _MAXIMUM.get(name, number)
+            and int in (options or (kind,))
+        ):
             return number
         if str in options and isinstance(value, str):
             return value
@@ -319,7 +439,11 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
         Variant("STMA w/o Spatio-Temporal Memory", "stma", {**_NO_KG, "summarizer": False, "summarizer_history": 0}),
         # the history buffer goes to the planner as it is instead of the belief; the KG is still extracted
         # from the summarized information, so the summarizer keeps running for the relation retriever
-        Variant("STMA w/o Summarizer", "stma", {"belief_shown": False, "history_length": HISTORY_BUFFER, "history_full_text": True}),
+        Variant(
+            "STMA w/o Summarizer",
+            "stma",
+            {"belief_shown": False, "history_length": HISTORY_BUFFER, "history_full_text": True},
+        ),
         # the relation retriever reads the raw history buffer instead of the belief; the planner keeps the belief
         Variant("STMA w/o Summarizer for Spatial Memory", "stma", {"extraction_reads": "history"}),
         Variant("STMA w/o Spatial Memory", "stma", dict(_NO_KG)),
@@ -329,7 +453,8 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
     ),
     # DAVIS tables 1-2, on the paper's KG (timestamped facts only appended, never closed): the full model
     # (D+W), without the world model (D), without the actor (D-A: the world model's commands are sent as
-    # written, no grounding, no expansion into several commands, no 'go to' walk; plan length and predicted rewards unchanged), without
+    # written, no grounding, no expansion into several commands, no 'go to' walk; plan length and predicted rewards
+    # unchanged), without
     # the critic (D-C: no reflections and no critique in the replanning feedback; a mismatch still triggers
     # the replan). The last cell is ours, not the paper's: the davis preset as it is, closing contradicted facts.
     "davis": (

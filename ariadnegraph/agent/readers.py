@@ -41,7 +41,6 @@ class MemoryView:
                 self._copy.cleanup()
 
 
-
 READERS_KEPT = 8  # saved memories kept open for readers (a server answering questions about many runs)
 _READERS: OrderedDict[tuple[str, str], MemoryView] = OrderedDict()
 

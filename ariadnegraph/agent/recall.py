@@ -29,8 +29,10 @@ def recall(state: Mapping[str, Any], session: Session, memory_from: str | None, 
     if not memory_from:
         return given
     if store is None:
-        raise ValueError("memory_from reads the long-term store, and none is configured "
-                         "(the CLI's --store / ARIADNE_STORE; a server's langgraph.json 'store')")
+        raise ValueError(
+            "memory_from reads the long-term store, and none is configured "
+            "(the CLI's --store / ARIADNE_STORE; a server's langgraph.json 'store')"
+        )
     namespace = Namespace(memory_from, env_family(state["env"]))
     longterm = LongTermMemory(store)
     lessons = longterm.lessons(namespace)
@@ -40,12 +42,23 @@ def recall(state: Mapping[str, Any], session: Session, memory_from: str | None, 
         if facts:
             session.memory.seed(facts)
         transitions = len(longterm.transitions(namespace))
-        session.run.write_meta({**meta, RECALLED: {"from": str(namespace), "facts": len(facts), "lessons": len(lessons),
-                                                   **({"transitions": transitions} if transitions else {})}})
+        session.run.write_meta(
+            {
+                **meta,
+                RECALLED: {
+                    "from": str(namespace),
+                    "facts": len(facts),
+                    "lessons": len(lessons),
+                    **({"transitions": transitions} if transitions else {}),
+                },
+            }
+        )
     return list(dict.fromkeys([*lessons, *given]))[-LESSONS_SHOWN:]
 
 
-def world_history(state: Mapping[str, Any], session: Session, memory_from: str | None, store: BaseStore | None) -> list[DatedFact]:
+def world_history(
+    state: Mapping[str, Any], session: Session, memory_from: str | None, store: BaseStore | None
+) -> list[DatedFact]:
     """What the world model questions (DAVIS §3.2-3.4): the namespace's dated transitions (read once per
     session), then every fact this episode recorded so far, each with its run and step."""
     if session.recalled is None:

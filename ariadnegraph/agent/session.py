@@ -63,10 +63,15 @@ class Session(MemoryView):
         checkpoint continued, Studio's "edit and re-run"): the session is then rebuilt from the files."""
         if "observation" not in state:
             return False  # a new episode under the id of a live run
-        return (state.get("step") == self.step and state.get("trail") == self.trail
-                and state.get("memory_step", self.memory.last_episode) == self.memory.last_episode)
+        return (
+            state.get("step") == self.step
+            and state.get("trail") == self.trail
+            and state.get("memory_step", self.memory.last_episode) == self.memory.last_episode
+        )
 
-    def play(self, step: int, action: str, reason: str | None, decided: dict[str, Any] | None = None) -> tuple[Observation, str]:
+    def play(
+        self, step: int, action: str, reason: str | None, decided: dict[str, Any] | None = None
+    ) -> tuple[Observation, str]:
         """Send ``action`` to the game and record its answer as ``step``; returns the observation and the
         history's new trail. A game that fails, or a step that cannot be recorded, leaves the game ahead of
         the files: the session is dropped, to be rebuilt from them."""
@@ -124,9 +129,16 @@ def _open_run(run_dir: str | Path, state: Mapping[str, Any], create: bool, conte
     when it belongs to another thread."""
     run_id, thread = state["run_id"], _current_thread()
     if create and not (Path(run_dir) / run_id).exists():
-        meta = new_run_meta(run_id, env=state["env"], seed=state.get("seed"), variation=state.get("variation"),
-                            max_steps=state.get("max_steps"), split=state.get("split"), thread_id=thread or run_id,
-                            context=asdict(context) if context is not None else {})
+        meta = new_run_meta(
+            run_id,
+            env=state["env"],
+            seed=state.get("seed"),
+            variation=state.get("variation"),
+            max_steps=state.get("max_steps"),
+            split=state.get("split"),
+            thread_id=thread or run_id,
+            context=asdict(context) if context is not None else {},
+        )
         return RunDir.create(run_dir, run_id, meta).acquire_writer()
     run = RunDir.open(run_dir, run_id)
     _check_owner(run_id, run.meta().get("thread_id") or run_id, thread)
@@ -138,7 +150,9 @@ def _check_owner(run_id: str, owner: str, thread: str | None) -> None:
         raise RunBusy(f"run {run_id} belongs to another thread; start a new thread or give a new run_id")
 
 
-def open_session(run_dir: str | Path, state: Mapping[str, Any], *, create: bool, context: AgentContext | None = None) -> Session:
+def open_session(
+    run_dir: str | Path, state: Mapping[str, Any], *, create: bool, context: AgentContext | None = None
+) -> Session:
     """The session of ``state['run_id']`` in ``run_dir`` (``live_session`` for nodes).
 
     A session is rebuilt (the game replayed from the trajectory's commands, each answer checked against
@@ -180,18 +194,28 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
         _check_new_episode(run, state, records)
     step = state.get("step", 0) if restoring else 0
     recorded = records[step] if step < len(records) else None
-    if restoring and recorded is not None and state.get("trail") and recorded.get("trail") not in (None, state["trail"]):
-        raise ForkRefused(f"run {run.run_id}: this checkpoint's history (step {step}) is no longer the run's: a later fork "
-                          "replaced it; continue from a checkpoint of the current history")
+    if (
+        restoring
+        and recorded is not None
+        and state.get("trail")
+        and recorded.get("trail") not in (None, state["trail"])
+    ):
+        raise ForkRefused(
+            f"run {run.run_id}: this checkpoint's history (step {step}) is no longer the run's: a later fork "
+            "replaced it; continue from a checkpoint of the current history"
+        )
     # every step up to the state's is recorded, but for a last line a crash tore (written again below)
     if restoring and (step > len(records) or (step == len(records) and not run.torn(run.trajectory_path))):
         raise RunCorrupted(f"run {run.run_id}: {TRAJECTORY_FILE} lacks steps {len(records)}..{step}")
-    commands = [record.get("action") for record in records[1:step + 1]]
+    commands = [record.get("action") for record in records[1 : step + 1]]
     if restoring and len(commands) < step:
         commands += [state.get("last_action")]  # the checkpointed step whose line a crash tore
     observation, trail = _replay(env, run, [str(c) for c in commands], records if restoring else [])
     if restoring and state.get("trail") and trail != state["trail"]:
-        raise ReplayMismatch(f"run {run.run_id}: replaying the run does not reach the checkpoint's history; the game or its version changed")
+        raise ReplayMismatch(
+            f"run {run.run_id}: replaying the run does not reach the checkpoint's history; the game or its version "
+            f"changed"
+        )
     # The memory as of the state (-1: only what was seeded before the first step); a state from before
     # memory steps were checkpointed keeps the memory as it is.
     rewind = state.get("memory_step", -1) if restoring else -1
@@ -202,7 +226,9 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
             run.write_meta({k: v for k, v in meta.items() if k != "result"})
         run.truncate_steps(step if restoring else -1)  # steps after the state's are its future, to be played again
         if restoring and step >= len(records):
-            run.record_step(step, state.get("last_action"), observation, state.get("last_reason"), trail, state.get("last_decided"))
+            run.record_step(
+                step, state.get("last_action"), observation, state.get("last_reason"), trail, state.get("last_decided")
+            )
     except BaseException:
         memory.close()
         raise
@@ -210,7 +236,13 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
     return Session(run=run, env=env, memory=memory, observation=observation, thread=owner, step=step, trail=trail)
 
 
-EPISODE_KEYS = ("env", "seed", "variation", "split", "max_steps")  # what run.json says was played, as the episode input gives it
+EPISODE_KEYS = (
+    "env",
+    "seed",
+    "variation",
+    "split",
+    "max_steps",
+)  # what run.json says was played, as the episode input gives it
 
 
 def _check_new_episode(run: RunDir, state: Mapping[str, Any], records: list[StepRecord]) -> None:
@@ -222,8 +254,10 @@ def _check_new_episode(run: RunDir, state: Mapping[str, Any], records: list[Step
         raise RunExists(f"run {run.run_id} {played}; a new episode needs a new run id (or a new thread)")
     differs = [key for key in EPISODE_KEYS if meta.get(key) != state.get(key)]
     if differs:
-        raise RunExists(f"run {run.run_id} was started as another episode ({', '.join(f'{k} {meta.get(k)!r}' for k in differs)}); "
-                        "a new episode needs a new run id (or a new thread)")
+        raise RunExists(
+            f"run {run.run_id} was started as another episode ({', '.join(f'{k} {meta.get(k)!r}' for k in differs)}); "
+            "a new episode needs a new run id (or a new thread)"
+        )
 
 
 def _replay(env: TextEnv, run: RunDir, commands: list[str], recorded: list[StepRecord]) -> tuple[Observation, str]:
@@ -238,7 +272,8 @@ def _replay(env: TextEnv, run: RunDir, commands: list[str], recorded: list[StepR
         expected = recorded[step] if step < len(recorded) else None
         if expected is not None and expected.get("observation") != observation.text:
             raise ReplayMismatch(
-                f"run {run.run_id}: replaying step {step} ({command or 'reset'}) gave a different observation than recorded;"
+                f"run {run.run_id}: replaying step {step} ({command or 'reset'}) gave a different observation than "
+                f"recorded;"
                 " the game or its version changed"
             )
     return observation, trail

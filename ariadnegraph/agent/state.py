@@ -23,7 +23,9 @@ HISTORY_KEPT = HISTORY_BUFFER + 1  # the longest window a preset reads (STMA's b
 READINGS_KEPT = 3
 
 
-def add_usage(left: dict[str, dict[str, int]] | None, right: dict[str, dict[str, int]] | None) -> dict[str, dict[str, int]]:
+def add_usage(
+    left: dict[str, dict[str, int]] | None, right: dict[str, dict[str, int]] | None
+) -> dict[str, dict[str, int]]:
     """Reducer: per-node counters (token usage, reply outcomes) added up."""
     merged = {node: dict(counts) for node, counts in (left or {}).items()}
     for node, counts in (right or {}).items():
@@ -64,7 +66,9 @@ class EpisodeInput(TypedDict, total=False):
     env: str  # environment spec, e.g. "cooking:1"
     seed: int | None
     variation: int | None
-    split: str | None  # the games' split where they have one (ScienceWorld, TextWorldExpress); None: the env's default (test)
+    split: (
+        str | None
+    )  # the games' split where they have one (ScienceWorld, TextWorldExpress); None: the env's default (test)
     max_steps: int
     run_id: str
     lessons: list[str]  # reflections from earlier trials or runs (Reflexion), shown to the deciding roles
@@ -87,7 +91,9 @@ class AgentState(EpisodeInput, total=False):
     trail: str  # the fingerprint of the history up to this step (runs.next_trail), as its trajectory line holds it
     last_action: str | None
     last_reason: str | None  # why it was chosen: a step written again after a crash keeps it
-    history: Annotated[list[dict[str, Any]], keep_last(HISTORY_KEPT)]  # {step, action, observation}; longer windows read the trajectory
+    history: Annotated[
+        list[dict[str, Any]], keep_last(HISTORY_KEPT)
+    ]  # {step, action, observation}; longer windows read the trajectory
     remaining_steps: RemainingSteps  # LangGraph's recursion budget left (not checkpointed)
     switches: dict[str, Any]  # the preset's switches the run plays with: routing reads them here (graphs/agent.py)
     # memory path
@@ -100,7 +106,9 @@ class AgentState(EpisodeInput, total=False):
     unexplored: list[str]
     spatial_belief: str
     notes: list[str]  # world-model QA findings for the planner
-    readings: Annotated[list[str], keep_last(READINGS_KEPT)]  # texts the agent read ("command: text"), shown word for word
+    readings: Annotated[
+        list[str], keep_last(READINGS_KEPT)
+    ]  # texts the agent read ("command: text"), shown word for word
     progress_step: int  # the last step whose command raised the score (the stall check counts from it)
     # planning
     subgoal: str
@@ -111,10 +119,14 @@ class AgentState(EpisodeInput, total=False):
     feedback: str | None  # critic feedback for the planner
     needs_plan: bool
     replans: int  # planner calls in this step
-    avoid: Annotated[list[str], add_until_cleared]  # commands the actor sent back as repeats this step: not offered to the planner again
+    avoid: Annotated[
+        list[str], add_until_cleared
+    ]  # commands the actor sent back as repeats this step: not offered to the planner again
     reflections: Annotated[list[str], keep_last(10)]
     command: str | None  # the command the actor chose (None: it sent the plan step back), for the environment to play
-    reason: str | None  # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
+    reason: (
+        str | None
+    )  # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
     thought_db: dict[str, Any]  # AgentKit presets: the thought graph's database (plans, knowledge, history)
     thought_trace: list[str]  # the thought nodes that ran this step, temporary ones included
     # what each role decided since the last command (per-role diagnostics read it from the trajectory)

@@ -76,7 +76,7 @@ def write(db: dict[str, Any], keep: dict[str, Keep], key: str, value: str) -> di
         return {key: value}
     current = db.get(key)
     if rule.kind == "last":
-        return {key: [*(current if isinstance(current, list) else []), value][-rule.size:]}
+        return {key: [*(current if isinstance(current, list) else []), value][-rule.size :]}
     if rule.kind == "collect":
         merged = collect(current if isinstance(current, list) else [], value, rule.size)
         changes: dict[str, Any] = {key: merged}
@@ -90,7 +90,7 @@ def write(db: dict[str, Any], keep: dict[str, Keep], key: str, value: str) -> di
     if not group:
         return {}  # no group yet (no skill chosen): nothing is under one
     entry = groups.pop(group, None) or {"steps": 0, "items": []}
-    groups[group] = {"steps": int(entry["steps"]) + 1, "items": [*entry["items"], value][-rule.size:]}
+    groups[group] = {"steps": int(entry["steps"]) + 1, "items": [*entry["items"], value][-rule.size :]}
     return {key: dict(list(groups.items())[-GROUPS_KEPT:])}
 
 

@@ -51,8 +51,18 @@ from .database import Keep
 BUILTIN_DIR = Path(__file__).resolve().parent
 # What a node may read besides the database: the episode's step, the family's instruction manual (empty
 # where it has none) and the observation the previous thought pass saw. (Every node is shown the ENVIRONMENT brief.)
-INPUTS = ("goal", "observation", "valid_commands", "inventory", "location", "step", "last_action", "score", "manual",
-          "previous_observation")
+INPUTS = (
+    "goal",
+    "observation",
+    "valid_commands",
+    "inventory",
+    "location",
+    "step",
+    "last_action",
+    "score",
+    "manual",
+    "previous_observation",
+)
 DB_PREFIX = "db."
 FIELD_CHARS = 400  # longest text one output field may hold
 KEEP_MOST = 500  # the largest size a keep declaration may give
@@ -130,17 +140,24 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
     if not isinstance(raw.get("prompt"), str) or not raw["prompt"].strip():
         raise AgentKitError(f"{where} needs a 'prompt'")
     output = raw.get("output")
-    if not isinstance(output, dict) or not output or not all(isinstance(k, str) and k.isidentifier() and isinstance(v, str)
-                                                               for k, v in output.items()):
+    if (
+        not isinstance(output, dict)
+        or not output
+        or not all(isinstance(k, str) and k.isidentifier() and isinstance(v, str) for k, v in output.items())
+    ):
         raise AgentKitError(f"{where} needs 'output': field names with a description each")
     reads = _strings(raw.get("reads"), where, "reads")
     bad = [r for r in reads if r not in INPUTS and not r.startswith(DB_PREFIX)]
     if bad:
         raise AgentKitError(f"{where} reads unknown inputs {', '.join(bad)} (inputs: {', '.join(INPUTS)}, or db.KEY)")
     store = raw.get("store") or {}
-    if not isinstance(store, dict) or not all(isinstance(k, str) and k.startswith(DB_PREFIX) and isinstance(v, str) for k, v in store.items()):
+    if not isinstance(store, dict) or not all(
+        isinstance(k, str) and k.startswith(DB_PREFIX) and isinstance(v, str) for k, v in store.items()
+    ):
         raise AgentKitError(f"{where}: 'store' maps db.KEY to one of its output fields or a template of them")
-    store = {key: value if TEMPLATE.search(value) else f"{{{value}}}" for key, value in store.items()}  # a bare field name
+    store = {
+        key: value if TEMPLATE.search(value) else f"{{{value}}}" for key, value in store.items()
+    }  # a bare field name
     for key, template in store.items():
         own = [n for n, f in TEMPLATE.findall(template) if not f and n not in output]
         if own:
@@ -159,20 +176,37 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
         node = _node((item or {}).get("node"), source, temporary=True)
         if when.get("field") in output and "equals" in when:
             adds.append(Addition(node, field=when["field"], equals=str(when["equals"]).strip().lower()))
-        elif isinstance(when.get("every"), int) and when["every"] > 0 and str(when.get("count", "")).startswith(DB_PREFIX):
+        elif (
+            isinstance(when.get("every"), int)
+            and when["every"] > 0
+            and str(when.get("count", "")).startswith(DB_PREFIX)
+        ):
             adds.append(Addition(node, every=when["every"], count=str(when["count"]).removeprefix(DB_PREFIX)))
         else:
-            raise AgentKitError(f"{where}: 'adds' needs when: {{field: <an output field>, equals: <value>}} "
-                                "or {every: <steps>, count: db.<a per-entry>}")
-    return NodeSpec(name=name, prompt=raw["prompt"].strip(), output=dict(output), after=_strings(raw.get("after"), where, "after"),
-                    reads=reads, store=store, choose=choose, repeat=repeat, adds=tuple(adds))
+            raise AgentKitError(
+                f"{where}: 'adds' needs when: {{field: <an output field>, equals: <value>}} "
+                "or {every: <steps>, count: db.<a per-entry>}"
+            )
+    return NodeSpec(
+        name=name,
+        prompt=raw["prompt"].strip(),
+        output=dict(output),
+        after=_strings(raw.get("after"), where, "after"),
+        reads=reads,
+        store=store,
+        choose=choose,
+        repeat=repeat,
+        adds=tuple(adds),
+    )
 
 
 def _keep(raw: Any, source: str) -> dict[str, Keep]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise AgentKitError(f"{source}: 'keep' must map database entries to {{last: N}}, {{collect: N}} or {{per: KEY, last: N}}")
+        raise AgentKitError(
+            f"{source}: 'keep' must map database entries to {{last: N}}, {{collect: N}} or {{per: KEY, last: N}}"
+        )
     keep: dict[str, Keep] = {}
     for key, rule in raw.items():
         where = f"{source}: keep '{key}'"
@@ -181,7 +215,9 @@ def _keep(raw: Any, source: str) -> dict[str, Keep]:
         size = rule.get("collect", rule.get("last"))
         extra = set(rule) - {"last", "collect", "per", "answers"}
         if len(kinds) != 1 or extra or type(size) is not int or not 1 <= size <= KEEP_MOST:
-            raise AgentKitError(f"{where} needs {{last: N}}, {{collect: N}} or {{per: KEY, last: N}} with N from 1 to {KEEP_MOST}")
+            raise AgentKitError(
+                f"{where} needs {{last: N}}, {{collect: N}} or {{per: KEY, last: N}} with N from 1 to {KEEP_MOST}"
+            )
         if "answers" in rule and kinds[0] != "collect":
             raise AgentKitError(f"{where}: only a collected entry 'answers' another")
         keep[str(key)] = Keep(kinds[0], size, answers=rule.get("answers"), per=rule.get("per"))
@@ -197,18 +233,23 @@ def _check_wiring(nodes: list[NodeSpec], graph: nx.DiGraph, keep: dict[str, Keep
     """Every store template reads nodes that have run by then; every count reads a per-entry."""
     outputs = {n.name: n.output for n in nodes} | {a.node.name: a.node.output for n in nodes for a in n.adds}
     for node in nodes:
-        for owner, before in [(node, nx.ancestors(graph, node.name))] + [(a.node, nx.ancestors(graph, node.name) | {node.name})
-                                                                           for a in node.adds]:
+        for owner, before in [(node, nx.ancestors(graph, node.name))] + [
+            (a.node, nx.ancestors(graph, node.name) | {node.name}) for a in node.adds
+        ]:
             for key, template in owner.store.items():
                 for other, field_name in TEMPLATE.findall(template):
                     if not field_name:
                         continue
                     if other not in before or field_name not in outputs[other]:
-                        raise AgentKitError(f"{source}: node '{owner.name}' stores {{{other}.{field_name}}} in {key}, "
-                                            f"but '{other}' is not a node that runs before it with that field")
+                        raise AgentKitError(
+                            f"{source}: node '{owner.name}' stores {{{other}.{field_name}}} in {key}, "
+                            f"but '{other}' is not a node that runs before it with that field"
+                        )
         for addition in node.adds:
             if addition.every and (addition.count not in keep or keep[addition.count].kind != "per"):
-                raise AgentKitError(f"{source}: node '{node.name}' counts db.{addition.count}, which is not declared per: in 'keep'")
+                raise AgentKitError(
+                    f"{source}: node '{node.name}' counts db.{addition.count}, which is not declared per: in 'keep'"
+                )
 
 
 def parse_thoughts(text: str, source: str) -> ThoughtSpec:
@@ -242,17 +283,28 @@ def parse_thoughts(text: str, source: str) -> ThoughtSpec:
         raise AgentKitError(f"{source}: node '{cycle[0][0]}' depends on itself ({path})")
     choosers = [n.name for n in nodes if n.choose]
     if len(choosers) != 1:
-        raise AgentKitError(f"{source}: exactly one node must 'choose' the command, found {len(choosers)} ({', '.join(choosers) or 'none'})")
+        raise AgentKitError(
+            f"{source}: exactly one node must 'choose' the command, found {len(choosers)} "
+            f"({', '.join(choosers) or 'none'})"
+        )
     database = raw.get("database") or {}
     if not isinstance(database, dict):
         raise AgentKitError(f"{source}: 'database' must be a mapping")
     keep = _keep(raw.get("keep"), source)
     wrong = [k for k, rule in keep.items() if k in database and not isinstance(database[k], type(rule.start()))]
     if wrong:
-        raise AgentKitError(f"{source}: database '{wrong[0]}' must start as a {type(keep[wrong[0]].start()).__name__}, as its keep says")
+        raise AgentKitError(
+            f"{source}: database '{wrong[0]}' must start as a {type(keep[wrong[0]].start()).__name__}, as its keep says"
+        )
     _check_wiring(nodes, graph, keep, source)
-    return ThoughtSpec(name=str(raw.get("name") or Path(source).stem), system=str(raw.get("system") or "").strip(),
-                       database=dict(database), nodes=tuple(nodes), source=source, keep=keep)
+    return ThoughtSpec(
+        name=str(raw.get("name") or Path(source).stem),
+        system=str(raw.get("system") or "").strip(),
+        database=dict(database),
+        nodes=tuple(nodes),
+        source=source,
+        keep=keep,
+    )
 
 
 @cache
@@ -276,6 +328,8 @@ def thoughts_for(setting: str, env: str, preset: str | None = None) -> str:
     family = split_spec(env)[0]
     if family not in FAMILY_GRAPHS:
         who = f"preset '{preset}'" if preset else "thoughts=auto"
-        raise AgentKitError(f"{who} has no thought graph for {family} environments ({env}); AgentKit graphs are written for: "
-                            f"{', '.join(sorted(FAMILY_GRAPHS))} (or --set thoughts=NAME|PATH to play one anyway)")
+        raise AgentKitError(
+            f"{who} has no thought graph for {family} environments ({env}); AgentKit graphs are written for: "
+            f"{', '.join(sorted(FAMILY_GRAPHS))} (or --set thoughts=NAME|PATH to play one anyway)"
+        )
     return FAMILY_GRAPHS[family]

@@ -45,7 +45,9 @@ REPEAT_KEY, SEEN_KEY = "_repeat", "_seen"
 GAME_START = "(the game starts)"
 
 
-def merge_outputs(left: dict[str, dict[str, str]] | None, right: dict[str, dict[str, str]] | None) -> dict[str, dict[str, str]]:
+def merge_outputs(
+    left: dict[str, dict[str, str]] | None, right: dict[str, dict[str, str]] | None
+) -> dict[str, dict[str, str]]:
     return {**(left or {}), **(right or {})}
 
 
@@ -59,14 +61,18 @@ class ThoughtState(TypedDict, total=False):
 
 
 def output_schema(node: NodeSpec, valid: list[str]) -> type[BaseModel]:
-    fields: dict[str, Any] = {name: (str, Field(description=text, max_length=FIELD_CHARS)) for name, text in node.output.items()}
+    fields: dict[str, Any] = {
+        name: (str, Field(description=text, max_length=FIELD_CHARS)) for name, text in node.output.items()
+    }
     if node.choose:
         # The chooser asks for the actor's schema (the command as an enum of the valid ones, under a
         # grammar) plus its other fields, which may be left empty.
         base = action_choice(valid)
         fields.pop(node.choose)
-        extra: dict[str, Any] = {name: (str, Field(default="", description=field.description, max_length=FIELD_CHARS))
-                 for name, (_, field) in fields.items()}
+        extra: dict[str, Any] = {
+            name: (str, Field(default="", description=field.description, max_length=FIELD_CHARS))
+            for name, (_, field) in fields.items()
+        }
         return create_model(base.__name__, __base__=base, **extra)
     return create_model(f"{node.name.title().replace('_', '')}Thought", **fields)
 
@@ -75,8 +81,13 @@ def _section_name(key: str) -> str:
     return key.removeprefix(DB_PREFIX).replace("_", " ").upper()
 
 
-def compose(node: NodeSpec, inputs: dict[str, Any], db: dict[str, Any], outputs: dict[str, dict[str, str]],
-            spec: ThoughtSpec | None = None) -> dict[str, object]:
+def compose(
+    node: NodeSpec,
+    inputs: dict[str, Any],
+    db: dict[str, Any],
+    outputs: dict[str, dict[str, str]],
+    spec: ThoughtSpec | None = None,
+) -> dict[str, object]:
     """AgentKit's default compose: the ENVIRONMENT brief every node is given, what the node reads, its
     dependencies' outputs, then its question."""
     sections: dict[str, object] = {p.ENVIRONMENT: inputs.get("environment") or None}
@@ -93,6 +104,7 @@ def compose(node: NodeSpec, inputs: dict[str, Any], db: dict[str, Any], outputs:
 
 def fill(template: str, answer: dict[str, str], outputs: dict[str, dict[str, str]]) -> str:
     """A store template with the node's fields ({field}) and earlier nodes' ({node.field}) filled in."""
+
     def value(match: re.Match[str]) -> str:
         name, field_name = match.group(1), match.group(2)
         return answer.get(name, "") if not field_name else (outputs.get(name) or {}).get(field_name, "")
@@ -100,12 +112,15 @@ def fill(template: str, answer: dict[str, str], outputs: dict[str, dict[str, str
     return TEMPLATE.sub(value, template).strip()
 
 
-def _write(db: dict[str, Any], node: NodeSpec, answer: dict[str, str], spec: ThoughtSpec,
-           outputs: dict[str, dict[str, str]]) -> dict[str, Any]:
+def _write(
+    db: dict[str, Any], node: NodeSpec, answer: dict[str, str], spec: ThoughtSpec, outputs: dict[str, dict[str, str]]
+) -> dict[str, Any]:
     """The after-query's database writes, each kept as the graph declares (in the order the node stores them)."""
     writes: dict[str, Any] = {}
     for key, template in node.store.items():
-        writes.update(database.write({**db, **writes}, spec.keep, key.removeprefix(DB_PREFIX), fill(template, answer, outputs)))
+        writes.update(
+            database.write({**db, **writes}, spec.keep, key.removeprefix(DB_PREFIX), fill(template, answer, outputs))
+        )
     return writes
 
 
@@ -116,8 +131,14 @@ def _added(addition: Addition, answer: dict[str, str], db: dict[str, Any], spec:
     return answer.get(addition.field, "").strip().lower().startswith(addition.equals)
 
 
-def evaluate(node: NodeSpec, spec: ThoughtSpec, inputs: dict[str, Any], db: dict[str, Any], outputs: dict[str, dict[str, str]],
-             context: AgentContext) -> dict[str, Any]:
+def evaluate(
+    node: NodeSpec,
+    spec: ThoughtSpec,
+    inputs: dict[str, Any],
+    db: dict[str, Any],
+    outputs: dict[str, dict[str, str]],
+    context: AgentContext,
+) -> dict[str, Any]:
     """One node: compose, query, after-query (database writes, temporary nodes). Returns a state update."""
     valid = list(inputs.get("valid_commands") or [])
     schema = output_schema(node, valid)
@@ -127,23 +148,38 @@ def evaluate(node: NodeSpec, spec: ThoughtSpec, inputs: dict[str, Any], db: dict
         fallback_fields["action"] = safe_command(valid)
     model = chat_model(context, NODE)
     messages = role_messages(spec.system, compose(node, inputs, db, outputs, spec))
-    result = call_structured(model, schema, messages, max_tries=context.structured_tries, fallback=schema(**fallback_fields),
-                             retries=context.max_retries)
+    result = call_structured(
+        model,
+        schema,
+        messages,
+        max_tries=context.structured_tries,
+        fallback=schema(**fallback_fields),
+        retries=context.max_retries,
+    )
     answer = {k: str(v) for k, v in result.value.model_dump().items()}
     if node.choose:
         answer[node.choose] = answer.pop("action")
     accounting = reply_update(f"{NODE}.{node.name}", int(inputs.get("step") or 0), result)
     writes = _write(db, node, answer, spec, outputs)
-    update: dict[str, Any] = {"outputs": {node.name: answer}, "db": writes, "ran": [node.name], "usage": accounting["usage"],
-                              "replies": accounting["replies"]}
+    update: dict[str, Any] = {
+        "outputs": {node.name: answer},
+        "db": writes,
+        "ran": [node.name],
+        "usage": accounting["usage"],
+        "replies": accounting["replies"],
+    }
     for addition in node.adds:
         if _added(addition, answer, {**db, **writes}, spec):
             # A temporary node: evaluated now, after the node that added it (and the ones it added before),
             # and gone at the end of the step.
             extra = evaluate(addition.node, spec, inputs, {**db, **writes}, {**outputs, **update["outputs"]}, context)
-            update = {"outputs": {**update["outputs"], **extra["outputs"]}, "db": {**writes, **extra["db"]},
-                      "ran": update["ran"] + extra["ran"], "usage": add_usage(update["usage"], extra["usage"]),
-                      "replies": add_usage(update["replies"], extra["replies"])}
+            update = {
+                "outputs": {**update["outputs"], **extra["outputs"]},
+                "db": {**writes, **extra["db"]},
+                "ran": update["ran"] + extra["ran"],
+                "usage": add_usage(update["usage"], extra["usage"]),
+                "replies": add_usage(update["replies"], extra["replies"]),
+            }
             writes = update["db"]
     return update
 
@@ -201,21 +237,47 @@ def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
     valid = list(state.get("admissible") or [])
     db = {**spec.start(), **(state.get("thought_db") or {})}
     pending = db.get(REPEAT_KEY) or {}
-    if int(pending.get("left") or 0) > 0 and state.get("last_action") == pending.get("command") and (pending["command"] in valid or not valid):
+    if (
+        int(pending.get("left") or 0) > 0
+        and state.get("last_action") == pending.get("command")
+        and (pending["command"] in valid or not valid)
+    ):
         left = int(pending["left"]) - 1
-        return {"command": pending["command"], "thought_db": {**db, REPEAT_KEY: {**pending, "left": left}}, "thought_trace": [],
-                "reason": f"repeat {int(pending['times']) - left} of {pending['times']}"}
+        return {
+            "command": pending["command"],
+            "thought_db": {**db, REPEAT_KEY: {**pending, "left": left}},
+            "thought_trace": [],
+            "reason": f"repeat {int(pending['times']) - left} of {pending['times']}",
+        }
     observation = state.get("observation", "")
-    inputs = {"goal": state.get("goal", ""), "observation": observation, "valid_commands": valid,
-              "inventory": p.inventory_text(state.get("inventory")), "location": state.get("location") or p.UNKNOWN,
-              "step": state.get("step", 0), "last_action": _last_action(state, pending), "score": state.get("score", 0),
-              "environment": environment_section(state) or "", "manual": (environment_manual(env) if env else None) or "",
-              "previous_observation": db.get(SEEN_KEY) or GAME_START}
+    inputs = {
+        "goal": state.get("goal", ""),
+        "observation": observation,
+        "valid_commands": valid,
+        "inventory": p.inventory_text(state.get("inventory")),
+        "location": state.get("location") or p.UNKNOWN,
+        "step": state.get("step", 0),
+        "last_action": _last_action(state, pending),
+        "score": state.get("score", 0),
+        "environment": environment_section(state) or "",
+        "manual": (environment_manual(env) if env else None) or "",
+        "previous_observation": db.get(SEEN_KEY) or GAME_START,
+    }
     result = graph.invoke({"inputs": inputs, "db": db, "outputs": {}}, context=context, durability="exit")
     answer = (result.get("outputs") or {}).get(spec.action_node.name, {})
     chosen = answer.get(spec.action_node.choose or "", "")
     command = chosen if chosen in valid or not valid else safe_command(valid)
     times = repeats(answer.get(spec.action_node.repeat, "")) if spec.action_node.repeat else 1
-    thought_db = {**(result.get("db") or {}), SEEN_KEY: observation, REPEAT_KEY: {"command": command, "times": times, "left": times - 1}}
-    return {"command": command, "thought_db": thought_db, "subgoal": str(thought_db.get("subgoals", ""))[:200],
-            "usage": result.get("usage") or {}, "replies": result.get("replies") or {}, "thought_trace": result.get("ran") or []}
+    thought_db = {
+        **(result.get("db") or {}),
+        SEEN_KEY: observation,
+        REPEAT_KEY: {"command": command, "times": times, "left": times - 1},
+    }
+    return {
+        "command": command,
+        "thought_db": thought_db,
+        "subgoal": str(thought_db.get("subgoals", ""))[:200],
+        "usage": result.get("usage") or {},
+        "replies": result.get("replies") or {},
+        "thought_trace": result.get("ran") or [],
+    }

@@ -21,7 +21,16 @@ from .base import (
     sanitize_command,
     split_commands,
 )
-from .registry import PREFIXES, GameInfo, check_served_spec, environment_brief, environment_manual, list_games, split_spec, tracks_position
+from .registry import (
+    PREFIXES,
+    GameInfo,
+    check_served_spec,
+    environment_brief,
+    environment_manual,
+    list_games,
+    split_spec,
+    tracks_position,
+)
 
 __all__ = [
     "PREFIXES",
@@ -49,7 +58,8 @@ def make(spec: str, **options: Any) -> TextEnv:
     """Build the environment a spec names (not yet reset).
 
     TextWorld options: ``step_timeout`` (s, default 10), ``max_steps``, ``seed`` (generated games;
-    default 1), ``start_method``. ScienceWorld options are those of ``make_scienceworld``; TextWorldExpress options those of ``make_twx``.
+    default 1), ``start_method``. ScienceWorld options are those of ``make_scienceworld``; TextWorldExpress options
+    those of ``make_twx``.
     Raises :class:`EnvSpecError` (one line) for an unknown prefix, game, level, file or option.
     """
     prefix, rest = split_spec(spec)

@@ -43,7 +43,9 @@ class Oracle:
 
     facts: tuple[tuple[str, ...], ...] = ()  # TextWorld facts as (predicate, arg1, arg2, ...)
     walkthrough: tuple[str, ...] = ()  # TextWorld walkthrough / ScienceWorld gold path
-    policy: tuple[str, ...] = ()  # the commands that win from where the game is now, where the game knows them (TextWorld)
+    policy: tuple[
+        str, ...
+    ] = ()  # the commands that win from where the game is now, where the game knows them (TextWorld)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -97,9 +99,7 @@ class TextEnv(Protocol):
 # are split before they get there. A period between digits ("1.5") is not a separator; a plain "and"
 # is not either, because object names contain it ("salt and pepper shakers") and Inform's answer to
 # "take key and go north" is a harmless parser error.
-_COMMAND_SEPARATORS = re.compile(
-    r"\s*(?:;|\band\s+then\b|\bthen\b|,\s*and\b|\.(?!\d)|(?<!\d)\.|\n)\s*", re.IGNORECASE
-)
+_COMMAND_SEPARATORS = re.compile(r"\s*(?:;|\band\s+then\b|\bthen\b|,\s*and\b|\.(?!\d)|(?<!\d)\.|\n)\s*", re.IGNORECASE)
 _MAX_COMMAND_CHARS = 200
 # Out-of-game verbs: "quit"/"restart" leave the interpreter waiting for a yes/no (every later answer
 # is shifted by one), "save"/"script"/"transcript" write files into the working directory, and "tw-*"

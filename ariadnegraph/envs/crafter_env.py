@@ -26,9 +26,25 @@ from .crafter_manual import crafter_data
 from .process import GameProcess
 from .text import offset_text
 
-ACTIONS = ("noop", "move left", "move right", "move up", "move down", "do", "sleep", "place stone", "place table",
-           "place furnace", "place plant", "make wood pickaxe", "make stone pickaxe", "make iron pickaxe",
-           "make wood sword", "make stone sword", "make iron sword")
+ACTIONS = (
+    "noop",
+    "move left",
+    "move right",
+    "move up",
+    "move down",
+    "do",
+    "sleep",
+    "place stone",
+    "place table",
+    "place furnace",
+    "place plant",
+    "make wood pickaxe",
+    "make stone pickaxe",
+    "make iron pickaxe",
+    "make wood sword",
+    "make stone sword",
+    "make iron sword",
+)
 ACHIEVEMENTS = 22
 DEFAULT_MAX_STEPS = 10_000  # Crafter's own episode length
 STEP_TIMEOUT = 10.0
@@ -36,8 +52,20 @@ START_TIMEOUT = 60.0
 REGION = 8  # cells per side of a region (the KG's "room")
 _VIEW = (9, 7)  # columns, rows of the world the player sees
 VITALS = ("health", "food", "drink", "energy")
-ITEMS = ("sapling", "wood", "stone", "coal", "iron", "diamond", "wood_pickaxe", "stone_pickaxe", "iron_pickaxe",
-         "wood_sword", "stone_sword", "iron_sword")
+ITEMS = (
+    "sapling",
+    "wood",
+    "stone",
+    "coal",
+    "iron",
+    "diamond",
+    "wood_pickaxe",
+    "stone_pickaxe",
+    "iron_pickaxe",
+    "wood_sword",
+    "stone_sword",
+    "iron_sword",
+)
 MATERIALS = ("water", "grass", "stone", "path", "sand", "tree", "lava", "coal", "iron", "diamond", "table", "furnace")
 WALKABLE = ("grass", "sand", "path")
 _BUILT_PLACES = ("table", "furnace")  # the places Crafter builds; stone and plants are placed, not built
@@ -55,9 +83,11 @@ def recipes() -> dict[str, dict[str, int]]:
 
 _CODES = "wgsPdtlciDTF"  # one letter per MATERIALS entry, in order, for the logged view
 _OFF_MAP = "#"
-_GOAL = ("Survive in an open world and unlock as many of Crafter's 22 achievements as you can: collect wood, "
-         "place a table, make pickaxes and swords, collect stone, coal, iron and diamonds, eat, drink, sleep, "
-         "and defeat zombies and skeletons.")
+_GOAL = (
+    "Survive in an open world and unlock as many of Crafter's 22 achievements as you can: collect wood, "
+    "place a table, make pickaxes and swords, collect stone, coal, iron and diamonds, eat, drink, sleep, "
+    "and defeat zombies and skeletons."
+)
 
 
 class _CrafterGame:
@@ -93,27 +123,57 @@ class _CrafterGame:
         fx, fy = (int(v) for v in player.facing)
         world = self._env._world
         materials = {i: name for name, i in world._mat_ids.items() if name}
-        view = encode_view(lambda cx, cy: materials.get(int(world._mat_map[cx, cy])) if 0 <= cx < world.area[0] and 0 <= cy < world.area[1]
-                           else None, (x, y))
+        view = encode_view(
+            lambda cx, cy: (
+                materials.get(int(world._mat_map[cx, cy]))
+                if 0 <= cx < world.area[0] and 0 <= cy < world.area[1]
+                else None
+            ),
+            (x, y),
+        )
         events = sorted(k for k, v in info["achievements"].items() if v > self._counts.get(k, 0))
         self._counts = dict(info["achievements"])
         health = int(info["inventory"]["health"])
         # Crafter records no cause of damage: a zombie that struck this step has just reset its cooldown to 5;
         # a fall of 2 or more otherwise is an arrow (hunger, thirst and fatigue take 1 at a time; lava takes all).
-        zombie = any(type(o).__name__ == "Zombie" and getattr(o, "cooldown", 0) == 5 and o.distance(player) <= 1 for o in world.objects)
+        zombie = any(
+            type(o).__name__ == "Zombie" and getattr(o, "cooldown", 0) == 5 and o.distance(player) <= 1
+            for o in world.objects
+        )
         underfoot = materials.get(int(world._mat_map[x, y]), "")
-        attack = "zombie" if zombie else "lava" if underfoot == "lava" and health <= 0 else "arrow" if self._health - health >= 2 else ""
+        attack = (
+            "zombie"
+            if zombie
+            else "lava"
+            if underfoot == "lava" and health <= 0
+            else "arrow"
+            if self._health - health >= 2
+            else ""
+        )
         self._health = health
-        return {"text": describe(info["semantic"], (x, y), (fx, fy), self._names,
-                                 info["inventory"], info["achievements"]),
-                "pos": [int(v) for v in info["player_pos"]], "inventory": {k: int(v) for k, v in info["inventory"].items()},
-                "achievements": sorted(k for k, v in info["achievements"].items() if v > 0), "done": bool(done),
-                "health": health, "view": view, "terrain": underfoot, "events": ",".join(events), "attack": attack,
-                "reward": round(self._reward, 6)}
+        return {
+            "text": describe(info["semantic"], (x, y), (fx, fy), self._names, info["inventory"], info["achievements"]),
+            "pos": [int(v) for v in info["player_pos"]],
+            "inventory": {k: int(v) for k, v in info["inventory"].items()},
+            "achievements": sorted(k for k, v in info["achievements"].items() if v > 0),
+            "done": bool(done),
+            "health": health,
+            "view": view,
+            "terrain": underfoot,
+            "events": ",".join(events),
+            "attack": attack,
+            "reward": round(self._reward, 6),
+        }
 
 
-def describe(semantic: Any, pos: tuple[int, int], facing: tuple[int, int], names: dict[int, str],
-             inventory: dict[str, int], achievements: dict[str, int]) -> str:
+def describe(
+    semantic: Any,
+    pos: tuple[int, int],
+    facing: tuple[int, int],
+    names: dict[int, str],
+    inventory: dict[str, int],
+    achievements: dict[str, int],
+) -> str:
     """The text the agent reads for one Crafter frame."""
     x, y = pos
     width, height = len(semantic), len(semantic[0])
@@ -129,7 +189,11 @@ def describe(semantic: Any, pos: tuple[int, int], facing: tuple[int, int], names
                 continue  # the ground: walkable, said once below
             found.setdefault(name, []).append((abs(dx) + abs(dy), dx, dy))
     fx, fy = x + facing[0], y + facing[1]
-    facing_name = names.get(int(semantic[fx][fy]), "the edge of the world") if 0 <= fx < width and 0 <= fy < height else "the edge of the world"
+    facing_name = (
+        names.get(int(semantic[fx][fy]), "the edge of the world")
+        if 0 <= fx < width and 0 <= fy < height
+        else "the edge of the world"
+    )
     lines = [f"You face {facing_name} ({offset_text(*facing)})."]
     if found:
         seen = []
@@ -140,7 +204,11 @@ def describe(semantic: Any, pos: tuple[int, int], facing: tuple[int, int], names
     else:
         lines.append("You see only grass, sand and path around you.")
     vitals = ", ".join(f"{k} {inventory.get(k, 0)}/9" for k in ("health", "food", "drink", "energy"))
-    items = [f"{k.replace('_', ' ')} {v}" for k, v in inventory.items() if v and k not in ("health", "food", "drink", "energy")]
+    items = [
+        f"{k.replace('_', ' ')} {v}"
+        for k, v in inventory.items()
+        if v and k not in ("health", "food", "drink", "energy")
+    ]
     lines.append(f"Vitals: {vitals}.")
     lines.append(f"Inventory: {', '.join(items) if items else 'nothing'}.")
     left = [k.replace("_", " ") for k, v in sorted(achievements.items()) if not v]
@@ -188,7 +256,9 @@ class CrafterTextEnv:
 
     def _start(self) -> GameProcess:
         if self._process is None or not self._process.alive:
-            self._process = GameProcess(functools.partial(_CrafterGame, self.seed), start_timeout=START_TIMEOUT, label="crafter")
+            self._process = GameProcess(
+                functools.partial(_CrafterGame, self.seed), start_timeout=START_TIMEOUT, label="crafter"
+            )
         return self._process
 
     def reset(self) -> Observation:
@@ -208,7 +278,9 @@ class CrafterTextEnv:
             report = self._start().call("step", 0, timeout=self.step_timeout, what="noop in crafter")
             report = {**report, "text": f"'{command}' is not an action here; nothing happened.\n{report['text']}"}
         else:
-            report = self._start().call("step", ACTIONS.index(command), timeout=self.step_timeout, what=f"'{command}' in crafter")
+            report = self._start().call(
+                "step", ACTIONS.index(command), timeout=self.step_timeout, what=f"'{command}' in crafter"
+            )
         self._steps += 1
         self._last = self._observation(report, command)
         return self._last
@@ -226,16 +298,26 @@ class CrafterTextEnv:
             won=len(unlocked) == ACHIEVEMENTS,
             lost=dead,
             location=f"region {x // REGION}-{y // REGION}",
-            inventory=tuple(f"{k.replace('_', ' ')}" for k, v in report["inventory"].items()
-                            if v and k not in ("health", "food", "drink", "energy")),
+            inventory=tuple(
+                f"{k.replace('_', ' ')}"
+                for k, v in report["inventory"].items()
+                if v and k not in ("health", "food", "drink", "energy")
+            ),
             moves=self._steps,
             last_action=command,
-            oracle=Oracle(extra={"x": x, "y": y, "health": report["health"], "achievements": ",".join(unlocked),
-                                 "reward": report["reward"],
-                                 "valid": command in ACTIONS if command is not None else None,
-                                 **{k: report["inventory"].get(k, 0) for k in VITALS},
-                                 **{f"inv_{k}": report["inventory"].get(k, 0) for k in ITEMS},
-                                 **{k: report.get(k, "") for k in ("terrain", "view", "events", "attack")}}),
+            oracle=Oracle(
+                extra={
+                    "x": x,
+                    "y": y,
+                    "health": report["health"],
+                    "achievements": ",".join(unlocked),
+                    "reward": report["reward"],
+                    "valid": command in ACTIONS if command is not None else None,
+                    **{k: report["inventory"].get(k, 0) for k in VITALS},
+                    **{f"inv_{k}": report["inventory"].get(k, 0) for k in ITEMS},
+                    **{k: report.get(k, "") for k in ("terrain", "view", "events", "attack")},
+                }
+            ),
         )
 
     def close(self) -> None:
@@ -244,12 +326,22 @@ class CrafterTextEnv:
             self._process = None
 
 
-def make_crafter(rest: str = "", *, seed: int | None = None, max_steps: int | None = None, step_timeout: float = STEP_TIMEOUT,
-                 variation: int | None = None) -> CrafterTextEnv:
+def make_crafter(
+    rest: str = "",
+    *,
+    seed: int | None = None,
+    max_steps: int | None = None,
+    step_timeout: float = STEP_TIMEOUT,
+    variation: int | None = None,
+) -> CrafterTextEnv:
     if variation is not None:  # accepted by the signature (one call for every family), never used: refused
-        raise EnvSpecError(f"crafter: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks the world")
+        raise EnvSpecError(
+            f"crafter: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks the world"
+        )
     if rest:
         raise EnvSpecError(f"crafter takes no game name, got 'crafter:{rest}' (use seed= for another world)")
     if seed is not None and (type(seed) is not int or seed < 0):
         raise EnvSpecError(f"crafter seed must be a non-negative integer, got {seed!r}")
-    return CrafterTextEnv(seed=1 if seed is None else seed, max_steps=max_steps or DEFAULT_MAX_STEPS, step_timeout=step_timeout)
+    return CrafterTextEnv(
+        seed=1 if seed is None else seed, max_steps=max_steps or DEFAULT_MAX_STEPS, step_timeout=step_timeout
+    )

@@ -58,8 +58,18 @@ def tw_make_args(kind: str, level: int, seed: int, output: Path) -> list[str]:
     """The ``tw-make`` arguments (without the program) for one game."""
     if kind == "cooking":
         recipe, take, go = COOKING_LEVELS[level]
-        challenge = ["tw-cooking", "--recipe", str(recipe), "--take", str(take), "--go", str(go),
-                     "--open", "--cook", "--cut"]
+        challenge = [
+            "tw-cooking",
+            "--recipe",
+            str(recipe),
+            "--take",
+            str(take),
+            "--go",
+            str(go),
+            "--open",
+            "--cook",
+            "--cut",
+        ]
     else:
         challenge = [_CHALLENGES[kind], "--level", str(level)]
     return [*challenge, "--seed", str(seed), "--output", str(output), "-f", "--silent"]

@@ -32,7 +32,6 @@ ENV_JAVA_OPTS = "ARIADNE_SCIENCEWORLD_JAVA_OPTS"
 ENV_MAX_JVMS = "ARIADNE_SCIENCEWORLD_MAX_JVMS"
 
 
-
 def _env_float(name: str, default: float) -> float:
     value = os.environ.get(name, "").strip()
     if not value:
@@ -87,9 +86,13 @@ class _Jvm:
                 classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH, return_proc=True, javaopts=list(java_opts)
             )
         except FileNotFoundError as exc:
-            raise EnvCrashed(f"cannot start the ScienceWorld JVM: java not found ({one_line(exc)}); install Java 17") from exc
+            raise EnvCrashed(
+                f"cannot start the ScienceWorld JVM: java not found ({one_line(exc)}); install Java 17"
+            ) from exc
         except Exception as exc:  # the JVM exited before printing its port (bad options, no memory)
-            raise EnvCrashed(f"cannot start the ScienceWorld JVM (options {' '.join(java_opts)}): {one_line(exc)}") from exc
+            raise EnvCrashed(
+                f"cannot start the ScienceWorld JVM (options {' '.join(java_opts)}): {one_line(exc)}"
+            ) from exc
         self.proc = proc
         self.pid: int = proc.pid
         try:
@@ -209,7 +212,14 @@ class JvmPool:
         self._busy: set[_Jvm] = set()
         self._starting = 0
         self._serial = 0
-        self.stats: dict[str, int] = {"started": 0, "reused": 0, "died": 0, "over_rss": 0, "timeouts": 0, "java_errors": 0}
+        self.stats: dict[str, int] = {
+            "started": 0,
+            "reused": 0,
+            "died": 0,
+            "over_rss": 0,
+            "timeouts": 0,
+            "java_errors": 0,
+        }
 
     # settings -------------------------------------------------------------------------------
     @property
@@ -247,7 +257,9 @@ class JvmPool:
             return False
         if rss > self.max_rss_mb:
             self.stats["over_rss"] += 1
-            logger.info("ScienceWorld JVM pid %d uses %.0f MiB > %.0f MiB; restarting it", jvm.pid, rss, self.max_rss_mb)
+            logger.info(
+                "ScienceWorld JVM pid %d uses %.0f MiB > %.0f MiB; restarting it", jvm.pid, rss, self.max_rss_mb
+            )
             return False
         return True
 
@@ -349,7 +361,9 @@ class JvmPool:
         if not finished.wait(timeout):
             self.stats["timeouts"] += 1
             self.discard(jvm)  # also unblocks the worker thread (its socket closes)
-            raise EnvTimeout(f"ScienceWorld did not answer {what} within {timeout:g}s; its JVM (pid {jvm.pid}) was stopped")
+            raise EnvTimeout(
+                f"ScienceWorld did not answer {what} within {timeout:g}s; its JVM (pid {jvm.pid}) was stopped"
+            )
         if "error" not in box:
             return box["value"]
         exc = box["error"]

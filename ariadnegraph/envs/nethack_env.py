@@ -41,15 +41,72 @@ DEFAULT_MAX_STEPS = 500
 STEP_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 _KEYS = ("glyphs", "chars", "blstats", "message", "inv_strs", "tty_chars", "screen_descriptions")
-_DIRECTIONS = {"N": "north", "E": "east", "S": "south", "W": "west", "NE": "northeast", "SE": "southeast",
-               "SW": "southwest", "NW": "northwest"}
-_OFFERED_COMMANDS = {"APPLY", "CAST", "CHAT", "CLOSE", "DROP", "EAT", "ENGRAVE", "ESC", "FIGHT", "FIRE", "FORCE", "INVENTORY",
-                     "JUMP", "KICK", "LOOK", "LOOT", "OFFER", "OPEN", "PAY", "PICKUP", "PRAY", "PUTON", "QUAFF", "QUIVER",
-                     "READ", "REMOVE", "RIDE", "RUB", "SEARCH", "SIT", "SWAP", "TAKEOFF", "THROW", "TIP", "TURN", "UNTRAP",
-                     "WEAR", "WIELD", "WIPE", "ZAP"}
+_DIRECTIONS = {
+    "N": "north",
+    "E": "east",
+    "S": "south",
+    "W": "west",
+    "NE": "northeast",
+    "SE": "southeast",
+    "SW": "southwest",
+    "NW": "northwest",
+}
+_OFFERED_COMMANDS = {
+    "APPLY",
+    "CAST",
+    "CHAT",
+    "CLOSE",
+    "DROP",
+    "EAT",
+    "ENGRAVE",
+    "ESC",
+    "FIGHT",
+    "FIRE",
+    "FORCE",
+    "INVENTORY",
+    "JUMP",
+    "KICK",
+    "LOOK",
+    "LOOT",
+    "OFFER",
+    "OPEN",
+    "PAY",
+    "PICKUP",
+    "PRAY",
+    "PUTON",
+    "QUAFF",
+    "QUIVER",
+    "READ",
+    "REMOVE",
+    "RIDE",
+    "RUB",
+    "SEARCH",
+    "SIT",
+    "SWAP",
+    "TAKEOFF",
+    "THROW",
+    "TIP",
+    "TURN",
+    "UNTRAP",
+    "WEAR",
+    "WIELD",
+    "WIPE",
+    "ZAP",
+}
 _CHARACTERS = {"PLUS": "+", "MINUS": "-", "SPACE": "space", "APOS": "'", "QUOTE": '"', "DOLLAR": "$"}
 _GROUND = {"floor of a room", "dark part of a room", "corridor", "lit corridor", "", "stone", "wall", "doorway"}
-_STATUS = {"x": 0, "y": 1, "score": 9, "hp": 10, "max_hp": 11, "depth": 12, "gold": 13, "xlvl": 18, "turn": 20, "hunger": 21}
+_STATUS = {
+    "x": 0,
+    "y": 1,
+    "score": 9,
+    "hp": 10,
+    "max_hp": 11,
+    "depth": 12,
+    "gold": 13,
+    "xlvl": 18,
+    "turn": 20,
+    "hunger": 21,
+}
 
 
 def action_name(action: Any) -> str | None:
@@ -81,8 +138,16 @@ def describe(obs: dict[str, Any], far: int = 12) -> str:
     seen = obs["screen_descriptions"]
     rows, cols = len(seen), len(seen[0])
     around = []
-    for name, (dx, dy) in (("north", (0, -1)), ("northeast", (1, -1)), ("east", (1, 0)), ("southeast", (1, 1)),
-                           ("south", (0, 1)), ("southwest", (-1, 1)), ("west", (-1, 0)), ("northwest", (-1, -1))):
+    for name, (dx, dy) in (
+        ("north", (0, -1)),
+        ("northeast", (1, -1)),
+        ("east", (1, 0)),
+        ("southeast", (1, 1)),
+        ("south", (0, 1)),
+        ("southwest", (-1, 1)),
+        ("west", (-1, 0)),
+        ("northwest", (-1, -1)),
+    ):
         cx, cy = x + dx, y + dy
         what = _text(seen[cy][cx]) if 0 <= cx < cols and 0 <= cy < rows else ""
         around.append(f"{name}: {what or 'dark'}")
@@ -99,7 +164,9 @@ def describe(obs: dict[str, Any], far: int = 12) -> str:
         lines.append(f"Message: {message}")
     lines.append("Next to you: " + "; ".join(around) + ".")
     if things:
-        lines.append("In sight: " + "; ".join(f"{what} ({offset_text(dx, dy)})" for _, what, dx, dy in things[:far]) + ".")
+        lines.append(
+            "In sight: " + "; ".join(f"{what} ({offset_text(dx, dy)})" for _, what, dx, dy in things[:far]) + "."
+        )
     tty = obs["tty_chars"]
     lines.append("Status: " + " | ".join(line for line in (_text(tty[-2]).strip(), _text(tty[-1]).strip()) if line))
     items = [_text(row) for row in obs["inv_strs"] if _text(row)]
@@ -129,9 +196,14 @@ class _NetHackGame:
 
     def _report(self, obs: dict[str, Any], done: bool, end: str) -> dict[str, Any]:
         stats = {key: int(obs["blstats"][i]) for key, i in _STATUS.items()}
-        return {"text": describe(obs), "stats": stats, "done": done, "end": end,
-                "inventory": [_text(row) for row in obs["inv_strs"] if _text(row)],
-                "names": [n for n in self.names if n is not None]}
+        return {
+            "text": describe(obs),
+            "stats": stats,
+            "done": done,
+            "end": end,
+            "inventory": [_text(row) for row in obs["inv_strs"] if _text(row)],
+            "names": [n for n in self.names if n is not None],
+        }
 
     def index(self, name: str) -> int:
         return self.names.index(name)
@@ -141,8 +213,10 @@ class NetHackTextEnv:
     def __init__(self, task: str, *, seed: int, max_steps: int, step_timeout: float) -> None:
         self.spec = f"nethack:{task}"
         self.task, self.seed, self.max_steps, self.step_timeout = task, seed, max_steps, step_timeout
-        self.goal = ("Play NetHack: go as deep into the dungeon as you can and gain experience levels, without dying "
-                     f"({NETHACK_TASKS[task][1]}).")
+        self.goal = (
+            "Play NetHack: go as deep into the dungeon as you can and gain experience levels, without dying "
+            f"({NETHACK_TASKS[task][1]})."
+        )
         self._process: GameProcess | None = None
         self._last: Observation | None = None
         self._names: list[str] = []
@@ -173,8 +247,12 @@ class NetHackTextEnv:
             index = self._start().call("index", command, timeout=self.step_timeout, what="naming an action")
             report = self._start().call("step", index, timeout=self.step_timeout, what=f"'{command}' in {self.spec}")
         else:
-            report = self._start().call("step", self._start().call("index", "wait", timeout=self.step_timeout),
-                                        timeout=self.step_timeout, what=f"waiting in {self.spec}")
+            report = self._start().call(
+                "step",
+                self._start().call("index", "wait", timeout=self.step_timeout),
+                timeout=self.step_timeout,
+                what=f"waiting in {self.spec}",
+            )
             report = {**report, "text": f"'{command}' is not a command here; you wait a turn.\n{report['text']}"}
         self._steps += 1
         self._last = self._observation(report, command, valid=valid)
@@ -205,12 +283,22 @@ class NetHackTextEnv:
             self._process = None
 
 
-def make_nethack(task: str, *, seed: int | None = None, max_steps: int | None = None, step_timeout: float = STEP_TIMEOUT,
-                 variation: int | None = None) -> NetHackTextEnv:
+def make_nethack(
+    task: str,
+    *,
+    seed: int | None = None,
+    max_steps: int | None = None,
+    step_timeout: float = STEP_TIMEOUT,
+    variation: int | None = None,
+) -> NetHackTextEnv:
     if variation is not None:  # accepted by the signature (one call for every family), never used: refused
-        raise EnvSpecError(f"nethack: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks the dungeon")
+        raise EnvSpecError(
+            f"nethack: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks the dungeon"
+        )
     if task not in NETHACK_TASKS:
         raise EnvSpecError(f"unknown NetHack task '{task}'; use one of {', '.join(NETHACK_TASKS)}")
     if seed is not None and (type(seed) is not int or seed < 0):
         raise EnvSpecError(f"nethack seed must be a non-negative integer, got {seed!r}")
-    return NetHackTextEnv(task, seed=0 if seed is None else seed, max_steps=max_steps or DEFAULT_MAX_STEPS, step_timeout=step_timeout)
+    return NetHackTextEnv(
+        task, seed=0 if seed is None else seed, max_steps=max_steps or DEFAULT_MAX_STEPS, step_timeout=step_timeout
+    )

@@ -24,7 +24,6 @@ _PRELOAD = ["textworld", "ariadnegraph.envs.textworld_env"]
 _ORPHAN_CHECK_SECONDS = 5.0  # an idle game process checks this often whether its parent still exists
 
 
-
 def default_start_method() -> str:
     """``fork`` on Linux: a game process starts in ~5 ms and scripts need no ``__main__`` guard.
 

@@ -108,7 +108,9 @@ def check_split(spec: str, split: object) -> None:
         raise EnvSpecError(f"{spec} takes no split {split!r} (splits are for ScienceWorld and TextWorldExpress)")
 
 
-def game_identity(spec: str, *, seed: int | None = None, variation: int | None = None) -> tuple[str, str, int | None, int | None]:
+def game_identity(
+    spec: str, *, seed: int | None = None, variation: int | None = None
+) -> tuple[str, str, int | None, int | None]:
     """What makes two specs the same game: the family, the canonical name, and the seed or variation where
     the family takes one (``cooking: 01`` seed 1 is ``cooking:1`` seed 1; ``arigraph:hunt`` has one game
     whatever the seed)."""
@@ -125,7 +127,10 @@ def game_identity(spec: str, *, seed: int | None = None, variation: int | None =
     return prefix, name, seed if prefix in SEEDED_PREFIXES else None, variation if prefix in VARIED_PREFIXES else None
 
 
-POSITION_TRACKED = ("nethack", "crafter")  # worlds whose env names the player's place (a level, a region): see memory_update
+POSITION_TRACKED = (
+    "nethack",
+    "crafter",
+)  # worlds whose env names the player's place (a level, a region): see memory_update
 
 
 def tracks_position(spec: str) -> bool:
@@ -150,7 +155,9 @@ def check_served_spec(spec: str) -> None:
     except (OSError, RuntimeError, ValueError):
         path = None
     if path is None or not any(path.is_relative_to(root.resolve()) for root in roots):
-        raise EnvSpecError(f"file: games on this server must be inside its games directory ({config.GAMES_DIR_ENV}) or its cache")
+        raise EnvSpecError(
+            f"file: games on this server must be inside its games directory ({config.GAMES_DIR_ENV}) or its cache"
+        )
 
 
 def _prefix_list() -> str:
@@ -294,16 +301,34 @@ def list_games() -> list[GameInfo]:
     )
 
     infos += [
-        GameInfo(name, f"scienceworld:{name}", f"ScienceWorld task {task_id} (variation=, split=test|dev|train; easy)", "game")
+        GameInfo(
+            name,
+            f"scienceworld:{name}",
+            f"ScienceWorld task {task_id} (variation=, split=test|dev|train; easy)",
+            "game",
+        )
         for task_id, name in scienceworld_tasks()
     ]
     from .twx_env import TWX_SETTINGS  # a static table: no JVM is started
 
-    infos += [GameInfo(name, f"twx:{name}", f"TextWorldExpress {setting.description} (seed=index 0-999, split=test|dev|train)", "game")
-              for name, setting in TWX_SETTINGS.items()]
+    infos += [
+        GameInfo(
+            name,
+            f"twx:{name}",
+            f"TextWorldExpress {setting.description} (seed=index 0-999, split=test|dev|train)",
+            "game",
+        )
+        for name, setting in TWX_SETTINGS.items()
+    ]
     from .nethack_env import NETHACK_TASKS  # static: NLE is not started
 
-    infos += [GameInfo(task, f"nethack:{task}", f"NetHack (NLE) {text}; score = BALROG progression (seed=)", "game")
-              for task, (_, text) in NETHACK_TASKS.items()]
-    infos.append(GameInfo("crafter", "crafter", "Crafter, as text: 22 achievements, 17 actions; score = achievements (seed=)", "game"))
+    infos += [
+        GameInfo(task, f"nethack:{task}", f"NetHack (NLE) {text}; score = BALROG progression (seed=)", "game")
+        for task, (_, text) in NETHACK_TASKS.items()
+    ]
+    infos.append(
+        GameInfo(
+            "crafter", "crafter", "Crafter, as text: 22 achievements, 17 actions; score = achievements (seed=)", "game"
+        )
+    )
     return infos

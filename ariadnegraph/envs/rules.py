@@ -22,7 +22,11 @@ _EAT = re.compile(r"^eat (?:the )?(.+)$")
 def cooking_family(spec: str) -> bool:
     """TextWorld's cooking games (generated, or AriGraph's) and TextWorldExpress's CookingWorld."""
     prefix, rest = split_spec(spec)
-    return prefix == "cooking" or (prefix == "arigraph" and rest.startswith("cook")) or (prefix == "twx" and rest.startswith("cookingworld"))
+    return (
+        prefix == "cooking"
+        or (prefix == "arigraph" and rest.startswith("cook"))
+        or (prefix == "twx" and rest.startswith("cookingworld"))
+    )
 
 
 def ruinous(spec: str, command: str, inventory: Iterable[str] | None) -> str | None:

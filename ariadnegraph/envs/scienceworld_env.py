@@ -75,7 +75,6 @@ SIMPLIFICATIONS = (
 MAX_SCORE = 100.0
 
 
-
 # --------------------------------------------------------------------------------------------
 # Tasks (static: read from the tasks.json the scienceworld package ships, no JVM needed)
 
@@ -135,7 +134,8 @@ def _parse_simplification(simplification: str | None, task_name: str) -> str:
     for part in parts:
         if part.lower() not in lookup:
             raise EnvSpecError(
-                f"unknown ScienceWorld simplification {part!r} (choose from {', '.join(SIMPLIFICATIONS)}, comma-separated)"
+                f"unknown ScienceWorld simplification {part!r} (choose from {', '.join(SIMPLIFICATIONS)}, "
+                f"comma-separated)"
             )
         out.append(lookup[part.lower()])
     electrical = "power-component" in task_name or "conductivity" in task_name
@@ -302,7 +302,9 @@ class ScienceWorldTextEnv:
                 raise
         if "error" in snap:
             self._lease.release()
-            raise EnvSpecError(f"ScienceWorld refused {self.spec} variation {variation}: {one_line(snap['error'], 200)}")
+            raise EnvSpecError(
+                f"ScienceWorld refused {self.spec} variation {variation}: {one_line(snap['error'], 200)}"
+            )
         self.goal = _goal_from_description(snap["desc"])
         self._walkthrough = tuple(snap["gold"])
         self._steps = 0
@@ -324,7 +326,9 @@ class ScienceWorldTextEnv:
         if jvm is None or not jvm.alive():
             self._active = False
             self._lease.discard()
-            raise EnvCrashed(f"the ScienceWorld JVM{'' if jvm is None else f' (pid {jvm.pid})'} died; call reset() to start again")
+            raise EnvCrashed(
+                f"the ScienceWorld JVM{'' if jvm is None else f' (pid {jvm.pid})'} died; call reset() to start again"
+            )
 
         def act(server: Any) -> dict[str, Any]:
             snap = {"text": server.step(cmd)}
@@ -439,7 +443,12 @@ def _split_list(pool: JvmPool, task_name: str, timeout: float) -> dict[str, list
     splits = _SPLIT_CACHE.get(task_name)
     if splits is None:
         jvm = pool.acquire()  # on failure pool.call has already killed it
-        splits = pool.call(jvm, lambda s: _split_variations(s, task_name), timeout=timeout, what=f"listing the variations of {task_name}")
+        splits = pool.call(
+            jvm,
+            lambda s: _split_variations(s, task_name),
+            timeout=timeout,
+            what=f"listing the variations of {task_name}",
+        )
         pool.release(jvm)
         _SPLIT_CACHE[task_name] = splits
     return splits

@@ -34,9 +34,7 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 _TW_HEADER = re.compile(r"^-=\s*(.+?)\s*=-\s*$", re.MULTILINE)
 _SW_ROOM = re.compile(r"\b(?:This room is called|You move to) the ([^.\n]+?)\s*\.", re.IGNORECASE)
 
-_DIRECTIONS = (
-    "north|south|east|west|northeast|northwest|southeast|southwest|up|down|n|s|e|w|ne|nw|se|sw|u|d"
-)
+_DIRECTIONS = "north|south|east|west|northeast|northwest|southeast|southwest|up|down|n|s|e|w|ne|nw|se|sw|u|d"
 _MOVEMENT = re.compile(rf"^(?:(?:go|walk|run|move|head)\s+(?:to\s+(?:the\s+)?)?)?(?:{_DIRECTIONS})$", re.IGNORECASE)
 _GO_TO = re.compile(r"^(?:go|walk|run|move|head)\s+(?:to|into)\s+\S", re.IGNORECASE)
 _MOVE_FAILED = re.compile(
@@ -105,8 +103,6 @@ def movement_failed(text: str) -> bool:
     return bool(_MOVE_FAILED.search(text or ""))
 
 
-
-
 # Crafter's moves name the screen's sides: up is north on its map.
 _SCREEN_SIDES = {"left": "west", "right": "east", "up": "north", "down": "south"}
 
@@ -147,9 +143,21 @@ _ARTICLES = frozenset({"a", "an", "the", "some", "your"})  # "your": goals say "
 
 # Verbs text games take for the same action: a command written with one matches a valid one written with
 # another ("read cookbook" is "examine cookbook" where only that is listed; "pick up" is "take").
-VERB_SYNONYMS = {"read": "examine", "x": "examine", "inspect": "examine", "check": "examine", "look at": "examine",
-                 "pick up": "take", "get": "take", "grab": "take", "place": "put", "walk": "go", "move": "go", "head": "go",
-                 "enjoy": "eat"}
+VERB_SYNONYMS = {
+    "read": "examine",
+    "x": "examine",
+    "inspect": "examine",
+    "check": "examine",
+    "look at": "examine",
+    "pick up": "take",
+    "get": "take",
+    "grab": "take",
+    "place": "put",
+    "walk": "go",
+    "move": "go",
+    "head": "go",
+    "enjoy": "eat",
+}
 
 
 def _command_words(command: str) -> tuple[str, ...]:
@@ -166,8 +174,8 @@ def is_listed(command: str, valid: Sequence[str]) -> bool:
 def _verb_normalised(words: tuple[str, ...]) -> tuple[str, ...]:
     for phrase, verb in VERB_SYNONYMS.items():
         phrase_words = tuple(phrase.split())
-        if words[:len(phrase_words)] == phrase_words:
-            return (verb, *words[len(phrase_words):])
+        if words[: len(phrase_words)] == phrase_words:
+            return (verb, *words[len(phrase_words) :])
     return words
 
 
@@ -194,9 +202,15 @@ def ground_command(command: str, valid: Sequence[str]) -> str | None:
             return holding[0]
     # a close spelling: the same verb and number of words, each word a near miss of its own ("potatoe"), never
     # another word ("green" for "red" is another thing, though the whole command reads 90% alike)
-    same_verb = {" ".join(words): v for words, v in by_words.items()
-                 if words and words[0] == wanted[0] and len(words) == len(wanted) and all(_close_word(a, b) for a, b in zip(words, wanted))
-                 and direction_of_command(" ".join(words)) == direction_of_command(" ".join(wanted))}
+    same_verb = {
+        " ".join(words): v
+        for words, v in by_words.items()
+        if words
+        and words[0] == wanted[0]
+        and len(words) == len(wanted)
+        and all(_close_word(a, b) for a, b in zip(words, wanted))
+        and direction_of_command(" ".join(words)) == direction_of_command(" ".join(wanted))
+    }
     close = difflib.get_close_matches(" ".join(wanted), list(same_verb), n=1, cutoff=0.9)
     return same_verb[close[0]] if close else None
 
@@ -204,8 +218,6 @@ def ground_command(command: str, valid: Sequence[str]) -> str | None:
 def _close_word(a: str, b: str) -> bool:
     """A word misspelt, not another word: equal, or one edit apart in a word of five letters or more."""
     return a == b or (min(len(a), len(b)) >= 5 and difflib.SequenceMatcher(None, a, b).ratio() >= 0.8)
-
-
 
 
 def safe_command(valid: Sequence[str]) -> str:
@@ -306,7 +318,7 @@ def _item_reported(item: str, report: str) -> bool:
         return True
     rest, i = [], 0
     while i < len(said):  # the report without each mention of the thing
-        if said[i:i + len(thing)] == thing:
+        if said[i : i + len(thing)] == thing:
             i += len(thing)
         else:
             rest.append(said[i])
@@ -339,10 +351,12 @@ def inline_lists(text: str) -> list[str]:
 def list_item(line: str) -> str:
     """A list's line as the item it names (its bullet dropped)."""
     text = line.strip()
-    return text[len(BULLET):].strip() if text.startswith(BULLET) else text
+    return text[len(BULLET) :].strip() if text.startswith(BULLET) else text
 
 
-def checklist(lines: Sequence[str], confirmations: Sequence[str], inventory: Sequence[str] | None) -> list[tuple[str, str | None]]:
+def checklist(
+    lines: Sequence[str], confirmations: Sequence[str], inventory: Sequence[str] | None
+) -> list[tuple[str, str | None]]:
     """Each line with its mark, for the lines of a list (short lines under a short heading ending in ':', such as
     "Directions:", or bulleted): ``in inventory`` when an item held holds its words, ``done`` when a confirmation (a
     command that raised the score, with the game's answer) holds every word of the line, by stem ("roast the red bell
@@ -385,10 +399,17 @@ def command_for_item(item: str, valid: Sequence[str]) -> str | None:
     verb = _verb_normalised(words)[0]
     if verb in verbs:  # an instruction
         rest = set(_verb_normalised(words)[1:])
-        found = [v for v in valid if _command_words(v) and _verb_normalised(_command_words(v))[0] == verb
-                 and rest <= set(_command_words(v))]
+        found = [
+            v
+            for v in valid
+            if _command_words(v) and _verb_normalised(_command_words(v))[0] == verb and rest <= set(_command_words(v))
+        ]
     else:  # a thing to have
-        found = [v for v in valid if " ".join(_command_words(v)).startswith(TAKING_VERBS) and set(words) <= set(_command_words(v))]
+        found = [
+            v
+            for v in valid
+            if " ".join(_command_words(v)).startswith(TAKING_VERBS) and set(words) <= set(_command_words(v))
+        ]
     return found[0] if len(found) == 1 else None
 
 
@@ -430,4 +451,3 @@ def goal_steps_left(goal: str, done_commands: Sequence[str]) -> list[str]:
         return []
     done = [_stems(command) for command in done_commands if command]
     return [part for part in parts if not any(_reported(words, _stems(part)) for words in done)]
-

@@ -101,6 +101,7 @@ _STATES = frozenset({"open", "closed", "locked", "sliced", "diced", "chopped", "
 def true_triplets(facts: tuple[tuple[str, ...], ...]) -> list[tuple[str, str, str]]:
     """TextWorld's true facts in the memory's words (``player``, ``inventory``, ``in``/``on``, ``is STATE``,
     ``A north of B``): what a role oracle writes into memory (``Preset.oracle_extraction``)."""
+
     def name(arg: str) -> str:
         return "player" if arg == "P" else "inventory" if arg == "I" else arg
 
@@ -122,8 +123,17 @@ def requested_infos() -> Any:
     from textworld import EnvInfos
 
     return EnvInfos(
-        admissible_commands=True, score=True, max_score=True, won=True, lost=True, facts=True,
-        policy_commands=True, inventory=True, description=True, moves=True, objective=True,
+        admissible_commands=True,
+        score=True,
+        max_score=True,
+        won=True,
+        lost=True,
+        facts=True,
+        policy_commands=True,
+        inventory=True,
+        description=True,
+        moves=True,
+        objective=True,
         extras=["walkthrough"],
     )
 
@@ -242,8 +252,9 @@ class TextWorldEnv:
             self._process, self._done = None, True
             raise
 
-    def _observation(self, data: dict[str, Any], text: str, *, last_action: str | None,
-                     walkthrough: tuple[str, ...]) -> Observation:
+    def _observation(
+        self, data: dict[str, Any], text: str, *, last_action: str | None, walkthrough: tuple[str, ...]
+    ) -> Observation:
         facts = data["facts"]
         if self._scorer is not None:
             score, max_score = self._scorer.score, self._scorer.max_score
@@ -345,10 +356,15 @@ def make_textworld(prefix: str, rest: str, **options: Any) -> TextWorldEnv:
     if prefix == "arigraph":
         game = arigraph_game(rest)
         return TextWorldEnv(
-            check_game_file(game.path), spec=f"arigraph:{game.name}", goal=game.goal, task=game.task,
+            check_game_file(game.path),
+            spec=f"arigraph:{game.name}",
+            goal=game.goal,
+            task=game.task,
             max_steps=options["max_steps"] if override else game.max_steps,
-            cleaning_targets=game.cleaning_targets or None, walkthrough=game.walkthrough,
-            seed=options.get("seed"), **common,
+            cleaning_targets=game.cleaning_targets or None,
+            walkthrough=game.walkthrough,
+            seed=options.get("seed"),
+            **common,
         )
     if prefix in ("cooking", "treasure", "coin"):
         level, seed = check_level(prefix, rest), check_seed(options.get("seed"))
@@ -360,15 +376,24 @@ def make_textworld(prefix: str, rest: str, **options: Any) -> TextWorldEnv:
             goal, task = data.get("objective", ""), None
             budget = max(100, 2 * len(data.get("metadata", {}).get("walkthrough", ())))
         return TextWorldEnv(
-            path, spec=f"{prefix}:{level}", goal=goal, task=task,
-            max_steps=options["max_steps"] if override else budget, seed=seed, **common,
+            path,
+            spec=f"{prefix}:{level}",
+            goal=goal,
+            task=task,
+            max_steps=options["max_steps"] if override else budget,
+            seed=seed,
+            **common,
         )
     if prefix == "file":
         if not rest:
             raise EnvSpecError("file: spec needs a path, e.g. file:/games/my_game.z8")
         path = check_game_file(Path(rest).expanduser())
         return TextWorldEnv(
-            path, spec=f"file:{path}", goal=_game_json(path).get("objective", ""),
-            max_steps=options["max_steps"] if override else FILE_MAX_STEPS, seed=options.get("seed"), **common,
+            path,
+            spec=f"file:{path}",
+            goal=_game_json(path).get("objective", ""),
+            max_steps=options["max_steps"] if override else FILE_MAX_STEPS,
+            seed=options.get("seed"),
+            **common,
         )
     raise EnvSpecError(f"not a TextWorld spec prefix: {prefix!r}")

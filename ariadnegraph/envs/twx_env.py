@@ -54,27 +54,74 @@ def _register(tales_name: str, game: str, description: str, **params: int) -> No
     TWX_SETTINGS[tales_name.lower()] = TwxSetting(game, params, tales_name, description)
 
 
-_register("CookingWorld", "cookingworld", "CookingWorld: read the recipe, gather, cut and cook the ingredients, eat the meal",
-          numLocations=1, numIngredients=2, numDistractorItems=5, includeDoors=0, limitInventorySize=0)
-_register("TextWorldCommonsense", "twc", "TextWorld Commonsense: put things away where they belong",
-          numLocations=1, numItemsToPutAway=1, includeDoors=0, limitInventorySize=0)
-_register("CoinCollector", "coin", "CoinCollector: find the coin and take it",
-          numLocations=1, numDistractorItems=5, limitInventorySize=0)
+_register(
+    "CookingWorld",
+    "cookingworld",
+    "CookingWorld: read the recipe, gather, cut and cook the ingredients, eat the meal",
+    numLocations=1,
+    numIngredients=2,
+    numDistractorItems=5,
+    includeDoors=0,
+    limitInventorySize=0,
+)
+_register(
+    "TextWorldCommonsense",
+    "twc",
+    "TextWorld Commonsense: put things away where they belong",
+    numLocations=1,
+    numItemsToPutAway=1,
+    includeDoors=0,
+    limitInventorySize=0,
+)
+_register(
+    "CoinCollector",
+    "coin",
+    "CoinCollector: find the coin and take it",
+    numLocations=1,
+    numDistractorItems=5,
+    limitInventorySize=0,
+)
 _register("Arithmetic", "arithmetic", "Arithmetic: solve the problem, put the matching quantity in the box")
-_register("MapReader", "mapreader", "MapReader: read the map, fetch the coin, bring it back",
-          numLocations=2, maxDistanceApart=1, maxDistractorItemsPerLocation=2, includeDoors=0, limitInventorySize=0)
+_register(
+    "MapReader",
+    "mapreader",
+    "MapReader: read the map, fetch the coin, bring it back",
+    numLocations=2,
+    maxDistanceApart=1,
+    maxDistractorItemsPerLocation=2,
+    includeDoors=0,
+    limitInventorySize=0,
+)
 _register("Sorting", "sorting", "Sorting: put the items in the box in order of quantity")
 for _length in (10, 50, 100):
-    _register(f"SimonSays{_length}", "simonsays", f"SimonSays {_length}: do what Simon says, one command at a time",
-              gameLength=_length, numDistractors=4, memorization=0)
+    _register(
+        f"SimonSays{_length}",
+        "simonsays",
+        f"SimonSays {_length}: do what Simon says, one command at a time",
+        gameLength=_length,
+        numDistractors=4,
+        memorization=0,
+    )
 for _length in (10, 50, 100):
-    _register(f"SimonSaysWithMemory{_length}", "simonsays",
-              f"SimonSaysWithMemory {_length}: all {_length} commands are shown once, at the start",
-              gameLength=_length, numDistractors=4, memorization=1, verbose=0)
+    _register(
+        f"SimonSaysWithMemory{_length}",
+        "simonsays",
+        f"SimonSaysWithMemory {_length}: all {_length} commands are shown once, at the start",
+        gameLength=_length,
+        numDistractors=4,
+        memorization=1,
+        verbose=0,
+    )
 for _length in (10, 50, 100):
-    _register(f"SimonSaysWithMemory{_length}Verbose", "simonsays",
-              f"SimonSaysWithMemory {_length}, verbose: the commands shown once, with more text each step",
-              gameLength=_length, numDistractors=4, memorization=1, verbose=1)
+    _register(
+        f"SimonSaysWithMemory{_length}Verbose",
+        "simonsays",
+        f"SimonSaysWithMemory {_length}, verbose: the commands shown once, with more text each step",
+        gameLength=_length,
+        numDistractors=4,
+        memorization=1,
+        verbose=1,
+    )
 _register("PeckingOrder", "peckingorder", "PeckingOrder: follow the instruction book, one step after another")
 
 
@@ -97,20 +144,37 @@ class _TwxGame:
 
         self._env = TextWorldExpressEnv(envStepLimit=100_000)  # our own step limit is counted outside
         self._game, self._params, self._split = game, params, split
-        seeds = {"train": self._env.getValidSeedsTrain, "dev": self._env.getValidSeedsDev, "test": self._env.getValidSeedsTest}[split]()
+        seeds = {
+            "train": self._env.getValidSeedsTrain,
+            "dev": self._env.getValidSeedsDev,
+            "test": self._env.getValidSeedsTest,
+        }[split]()
         self.seed = int(seeds[seed_index])
 
     def reset(self) -> dict[str, Any]:
         try:
-            text, infos = self._env.reset(seed=self.seed, gameFold=self._split, gameName=self._game, gameParams=self._params,
-                                          generateGoldPath=True)
+            text, infos = self._env.reset(
+                seed=self.seed,
+                gameFold=self._split,
+                gameName=self._game,
+                gameParams=self._params,
+                generateGoldPath=True,
+            )
         except ValueError as exc:  # TextWorldExpress refuses parameters with a ValueError
             return {"error": str(exc)}
         except Exception as exc:  # noqa: BLE001 - py4j errors from the generator (mapreader's known trap)
             reason = re.search(r"ERROR: ([^\n]+)", str(exc))
-            return {"error": f"the generator failed for this seed: {reason.group(1).strip() if reason else type(exc).__name__}"}
-        return {"text": text, "infos": _plain(infos), "gold": list(self._env.getGoldActionSequence()), "tree": self._tree(),
-                "properties": dict(self._env.getGenerationProperties())}
+            return {
+                "error": f"the generator failed for this seed: "
+                f"{reason.group(1).strip() if reason else type(exc).__name__}"
+            }
+        return {
+            "text": text,
+            "infos": _plain(infos),
+            "gold": list(self._env.getGoldActionSequence()),
+            "tree": self._tree(),
+            "properties": dict(self._env.getGenerationProperties()),
+        }
 
     def step(self, command: str) -> dict[str, Any]:
         text, _reward, _done, infos = self._env.step(command)
@@ -124,8 +188,11 @@ class _TwxGame:
 
 
 def _plain(infos: dict[str, Any]) -> dict[str, Any]:
-    return {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in infos.items()
-            if isinstance(v, (str, int, float, bool, list, tuple, type(None)))}
+    return {
+        k: (list(v) if isinstance(v, (list, tuple)) else v)
+        for k, v in infos.items()
+        if isinstance(v, (str, int, float, bool, list, tuple, type(None)))
+    }
 
 
 _LOCATION = re.compile(r"\bYou are in the ([^.]+)\.")
@@ -148,9 +215,20 @@ def parse_inventory(text: str) -> tuple[str, ...]:
 
 
 # -- the true world state as TextWorld facts --------------------------------------------------------
-_STATES = {"isSliced": "sliced", "isDiced": "diced", "isChopped": "chopped", "isFried": "fried", "isRoasted": "roasted",
-           "isGrilled": "grilled"}
-_DIRECTIONS = {"locationNorth": "north_of", "locationSouth": "south_of", "locationEast": "east_of", "locationWest": "west_of"}
+_STATES = {
+    "isSliced": "sliced",
+    "isDiced": "diced",
+    "isChopped": "chopped",
+    "isFried": "fried",
+    "isRoasted": "roasted",
+    "isGrilled": "grilled",
+}
+_DIRECTIONS = {
+    "locationNorth": "north_of",
+    "locationSouth": "south_of",
+    "locationEast": "east_of",
+    "locationWest": "west_of",
+}
 
 
 def tree_facts(tree: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
@@ -197,8 +275,18 @@ class TwxTextEnv:
     """One TextWorldExpress game (a setting, a split, a seed) as a TextEnv. ``max_steps`` counts the
     commands sent; at the limit the episode is over."""
 
-    def __init__(self, setting: str, *, game: str, params: dict[str, int], split: str, seed: int, max_steps: int,
-                 step_timeout: float, goal: str = "") -> None:
+    def __init__(
+        self,
+        setting: str,
+        *,
+        game: str,
+        params: dict[str, int],
+        split: str,
+        seed: int,
+        max_steps: int,
+        step_timeout: float,
+        goal: str = "",
+    ) -> None:
         self.spec = f"twx:{setting}"
         self.setting, self.game, self.params = setting, game, dict(params)
         self.split, self.seed_index = split, seed
@@ -217,11 +305,15 @@ class TwxTextEnv:
         return self._process
 
     def reset(self) -> Observation:
-        reply = self._start().call("reset", timeout=START_TIMEOUT, what=f"generating {self.spec} seed {self.seed_index}")
+        reply = self._start().call(
+            "reset", timeout=START_TIMEOUT, what=f"generating {self.spec} seed {self.seed_index}"
+        )
         if "error" in reply:
             self.close()
-            raise EnvSpecError(f"TextWorldExpress refused {self.spec} ({_params_text(self.params)}) seed {self.seed_index}: "
-                               f"{one_line(reply['error'], 200)}")
+            raise EnvSpecError(
+                f"TextWorldExpress refused {self.spec} ({_params_text(self.params)}) seed {self.seed_index}: "
+                f"{one_line(reply['error'], 200)}"
+            )
         infos = reply["infos"]
         self.goal = infos.get("taskDescription", "")
         self._walkthrough = tuple(reply["gold"])
@@ -247,8 +339,9 @@ class TwxTextEnv:
         self._last = self._observation(reply["text"], reply["infos"], reply["tree"], command, valid=valid)
         return self._last
 
-    def _observation(self, text: str, infos: dict[str, Any], tree: dict[str, Any], command: str | None,
-                     valid: bool | None = None) -> Observation:
+    def _observation(
+        self, text: str, infos: dict[str, Any], tree: dict[str, Any], command: str | None, valid: bool | None = None
+    ) -> Observation:
         won, lost = bool(infos.get("tasksuccess")), bool(infos.get("taskfailure"))
         out_of_steps = self._steps >= self.max_steps
         return Observation(
@@ -263,8 +356,11 @@ class TwxTextEnv:
             inventory=parse_inventory(infos.get("inventory") or ""),
             moves=self._steps,
             last_action=command,
-            oracle=Oracle(facts=tree_facts(tree), walkthrough=self._walkthrough,
-                          extra={**self._extra, "raw_score": infos.get("scoreRaw"), "valid": valid}),
+            oracle=Oracle(
+                facts=tree_facts(tree),
+                walkthrough=self._walkthrough,
+                extra={**self._extra, "raw_score": infos.get("scoreRaw"), "valid": valid},
+            ),
         )
 
     def close(self) -> None:
@@ -273,29 +369,51 @@ class TwxTextEnv:
             self._process = None
 
 
-def make_twx(setting: str, *, seed: int | None = None, split: str = "test", max_steps: int | None = None,
-             step_timeout: float = STEP_TIMEOUT, variation: int | None = None, **params: Any) -> TwxTextEnv:
+def make_twx(
+    setting: str,
+    *,
+    seed: int | None = None,
+    split: str = "test",
+    max_steps: int | None = None,
+    step_timeout: float = STEP_TIMEOUT,
+    variation: int | None = None,
+    **params: Any,
+) -> TwxTextEnv:
     """The env ``twx:SETTING`` names; ``params`` override the setting's generation parameters.
     Bad names, splits, seeds and parameters are one-line :class:`EnvSpecError`."""
     if variation is not None:  # accepted by the signature (one call for every family), never used: refused
-        raise EnvSpecError(f"twx: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks a game of the split")
+        raise EnvSpecError(
+            f"twx: games take no variation (ScienceWorld's option), got {variation!r}; seed= picks a game of the split"
+        )
     chosen = twx_setting(setting)
     if split not in SPLITS:
         raise EnvSpecError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     index = seed if seed is not None else 0
     if type(index) is not int or not 0 <= index < SEEDS_PER_SPLIT:
-        raise EnvSpecError(f"seed for twx: is an index into the {split} split's seeds, 0..{SEEDS_PER_SPLIT - 1}; got {seed!r}")
+        raise EnvSpecError(
+            f"seed for twx: is an index into the {split} split's seeds, 0..{SEEDS_PER_SPLIT - 1}; got {seed!r}"
+        )
     known = set(chosen.params) | _GAME_PARAMS.get(chosen.game, set())
     unknown = sorted(set(params) - known)
     if unknown:
-        raise EnvSpecError(f"twx:{setting} takes no option {', '.join(unknown)} (its parameters: {', '.join(sorted(known)) or 'none'})")
+        raise EnvSpecError(
+            f"twx:{setting} takes no option {', '.join(unknown)} (its parameters: {', '.join(sorted(known)) or 'none'})"
+        )
     bad = [k for k, v in params.items() if type(v) is not int or v < 0]
     if bad:
         raise EnvSpecError(f"twx:{setting} parameters are non-negative integers: {', '.join(bad)}")
     merged = {**chosen.params, **params}
     _check_known_traps(chosen.game, merged)
-    return TwxTextEnv(setting, game=chosen.game, params=merged, split=split, seed=index,
-                      max_steps=max_steps or DEFAULT_MAX_STEPS, step_timeout=step_timeout, goal="")
+    return TwxTextEnv(
+        setting,
+        game=chosen.game,
+        params=merged,
+        split=split,
+        seed=index,
+        max_steps=max_steps or DEFAULT_MAX_STEPS,
+        step_timeout=step_timeout,
+        goal="",
+    )
 
 
 # Generation parameters each game takes (TextWorldExpress's README).
@@ -303,7 +421,13 @@ _GAME_PARAMS: dict[str, set[str]] = {
     "cookingworld": {"numLocations", "numIngredients", "numDistractorItems", "includeDoors", "limitInventorySize"},
     "twc": {"numLocations", "numItemsToPutAway", "includeDoors", "limitInventorySize"},
     "coin": {"numLocations", "numDistractorItems", "includeDoors", "limitInventorySize"},
-    "mapreader": {"numLocations", "maxDistanceApart", "maxDistractorItemsPerLocation", "includeDoors", "limitInventorySize"},
+    "mapreader": {
+        "numLocations",
+        "maxDistanceApart",
+        "maxDistractorItemsPerLocation",
+        "includeDoors",
+        "limitInventorySize",
+    },
     "arithmetic": set(),
     "sorting": set(),
     "simonsays": {"gameLength", "numDistractors", "memorization", "verbose"},

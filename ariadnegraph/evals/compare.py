@@ -72,8 +72,13 @@ def summarize_run(run_dir: str | Path, run_id: str, prices: dict[str, Price]) ->
         commands[record["step"]] = (record.get("action"), score - previous)
         previous = score
     return RunSummary(
-        run_id=run_id, game=game, preset=str(context.get("preset")), model=model, result=_result_text(result, trajectory),
-        steps=int(result.get("steps", max(len(trajectory) - 1, 0))), calls=sum(int(u.get("calls") or 0) for u in usage.values()),
+        run_id=run_id,
+        game=game,
+        preset=str(context.get("preset")),
+        model=model,
+        result=_result_text(result, trajectory),
+        steps=int(result.get("steps", max(len(trajectory) - 1, 0))),
+        calls=sum(int(u.get("calls") or 0) for u in usage.values()),
         tokens=prompt + completion,
         cost=round(sum(recorded), 6) if recorded else episode_cost(prices, model, prompt, completion),
         diagnostics={label: totals[role].get(figure) for role, figure, label in DIAGNOSTICS if role in totals},
@@ -84,7 +89,9 @@ def summarize_run(run_dir: str | Path, run_id: str, prices: dict[str, Price]) ->
 def _result_text(result: dict[str, Any], trajectory: list[StepRecord]) -> str:
     last = trajectory[-1] if trajectory else {}
     score, top = result.get("score", last.get("score", 0)), result.get("max_score", last.get("max_score", 0))
-    outcome = "won" if result.get("won") else "lost" if result.get("lost") else "not won" if "won" in result else "unfinished"
+    outcome = (
+        "won" if result.get("won") else "lost" if result.get("lost") else "not won" if "won" in result else "unfinished"
+    )
     return f"{score:g}/{top:g} {outcome}"
 
 
@@ -132,13 +139,17 @@ def step_rows(runs: list[RunSummary]) -> list[tuple[int, bool, list[str]]]:
 
 def render_text(runs: list[RunSummary], width: int = 34) -> str:
     """Runs as columns; a '*' marks the steps where their commands differ."""
+
     def clip(text: str) -> str:
         return text if len(text) <= width else text[: width - 1] + "…"
 
     top = header_rows(runs)
     steps = step_rows(runs)
     label_width = max(len(label) for label, _ in top)
-    columns = [min(width, max([len(row[1][i]) for row in top] + [len(cells[i]) for _, _, cells in steps] + [1])) for i in range(len(runs))]
+    columns = [
+        min(width, max([len(row[1][i]) for row in top] + [len(cells[i]) for _, _, cells in steps] + [1]))
+        for i in range(len(runs))
+    ]
 
     def line(label: str, cells: list[str]) -> str:
         return (f"{label:<{label_width}}  " + "  ".join(f"{clip(c):<{w}}" for c, w in zip(cells, columns))).rstrip()
@@ -154,21 +165,29 @@ def render_text(runs: list[RunSummary], width: int = 34) -> str:
 
 def render_html(runs: list[RunSummary]) -> str:
     """The same comparison as a self-contained page (no script, no external resource)."""
+
     def cells(tag: str, values: list[str]) -> str:
         return "".join(f"<{tag}>{html.escape(v)}</{tag}>" for v in values)
 
     top = "".join(f"<tr><th>{html.escape(label)}</th>{cells('td', values)}</tr>" for label, values in header_rows(runs))
-    steps = "".join(f"<tr class=\"{'differ' if differ else 'same'}\" data-step=\"{step}\"><th>{step}</th>{cells('td', values)}</tr>"
-                    for step, differ, values in step_rows(runs))
-    return _PAGE.format(title=html.escape("ariadne compare — " + ", ".join(r.run_id for r in runs)), top=top,
-                        head=cells("th", [r.run_id for r in runs]), steps=steps)
+    steps = "".join(
+        f'<tr class="{"differ" if differ else "same"}" data-step="{step}"><th>{step}</th>{cells("td", values)}</tr>'
+        for step, differ, values in step_rows(runs)
+    )
+    return _PAGE.format(
+        title=html.escape("ariadne compare — " + ", ".join(r.run_id for r in runs)),
+        top=top,
+        head=cells("th", [r.run_id for r in runs]),
+        steps=steps,
+    )
 
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>
 body{{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#1d2330}}
-table{{border-collapse:collapse;margin-bottom:18px}}th,td{{border:1px solid #e2e6ee;padding:3px 8px;text-align:left;vertical-align:top}}
+table{{border-collapse:collapse;margin-bottom:18px}}
+th,td{{border:1px solid #e2e6ee;padding:3px 8px;text-align:left;vertical-align:top}}
 th{{background:#eef1f6}}tr.differ td{{background:#fff7d6}}
 </style></head><body>
 <h1>{title}</h1>

@@ -65,9 +65,13 @@ class StepDiagnosis:
     plan_steps: int = 0
     plan_on_path: int | None = None  # plan steps among the winning commands (None: the game gives no winning path)
     drift: bool = False
-    sent_back: int = 0  # plan steps the actor returned to the planner (invalid, a repeat, a stall, ruled out by the rules)
+    sent_back: int = (
+        0  # plan steps the actor returned to the planner (invalid, a repeat, a stall, ruled out by the rules)
+    )
     ruled_out: int = 0  # of those, steps the game family's rules rule out (the rules shield)
-    instead: str | None = None  # the actor played something else than the plan: "explore" (pacing), "fallback" (replans used up),
+    instead: str | None = (
+        None  # the actor played something else than the plan: "explore" (pacing), "fallback" (replans used up),
+    )
     # "take first" (a step not valid now that names a thing to take here)
     false_rejections: int = 0
     failed_approvals: int = 0
@@ -162,13 +166,16 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         if t == 0:
             continue
         before = oracle[t - 1]
-        policy = before.get("policy") or remaining_gold(oracle[0].get("walkthrough") or [], [r.get("action") for r in lines[1:t]])
+        policy = before.get("policy") or remaining_gold(
+            oracle[0].get("walkthrough") or [], [r.get("action") for r in lines[1:t]]
+        )
         path = {_words(c) for c in policy} if policy else None
         valid = lines[t - 1].get("valid") or []
         decided = line.get("decided") or {}
         command = line.get("action")
-        world_changed = ({tuple(f) for f in truth.get("facts") or []} != {tuple(f) for f in before.get("facts") or []}
-                         or truth.get("score", 0) > before.get("score", 0))
+        world_changed = {tuple(f) for f in truth.get("facts") or []} != {
+            tuple(f) for f in before.get("facts") or []
+        } or truth.get("score", 0) > before.get("score", 0)
         d = StepDiagnosis(step=t, command=command, world_changed=world_changed)
         for plan in decided.get("plans") or []:
             actions = plan.get("steps") or []
@@ -176,8 +183,11 @@ def diagnose(run: RunDir) -> RunDiagnosis:
                 d.plans += 1
                 first = plan.get("written") or actions[0]  # as the model wrote it, before grounding
                 target = go_to_target(first)
-                d.plans_valid += (not valid or ground_command(first, valid) is not None
-                                  or (target is not None and _words(target) in visited))
+                d.plans_valid += (
+                    not valid
+                    or ground_command(first, valid) is not None
+                    or (target is not None and _words(target) in visited)
+                )
             for action in actions:
                 d.plan_steps += 1
                 if path is not None:
@@ -189,8 +199,13 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         actor = records[-1] if records else {}
         d.instead = actor.get("how") if actor.get("how") in ("explore", "fallback", "take first") else None
         # (a fallback after the step was sent back is the actor refusing it on purpose, counted apart: not a drift)
-        if actor.get("planned") and (actor.get("how") == "model" or (actor.get("how") == "fallback" and not d.sent_back)):
-            d.drift = ground_command(actor["planned"], [actor.get("played") or ""]) is None and go_to_target(actor["planned"]) is None
+        if actor.get("planned") and (
+            actor.get("how") == "model" or (actor.get("how") == "fallback" and not d.sent_back)
+        ):
+            d.drift = (
+                ground_command(actor["planned"], [actor.get("played") or ""]) is None
+                and go_to_target(actor["planned"]) is None
+            )
         next_on_path = _words(policy[0]) if policy else None
         for verdict in decided.get("verdicts") or []:
             if not verdict.get("judged"):
@@ -199,7 +214,12 @@ def diagnose(run: RunDir) -> RunDiagnosis:
             proposed = _words(verdict.get("proposed"))
             if verdict.get("approved") is False and next_on_path is not None and proposed == next_on_path:
                 d.false_rejections += 1
-            if verdict.get("approved") is True and proposed == _words(command) and not world_changed and not _looks(command):
+            if (
+                verdict.get("approved") is True
+                and proposed == _words(command)
+                and not world_changed
+                and not _looks(command)
+            ):
                 d.failed_approvals += 1
             if verdict.get("outcome_matches") is not None and t >= 2:
                 outcome_worked = steps[-1].world_changed if steps else False
@@ -215,7 +235,11 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         d.impossible_facts = [list(f) for f in decided.get("extracted") or [] if impossible(f, rooms)]
         d.notes = len(decided.get("notes") or [])
         d.unsupported_notes = int(decided.get("unsupported_notes") or 0)
-        key = (str(before.get("location") or "").lower(), tuple(sorted(str(i).lower() for i in before.get("inventory") or [])), _words(command))
+        key = (
+            str(before.get("location") or "").lower(),
+            tuple(sorted(str(i).lower() for i in before.get("inventory") or [])),
+            _words(command),
+        )
         played[key] += 1
         d.repeated = played[key] > 1
         if truth.get("score", 0) > before.get("score", 0):
@@ -229,7 +253,9 @@ def _ratio(part: float, whole: float) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
-def _totals(steps: list[StepDiagnosis], brief: str, last_belief: str | None, fidelity: Mapping[int, float | None]) -> dict[str, dict[str, Any]]:
+def _totals(
+    steps: list[StepDiagnosis], brief: str, last_belief: str | None, fidelity: Mapping[int, float | None]
+) -> dict[str, dict[str, Any]]:
     plan_steps = sum(s.plan_steps for s in steps)
     on_path = [s.plan_on_path for s in steps if s.plan_on_path is not None]
     held = [s.belief_holds_recipe for s in steps if s.belief_holds_recipe is not None]
@@ -241,24 +267,47 @@ def _totals(steps: list[StepDiagnosis], brief: str, last_belief: str | None, fid
     for s in steps:
         longest = max(longest, s.since_score)
     return {
-        "planner": {"plans": sum(s.plans for s in steps), "valid": _ratio(sum(s.plans_valid for s in steps), sum(s.plans for s in steps)),
-                    "steps": plan_steps, "on_winning_path": _ratio(sum(on_path), plan_steps) if on_path else None},
-        "actor": {"commands": len(steps), "drift": sum(s.drift for s in steps), "drift_rate": _ratio(sum(s.drift for s in steps), len(steps)),
-                  "sent_back": sum(s.sent_back for s in steps), "ruled_out": sum(s.ruled_out for s in steps),
-                  "explored_instead": sum(s.instead == "explore" for s in steps), "fallbacks": sum(s.instead == "fallback" for s in steps),
-                  "took_first": sum(s.instead == "take first" for s in steps)},
-        "critic": {"verdicts": sum(s.verdicts for s in steps), "false_rejections": sum(s.false_rejections for s in steps),
-                   "failed_approvals": sum(s.failed_approvals for s in steps),
-                   "wrong_outcome_verdicts": sum(s.wrong_outcome_verdicts for s in steps)},
-        "summarizer": {"beliefs": sum(s.belief_changed is not None for s in steps) + (1 if steps and last_belief is not None else 0),
-                       "holds_recipe": _ratio(sum(held), len(held)) if held else None,
-                       "changes_with_world": _ratio(sum(changed), len(changed)) if changed else None,
-                       "copied_brief_lines": _ratio(sum(line in brief_lines for line in belief_lines), len(belief_lines)) if belief_lines else None},
-        "extraction": {"precision": round(sum(precisions) / len(precisions), 3) if precisions else None,
-                       "impossible_facts": sum(len(s.impossible_facts) for s in steps)},
+        "planner": {
+            "plans": sum(s.plans for s in steps),
+            "valid": _ratio(sum(s.plans_valid for s in steps), sum(s.plans for s in steps)),
+            "steps": plan_steps,
+            "on_winning_path": _ratio(sum(on_path), plan_steps) if on_path else None,
+        },
+        "actor": {
+            "commands": len(steps),
+            "drift": sum(s.drift for s in steps),
+            "drift_rate": _ratio(sum(s.drift for s in steps), len(steps)),
+            "sent_back": sum(s.sent_back for s in steps),
+            "ruled_out": sum(s.ruled_out for s in steps),
+            "explored_instead": sum(s.instead == "explore" for s in steps),
+            "fallbacks": sum(s.instead == "fallback" for s in steps),
+            "took_first": sum(s.instead == "take first" for s in steps),
+        },
+        "critic": {
+            "verdicts": sum(s.verdicts for s in steps),
+            "false_rejections": sum(s.false_rejections for s in steps),
+            "failed_approvals": sum(s.failed_approvals for s in steps),
+            "wrong_outcome_verdicts": sum(s.wrong_outcome_verdicts for s in steps),
+        },
+        "summarizer": {
+            "beliefs": sum(s.belief_changed is not None for s in steps)
+            + (1 if steps and last_belief is not None else 0),
+            "holds_recipe": _ratio(sum(held), len(held)) if held else None,
+            "changes_with_world": _ratio(sum(changed), len(changed)) if changed else None,
+            "copied_brief_lines": _ratio(sum(line in brief_lines for line in belief_lines), len(belief_lines))
+            if belief_lines
+            else None,
+        },
+        "extraction": {
+            "precision": round(sum(precisions) / len(precisions), 3) if precisions else None,
+            "impossible_facts": sum(len(s.impossible_facts) for s in steps),
+        },
         "monologue": {"notes": sum(s.notes for s in steps), "unsupported": sum(s.unsupported_notes for s in steps)},
-        "loops": {"repeats": sum(s.repeated for s in steps), "longest_without_score": longest,
-                  "since_score_at_end": steps[-1].since_score if steps else 0},
+        "loops": {
+            "repeats": sum(s.repeated for s in steps),
+            "longest_without_score": longest,
+            "since_score_at_end": steps[-1].since_score if steps else 0,
+        },
     }
 
 
@@ -269,9 +318,13 @@ def mistakes(step: StepDiagnosis) -> list[str]:
         found.append(f"{step.plans - step.plans_valid} of {step.plans} plans began with a command not valid then")
     if step.drift:
         found.append("the actor played another command than the plan's step")
-    for count, what in ((step.false_rejections, "rejection of the winning command"), (step.failed_approvals, "approval of a command that failed"),
-                        (step.wrong_outcome_verdicts, "wrong outcome verdict"), (len(step.impossible_facts), "impossible fact extracted"),
-                        (step.unsupported_notes, "note no tool returned")):
+    for count, what in (
+        (step.false_rejections, "rejection of the winning command"),
+        (step.failed_approvals, "approval of a command that failed"),
+        (step.wrong_outcome_verdicts, "wrong outcome verdict"),
+        (len(step.impossible_facts), "impossible fact extracted"),
+        (step.unsupported_notes, "note no tool returned"),
+    ):
         if count:
             found.append(f"{count} {what}{'s' if count > 1 else ''}")
     if step.belief_holds_recipe is False:
@@ -291,17 +344,29 @@ def render_diagnosis(diagnosis: RunDiagnosis, every: int = 1) -> str:
     """The totals per role, then one line per step (every ``every``-th, and every step with a mistake)."""
     out = [f"run {diagnosis.run_id}: per-role diagnostics against the game's truth", ""]
     for role, figures in diagnosis.totals.items():
-        out.append(f"{role:<11} " + ", ".join(f"{k.replace('_', ' ')} {'—' if v is None else v}" for k, v in figures.items()))
-    out += ["", "step  command                          plans v/n p/s  drift  critic fr/fa/wo  belief  extr.p  imposs.  notes u/n  repeat  since"]
+        out.append(
+            f"{role:<11} " + ", ".join(f"{k.replace('_', ' ')} {'—' if v is None else v}" for k, v in figures.items())
+        )
+    out += [
+        "",
+        "step  command                          plans v/n p/s  drift  critic fr/fa/wo  belief  extr.p  imposs.  notes "
+        "u/n  repeat  since",
+    ]
     for s in diagnosis.steps:
         found = mistakes(s)
         if s.step % every and not found:
             continue
-        plan = f"{s.plans_valid}/{s.plans} {'—' if s.plan_on_path is None else s.plan_on_path}/{s.plan_steps}" if s.plans else "—"
+        plan = (
+            f"{s.plans_valid}/{s.plans} {'—' if s.plan_on_path is None else s.plan_on_path}/{s.plan_steps}"
+            if s.plans
+            else "—"
+        )
         belief = "—" if s.belief_holds_recipe is None else ("recipe" if s.belief_holds_recipe else "no rcp")
         precision = "—" if s.extraction_precision is None else f"{s.extraction_precision:.2f}"
-        out.append(f"{s.step:>4}  {(s.command or '')[:32]:<32} {plan:>13}  {'yes' if s.drift else '':>5}  "
-                   f"{s.false_rejections}/{s.failed_approvals}/{s.wrong_outcome_verdicts:<9}  {belief:>6}  {precision:>6}  "
-                   f"{len(s.impossible_facts):>7}  {s.unsupported_notes}/{s.notes:<7} {'yes' if s.repeated else '':>6}  {s.since_score:>5}"
-                   + (f"  {'; '.join(found)}" if found else ""))
+        out.append(
+            f"{s.step:>4}  {(s.command or '')[:32]:<32} {plan:>13}  {'yes' if s.drift else '':>5}  "
+            f"{s.false_rejections}/{s.failed_approvals}/{s.wrong_outcome_verdicts:<9}  {belief:>6}  {precision:>6}  "
+            f"{len(s.impossible_facts):>7}  {s.unsupported_notes}/{s.notes:<7} {'yes' if s.repeated else '':>6}  "
+            f"{s.since_score:>5}" + (f"  {'; '.join(found)}" if found else "")
+        )
     return "\n".join(out)

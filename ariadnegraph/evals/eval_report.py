@@ -28,7 +28,9 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_outputs(plan: EvalPlan, records: Sequence[Mapping[str, Any]], elapsed: float | None = None) -> dict[str, Path | None]:
+def write_outputs(
+    plan: EvalPlan, records: Sequence[Mapping[str, Any]], elapsed: float | None = None
+) -> dict[str, Path | None]:
     """Write the CSV, the Markdown table, the plot and the report for the plan's finished episodes."""
     out = plan.out
     played = [r for r in records if not r.get("failed")]  # a failed episode has no figures: counted and listed apart
@@ -38,8 +40,13 @@ def write_outputs(plan: EvalPlan, records: Sequence[Mapping[str, Any]], elapsed:
     plot = plot_scores(plan.suite, played, out / PLOT_FILE)
     fidelity_plot = plot_fidelity(plan.suite, played, out / FIDELITY_PLOT_FILE)
     _write(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed, fidelity_plot))
-    return {"csv": out / CSV_FILE, "table": out / TABLE_FILE, "plot": plot, "fidelity_plot": fidelity_plot,
-            "report": out / REPORT_FILE}
+    return {
+        "csv": out / CSV_FILE,
+        "table": out / TABLE_FILE,
+        "plot": plot,
+        "fidelity_plot": fidelity_plot,
+        "report": out / REPORT_FILE,
+    }
 
 
 def failures_table(records: Sequence[Mapping[str, Any]]) -> str:
@@ -47,23 +54,51 @@ def failures_table(records: Sequence[Mapping[str, Any]]) -> str:
     failed = [r for r in records if r.get("failed")]
     if not failed:
         return ""
-    rows = [f"| {r['preset']} | {r['label'] or r['env']} | {r['attempt']} | `{r['run_id']}` | {r['error'][:300].replace('|', '/')} |"
-            for r in failed]
-    return "\n".join([f"## Failed episodes ({len(failed)} of {len(records)}; not in the figures above, played again by a re-run)",
-                      "", "| preset | game | attempt | run | error |", "|---|---|---:|---|---|", *rows, ""]) + "\n"
+    rows = [
+        f"| {r['preset']} | {r['label'] or r['env']} | {r['attempt']} | `{r['run_id']}` | "
+        f"{r['error'][:300].replace('|', '/')} |"
+        for r in failed
+    ]
+    return (
+        "\n".join(
+            [
+                f"## Failed episodes ({len(failed)} of {len(records)}; not in the figures above, played again by a "
+                f"re-run)",
+                "",
+                "| preset | game | attempt | run | error |",
+                "|---|---|---:|---|---|",
+                *rows,
+                "",
+            ]
+        )
+        + "\n"
+    )
 
 
 def _image(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def report_text(plan: EvalPlan, records: Sequence[Mapping[str, Any]], tables: str, plot: Path, elapsed: float | None = None,
-                fidelity_plot: Path | None = None) -> str:
+def report_text(
+    plan: EvalPlan,
+    records: Sequence[Mapping[str, Any]],
+    tables: str,
+    plot: Path,
+    elapsed: float | None = None,
+    fidelity_plot: Path | None = None,
+) -> str:
     suite = plan.suite
     failed = sum(1 for r in records if r.get("failed"))
     missing = len(plan.jobs) - len(records) + failed
-    status = "complete" if not missing else (f"incomplete: {missing} episodes not finished"
-                                             + (f", {failed} of them failed" if failed else "") + " (re-run the same command)")
+    status = (
+        "complete"
+        if not missing
+        else (
+            f"incomplete: {missing} episodes not finished"
+            + (f", {failed} of them failed" if failed else "")
+            + " (re-run the same command)"
+        )
+    )
     wall = sum(r["wall_seconds"] for r in records)
     lines = [
         f"# ariadne eval {suite.name}",
@@ -73,10 +108,15 @@ def report_text(plan: EvalPlan, records: Sequence[Mapping[str, Any]], tables: st
         f"- presets: {', '.join(plan.presets)}; model: `{plan.model}`",
         f"- episodes: {len(records) - failed} of {len(plan.jobs)} ({status})",
         f"- wall time: {wall:.1f} s of episodes summed over workers"
-        + (f"; the last `ariadne eval` call (playing only what was not finished) took {elapsed:.1f} s with "
-           f"{plan.workers} workers" + (" on Ray" + (f" at {plan.address}" if plan.address else "") if plan.backend == "ray" else "")
-           if elapsed is not None else ""),
-        f"- prices: list prices as of {PRICES_AS_OF}" + (f", overridden by `{plan.prices_file}`" if plan.prices_file else ""),
+        + (
+            f"; the last `ariadne eval` call (playing only what was not finished) took {elapsed:.1f} s with "
+            f"{plan.workers} workers"
+            + (" on Ray" + (f" at {plan.address}" if plan.address else "") if plan.backend == "ray" else "")
+            if elapsed is not None
+            else ""
+        ),
+        f"- prices: list prices as of {PRICES_AS_OF}"
+        + (f", overridden by `{plan.prices_file}`" if plan.prices_file else ""),
     ]
     if plan.command:
         lines.append(f"- command: `{plan.command}`")

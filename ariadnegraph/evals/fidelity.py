@@ -225,8 +225,11 @@ class _Counts:
         self.tp, self.fp, self.fn, self.truth = self.tp + tp, self.fp + fp, self.fn + fn, self.truth + truth
 
     def figures(self) -> dict[str, float | None]:
-        return {"precision": _ratio(self.tp, self.tp + self.fp), "recall": _ratio(self.tp, self.tp + self.fn),
-                "coverage": _ratio(self.tp, self.truth)}
+        return {
+            "precision": _ratio(self.tp, self.tp + self.fp),
+            "recall": _ratio(self.tp, self.tp + self.fn),
+            "coverage": _ratio(self.tp, self.truth),
+        }
 
 
 @dataclass(frozen=True)
@@ -241,9 +244,14 @@ class EpisodeFidelity:
     errors: dict[str, list[list[str]]] = field(default_factory=dict)  # last step's misses, for debugging
 
     def to_dict(self) -> dict[str, Any]:
-        return {"precision": self.precision, "recall": self.recall, "coverage": self.coverage,
-                "by_relation": self.by_relation, "points": [asdict(p) for p in self.points],
-                "errors": self.errors}
+        return {
+            "precision": self.precision,
+            "recall": self.recall,
+            "coverage": self.coverage,
+            "by_relation": self.by_relation,
+            "points": [asdict(p) for p in self.points],
+            "errors": self.errors,
+        }
 
 
 def _by_family(triplets: Iterable[Triplet], rooms: set[str]) -> Counter[str]:
@@ -270,15 +278,31 @@ def score_steps(memory: WorldMemory | TemporalKG, steps: Iterable[tuple[int, lis
         counted = [_by_family(part, rooms) for part in (hits, wrong, misses, truth)]
         for name, counts in families.items():
             counts.add(*(c[name] for c in counted))
-        points.append(FidelityPoint(step, _ratio(len(hits), len(known)), _ratio(len(hits), len(scope)), len(hits),
-                                    len(wrong), len(misses), _ratio(len(hits), len(truth)), len(truth)))
+        points.append(
+            FidelityPoint(
+                step,
+                _ratio(len(hits), len(known)),
+                _ratio(len(hits), len(scope)),
+                len(hits),
+                len(wrong),
+                len(misses),
+                _ratio(len(hits), len(truth)),
+                len(truth),
+            )
+        )
         errors = {"false_positives": sorted(map(list, wrong)), "false_negatives": sorted(map(list, misses))}
     if total.truth == 0:  # the game states no facts (ScienceWorld): nothing to measure
         points = [FidelityPoint(p.step, None, None, 0, 0, 0, None, 0) for p in points]
         return EpisodeFidelity(None, None, points, {name: _Counts().figures() for name in FAMILIES})
     figures = total.figures()
-    return EpisodeFidelity(figures["precision"], figures["recall"], points,
-                           {name: counts.figures() for name, counts in families.items()}, figures["coverage"], errors)
+    return EpisodeFidelity(
+        figures["precision"],
+        figures["recall"],
+        points,
+        {name: counts.figures() for name, counts in families.items()},
+        figures["coverage"],
+        errors,
+    )
 
 
 # -- entry points ------------------------------------------------------------------------------------
@@ -323,15 +347,22 @@ def run_fidelity(run: RunDir) -> EpisodeFidelity:
     """Fidelity of a run already checked and copied (``checked_copies``)."""
     run_id = run.run_id
     if not run.oracle_path.exists():
-        raise MissingOracle(f"run '{run_id}' has no oracle.jsonl: memory fidelity needs the game's true facts (older run?)")
+        raise MissingOracle(
+            f"run '{run_id}' has no oracle.jsonl: memory fidelity needs the game's true facts (older run?)"
+        )
     oracle = {record["step"]: record for record in run.oracle_steps()}
     kg, recorded = read_kg(run.memory_path)
-    steps = [(r["step"], oracle[r["step"]].get("facts") or [], _agent_text(r, oracle[r["step"]].get("inventory")))
-             for r in run.steps() if r["step"] in oracle and r["step"] in recorded]
+    steps = [
+        (r["step"], oracle[r["step"]].get("facts") or [], _agent_text(r, oracle[r["step"]].get("inventory")))
+        for r in run.steps()
+        if r["step"] in oracle and r["step"] in recorded
+    ]
     return score_steps(kg, steps)
 
 
-def walkthrough_fidelity(spec: str, *, model: str = "scripted", base_url: str | None = None, **env_options: Any) -> EpisodeFidelity:
+def walkthrough_fidelity(
+    spec: str, *, model: str = "scripted", base_url: str | None = None, **env_options: Any
+) -> EpisodeFidelity:
     """Play the game's walkthrough and feed each observation to ``model``'s extraction role through
     the relation retriever's own prompt, into a fresh ``WorldMemory`` as memory_update would; score the
     memory at every step. (No planner: the walkthrough decides.)"""
@@ -347,7 +378,9 @@ def walkthrough_fidelity(spec: str, *, model: str = "scripted", base_url: str | 
         memory.close()
 
 
-def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory, model_spec: str, base_url: str | None) -> Iterator[tuple[int, list, str]]:
+def _walkthrough_steps(
+    env: Any, first: Any, memory: WorldMemory, model_spec: str, base_url: str | None
+) -> Iterator[tuple[int, list, str]]:
     from ..models import call_structured, load_chat_model
     from ..nodes.common import role_messages
     from ..nodes.prompts import RECIPE, RELATION_RETRIEVER, REQUIRES
@@ -364,13 +397,25 @@ def _walkthrough_steps(env: Any, first: Any, memory: WorldMemory, model_spec: st
             observation = env.step(command)
         seen = observation.for_agent()
         # The recipe once read, as the summarizer's belief would carry it.
-        state = {"env": env.spec, "goal": getattr(env, "goal", None) or "", "observation": seen.text, "last_action": command, "location": seen.location,
-                 "inventory": list(seen.inventory) if seen.inventory is not None else None,
-                 "belief": f"Recipe: {'; '.join(recipe)}" if recipe else ""}
+        state = {
+            "env": env.spec,
+            "goal": getattr(env, "goal", None) or "",
+            "observation": seen.text,
+            "last_action": command,
+            "location": seen.location,
+            "inventory": list(seen.inventory) if seen.inventory is not None else None,
+            "belief": f"Recipe: {'; '.join(recipe)}" if recipe else "",
+        }
         sections = extraction_sections(state, memory)
-        out = call_structured(model, Extraction, role_messages(RELATION_RETRIEVER, sections), fallback=Extraction()).value
+        out = call_structured(
+            model, Extraction, role_messages(RELATION_RETRIEVER, sections), fallback=Extraction()
+        ).value
         triplets = [(t[0], t[1], t[2]) for t in grounded(out.triplets, sections)[0]]  # what the node lets into memory
-        recipe += [obj for subject, relation, obj in triplets if subject == RECIPE and relation == REQUIRES and obj not in recipe]
+        recipe += [
+            obj
+            for subject, relation, obj in triplets
+            if subject == RECIPE and relation == REQUIRES and obj not in recipe
+        ]
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in grounded(out.outdated, sections)[0]]
         memory.observe(step, seen.text, triplets, outdated, action=command)
         yield step, [list(f) for f in observation.oracle.facts], "\n".join([seen.text, *(seen.inventory or [])])
@@ -384,14 +429,23 @@ def render_fidelity(result: EpisodeFidelity, run_id: str, every: int = 10) -> st
     """Per-episode figures, per relation family, and the curve at every ``every``-th step (and the last)."""
     if result.precision is None and result.recall is None:
         return f"run {run_id}: no memory fidelity (the game gives no true facts, e.g. ScienceWorld)"
-    lines = [f"run {run_id}: memory fidelity over {len(result.points)} steps: precision {_figure(result.precision).strip()}, "
-             f"recall {_figure(result.recall).strip()} (observed facts), coverage {_figure(result.coverage).strip()} (all facts)",
-             "family        precision  recall  coverage"]
+    lines = [
+        f"run {run_id}: memory fidelity over {len(result.points)} steps: precision "
+        f"{_figure(result.precision).strip()}, "
+        f"recall {_figure(result.recall).strip()} (observed facts), coverage {_figure(result.coverage).strip()} (all "
+        f"facts)",
+        "family        precision  recall  coverage",
+    ]
     for name, figures in result.by_relation.items():
-        lines.append(f"{name:<12}  {_figure(figures['precision']):>9}  {_figure(figures['recall']):>6}  {_figure(figures.get('coverage')):>8}")
+        lines.append(
+            f"{name:<12}  {_figure(figures['precision']):>9}  {_figure(figures['recall']):>6}  "
+            f"{_figure(figures.get('coverage')):>8}"
+        )
     lines.append(" step  precision  recall  coverage   tp   fp   fn")
     shown = [p for i, p in enumerate(result.points) if p.step % every == 0 or i == len(result.points) - 1]
     for p in shown:
-        lines.append(f"{p.step:>5}  {_figure(p.precision):>9}  {_figure(p.recall):>6}  {_figure(p.coverage):>8}"
-                     f"  {p.true_positives:>3}  {p.false_positives:>3}  {p.false_negatives:>3}")
+        lines.append(
+            f"{p.step:>5}  {_figure(p.precision):>9}  {_figure(p.recall):>6}  {_figure(p.coverage):>8}"
+            f"  {p.true_positives:>3}  {p.false_positives:>3}  {p.false_negatives:>3}"
+        )
     return "\n".join(lines)

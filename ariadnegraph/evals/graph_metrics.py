@@ -19,7 +19,9 @@ from .fidelity import read_kg
 def steps_per_replan(steps: int, replies_by_node: dict[str, dict[str, Any]]) -> float | None:
     """Game steps per plan made. Plans are counted by the planner's reply outcomes, one per planner run,
     not by its model calls: a reply asked again is one plan that cost two calls."""
-    plans = sum(int((replies_by_node.get("planner") or {}).get(outcome) or 0) for outcome in OUTCOMES)  # one per planner run
+    plans = sum(
+        int((replies_by_node.get("planner") or {}).get(outcome) or 0) for outcome in OUTCOMES
+    )  # one per planner run
     return round(steps / plans, 3) if plans else None
 
 
@@ -34,5 +36,10 @@ def graph_growth(run: RunDir) -> dict[str, Any]:
     by_step = [[step, sum(1 for f in facts if f.recorded_at <= step and f.valid_at(step))] for step in sorted(steps)]
     closings = Counter(f.valid_to for f in facts if f.valid_to is not None)
     closed = sum(closings.values())
-    return {"facts_by_step": by_step, "updates_by_step": [[step, closings.get(step, 0)] for step in sorted(steps)],
-            "recorded": len(facts), "closed": closed, "update_rate": round(closed / len(facts), 4) if facts else None}
+    return {
+        "facts_by_step": by_step,
+        "updates_by_step": [[step, closings.get(step, 0)] for step in sorted(steps)],
+        "recorded": len(facts),
+        "closed": closed,
+        "update_rate": round(closed / len(facts), 4) if facts else None,
+    }

@@ -46,7 +46,9 @@ class Job:
     @property
     def system(self) -> str:
         """How tables name what played: the cell's label, else the preset and the switches it changes."""
-        name = self.label or (f"{self.preset} [{', '.join(f'{k}={v}' for k, v in self.switches)}]" if self.switches else self.preset)
+        name = self.label or (
+            f"{self.preset} [{', '.join(f'{k}={v}' for k, v in self.switches)}]" if self.switches else self.preset
+        )
         roles = [k.removeprefix("oracle_") for k, v in self.switches if k.startswith("oracle_") and v]
         name = f"{name} (ORACLE: {', '.join(roles)})" if roles else name
         ours = additions(self.preset, dict(self.switches))
@@ -61,16 +63,23 @@ class Job:
     def key(self) -> str:
         g = self.game
         changed = f"|set={','.join(f'{k}={v}' for k, v in self.switches)}" if self.switches else ""
-        memory = (f"|trials={self.trials}" if self.trials > 1 else "") + ("|carry" if self.carry_memory else "") + \
-            (f"|memory={self.memory_from}" if self.memory_from else "")
-        return (f"{self.suite}|{self.preset}{changed}|{self.model}|{g.env}|seed={g.seed}|variation={g.variation}|steps={g.max_steps}"
-                f"|attempt={self.attempt}{memory}")
+        memory = (
+            (f"|trials={self.trials}" if self.trials > 1 else "")
+            + ("|carry" if self.carry_memory else "")
+            + (f"|memory={self.memory_from}" if self.memory_from else "")
+        )
+        return (
+            f"{self.suite}|{self.preset}{changed}|{self.model}|{g.env}|seed={g.seed}|variation={g.variation}|steps={g.max_steps}"
+            f"|attempt={self.attempt}{memory}"
+        )
 
     @property
     def run_id(self) -> str:
         """Deterministic: the same key always plays in the same run directory."""
         g = self.game
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.system}-{g.env}-s{g.seed}-v{g.variation}-a{self.attempt}").strip("-")
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.system}-{g.env}-s{g.seed}-v{g.variation}-a{self.attempt}").strip(
+            "-"
+        )
         return f"{slug[:100]}-{hashlib.sha1(self.key.encode()).hexdigest()[:10]}"
 
 

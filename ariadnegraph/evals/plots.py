@@ -39,19 +39,20 @@ def mean_curves(suite: Suite, records: Sequence[Mapping[str, Any]]) -> dict[str,
 
 
 def mean_fidelity_curves(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, list[float | None]]]:
-    """"precision" / "recall" -> "preset (model)" -> the mean at steps 0..max over the episodes measured at
+    """ "precision" / "recall" -> "preset (model)" -> the mean at steps 0..max over the episodes measured at
     that step (an episode that ended adds nothing after its end; None where no episode has a value)."""
     sums: dict[str, dict[str, dict[int, list[float]]]] = {"precision": {}, "recall": {}}
     for r in records:
-        for step, *values in ((r.get("fidelity") or {}).get("curve") or []):
+        for step, *values in (r.get("fidelity") or {}).get("curve") or []:
             for figure, value in zip(("precision", "recall"), values):
                 if value is not None:
                     sums[figure].setdefault(f"{r['preset']} ({r['model']})", {}).setdefault(step, []).append(value)
     means: dict[str, dict[str, list[float | None]]] = {}
     for figure, by_system in sums.items():
         for system, by_step in by_system.items():
-            means.setdefault(figure, {})[system] = [sum(v) / len(v) if (v := by_step.get(t)) else None
-                                                    for t in range(max(by_step) + 1)]
+            means.setdefault(figure, {})[system] = [
+                sum(v) / len(v) if (v := by_step.get(t)) else None for t in range(max(by_step) + 1)
+            ]
     return means
 
 
@@ -74,7 +75,7 @@ def _draw(panels: Mapping[str, Mapping[str, Sequence[float | None]]], title: str
         ax.set_xlabel("step")
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
-    for ax in axes.flat[len(panels):]:
+    for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     for ax in axes[:, 0]:
         ax.set_ylabel(ylabel)

@@ -60,13 +60,17 @@ def load_prices(path: str | Path | None = None) -> dict[str, Price]:
     except (OSError, json.JSONDecodeError) as exc:
         raise PriceFileError(f"cannot read prices file {path}: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):
-        raise PriceFileError(f"prices file {path} must map 'provider:model' to {{\"input\": USD, \"output\": USD}} per 1M tokens")
+        raise PriceFileError(
+            f'prices file {path} must map \'provider:model\' to {{"input": USD, "output": USD}} per 1M tokens'
+        )
     for model, value in data.items():
         try:
             pair = (value["input"], value["output"]) if isinstance(value, dict) else tuple(value)
             price = Price(float(pair[0]), float(pair[1]))
         except (KeyError, TypeError, ValueError, IndexError):
-            raise PriceFileError(f"prices file {path}: bad price for {model!r}, want {{\"input\": USD, \"output\": USD}}") from None
+            raise PriceFileError(
+                f'prices file {path}: bad price for {model!r}, want {{"input": USD, "output": USD}}'
+            ) from None
         if price.input < 0 or price.output < 0:
             raise PriceFileError(f"prices file {path}: negative price for {model!r}")
         prices[model] = price

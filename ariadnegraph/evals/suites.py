@@ -94,15 +94,23 @@ class Suite:
     attempts: int = 1
     needs: str = "offline"
 
-    def games(self, *, groups: Sequence[str] | None = None, per_group: int | None = None,
-              limit: int | None = None, max_steps: int | None = None) -> list[Game]:
+    def games(
+        self,
+        *,
+        groups: Sequence[str] | None = None,
+        per_group: int | None = None,
+        limit: int | None = None,
+        max_steps: int | None = None,
+    ) -> list[Game]:
         """The suite's games, optionally a subset: some groups, the first ``per_group`` of each, the
         first ``limit`` in all; ``max_steps`` replaces the paper's step limits."""
         table = self.groups()
         if groups:
             unknown = [g for g in groups if g not in table]
             if unknown:
-                raise SuiteError(f"suite {self.name} has no level/group {', '.join(unknown)} (choose {', '.join(table)})")
+                raise SuiteError(
+                    f"suite {self.name} has no level/group {', '.join(unknown)} (choose {', '.join(table)})"
+                )
             table = {g: table[g] for g in table if g in groups}
         for name, value in (("games", per_group), ("limit", limit), ("max steps", max_steps)):
             if value is not None and value < 1:
@@ -114,8 +122,10 @@ class Suite:
 
 def _stma_groups() -> dict[str, list[Game]]:
     return {
-        str(level): [Game(f"cooking:{level}", str(level), STMA_MAX_STEPS, seed=seed, label=f"level {level} seed {seed}")
-                     for seed in range(1, STMA_GAMES_PER_LEVEL + 1)]
+        str(level): [
+            Game(f"cooking:{level}", str(level), STMA_MAX_STEPS, seed=seed, label=f"level {level} seed {seed}")
+            for seed in range(1, STMA_GAMES_PER_LEVEL + 1)
+        ]
         for level in STMA_LEVELS
     }
 
@@ -127,7 +137,9 @@ def _arigraph_groups() -> dict[str, list[Game]]:
     for name in ARIGRAPH_GAMES:
         if name in ARIGRAPH_GENERATED:
             env, seed = ARIGRAPH_GENERATED[name]
-            groups[name] = [Game(env, name, ARIGRAPH_GENERATED_STEPS, seed=seed, label=f"{name} (generated: {env} seed {seed})")]
+            groups[name] = [
+                Game(env, name, ARIGRAPH_GENERATED_STEPS, seed=seed, label=f"{name} (generated: {env} seed {seed})")
+            ]
         else:
             groups[name] = [Game(f"arigraph:{name}", name, arigraph_game(name).max_steps, label=name)]
     return groups
@@ -136,8 +148,10 @@ def _arigraph_groups() -> dict[str, list[Game]]:
 def _gata_groups() -> dict[str, list[Game]]:
     from ..envs.registry import arigraph_game
 
-    return {str(level): [Game(f"arigraph:{name}", str(level), arigraph_game(name).max_steps, label=name) for name in names]
-            for level, names in GATA_LEVELS.items()}
+    return {
+        str(level): [Game(f"arigraph:{name}", str(level), arigraph_game(name).max_steps, label=name) for name in names]
+        for level, names in GATA_LEVELS.items()
+    }
 
 
 def scienceworld_subject(task_id: str) -> str:
@@ -148,8 +162,12 @@ def _scienceworld_groups() -> dict[str, list[Game]]:
     from ..envs.scienceworld_env import scienceworld_tasks  # static list, no JVM
 
     return {
-        task_id: [Game(f"scienceworld:{name}", task_id, SCIENCEWORLD_MAX_STEPS, variation=v, label=f"{task_id} {name} var {v}")
-                  for v in range(SCIENCEWORLD_VARIATIONS)]
+        task_id: [
+            Game(
+                f"scienceworld:{name}", task_id, SCIENCEWORLD_MAX_STEPS, variation=v, label=f"{task_id} {name} var {v}"
+            )
+            for v in range(SCIENCEWORLD_VARIATIONS)
+        ]
         for task_id, name in scienceworld_tasks()
     }
 
@@ -157,43 +175,93 @@ def _scienceworld_groups() -> dict[str, list[Game]]:
 def _tales_twx_groups() -> dict[str, list[Game]]:
     from ..envs.twx_env import TWX_SETTINGS  # a static table, no JVM
 
-    return {name: [Game(f"twx:{name}", name, TALES_MAX_STEPS, seed=seed, label=f"{name} test seed {seed}")
-                   for seed in range(TALES_TWX_SEEDS)]
-            for name in TWX_SETTINGS}
+    return {
+        name: [
+            Game(f"twx:{name}", name, TALES_MAX_STEPS, seed=seed, label=f"{name} test seed {seed}")
+            for seed in range(TALES_TWX_SEEDS)
+        ]
+        for name in TWX_SETTINGS
+    }
 
 
 def _nethack_groups() -> dict[str, list[Game]]:
-    return {"challenge": [Game("nethack:challenge", "challenge", NETHACK_MAX_STEPS, seed=seed, label=f"challenge seed {seed}")
-                          for seed in range(NETHACK_SEEDS)]}
+    return {
+        "challenge": [
+            Game("nethack:challenge", "challenge", NETHACK_MAX_STEPS, seed=seed, label=f"challenge seed {seed}")
+            for seed in range(NETHACK_SEEDS)
+        ]
+    }
 
 
 def _crafter_groups() -> dict[str, list[Game]]:
-    return {"crafter": [Game("crafter", "crafter", CRAFTER_MAX_STEPS, seed=seed, label=f"crafter seed {seed}") for seed in range(CRAFTER_SEEDS)]}
+    return {
+        "crafter": [
+            Game("crafter", "crafter", CRAFTER_MAX_STEPS, seed=seed, label=f"crafter seed {seed}")
+            for seed in range(CRAFTER_SEEDS)
+        ]
+    }
 
 
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in (
-        Suite("stma-cooking", "STMA cooking: levels 1-4 x 8 generated games, 50 steps; success rate and average score",
-              "STMA (Lei et al. 2025) section 5, appendix A, tables 1-2, figure 4", "stma", _stma_groups),
-        Suite("arigraph", "AriGraph games: hunt, hunt_hard, hunt_hardest (generated: TextWorld's treasure hunter, hardest "
-              "mode), cook, cook_hard, cook_hardest, clean with the manifest's step limits; 5 attempts, normalised score "
-              "(mean of the 3 best)", "AriGraph (Anokhin et al. 2024) sections 4-5, "
-              "table 4, figure 3", "arigraph", _arigraph_groups, attempts=ARIGRAPH_ATTEMPTS, needs="AriGraph games"),
-        Suite("gata-cooking", "AriGraph's RL comparison: the four GATA cooking levels, 3 games each, 60 steps",
-              "AriGraph (Anokhin et al. 2024) appendix F, figure 4", "gata", _gata_groups, needs="AriGraph games"),
-        Suite("scienceworld", "ScienceWorld: 30 tasks x 3 test variations, 80 steps, easy simplification; per task and "
-              "per subject", "DAVIS (Pham-Dinh et al. 2025) section 4, appendix A-B, table 7", "scienceworld",
-              _scienceworld_groups, needs="Java 17"),
-        Suite("tales-twx", "TALES's TextWorldExpress column: its TWX settings on test-split seeds, its step budget; best "
-              "normalised score reached, wins, invalid actions", "TALES (Microsoft 2025), TextWorldExpress results", "tales",
-              _tales_twx_groups, needs="Java 17"),
-        Suite("nethack", "NetHack Challenge (NLE), 3 seeds, 500 steps; BALROG progression, in-game score, deepest level",
-              "AriGraph (Anokhin et al. 2024) section 5.2, table 1; BALROG (Paglieri et al. 2024) progression", "progression",
-              _nethack_groups),
-        Suite("crafter", "Crafter as text, 3 seeds, 10,000 steps; progression (achievements unlocked of 22)",
-              "AgentKit (Wu et al. 2024) section 4.1, table 1; BALROG (Paglieri et al. 2024) progression", "progression",
-              _crafter_groups),
+        Suite(
+            "stma-cooking",
+            "STMA cooking: levels 1-4 x 8 generated games, 50 steps; success rate and average score",
+            "STMA (Lei et al. 2025) section 5, appendix A, tables 1-2, figure 4",
+            "stma",
+            _stma_groups,
+        ),
+        Suite(
+            "arigraph",
+            "AriGraph games: hunt, hunt_hard, hunt_hardest (generated: TextWorld's treasure hunter, hardest "
+            "mode), cook, cook_hard, cook_hardest, clean with the manifest's step limits; 5 attempts, normalised score "
+            "(mean of the 3 best)",
+            "AriGraph (Anokhin et al. 2024) sections 4-5, table 4, figure 3",
+            "arigraph",
+            _arigraph_groups,
+            attempts=ARIGRAPH_ATTEMPTS,
+            needs="AriGraph games",
+        ),
+        Suite(
+            "gata-cooking",
+            "AriGraph's RL comparison: the four GATA cooking levels, 3 games each, 60 steps",
+            "AriGraph (Anokhin et al. 2024) appendix F, figure 4",
+            "gata",
+            _gata_groups,
+            needs="AriGraph games",
+        ),
+        Suite(
+            "scienceworld",
+            "ScienceWorld: 30 tasks x 3 test variations, 80 steps, easy simplification; per task and per subject",
+            "DAVIS (Pham-Dinh et al. 2025) section 4, appendix A-B, table 7",
+            "scienceworld",
+            _scienceworld_groups,
+            needs="Java 17",
+        ),
+        Suite(
+            "tales-twx",
+            "TALES's TextWorldExpress column: its TWX settings on test-split seeds, its step budget; best "
+            "normalised score reached, wins, invalid actions",
+            "TALES (Microsoft 2025), TextWorldExpress results",
+            "tales",
+            _tales_twx_groups,
+            needs="Java 17",
+        ),
+        Suite(
+            "nethack",
+            "NetHack Challenge (NLE), 3 seeds, 500 steps; BALROG progression, in-game score, deepest level",
+            "AriGraph (Anokhin et al. 2024) section 5.2, table 1; BALROG (Paglieri et al. 2024) progression",
+            "progression",
+            _nethack_groups,
+        ),
+        Suite(
+            "crafter",
+            "Crafter as text, 3 seeds, 10,000 steps; progression (achievements unlocked of 22)",
+            "AgentKit (Wu et al. 2024) section 4.1, table 1; BALROG (Paglieri et al. 2024) progression",
+            "progression",
+            _crafter_groups,
+        ),
     )
 }
 

@@ -19,8 +19,15 @@ from .suites import ARIGRAPH_TOP, NETHACK_MAX_STEPS, SCIENCEWORLD_SUBJECTS, Suit
 
 ALL = "all"
 MISSING = "—"
-ARIGRAPH_TITLES = {"hunt": "Treasure Hunt", "hunt_hard": "Treasure Hunt Hard", "hunt_hardest": "Treasure Hunt Hardest",
-                   "cook": "Cooking", "cook_hard": "Cooking Hard", "cook_hardest": "Cooking Hardest", "clean": "Cleaning"}
+ARIGRAPH_TITLES = {
+    "hunt": "Treasure Hunt",
+    "hunt_hard": "Treasure Hunt Hard",
+    "hunt_hardest": "Treasure Hunt Hardest",
+    "cook": "Cooking",
+    "cook_hard": "Cooking Hard",
+    "cook_hardest": "Cooking Hardest",
+    "clean": "Cleaning",
+}
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,12 @@ def make_cell(preset: str, model: str, group: str, records: Sequence[Mapping[str
         by_game.setdefault((r["env"], r["seed"], r["variation"]), []).append(r["norm_score"])
     costs = [r.get("cost_usd") for r in records]
     return Cell(
-        preset, model, group, len(records),
-        norm_score=statistics.fmean(scores), norm_std=statistics.pstdev(scores),
+        preset,
+        model,
+        group,
+        len(records),
+        norm_score=statistics.fmean(scores),
+        norm_std=statistics.pstdev(scores),
         best=statistics.fmean(max(s) for s in by_game.values()),
         top_mean=statistics.fmean(statistics.fmean(sorted(s, reverse=True)[:ARIGRAPH_TOP]) for s in by_game.values()),
         success=statistics.fmean(1.0 if r["won"] else 0.0 for r in records),
@@ -77,8 +88,10 @@ def make_cell(preset: str, model: str, group: str, records: Sequence[Mapping[str
         completion_tokens=statistics.fmean(r["completion_tokens"] for r in records),
         cost_usd=None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6),
         wall_seconds=statistics.fmean(r["wall_seconds"] for r in records),
-        precision=_mean(r.get("precision") for r in records), recall=_mean(r.get("recall") for r in records),
-        steps_per_replan=_mean(r.get("steps_per_replan") for r in records), kg_facts=_mean(r.get("kg_facts") for r in records),
+        precision=_mean(r.get("precision") for r in records),
+        recall=_mean(r.get("recall") for r in records),
+        steps_per_replan=_mean(r.get("steps_per_replan") for r in records),
+        kg_facts=_mean(r.get("kg_facts") for r in records),
         kg_update_rate=_mean(r.get("kg_update_rate") for r in records),
     )
 
@@ -146,13 +159,45 @@ def _index(records: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[str, str]],
 
 def resources_table(records: Sequence[Mapping[str, Any]]) -> str:
     """Every cell's cost profile: the same columns for every suite (means per episode, total cost)."""
-    header = ["preset", "group", "episodes", "norm. score", "success %", "steps", "model calls", "prompt tokens",
-              "completion tokens", "cost USD (total)", "wall s", "KG precision", "KG recall", "steps / replan", "KG facts",
-              "KG update rate"]
-    rows = [[f"{c.preset} ({c.model})", c.group, str(c.episodes), _num(c.norm_score), _pct(c.success), f"{c.steps:.1f}",
-             f"{c.llm_calls:.1f}", f"{c.prompt_tokens:.0f}", f"{c.completion_tokens:.0f}", _cost(c.cost_usd),
-             f"{c.wall_seconds:.1f}", _num(c.precision), _num(c.recall), _num(c.steps_per_replan), _num(c.kg_facts, 0),
-             _num(c.kg_update_rate)] for c in cells(records)]
+    header = [
+        "preset",
+        "group",
+        "episodes",
+        "norm. score",
+        "success %",
+        "steps",
+        "model calls",
+        "prompt tokens",
+        "completion tokens",
+        "cost USD (total)",
+        "wall s",
+        "KG precision",
+        "KG recall",
+        "steps / replan",
+        "KG facts",
+        "KG update rate",
+    ]
+    rows = [
+        [
+            f"{c.preset} ({c.model})",
+            c.group,
+            str(c.episodes),
+            _num(c.norm_score),
+            _pct(c.success),
+            f"{c.steps:.1f}",
+            f"{c.llm_calls:.1f}",
+            f"{c.prompt_tokens:.0f}",
+            f"{c.completion_tokens:.0f}",
+            _cost(c.cost_usd),
+            f"{c.wall_seconds:.1f}",
+            _num(c.precision),
+            _num(c.recall),
+            _num(c.steps_per_replan),
+            _num(c.kg_facts, 0),
+            _num(c.kg_update_rate),
+        ]
+        for c in cells(records)
+    ]
     return _table(header, rows)
 
 
@@ -163,12 +208,16 @@ def _stma(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """STMA tables 1-2: per level, success rate (%) and average score (% mean ± std)."""
     levels = [g for g in suite.groups() if any(r["group"] == g for r in records)]
     header = ["system"] + [f"L{level} {m}" for level in levels for m in ("SR", "AS")]
-    rows = _our_rows(records, levels, lambda c: [_pct(c.success), f"{100 * c.norm_score:.1f}±{100 * c.norm_std:.1f}"], width=2)
+    rows = _our_rows(
+        records, levels, lambda c: [_pct(c.success), f"{100 * c.norm_score:.1f}±{100 * c.norm_std:.1f}"], width=2
+    )
     for q in quoted.STMA_COOKING:
         rows.append([q.label] + [v for level in levels for v in _stma_quoted(q.cells.get(level))])
-    note = ("SR: success rate (%); AS: average normalised score (%) ± standard deviation over the level's games "
-            "(population std). Quoted rows: STMA ran 8 generated games per level, 50 steps; its games are not ours "
-            "(same generator settings, different seeds).")
+    note = (
+        "SR: success rate (%); AS: average normalised score (%) ± standard deviation over the level's games "
+        "(population std). Quoted rows: STMA ran 8 generated games per level, 50 steps; its games are not ours "
+        "(same generator settings, different seeds)."
+    )
     return _table(header, rows) + "\n\n" + note
 
 
@@ -179,8 +228,9 @@ def _stma_quoted(value: object) -> list[str]:
     return [f"{sr:.1f}", f"{avg:.1f}±{std:.1f}"]
 
 
-def _our_rows(records: Sequence[Mapping[str, Any]], groups: Sequence[str], figures: Callable[[Any], list[str]],
-              width: int = 1) -> list[list[str]]:
+def _our_rows(
+    records: Sequence[Mapping[str, Any]], groups: Sequence[str], figures: Callable[[Any], list[str]], width: int = 1
+) -> list[list[str]]:
     """One row per (preset, model) of ours: its label, then ``figures`` of each group (``width`` cells)."""
     systems, table = _index(records)
     rows = []
@@ -197,13 +247,18 @@ def _arigraph(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """AriGraph table 4: normalised score per game, the mean of the three best of five attempts."""
     games = list(ARIGRAPH_TITLES)
     header = ["system"] + [ARIGRAPH_TITLES[g] for g in games]
-    rows = _our_rows(records, games, lambda c: [f"{c.top_mean:.2f} (best {c.best:.2f}, mean {c.norm_score:.2f}, n={c.episodes})"])
+    rows = _our_rows(
+        records, games, lambda c: [f"{c.top_mean:.2f} (best {c.best:.2f}, mean {c.norm_score:.2f}, n={c.episodes})"]
+    )
     for q in quoted.ARIGRAPH:
         rows.append([q.label] + [_num(q.cells.get(g)) for g in games])  # type: ignore[arg-type]
-    note = (f"Ours: mean of the {ARIGRAPH_TOP} best attempts per game (AriGraph's estimate), with the best and the mean "
-            "attempt and the number of attempts. Our Treasure Hunt Hardest is generated (TextWorld's treasure hunter, hardest "
-            "mode, level 30 seed 2: 20 rooms, 3 keys, one point for the win), not the paper's game (36 rooms, 7 keys in "
-            "lockers with notes): its column is not comparable with the quoted rows.")
+    note = (
+        f"Ours: mean of the {ARIGRAPH_TOP} best attempts per game (AriGraph's estimate), with the best and the mean "
+        "attempt and the number of attempts. Our Treasure Hunt Hardest is generated (TextWorld's treasure hunter, "
+        "hardest "
+        "mode, level 30 seed 2: 20 rooms, 3 keys, one point for the win), not the paper's game (36 rooms, 7 keys in "
+        "lockers with notes): its column is not comparable with the quoted rows."
+    )
     return _table(header, rows) + "\n\n" + note
 
 
@@ -230,24 +285,35 @@ def _scienceworld(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
         for system in systems:
             means = [statistics.fmean(by_preset[system][t]) for t in tasks if t in by_preset[system]]
             row += [f"**{statistics.fmean(means):.2f}**" if means else MISSING, ""]
-        row += [v for q in quoted.SCIENCEWORLD for v in (f"**{_num(q.cells.get(subject))}**" if q.cells.get(subject) is not None else MISSING, "")]  # type: ignore[arg-type]
+        row += [
+            v
+            for q in quoted.SCIENCEWORLD
+            for v in (f"**{_num(q.cells.get(subject))}**" if q.cells.get(subject) is not None else MISSING, "")  # type: ignore[arg-type]
+        ]
         rows.append(row)
         for task in tasks:
             row = [task]
             for system in systems:
                 scores = by_preset[system].get(task)
-                row += [f"{statistics.fmean(scores):.2f}", f"{statistics.pstdev(scores):.1f}"] if scores else [MISSING, MISSING]
+                row += (
+                    [f"{statistics.fmean(scores):.2f}", f"{statistics.pstdev(scores):.1f}"]
+                    if scores
+                    else [MISSING, MISSING]
+                )
             for q in quoted.SCIENCEWORLD:
                 mean, std = cast(tuple[float | None, float | None], q.cells.get(task) or (None, None))
                 row += [_num(mean), _num(std, 1)]
             rows.append(row)
     legend = "; ".join(f"{q.system}: {q.model}" for q in quoted.SCIENCEWORLD)
-    note = (f"Scores are ScienceWorld's 0-100, averaged over {suite.name}'s test variations. Quoted: {quoted.SCIENCEWORLD[0].source} "
-            f"({legend}); DAVIS's overall average is {quoted.DAVIS_OVERALL}. Our copy of table 7 has no row for 3-4 and "
-            "cuts off some subject averages (—). Protocol differences: DAVIS drew three test variations at random, ours "
-            "are the first three; its retrieval agents (RAP, DAVIS) began with gold rollouts of five training variations "
-            "per task, ours begin with an empty memory unless the run reads one (--memory-from, filled by "
-            "'ariadne memory seed-gold').")
+    note = (
+        f"Scores are ScienceWorld's 0-100, averaged over {suite.name}'s test variations. Quoted: "
+        f"{quoted.SCIENCEWORLD[0].source} "
+        f"({legend}); DAVIS's overall average is {quoted.DAVIS_OVERALL}. Our copy of table 7 has no row for 3-4 and "
+        "cuts off some subject averages (—). Protocol differences: DAVIS drew three test variations at random, ours "
+        "are the first three; its retrieval agents (RAP, DAVIS) began with gold rollouts of five training variations "
+        "per task, ours begin with an empty memory unless the run reads one (--memory-from, filled by "
+        "'ariadne memory seed-gold')."
+    )
     return _table(header, rows) + "\n\n" + note
 
 
@@ -266,10 +332,14 @@ def _tales(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
         row += [_tales_cell([r for r in mine if r["group"] == g]) for g in settings]
         rows.append(row)
     for q in quoted.TALES_TWX:
-        rows.append([q.label, _num(q.cells.get(ALL), 1)] + [_num(q.cells.get(g), 1) for g in settings])  # type: ignore[arg-type]
-    note = ("Ours: best normalised score reached during the episode (%, TALES's score), mean over the setting's seeds; "
-            "w: episodes won of those played; inv: commands outside the game's valid actions (total). "
-            f"Quoted rows: {quoted.TALES_TWX_NOTE}")
+        rows.append(
+            [q.label, _num(q.cells.get(ALL), 1)] + [_num(q.cells.get(g), 1) for g in settings]  # type: ignore[arg-type]
+        )
+    note = (
+        "Ours: best normalised score reached during the episode (%, TALES's score), mean over the setting's seeds; "
+        "w: episodes won of those played; inv: commands outside the game's valid actions (total). "
+        f"Quoted rows: {quoted.TALES_TWX_NOTE}"
+    )
     return _table(header, rows) + "\n\n" + note
 
 
@@ -287,8 +357,16 @@ def _progression(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     figures (NetHack: in-game score and deepest level; Crafter: achievements unlocked), quoted rows after."""
     nethack = suite.name == "nethack"
     systems = list(dict.fromkeys((r["preset"], r["model"]) for r in records))
-    header = ["system", "episodes", "progression %", *(("in-game score", "deepest level", "experience level") if nethack
-                                                         else ("achievements unlocked", "Crafter score", "reward"))]
+    header = [
+        "system",
+        "episodes",
+        "progression %",
+        *(
+            ("in-game score", "deepest level", "experience level")
+            if nethack
+            else ("achievements unlocked", "Crafter score", "reward")
+        ),
+    ]
     rows = []
     for preset, model in systems:
         mine = [r for r in records if (r["preset"], r["model"]) == (preset, model)]
@@ -297,29 +375,59 @@ def _progression(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
         if nethack:
             for key in ("score", "depth", "xlvl"):
                 values = [r["peaks"][key] for r in mine if key in (r.get("peaks") or {})]
-                figures.append(f"{statistics.fmean(values):.2f} ± {statistics.pstdev(values):.2f}" if values else MISSING)
+                figures.append(
+                    f"{statistics.fmean(values):.2f} ± {statistics.pstdev(values):.2f}" if values else MISSING
+                )
         else:
             unlocked = [r["score"] for r in mine]
-            figures += [f"{statistics.fmean(unlocked):.2f} ± {statistics.pstdev(unlocked):.2f}", *_crafter_figures(mine)]
+            figures += [
+                f"{statistics.fmean(unlocked):.2f} ± {statistics.pstdev(unlocked):.2f}",
+                *_crafter_figures(mine),
+            ]
         rows.append([f"{preset} ({model})", str(len(mine)), *figures])
     if nethack:
         for q in quoted.NETHACK:
             score, levels = cast(tuple[float, float], q.cells["score"]), cast(tuple[float, float], q.cells["levels"])
-            rows.append([q.label, "3 runs", MISSING, f"{score[0]:.2f} ± {score[1]:.2f}", f"{levels[0]:.2f} ± {levels[1]:.2f}", MISSING])
-        note = ("Progression: BALROG's measure, the larger of the milestones for the deepest dungeon level and the highest "
-                f"experience level reached (envs/nethack_progress.py). Quoted rows: {quoted.NETHACK_NOTE} Ours differ in "
-                "the observation layer and the step cap: our own text over NLE (the message, the eight neighbouring squares, "
-                "what is visible farther off, the status lines, the inventory), not NetPlay's Room or Level obs, and at most "
-                f"{NETHACK_MAX_STEPS} steps per episode (the NetHack Challenge, a random role); the quoted Levels sit in our "
-                "deepest-level column though they count levels completed. Read them as context, not as a comparison.")
+            rows.append(
+                [
+                    q.label,
+                    "3 runs",
+                    MISSING,
+                    f"{score[0]:.2f} ± {score[1]:.2f}",
+                    f"{levels[0]:.2f} ± {levels[1]:.2f}",
+                    MISSING,
+                ]
+            )
+        note = (
+            "Progression: BALROG's measure, the larger of the milestones for the deepest dungeon level and the highest "
+            f"experience level reached (envs/nethack_progress.py). Quoted rows: {quoted.NETHACK_NOTE} Ours differ in "
+            "the observation layer and the step cap: our own text over NLE (the message, the eight neighbouring "
+            "squares, "
+            "what is visible farther off, the status lines, the inventory), not NetPlay's Room or Level obs, and at "
+            "most "
+            f"{NETHACK_MAX_STEPS} steps per episode (the NetHack Challenge, a random role); the quoted Levels sit in "
+            f"our "
+            "deepest-level column though they count levels completed. Read them as context, not as a comparison."
+        )
     else:
         for q in quoted.CRAFTER:
-            rows.append([q.label, MISSING, MISSING, MISSING, str(q.cells.get("score") or MISSING), str(q.cells.get("reward") or MISSING)])
-        note = ("Progression: achievements unlocked of Crafter's 22 (BALROG's measure). Crafter score: the Crafter paper's "
-                "geometric mean over the 22 achievements of their success rates across the system's episodes, "
-                "exp(mean ln(1 + s_i)) - 1 in %; reward: Crafter's episode reward (+1 per achievement unlocked, ±0.1 per "
-                "health point gained or lost), mean ± std over episodes (evals/crafter_score.py). AgentKit's rows are "
-                "10,000-step episodes: ours are shorter when the step budget is, so compare loosely.")
+            rows.append(
+                [
+                    q.label,
+                    MISSING,
+                    MISSING,
+                    MISSING,
+                    str(q.cells.get("score") or MISSING),
+                    str(q.cells.get("reward") or MISSING),
+                ]
+            )
+        note = (
+            "Progression: achievements unlocked of Crafter's 22 (BALROG's measure). Crafter score: the Crafter paper's "
+            "geometric mean over the 22 achievements of their success rates across the system's episodes, "
+            "exp(mean ln(1 + s_i)) - 1 in %; reward: Crafter's episode reward (+1 per achievement unlocked, ±0.1 per "
+            "health point gained or lost), mean ± std over episodes (evals/crafter_score.py). AgentKit's rows are "
+            "10,000-step episodes: ours are shorter when the step budget is, so compare loosely."
+        )
     return _table(header, rows) + "\n\n" + note
 
 
@@ -333,7 +441,11 @@ def _crafter_figures(records: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 LAYOUTS: dict[str, Callable[[Suite, Sequence[Mapping[str, Any]]], str]] = {
-    "stma": _stma, "arigraph": _arigraph, "gata": _gata, "scienceworld": _scienceworld, "tales": _tales,
+    "stma": _stma,
+    "arigraph": _arigraph,
+    "gata": _gata,
+    "scienceworld": _scienceworld,
+    "tales": _tales,
     "progression": _progression,
 }
 
@@ -353,25 +465,43 @@ def fidelity_table(records: Sequence[Mapping[str, Any]]) -> str | None:
             measured.setdefault((r["preset"], r["model"]), []).append(fidelity)
     if not measured:
         return None
-    families = list(dict.fromkeys(name for runs in measured.values() for f in runs for name in f.get("by_relation") or {}))
+    families = list(
+        dict.fromkeys(name for runs in measured.values() for f in runs for name in f.get("by_relation") or {})
+    )
     header = ["preset", "episodes", "precision", "recall", "coverage", *(f"{name} P / R" for name in families)]
     rows = []
     for (preset, model), runs in measured.items():
+
         def mean(key: str, name: str | None = None, runs: list = runs) -> float | None:
             return _mean((f.get("by_relation") or {}).get(name, {}).get(key) if name else f.get(key) for f in runs)
 
-        rows.append([f"{preset} ({model})", str(len(runs)), _num(mean("precision")), _num(mean("recall")),
-                     _num(mean("coverage")), *(f"{_num(mean('precision', n))} / {_num(mean('recall', n))}" for n in families)])
+        rows.append(
+            [
+                f"{preset} ({model})",
+                str(len(runs)),
+                _num(mean("precision")),
+                _num(mean("recall")),
+                _num(mean("coverage")),
+                *(f"{_num(mean('precision', n))} / {_num(mean('recall', n))}" for n in families),
+            ]
+        )
     return _table(header, rows)
 
 
 # (role, figure, label) shown in the diagnostics table: means over a cell's episodes
-DIAGNOSTIC_COLUMNS = (("planner", "valid", "plan steps valid"), ("planner", "on_winning_path", "plan steps on a winning path"),
-                      ("actor", "drift", "actor drift"), ("critic", "false_rejections", "false rejections"),
-                      ("critic", "failed_approvals", "failed approvals"), ("critic", "wrong_outcome_verdicts", "wrong outcome verdicts"),
-                      ("summarizer", "holds_recipe", "belief holds recipe"), ("extraction", "impossible_facts", "impossible facts"),
-                      ("monologue", "unsupported", "unsupported notes"), ("loops", "repeats", "repeats"),
-                      ("loops", "longest_without_score", "longest run without score"))
+DIAGNOSTIC_COLUMNS = (
+    ("planner", "valid", "plan steps valid"),
+    ("planner", "on_winning_path", "plan steps on a winning path"),
+    ("actor", "drift", "actor drift"),
+    ("critic", "false_rejections", "false rejections"),
+    ("critic", "failed_approvals", "failed approvals"),
+    ("critic", "wrong_outcome_verdicts", "wrong outcome verdicts"),
+    ("summarizer", "holds_recipe", "belief holds recipe"),
+    ("extraction", "impossible_facts", "impossible facts"),
+    ("monologue", "unsupported", "unsupported notes"),
+    ("loops", "repeats", "repeats"),
+    ("loops", "longest_without_score", "longest run without score"),
+)
 
 
 def diagnostics_table(records: Sequence[Mapping[str, Any]]) -> str | None:
@@ -384,9 +514,14 @@ def diagnostics_table(records: Sequence[Mapping[str, Any]]) -> str | None:
     if not found:
         return None
     header = ["preset", "episodes", *(label for _, _, label in DIAGNOSTIC_COLUMNS)]
-    rows = [[f"{preset} ({model})", str(len(runs)),
-             *(_num(_mean((d.get(role) or {}).get(key) for d in runs)) for role, key, _ in DIAGNOSTIC_COLUMNS)]
-            for (preset, model), runs in found.items()]
+    rows = [
+        [
+            f"{preset} ({model})",
+            str(len(runs)),
+            *(_num(_mean((d.get(role) or {}).get(key) for d in runs)) for role, key, _ in DIAGNOSTIC_COLUMNS),
+        ]
+        for (preset, model), runs in found.items()
+    ]
     return _table(header, rows)
 
 
@@ -398,7 +533,9 @@ def trials_table(records: Sequence[Mapping[str, Any]]) -> str | None:
     header = ["preset", "episodes", *(f"won by trial {k}" for k in range(1, most + 1))]
     rows = []
     for preset, model in dict.fromkeys((r["preset"], r["model"]) for r in records):
-        mine = [r.get("won_by_trial") or [bool(r["won"])] for r in records if (r["preset"], r["model"]) == (preset, model)]
+        mine = [
+            r.get("won_by_trial") or [bool(r["won"])] for r in records if (r["preset"], r["model"]) == (preset, model)
+        ]
         by = [100 * sum(w[min(k, len(w) - 1)] for w in mine) / len(mine) for k in range(most)]
         rows.append([f"{preset} ({model})", str(len(mine)), *(_pct(v / 100) for v in by)])
     return _table(header, rows)
@@ -409,26 +546,36 @@ def markdown_tables(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     doubles = [model_label(m) for m in dict.fromkeys(r["model"] for r in records) if model_label(m) != m]
     parts = [
         f"## {suite.name}: results in the layout of {suite.paper}",
-        *(f"Model {label}: its rows measure the agent's pipeline on rule-based replies, not what a language model does."
-          for label in doubles),
+        *(
+            f"Model {label}: its rows measure the agent's pipeline on rule-based replies, not what a language model "
+            f"does."
+            for label in doubles
+        ),
         LAYOUTS[suite.layout](suite, records),
         "## Cost and resources per cell",
         resources_table(records),
-        f"Means per episode; cost is the cell's total at list prices as of {PRICES_AS_OF} (\"?\" = no known price). "
+        f'Means per episode; cost is the cell\'s total at list prices as of {PRICES_AS_OF} ("?" = no known price). '
         "KG precision/recall: memory fidelity against the game's true facts (— when not measured).",
     ]
     by_trial = trials_table(records)
     if by_trial is not None:
-        parts += ["## Success by trial", by_trial,
-                  "An episode failed at trial k is played again with the lessons the model wrote after each failed trial "
-                  "(Reflexion); a won episode counts as won for every later trial."]
+        parts += [
+            "## Success by trial",
+            by_trial,
+            "An episode failed at trial k is played again with the lessons the model wrote after each failed trial "
+            "(Reflexion); a won episode counts as won for every later trial.",
+        ]
     diagnostics = diagnostics_table(records)
     if diagnostics is not None:
-        parts += ["## Per-role diagnostics", diagnostics,
-                  "Each role's mistakes against the game's truth (`ariadnegraph/evals/diagnostics.py`, `ariadne diagnose RUN`), "
-                  "means per episode: shares of plan steps valid and on a winning path (TextWorld), counts of the actor's "
-                  "drifts, the critic's wrong verdicts, extracted facts that cannot hold, notes no tool returned, "
-                  "repeated (place, inventory, command) and the longest run of steps without a score."]
+        parts += [
+            "## Per-role diagnostics",
+            diagnostics,
+            "Each role's mistakes against the game's truth (`ariadnegraph/evals/diagnostics.py`, `ariadne diagnose "
+            "RUN`), "
+            "means per episode: shares of plan steps valid and on a winning path (TextWorld), counts of the actor's "
+            "drifts, the critic's wrong verdicts, extracted facts that cannot hold, notes no tool returned, "
+            "repeated (place, inventory, command) and the longest run of steps without a score.",
+        ]
     fidelity = fidelity_table(records)
     if fidelity is not None:
         parts += [

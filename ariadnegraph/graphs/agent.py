@@ -55,7 +55,9 @@ def _switches(state: AgentState) -> Preset:
 
 def _planning(state: AgentState, preset: Preset) -> PlanningNode:
     """After memory: think (QA, then plan) when a plan is needed, else check or act on the plan in hand."""
-    if preset.planner != "never" and (preset.planner == "every_step" or state.get("needs_plan") or not state.get("plan")):
+    if preset.planner != "never" and (
+        preset.planner == "every_step" or state.get("needs_plan") or not state.get("plan")
+    ):
         return "world_model_qa" if preset.qa_turns != 0 and preset.monologue == "tools" else "planner"
     return "critic" if preset.critic else "actor"
 
@@ -78,7 +80,7 @@ def route_after_summarizer(state: AgentState) -> Literal["relation_retriever", "
 
 
 def route_after_memory(
-    state: AgentState
+    state: AgentState,
 ) -> Literal["retriever", "aggregator", "world_model_qa", "planner", "critic", "actor", "thoughts", "finish"]:
     """The episode ends once the final observation is in memory; otherwise retrieve what the preset reads
     (an AgentKit preset's thought graph does its own thinking)."""
@@ -94,9 +96,7 @@ def route_after_memory(
     return "aggregator" if preset.aggregator != "off" else _planning(state, preset)
 
 
-def route_after_retriever(
-    state: AgentState
-) -> Literal["aggregator", "world_model_qa", "planner", "critic", "actor"]:
+def route_after_retriever(state: AgentState) -> Literal["aggregator", "world_model_qa", "planner", "critic", "actor"]:
     preset = _switches(state)
     return "aggregator" if preset.aggregator != "off" else _planning(state, preset)
 
@@ -165,7 +165,9 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     change the operator's settings; their ``file:`` games held to the server's games directory)."""
     # every node of a served graph checks the client's context first: a paused thread resumes at any node
     node = (lambda fn: traced_node(checked_for_clients(fn))) if served else traced_node
-    builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=EpisodeInput, output_schema=EpisodeResult)
+    builder = StateGraph(
+        AgentState, context_schema=AgentContext, input_schema=EpisodeInput, output_schema=EpisodeResult
+    )
     builder.add_node("environment", node(environment_step(served=served)))
     builder.add_node("summarizer", node(summarizer))
     builder.add_node("relation_retriever", node(given_session(relation_retriever)))

@@ -65,7 +65,9 @@ def saved_memory(state: QAState, runtime: Runtime[AgentContext]) -> KGReader:
 
 def build_ask_graph(*, served: bool) -> CompiledStateGraph[QAState, AgentContext, Any, Any]:
     """``served``: the graph a LangGraph server runs for its clients; else the CLI's (its own run_dir)."""
-    return build_monologue(saved_memory, AskInput, AskOutput, check=served_request if served else local_request).compile(name="ask")
+    return build_monologue(
+        saved_memory, AskInput, AskOutput, check=served_request if served else local_request
+    ).compile(name="ask")
 
 
 ask_graph = build_ask_graph(served=True)  # langgraph.json's "ask"

@@ -125,7 +125,9 @@ def make_embeddings(spec: str | None = None) -> Embeddings:
 
     try:
         return init_embeddings(spec)
-    except Exception as exc:  # a missing package, an unknown provider, a client without credentials (openai.OpenAIError)
+    except (
+        Exception
+    ) as exc:  # a missing package, an unknown provider, a client without credentials (openai.OpenAIError)
         raise ValueError(f"embeddings '{spec}' cannot be built: {' '.join(str(exc).split())[:200]}") from exc
 
 

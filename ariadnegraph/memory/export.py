@@ -34,8 +34,12 @@ def kg_graph(memory: WorldMemory, as_of: int | None = None) -> nx.MultiDiGraph:
             if key not in graph:
                 graph.add_node(key, name=names.get(key, surface))
         attributes: dict[str, Any] = {
-            "fact": fact.id, "relation": fact.relation, "subject": fact.subject, "object": fact.object,
-            "valid_from": fact.valid_from, "recorded_at": fact.recorded_at,
+            "fact": fact.id,
+            "relation": fact.relation,
+            "subject": fact.subject,
+            "object": fact.object,
+            "valid_from": fact.valid_from,
+            "recorded_at": fact.recorded_at,
         }
         if fact.valid_to is not None:
             attributes["valid_to"] = fact.valid_to

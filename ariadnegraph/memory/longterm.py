@@ -129,8 +129,10 @@ class LongTermMemory:
             offset += _PAGE
 
     def _damaged(self, item: Any, problem: str) -> NoReturn:
-        raise StoreDamaged(f"{self.where}: row {'/'.join(item.namespace[1:])} '{str(item.key)[:60]}' is damaged ({problem}); "
-                           "delete it or the namespace")
+        raise StoreDamaged(
+            f"{self.where}: row {'/'.join(item.namespace[1:])} '{str(item.key)[:60]}' is damaged ({problem}); "
+            "delete it or the namespace"
+        )
 
     def check(self, ns: Namespace) -> None:
         """Read every row of the namespace as a run would: a damaged one is named before anything is written."""
@@ -189,7 +191,9 @@ class LongTermMemory:
         known = {str(item.value.get("text")) for item in self._all(ns.lessons)}
         for n, lesson in enumerate(lessons):
             if lesson.strip() and lesson.strip() not in known:
-                self.store.put(ns.lessons, f"{time.time_ns()}-{n}", {"text": lesson.strip(), "source": source}, index=False)
+                self.store.put(
+                    ns.lessons, f"{time.time_ns()}-{n}", {"text": lesson.strip(), "source": source}, index=False
+                )
 
     def lessons(self, ns: Namespace, limit: int = LESSONS_SHOWN) -> list[str]:
         """The newest ``limit`` lessons, oldest first."""

@@ -52,7 +52,7 @@ def _normalize_relation(relation: str) -> str:
     text = " ".join(str(relation).lower().replace("_", " ").split())
     for copula in ("is ", "are ", "was ", "were "):
         if text.startswith(copula) and len(text) > len(copula):
-            text = text[len(copula):]
+            text = text[len(copula) :]
             break
     return text
 
@@ -80,7 +80,7 @@ def _key_of_clean(cleaned: str) -> str:
         changed = False
         for article in _ARTICLES:
             if text.startswith(article) and len(text) > len(article):
-                text = text[len(article):].lstrip()
+                text = text[len(article) :].lstrip()
                 changed = True
     words = _WORD.findall(text)
     if words:

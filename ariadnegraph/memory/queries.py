@@ -69,7 +69,9 @@ class MemoryQueries:
         return [e for s, e in sorted(self.episodes.items()) if step is None or s <= step]
 
     # -- retrieval ---------------------------------------------------------------------------------
-    def semantic_search(self, query: str | Sequence[str], depth: int = 2, width: int = 5, as_of: int | None = None) -> list[Fact]:
+    def semantic_search(
+        self, query: str | Sequence[str], depth: int = 2, width: int = 5, as_of: int | None = None
+    ) -> list[Fact]:
         view = self._view(as_of)
         return semantic_search(query, view, self._fact_index_for(view), self.embedder.embed, depth, width)
 
@@ -119,13 +121,19 @@ class MemoryQueries:
 
     def reachable_places(self, start: str, as_of: int | None = None) -> list[str]:
         """Names of the known places reachable from ``start`` along known exits, nearest first."""
-        return [self.kg.entity_name(k) for k in spatial.reachable_places(self._view(as_of), self.kg.normalizer.key(start))]
+        return [
+            self.kg.entity_name(k) for k in spatial.reachable_places(self._view(as_of), self.kg.normalizer.key(start))
+        ]
 
     def unexplored_exits(self, location: str | None = None, as_of: int | None = None) -> dict[str, list[str]]:
         """Unexplored exits of one location, or of every visited location when none is given."""
         view = self._view(as_of)
         if location is not None:
-            return {self.kg.entity_name(self.kg.normalizer.key(location)): spatial.unexplored_exits(view, self.kg.normalizer.key(location))}
+            return {
+                self.kg.entity_name(self.kg.normalizer.key(location)): spatial.unexplored_exits(
+                    view, self.kg.normalizer.key(location)
+                )
+            }
         history = [f for f in self.kg.all_facts if as_of is None or f.recorded_at <= as_of]
         found = spatial.all_unexplored_exits(view, history)
         return {self.kg.entity_name(k): v for k, v in found.items()}
@@ -188,7 +196,9 @@ def lasting_facts(memory: MemoryQueries) -> list[Triplet]:
     do not hold at the start of another episode): what a later trial or run may start from."""
     player, inventory = memory.key(spatial.PLAYER), memory.key("inventory")
     facts = order_by_time(memory.current().facts.values())
-    return [f.triplet for f in facts if f.subject_key != player and f.object_key != inventory and f.subject_key != inventory]
+    return [
+        f.triplet for f in facts if f.subject_key != player and f.object_key != inventory and f.subject_key != inventory
+    ]
 
 
 def dated_transitions(memory: MemoryQueries, source: str) -> list[DatedFact]:

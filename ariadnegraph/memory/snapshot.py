@@ -45,8 +45,22 @@ STATE = "state.json"
 EPISODES = "episodes.json"
 VECTOR_FILES = {"facts": "fact_vectors.npy", "entities": "entity_vectors.npy", "episodes": "episode_vectors.npy"}
 FORMAT = 2  # 2: files digested with XXH3-128
-READABLE_FORMATS = (1, 2)  # 1: digested with sha256 (same files otherwise), read as it is until a writer saves a new one
-_FACT_FIELDS = ("id", "subject", "relation", "object", "subject_key", "object_key", "valid_from", "valid_to", "recorded_at", "source")
+READABLE_FORMATS = (
+    1,
+    2,
+)  # 1: digested with sha256 (same files otherwise), read as it is until a writer saves a new one
+_FACT_FIELDS = (
+    "id",
+    "subject",
+    "relation",
+    "object",
+    "subject_key",
+    "object_key",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "source",
+)
 
 
 @dataclass
@@ -73,16 +87,34 @@ def _digest(path: Path, format: int = FORMAT) -> str:
     return digest.hexdigest()
 
 
-def write_snapshot(directory: Path, *, events: int, head: str, embeddings: str, facts: list[Fact], names: dict[str, str],
-                   aliases: dict[str, str], next_id: int, last_step: int, episodes: list[Episode], vector_ids: dict[str, list[Any]],
-                   vectors: dict[str, np.ndarray]) -> None:
+def write_snapshot(
+    directory: Path,
+    *,
+    events: int,
+    head: str,
+    embeddings: str,
+    facts: list[Fact],
+    names: dict[str, str],
+    aliases: dict[str, str],
+    next_id: int,
+    last_step: int,
+    episodes: list[Episode],
+    vector_ids: dict[str, list[Any]],
+    vectors: dict[str, np.ndarray],
+) -> None:
     """Write a snapshot of the state after ``events`` events (chain value ``head``) next to the log."""
     final = directory / SNAPSHOT_DIR
     staging = directory / (SNAPSHOT_DIR + ".new")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
-    state = {"facts": [[getattr(f, name) for name in _FACT_FIELDS] for f in facts], "names": names, "aliases": aliases,
-             "next_id": next_id, "last_step": last_step, "vector_ids": vector_ids}
+    state = {
+        "facts": [[getattr(f, name) for name in _FACT_FIELDS] for f in facts],
+        "names": names,
+        "aliases": aliases,
+        "next_id": next_id,
+        "last_step": last_step,
+        "vector_ids": vector_ids,
+    }
     (staging / STATE).write_bytes(orjson.dumps(state))
     (staging / EPISODES).write_bytes(orjson.dumps([[e.step, e.text, e.action, sorted(e.fact_ids)] for e in episodes]))
     for kind, name in VECTOR_FILES.items():
@@ -114,7 +146,9 @@ def read_snapshot(directory: Path, *, embeddings: str, chain_at) -> Snapshot | N
         if chain_at(events) != head:
             return None  # another log's, or one the log was rewritten under
         files = manifest["files"]
-        if any(_digest(folder / name, version) != files.get(name) for name in (STATE, EPISODES, *VECTOR_FILES.values())):
+        if any(
+            _digest(folder / name, version) != files.get(name) for name in (STATE, EPISODES, *VECTOR_FILES.values())
+        ):
             return None
         episodes_text = (folder / EPISODES).read_bytes()  # read (and hashed) now; parsed when first used
         state = orjson.loads((folder / STATE).read_bytes())
@@ -124,12 +158,16 @@ def read_snapshot(directory: Path, *, embeddings: str, chain_at) -> Snapshot | N
         if any(len(vector_ids[kind]) != vectors[kind].shape[0] for kind in VECTOR_FILES):
             return None
         return Snapshot(
-            events=events, head=head,
+            events=events,
+            head=head,
             facts=[_fact(row) for row in state["facts"]],
-            names=dict(state["names"]), aliases=dict(state["aliases"]),
-            next_id=int(state["next_id"]), last_step=int(state["last_step"]),
+            names=dict(state["names"]),
+            aliases=dict(state["aliases"]),
+            next_id=int(state["next_id"]),
+            last_step=int(state["last_step"]),
             episodes=lambda: [_episode(row) for row in orjson.loads(episodes_text)],
-            vector_ids=vector_ids, vectors=vectors,
+            vector_ids=vector_ids,
+            vectors=vectors,
         )
     except (OSError, ValueError, KeyError, TypeError, IndexError, orjson.JSONDecodeError):
         return None

@@ -120,7 +120,8 @@ def all_unexplored_exits(view: KGView, history: Iterable[Fact] | None = None) ->
 
 
 def shortest_path(view: KGView, start: str, goal: str, assume_reversible: bool = True) -> list[tuple[str, str]] | None:
-    """Moves from ``start`` to ``goal`` as ``[(direction, room_key), ...]``; ``[]`` if already there, None if unknown."""
+    """Moves from ``start`` to ``goal`` as ``[(direction, room_key), ...]``; ``[]`` if already there, None if
+    unknown."""
     if start == goal:
         return []
     graph = navigation_graph(view, assume_reversible)

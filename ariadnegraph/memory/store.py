@@ -62,9 +62,12 @@ class EventLog:
     def _create(self) -> None:
         with self._transaction():
             self._db.execute(
-                "CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT NOT NULL, chain TEXT NOT NULL)"
+                "CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT NOT NULL, chain TEXT "
+                "NOT NULL)"
             )
-            self._db.execute("CREATE TABLE head (id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER, chain TEXT, schema INTEGER)")
+            self._db.execute(
+                "CREATE TABLE head (id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER, chain TEXT, schema INTEGER)"
+            )
             self._db.execute("INSERT INTO head VALUES (1, 0, ?, ?)", (_GENESIS, SCHEMA_VERSION))
             self._db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
 
@@ -119,7 +122,9 @@ class EventLog:
                 self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", rows)
                 self._db.execute("UPDATE head SET count = ?, chain = ? WHERE id = 1", (count, chain))
         except sqlite3.OperationalError as exc:  # disk full, read-only file: the transaction rolled back
-            raise MemoryWriteFailed(f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc) else exc}") from exc
+            raise MemoryWriteFailed(
+                f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc) else exc}"
+            ) from exc
         self._count, self._head = count, chain
 
     def chain_at(self, seq: int) -> str | None:
@@ -136,7 +141,8 @@ class EventLog:
         expected, last = after + 1, self._count if upto is None else upto
         try:
             for seq, kind, text, stored in self._db.execute(
-                    "SELECT seq, kind, payload, chain FROM events WHERE seq > ? AND seq <= ? ORDER BY seq", (after, last)):
+                "SELECT seq, kind, payload, chain FROM events WHERE seq > ? AND seq <= ? ORDER BY seq", (after, last)
+            ):
                 chain = _chain(chain, kind, text)
                 if seq != expected or stored != chain:
                     raise MemoryCorrupted(f"memory file {self.path} is damaged at event {seq}")
@@ -145,8 +151,10 @@ class EventLog:
         except sqlite3.DatabaseError as exc:
             raise MemoryCorrupted(f"memory file {self.path} is damaged: {exc}") from exc
         if expected - 1 != last:
-            raise MemoryCorrupted(f"memory file {self.path} is incomplete: {expected - 1} events found, {last} "
-                                  f"{'committed' if upto is None else 'expected'}")
+            raise MemoryCorrupted(
+                f"memory file {self.path} is incomplete: {expected - 1} events found, {last} "
+                f"{'committed' if upto is None else 'expected'}"
+            )
 
     def check_chain(self, upto: int) -> None:
         """Recompute the chain over events 1..``upto`` from their kinds and payloads and compare it with every
@@ -155,7 +163,9 @@ class EventLog:
         for _ in self._verified(0, _GENESIS, upto):
             pass
 
-    def replay(self, after: int = 0, chain: str = _GENESIS, upto: int | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+    def replay(
+        self, after: int = 0, chain: str = _GENESIS, upto: int | None = None
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every event after the first ``after`` (whose chain value is ``chain``: a verified snapshot's), in
         order, up to event ``upto`` (None: the last), verifying the chain; raises MemoryCorrupted on any mismatch."""
         last = chain
@@ -186,7 +196,9 @@ class EventLog:
                 self._db.execute("DELETE FROM events WHERE seq > ?", (count,))
                 self._db.execute("UPDATE head SET count = ?, chain = ? WHERE id = 1", (count, chain))
         except sqlite3.OperationalError as exc:
-            raise MemoryWriteFailed(f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc) else exc}") from exc
+            raise MemoryWriteFailed(
+                f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc) else exc}"
+            ) from exc
         self._count, self._head = count, chain
 
     def close(self) -> None:

@@ -115,7 +115,10 @@ class KGView:
     """
 
     def __init__(
-        self, facts: dict[int, Fact], graph: nx.MultiDiGraph | Callable[[], nx.MultiDiGraph], step: int | None,
+        self,
+        facts: dict[int, Fact],
+        graph: nx.MultiDiGraph | Callable[[], nx.MultiDiGraph],
+        step: int | None,
         edge_table: EdgeTable | Callable[[], EdgeTable] | None = None,
     ) -> None:
         self._facts = facts
@@ -173,7 +176,9 @@ class KGView:
     def keys(self) -> set[tuple[str, str, str]]:
         return {f.key for f in self._facts.values()}
 
-    def find(self, subject_key: str | None = None, relation: str | None = None, object_key: str | None = None) -> list[Fact]:
+    def find(
+        self, subject_key: str | None = None, relation: str | None = None, object_key: str | None = None
+    ) -> list[Fact]:
         """Facts matching every given canonical part, oldest first. Uses the graph's adjacency when it can."""
         if subject_key is not None:
             if subject_key not in self.graph:
@@ -257,8 +262,12 @@ class TemporalKG:
 
     def current(self) -> KGView:
         """The facts that hold now. Live: it reflects later updates too; copy with ``as_of`` to freeze."""
-        return KGView(self._live_facts, self._live_graph if self._live_graph is not None else lambda: self._live, None,
-                      self._live_table if self._live_table is not None else lambda: self._live_edges)
+        return KGView(
+            self._live_facts,
+            self._live_graph if self._live_graph is not None else lambda: self._live,
+            None,
+            self._live_table if self._live_table is not None else lambda: self._live_edges,
+        )
 
     @property
     def _live(self) -> nx.MultiDiGraph:

@@ -33,7 +33,9 @@ SUBGRAPH_LIMIT = 60  # most facts one answer reads (a maximal subgraph through h
 # read from the relations an entity takes part in.
 PLACE, THING, STATE, DIRECTION, AGENT = "place", "thing", "state", "direction", "agent"
 ENTITY_TYPES = (PLACE, THING, STATE, DIRECTION, AGENT)
-_DIRECTIONS = frozenset({"north", "south", "east", "west", "up", "down", "northeast", "northwest", "southeast", "southwest"})
+_DIRECTIONS = frozenset(
+    {"north", "south", "east", "west", "up", "down", "northeast", "northwest", "southeast", "southwest"}
+)
 _AGENTS = frozenset({"player", "you", "agent", "i"})
 
 
@@ -62,8 +64,14 @@ class DatedFact:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "DatedFact":
-        return cls(str(data["subject"]), str(data["relation"]), str(data["object"]), str(data["source"]), int(data["step"]),
-                   data.get("action"))
+        return cls(
+            str(data["subject"]),
+            str(data["relation"]),
+            str(data["object"]),
+            str(data["source"]),
+            int(data["step"]),
+            data.get("action"),
+        )
 
 
 def dated(facts: Iterable[Fact], source: str, actions: dict[int, str | None]) -> list[DatedFact]:
@@ -121,7 +129,9 @@ def narrow(facts: Sequence[DatedFact], types: Iterable[str]) -> list[str]:
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 
 
-def top_entities(question: str, candidates: Sequence[str], embed: EmbedFn, named: Sequence[str] = (), k: int = TOP_ENTITIES) -> list[str]:
+def top_entities(
+    question: str, candidates: Sequence[str], embed: EmbedFn, named: Sequence[str] = (), k: int = TOP_ENTITIES
+) -> list[str]:
     """§3.4: the ``k`` candidates most relevant to ``question``: first the closest candidate to each entity
     the model ``named``, then the candidates closest to the question itself (cosine similarity; a
     candidate spelled as asked comes first)."""
@@ -152,7 +162,9 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
 
 
-def expand(facts: Sequence[DatedFact], seeds: Iterable[str], limit: int = SUBGRAPH_LIMIT, hops: int | None = None) -> list[DatedFact]:
+def expand(
+    facts: Sequence[DatedFact], seeds: Iterable[str], limit: int = SUBGRAPH_LIMIT, hops: int | None = None
+) -> list[DatedFact]:
     """§3.4 step 1: the facts reached from ``seeds`` by adding neighbours, level by level, until no new
     entity is reached (``hops`` levels at most when given); a level that would pass ``limit`` facts adds
     its facts only up to it (the nearest levels are kept whole)."""
@@ -193,8 +205,14 @@ def in_time_order(facts: Iterable[DatedFact], sources: Sequence[str] = ()) -> li
     return sorted(facts, key=when)
 
 
-def graph_search(question: str, facts: Sequence[DatedFact], embed: EmbedFn, types: Iterable[str], named: Sequence[str] = (),
-                 limit: int = SUBGRAPH_LIMIT) -> tuple[list[str], list[DatedFact]]:
+def graph_search(
+    question: str,
+    facts: Sequence[DatedFact],
+    embed: EmbedFn,
+    types: Iterable[str],
+    named: Sequence[str] = (),
+    limit: int = SUBGRAPH_LIMIT,
+) -> tuple[list[str], list[DatedFact]]:
     """Narrow, pick the top two, expand, order: (the two entities, the dated facts for the answer)."""
     facts = list(facts)
     seeds = top_entities(question, narrow(facts, types), embed, named)

@@ -100,7 +100,9 @@ class ChromaVectors:
         got = self._collections[kind].get(include=["documents", "embeddings"])
         return {
             i: (doc, np.asarray(vec, dtype=np.float32))
-            for i, doc, vec in zip(got["ids"], got["documents"] or [], got["embeddings"] if got["embeddings"] is not None else [])
+            for i, doc, vec in zip(
+                got["ids"], got["documents"] or [], got["embeddings"] if got["embeddings"] is not None else []
+            )
         }
 
     def close(self) -> None:

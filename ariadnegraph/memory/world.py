@@ -44,7 +44,8 @@ def _unreachable(exc: BaseException) -> bool:
     """A connection that failed (refused, reset, timed out), as Chroma's HTTP client reports it."""
     text = f"{type(exc).__name__} {exc}".lower()
     return isinstance(exc, (ConnectionError, TimeoutError)) or any(
-        word in text for word in ("connect", "connection", "timed out", "timeout", "unreachable"))
+        word in text for word in ("connect", "connection", "timed out", "timeout", "unreachable")
+    )
 
 
 def _one_line(exc: BaseException) -> str:
@@ -89,7 +90,9 @@ class WorldMemory(MemoryQueries):
         self.embedder = CachedEmbedder(self.embeddings)
         self.kg = TemporalKG(EntityNormalizer({**spatial.PLAYER_ALIASES, **(aliases or {})}), rules)
         self.episodes = EpisodeStore()
-        self._episodes_by_fact: dict[int, list[int]] | None = {}  # fact id -> steps of the episodes linked to it (None: not built)
+        self._episodes_by_fact: (
+            dict[int, list[int]] | None
+        ) = {}  # fact id -> steps of the episodes linked to it (None: not built)
         dim = getattr(self.embeddings, "dim", None) or len(self.embeddings.embed_query("dimension probe"))
         self.fact_index = VectorIndex(dim)  # open facts only
         self.entity_index = VectorIndex(dim)  # every entity ever seen, by key
@@ -99,10 +102,14 @@ class WorldMemory(MemoryQueries):
         self._pending_steps = 0
         self._vectors: ChromaVectors | None = None
         self._chroma_url: str | None = None
-        self._persist_vectors = self.directory is not None  # vectors also go to Chroma (for other readers, and without a snapshot)
+        self._persist_vectors = (
+            self.directory is not None
+        )  # vectors also go to Chroma (for other readers, and without a snapshot)
         self._snapshot_events = 0  # log events the snapshot on disk covers
         self._dirty = False  # written to since opened: only a writer leaves a new snapshot (readers work on copies)
-        self._last_episode: int | None = -1  # the newest episode's step (None: not yet known, a snapshot's episodes are deferred)
+        self._last_episode: (
+            int | None
+        ) = -1  # the newest episode's step (None: not yet known, a snapshot's episodes are deferred)
         if self.directory is not None:
             try:
                 self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV), check_log, rewind_to)
@@ -126,14 +133,19 @@ class WorldMemory(MemoryQueries):
             self._log.set_meta("embeddings", embeddings_spec(self.embeddings))
             self._log.set_meta("namespace", f"m{uuid.uuid4().hex[:16]}")
         elif spec != embeddings_spec(self.embeddings):
-            raise ValueError(f"memory at {self.directory} was built with embeddings '{spec}', not '{embeddings_spec(self.embeddings)}'")
+            raise ValueError(
+                f"memory at {self.directory} was built with embeddings '{spec}', not "
+                f"'{embeddings_spec(self.embeddings)}'"
+            )
         self._chroma_url = chroma_url
         if chroma_url:
             # a server is shared and may go away: every step's vectors are sent with the step, so a
             # failure stops the episode at that step (resumable) rather than at the next flush
             self.vector_flush_steps = 1
         with collector_paused():  # a large memory's facts are built in one go (memory/bulk.py)
-            snapshot = read_snapshot(self.directory, embeddings=embeddings_spec(self.embeddings), chain_at=self._log.chain_at)
+            snapshot = read_snapshot(
+                self.directory, embeddings=embeddings_spec(self.embeddings), chain_at=self._log.chain_at
+            )
         stale = snapshot is not None and keep is not None and snapshot.events > keep  # covers steps being cut
         if stale:
             snapshot = None
@@ -159,8 +171,12 @@ class WorldMemory(MemoryQueries):
         except BaseException as exc:  # Chroma's errors, and its Rust core's panics (not Exceptions) on a damaged file
             self._release_files()
             if chroma_url and _unreachable(exc):
-                raise VectorServerUnavailable(f"the Chroma server at {chroma_url} cannot be reached ({_one_line(exc)})") from None
-            raise MemoryCorrupted(f"vector store {chroma_url or self.directory / 'chroma'} cannot be read: {_one_line(exc)}") from None
+                raise VectorServerUnavailable(
+                    f"the Chroma server at {chroma_url} cannot be reached ({_one_line(exc)})"
+                ) from None
+            raise MemoryCorrupted(
+                f"vector store {chroma_url or self.directory / 'chroma'} cannot be read: {_one_line(exc)}"
+            ) from None
         with collector_paused():  # the KG, its indices and the replayed events, in one go
             if snapshot is not None:
                 self._restore(snapshot)
@@ -179,7 +195,13 @@ class WorldMemory(MemoryQueries):
         together, in step order; facts seeded before the first step have no source step)."""
         assert self._log is not None
         for seq, kind, payload in self._log.newest_first():
-            written_at = payload.get("step") if kind in ("episode", "close") else payload.get("source") if kind == "fact" else None
+            written_at = (
+                payload.get("step")
+                if kind in ("episode", "close")
+                else payload.get("source")
+                if kind == "fact"
+                else None
+            )
             if kind == "alias" or (written_at is not None and written_at > step):
                 continue
             return seq
@@ -196,7 +218,9 @@ class WorldMemory(MemoryQueries):
     def _restore(self, snapshot: Snapshot) -> None:
         """Load a verified snapshot (see memory/snapshot.py) instead of replaying its events."""
         self.kg.normalizer.restore_aliases(snapshot.aliases)
-        self.kg.restore_all(sorted(snapshot.facts, key=lambda f: f.id), snapshot.names, snapshot.next_id, snapshot.last_step)
+        self.kg.restore_all(
+            sorted(snapshot.facts, key=lambda f: f.id), snapshot.names, snapshot.next_id, snapshot.last_step
+        )
         self.episodes.defer(snapshot.episodes)
         self._last_episode = None  # known once the deferred episodes are read
         self._episodes_by_fact = None  # built on first use
@@ -217,13 +241,32 @@ class WorldMemory(MemoryQueries):
         index = {fact_id: row for row, fact_id in enumerate(self.fact_index.ids)}
         facts = sorted(facts, key=lambda f: (0, index[f.id]) if f.id in index else (1, f.id))  # the index's facts first
         episodes = [self.episodes[s] for s in sorted(self.episodes)]
-        vectors = {"facts": self.embedder.embed([f.text() for f in facts]) if facts else np.zeros((0, self.fact_index.dim), np.float32),
-                   "entities": self.entity_index.rows(), "episodes": self.episode_index.rows()}
-        vector_ids: dict[str, list[Any]] = {"facts": [f.id for f in facts], "entities": self.entity_index.ids,
-                                            "episodes": self.episode_index.ids}
-        write_snapshot(self.directory, events=len(self._log), head=self._log.chain_at(len(self._log)) or "",
-                       embeddings=embeddings_spec(self.embeddings), facts=facts, names=names, aliases=self.kg.normalizer.aliases,
-                       next_id=next_id, last_step=last_step, episodes=episodes, vector_ids=vector_ids, vectors=vectors)
+        vectors = {
+            "facts": self.embedder.embed([f.text() for f in facts])
+            if facts
+            else np.zeros((0, self.fact_index.dim), np.float32),
+            "entities": self.entity_index.rows(),
+            "episodes": self.episode_index.rows(),
+        }
+        vector_ids: dict[str, list[Any]] = {
+            "facts": [f.id for f in facts],
+            "entities": self.entity_index.ids,
+            "episodes": self.episode_index.ids,
+        }
+        write_snapshot(
+            self.directory,
+            events=len(self._log),
+            head=self._log.chain_at(len(self._log)) or "",
+            embeddings=embeddings_spec(self.embeddings),
+            facts=facts,
+            names=names,
+            aliases=self.kg.normalizer.aliases,
+            next_id=next_id,
+            last_step=last_step,
+            episodes=episodes,
+            vector_ids=vector_ids,
+            vectors=vectors,
+        )
         self._snapshot_events = len(self._log)
 
     def _replay(self, after: int = 0, chain: str | None = None, upto: int | None = None) -> None:
@@ -329,7 +372,9 @@ class WorldMemory(MemoryQueries):
             self._index_new_fact(fact)
         if self._persist_vectors:
             self._pending_vectors["facts"] += [(f"f{f.id}", f.text()) for f in change.added]
-            self._pending_vectors["entities"] += [(f"e:{k}", self.kg.entity_name(k)) for k in dict.fromkeys(new_entities)]
+            self._pending_vectors["entities"] += [
+                (f"e:{k}", self.kg.entity_name(k)) for k in dict.fromkeys(new_entities)
+            ]
         if self._log is not None:
             self._log.append([("fact", f.to_dict()) for f in change.added])
         return len(change.added)
@@ -364,8 +409,12 @@ class WorldMemory(MemoryQueries):
                     self._chroma().add(kind, list(ids), list(texts), self.embedder.embed(list(texts)))
                 except (KeyboardInterrupt, SystemExit):
                     raise
-                except BaseException as exc:  # a full disk, a server gone: the log keeps the step; vectors are re-embedded on reopen
+                except (
+                    BaseException
+                ) as exc:  # a full disk, a server gone: the log keeps the step; vectors are re-embedded on reopen
                     reason = FULL_DISK if is_full_disk(exc) else _one_line(exc)
-                    raise MemoryWriteFailed(f"vector store of {self.directory} could not be written: {reason}") from None
+                    raise MemoryWriteFailed(
+                        f"vector store of {self.directory} could not be written: {reason}"
+                    ) from None
                 items.clear()
         self._pending_steps = 0

@@ -18,7 +18,23 @@ from .structured import (
 from .usage import Usage, estimate_tokens, usage_of
 
 __all__ = [
-    "FALLBACK", "LOCAL_PREFIX", "OUTCOMES", "PARSED", "REASKED", "REPAIRED", "MalformedReply", "ModelSpecError",
-    "StructuredOutputError", "StructuredResult", "Usage", "call_structured", "estimate_tokens", "invoke_model", "is_local",
-    "load_chat_model", "model_label", "read_reply", "usage_of",
+    "FALLBACK",
+    "LOCAL_PREFIX",
+    "OUTCOMES",
+    "PARSED",
+    "REASKED",
+    "REPAIRED",
+    "MalformedReply",
+    "ModelSpecError",
+    "StructuredOutputError",
+    "StructuredResult",
+    "Usage",
+    "call_structured",
+    "estimate_tokens",
+    "invoke_model",
+    "is_local",
+    "load_chat_model",
+    "model_label",
+    "read_reply",
+    "usage_of",
 ]

@@ -55,13 +55,19 @@ def invoke_model(runnable: Any, messages: Sequence[BaseMessage], *, retries: int
     traced wrapper run per call (0.2 ms instead of 0.7 ms a call, paid 4-5 times a step).
     """
     try:
-        for attempt in Retrying(retry=retry_if_exception_type(_UNREADABLE), stop=stop_after_attempt(retries + 1),
-                                wait=REPLY_BACKOFF, reraise=True):
+        for attempt in Retrying(
+            retry=retry_if_exception_type(_UNREADABLE),
+            stop=stop_after_attempt(retries + 1),
+            wait=REPLY_BACKOFF,
+            reraise=True,
+        ):
             with attempt:
                 return runnable.invoke(messages)
     except _UNREADABLE as exc:
-        raise MalformedReply(f"the model's reply could not be read after {retries + 1} tries "
-                             f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]})") from exc
+        raise MalformedReply(
+            f"the model's reply could not be read after {retries + 1} tries "
+            f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]})"
+        ) from exc
 
 
 def is_local(spec: str | None) -> bool:
@@ -101,24 +107,51 @@ def load_chat_model(
     spec = (spec or "").strip()
     max_tokens = max_tokens or DEFAULT_MAX_TOKENS
     if not spec:
-        raise ModelSpecError("no model given: use 'provider:model' (e.g. openai:gpt-4o-mini), 'local:NAME' or 'scripted'")
+        raise ModelSpecError(
+            "no model given: use 'provider:model' (e.g. openai:gpt-4o-mini), 'local:NAME' or 'scripted'"
+        )
     if is_local(spec):
         from .local import local_base_url
 
-        name = spec[len(LOCAL_PREFIX):]
-        return _load(f"openai:{name}", base_url=local_base_url(name), api_key="local", temperature=temperature, timeout=timeout,
-                     max_retries=max_retries, max_tokens=max_tokens, slot=slot)
+        name = spec[len(LOCAL_PREFIX) :]
+        return _load(
+            f"openai:{name}",
+            base_url=local_base_url(name),
+            api_key="local",
+            temperature=temperature,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_tokens=max_tokens,
+            slot=slot,
+        )
     if base_url and api_key is None:
         # Another server than the provider's own: never the provider's variable (OPENAI_API_KEY would go to
         # whoever listens at base_url), only the key given for it.
         api_key = model_api_key() or NO_KEY
-    return _load(spec, base_url=base_url, api_key=api_key, temperature=temperature, timeout=timeout, max_retries=max_retries,
-                 max_tokens=max_tokens, slot=None)
+    return _load(
+        spec,
+        base_url=base_url,
+        api_key=api_key,
+        temperature=temperature,
+        timeout=timeout,
+        max_retries=max_retries,
+        max_tokens=max_tokens,
+        slot=None,
+    )
 
 
 @functools.lru_cache(maxsize=64)
-def _load(spec: str, *, base_url: str | None, api_key: str | None, temperature: float | None, timeout: float | None,
-          max_retries: int, max_tokens: int | None, slot: int | None) -> BaseChatModel:
+def _load(
+    spec: str,
+    *,
+    base_url: str | None,
+    api_key: str | None,
+    temperature: float | None,
+    timeout: float | None,
+    max_retries: int,
+    max_tokens: int | None,
+    slot: int | None,
+) -> BaseChatModel:
     """Cached: nodes ask for their model on every call, and a new client per call would open a new
     HTTP connection each time."""
     doubles = test_doubles()
@@ -127,17 +160,26 @@ def _load(spec: str, *, base_url: str | None, api_key: str | None, temperature: 
     provider, _, name = spec.partition(":")
     if not provider or not name:
         known = ", ".join(["'local:NAME'", *(f"'{d}'" for d in doubles)])
-        raise ModelSpecError(f"model '{spec}' names no provider: use 'provider:model' (e.g. openai:gpt-4o-mini) or {known}")
+        raise ModelSpecError(
+            f"model '{spec}' names no provider: use 'provider:model' (e.g. openai:gpt-4o-mini) or {known}"
+        )
     from langchain.chat_models import init_chat_model
 
     options: dict[str, Any] = {"max_retries": max_retries}
-    for key, value in (("temperature", temperature), ("timeout", timeout), ("base_url", base_url), ("api_key", api_key),
-                       ("max_tokens", max_tokens)):
+    for key, value in (
+        ("temperature", temperature),
+        ("timeout", timeout),
+        ("base_url", base_url),
+        ("api_key", api_key),
+        ("max_tokens", max_tokens),
+    ):
         if value is not None:
             options[key] = value
     if slot is not None:
         options["extra_body"] = {"id_slot": slot}  # llama.cpp: this slot's KV cache holds the role's last prompt
     try:
         return init_chat_model(name, model_provider=provider, **options)
-    except Exception as exc:  # a missing package, a bad option, a provider client without credentials (openai.OpenAIError)
+    except (
+        Exception
+    ) as exc:  # a missing package, a bad option, a provider client without credentials (openai.OpenAIError)
         raise ModelSpecError(f"cannot load model '{spec}': {' '.join(str(exc).split())[:200]}") from exc

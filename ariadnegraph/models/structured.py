@@ -49,7 +49,13 @@ T = TypeVar("T", bound=BaseModel)
 PARSED, REPAIRED, REASKED, FALLBACK = "parsed", "repaired", "reasked", "fallback"
 OUTCOMES = (PARSED, REPAIRED, REASKED, FALLBACK)
 # issues: what went wrong on the way (several per call possible)
-CUT, INVALID_JSON, MALFORMED_JSON, TOOL_IN_CONTENT, SCHEMA = "cut", "invalid_json", "malformed_json", "tool_in_content", "schema"
+CUT, INVALID_JSON, MALFORMED_JSON, TOOL_IN_CONTENT, SCHEMA = (
+    "cut",
+    "invalid_json",
+    "malformed_json",
+    "tool_in_content",
+    "schema",
+)
 
 
 class StructuredOutputError(RuntimeError):
@@ -170,7 +176,7 @@ def repaired_json(text: str) -> Any:
     if "{" not in text:
         return None
     try:
-        value = json_repair.loads(text[text.index("{"):], skip_json_loads=True)
+        value = json_repair.loads(text[text.index("{") :], skip_json_loads=True)
     except Exception:  # the library's own parser failing is a reply it cannot read, nothing more
         return None
     if isinstance(value, list):
@@ -216,14 +222,17 @@ def read_reply(schema: type[T], text: str, *, cut: bool = False) -> Reading[T]:
         return Reading(issues=[*issues, SCHEMA], problem=problem)
     if cut:
         try:
-            partial = parse_partial_json(text[text.index("{"):]) if "{" in text else None
+            partial = parse_partial_json(text[text.index("{") :]) if "{" in text else None
         except ValueError:
             partial = None
         fixed = _validate(schema, _drop_unfinished(partial)) if partial is not None else None
         if fixed is not None:
             return Reading(fixed, repaired=True, issues=issues)
         return Reading(issues=issues, problem=REASK_CUT)
-    return Reading(issues=[*issues, INVALID_JSON], problem=f"no JSON object could be read ({' '.join(text.split())[:80] or 'empty reply'})")
+    return Reading(
+        issues=[*issues, INVALID_JSON],
+        problem=f"no JSON object could be read ({' '.join(text.split())[:80] or 'empty reply'})",
+    )
 
 
 # -- asking -----------------------------------------------------------------------------------------
@@ -248,7 +257,9 @@ def response_format(schema: type[BaseModel]) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": document}}
 
 
-def ask_with_format(model: BaseChatModel, format: dict[str, Any], messages: Sequence[BaseMessage], retries: int) -> tuple[AIMessage, bool]:
+def ask_with_format(
+    model: BaseChatModel, format: dict[str, Any], messages: Sequence[BaseMessage], retries: int
+) -> tuple[AIMessage, bool]:
     """An OpenAI-compatible request with a response format: the raw reply and whether the length
     limit cut it (the openai client raises on such a reply; its partial text is kept here)."""
     import openai
@@ -260,14 +271,24 @@ def ask_with_format(model: BaseChatModel, format: dict[str, Any], messages: Sequ
         message = completion.choices[0].message if completion.choices else None
         reply = AIMessage(content=(message.content if message else "") or "")
         if completion.usage is not None:
-            cached = getattr(completion.usage.prompt_tokens_details, "cached_tokens", 0) if completion.usage.prompt_tokens_details else 0
-            reply.usage_metadata = {"input_tokens": completion.usage.prompt_tokens, "output_tokens": completion.usage.completion_tokens,
-                                    "total_tokens": completion.usage.total_tokens, "input_token_details": {"cache_read": cached or 0}}
+            cached = (
+                getattr(completion.usage.prompt_tokens_details, "cached_tokens", 0)
+                if completion.usage.prompt_tokens_details
+                else 0
+            )
+            reply.usage_metadata = {
+                "input_tokens": completion.usage.prompt_tokens,
+                "output_tokens": completion.usage.completion_tokens,
+                "total_tokens": completion.usage.total_tokens,
+                "input_token_details": {"cache_read": cached or 0},
+            }
         return reply, True
     return reply, was_cut(reply)
 
 
-def _ask_tool(model: BaseChatModel, schema: type[BaseModel], messages: list[BaseMessage], retries: int) -> tuple[AIMessage, bool]:
+def _ask_tool(
+    model: BaseChatModel, schema: type[BaseModel], messages: list[BaseMessage], retries: int
+) -> tuple[AIMessage, bool]:
     reply = invoke_model(model.bind_tools([schema], tool_choice="any"), messages, retries=retries)
     return reply, was_cut(reply)
 
@@ -284,7 +305,11 @@ def _read_tool_reply(schema: type[T], reply: AIMessage, cut: bool) -> Reading[T]
     text = reply.content if isinstance(reply.content, str) else ""
     reading = read_reply(schema, text, cut=cut)
     if reading.value is not None:
-        return Reading(reading.value, repaired=True, issues=[*reading.issues, TOOL_IN_CONTENT] if TOOL_IN_CONTENT not in reading.issues else reading.issues)
+        return Reading(
+            reading.value,
+            repaired=True,
+            issues=[*reading.issues, TOOL_IN_CONTENT] if TOOL_IN_CONTENT not in reading.issues else reading.issues,
+        )
     return reading
 
 
@@ -318,13 +343,37 @@ def call_structured(
             outcome = REPAIRED if reading.repaired else PARSED if attempt == 1 else REASKED
             return StructuredResult(reading.value, usage, attempt, outcome, issues, errors)
         errors.append(reading.problem)
-        conversation += [AIMessage(content=message_text(reply) or EMPTY_REPLY),
-                         HumanMessage(content=REASK_INVALID.format(schema=schema.__name__, problem=reading.problem))]
+        conversation += [
+            AIMessage(content=message_text(reply) or EMPTY_REPLY),
+            HumanMessage(content=REASK_INVALID.format(schema=schema.__name__, problem=reading.problem)),
+        ]
     if fallback is None:
         raise StructuredOutputError(f"no valid {schema.__name__} after {max_tries} tries: {errors[-1]}")
     return StructuredResult(fallback, usage, max_tries, FALLBACK, issues, errors)
 
 
-__all__ = ["CUT", "FALLBACK", "INVALID_JSON", "MALFORMED_JSON", "OUTCOMES", "PARSED", "REASKED", "REPAIRED", "SCHEMA", "TOOL_IN_CONTENT",
-           "Reading", "StructuredOutputError", "StructuredResult", "ask_with_format", "call_structured", "first_json_object", "read_reply",
-           "repaired_json", "response_format", "speaks_openai", "unwrap_tool_call", "was_cut", "usage_from_metadata"]
+__all__ = [
+    "CUT",
+    "FALLBACK",
+    "INVALID_JSON",
+    "MALFORMED_JSON",
+    "OUTCOMES",
+    "PARSED",
+    "REASKED",
+    "REPAIRED",
+    "SCHEMA",
+    "TOOL_IN_CONTENT",
+    "Reading",
+    "StructuredOutputError",
+    "StructuredResult",
+    "ask_with_format",
+    "call_structured",
+    "first_json_object",
+    "read_reply",
+    "repaired_json",
+    "response_format",
+    "speaks_openai",
+    "unwrap_tool_call",
+    "was_cut",
+    "usage_from_metadata",
+]

@@ -55,11 +55,21 @@ def lookup_format(tools: Sequence[BaseTool], *, allow_answer: bool, answer_chars
     options = []
     for tool in tools:
         properties, required = _argument_schema(tool)
-        options.append({"type": "object", "properties": {TOOL_KEY: {"const": tool.name}, **properties},
-                        "required": [TOOL_KEY, *required]})
+        options.append(
+            {
+                "type": "object",
+                "properties": {TOOL_KEY: {"const": tool.name}, **properties},
+                "required": [TOOL_KEY, *required],
+            }
+        )
     if allow_answer:
-        options.append({"type": "object", "properties": {ANSWER_KEY: {"type": "string", "maxLength": answer_chars}},
-                        "required": [ANSWER_KEY]})
+        options.append(
+            {
+                "type": "object",
+                "properties": {ANSWER_KEY: {"type": "string", "maxLength": answer_chars}},
+                "required": [ANSWER_KEY],
+            }
+        )
     return {"type": "json_schema", "json_schema": {"name": "MemoryLookup", "schema": {"anyOf": options}}}
 
 
@@ -71,8 +81,13 @@ def tools_text(tools: Sequence[BaseTool]) -> str:
         summary = " ".join((tool.description or "").split()).split(". ")[0].rstrip(".")
         lines.append(f"- {tool.name}({', '.join(properties)}): {summary}")
     names = [tool.name for tool in tools]
-    example = json.dumps({TOOL_KEY: "where_is", "entity": "knife"}) if "where_is" in names else \
-        json.dumps({TOOL_KEY: names[0], **{k: "..." for k in _argument_schema(tools[0])[0]}}) if names else "{}"
+    example = (
+        json.dumps({TOOL_KEY: "where_is", "entity": "knife"})
+        if "where_is" in names
+        else json.dumps({TOOL_KEY: names[0], **{k: "..." for k in _argument_schema(tools[0])[0]}})
+        if names
+        else "{}"
+    )
     return JSON_TOOLS.format(tools="\n".join(lines), example=example)
 
 

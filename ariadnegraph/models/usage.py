@@ -50,14 +50,22 @@ class Usage:
         )
 
     def to_dict(self) -> dict[str, int]:
-        return {"calls": self.calls, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cached_tokens": self.cached_tokens}
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+        }
 
 
 def usage_from_metadata(metadata: dict[str, Any]) -> Usage:
     details = metadata.get("input_token_details") or {}
-    return Usage(1, int(metadata.get("input_tokens") or 0), int(metadata.get("output_tokens") or 0),
-                 int(details.get("cache_read") or 0))
+    return Usage(
+        1,
+        int(metadata.get("input_tokens") or 0),
+        int(metadata.get("output_tokens") or 0),
+        int(details.get("cache_read") or 0),
+    )
 
 
 def usage_of(prompt: Sequence[BaseMessage], reply: BaseMessage) -> Usage:

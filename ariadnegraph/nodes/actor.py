@@ -18,11 +18,31 @@ from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs import InvalidCommand, sanitize_command, split_commands
 from ..envs.rules import ruinous
-from ..envs.text import EXPLORE, TAKING_VERBS, VERB_SYNONYMS, direction_of_command, go_to_target, ground_command, is_explore, safe_command, take_first
+from ..envs.text import (
+    EXPLORE,
+    TAKING_VERBS,
+    VERB_SYNONYMS,
+    direction_of_command,
+    go_to_target,
+    ground_command,
+    is_explore,
+    safe_command,
+    take_first,
+)
 from ..memory import WorldMemory
 from ..models import FALLBACK
 from ..runs import RunDir
-from .common import INADMISSIBLE, ask_structured, environment_section, explore_moves, go_to_choices, merged, tried_here, with_issue, working_memory
+from .common import (
+    INADMISSIBLE,
+    ask_structured,
+    environment_section,
+    explore_moves,
+    go_to_choices,
+    merged,
+    tried_here,
+    with_issue,
+    working_memory,
+)
 from .prompts import ACTOR, REACT, expansion_prompt
 from .schemas import Command, Expansion, action_choice
 
@@ -72,18 +92,24 @@ def fell_back(update: dict[str, Any]) -> bool:
 
 def grounding(planned: str | None, played: str | None, how: str, **extra: Any) -> dict[str, Any]:
     """The actor's record for the step's line: the plan's step, the command it became, and how
-    (grounded: the same command or a close spelling; model: the model mapped it; choice: the model chose
-    from the list; as_written; script; fallback: nothing usable, a command that changes nothing; sent
-    back: returned to the planner, ``why`` saying why; expanded: the first of the commands ``into`` the actor
-decomposed the step into)."""
+        (grounded: the same command or a close spelling; model: the model mapped it; choice: the model chose
+        from the list; as_written; script; fallback: nothing usable, a command that changes nothing; sent
+        back: returned to the planner, ``why`` saying why; expanded: the first of the commands ``into`` the actor
+    decomposed the step into)."""
     return {"actor": [{"planned": planned, "played": played, "how": how, **extra}]}
 
 
 def sent_back(planned: str, why: str, avoid: str | None = None) -> dict[str, Any]:
     """The plan goes back to the planner (the graph routes there when nothing is proposed), with why;
     ``avoid``: a command left out of the planner's choices for the rest of the step (a repeat)."""
-    return {"command": None, "plan": [], "needs_plan": True, "feedback": why, "decided": grounding(planned, None, "sent back", why=why),
-            **({"avoid": [avoid]} if avoid else {})}
+    return {
+        "command": None,
+        "plan": [],
+        "needs_plan": True,
+        "feedback": why,
+        "decided": grounding(planned, None, "sent back", why=why),
+        **({"avoid": [avoid]} if avoid else {}),
+    }
 
 
 def not_valid_why(written: str, admissible: list[str]) -> str:
@@ -95,8 +121,10 @@ def not_valid_why(written: str, admissible: list[str]) -> str:
         return f"'{written}' is not a valid command here; choose one of VALID COMMANDS"
     takes = [c for c in admissible if c.lower().startswith(tuple(f"{taking} " for taking in TAKING_VERBS))][:6]
     hint = f"; things that can be taken here: {', '.join(takes)}" if takes else ""
-    return (f"no valid command here can '{verb}' yet: what it needs first is not at hand (a tool held, a container opened, "
-            f"another place){hint}")
+    return (
+        f"no valid command here can '{verb}' yet: what it needs first is not at hand (a tool held, a container opened, "
+        f"another place){hint}"
+    )
 
 
 def mentioned_here(written: str, observation: str) -> bool:
@@ -114,16 +142,25 @@ def way_forward(state: AgentState, context: AgentContext, session: Session) -> s
     moves = explore_moves(state, session.memory) if context.switches.explore else None
     tried = tried_here(state, session.run)
     ways_out = [c for c in admissible if direction_of_command(c) and c not in tried]
-    return (unexplored_move(state, session.memory) or (ground_command(moves[0]["action"], admissible) if moves else None)
-            or (ways_out[0] if ways_out else safe_command(admissible)))
+    return (
+        unexplored_move(state, session.memory)
+        or (ground_command(moves[0]["action"], admissible) if moves else None)
+        or (ways_out[0] if ways_out else safe_command(admissible))
+    )
 
 
 def unexplored_move(state: AgentState, memory: WorldMemory) -> str | None:
     """A valid 'go' command through an exit the map has never seen taken from here."""
     here = memory.location() or state.get("location")
     exits = next(iter(memory.unexplored_exits(here).values()), []) if here else []
-    return next((ground_command(f"go {d}", state.get("admissible") or []) for d in exits
-                 if ground_command(f"go {d}", state.get("admissible") or [])), None)
+    return next(
+        (
+            ground_command(f"go {d}", state.get("admissible") or [])
+            for d in exits
+            if ground_command(f"go {d}", state.get("admissible") or [])
+        ),
+        None,
+    )
 
 
 def repeated_here(state: AgentState, context: AgentContext, run: RunDir, command: str | None) -> tuple[int, str] | None:
@@ -144,7 +181,12 @@ def looped_or_stalled(state: AgentState, context: AgentContext, run: RunDir, com
         count, answer = repeat
         return f"'{command}' was already played {count} times here and the game answered '{answer}': do something else"
     since = state.get("step", 0) + 1 - state.get("progress_step", 0)
-    if preset.stall_steps and state.get("replans", 0) == 0 and since >= preset.stall_steps and since % preset.stall_steps == 0:
+    if (
+        preset.stall_steps
+        and state.get("replans", 0) == 0
+        and since >= preset.stall_steps
+        and since % preset.stall_steps == 0
+    ):
         return f"no score for {since - 1} steps: what the plan does is not working; look for what the goal still needs"
     return None
 
@@ -153,17 +195,32 @@ def _same(command: str) -> str:
     return " ".join(command.lower().split())
 
 
-def expand_step(state: AgentState, context: AgentContext, step: dict[str, str], admissible: list[str]) -> tuple[list[dict[str, str]], dict[str, Any]]:
+def expand_step(
+    state: AgentState, context: AgentContext, step: dict[str, str], admissible: list[str]
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
     """DAVIS's actor: the plan step as up to ``actor_commands`` game commands, in order. The first must be a
     valid command now (else no expansion: []); later ones are kept as the game can be sent them, to be
     grounded when due. The last keeps the step's expected outcome and reward; the others carry the actor's
     own prediction of what they give."""
     most = context.switches.actor_commands
-    sections = {p.ENVIRONMENT: environment_section(state), p.GOAL: state.get("goal", ""), p.LOCATION: state.get("location") or p.UNKNOWN,
-                p.INVENTORY: p.inventory_text(state.get("inventory")), p.ADMISSIBLE: admissible,
-                p.OBSERVATION: state.get("observation", ""), p.PROPOSED_ACTION: step["action"]}
-    reply, update = ask_structured(context, node="actor", schema=Expansion, system=expansion_prompt(most),
-                                   sections=sections, fallback=Expansion(commands=[]), step=state.get("step", 0))
+    sections = {
+        p.ENVIRONMENT: environment_section(state),
+        p.GOAL: state.get("goal", ""),
+        p.LOCATION: state.get("location") or p.UNKNOWN,
+        p.INVENTORY: p.inventory_text(state.get("inventory")),
+        p.ADMISSIBLE: admissible,
+        p.OBSERVATION: state.get("observation", ""),
+        p.PROPOSED_ACTION: step["action"],
+    }
+    reply, update = ask_structured(
+        context,
+        node="actor",
+        schema=Expansion,
+        system=expansion_prompt(most),
+        sections=sections,
+        fallback=Expansion(commands=[]),
+        step=state.get("step", 0),
+    )
     commands: list[Command] = []
     for command in reply.commands[:most]:
         written = as_written(command.action)
@@ -174,8 +231,11 @@ def expand_step(state: AgentState, context: AgentContext, step: dict[str, str], 
         return [], with_issue(update, "actor", INADMISSIBLE) if commands else update
     commands[0] = Command(action=first, expected=commands[0].expected)
     steps = [{"action": c.action, "expected": c.expected, FROM_ACTOR: "1"} for c in commands]
-    steps[-1] = {**steps[-1], "expected": step.get("expected") or steps[-1]["expected"],
-                 **({"reward": step["reward"]} if step.get("reward") else {})}
+    steps[-1] = {
+        **steps[-1],
+        "expected": step.get("expected") or steps[-1]["expected"],
+        **({"reward": step["reward"]} if step.get("reward") else {}),
+    }
     return steps, update
 
 
@@ -203,13 +263,25 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     if not preset.grounding:  # DAVIS without its actor: the world model's command goes to the game as written
         command = as_written(step["action"])
         update = with_issue(update, "actor", INADMISSIBLE) if command is None else update
-        return {"command": command or safe_command(admissible), "expected": step.get("expected") or None,
-                "expected_reward": step.get("reward") or None, "plan": plan[1:], **update,
-                "decided": grounding(step["action"], command or safe_command(admissible), "as_written" if command else "fallback")}
+        return {
+            "command": command or safe_command(admissible),
+            "expected": step.get("expected") or None,
+            "expected_reward": step.get("reward") or None,
+            "plan": plan[1:],
+            **update,
+            "decided": grounding(
+                step["action"], command or safe_command(admissible), "as_written" if command else "fallback"
+            ),
+        }
     expanded: list[str] = []
     planned = step["action"]
-    if (preset.actor_commands > 1 and admissible and not step.get(FROM_ACTOR)
-            and _same(step["action"]) not in {_same(c) for c in admissible} and go_to_target(step["action"]) is None):
+    if (
+        preset.actor_commands > 1
+        and admissible
+        and not step.get(FROM_ACTOR)
+        and _same(step["action"]) not in {_same(c) for c in admissible}
+        and go_to_target(step["action"]) is None
+    ):
         steps, update = expand_step(state, context, step, admissible)
         if steps:  # the step as several commands (or one valid one): the plan now holds them in its place
             plan, step = steps + plan[1:], steps[0]
@@ -217,20 +289,44 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     command = ground_command(step["action"], admissible) if admissible else step["action"]
     how = "expanded" if expanded else "grounded"
     extra: dict[str, Any] = {"into": expanded} if expanded else {}
-    ruin = ruinous(state["env"], command, state.get("inventory")) if preset.rules_shield and command and state.get("env") else None
+    ruin = (
+        ruinous(state["env"], command, state.get("inventory"))
+        if preset.rules_shield and command and state.get("env")
+        else None
+    )
     if preset.explore and command is not None and admissible and paced(state, session, command):
         # pacing between places already seen: explore instead, when an exit not taken yet is left
         moves = explore_moves(state, session.memory)
         first = ground_command(moves[0]["action"], admissible) if moves else None
         if moves and first is not None and first != command:
-            return {"command": first, "expected": moves[0]["expected"] or None, "plan": moves[1:], **update,
-                    "decided": grounding(step["action"], first, "explore", why=f"'{command}' was already played twice from here")}
-    if command is None and preset.strict_grounding and admissible and (needed := take_first(step["action"], admissible)) is not None:
+            return {
+                "command": first,
+                "expected": moves[0]["expected"] or None,
+                "plan": moves[1:],
+                **update,
+                "decided": grounding(
+                    step["action"], first, "explore", why=f"'{command}' was already played twice from here"
+                ),
+            }
+    if (
+        command is None
+        and preset.strict_grounding
+        and admissible
+        and (needed := take_first(step["action"], admissible)) is not None
+    ):
         # not valid now, and a thing it names can be taken here: take it first
-        return {"command": needed, "expected": None, "plan": [], **update, "decided": grounding(step["action"], needed, "take first")}
+        return {
+            "command": needed,
+            "expected": None,
+            "plan": [],
+            **update,
+            "decided": grounding(step["action"], needed, "take first"),
+        }
     if state.get("replans", 0) < preset.max_replans:
         if command is None and preset.explore and is_explore(step["action"]) and admissible:
-            return sent_back(step["action"], "no exit is left that has not been taken: choose one of VALID COMMANDS", avoid=EXPLORE)
+            return sent_back(
+                step["action"], "no exit is left that has not been taken: choose one of VALID COMMANDS", avoid=EXPLORE
+            )
         if command is None and preset.strict_grounding and admissible:
             return sent_back(step["action"], not_valid_why(step["action"], admissible))
         if ruin:
@@ -239,63 +335,124 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         if why:
             return sent_back(step["action"], why, avoid=command if "already played" in why else None)
     repeated = repeated_here(state, context, session.run, command) is not None
-    if admissible and (ruin or repeated or (command is not None and command in (state.get("avoid") or []))
-                       or (command is None and preset.strict_grounding)):
+    if admissible and (
+        ruin
+        or repeated
+        or (command is not None and command in (state.get("avoid") or []))
+        or (command is None and preset.strict_grounding)
+    ):
         # with the replans used up, a step that was sent back (or one played twice here already, which the planner
         # was not offered) comes again: never mapped by a model to another command (it picks an unrelated one), but
         # a way forward
         if command is None:
             update = with_issue(update, "actor", INADMISSIBLE)
-        # a thing not here: search elsewhere; else first what changes nothing (the planner may see it anew), then, from the
+        # a thing not here: search elsewhere; else first what changes nothing (the planner may see it anew), then, from
+        # the
         # same situation again, a way out
         safe = safe_command(admissible)
         elsewhere = command is None and not mentioned_here(step["action"], state.get("observation") or "")
-        command = safe if tried_here(state, session.run).get(safe, (0, ""))[0] < 2 and not (elsewhere or repeated) \
+        command = (
+            safe
+            if tried_here(state, session.run).get(safe, (0, ""))[0] < 2 and not (elsewhere or repeated)
             else way_forward(state, context, session)
+        )
         how = "fallback"
-        return {"command": command, "expected": None, "plan": [], **update, "decided": grounding(step["action"], command, how)}
+        return {
+            "command": command,
+            "expected": None,
+            "plan": [],
+            **update,
+            "decided": grounding(step["action"], command, how),
+        }
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         how = "model"
-        sections = {p.ENVIRONMENT: environment_section(state), p.ADMISSIBLE: admissible, p.OBSERVATION: state.get("observation", ""),
-                    p.PROPOSED_ACTION: step["action"]}
+        sections = {
+            p.ENVIRONMENT: environment_section(state),
+            p.ADMISSIBLE: admissible,
+            p.OBSERVATION: state.get("observation", ""),
+            p.PROPOSED_ACTION: step["action"],
+        }
         schema = action_choice(admissible)
-        choice, chosen = ask_structured(context, node="actor", schema=schema, system=ACTOR, sections=sections,
-                                        fallback=schema(action=safe_command(admissible)), step=state.get("step", 0))
+        choice, chosen = ask_structured(
+            context,
+            node="actor",
+            schema=schema,
+            system=ACTOR,
+            sections=sections,
+            fallback=schema(action=safe_command(admissible)),
+            step=state.get("step", 0),
+        )
         update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
         command = ground_command(choice.action, admissible)
         if fell_back(chosen):
             how = "fallback"
         if command is None:
             command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"
-    return {"command": command, "expected": step.get("expected") or None, "expected_reward": step.get("reward") or None,
-            "plan": plan[1:], **update, "decided": grounding(planned, command, how, **extra)}
+    return {
+        "command": command,
+        "expected": step.get("expected") or None,
+        "expected_reward": step.get("reward") or None,
+        "plan": plan[1:],
+        **update,
+        "decided": grounding(planned, command, how, **extra),
+    }
 
 
-def _react(state: AgentState, context: AgentContext, session: Session, plan: list[dict[str, str]], admissible: list[str],
-           places: list[str]) -> dict[str, Any]:
+def _react(
+    state: AgentState,
+    context: AgentContext,
+    session: Session,
+    plan: list[dict[str, str]],
+    admissible: list[str],
+    places: list[str],
+) -> dict[str, Any]:
     """ReAct decision (AriGraph's action selector, the react baseline): reason, then choose one
     admissible command, every step, from the working memory and the plan's next step if any. With
     ``go_to`` the choices also hold 'go to <place>' for places the KG's map reaches; choosing one
     plays its first move and keeps the rest as the plan."""
-    sections = {**working_memory({**state, "plan": plan}, context, session.run), p.COMMANDS: None,
-                p.PROPOSED_ACTION: plan[0]["action"] if plan else None, p.ADMISSIBLE: admissible + places}
+    sections = {
+        **working_memory({**state, "plan": plan}, context, session.run),
+        p.COMMANDS: None,
+        p.PROPOSED_ACTION: plan[0]["action"] if plan else None,
+        p.ADMISSIBLE: admissible + places,
+    }
     fallback = plan[0]["action"] if plan else safe_command(admissible)
     if admissible:
         fallback = ground_command(fallback, admissible) or safe_command(admissible)
     schema = action_choice(admissible + places)
-    choice, update = ask_structured(context, node="actor", schema=schema, system=REACT,
-                                    sections=sections, fallback=schema(action=fallback), step=state.get("step", 0))
+    choice, update = ask_structured(
+        context,
+        node="actor",
+        schema=schema,
+        system=REACT,
+        sections=sections,
+        fallback=schema(action=fallback),
+        step=state.get("step", 0),
+    )
     if places and go_to_target(choice.action) is not None:
         moves = expand_go_to(choice.action, state, session.memory)
         if moves:
             first = ground_command(moves[0]["action"], admissible)
             if first is not None:
-                return {"command": first, "expected": moves[0]["expected"], "plan": moves[1:], "reason": choice.reasoning or None, **update,
-                        "decided": grounding(plan[0]["action"] if plan else None, first, "choice", chosen=choice.action)}
+                return {
+                    "command": first,
+                    "expected": moves[0]["expected"],
+                    "plan": moves[1:],
+                    "reason": choice.reasoning or None,
+                    **update,
+                    "decided": grounding(plan[0]["action"] if plan else None, first, "choice", chosen=choice.action),
+                }
     command = ground_command(choice.action, admissible) if admissible else choice.action
     if command is None:  # only without the choices in the schema (too many to list)
         command, update = fallback, with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
-    return {"command": command, "expected": plan[0].get("expected") or None if followed else None,
-            "plan": plan[1:] if followed else plan, "reason": choice.reasoning or None, **update,
-            "decided": grounding(plan[0]["action"] if plan else None, command, "fallback" if fell_back(update) else "choice")}
+    return {
+        "command": command,
+        "expected": plan[0].get("expected") or None if followed else None,
+        "plan": plan[1:] if followed else plan,
+        "reason": choice.reasoning or None,
+        **update,
+        "decided": grounding(
+            plan[0]["action"] if plan else None, command, "fallback" if fell_back(update) else "choice"
+        ),
+    }

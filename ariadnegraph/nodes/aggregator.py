@@ -26,7 +26,9 @@ def describe_map(memory) -> str:
     lines = []
     if here:
         exits = spatial.exits(view, here)
-        known = ", ".join(f"{d} to {memory.entity_name(r)}" if r else f"{d} (unexplored)" for d, r in sorted(exits.items()))
+        known = ", ".join(
+            f"{d} to {memory.entity_name(r)}" if r else f"{d} (unexplored)" for d, r in sorted(exits.items())
+        )
         lines.append(f"You are in {memory.entity_name(here)}. Exits: {known or 'none known'}.")
     rooms = sorted(memory.entity_name(k) for k in spatial.locations(view) if k != here)
     if rooms:
@@ -40,10 +42,20 @@ def describe_map(memory) -> str:
 def aggregator(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     context = runtime.context
     if context.switches.aggregator == "llm":  # STMA's relation aggregator: the retrieved subgraph in words
-        sections = {p.ENVIRONMENT: environment_section(state), p.MEMORY: state.get("memory_text") or [],
-                    p.LOCATION: state.get("location") or p.UNKNOWN}
-        belief, update = ask_structured(context, node="aggregator", schema=SpatialBelief, system=AGGREGATOR,
-                                        sections=sections, fallback=SpatialBelief(text=p.NONE), step=state.get("step", 0))
+        sections = {
+            p.ENVIRONMENT: environment_section(state),
+            p.MEMORY: state.get("memory_text") or [],
+            p.LOCATION: state.get("location") or p.UNKNOWN,
+        }
+        belief, update = ask_structured(
+            context,
+            node="aggregator",
+            schema=SpatialBelief,
+            system=AGGREGATOR,
+            sections=sections,
+            fallback=SpatialBelief(text=p.NONE),
+            step=state.get("step", 0),
+        )
         return {"spatial_belief": belief.text, **update}
     memory = session.memory
     return {"spatial_belief": describe_map(memory)}

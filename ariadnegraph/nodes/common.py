@@ -77,8 +77,14 @@ def chat_model(context: AgentContext, node: str, *, max_tokens: int | None = Non
 def _load(context: AgentContext, role: str, *, slot: int | None, max_tokens: int | None) -> BaseChatModel:
     spec = context.model_for(role)
     timeout = max(context.request_timeout, LOCAL_REQUEST_TIMEOUT) if is_local(spec) else context.request_timeout
-    return load_chat_model(spec, base_url=context.base_url, timeout=timeout,
-                           max_retries=context.max_retries, max_tokens=max_tokens, slot=slot)
+    return load_chat_model(
+        spec,
+        base_url=context.base_url,
+        timeout=timeout,
+        max_retries=context.max_retries,
+        max_tokens=max_tokens,
+        slot=slot,
+    )
 
 
 def environment_section(state: Mapping[str, Any]) -> str | None:
@@ -90,11 +96,15 @@ def role_messages(system: str, sections: Mapping[str, object]) -> list[BaseMessa
     return [SystemMessage(content=system), HumanMessage(content=p.render_sections(sections))]
 
 
-def trace_reply(node: str, outcome: str, issues: Mapping[str, int], *, tries: int = 1, errors: list[str] | None = None) -> None:
+def trace_reply(
+    node: str, outcome: str, issues: Mapping[str, int], *, tries: int = 1, errors: list[str] | None = None
+) -> None:
     """The verdict on one model reply as a trace event (``calls.jsonl`` gets a ``reply`` line)."""
     try:
-        dispatch_custom_event(REPLY_EVENT, {"node": node, "outcome": outcome, "issues": dict(issues), "tries": tries,
-                                            "errors": (errors or [])[-2:]})
+        dispatch_custom_event(
+            REPLY_EVENT,
+            {"node": node, "outcome": outcome, "issues": dict(issues), "tries": tries, "errors": (errors or [])[-2:]},
+        )
     except RuntimeError:  # called outside a graph run (no parent run to attach the event to)
         pass
 
@@ -121,8 +131,14 @@ def ask_structured(
 ) -> tuple[T, dict[str, Any]]:
     """The parsed reply (or ``fallback``) and the state update that accounts for the call."""
     model = chat_model(context, node, max_tokens=getattr(schema, "reply_tokens", None))
-    result = call_structured(model, schema, role_messages(system, sections), max_tries=context.structured_tries, fallback=fallback,
-                             retries=context.max_retries)
+    result = call_structured(
+        model,
+        schema,
+        role_messages(system, sections),
+        max_tries=context.structured_tries,
+        fallback=fallback,
+        retries=context.max_retries,
+    )
     return result.value, reply_update(node, step, result)
 
 
@@ -164,8 +180,11 @@ def recent_history(state: Mapping[str, Any], run: RunDir, length: int | None) ->
     if len(window) < HISTORY_KEPT or (length is not None and length <= len(window)):
         return window  # the whole episode so far (the window is not full yet), or enough of it
     last = state.get("step", 0)
-    return [{"step": r["step"], "action": r["action"], "observation": r["observation"]}
-            for r in run.steps() if r["step"] <= last]
+    return [
+        {"step": r["step"], "action": r["action"], "observation": r["observation"]}
+        for r in run.steps()
+        if r["step"] <= last
+    ]
 
 
 DONE_HERE_SHOWN = 8  # commands listed under DONE HERE, the latest
@@ -230,7 +249,9 @@ def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[dict[st
             continue
         moves = [] if memory.key(place) == memory.key(here) else memory.path(here, place)
         if moves is not None and (best is None or len(moves) + 1 < len(best)):
-            best = [{"action": f"go {d}", "expected": room} for d, room in moves] + [{"action": f"go {sorted(directions)[0]}", "expected": ""}]
+            best = [{"action": f"go {d}", "expected": room} for d, room in moves] + [
+                {"action": f"go {sorted(directions)[0]}", "expected": ""}
+            ]
     return best
 
 
@@ -334,8 +355,12 @@ def readings_section(state: Mapping[str, Any], run: RunDir, preset: Preset) -> l
     if not readings or not preset.progress_shown:
         return readings or p.NOTHING_READ
     reports = confirmations(run)
-    return ["\n".join(p.marked_line(line, mark) for line, mark in checklist(reading.splitlines(), reports, state.get("inventory")))
-            for reading in readings]
+    return [
+        "\n".join(
+            p.marked_line(line, mark) for line, mark in checklist(reading.splitlines(), reports, state.get("inventory"))
+        )
+        for reading in readings
+    ]
 
 
 def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
@@ -343,7 +368,9 @@ def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
     return state.get("belief", "") if preset.belief_read else None
 
 
-def working_memory(state: AgentState, context: AgentContext, run: RunDir, preset: Preset | None = None) -> dict[str, object]:
+def working_memory(
+    state: AgentState, context: AgentContext, run: RunDir, preset: Preset | None = None
+) -> dict[str, object]:
     """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out."""
     preset = preset or context.switches
     history = preset.history_length
@@ -369,6 +396,9 @@ def working_memory(state: AgentState, context: AgentContext, run: RunDir, preset
         p.FEEDBACK: state.get("feedback") or p.NONE,
         p.REFLECTIONS: (state.get("reflections") or []) if preset.reflections else None,
         # the whole episode only grows (cache-friendly, early); a window slides every step (late)
-        p.FULL_HISTORY if history is None else p.HISTORY:
-            history_section(recent_history(state, run, history), history, preset.history_full_text) if history != 0 else None,
+        p.FULL_HISTORY if history is None else p.HISTORY: history_section(
+            recent_history(state, run, history), history, preset.history_full_text
+        )
+        if history != 0
+        else None,
     }

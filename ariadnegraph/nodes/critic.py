@@ -57,42 +57,65 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
     proposed = plan[0]["action"] if plan else safe_command(state.get("admissible") or [])
     expected = state.get("expected") if preset.outcome_check else None
     sections = critic_sections(state, preset, proposed, expected)
-    invalid = preset.precheck and not is_valid_command(proposed, state.get("admissible") or [], preset.go_to, preset.grounding)
+    invalid = preset.precheck and not is_valid_command(
+        proposed, state.get("admissible") or [], preset.go_to, preset.grounding
+    )
     # Ours (reject_invalid off): a command the game does not take as written is not judged (there is nothing to judge
     # yet): the actor grounds it to a valid one, which costs a short call, where a rejection would cost a new plan.
-    # STMA's critic (reject_invalid) is asked about it as about any command, and rejects it whatever it answers: its prompt
+    # STMA's critic (reject_invalid) is asked about it as about any command, and rejects it whatever it answers: its
+    # prompt
     # tells it to reject what is not among the possible actions (appendix D.5), and the planner revises (B.1).
     judged = bool(expected or (preset.precheck and (not invalid or preset.reject_invalid)))  # a model's verdict
     if invalid and not preset.reject_invalid:
         sections[p.PROPOSED_ACTION] = None
     if judged:
-        verdict, update = ask_structured(context, node="critic", schema=Critique, system=CRITIC, sections=sections,
-                                         fallback=Critique(outcome_matches=True, action_approved=True), step=state.get("step", 0))
+        verdict, update = ask_structured(
+            context,
+            node="critic",
+            schema=Critique,
+            system=CRITIC,
+            sections=sections,
+            fallback=Critique(outcome_matches=True, action_approved=True),
+            step=state.get("step", 0),
+        )
     else:
         verdict, update = Critique(outcome_matches=True, action_approved=True), {}
     if invalid:
         if preset.reject_invalid:
             advice = "" if verdict.action_approved else verdict.feedback  # an approval's words argue for the command
-            verdict = verdict.model_copy(update={"action_approved": False, "feedback": f"{p.not_listed()} {advice}".strip()})
+            verdict = verdict.model_copy(
+                update={"action_approved": False, "feedback": f"{p.not_listed()} {advice}".strip()}
+            )
         else:
             verdict = verdict.model_copy(update={"action_approved": True})
         update = with_issue(update, "planner", INADMISSIBLE)  # the plan held a command the game does not take
     update["expected"] = None  # an outcome is judged once
     update["expected_reward"] = None
-    update["decided"] = {"verdicts": [{"proposed": proposed, "judged": judged, "valid": not invalid,
-                                       "approved": verdict.action_approved if preset.precheck else None,
-                                       "outcome_matches": verdict.outcome_matches if expected else None,
-                                       "last_action": state.get("last_action")}]}
+    update["decided"] = {
+        "verdicts": [
+            {
+                "proposed": proposed,
+                "judged": judged,
+                "valid": not invalid,
+                "approved": verdict.action_approved if preset.precheck else None,
+                "outcome_matches": verdict.outcome_matches if expected else None,
+                "last_action": state.get("last_action"),
+            }
+        ]
+    }
     return routed(state, preset, proposed, expected, verdict, update)
 
 
-def routed(state: AgentState, preset: Preset, proposed: str, expected: str | None, verdict: Critique,
-           update: dict[str, Any]) -> Command[Literal["planner", "actor"]]:
+def routed(
+    state: AgentState, preset: Preset, proposed: str, expected: str | None, verdict: Critique, update: dict[str, Any]
+) -> Command[Literal["planner", "actor"]]:
     """To the planner when the last outcome deviated from what was expected (with a reflection, where the preset
     keeps them) or the next command was rejected, while the step's replans last; else to the actor."""
     can_replan = state.get("replans", 0) < preset.max_replans
     if expected and not verdict.outcome_matches and can_replan:
-        mismatch = f"step {state.get('step', 0)}: '{state.get('last_action')}' was expected to give '{expected}' but did not."
+        mismatch = (
+            f"step {state.get('step', 0)}: '{state.get('last_action')}' was expected to give '{expected}' but did not."
+        )
         if preset.reflections:
             reflection = f"{mismatch} {verdict.feedback}".strip()
             update = {**update, "plan": [], "feedback": verdict.feedback or reflection, "reflections": [reflection]}
@@ -100,5 +123,7 @@ def routed(state: AgentState, preset: Preset, proposed: str, expected: str | Non
             update = {**update, "plan": [], "feedback": mismatch}
         return Command(goto="planner", update=update)
     if preset.precheck and not verdict.action_approved and can_replan:
-        return Command(goto="planner", update={**update, "feedback": f"'{proposed}' was rejected: {verdict.feedback}".strip()})
+        return Command(
+            goto="planner", update={**update, "feedback": f"'{proposed}' was rejected: {verdict.feedback}".strip()}
+        )
     return Command(goto="actor", update=update)

@@ -83,11 +83,26 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
         observation = session.observation
         session.run.record_step(0, None, observation, trail=session.trail)
         goal = getattr(session.env, "goal", None) or ""
-        update = {**observation_fields(observation), "run_id": state["run_id"], "step": 0, "goal": goal, "last_action": None,
-                  "trail": session.trail, "memory_step": -1, "belief": "", "plan": [], "needs_plan": True, "replans": 0,
-                  "expected": None, "feedback": None, "reward": 0.0, "lessons": recall(state, session, context.memory_from, runtime.store),
-                  "switches": switch_values(context.switches), "progress_step": 0,
-                  "history": [{"step": 0, "action": None, "observation": observation.text}]}
+        update = {
+            **observation_fields(observation),
+            "run_id": state["run_id"],
+            "step": 0,
+            "goal": goal,
+            "last_action": None,
+            "trail": session.trail,
+            "memory_step": -1,
+            "belief": "",
+            "plan": [],
+            "needs_plan": True,
+            "replans": 0,
+            "expected": None,
+            "feedback": None,
+            "reward": 0.0,
+            "lessons": recall(state, session, context.memory_from, runtime.store),
+            "switches": switch_values(context.switches),
+            "progress_step": 0,
+            "history": [{"step": 0, "action": None, "observation": observation.text}],
+        }
         _shown(update)
         return update
     step = state.get("step", 0) + 1
@@ -101,7 +116,9 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
     switches = switch_values(context.switches)
     update = {
         **replaced,
-        **({"switches": switches} if state.get("switches") != switches else {}),  # a thread continued with another context
+        **(
+            {"switches": switches} if state.get("switches") != switches else {}
+        ),  # a thread continued with another context
         **observation_fields(observation),
         "done": observation.done or out_of_steps(state, step),
         "step": step,

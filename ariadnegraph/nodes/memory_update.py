@@ -34,7 +34,9 @@ def place_facts(memory: WorldMemory, state: AgentState, env_map: bool = False) -
         return []
     facts = [(PLAYER, "in", place)]
     if env_map:
-        exits = dict.fromkeys(d for c in state.get("admissible") or [] if c.lower().startswith("go ") and (d := direction_of_command(c)))
+        exits = dict.fromkeys(
+            d for c in state.get("admissible") or [] if c.lower().startswith("go ") and (d := direction_of_command(c))
+        )
         facts += [(place, "has exit", direction) for direction in exits]
     before = current_location(memory.current())
     direction = direction_of_command(state.get("last_action"))
@@ -46,12 +48,19 @@ def place_facts(memory: WorldMemory, state: AgentState, env_map: bool = False) -
 def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     memory, step = session.memory, state.get("step", 0)
     if step not in memory.episodes:
-        # triplets as the relation retriever passed them on (their shape checked where the reply came in: nodes/schemas.py)
+        # triplets as the relation retriever passed them on (their shape checked where the reply came in:
+        # nodes/schemas.py)
         triplets = [(t[0], t[1], t[2]) for t in state.get("extraction", [])]
         triplets += place_facts(memory, state, runtime.context.switches.env_map)
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", [])]
-        memory.observe(step, state.get("observation", ""), triplets, outdated, action=state.get("last_action"),
-                       invalidate=runtime.context.switches.invalidate)
+        memory.observe(
+            step,
+            state.get("observation", ""),
+            triplets,
+            outdated,
+            action=state.get("last_action"),
+            invalidate=runtime.context.switches.invalidate,
+        )
     update: dict[str, Any] = {"extraction": [], "outdated": [], "memory_step": step}
     reading = text_read(state) if runtime.context.switches.pin_readings else None
     if reading and reading not in (state.get("readings") or []):

@@ -16,7 +16,16 @@ from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.rules import phrasings, tools_needed
 from ..envs.text import EXPLORE, command_for_item, ground_command, safe_command
-from .common import ask_structured, explore_moves, go_to_choices, next_item, next_step, offered_commands, tried_here, working_memory
+from .common import (
+    ask_structured,
+    explore_moves,
+    go_to_choices,
+    next_item,
+    next_step,
+    offered_commands,
+    tried_here,
+    working_memory,
+)
 from .prompts import PLAN_CHOICE, planner_prompt
 from .schemas import Decision, Plan, PlanStep
 
@@ -32,15 +41,36 @@ def oracle_plan(state: AgentState, context: AgentContext, session: Session) -> d
     it is; no model call."""
     policy = session.observation.oracle.policy
     if not policy and not state.get("done"):
-        raise ValueError(f"oracle_plan needs a game that knows its winning commands from any state (TextWorld); {state.get('env')} does not")
-    steps = [{"action": command, "expected": ""} for command in policy[:context.switches.plan_length]]
-    return {"plan": steps, "subgoal": "the winning path (oracle)", "needs_plan": False, "feedback": None,
-            "replans": state.get("replans", 0) + 1, "decided": {"plans": [{"subgoal": "oracle", "steps": [s["action"] for s in steps]}]}}
+        raise ValueError(
+            f"oracle_plan needs a game that knows its winning commands from any state (TextWorld); {state.get('env')} "
+            f"does not"
+        )
+    steps = [{"action": command, "expected": ""} for command in policy[: context.switches.plan_length]]
+    return {
+        "plan": steps,
+        "subgoal": "the winning path (oracle)",
+        "needs_plan": False,
+        "feedback": None,
+        "replans": state.get("replans", 0) + 1,
+        "decided": {"plans": [{"subgoal": "oracle", "steps": [s["action"] for s in steps]}]},
+    }
 
 
-CHOICE_SECTIONS = (p.ENVIRONMENT, p.GOAL, p.LESSONS, p.READINGS, p.PROGRESS, p.LOCATION, p.INVENTORY, p.DONE_HERE, p.HISTORY,
-                   p.OBSERVATION)
-CHOICE_HISTORY = 3  # recent steps a choice reads (what was tried here is under DONE HERE, what raised the score under PROGRESS)
+CHOICE_SECTIONS = (
+    p.ENVIRONMENT,
+    p.GOAL,
+    p.LESSONS,
+    p.READINGS,
+    p.PROGRESS,
+    p.LOCATION,
+    p.INVENTORY,
+    p.DONE_HERE,
+    p.HISTORY,
+    p.OBSERVATION,
+)
+CHOICE_HISTORY = (
+    3  # recent steps a choice reads (what was tried here is under DONE HERE, what raised the score under PROGRESS)
+)
 
 
 def choice_sections(state: AgentState, context: AgentContext, session: Session) -> dict[str, object]:
@@ -48,8 +78,11 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session) 
     'go to' and 'explore' are among the choices), with the next step of a list read worked out in code."""
     window = min(context.switches.history_length or CHOICE_HISTORY, CHOICE_HISTORY)
     shown = working_memory(state, context, session.run, replace(context.switches, history_length=window))
-    return {**{name: shown.get(name) for name in CHOICE_SECTIONS}, p.NEXT_STEP: next_step(state, context, session.run),
-            p.FEEDBACK: state.get("feedback") or None}
+    return {
+        **{name: shown.get(name) for name in CHOICE_SECTIONS},
+        p.NEXT_STEP: next_step(state, context, session.run),
+        p.FEEDBACK: state.get("feedback") or None,
+    }
 
 
 LIST_MARK = re.compile(r"\s*\[[^\]]*\]\s*$")
@@ -76,8 +109,11 @@ def _choose_plan(state: AgentState, context: AgentContext, session: Session) -> 
     it lands on another one); a plan of that one step, which the actor plays when it is a valid command or
     sends back when not. The known places to go to are offered beside the valid commands."""
     # not offered: what was sent back this step, and what was played twice already from here and changed nothing
-    avoid = set(state.get("avoid") or []) | {c for c, (n, _) in tried_here(state, session.run).items() if n >= 2} if context.switches.loop_guard \
+    avoid = (
+        set(state.get("avoid") or []) | {c for c, (n, _) in tried_here(state, session.run).items() if n >= 2}
+        if context.switches.loop_guard
         else set(state.get("avoid") or [])
+    )
     admissible = [c for c in offered_commands(state, context) if c not in avoid] or offered_commands(state, context)
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
@@ -87,12 +123,19 @@ def _choose_plan(state: AgentState, context: AgentContext, session: Session) -> 
     if item is not None and (command := item_command(state, item[1], admissible)) is not None:
         # the list read says what to do, and one valid command does it word for word: no model asked
         step = p.step_line(*item) if item[0] is not None else item[1]
-        return Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"followed in code: {step}", steps=[PlanStep(action=command)]), {}
+        return Plan(
+            subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"followed in code: {step}", steps=[PlanStep(action=command)]
+        ), {}
     fallback = fallback_plan(state).steps[0].action
-    chosen, update = ask_structured(context, node="planner", schema=Decision, system=PLAN_CHOICE,
-                                    sections={**choice_sections(state, context, session), p.ADMISSIBLE: [*admissible, *places]},
-                                    fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
-                                    step=state.get("step", 0))
+    chosen, update = ask_structured(
+        context,
+        node="planner",
+        schema=Decision,
+        system=PLAN_CHOICE,
+        sections={**choice_sections(state, context, session), p.ADMISSIBLE: [*admissible, *places]},
+        fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
+        step=state.get("step", 0),
+    )
     written = LIST_MARK.sub("", chosen.action)  # a small model copies an item with its mark ("chop the tuna [to do]")
     command = ground_command(written, [*admissible, *places]) or written
     if command != chosen.action:  # the diagnostics judge what the model wrote, not what grounding made of it
@@ -109,13 +152,36 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
         plan, update = _choose_plan(state, context, session)
     else:
         system = planner_prompt(preset.plan_length, preset.expected_rewards)
-        plan, update = ask_structured(context, node="planner", schema=Plan, system=system,
-                                      sections=working_memory(state, context, session.run), fallback=fallback_plan(state), step=state.get("step", 0))
+        plan, update = ask_structured(
+            context,
+            node="planner",
+            schema=Plan,
+            system=system,
+            sections=working_memory(state, context, session.run),
+            fallback=fallback_plan(state),
+            step=state.get("step", 0),
+        )
     steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
-    kept = [{k: getattr(s, k) for k in keep} for s in steps[:preset.plan_length]]
+    kept = [{k: getattr(s, k) for k in keep} for s in steps[: preset.plan_length]]
     written = update.pop("written", None)
-    decided = {"plans": [{"subgoal": plan.subgoal, "steps": [s["action"] for s in kept], "feedback": state.get("feedback"),
-                          **({"written": written} if written else {})}]}
-    return {"plan": kept, "decided": decided, "subgoal": plan.subgoal,
-            "reason": plan.reasoning or None, "needs_plan": False, "feedback": None, "replans": state.get("replans", 0) + 1, **update}
+    decided = {
+        "plans": [
+            {
+                "subgoal": plan.subgoal,
+                "steps": [s["action"] for s in kept],
+                "feedback": state.get("feedback"),
+                **({"written": written} if written else {}),
+            }
+        ]
+    }
+    return {
+        "plan": kept,
+        "decided": decided,
+        "subgoal": plan.subgoal,
+        "reason": plan.reasoning or None,
+        "needs_plan": False,
+        "feedback": None,
+        "replans": state.get("replans", 0) + 1,
+        **update,
+    }

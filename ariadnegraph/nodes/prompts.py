@@ -9,8 +9,10 @@ sees of the format. What the world is and the rules of its game family come from
 start of the prefix a provider's prompt cache can serve.
 """
 
-AGENT = ("You are one part of an agent acting in the text environment described under ENVIRONMENT. The agent sends one "
-         "command at a time; the valid commands are listed, and EXTRA COMMANDS, when given, are understood too.")
+AGENT = (
+    "You are one part of an agent acting in the text environment described under ENVIRONMENT. The agent sends one "
+    "command at a time; the valid commands are listed, and EXTRA COMMANDS, when given, are understood too."
+)
 
 GO_TO_COMMAND = "go to <place>: walks to a place already visited, along exits the agent has already used"
 EXPLORE_COMMAND = "explore: walks to the nearest exit not taken yet and through it, to find what has not been seen"
@@ -140,8 +142,11 @@ PREDICT_REWARDS = " Also predict each command's reward: the score change, e.g. '
 
 
 def planner_prompt(max_actions: int, rewards: bool) -> str:
-    return AGENT + PLANNER_TASK.format(max_actions=max_actions, rewards=PREDICT_REWARDS if rewards else "",
-                                       example_reward=', "reward": "0"' if rewards else "")
+    return AGENT + PLANNER_TASK.format(
+        max_actions=max_actions,
+        rewards=PREDICT_REWARDS if rewards else "",
+        example_reward=', "reward": "0"' if rewards else "",
+    )
 
 
 PLAN_CHOICE = f"""{AGENT}
@@ -185,8 +190,10 @@ ASK = """You answer questions about what happened in an episode of a text enviro
 tools. Look things up, then answer in one or two sentences. If memory does not hold the answer, say it is
 not known."""
 
-FINAL_ANSWER = ("No more lookups. Write what you found, one line per finding as 'question -> answer', using only what "
-                "the tools returned.")
+FINAL_ANSWER = (
+    "No more lookups. Write what you found, one line per finding as 'question -> answer', using only what "
+    "the tools returned."
+)
 
 
 REFLECT = f"""{AGENT}

@@ -22,10 +22,13 @@ FALLBACK = "(no reflection: the model's reply could not be read)"
 
 def trial_outcome(summary: dict[str, Any]) -> str:
     outcome = "won" if summary.get("won") else "not won"
-    return f"{outcome}: score {summary.get('score', 0):g} of {summary.get('max_score', 0):g} after {summary.get('steps', 0)} steps"
+    score, top, steps = summary.get("score", 0), summary.get("max_score", 0), summary.get("steps", 0)
+    return f"{outcome}: score {score:g} of {top:g} after {steps} steps"
 
 
-def reflect(run: RunDir, summary: dict[str, Any], lessons: list[str], context: AgentContext) -> tuple[str, dict[str, Any]]:
+def reflect(
+    run: RunDir, summary: dict[str, Any], lessons: list[str], context: AgentContext
+) -> tuple[str, dict[str, Any]]:
     """One lesson from the finished trial in ``run``, and the usage update of the call."""
     records = list(run.steps())
     sections = {
@@ -35,6 +38,13 @@ def reflect(run: RunDir, summary: dict[str, Any], lessons: list[str], context: A
         p.HISTORY: p.history_lines(records[-TRIAL_STEPS_SHOWN:]),
         p.ACTUAL: trial_outcome(summary),
     }
-    answer, update = ask_structured(context, node="reflection", schema=Reflection, system=REFLECT, sections=sections,
-                                    fallback=Reflection(reflection=FALLBACK), step=int(summary.get("steps", 0)))
+    answer, update = ask_structured(
+        context,
+        node="reflection",
+        schema=Reflection,
+        system=REFLECT,
+        sections=sections,
+        fallback=Reflection(reflection=FALLBACK),
+        step=int(summary.get("steps", 0)),
+    )
     return " ".join(answer.reflection.split()), update

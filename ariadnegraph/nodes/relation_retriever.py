@@ -44,13 +44,19 @@ _STATE_RELATIONS = {"is", "needs"}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def extraction_sections(state: Mapping[str, Any], memory: WorldMemory, preset: Preset | None = None) -> dict[str, object]:
+def extraction_sections(
+    state: Mapping[str, Any], memory: WorldMemory, preset: Preset | None = None
+) -> dict[str, object]:
     """What the model reads to extract this step's facts: the observation with the belief (or, with
     ``extraction_reads="history"``, the raw history buffer instead), and the known facts about the room the
     agent was in and what it carries (what this observation may update); with ``extraction_reads="belief_only"``
     the belief alone (STMA)."""
     if preset is not None and preset.extraction_reads == "belief_only":
-        return {p.ENVIRONMENT: environment_section(state), p.GOAL: state.get("goal", ""), p.BELIEF: state.get("belief") or p.NONE}
+        return {
+            p.ENVIRONMENT: environment_section(state),
+            p.GOAL: state.get("goal", ""),
+            p.BELIEF: state.get("belief") or p.NONE,
+        }
     raw = preset is not None and preset.extraction_reads == "history"
     previous_location = memory.location()
     view = memory.current()
@@ -64,7 +70,8 @@ def extraction_sections(state: Mapping[str, Any], memory: WorldMemory, preset: P
         p.INVENTORY: p.inventory_text(state.get("inventory")),
         p.BELIEF: None if raw else state.get("belief", ""),
         p.HISTORY: history_section((state.get("history") or [])[:-1], preset.summarizer_history or HISTORY_BUFFER, True)
-        if raw and preset else None,
+        if raw and preset
+        else None,
         p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
         p.OBSERVATION: state.get("observation", ""),
     }
@@ -85,8 +92,14 @@ def grounded(triplets: Iterable[list[str]], sections: Mapping[str, object]) -> t
     is a word the model may choose), and how many were dropped."""
     triplets = list(triplets)
     texts = [item for v in sections.values() for item in (v if isinstance(v, list) else [v])]
-    words = _words(" ".join(str(t) for t in texts if t and str(t).strip() not in p.PLACEHOLDERS))  # "(unknown)" names nothing
-    kept = [t for t in triplets if mentioned(t[0], words) and (t[1].strip().lower() in _STATE_RELATIONS or mentioned(t[2], words))]
+    words = _words(
+        " ".join(str(t) for t in texts if t and str(t).strip() not in p.PLACEHOLDERS)
+    )  # "(unknown)" names nothing
+    kept = [
+        t
+        for t in triplets
+        if mentioned(t[0], words) and (t[1].strip().lower() in _STATE_RELATIONS or mentioned(t[2], words))
+    ]
     return kept, len(triplets) - len(kept)
 
 
@@ -99,9 +112,13 @@ def oracle_extraction(state: AgentState, session: Session) -> dict[str, Any]:
     names (and where the player is), as a perfect extractor would write them; no model call."""
     facts = session.observation.oracle.facts
     if not facts:
-        raise OracleUnavailable(f"oracle_extraction needs a game that gives its true facts (TextWorld); {state.get('env')} gives none")
+        raise OracleUnavailable(
+            f"oracle_extraction needs a game that gives its true facts (TextWorld); {state.get('env')} gives none"
+        )
     words = _words(state.get("observation", ""))
-    triplets = [list(t) for t in true_triplets(facts) if t[0] == PLAYER or (mentioned(t[0], words) and mentioned(t[2], words))]
+    triplets = [
+        list(t) for t in true_triplets(facts) if t[0] == PLAYER or (mentioned(t[0], words) and mentioned(t[2], words))
+    ]
     return {"extraction": triplets, "outdated": [], "decided": {"extracted": triplets, "oracle": True}}
 
 
@@ -115,19 +132,35 @@ def incident_facts(memory: WorldMemory, triplets: Iterable[list[str]]) -> tuple[
     return [[f.subject, f.relation, f.object] for f in shown], len(facts) - len(shown)
 
 
-def detect_outdated(state: Mapping[str, Any], context: AgentContext, memory: WorldMemory,
-                    triplets: list[list[str]]) -> tuple[list[list[str]], dict[str, Any]]:
+def detect_outdated(
+    state: Mapping[str, Any], context: AgentContext, memory: WorldMemory, triplets: list[list[str]]
+) -> tuple[list[list[str]], dict[str, Any]]:
     """AriGraph's outdated detection: the known facts the new ``triplets`` replace, asked of the model with every
     stored fact touching their entities; no call when there is nothing to compare."""
     known, left_out = incident_facts(memory, triplets)
     if not triplets or not known:
         return [], {"compared": 0}
-    sections = {p.ENVIRONMENT: environment_section(state), p.KNOWN_FACTS: [p.fact_line(*f) for f in known],
-                p.OBSERVATION: state.get("observation", ""), p.NEW_FACTS: [p.fact_line(*t) for t in triplets]}
-    reply, update = ask_structured(context, node="outdated_check", schema=Outdated, system=OUTDATED_CHECK,
-                                   sections=sections, fallback=Outdated(), step=state.get("step", 0))
+    sections = {
+        p.ENVIRONMENT: environment_section(state),
+        p.KNOWN_FACTS: [p.fact_line(*f) for f in known],
+        p.OBSERVATION: state.get("observation", ""),
+        p.NEW_FACTS: [p.fact_line(*t) for t in triplets],
+    }
+    reply, update = ask_structured(
+        context,
+        node="outdated_check",
+        schema=Outdated,
+        system=OUTDATED_CHECK,
+        sections=sections,
+        fallback=Outdated(),
+        step=state.get("step", 0),
+    )
     stored = {_fact_words(f) for f in known}  # only a fact memory holds can be outdated (a model may invent one)
-    return [list(t) for t in reply.outdated if _fact_words(t) in stored], {**update, "compared": len(known), "left_out": left_out}
+    return [list(t) for t in reply.outdated if _fact_words(t) in stored], {
+        **update,
+        "compared": len(known),
+        "left_out": left_out,
+    }
 
 
 def _fact_words(fact: Iterable[str]) -> tuple[str, ...]:
@@ -138,14 +171,23 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
     if runtime.context.switches.oracle_extraction:
         return oracle_extraction(state, session)
     memory = session.memory
-    if runtime.context.switches.extract_new_only and any(e.text == state.get("observation") for e in memory.episodes.values()):
+    if runtime.context.switches.extract_new_only and any(
+        e.text == state.get("observation") for e in memory.episodes.values()
+    ):
         # read before word for word: nothing in it is new to memory
         return {"extraction": [], "outdated": [], "decided": {"extracted": [], "skipped": "read before"}}
     sections = extraction_sections(state, memory, runtime.context.switches)
     belief_only = runtime.context.switches.extraction_reads == "belief_only"
     schema, system = (BeliefExtraction, RELATION_RETRIEVER_BELIEF) if belief_only else (Extraction, RELATION_RETRIEVER)
-    extraction, update = ask_structured(runtime.context, node="relation_retriever", schema=schema,
-                                        system=system, sections=sections, fallback=schema(), step=state.get("step", 0))
+    extraction, update = ask_structured(
+        runtime.context,
+        node="relation_retriever",
+        schema=schema,
+        system=system,
+        sections=sections,
+        fallback=schema(),
+        step=state.get("step", 0),
+    )
     triplets, dropped = grounded([list(t) for t in extraction.triplets], sections)
     update = with_issue(update, "relation_retriever", UNGROUNDED, dropped)
     decided: dict[str, Any] = {}
@@ -155,5 +197,9 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
         update = merged([update, checked])
     else:
         outdated, _ = grounded([list(t) for t in extraction.outdated], sections)
-    return {**update, "extraction": triplets, "outdated": outdated,
-            "decided": {"extracted": triplets, "outdated": outdated, "ungrounded": dropped, **decided}}
+    return {
+        **update,
+        "extraction": triplets,
+        "outdated": outdated,
+        "decided": {"extracted": triplets, "outdated": outdated, "ungrounded": dropped, **decided},
+    }

@@ -49,7 +49,7 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
     elif preset.retrieval == "rag":
         plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
         episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodic_k, before=step)
-    facts = order_by_time(facts)[-preset.memory_facts:] if preset.retrieval != "stma" else order_by_time(facts)
+    facts = order_by_time(facts)[-preset.memory_facts :] if preset.retrieval != "stma" else order_by_time(facts)
     update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
         # whole episodes, as AriGraph shows them: a recipe read ten steps ago is in its episode's text
@@ -59,11 +59,21 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
     if preset.unexplored_exits:
         explore = True
         if preset.exploration_check:
-            sections = {p.ENVIRONMENT: environment_section(state), p.GOAL: state.get("goal", ""),
-                        p.SUBGOAL: state.get("subgoal") or p.NONE, p.PLAN: p.plan_lines(state.get("plan"))}
-            check, usage = ask_structured(context, node="exploration_check", schema=ExplorationCheck,
-                                          system=EXPLORATION_CHECK, sections=sections, fallback=ExplorationCheck(explore=True),
-                                          step=step)
+            sections = {
+                p.ENVIRONMENT: environment_section(state),
+                p.GOAL: state.get("goal", ""),
+                p.SUBGOAL: state.get("subgoal") or p.NONE,
+                p.PLAN: p.plan_lines(state.get("plan")),
+            }
+            check, usage = ask_structured(
+                context,
+                node="exploration_check",
+                schema=ExplorationCheck,
+                system=EXPLORATION_CHECK,
+                sections=sections,
+                fallback=ExplorationCheck(explore=True),
+                step=step,
+            )
             explore = check.explore
             update.update(usage)
         if explore:

@@ -49,8 +49,11 @@ class Belief(BaseModel):
     """Summarizer: the agent's running belief about the task and the world (STMA's temporal belief)."""
 
     reply_tokens: ClassVar[int] = 360
-    belief: Annotated[str, _clip(1200)] = text(1200, "what matters for the goal: instructions read (word for word), progress made, "
-                                                   "what is still to do; a few short lines")
+    belief: Annotated[str, _clip(1200)] = text(
+        1200,
+        "what matters for the goal: instructions read (word for word), progress made, "
+        "what is still to do; a few short lines",
+    )
 
 
 class Extraction(BaseModel):
@@ -58,11 +61,15 @@ class Extraction(BaseModel):
 
     reply_tokens: ClassVar[int] = 480
     triplets: Annotated[Triplets, _keep(14)] = Field(
-        default_factory=list, description="[subject, relation, object] facts the observation states",
-        json_schema_extra={"maxItems": 14})
+        default_factory=list,
+        description="[subject, relation, object] facts the observation states",
+        json_schema_extra={"maxItems": 14},
+    )
     outdated: Annotated[Triplets, _keep(6)] = Field(
-        default_factory=list, description="known facts (from KNOWN FACTS) that are no longer true",
-        json_schema_extra={"maxItems": 6})
+        default_factory=list,
+        description="known facts (from KNOWN FACTS) that are no longer true",
+        json_schema_extra={"maxItems": 6},
+    )
 
 
 class BeliefExtraction(Extraction):
@@ -71,8 +78,10 @@ class BeliefExtraction(Extraction):
 
     reply_tokens: ClassVar[int] = 1200
     triplets: Annotated[Triplets, _keep(40)] = Field(
-        default_factory=list, description="[subject, relation, object] facts the belief states, each thing at its latest place",
-        json_schema_extra={"maxItems": 40})
+        default_factory=list,
+        description="[subject, relation, object] facts the belief states, each thing at its latest place",
+        json_schema_extra={"maxItems": 40},
+    )
 
 
 class Outdated(BaseModel):
@@ -80,8 +89,10 @@ class Outdated(BaseModel):
 
     reply_tokens: ClassVar[int] = 320
     outdated: Annotated[Triplets, _keep(12)] = Field(
-        default_factory=list, description="facts from KNOWN FACTS that a fact of NEW FACTS replaces",
-        json_schema_extra={"maxItems": 12})
+        default_factory=list,
+        description="facts from KNOWN FACTS that a fact of NEW FACTS replaces",
+        json_schema_extra={"maxItems": 12},
+    )
 
 
 class SpatialBelief(BaseModel):
@@ -93,7 +104,9 @@ class SpatialBelief(BaseModel):
 
 class PlanStep(BaseModel):
     action: Annotated[str, _clip(80)] = text(80, "one command, or 'go to <place>' for a known place")
-    expected: Annotated[str, _clip(80)] = text(80, "a short phrase the game's answer should contain if it works", default="")
+    expected: Annotated[str, _clip(80)] = text(
+        80, "a short phrase the game's answer should contain if it works", default=""
+    )
     reward: Annotated[str, _clip(8)] = text(8, "predicted score change, e.g. '+1' or '0' (when asked for)", default="")
 
 
@@ -103,8 +116,9 @@ class Plan(BaseModel):
     reply_tokens: ClassVar[int] = 420
     subgoal: Annotated[str, _clip(120)] = text(120, "the subgoal these steps achieve")
     reasoning: Annotated[str, _clip(200)] = text(200, "one sentence on why", default="")
-    steps: Annotated[list[PlanStep], _keep(8)] = Field(description="the actions to run in order, as many as are already known",
-                                                       json_schema_extra={"maxItems": 8})
+    steps: Annotated[list[PlanStep], _keep(8)] = Field(
+        description="the actions to run in order, as many as are already known", json_schema_extra={"maxItems": 8}
+    )
 
 
 class Decision(BaseModel):
@@ -112,8 +126,9 @@ class Decision(BaseModel):
     before it commits), then the next command written out."""
 
     reply_tokens: ClassVar[int] = 100
-    reasoning: Annotated[str, _clip(120)] = Field(description="one sentence: what the goal needs now",
-                                                  json_schema_extra={"minLength": 12, "maxLength": 120})
+    reasoning: Annotated[str, _clip(120)] = Field(
+        description="one sentence: what the goal needs now", json_schema_extra={"minLength": 12, "maxLength": 120}
+    )
     action: Annotated[str, _clip(80)] = text(80, "the command, as VALID COMMANDS lists it")
 
 
@@ -121,23 +136,31 @@ class Reflection(BaseModel):
     """After a failed trial (Reflexion): what went wrong and what to do differently next time."""
 
     reply_tokens: ClassVar[int] = 200
-    reflection: Annotated[str, _clip(400)] = text(400, "two or three sentences: the mistake, and what to do instead next trial")
+    reflection: Annotated[str, _clip(400)] = text(
+        400, "two or three sentences: the mistake, and what to do instead next trial"
+    )
 
 
 class ExplorationCheck(BaseModel):
     """Exploration check (AriGraph appendix B): does the plan need exploring?"""
 
     reply_tokens: ClassVar[int] = 24
-    explore: bool = Field(description="true when the subgoal needs finding, locating or reaching something not yet seen")
+    explore: bool = Field(
+        description="true when the subgoal needs finding, locating or reaching something not yet seen"
+    )
 
 
 class Critique(BaseModel):
     """Critic: did the last action do what was expected, and may the proposed action run."""
 
     reply_tokens: ClassVar[int] = 120
-    outcome_matches: bool = Field(default=True, description="the actual outcome agrees with the expected one (true when nothing was expected)")
+    outcome_matches: bool = Field(
+        default=True, description="the actual outcome agrees with the expected one (true when nothing was expected)"
+    )
     action_approved: bool = Field(description="the proposed action can be run now and serves the goal")
-    feedback: Annotated[str, _clip(200)] = text(200, "why not, and what to do instead; empty when all is well", default="")
+    feedback: Annotated[str, _clip(200)] = text(
+        200, "why not, and what to do instead; empty when all is well", default=""
+    )
 
 
 class ActionChoice(BaseModel):
@@ -152,23 +175,32 @@ class TransitionPrediction(BaseModel):
     """World model (DAVIS algorithm 2): a question for memory, or the planned command's predicted outcome."""
 
     reply_tokens: ClassVar[int] = 160
-    question: Annotated[str, _clip(160)] = text(160, "one question for memory when something needed is not known; empty when predicting",
-                                                default="")
+    question: Annotated[str, _clip(160)] = text(
+        160, "one question for memory when something needed is not known; empty when predicting", default=""
+    )
     observation: Annotated[str, _clip(120)] = text(120, "a short phrase the game's answer should contain", default="")
     reward: Annotated[str, _clip(8)] = text(8, "predicted score change, e.g. '+1' or '0'", default="")
 
 
-EntityKind = Literal["place", "thing", "state", "direction", "agent"]  # memory.transitions.ENTITY_TYPES (a test keeps them equal)
+EntityKind = Literal[
+    "place", "thing", "state", "direction", "agent"
+]  # memory.transitions.ENTITY_TYPES (a test keeps them equal)
 
 
 class EntityFocus(BaseModel):
     """World model's graph QA (DAVIS §3.4): the kinds of entities a question is about, and the two it names."""
 
     reply_tokens: ClassVar[int] = 80
-    types: Annotated[list[EntityKind], _keep(3)] = Field(default_factory=list, description="the kinds of entities the question is about",
-                                                         json_schema_extra={"maxItems": 3})
-    entities: Annotated[list[Name], _keep(2)] = Field(default_factory=list, description="at most two entities the question is most about",
-                                                      json_schema_extra={"maxItems": 2})
+    types: Annotated[list[EntityKind], _keep(3)] = Field(
+        default_factory=list,
+        description="the kinds of entities the question is about",
+        json_schema_extra={"maxItems": 3},
+    )
+    entities: Annotated[list[Name], _keep(2)] = Field(
+        default_factory=list,
+        description="at most two entities the question is most about",
+        json_schema_extra={"maxItems": 2},
+    )
 
 
 class Command(BaseModel):
@@ -180,8 +212,9 @@ class Expansion(BaseModel):
     """Actor (DAVIS): one plan step as the game commands that carry it out, in order."""
 
     reply_tokens: ClassVar[int] = 220
-    commands: Annotated[list[Command], _keep(8)] = Field(description="the commands in order; the first one valid now",
-                                                         json_schema_extra={"maxItems": 8})
+    commands: Annotated[list[Command], _keep(8)] = Field(
+        description="the commands in order; the first one valid now", json_schema_extra={"maxItems": 8}
+    )
 
 
 CHOICES_IN_SCHEMA = 400  # more valid commands than this are left out of the schema (a grammar that large is slow)
@@ -193,7 +226,9 @@ def action_choice(valid: list[str]) -> type[ActionChoice]:
     if not valid or len(valid) > CHOICES_IN_SCHEMA:
         return ActionChoice
     choices: Any = Literal.__getitem__(tuple(dict.fromkeys(valid)))
-    return create_model("ActionChoice", __base__=ActionChoice, action=(choices, Field(description="exactly one of the valid commands")))
+    return create_model(
+        "ActionChoice", __base__=ActionChoice, action=(choices, Field(description="exactly one of the valid commands"))
+    )
 
 
 QA_ANSWER_CHARS = 600  # the inner monologue's findings, and an answer to a user's question

@@ -26,6 +26,13 @@ def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
         p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
         p.OBSERVATION: state.get("observation", ""),
     }
-    belief, update = ask_structured(runtime.context, node="summarizer", schema=Belief, system=SUMMARIZER,
-                                    sections=sections, fallback=Belief(belief=previous), step=state.get("step", 0))
+    belief, update = ask_structured(
+        runtime.context,
+        node="summarizer",
+        schema=Belief,
+        system=SUMMARIZER,
+        sections=sections,
+        fallback=Belief(belief=previous),
+        step=state.get("step", 0),
+    )
     return {"belief": belief.belief, "decided": {"belief": belief.belief}, **update}

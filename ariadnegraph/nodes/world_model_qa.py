@@ -11,7 +11,8 @@
 The loop is a small graph (prepare → think ⇄ tools), ``build_monologue(kg_of)``: ``kg_of`` hands the
 tools node the memory it reads (the ``world_model_qa`` node: the live session's, handed to it; the ``ask``
 graph: a finished run's, resolved by graphs/qa.py). The node runs it as a subgraph without checkpoints of
-its own (inside an agent step it is one unit of work, run again whole if the step is resumed). The model decides which tools to call; its first turn must look
+its own (inside an agent step it is one unit of work, run again whole if the step is resumed). The model decides which
+tools to call; its first turn must look
 something up (a monologue that consults nothing only repeats the planner), and after the preset's
 ``qa_turns`` tool turns it must answer without tools, so the loop always ends.
 
@@ -49,11 +50,29 @@ from ..memory.transitions import ENTITY_TYPES, THIS_EPISODE, DatedFact, EmbedFn,
 from ..models import FALLBACK, PARSED, REASKED, REPAIRED, invoke_model, usage_of
 from ..models.prompts import REASK_TOOL
 from ..models.structured import CUT, INVALID_JSON, TOOL_IN_CONTENT, ask_with_format, was_cut
-from ..models.tool_json import REPEATED_LOOKUP, UNKNOWN_TOOL, attempted_call, calls_in_content, lookup_format, plain_conversation, read_lookup, tools_text
+from ..models.tool_json import (
+    REPEATED_LOOKUP,
+    UNKNOWN_TOOL,
+    attempted_call,
+    calls_in_content,
+    lookup_format,
+    plain_conversation,
+    read_lookup,
+    tools_text,
+)
 from ..models.usage import Usage
 from ..prompting import QUESTION, render_sections
 from ..tools.kg_tools import KG_TOOLS, TOOL_NAMES, KGReader, call_kg_tool
-from .common import ask_structured, belief_section, chat_model, environment_section, extra_commands, merged, role_messages, trace_reply
+from .common import (
+    ask_structured,
+    belief_section,
+    chat_model,
+    environment_section,
+    extra_commands,
+    merged,
+    role_messages,
+    trace_reply,
+)
 from .prompts import ASK, FINAL_ANSWER, GRAPH_ANSWER, TRANSITION, WORLD_MODEL_QA, entity_focus_prompt
 from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS, EntityFocus, TransitionPrediction
 
@@ -77,7 +96,10 @@ def prepare(state: QAState) -> dict[str, Any]:
         return {"turns": 0}
     if not state.get("question"):
         raise ValueError("ask needs a question")
-    return {"turns": 0, "messages": [SystemMessage(content=ASK), HumanMessage(content=render_sections({QUESTION: state["question"]}))]}
+    return {
+        "turns": 0,
+        "messages": [SystemMessage(content=ASK), HumanMessage(content=render_sections({QUESTION: state["question"]}))],
+    }
 
 
 def _with_tools_text(messages: Sequence[BaseMessage], tools: list) -> list[BaseMessage]:
@@ -89,17 +111,26 @@ def _with_tools_text(messages: Sequence[BaseMessage], tools: list) -> list[BaseM
     return [SystemMessage(content=tools_text(tools)), *plain]
 
 
-def _final_answer(model, messages: list[AnyMessage], tools: list, json_mode: bool, retries: int) -> tuple[AIMessage, list, AIMessage, bool]:
+def _final_answer(
+    model, messages: list[AnyMessage], tools: list, json_mode: bool, retries: int
+) -> tuple[AIMessage, list, AIMessage, bool]:
     """The answer without tools: (reply, prompt, raw reply, cut). In JSON mode the model still writes
     the JSON it was taught (``{"answer": ...}``), under a format that allows nothing else."""
     prompt: list[BaseMessage] = [*messages, HumanMessage(content=FINAL_ANSWER)]
     if json_mode:
         prompt = _with_tools_text(prompt, tools)
-        raw, cut = ask_with_format(model, lookup_format([], allow_answer=True, answer_chars=QA_ANSWER_CHARS), prompt, retries)
+        raw, cut = ask_with_format(
+            model, lookup_format([], allow_answer=True, answer_chars=QA_ANSWER_CHARS), prompt, retries
+        )
         found = read_lookup(raw.content if isinstance(raw.content, str) else "", ())
         return AIMessage(content="" if found.tool_calls else found.content), prompt, raw, cut  # never another lookup
     raw = invoke_model(model, prompt, retries=retries)
-    return AIMessage(content=raw.content if isinstance(raw.content, str) else str(raw.content)), prompt, raw, was_cut(raw)
+    return (
+        AIMessage(content=raw.content if isinstance(raw.content, str) else str(raw.content)),
+        prompt,
+        raw,
+        was_cut(raw),
+    )
 
 
 def _lookup_key(call: Mapping[str, Any]) -> str:
@@ -120,8 +151,9 @@ def _lookup(model, messages: list[AnyMessage], tools: list, turns: int, json_mod
     return (salvaged or raw), messages, raw, cut, salvaged is not None
 
 
-def _lookup_turn(model, messages: list[AnyMessage], turns: int, json_mode: bool, retries: int,
-                 issues: Counter) -> tuple[AIMessage, Usage, bool, bool, bool]:
+def _lookup_turn(
+    model, messages: list[AnyMessage], turns: int, json_mode: bool, retries: int, issues: Counter
+) -> tuple[AIMessage, Usage, bool, bool, bool]:
     """A turn that may look something up: (the reply, its usage, cut, a call read from its text, fell back). A call
     it could not write is asked once more, told why (a second failure ends the lookups with no findings); a lookup
     the conversation already holds ends the lookups with the answer, due now. ``issues`` counts what went wrong."""
@@ -160,7 +192,9 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         reply, prompt, raw, cut = _final_answer(model, messages, list(KG_TOOLS), json_mode, context.max_retries)
         usage = usage_of(prompt, raw)
     else:
-        reply, usage, cut, salvaged, fell_back = _lookup_turn(model, messages, turns, json_mode, context.max_retries, issues)
+        reply, usage, cut, salvaged, fell_back = _lookup_turn(
+            model, messages, turns, json_mode, context.max_retries, issues
+        )
     if salvaged:
         issues[TOOL_IN_CONTENT] += 1
     if cut:
@@ -169,7 +203,11 @@ def think(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     issues = +issues  # drop zero counts
     outcome = FALLBACK if fell_back else REPAIRED if salvaged else REASKED if issues[INVALID_JSON] else PARSED
     trace_reply(NODE, outcome, issues)
-    update: dict[str, Any] = {"messages": [reply], "usage": {NODE: usage.to_dict()}, "replies": {NODE: {outcome: 1, **issues}}}
+    update: dict[str, Any] = {
+        "messages": [reply],
+        "usage": {NODE: usage.to_dict()},
+        "replies": {NODE: {outcome: 1, **issues}},
+    }
     if not reply.tool_calls:
         update["answer"] = reply.content if isinstance(reply.content, str) else str(reply.content)
     return update
@@ -179,7 +217,8 @@ ASK_TURNS = 5  # lookups a user's question gets (DAVIS's budget), whatever the p
 
 
 def _turn_budget(state: QAState, context: AgentContext) -> int:
-    """The agent's monologue: the preset's turns; a user's question (the ask graph): ``qa_turns`` when given, else ASK_TURNS."""
+    """The agent's monologue: the preset's turns; a user's question (the ask graph): ``qa_turns`` when given, else
+    ASK_TURNS."""
     if state.get("question"):
         return context.qa_turns if context.qa_turns is not None else ASK_TURNS
     return context.switches.qa_turns
@@ -205,8 +244,12 @@ def route_after_think(state: QAState) -> Literal["tools", "__end__"]:
     return "tools" if isinstance(last, AIMessage) and last.tool_calls else "__end__"
 
 
-def build_monologue(kg_of: KGSource, input_schema: type[Any] = QAState, output_schema: type[Any] = QAState,
-                    check: Callable[..., dict[str, Any]] | None = None) -> StateGraph[QAState, AgentContext, Any, Any]:
+def build_monologue(
+    kg_of: KGSource,
+    input_schema: type[Any] = QAState,
+    output_schema: type[Any] = QAState,
+    check: Callable[..., dict[str, Any]] | None = None,
+) -> StateGraph[QAState, AgentContext, Any, Any]:
     """The loop as a graph whose tools read the memory ``kg_of`` gives; ``check``: a node run first that refuses
     a malformed request (the ask graphs)."""
     builder = StateGraph(QAState, context_schema=AgentContext, input_schema=input_schema, output_schema=output_schema)
@@ -226,7 +269,8 @@ def build_monologue(kg_of: KGSource, input_schema: type[Any] = QAState, output_s
 
 
 def agent_monologue(session: MemoryView) -> CompiledStateGraph[QAState, AgentContext, Any, Any]:
-    """The monologue over the live session's memory (handed in): messages in; messages, answer, usage and replies out. No
+    """The monologue over the live session's memory (handed in): messages in; messages, answer, usage and replies out.
+    No
     checkpointer of its own: one unit of work. (Compiled per call, ~9 ms: the memory is handed in, not looked up.)"""
     return build_monologue(lambda state, runtime: session.kg()).compile(name="world_model_qa", checkpointer=False)
 
@@ -250,12 +294,19 @@ def world_model_qa(state: AgentState, runtime: Runtime[AgentContext], session: S
         p.PLAN: p.plan_lines(state.get("plan")),
         p.FEEDBACK: state.get("feedback") or p.NONE,
     }
-    result = agent_monologue(session).invoke({"messages": role_messages(WORLD_MODEL_QA, sections), "run_id": state["run_id"]},
-                                             context=runtime.context, durability="exit")
+    result = agent_monologue(session).invoke(
+        {"messages": role_messages(WORLD_MODEL_QA, sections), "run_id": state["run_id"]},
+        context=runtime.context,
+        durability="exit",
+    )
     answer = result.get("answer") or ""
     notes = [line.strip("- ").strip() for line in answer.splitlines() if line.strip()]
     returned = " ".join(str(m.content) for m in result.get("messages", []) if isinstance(m, ToolMessage))
-    decided = {"notes": notes, "unsupported_notes": len(unsupported(notes, returned)), "lookups": result.get("turns", 0)}
+    decided = {
+        "notes": notes,
+        "unsupported_notes": len(unsupported(notes, returned)),
+        "lookups": result.get("turns", 0),
+    }
     return {"notes": notes, "usage": result.get("usage", {}), "replies": result.get("replies", {}), "decided": decided}
 
 
@@ -291,8 +342,9 @@ def entities_section(history: Sequence[DatedFact]) -> list[str]:
     return [f"{kind}: {', '.join(names[-ENTITIES_LISTED:])}" for kind, names in by_kind.items() if names]
 
 
-def graph_qa(question: str, history: Sequence[DatedFact], embed: EmbedFn, state: Mapping[str, Any],
-             context: AgentContext) -> tuple[str, dict[str, Any], dict[str, Any]]:
+def graph_qa(
+    question: str, history: Sequence[DatedFact], embed: EmbedFn, state: Mapping[str, Any], context: AgentContext
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """§3.4: the model narrows the question to kinds of entities (and may name two); the two most relevant
     entities of those kinds are expanded to their subgraph, whose facts, in time order, the model answers
     from. Returns (answer, what the search found, the calls' accounting)."""
@@ -300,18 +352,35 @@ def graph_qa(question: str, history: Sequence[DatedFact], embed: EmbedFn, state:
     if not history:
         return NOT_KNOWN, {**record, "entities": [], "dated": []}, {}
     step = state.get("step", 0)
-    focus, update = ask_structured(context, node=NODE, schema=EntityFocus, system=entity_focus_prompt(ENTITY_TYPES),
-                                   sections={p.QUESTION: question, p.ENTITIES: entities_section(history)}, fallback=EntityFocus(), step=step)
+    focus, update = ask_structured(
+        context,
+        node=NODE,
+        schema=EntityFocus,
+        system=entity_focus_prompt(ENTITY_TYPES),
+        sections={p.QUESTION: question, p.ENTITIES: entities_section(history)},
+        fallback=EntityFocus(),
+        step=step,
+    )
     seeds, facts = graph_search(question, history, embed, focus.types, focus.entities)
     lines = [f.describe() for f in facts]
-    record.update({"types": list(focus.types), "entities": seeds, "facts": len(facts),
-                   "from_other_runs": sum(1 for f in facts if f.source != THIS_EPISODE), "dated": lines[:DATED_RECORDED]})
+    record.update(
+        {
+            "types": list(focus.types),
+            "entities": seeds,
+            "facts": len(facts),
+            "from_other_runs": sum(1 for f in facts if f.source != THIS_EPISODE),
+            "dated": lines[:DATED_RECORDED],
+        }
+    )
     if not facts:
         return NOT_KNOWN, record, merged([update])
     model = chat_model(context, NODE, max_tokens=QA_REPLY_TOKENS)
     prompt = role_messages(GRAPH_ANSWER, {p.QUESTION: question, p.DATED_FACTS: lines})
     raw = invoke_model(model, prompt, retries=context.max_retries)
-    answer = " ".join((raw.content if isinstance(raw.content, str) else str(raw.content)).split())[:QA_ANSWER_CHARS] or NOT_KNOWN
+    answer = (
+        " ".join((raw.content if isinstance(raw.content, str) else str(raw.content)).split())[:QA_ANSWER_CHARS]
+        or NOT_KNOWN
+    )
     outcome = {CUT: 1} if was_cut(raw) else {}
     trace_reply(NODE, PARSED, outcome)
     answered = {"usage": {NODE: usage_of(prompt, raw).to_dict()}, "replies": {NODE: {PARSED: 1, **outcome}}}
@@ -349,8 +418,15 @@ def predict_transitions(state: AgentState, runtime: Runtime[AgentContext], sessi
                 p.MONOLOGUE: monologue or p.NONE,
             }
             fallback = TransitionPrediction(observation=planned.get("expected", ""), reward=planned.get("reward", ""))
-            prediction, update = ask_structured(context, node=NODE, schema=TransitionPrediction, system=TRANSITION,
-                                                sections=sections, fallback=fallback, step=state.get("step", 0))
+            prediction, update = ask_structured(
+                context,
+                node=NODE,
+                schema=TransitionPrediction,
+                system=TRANSITION,
+                sections=sections,
+                fallback=fallback,
+                step=state.get("step", 0),
+            )
             updates.append(update)
             question = " ".join(prediction.question.split())
             if not question or turn == preset.qa_turns or question.lower() in asked:

@@ -179,10 +179,19 @@ def to_langchain_messages(messages: Sequence[Mapping[str, Any]]) -> list[BaseMes
                     args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
                     if not isinstance(args, dict):
                         raise ValueError("arguments are not an object")
-                    tool_calls.append({"name": function.get("name") or "", "args": args, "id": call.get("id"), "type": "tool_call"})
+                    tool_calls.append(
+                        {"name": function.get("name") or "", "args": args, "id": call.get("id"), "type": "tool_call"}
+                    )
                 except (ValueError, TypeError) as exc:
-                    invalid.append({"name": function.get("name"), "args": str(arguments), "id": call.get("id"),
-                                    "error": str(exc), "type": "invalid_tool_call"})
+                    invalid.append(
+                        {
+                            "name": function.get("name"),
+                            "args": str(arguments),
+                            "id": call.get("id"),
+                            "error": str(exc),
+                            "type": "invalid_tool_call",
+                        }
+                    )
             converted.append(AIMessage(content=text, tool_calls=tool_calls, invalid_tool_calls=invalid))
         elif role in ("tool", "function"):
             call_id = message.get("tool_call_id") or message.get("name") or ""
@@ -209,11 +218,14 @@ def _schema_tool(response_format: Any) -> dict[str, Any] | None:
     if not isinstance(response_format, Mapping) or response_format.get("type") != "json_schema":
         return None
     spec = response_format.get("json_schema") or {}
-    return {"type": "function", "function": {
-        "name": spec.get("name") or "response",
-        "description": spec.get("description") or "",
-        "parameters": spec.get("schema") or {"type": "object", "properties": {}},
-    }}
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.get("name") or "response",
+            "description": spec.get("description") or "",
+            "parameters": spec.get("schema") or {"type": "object", "properties": {}},
+        },
+    }
 
 
 def _tool_choice(choice: Any) -> Any:
@@ -237,8 +249,11 @@ def to_openai_message(reply: AIMessage, schema_name: str | None = None) -> tuple
         return {"role": "assistant", "content": json.dumps(calls[0]["args"]), "refusal": None}, "stop"
     if calls:
         tool_calls = [
-            {"id": call.get("id") or _call_id(reply, i), "type": "function",
-             "function": {"name": call["name"], "arguments": json.dumps(call.get("args") or {})}}
+            {
+                "id": call.get("id") or _call_id(reply, i),
+                "type": "function",
+                "function": {"name": call["name"], "arguments": json.dumps(call.get("args") or {})},
+            }
             for i, call in enumerate(calls)
         ]
         return {"role": "assistant", "content": text or None, "refusal": None, "tool_calls": tool_calls}, "tool_calls"
@@ -363,13 +378,44 @@ def _stream_events(response: Mapping[str, Any], include_usage: bool) -> bytes:
     chunks = []
     for choice in response["choices"]:
         message, index = choice["message"], choice["index"]
-        chunks.append({**base, "choices": [{"index": index, "delta": {"role": "assistant", "content": ""}, "logprobs": None, "finish_reason": None}]})
+        chunks.append(
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": index,
+                        "delta": {"role": "assistant", "content": ""},
+                        "logprobs": None,
+                        "finish_reason": None,
+                    }
+                ],
+            }
+        )
         if message.get("content"):
-            chunks.append({**base, "choices": [{"index": index, "delta": {"content": message["content"]}, "logprobs": None, "finish_reason": None}]})
+            chunks.append(
+                {
+                    **base,
+                    "choices": [
+                        {
+                            "index": index,
+                            "delta": {"content": message["content"]},
+                            "logprobs": None,
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            )
         for i, call in enumerate(message.get("tool_calls") or []):
             delta = {"tool_calls": [{"index": i, **call}]}
-            chunks.append({**base, "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": None}]})
-        chunks.append({**base, "choices": [{"index": index, "delta": {}, "logprobs": None, "finish_reason": choice["finish_reason"]}]})
+            chunks.append(
+                {**base, "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": None}]}
+            )
+        chunks.append(
+            {
+                **base,
+                "choices": [{"index": index, "delta": {}, "logprobs": None, "finish_reason": choice["finish_reason"]}],
+            }
+        )
     if include_usage:
         chunks.append({**base, "choices": [], "usage": response.get("usage")})
     return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
@@ -389,7 +435,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.verbose:
             sys.stderr.write(f"openai_server: {self.address_string()} {format % args}\n")
 
-    def _send(self, status: int, body: bytes, content_type: str = "application/json", headers: Mapping[str, str] | None = None) -> None:
+    def _send(
+        self, status: int, body: bytes, content_type: str = "application/json", headers: Mapping[str, str] | None = None
+    ) -> None:
         try:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -405,7 +453,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send(status, json.dumps(payload).encode(), headers=headers)
 
-    def _error(self, status: int, message: str, kind: str, code: str | None = None, headers: Mapping[str, str] | None = None) -> None:
+    def _error(
+        self, status: int, message: str, kind: str, code: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
         self._json(status, _error_body(message, kind, code), headers)
 
     def _body(self) -> Any:
@@ -433,8 +483,20 @@ class _Handler(BaseHTTPRequestHandler):
         route = self._route()
         if route == "/models":
             if self._authorized():
-                self._json(200, {"object": "list", "data": [
-                    {"id": self.server.model_id, "object": "model", "created": self.server.started, "owned_by": "ariadnegraph"}]})
+                self._json(
+                    200,
+                    {
+                        "object": "list",
+                        "data": [
+                            {
+                                "id": self.server.model_id,
+                                "object": "model",
+                                "created": self.server.started,
+                                "owned_by": "ariadnegraph",
+                            }
+                        ],
+                    },
+                )
         elif route == "/admin/faults":
             self._json(200, self.server.faults.to_dict())
         elif route == "/admin/requests":
@@ -463,7 +525,7 @@ class _Handler(BaseHTTPRequestHandler):
         if route == "/admin/faults":
             try:
                 if not isinstance(body, (list, Mapping)):
-                    raise ValueError("POST /admin/faults takes a fault spec, a list of them, or {\"faults\": [...]}")
+                    raise ValueError('POST /admin/faults takes a fault spec, a list of them, or {"faults": [...]}')
                 self.server.faults.set(body)
             except (ValueError, TypeError) as exc:
                 self._error(400, str(exc), "invalid_request_error")
@@ -479,11 +541,19 @@ class _Handler(BaseHTTPRequestHandler):
         with server._lock:
             server.chat_requests += 1
             number = server.chat_requests
-        entry: dict[str, Any] = {"n": number, "time": time.time(), "model": body.get("model") if isinstance(body, Mapping) else None,
-                                 "stream": bool(isinstance(body, Mapping) and body.get("stream")),
-                                 "authorization": self.headers.get("Authorization")}  # what a client sends as its key
+        entry: dict[str, Any] = {
+            "n": number,
+            "time": time.time(),
+            "model": body.get("model") if isinstance(body, Mapping) else None,
+            "stream": bool(isinstance(body, Mapping) and body.get("stream")),
+            "authorization": self.headers.get("Authorization"),
+        }  # what a client sends as its key
         if isinstance(body, Mapping):
-            entry["tools"] = [t["function"]["name"] for t in _function_tools(body)] if isinstance(body.get("tools") or [], list) else []
+            entry["tools"] = (
+                [t["function"]["name"] for t in _function_tools(body)]
+                if isinstance(body.get("tools") or [], list)
+                else []
+            )
             schema = _schema_tool(body.get("response_format"))
             entry["response_format"] = schema["function"]["name"] if schema else None
         fault = server.faults.next(body if isinstance(body, Mapping) else {})
@@ -495,7 +565,9 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(*reply)
 
-    def _answer(self, body: Any, fault: Fault | None, entry: dict[str, Any]) -> tuple[int, bytes, str, dict[str, str]] | None:
+    def _answer(
+        self, body: Any, fault: Fault | None, entry: dict[str, Any]
+    ) -> tuple[int, bytes, str, dict[str, str]] | None:
         """(status, body, content type, headers) of the reply to one chat request, faults applied."""
         kind = fault.kind if fault else None
 
@@ -526,14 +598,20 @@ class _Handler(BaseHTTPRequestHandler):
             response["choices"][0]["finish_reason"] = "stop"
         elif kind == "fenced" and response["choices"][0]["message"].get("content"):
             message = response["choices"][0]["message"]
-            message["content"] = f"Here is my answer:\n```json\n{message['content']}\n```\nLet me know if you need more."
+            message["content"] = (
+                f"Here is my answer:\n```json\n{message['content']}\n```\nLet me know if you need more."
+            )
         elif kind == "empty_choices":
             response["choices"] = []
         entry["usage"] = response.get("usage")
         entry["status"] = 200
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            payload, content_type, headers = _stream_events(response, include_usage), "text/event-stream", {"Cache-Control": "no-cache"}
+            payload, content_type, headers = (
+                _stream_events(response, include_usage),
+                "text/event-stream",
+                {"Cache-Control": "no-cache"},
+            )
         else:
             payload, content_type, headers = json.dumps(response).encode(), "application/json", {}
         if kind == "truncated":
@@ -544,19 +622,24 @@ class _Handler(BaseHTTPRequestHandler):
 def serve(port: int = 0, **options: Any) -> tuple[ChatCompletionsServer, str]:
     """Start a server in a background thread; returns it and its base URL. Stop it with ``close()``."""
     server = ChatCompletionsServer(port, **options)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              name=f"openai-server-{server.port}", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, name=f"openai-server-{server.port}", daemon=True
+    )
     server._thread = thread
     thread.start()
     return server, server.url
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ariadnegraph.testing.openai_server",
-                                     description="OpenAI-compatible chat completions answered by the offline scripted model.")
+    parser = argparse.ArgumentParser(
+        prog="python -m ariadnegraph.testing.openai_server",
+        description="OpenAI-compatible chat completions answered by the offline scripted model.",
+    )
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: a free one)")
     parser.add_argument("--api-key", default=None, help="require this bearer key (default: accept any)")
-    parser.add_argument("--faults", default=None, help='JSON list of fault specs, e.g. \'[{"after": 5, "kind": "429", "times": 2}]\'')
+    parser.add_argument(
+        "--faults", default=None, help='JSON list of fault specs, e.g. \'[{"after": 5, "kind": "429", "times": 2}]\''
+    )
     parser.add_argument("--verbose", action="store_true", help="log every request on stderr")
     args = parser.parse_args(argv)
     try:

@@ -76,8 +76,14 @@ def where_is(kg: KG, entity: str) -> str:
     """Where an entity is now (room, container or inventory), and where it was seen before."""
     k = kg.key(entity)
     # newest first: a KG that never invalidates (DAVIS) holds every place the entity was seen in
-    now = sorted((f for f in kg.view().find(subject_key=k) if f.relation in _PLACEMENT), key=lambda f: (-f.valid_from, -f.id))
-    before = [f for f in kg.memory.timeline(entity) if f.subject_key == k and f.relation in _PLACEMENT and not f.valid_at(kg.as_of or kg.memory.last_step)]
+    now = sorted(
+        (f for f in kg.view().find(subject_key=k) if f.relation in _PLACEMENT), key=lambda f: (-f.valid_from, -f.id)
+    )
+    before = [
+        f
+        for f in kg.memory.timeline(entity)
+        if f.subject_key == k and f.relation in _PLACEMENT and not f.valid_at(kg.as_of or kg.memory.last_step)
+    ]
     if not now and not before:
         return f"{entity}: location unknown"
     lines = [f"{entity} is {f.relation} {f.object} (since step {f.valid_from})" for f in now]
@@ -143,7 +149,9 @@ def step_changes(kg: KG, first: int, last: int) -> str:
         if began.get(t):
             line += " | became true: " + "; ".join(p.fact_line(f.subject, f.relation, f.object) for f in began[t])
         if ended.get(t):
-            line += " | stopped being true: " + "; ".join(p.fact_line(f.subject, f.relation, f.object) for f in ended[t])
+            line += " | stopped being true: " + "; ".join(
+                p.fact_line(f.subject, f.relation, f.object) for f in ended[t]
+            )
         lines.append(line)
     if rest:
         lines.append(f"... steps {rest[0]}-{rest[-1]} not shown: call again with first={rest[0]}")
@@ -159,8 +167,18 @@ def observation_at(kg: KG, step: int) -> str:
     return f"{p.memory_step_line(step, episode.action)}\n{episode.text.strip()}"
 
 
-KG_TOOLS: tuple[BaseTool, ...] = (search_facts, entity_neighbourhood, entity_timeline, where_is, what_is_in, path_between,
-                                  unexplored_exits, search_episodes, step_changes, observation_at)
+KG_TOOLS: tuple[BaseTool, ...] = (
+    search_facts,
+    entity_neighbourhood,
+    entity_timeline,
+    where_is,
+    what_is_in,
+    path_between,
+    unexplored_exits,
+    search_episodes,
+    step_changes,
+    observation_at,
+)
 TOOL_NAMES = tuple(t.name for t in KG_TOOLS)
 _BY_NAME = {t.name: t for t in KG_TOOLS}
 

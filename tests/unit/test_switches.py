@@ -15,7 +15,16 @@ import pytest
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.integrity import checked_copies
-from ariadnegraph.agent.presets import PRESETS, SWITCHES, Preset, ablation, parse_switch, parse_switches, preset_of, switch_values
+from ariadnegraph.agent.presets import (
+    PRESETS,
+    SWITCHES,
+    Preset,
+    ablation,
+    parse_switch,
+    parse_switches,
+    preset_of,
+    switch_values,
+)
 from ariadnegraph.evals import quoted
 from ariadnegraph.evals.plan import EvalError
 from ariadnegraph.evals.runner import plan_eval

@@ -5,7 +5,8 @@
 * ``memory``: the agent's own temporal KG through the ``ask`` graph, ``as_of`` the horizon.
 
 Transcript turns hold only what the agent saw and noted while playing: its command and the reason it
-logged for it, the game's text, the inventory it was shown and its score. Replies are cut down to the answer line (or a JSON "answer").
+logged for it, the game's text, the inventory it was shown and its score. Replies are cut down to the answer line (or a
+JSON "answer").
 """
 
 from __future__ import annotations
@@ -50,8 +51,18 @@ def agent_turns(run_dir: str | Path, run_id: str) -> list[dict[str, Any]]:
     seen = {r["step"]: r.get("inventory") for r in run.oracle_steps()}
     records = list(run.steps())
     offered = {r["step"] + 1: r["valid"] for r in records if isinstance(r.get("valid"), list)}
-    return [{"step": r["step"], "action": r.get("action"), "observation": r.get("observation") or "", "score": r.get("score"),
-             "inventory": seen.get(r["step"]), "reason": r.get("reason"), "valid": offered.get(r["step"])} for r in records]
+    return [
+        {
+            "step": r["step"],
+            "action": r.get("action"),
+            "observation": r.get("observation") or "",
+            "score": r.get("score"),
+            "inventory": seen.get(r["step"]),
+            "reason": r.get("reason"),
+            "valid": offered.get(r["step"]),
+        }
+        for r in records
+    ]
 
 
 ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that runs on
@@ -67,17 +78,20 @@ REFUSED = "(no answer: the model refused the request)"  # what a refused request
 class TranscriptAnswerer:
     """A model answering from a transcript of the last ``turns`` turns (None: all of them)."""
 
-    def __init__(self, name: str, turns: list[dict[str, Any]], window: int | None, model: str, base_url: str | None = None) -> None:
+    def __init__(
+        self, name: str, turns: list[dict[str, Any]], window: int | None, model: str, base_url: str | None = None
+    ) -> None:
         self.name = name
         self.turns = turns
         self.window = window
-        self.model = load_chat_model(model, base_url=base_url, max_tokens=ANSWER_TOKENS, slot=ANSWERER_SLOTS.get(name),
-                                     timeout=ANSWER_TIMEOUT)
+        self.model = load_chat_model(
+            model, base_url=base_url, max_tokens=ANSWER_TOKENS, slot=ANSWERER_SLOTS.get(name), timeout=ANSWER_TIMEOUT
+        )
 
     def prompt(self, item: QAItem) -> list:
         shown = [t for t in self.turns if t["step"] <= item.horizon]
         if self.window is not None:
-            shown = shown[-self.window:]
+            shown = shown[-self.window :]
         body = render_sections({TRANSCRIPT: render_transcript(shown), QUESTION: item.question})
         return [SystemMessage(content=TRANSCRIPT_SYSTEM), HumanMessage(content=body)]
 
@@ -100,17 +114,23 @@ class MemoryAnswerer:
         from ...agent.context import AgentContext
 
         self.run_id = run_id
-        self.context = AgentContext(model=model, run_dir=str(run_dir), base_url=base_url, request_timeout=ANSWER_TIMEOUT)
+        self.context = AgentContext(
+            model=model, run_dir=str(run_dir), base_url=base_url, request_timeout=ANSWER_TIMEOUT
+        )
 
     def __call__(self, item: QAItem) -> str:
         from ...graphs.qa import local_ask_graph
 
         question = f"{item.question}\n\n{MEMORY_RULES}"
-        result = local_ask_graph.invoke({"run_id": self.run_id, "question": question, "as_of": item.horizon}, context=self.context)
+        result = local_ask_graph.invoke(
+            {"run_id": self.run_id, "question": question, "as_of": item.horizon}, context=self.context
+        )
         return result.get("answer") or ""
 
 
-def make_answerer(kind: str, run_dir: str | Path, run_id: str, model: str, base_url: str | None = None) -> Callable[[QAItem], str]:
+def make_answerer(
+    kind: str, run_dir: str | Path, run_id: str, model: str, base_url: str | None = None
+) -> Callable[[QAItem], str]:
     if kind == "in-context":
         return TranscriptAnswerer(kind, agent_turns(run_dir, run_id), IN_CONTEXT_TURNS, model, base_url)
     if kind == "full-history":

@@ -44,14 +44,20 @@ def crafter_state(record: Mapping[str, Any]) -> CrafterState | None:
     if "view" not in record or "x" not in record:
         return None
     pos = (int(record["x"]), int(record["y"]))
-    return CrafterState(pos, {k: int(record.get(k, 0)) for k in VITALS},
-                        {item_name(k): int(record.get(f"inv_{k}", 0)) for k in ITEMS}, str(record.get("terrain") or ""),
-                        decode_view(str(record["view"]), pos),
-                        tuple(item_name(e) for e in str(record.get("events") or "").split(",") if e), str(record.get("attack") or ""))
+    return CrafterState(
+        pos,
+        {k: int(record.get(k, 0)) for k in VITALS},
+        {item_name(k): int(record.get(f"inv_{k}", 0)) for k in ITEMS},
+        str(record.get("terrain") or ""),
+        decode_view(str(record["view"]), pos),
+        tuple(item_name(e) for e in str(record.get("events") or "").split(",") if e),
+        str(record.get("attack") or ""),
+    )
 
 
 def displacement(dx: int, dy: int) -> str:
     """'X step(s) left/right and Y step(s) up/down' (EMemBench's displacement answers); '0' for none."""
+
     def part(n: int, neg: str, pos: str) -> str:
         return f"{abs(n)} step{'s' if abs(n) != 1 else ''} {neg if n < 0 else pos}"
 
@@ -154,7 +160,9 @@ class CrafterTimeline(Timeline):
 
             return sorted(set(ACTIONS) - set(self.taken_actions()))
         if kind == "keyword":
-            return sorted(k for k in keyword_pool() if not any(mentions(self.at(t).reason or "", k) for t in self.order))
+            return sorted(
+                k for k in keyword_pool() if not any(mentions(self.at(t).reason or "", k) for t in self.order)
+            )
         raise ValueError(f"unknown kind of value: {kind}")
 
 

@@ -23,7 +23,17 @@ from typing import Any
 from ...envs.crafter_env import VITALS, recipes
 from .crafter_index import MOVES, CrafterTimeline, displacement, item_name
 from .index import norm
-from .templates import Solved, Template, Vocabulary, a_action, acted_steps, inventory_text, most_common, pick_ordinal, step_ranges
+from .templates import (
+    Solved,
+    Template,
+    Vocabulary,
+    a_action,
+    acted_steps,
+    inventory_text,
+    most_common,
+    pick_ordinal,
+    step_ranges,
+)
 
 ORDINALS = {"first": 0, "second": 1, "third": 2, "last": -1}
 CRAFTS = tuple(item_name(k) for k in recipes())
@@ -56,7 +66,10 @@ def _keyword_steps(tl: CrafterTimeline, keyword: str) -> list[int]:
 
 
 _ANCHORS: dict[str, Callable[[CrafterTimeline, str], list[int]]] = {
-    "action": _action_steps, "keyword": _keyword_steps, "terrain": _terrain_steps}
+    "action": _action_steps,
+    "keyword": _keyword_steps,
+    "terrain": _terrain_steps,
+}
 
 
 # -- Single-Hop ----------------------------------------------------------------------------------
@@ -132,7 +145,9 @@ def c_collect_res(tl: Any, L: int, R: int, resource: str) -> Solved:
     tl = _c(tl)
     if not tl.known(L, R):
         return None
-    return sum(1 for t in range(L, R + 1) for e in tl.states[t].events if e == f"collect {norm(resource)}"), tuple(range(L, R + 1))
+    return sum(1 for t in range(L, R + 1) for e in tl.states[t].events if e == f"collect {norm(resource)}"), tuple(
+        range(L, R + 1)
+    )
 
 
 def c_resource_peak(tl: Any, resource: str) -> Solved:
@@ -176,7 +191,9 @@ def c_distinct_trees(tl: Any, L: int, R: int) -> Solved:
     tl = _c(tl)
     if not tl.known(L, R):
         return None
-    return len({c for t in range(L, R + 1) for c, name in tl.states[t].view.items() if name == "tree"}), tuple(range(L, R + 1))
+    return len({c for t in range(L, R + 1) for c, name in tl.states[t].view.items() if name == "tree"}), tuple(
+        range(L, R + 1)
+    )
 
 
 # -- Spatial -------------------------------------------------------------------------------------
@@ -349,8 +366,11 @@ def _resource_step_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
 
 
 def _values(tl: CrafterTimeline, kind: str) -> list[str]:
-    return {"action": tl.taken_actions, "keyword": tl.reason_keywords, "terrain": lambda: sorted(
-        {s.terrain for s in tl.states.values() if s.terrain})}[kind]()
+    return {
+        "action": tl.taken_actions,
+        "keyword": tl.reason_keywords,
+        "terrain": lambda: sorted({s.terrain for s in tl.states.values() if s.terrain}),
+    }[kind]()
 
 
 def _occurrence_slots(kind: str) -> Callable[[Any, Vocabulary], Iterable[dict]]:
@@ -362,8 +382,13 @@ def _occurrence_slots(kind: str) -> Callable[[Any, Vocabulary], Iterable[dict]]:
 
 def _around_slots(kind: str) -> Callable[[Any, Vocabulary], Iterable[dict]]:
     def slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
-        return ({"offset": k, "side": side, "ordinal": o, kind: v} for v in _values(_c(tl), kind)
-                for o in ("first", "last") for side in ("before", "after") for k in (1, 2))
+        return (
+            {"offset": k, "side": side, "ordinal": o, kind: v}
+            for v in _values(_c(tl), kind)
+            for o in ("first", "last")
+            for side in ("before", "after")
+            for k in (1, 2)
+        )
 
     return slots
 
@@ -372,7 +397,9 @@ def _range_slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
     return ({"L": a, "R": b} for a, b in step_ranges(_c(tl)))
 
 
-def _range_value_slots(name: str, values: Callable[[CrafterTimeline], list[str]]) -> Callable[[Any, Vocabulary], Iterable[dict]]:
+def _range_value_slots(
+    name: str, values: Callable[[CrafterTimeline], list[str]]
+) -> Callable[[Any, Vocabulary], Iterable[dict]]:
     def slots(tl: Any, vocab: Vocabulary) -> Iterable[dict]:
         return ({"L": a, "R": b, name: v} for a, b in step_ranges(_c(tl)) for v in values(_c(tl)))
 
@@ -418,64 +445,274 @@ CRAFTER_TEMPLATES: tuple[Template, ...] = (
     T("A_reason", "Single-Hop", "string", "What was the reasoning at step {step}?", a_reason, _reason_step_slots),
     T("A_stat", "Single-Hop", "integer", "What was your {stat} value at step {step}?", a_stat, _stat_slots),
     T("A_terrain", "Single-Hop", "string", "What terrain was under you at step {step}?", a_terrain, _steps),
-    T("A_inventory", "Single-Hop", "integer", "How many {resource} did you have at step {step}?", a_inventory, _resource_step_slots),
-    T("A_occ_action", "Single-Hop", "integer", "Which step is the {ordinal} step whose action is '{action}'?",
-      _occurrence("action"), _occurrence_slots("action"), ("action", "action")),
-    T("A_occ_keyword", "Single-Hop", "integer", "Which step is the {ordinal} step whose reason mentions '{keyword}'?",
-      _occurrence("keyword"), _occurrence_slots("keyword"), ("keyword", "keyword")),
-    T("A_occ_terrain", "Single-Hop", "integer", "Which step is the {ordinal} step which you stood on {terrain} terrain?",
-      _occurrence("terrain"), _occurrence_slots("terrain"), ("terrain", "terrain")),
-    T("B_action", "Multi-Hop", "string", "What is the action {offset} step(s) {side} the {ordinal} step whose action is '{action}'?",
-      _around("action"), _around_slots("action"), ("action", "action")),
-    T("B_keyword", "Multi-Hop", "string",
-      "What is the action {offset} step(s) {side} the {ordinal} step whose reason mentions '{keyword}'?",
-      _around("keyword"), _around_slots("keyword"), ("keyword", "keyword")),
-    T("B_terrain", "Multi-Hop", "string", "What is the action {offset} step(s) {side} the {ordinal} step which you stood on {terrain} terrain?",
-      _around("terrain"), _around_slots("terrain"), ("terrain", "terrain")),
-    T("C_keyword_count", "Inducing", "integer", "From steps {L} to {R}, how many steps have reasons that mention '{keyword}'?",
-      c_keyword_count, _range_value_slots("keyword", lambda tl: tl.reason_keywords())),
-    T("C_most_move", "Inducing", "list", "From steps {L} to {R}, what was the most common movement direction?", c_most_move, _range_slots),
-    T("C_longest_run", "Inducing", "integer", "From steps {L} to {R}, what was the longest consecutive run of {action}?",
-      c_longest_run, _range_value_slots("action", lambda tl: tl.taken_actions())),
-    T("C_collect_res", "Inducing", "integer", "From steps {L} to {R}, how many times did you successfully collect {resource}?",
-      c_collect_res, _range_value_slots("resource", lambda tl: tl.held_items())),
-    T("C_resource_peak", "Inducing", "integer", "After completing which step does {resource} reach its maximum quantity (at least 1)?",
-      c_resource_peak, _resource_slots, ("resource", "resource")),
-    T("C_resource_change", "Inducing", "integer", "From steps {L} to {R}, what was the change in {resource} quantity?",
-      c_resource_change, _range_value_slots("resource", lambda tl: tl.held_items())),
-    T("C_visible_count", "Inducing", "integer", "From steps {L} to {R}, in how many steps could you see any {terrain} in the frame?",
-      c_visible_count, _range_value_slots("terrain", lambda tl: tl.seen_terrains())),
-    T("C_adjacent_count", "Inducing", "integer", "From steps {L} to {R}, in how many steps were you adjacent to any {terrain}?",
-      c_adjacent_count, _range_value_slots("terrain", lambda tl: tl.seen_terrains())),
-    T("C_distinct_trees", "Inducing", "integer", "From steps {L} to {R}, how many distinct trees did you see in total?",
-      c_distinct_trees, _range_slots),
-    T("D_displacement", "Spatial", "string", "From steps {L} to {R}, what was the total displacement of you? "
-      "Answer in 'X step(s) left/right and Y step(s) up/down'.", d_displacement, _range_slots),
-    T("D_path_length", "Spatial", "integer", "From steps {L} to {R}, how many movement steps did you successfully take?",
-      d_path_length, _range_slots),
-    T("D_predict_terrain", "Spatial", "string", "At step {step}, if you walked {direction} {K} step(s), what terrain would be underfoot?",
-      d_predict_terrain, _predict_slots),
-    T("D_nearest_dir", "Spatial", "list", "At step {step}, in which direction is the nearest {terrain} relative to you?",
-      d_nearest_dir, _step_terrain_slots, ("terrain", "terrain")),
-    T("D_nav_to_target", "Spatial", "list", "At step {step}, how should you move to reach the nearest {terrain}? "
-      "Answer in displacement format (or '0' if already on target).", d_nav_to_target, _step_terrain_slots, ("terrain", "terrain")),
-    T("D_min_dist", "Spatial", "integer", "From steps {L} to {R}, at which step were you closest to the nearest {terrain}? "
-      "(If ties, answer the first.)", _extreme_dist(min), _range_value_slots("terrain", lambda tl: tl.seen_terrains())),
-    T("D_max_dist", "Spatial", "integer", "From steps {L} to {R}, at which step were you furthest from the nearest {terrain}? "
-      "(If ties, answer the first.)", _extreme_dist(max), _range_value_slots("terrain", lambda tl: tl.seen_terrains())),
-    T("E_event_order", "Temporal", "string", "Did {eventA} happen before {eventB}? Answer in 'yes' or 'no'.",
-      e_event_order, _event_pair_slots),
-    T("E_event_interval", "Temporal", "integer", "After {eventA}, after how many steps did {eventB} occur?",
-      e_event_interval, _event_pair_slots),
-    T("E_state_after_event", "Temporal", "integer", "Immediately after {event}, what was your {stat} value?",
-      e_state_after_event, _event_stat_slots),
-    T("F_craft_feasibility", "Logical", "string", "At step {step}, are the collected resources enough to craft {craft}? "
-      "Answer in 'yes' or 'no'.", f_craft_feasibility, _craft_slots),
-    T("F_event_loc", "Logical", "string", "At which step(s) did you {event}? (Answer as a list of step numbers.)", f_event_loc, _event_slots),
+    T(
+        "A_inventory",
+        "Single-Hop",
+        "integer",
+        "How many {resource} did you have at step {step}?",
+        a_inventory,
+        _resource_step_slots,
+    ),
+    T(
+        "A_occ_action",
+        "Single-Hop",
+        "integer",
+        "Which step is the {ordinal} step whose action is '{action}'?",
+        _occurrence("action"),
+        _occurrence_slots("action"),
+        ("action", "action"),
+    ),
+    T(
+        "A_occ_keyword",
+        "Single-Hop",
+        "integer",
+        "Which step is the {ordinal} step whose reason mentions '{keyword}'?",
+        _occurrence("keyword"),
+        _occurrence_slots("keyword"),
+        ("keyword", "keyword"),
+    ),
+    T(
+        "A_occ_terrain",
+        "Single-Hop",
+        "integer",
+        "Which step is the {ordinal} step which you stood on {terrain} terrain?",
+        _occurrence("terrain"),
+        _occurrence_slots("terrain"),
+        ("terrain", "terrain"),
+    ),
+    T(
+        "B_action",
+        "Multi-Hop",
+        "string",
+        "What is the action {offset} step(s) {side} the {ordinal} step whose action is '{action}'?",
+        _around("action"),
+        _around_slots("action"),
+        ("action", "action"),
+    ),
+    T(
+        "B_keyword",
+        "Multi-Hop",
+        "string",
+        "What is the action {offset} step(s) {side} the {ordinal} step whose reason mentions '{keyword}'?",
+        _around("keyword"),
+        _around_slots("keyword"),
+        ("keyword", "keyword"),
+    ),
+    T(
+        "B_terrain",
+        "Multi-Hop",
+        "string",
+        "What is the action {offset} step(s) {side} the {ordinal} step which you stood on {terrain} terrain?",
+        _around("terrain"),
+        _around_slots("terrain"),
+        ("terrain", "terrain"),
+    ),
+    T(
+        "C_keyword_count",
+        "Inducing",
+        "integer",
+        "From steps {L} to {R}, how many steps have reasons that mention '{keyword}'?",
+        c_keyword_count,
+        _range_value_slots("keyword", lambda tl: tl.reason_keywords()),
+    ),
+    T(
+        "C_most_move",
+        "Inducing",
+        "list",
+        "From steps {L} to {R}, what was the most common movement direction?",
+        c_most_move,
+        _range_slots,
+    ),
+    T(
+        "C_longest_run",
+        "Inducing",
+        "integer",
+        "From steps {L} to {R}, what was the longest consecutive run of {action}?",
+        c_longest_run,
+        _range_value_slots("action", lambda tl: tl.taken_actions()),
+    ),
+    T(
+        "C_collect_res",
+        "Inducing",
+        "integer",
+        "From steps {L} to {R}, how many times did you successfully collect {resource}?",
+        c_collect_res,
+        _range_value_slots("resource", lambda tl: tl.held_items()),
+    ),
+    T(
+        "C_resource_peak",
+        "Inducing",
+        "integer",
+        "After completing which step does {resource} reach its maximum quantity (at least 1)?",
+        c_resource_peak,
+        _resource_slots,
+        ("resource", "resource"),
+    ),
+    T(
+        "C_resource_change",
+        "Inducing",
+        "integer",
+        "From steps {L} to {R}, what was the change in {resource} quantity?",
+        c_resource_change,
+        _range_value_slots("resource", lambda tl: tl.held_items()),
+    ),
+    T(
+        "C_visible_count",
+        "Inducing",
+        "integer",
+        "From steps {L} to {R}, in how many steps could you see any {terrain} in the frame?",
+        c_visible_count,
+        _range_value_slots("terrain", lambda tl: tl.seen_terrains()),
+    ),
+    T(
+        "C_adjacent_count",
+        "Inducing",
+        "integer",
+        "From steps {L} to {R}, in how many steps were you adjacent to any {terrain}?",
+        c_adjacent_count,
+        _range_value_slots("terrain", lambda tl: tl.seen_terrains()),
+    ),
+    T(
+        "C_distinct_trees",
+        "Inducing",
+        "integer",
+        "From steps {L} to {R}, how many distinct trees did you see in total?",
+        c_distinct_trees,
+        _range_slots,
+    ),
+    T(
+        "D_displacement",
+        "Spatial",
+        "string",
+        "From steps {L} to {R}, what was the total displacement of you? "
+        "Answer in 'X step(s) left/right and Y step(s) up/down'.",
+        d_displacement,
+        _range_slots,
+    ),
+    T(
+        "D_path_length",
+        "Spatial",
+        "integer",
+        "From steps {L} to {R}, how many movement steps did you successfully take?",
+        d_path_length,
+        _range_slots,
+    ),
+    T(
+        "D_predict_terrain",
+        "Spatial",
+        "string",
+        "At step {step}, if you walked {direction} {K} step(s), what terrain would be underfoot?",
+        d_predict_terrain,
+        _predict_slots,
+    ),
+    T(
+        "D_nearest_dir",
+        "Spatial",
+        "list",
+        "At step {step}, in which direction is the nearest {terrain} relative to you?",
+        d_nearest_dir,
+        _step_terrain_slots,
+        ("terrain", "terrain"),
+    ),
+    T(
+        "D_nav_to_target",
+        "Spatial",
+        "list",
+        "At step {step}, how should you move to reach the nearest {terrain}? "
+        "Answer in displacement format (or '0' if already on target).",
+        d_nav_to_target,
+        _step_terrain_slots,
+        ("terrain", "terrain"),
+    ),
+    T(
+        "D_min_dist",
+        "Spatial",
+        "integer",
+        "From steps {L} to {R}, at which step were you closest to the nearest {terrain}? (If ties, answer the first.)",
+        _extreme_dist(min),
+        _range_value_slots("terrain", lambda tl: tl.seen_terrains()),
+    ),
+    T(
+        "D_max_dist",
+        "Spatial",
+        "integer",
+        "From steps {L} to {R}, at which step were you furthest from the nearest {terrain}? "
+        "(If ties, answer the first.)",
+        _extreme_dist(max),
+        _range_value_slots("terrain", lambda tl: tl.seen_terrains()),
+    ),
+    T(
+        "E_event_order",
+        "Temporal",
+        "string",
+        "Did {eventA} happen before {eventB}? Answer in 'yes' or 'no'.",
+        e_event_order,
+        _event_pair_slots,
+    ),
+    T(
+        "E_event_interval",
+        "Temporal",
+        "integer",
+        "After {eventA}, after how many steps did {eventB} occur?",
+        e_event_interval,
+        _event_pair_slots,
+    ),
+    T(
+        "E_state_after_event",
+        "Temporal",
+        "integer",
+        "Immediately after {event}, what was your {stat} value?",
+        e_state_after_event,
+        _event_stat_slots,
+    ),
+    T(
+        "F_craft_feasibility",
+        "Logical",
+        "string",
+        "At step {step}, are the collected resources enough to craft {craft}? Answer in 'yes' or 'no'.",
+        f_craft_feasibility,
+        _craft_slots,
+    ),
+    T(
+        "F_event_loc",
+        "Logical",
+        "string",
+        "At which step(s) did you {event}? (Answer as a list of step numbers.)",
+        f_event_loc,
+        _event_slots,
+    ),
     T("F_attack_count", "Logical", "integer", "How many times were you attacked?", f_attack_count, _none),
-    T("F_death_reason", "Logical", "list", "What was the cause of your death at the end of the episode?", f_death_reason, _none),
-    T("F_first_attack_step", "Logical", "integer", "At which step were you attacked for the first time?", f_first_attack_step, _none),
-    T("F_last_attack_step", "Logical", "integer", "At which step were you attacked for the last time?", f_last_attack_step, _none),
-    T("F_inventory_contents", "Logical", "string", "At step {step}, what are all the items you carry?", f_inventory_contents, _steps),
+    T(
+        "F_death_reason",
+        "Logical",
+        "list",
+        "What was the cause of your death at the end of the episode?",
+        f_death_reason,
+        _none,
+    ),
+    T(
+        "F_first_attack_step",
+        "Logical",
+        "integer",
+        "At which step were you attacked for the first time?",
+        f_first_attack_step,
+        _none,
+    ),
+    T(
+        "F_last_attack_step",
+        "Logical",
+        "integer",
+        "At which step were you attacked for the last time?",
+        f_last_attack_step,
+        _none,
+    ),
+    T(
+        "F_inventory_contents",
+        "Logical",
+        "string",
+        "At step {step}, what are all the items you carry?",
+        f_inventory_contents,
+        _steps,
+    ),
 )
 CRAFTER_BY_ID = {t.id: t for t in CRAFTER_TEMPLATES}

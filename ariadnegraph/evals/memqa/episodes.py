@@ -17,9 +17,18 @@ def load_episode(run_dir: str | Path, run_id: str) -> Episode:
     steps = []
     for record in run.steps():
         o = oracle.get(record["step"], {})
-        steps.append(StepState(record["step"], record.get("action"), record.get("observation") or "", record.get("score"),
-                               location_from(o, record.get("observation") or ""), inventory_from(o) if o else None,
-                               record.get("reason") or None, tuple(record["valid"]) if isinstance(record.get("valid"), list) else None))
+        steps.append(
+            StepState(
+                record["step"],
+                record.get("action"),
+                record.get("observation") or "",
+                record.get("score"),
+                location_from(o, record.get("observation") or ""),
+                inventory_from(o) if o else None,
+                record.get("reason") or None,
+                tuple(record["valid"]) if isinstance(record.get("valid"), list) else None,
+            )
+        )
     env = str(run.meta().get("env", ""))
     if env.split(":", 1)[0] == "crafter":  # table 15's signals come from Crafter's own oracle lines
         return Episode(run_id, env, crafter_timeline(steps, oracle), *crafter_vocabulary())

@@ -22,7 +22,9 @@ def run_model(run_dir: str | Path, run_id: str) -> str:
     return (RunDir.open(run_dir, run_id).meta().get("context") or {}).get("model") or "scripted"
 
 
-def questions(run_dir: str | Path, run_id: str, *, horizon: int | None = None, per_type: int = 3, seed: int = 42) -> list[QAItem]:
+def questions(
+    run_dir: str | Path, run_id: str, *, horizon: int | None = None, per_type: int = 3, seed: int = 42
+) -> list[QAItem]:
     return generate(load_episode(run_dir, run_id), horizon=horizon, per_type=per_type, seed=seed)
 
 
@@ -43,14 +45,33 @@ def evaluate(
     ``paraphrase_with``: None rewrites questions with the answering model (a real one; the scripted
     double rewrites nothing), "off" keeps the generated wording, else the model that rewrites them."""
     with checked_copies(run_dir, run_ids) as copies:  # read from checked copies: the runs' files are never written
-        return _evaluate(copies, run_ids, answerers=answerers, horizon=horizon, per_type=per_type, seed=seed, model=model,
-                         base_url=base_url, paraphrase_with=paraphrase_with, on_row=on_row)
+        return _evaluate(
+            copies,
+            run_ids,
+            answerers=answerers,
+            horizon=horizon,
+            per_type=per_type,
+            seed=seed,
+            model=model,
+            base_url=base_url,
+            paraphrase_with=paraphrase_with,
+            on_row=on_row,
+        )
 
 
-def _evaluate(run_dir: Path, run_ids: Sequence[str], *, answerers: Sequence[str], horizon: int | None | Sequence[int | None], per_type: int,
-              seed: int,
-              model: str | None, base_url: str | None, paraphrase_with: str | None,
-              on_row: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
+def _evaluate(
+    run_dir: Path,
+    run_ids: Sequence[str],
+    *,
+    answerers: Sequence[str],
+    horizon: int | None | Sequence[int | None],
+    per_type: int,
+    seed: int,
+    model: str | None,
+    base_url: str | None,
+    paraphrase_with: str | None,
+    on_row: Callable[[dict[str, Any]], None] | None,
+) -> list[dict[str, Any]]:
     rows = []
     horizons: list[int | None] = [horizon] if horizon is None or isinstance(horizon, int) else list(horizon)
     for run_id, at in ((r, h) for r in run_ids for h in horizons):  # several horizons: accuracy against rounds played
@@ -64,8 +85,15 @@ def _evaluate(run_dir: Path, run_ids: Sequence[str], *, answerers: Sequence[str]
             for item in items:
                 reply = answer(item)
                 prediction = extract_answer(reply)
-                row = {**item.to_dict(), "answerer": kind, "model": chosen, "reply": reply, "prediction": prediction,
-                       "score": score(item.answer, prediction, item.answer_type), "paraphrased": item.question != original[item.id]}
+                row = {
+                    **item.to_dict(),
+                    "answerer": kind,
+                    "model": chosen,
+                    "reply": reply,
+                    "prediction": prediction,
+                    "score": score(item.answer, prediction, item.answer_type),
+                    "paraphrased": item.question != original[item.id],
+                }
                 rows.append(row)
                 if on_row:
                     on_row(row)

@@ -1,5 +1,6 @@
 """Question generation (EMemBench algorithm 1): enumerate each template's candidates (table 14's, or
-table 15's for a Crafter run) on the episode's timeline up to the horizon, keep those whose precondition holds, sample a balanced set per ability
+table 15's for a Crafter run) on the episode's timeline up to the horizon, keep those whose precondition holds, sample a
+balanced set per ability
 type with a seed, and add adversarial (false-premise) questions.
 
 Adversarial values are names that exist in the game (oracle facts of any step, ScienceWorld's rooms,
@@ -49,7 +50,9 @@ class QAItem:
         return {**asdict(self), "evidence": list(self.evidence), "age": self.age}
 
 
-def candidates(template: Template, tl: Timeline, vocab: Vocabulary) -> list[tuple[dict[str, Any], Answer, tuple[int, ...]]]:
+def candidates(
+    template: Template, tl: Timeline, vocab: Vocabulary
+) -> list[tuple[dict[str, Any], Answer, tuple[int, ...]]]:
     """Every instantiation whose precondition holds, with its answer and evidence (deduplicated)."""
     found, seen = [], set()
     for slots in template.slots(tl, vocab):
@@ -100,10 +103,24 @@ def generate(episode: Episode, *, horizon: int | None = None, per_type: int = 3,
     templates = CRAFTER_TEMPLATES if isinstance(tl, CrafterTimeline) else TEMPLATES  # table 15, else table 14
     items: list[QAItem] = []
 
-    def add(template: Template, slots: dict[str, Any], answer: Answer, evidence: Sequence[int], adversarial: bool = False) -> None:
-        items.append(QAItem(f"{episode.run_id}:{len(items)}", episode.run_id, template.id, "Adversarial" if adversarial else template.ability,
-                            "string" if adversarial else template.answer_type, prefix + template.question(slots), answer,
-                            tuple(sorted(set(evidence))), last, dict(slots), adversarial))
+    def add(
+        template: Template, slots: dict[str, Any], answer: Answer, evidence: Sequence[int], adversarial: bool = False
+    ) -> None:
+        items.append(
+            QAItem(
+                f"{episode.run_id}:{len(items)}",
+                episode.run_id,
+                template.id,
+                "Adversarial" if adversarial else template.ability,
+                "string" if adversarial else template.answer_type,
+                prefix + template.question(slots),
+                answer,
+                tuple(sorted(set(evidence))),
+                last,
+                dict(slots),
+                adversarial,
+            )
+        )
 
     for ability in ABILITIES[:-1]:
         rng = random.Random(f"{seed}|{episode.run_id}|{horizon}|{ability}")

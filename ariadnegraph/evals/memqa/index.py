@@ -23,8 +23,18 @@ from typing import Any
 from ...envs.text import direction_of_command, parse_location
 
 # ScienceWorld's rooms: the game's location vocabulary when a run logs no facts.
-SCIENCEWORLD_ROOMS = ("kitchen", "bathroom", "workshop", "art studio", "greenhouse", "outside", "foundry",
-                      "bedroom", "living room", "hallway")
+SCIENCEWORLD_ROOMS = (
+    "kitchen",
+    "bathroom",
+    "workshop",
+    "art studio",
+    "greenhouse",
+    "outside",
+    "foundry",
+    "bedroom",
+    "living room",
+    "hallway",
+)
 _NOT_ENTITIES = {"P", "I", "RECIPE"}
 _DIRECTIONAL = re.compile(r"^(?:north|south|east|west)_of$")
 
@@ -50,7 +60,10 @@ class StepState:
 
 def mentions(text: str, keyword: str) -> bool:
     """Whole-word, case-insensitive mention of ``keyword`` in ``text``."""
-    return bool(keyword) and re.search(rf"(?<![\w-]){re.escape(keyword.lower())}(?![\w-])", (text or "").lower()) is not None
+    return (
+        bool(keyword)
+        and re.search(rf"(?<![\w-]){re.escape(keyword.lower())}(?![\w-])", (text or "").lower()) is not None
+    )
 
 
 class Timeline:
@@ -235,7 +248,11 @@ def inventory_from(record: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def location_from(record: Mapping[str, Any], observation: str) -> str | None:
-    return record.get("location") or parse_location(record.get("look") or record.get("description") or "") or parse_location(observation)
+    return (
+        record.get("location")
+        or parse_location(record.get("look") or record.get("description") or "")
+        or parse_location(observation)
+    )
 
 
 def game_vocabulary(oracle: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
@@ -253,7 +270,12 @@ def game_vocabulary(oracle: Sequence[Mapping[str, Any]]) -> tuple[list[str], lis
             elif _DIRECTIONAL.match(pred):
                 for a in args:
                     rooms.setdefault(norm(a), a)
-            elif pred in ("in", "on") and len(fact) == 3 and fact[1] not in _NOT_ENTITIES and not fact[1].startswith("ingredient_"):
+            elif (
+                pred in ("in", "on")
+                and len(fact) == 3
+                and fact[1] not in _NOT_ENTITIES
+                and not fact[1].startswith("ingredient_")
+            ):
                 things.setdefault(norm(fact[1]), fact[1])
         if record.get("look") is not None:  # ScienceWorld: no facts, a fixed set of rooms
             for room in SCIENCEWORLD_ROOMS:

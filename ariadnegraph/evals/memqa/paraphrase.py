@@ -25,7 +25,11 @@ _KEPT = re.compile(r"\d+|'[^']+'")
 
 def consistent(original: str, rewritten: str) -> bool:
     """Every number and quoted name of the original survives, and the rewrite is one line."""
-    return bool(rewritten) and "\n" not in rewritten and all(k.lower() in rewritten.lower() for k in _KEPT.findall(original))
+    return (
+        bool(rewritten)
+        and "\n" not in rewritten
+        and all(k.lower() in rewritten.lower() for k in _KEPT.findall(original))
+    )
 
 
 PARAPHRASE_TOKENS = 96  # one question, reworded

@@ -40,8 +40,15 @@ thing. Keep every number, step index and quoted name unchanged, keep game words 
 items) as written, write English, and return only the rewritten question on one line."""
 
 
-def render_turn(step: int, action: str | None, observation: str, inventory: Iterable[str] | None, score: Any,
-                reason: str | None = None, valid: Iterable[str] | None = None) -> str:
+def render_turn(
+    step: int,
+    action: str | None,
+    observation: str,
+    inventory: Iterable[str] | None,
+    score: Any,
+    reason: str | None = None,
+    valid: Iterable[str] | None = None,
+) -> str:
     """One transcript turn: ``[step N] > command``, the reason, the valid commands it was typed among, the
     game's text, then carried items and score."""
     text = "\n".join(line.strip() for line in (observation or "").splitlines() if line.strip())
@@ -59,5 +66,15 @@ def render_turn(step: int, action: str | None, observation: str, inventory: Iter
 
 
 def render_transcript(turns: Iterable[Mapping[str, Any]]) -> str:
-    return "\n\n".join(render_turn(t["step"], t.get("action"), t.get("observation") or "", t.get("inventory"), t.get("score"),
-                                   t.get("reason"), t.get("valid")) for t in turns)
+    return "\n\n".join(
+        render_turn(
+            t["step"],
+            t.get("action"),
+            t.get("observation") or "",
+            t.get("inventory"),
+            t.get("score"),
+            t.get("reason"),
+            t.get("valid"),
+        )
+        for t in turns
+    )

@@ -11,8 +11,15 @@ from .scorer import totals
 from .templates import ABILITIES
 
 AGES = ("all", "recent", "old")
-_SHORT = {"Single-Hop": "Single", "Multi-Hop": "Multi", "Inducing": "Induct", "Spatial": "Spatial", "Temporal": "Temporal",
-          "Logical": "Logical", "Adversarial": "Advers"}
+_SHORT = {
+    "Single-Hop": "Single",
+    "Multi-Hop": "Multi",
+    "Inducing": "Induct",
+    "Spatial": "Spatial",
+    "Temporal": "Temporal",
+    "Logical": "Logical",
+    "Adversarial": "Advers",
+}
 
 
 def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -37,7 +44,11 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, A
 
 def table(summary: dict[str, dict[str, dict[str, Any]]], ages: Sequence[str] = AGES) -> str:
     """Fixed-width text table: ACC per ability, Overall ACC and F1 (percent), n = questions."""
-    head = f"{'answerer':<13} {'evidence':<8}" + "".join(f"{_SHORT[a]:>9}" for a in ABILITIES) + f"{'ACC':>8}{'F1':>7}{'n':>6}"
+    head = (
+        f"{'answerer':<13} {'evidence':<8}"
+        + "".join(f"{_SHORT[a]:>9}" for a in ABILITIES)
+        + f"{'ACC':>8}{'F1':>7}{'n':>6}"
+    )
     lines = [head, "-" * len(head)]
     for answerer, by_age in summary.items():
         for age in ages:
@@ -53,7 +64,9 @@ def by_rounds(rows: Iterable[dict[str, Any]]) -> dict[str, dict[int, dict[str, f
     groups: dict[str, dict[int, list[float]]] = {}
     for r in rows:
         groups.setdefault(r["answerer"], {}).setdefault(int(r["horizon"]), []).append(float(r["score"]))
-    return {a: {k: {"acc": 100 * sum(v) / len(v), "n": len(v)} for k, v in sorted(g.items())} for a, g in groups.items()}
+    return {
+        a: {k: {"acc": 100 * sum(v) / len(v), "n": len(v)} for k, v in sorted(g.items())} for a, g in groups.items()
+    }
 
 
 def pearson(points: Sequence[tuple[float, float]]) -> float | None:
@@ -89,4 +102,5 @@ def counts(summary: dict[str, dict[str, dict[str, Any]]]) -> str:
     if first is None:
         return ""
     return "questions per type (recent/old): " + ", ".join(
-        f"{_SHORT[a]} {first['recent'][f'n_{a}']}/{first['old'][f'n_{a}']}" for a in ABILITIES)
+        f"{_SHORT[a]} {first['recent'][f'n_{a}']}/{first['old'][f'n_{a}']}" for a in ABILITIES
+    )

@@ -6,7 +6,15 @@ from __future__ import annotations
 from .catalogue import MODELS, LocalModel, LocalModelError, UnknownModel, get_model
 from .server import ensure_server, stop_owned_servers
 
-__all__ = ["MODELS", "LocalModel", "LocalModelError", "UnknownModel", "get_model", "local_base_url", "stop_owned_servers"]
+__all__ = [
+    "MODELS",
+    "LocalModel",
+    "LocalModelError",
+    "UnknownModel",
+    "get_model",
+    "local_base_url",
+    "stop_owned_servers",
+]
 
 
 def local_base_url(name: str) -> str:

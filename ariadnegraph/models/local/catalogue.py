@@ -36,7 +36,8 @@ class LocalModel:
         if len(self.packages) == 1:
             return f"PyPI {self.packages[0]}"
         first, last = self.packages[0], self.packages[-1]
-        return f"PyPI {first.split('==')[0]} … {last.split('==')[0]} ({len(self.packages)} parts, =={first.split('==')[1]})"
+        version = first.split("==")[1]
+        return f"PyPI {first.split('==')[0]} … {last.split('==')[0]} ({len(self.packages)} parts, =={version})"
 
     @property
     def filename(self) -> str:
@@ -85,4 +86,6 @@ def get_model(name: str) -> LocalModel:
     try:
         return MODELS[name]
     except KeyError:
-        raise UnknownModel(f"unknown local model '{name}' (known: {', '.join(MODELS)}; see `ariadne models list`)") from None
+        raise UnknownModel(
+            f"unknown local model '{name}' (known: {', '.join(MODELS)}; see `ariadne models list`)"
+        ) from None

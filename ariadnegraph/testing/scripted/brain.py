@@ -184,8 +184,12 @@ def belief_moves(b: dict[str, str]) -> list[tuple[str, str, str]]:
 
 def belief_exits(b: dict[str, str]) -> dict[str, list[str]]:
     """``Exits: Kitchen: north, south; ...`` of a belief -> room -> directions."""
-    return {room.strip(): [d.strip() for d in dirs.split(",") if d.strip()]
-            for entry in split_semicolons(b.get("Exits")) for room, sep, dirs in [entry.rpartition(":")] if sep}
+    return {
+        room.strip(): [d.strip() for d in dirs.split(",") if d.strip()]
+        for entry in split_semicolons(b.get("Exits"))
+        for room, sep, dirs in [entry.rpartition(":")]
+        if sep
+    }
 
 
 def extraction_from_belief(b: dict[str, str]) -> Extraction:
@@ -216,7 +220,8 @@ def extraction_from_belief(b: dict[str, str]) -> Extraction:
 
 
 def extraction(s: Sections) -> Extraction:
-    """Triplets of the observation by the rule-based extractor (:mod:`.extract`); given no observation, of the belief."""
+    """Triplets of the observation by the rule-based extractor (:mod:`.extract`); given no observation, of the
+    belief."""
     b = parse_belief(s.get(p.BELIEF))
     if p.OBSERVATION not in s:
         return extraction_from_belief(b)
@@ -257,7 +262,11 @@ def no_longer_carried(listing: str | None, inventory: list[str], known: list[ex.
         return []
     # The listing names states ("a raw red potato"); facts name the thing ("red potato").
     held = {ex.split_state(ex.clean_name(item))[0].lower() for item in inventory}
-    return [(a, r, o) for a, r, o in known if r == "in" and o.lower() == ex.INVENTORY and ex.clean_name(a).lower() not in held]
+    return [
+        (a, r, o)
+        for a, r, o in known
+        if r == "in" and o.lower() == ex.INVENTORY and ex.clean_name(a).lower() not in held
+    ]
 
 
 # =================================================================================================
@@ -267,7 +276,9 @@ def no_longer_carried(listing: str | None, inventory: list[str], known: list[ex.
 def spatial(s: Sections) -> SpatialBelief:
     """Memory facts grouped by room, with the connections between rooms."""
     triplets = facts(s.get(p.MEMORY))
-    rooms = {o for a, r, o in triplets if a == ex.PLAYER and r == "in"} | {a for a, r, o in triplets if r.endswith(" of")}
+    rooms = {o for a, r, o in triplets if a == ex.PLAYER and r == "in"} | {
+        a for a, r, o in triplets if r.endswith(" of")
+    }
     rooms |= {o for a, r, o in triplets if r.endswith(" of")}
     lines = []
     for a, r, o in triplets:
@@ -321,7 +332,9 @@ class Situation:
         self.inventory = [i for i in items(s.get(p.INVENTORY))]
         self.memory = facts(s.get(p.MEMORY))
         self.unexplored = exits_table(s.get(p.EXPLORATION)) or {
-            m.group(1).strip(): [d.strip().lower() for d in m.group(2).split(",") if d.strip()] for m in _SPATIAL_EXITS.finditer(s.get(p.SPATIAL) or "")}
+            m.group(1).strip(): [d.strip().lower() for d in m.group(2).split(",") if d.strip()]
+            for m in _SPATIAL_EXITS.finditer(s.get(p.SPATIAL) or "")
+        }
         self.notes = notes(s.get(p.NOTES))
         if not self.unexplored:  # the inner monologue may have looked them up
             for question, answer in self.notes:
@@ -352,7 +365,9 @@ class Situation:
         self.rooms = self._rooms()
         self.rooms += [r for r in self.links if r not in self.rooms]
         if not self.unexplored and not self.go_to:  # no map from memory: exits seen in the history, not yet taken
-            self.unexplored = {room: [d for d in dirs if d not in self.links.get(room, {})] for room, dirs in exits.items()}
+            self.unexplored = {
+                room: [d for d in dirs if d not in self.links.get(room, {})] for room, dirs in exits.items()
+            }
             self.unexplored = {room: dirs for room, dirs in self.unexplored.items() if dirs}
 
     def route(self, room: str) -> list[PlanStep] | None:
@@ -447,8 +462,14 @@ def recall(goal: str, records: list[tuple[str, str]]) -> str:
     """The belief a summarizer would have written over these history records."""
     text = ""
     for action, observation in records:
-        text = believe({p.GOAL: goal, p.PREVIOUS_BELIEF: text, p.LAST_ACTION: action or "(none: the episode starts)",
-                        p.OBSERVATION: observation}).belief
+        text = believe(
+            {
+                p.GOAL: goal,
+                p.PREVIOUS_BELIEF: text,
+                p.LAST_ACTION: action or "(none: the episode starts)",
+                p.OBSERVATION: observation,
+            }
+        ).belief
     return text
 
 
@@ -471,7 +492,9 @@ def _history_map(records: list[tuple[str, str]]) -> tuple[dict[str, dict[str, st
     return links, exits
 
 
-def _recipe_from_memory(memory: list[tuple[str, str, str]], notes: list[tuple[str, str]]) -> tuple[list[str], dict[str, list[str]]]:
+def _recipe_from_memory(
+    memory: list[tuple[str, str, str]], notes: list[tuple[str, str]]
+) -> tuple[list[str], dict[str, list[str]]]:
     triplets = list(memory)
     for question, answer in notes:
         if question.lower() == "recipe":
@@ -556,8 +579,14 @@ def _exits_here_only(sit: Situation) -> Situation:
 def _any_move(sit: Situation) -> str:
     recent = [_lower(a) for a, _ in sit.history]
     moves = [a for a in sit.admissible if _lower(a).startswith("go ")]
-    moves.sort(key=lambda a: (recent.count(_lower(a)), -max([i for i, r in enumerate(recent) if r == _lower(a)], default=-1)))
-    return moves[0] if moves else next((a for a in sit.admissible if _lower(a) == "look"), sit.admissible[0] if sit.admissible else "look")
+    moves.sort(
+        key=lambda a: (recent.count(_lower(a)), -max([i for i, r in enumerate(recent) if r == _lower(a)], default=-1))
+    )
+    return (
+        moves[0]
+        if moves
+        else next((a for a in sit.admissible if _lower(a) == "look"), sit.admissible[0] if sit.admissible else "look")
+    )
 
 
 def _is_cooking(sit: Situation) -> bool:
@@ -598,7 +627,8 @@ def _cooking(sit: Situation) -> tuple[str, str, list[PlanStep]]:
                     pending.append((ing, "cook", need))
     needs_knife = any(n in CUT_VERBS for ns in sit.needs.values() for n in ns) and "knife" not in carried
     cuts_left = any(k == "cut" for _, k, _ in pending) or any(
-        n in CUT_VERBS for m in missing for n in sit.needs.get(_lower(m), []))
+        n in CUT_VERBS for m in missing for n in sit.needs.get(_lower(m), [])
+    )
     # 1-3. everything that can be done here, in order: take, knife, cut, cook, then prepare and eat
     steps = _here_sequence(sit, carried, missing, needs_knife, cuts_left)
     if steps:
@@ -619,8 +649,13 @@ def _cooking(sit: Situation) -> tuple[str, str, list[PlanStep]]:
             if room is None and APPLIANCES[need] != "bbq":
                 room = sit.room_named("kitchen")
             if room:
-                targets.append((f"{need} the {ing} with the {APPLIANCES[need]}", room,
-                                _step(f"cook {_lower(ing)} with {APPLIANCES[need]}", f"You {need} the {ing}")))
+                targets.append(
+                    (
+                        f"{need} the {ing} with the {APPLIANCES[need]}",
+                        room,
+                        _step(f"cook {_lower(ing)} with {APPLIANCES[need]}", f"You {need} the {ing}"),
+                    )
+                )
     if needs_knife and (cuts_left or pending):
         room = sit.locate("knife") or None
         if room:
@@ -634,7 +669,11 @@ def _cooking(sit: Situation) -> tuple[str, str, list[PlanStep]]:
             return subgoal, f"it is in {room}", [_step(f"go to {room}", room), *then]
     # 5. look inside closed containers here for missing ingredients
     if missing:
-        opens = [a for a in sit.admissible_like(r"open .+") if not re.search(r"door|gate|hatch|oven|stove|bbq", a, re.IGNORECASE)]
+        opens = [
+            a
+            for a in sit.admissible_like(r"open .+")
+            if not re.search(r"door|gate|hatch|oven|stove|bbq", a, re.IGNORECASE)
+        ]
         if opens:
             return "search containers", f"{', '.join(missing)} not found yet", [_step(opens[0], "You open")]
     return _explore(sit, f"find {', '.join(missing) or 'what is missing'}")
@@ -662,7 +701,9 @@ def _appliance_here(sit: Situation, appliance: str) -> bool:
     return any(re.search(rf"\b{re.escape(word)}\b", _lower(a)) for a in sit.admissible)
 
 
-def _here_sequence(sit: Situation, carried: dict[str, list[str]], missing: list[str], needs_knife: bool, cuts_left: bool) -> list[PlanStep]:
+def _here_sequence(
+    sit: Situation, carried: dict[str, list[str]], missing: list[str], needs_knife: bool, cuts_left: bool
+) -> list[PlanStep]:
     steps: list[PlanStep] = []
     have = set(carried)
     for ing in missing:
@@ -690,7 +731,9 @@ def _here_sequence(sit: Situation, carried: dict[str, list[str]], missing: list[
                     ready = False
                     break
                 exact = sit.admissible_like(rf"{CUT_VERBS[need]} {re.escape(key)} with .+")
-                steps.append(_step(exact[0] if exact else f"{CUT_VERBS[need]} {key} with knife", f"You {CUT_VERBS[need]} the"))
+                steps.append(
+                    _step(exact[0] if exact else f"{CUT_VERBS[need]} {key} with knife", f"You {CUT_VERBS[need]} the")
+                )
             elif need in APPLIANCES:
                 if _cooked(states) or f"{key} {need}" in sit.done:
                     continue
@@ -698,7 +741,9 @@ def _here_sequence(sit: Situation, carried: dict[str, list[str]], missing: list[
                     ready = False
                     break
                 exact = sit.admissible_like(rf"cook {re.escape(key)} with {APPLIANCES[need]}")
-                steps.append(_step(exact[0] if exact else f"cook {key} with {APPLIANCES[need]}", f"You {need} the {ing}"))
+                steps.append(
+                    _step(exact[0] if exact else f"cook {key} with {APPLIANCES[need]}", f"You {need} the {ing}")
+                )
     kitchen = sit.room_named("kitchen")
     if ready and sit.recipe and ("prepare meal" in sit.adm_lower or (kitchen and kitchen == sit.location)):
         steps += [_step("prepare meal", "meal"), _step("eat meal", "You eat the meal")]
@@ -706,7 +751,11 @@ def _here_sequence(sit: Situation, carried: dict[str, list[str]], missing: list[
 
 
 def _hunt(sit: Situation) -> tuple[str, str, list[PlanStep]]:
-    goal_words = [w for w in re.findall(r"[a-z]+", sit.goal.lower()) if w not in ("find", "the", "a", "an", "and", "take", "get", "it")]
+    goal_words = [
+        w
+        for w in re.findall(r"[a-z]+", sit.goal.lower())
+        if w not in ("find", "the", "a", "an", "and", "take", "get", "it")
+    ]
     for word in goal_words:
         takes = sit.admissible_like(rf"take (?:\w+ )*{re.escape(word)}( from .+)?")
         if takes:
@@ -714,16 +763,28 @@ def _hunt(sit: Situation) -> tuple[str, str, list[PlanStep]]:
     unlocks = sit.admissible_like(r"unlock .+ with .+")
     if unlocks:
         target = cast(re.Match[str], re.match(r"unlock (.+?) with .+", _lower(unlocks[0]))).group(1)
-        return "unlock", "a key I carry fits here", [_step(unlocks[0], "You unlock"), _step(f"open {target}", "You open")]
+        return (
+            "unlock",
+            "a key I carry fits here",
+            [_step(unlocks[0], "You unlock"), _step(f"open {target}", "You open")],
+        )
     opens = [a for a in sit.admissible_like(r"open .+") if not re.search(r"door|gate", a, re.IGNORECASE)]
     if opens:
         return "open", "see what is inside", [_step(opens[0], "You open")]
-    takes = sit.admissible_like(r"take (?:\w+ )*key(?: \w+)*( from .+)?") + sit.admissible_like(r"take (?:\w+ )*(?:coin|treasure)( from .+)?")
+    takes = sit.admissible_like(r"take (?:\w+ )*key(?: \w+)*( from .+)?") + sit.admissible_like(
+        r"take (?:\w+ )*(?:coin|treasure)( from .+)?"
+    )
     if takes:
-        reads = [c for c in sit.admissible_like(r"(?:examine|read) (?:\w+ )*note(?: \w+)*") if _lower(c.split(" ", 1)[1]) not in sit.notes_read]
+        reads = [
+            c
+            for c in sit.admissible_like(r"(?:examine|read) (?:\w+ )*note(?: \w+)*")
+            if _lower(c.split(" ", 1)[1]) not in sit.notes_read
+        ]
         then = [_step(c, "") for c in reads[:1]]
         held = set(sit.carried()) | {_lower(re.sub(r"^take (.+?)( from .+)?$", r"\1", _lower(takes[0])))}
-        if not then and not any(sit.locate(lock) for key, lock in sit.key_notes.items() if key in held):  # no lead: explore on
+        if not then and not any(
+            sit.locate(lock) for key, lock in sit.key_notes.items() if key in held
+        ):  # no lead: explore on
             then = [st for st in _explore(sit, "explore")[2] if _lower(st.action).startswith("go ")][:2]
         return "take the key", "keys open lockers", [_step(takes[0], "You take"), *then]
     for cmd in sit.admissible_like(r"(?:examine|read) (?:\w+ )*note(?: \w+)*"):
@@ -735,19 +796,32 @@ def _hunt(sit: Situation) -> tuple[str, str, list[PlanStep]]:
         if key in carried and lock not in sit.unlocked:
             room = sit.locate(lock)
             if room and room != sit.location:
-                return f"unlock the {lock}", f"the note says {key} unlocks it; it is in {room}", [
-                    _step(f"go to {room}", room), _step(f"unlock {lock} with {key}", "You unlock"), _step(f"open {lock}", "You open")]
+                return (
+                    f"unlock the {lock}",
+                    f"the note says {key} unlocks it; it is in {room}",
+                    [
+                        _step(f"go to {room}", room),
+                        _step(f"unlock {lock} with {key}", "You unlock"),
+                        _step(f"open {lock}", "You open"),
+                    ],
+                )
     return [], "", []  # type: ignore[return-value]
 
 
 def _try_lockers(sit: Situation) -> tuple[str, str, list[PlanStep]]:
     """Map explored, keys in hand with no known lock: visit the locked lockers, best name match first."""
     carried = sit.carried()
-    keys = [k for k in carried if re.search(r"\bkey\b", k) and (k not in sit.key_notes or sit.locate(sit.key_notes[k]) is None)]
+    keys = [
+        k
+        for k in carried
+        if re.search(r"\bkey\b", k) and (k not in sit.key_notes or sit.locate(sit.key_notes[k]) is None)
+    ]
     lockers = [t for t in sit.seen if _LOCKABLE.search(t) and t not in sit.unlocked and not re.search(r"\bkey\b", t)]
     if keys and lockers:
+
         def affinity(lock: str) -> int:
             return -max(len((set(k.split()) - {"key"}) & set(lock.split())) for k in keys)
+
         for lock in sorted(lockers, key=affinity):
             room = sit.locate(lock)
             if room and room != sit.location:
@@ -774,7 +848,9 @@ def _explore(sit: Situation, why: str, avoid: set[str] | None = None) -> tuple[s
     # No map knowledge: a move not tried recently, else anything admissible.
     recent = [_lower(a) for a, _ in sit.history]
     moves = [a for a in sit.admissible if _lower(a).startswith("go ") and _lower(a) not in avoid]
-    moves.sort(key=lambda a: (recent.count(_lower(a)), -max([i for i, r in enumerate(recent) if r == _lower(a)], default=-1)))
+    moves.sort(
+        key=lambda a: (recent.count(_lower(a)), -max([i for i, r in enumerate(recent) if r == _lower(a)], default=-1))
+    )
     if moves:
         return why, _NO_EXITS, [_step(moves[0], "-=")]
     fallback = next((a for a in sit.admissible if _lower(a) == "look"), sit.admissible[0] if sit.admissible else "look")
@@ -796,7 +872,10 @@ def critique(s: Sections) -> Critique:
         if failed(actual) or _lower(expected) not in _lower(actual) and not _loose_match(expected, actual):
             outcome = False
         if not outcome:
-            feedback.append(f"'{s.get(p.LAST_ACTION)}' did not give '{expected}': {actual.strip().splitlines()[0][:100] if actual.strip() else 'nothing'}.")
+            feedback.append(
+                f"'{s.get(p.LAST_ACTION)}' did not give '{expected}': "
+                f"{actual.strip().splitlines()[0][:100] if actual.strip() else 'nothing'}."
+            )
     proposed = _lower(s.get(p.PROPOSED_ACTION, ""))
     approved = True
     if not proposed:  # this preset's critic only judges outcomes
@@ -808,12 +887,16 @@ def critique(s: Sections) -> Critique:
             feedback.append(f"{go_to.group(1)} is not a known location; explore instead.")
     elif sit.admissible and proposed not in sit.adm_lower:
         approved = False
-        best = _best_overlap(proposed, sit.admissible) or next((a for a in sit.admissible if _lower(a).startswith("go ")), None)
+        best = _best_overlap(proposed, sit.admissible) or next(
+            (a for a in sit.admissible if _lower(a).startswith("go ")), None
+        )
         feedback.append(f"'{proposed}' is not admissible" + (f"; try '{best}'." if best else "."))
     else:
         m = re.match(r"cook (.+?) with", proposed)
-        cooked = m and (any(d.startswith(_lower(m.group(1)) + " ") and d.split()[-1] in APPLIANCES for d in sit.done)
-                        or _cooked(sit.states(m.group(1))))
+        cooked = m and (
+            any(d.startswith(_lower(m.group(1)) + " ") and d.split()[-1] in APPLIANCES for d in sit.done)
+            or _cooked(sit.states(m.group(1)))
+        )
         if cooked:
             approved = False
             feedback.append(f"the {cast(re.Match[str], m).group(1)} is already cooked; cooking it again burns it.")
@@ -861,7 +944,11 @@ def choose(s: Sections) -> ActionChoice:
         decided = plan(s)
         proposed, reasoning = decided.steps[0].action, f"{decided.subgoal}: {decided.reasoning}"
     exact = next((a for a in admissible if _lower(a) == _lower(proposed)), None)
-    best = exact or _best_overlap(proposed, admissible) or next((a for a in admissible if a.lower() == "look"), admissible[0] if admissible else "look")
+    best = (
+        exact
+        or _best_overlap(proposed, admissible)
+        or next((a for a in admissible if a.lower() == "look"), admissible[0] if admissible else "look")
+    )
     return ActionChoice(reasoning=reasoning, action=best)
 
 
@@ -873,7 +960,9 @@ def exploration_check(s: Sections) -> ExplorationCheck:
     """Exploring is needed when there is no subgoal yet, or it is about finding or reaching something unseen."""
     subgoal = s.get(p.SUBGOAL, "")
     text = f"{subgoal} {s.get(p.PLAN, '')}".lower()
-    return ExplorationCheck(explore=is_empty(subgoal) or bool(re.search(r"explor|find|search|locat|look for|recover|something else", text)))
+    return ExplorationCheck(
+        explore=is_empty(subgoal) or bool(re.search(r"explor|find|search|locat|look for|recover|something else", text))
+    )
 
 
 # =================================================================================================
@@ -895,8 +984,12 @@ def predict(s: Sections) -> TransitionPrediction:
 def focus(s: Sections) -> EntityFocus:
     """The kinds a question asks about (places for 'where'), and the listed entities it names, longest first."""
     question = _lower(s.get(p.QUESTION, ""))
-    listed = [name.strip() for line in items(s.get(p.ENTITIES)) for name in line.partition(":")[2].split(",") if name.strip()]
-    named = sorted({n for n in listed if re.search(rf"\b{re.escape(n.lower())}\b", question)}, key=lambda n: (-len(n), n))
+    listed = [
+        name.strip() for line in items(s.get(p.ENTITIES)) for name in line.partition(":")[2].split(",") if name.strip()
+    ]
+    named = sorted(
+        {n for n in listed if re.search(rf"\b{re.escape(n.lower())}\b", question)}, key=lambda n: (-len(n), n)
+    )
     kinds: list[str] = ["place", "thing"] if "where" in question else ["thing", "state"]
     return EntityFocus.model_validate({"types": kinds, "entities": named[:2]})
 

@@ -42,7 +42,8 @@ _OPENNESS = r"(?:(?P<state>locked|closed|opened|open)\s+)?"
 # Where an object's name stops in a room description.
 _NAME_END = (
     r"(?=\s*(?:[.!?,;:]|$|\s(?:here|in the room|nearby|close by|in the corner|right there by you|which looks|"
-    r"is (?:here|in the room|nearby|close by|in the corner|right there by you)|on the\b|in the\b|on it\b|in it\b|and (?:an?|the|some)\s)))"
+    r"is (?:here|in the room|nearby|close by|in the corner|right there by you)|on the\b|in the\b|on it\b|in it\b|and "
+    r"(?:an?|the|some)\s)))"
 )
 _NAME = r"(?P<name>[A-Za-z0-9][A-Za-z0-9'\- ]*?)"
 # Phrases after which TextWorld names one object of the room (prefixes of its room grammar).
@@ -66,7 +67,8 @@ _INTRO = re.compile(
     re.IGNORECASE,
 )
 _IS_HERE = re.compile(
-    rf"(?:^|[.!?]\s+)(?:an?)\s+{_OPENNESS}{_NAME}\s+is\s+(?:here|in the room|nearby|close by|in the corner|right there by you)\b",
+    rf"(?:^|[.!?]\s+)(?:an?)\s+{_OPENNESS}{_NAME}\s+is\s+(?:here|in the room|nearby|close by|in the corner|right there "
+    rf"by you)\b",
     re.IGNORECASE,
 )
 _LIST = r"(?P<list>(?:an?|the|some|\d+)\s[^.!?]*?)"
@@ -87,7 +89,10 @@ _IN_IT = [
     re.compile(rf"(?:It|Something about it) (?:{_CONTAINS}) {_LIST}(?=[.!?]|$)"),
     re.compile(rf"There (?:is|are) {_LIST} (?:found )?in it(?=[.!?]|$)", re.IGNORECASE),
     re.compile(rf"In it, you can see {_LIST}(?=[.!?]|$)", re.IGNORECASE),
-    re.compile(rf"(?:Contents-|Contained within-|Inside are the following-|Inventory is as follows-|Here's what's inside)\s*{_LIST}(?=[.!?]|$)"),
+    re.compile(
+        rf"(?:Contents-|Contained within-|Inside are the following-|Inventory is as follows-|Here's what's "
+        rf"inside)\s*{_LIST}(?=[.!?]|$)"
+    ),
     re.compile(rf"Let's see what's inside - {_LIST}(?=[.!?]|$)"),
     re.compile(rf"Oh, how they also contained {_LIST}(?=[.!?]|$)"),
     re.compile(rf"there (?:is|are) {_LIST} in this silly \w+ thing", re.IGNORECASE),
@@ -96,8 +101,14 @@ _IN_IT = [
 _ON_FLOOR = re.compile(rf"There (?:is|are) {_LIST} on the floor", re.IGNORECASE)
 _DOOR = [
     re.compile(rf"There is (?:an? )?{_OPENNESS}(?P<name>[^.!?,]+?) leading (?P<dir>{_DIR_ALT})\b", re.IGNORECASE),
-    re.compile(rf"The exit to the (?P<dir>{_DIR_ALT}) is going through (?:an? |the )?{_OPENNESS}(?P<name>[^.!?,]+?)(?=[.!?]|$)", re.IGNORECASE),
-    re.compile(rf"The (?P<dir>{_DIR_ALT}) exit has (?:an? |the )?{_OPENNESS}(?P<name>[^.!?,]+?) blocking it", re.IGNORECASE),
+    re.compile(
+        rf"The exit to the (?P<dir>{_DIR_ALT}) is going through (?:an? |the )?"
+        rf"{_OPENNESS}(?P<name>[^.!?,]+?)(?=[.!?]|$)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"The (?P<dir>{_DIR_ALT}) exit has (?:an? |the )?{_OPENNESS}(?P<name>[^.!?,]+?) blocking it", re.IGNORECASE
+    ),
     re.compile(rf"(?:^|[.!?]\s+)an? {_OPENNESS}(?P<name>[^.!?,]+? door) leads (?P<dir>{_DIR_ALT})\b", re.IGNORECASE),
 ]
 _EXIT_SENTENCE = re.compile(r"\b(?:exit|exits|going|leading|leads|leave|go|entranceway|door)\b", re.IGNORECASE)
@@ -107,9 +118,33 @@ _LIST_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+(?=(?:an?|the|some|\d+)\s)",
 _LIST_SUFFIX = re.compile(r",\s*so (?:there's that|why not take a picture, it'll last longer)\W*$", re.IGNORECASE)
 # Words that look like objects in the story's flavour text but are not.
 _NOT_OBJECTS = {
-    "gleam", "noise", "wall", "secret button", "shock", "text adventure", "bump", "price tag", "room",
-    "place", "kind of place", "one", "thing", "sign", "placard", "notice", "signboard", "board", "door person",
-    "doors fan", "exit", "picture", "mental note", "note of this", "list", "complete list", "technique",
+    "gleam",
+    "noise",
+    "wall",
+    "secret button",
+    "shock",
+    "text adventure",
+    "bump",
+    "price tag",
+    "room",
+    "place",
+    "kind of place",
+    "one",
+    "thing",
+    "sign",
+    "placard",
+    "notice",
+    "signboard",
+    "board",
+    "door person",
+    "doors fan",
+    "exit",
+    "picture",
+    "mental note",
+    "note of this",
+    "list",
+    "complete list",
+    "technique",
 }
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _NOTE_KEY = re.compile(
@@ -122,7 +157,8 @@ _EVERY = re.compile(r"\bEvery (?P<kind>[a-z]+) is (?P<state>locked|closed)\b", r
 _GET_FROM = re.compile(r"\bGet the (?P<thing>[\w\- ]+?) from the (?P<holder>[\w\- ]+?)[.!,]", re.IGNORECASE)
 # "... the golden locker. It opens with a golden key ..."
 _OPENS_WITH = re.compile(
-    r"the (?P<lock>[\w\-]+(?: [\w\-]+){0,2})\.\s+It (?:opens|is opened|is unlocked) with (?:an?|the) (?P<key>[\w\- ]+?key)\b",
+    r"the (?P<lock>[\w\-]+(?: [\w\-]+){0,2})\.\s+It (?:opens|is opened|is unlocked) with (?:an?|the) (?P<key>[\w\- "
+    r"]+?key)\b",
     re.IGNORECASE,
 )
 
@@ -195,7 +231,13 @@ def parse_room_description(text: str, room: str, out: Extracted) -> None:
     # Room-level objects: introduced objects not placed on/in something else.
     for match in list(_INTRO.finditer(text)) + list(_IS_HERE.finditer(text)):
         name = split_state(clean_name(match.group("name")))[0]
-        if not name or name.lower() in _NOT_OBJECTS or name.split()[0].lower() in _NOT_OBJECTS or name in placed or "door" in name.lower():
+        if (
+            not name
+            or name.lower() in _NOT_OBJECTS
+            or name.split()[0].lower() in _NOT_OBJECTS
+            or name in placed
+            or "door" in name.lower()
+        ):
             continue
         if any(name.lower() == d for d in DIRECTIONS):
             continue
@@ -255,7 +297,9 @@ def _parse_sentence(sentence: str, room: str, out: Extracted, placed: set[str], 
 
 def parse_recipe(text: str) -> tuple[list[str], list[str]] | None:
     """Ingredients and directions of a cookbook page, or None if the text shows none."""
-    match = re.search(r"Ingredients:\s*\n(?P<ing>.*?)\n\s*\n?\s*Directions:\s*\n(?P<dir>.*?)(?:\n\s*\n|$)", text, re.DOTALL)
+    match = re.search(
+        r"Ingredients:\s*\n(?P<ing>.*?)\n\s*\n?\s*Directions:\s*\n(?P<dir>.*?)(?:\n\s*\n|$)", text, re.DOTALL
+    )
     if not match:
         return None
     ingredients = [clean_name(line) for line in match.group("ing").splitlines() if line.strip()]
@@ -326,7 +370,7 @@ def extract(
             # Both ways: TextWorld's maps are symmetric, and the way back is what a return trip needs.
             out.add(room, f"{direction} of", location)
             out.add(location, f"{OPPOSITE[direction]} of", room)
-        body = text[text.rfind(f"-= {room}"):] if f"-= {room}" in text else text
+        body = text[text.rfind(f"-= {room}") :] if f"-= {room}" in text else text
         parse_room_description(body, room, out)
     _action_results(text, action, verb, here, out, recipe_ingredients or [])
     for triplet in parse_task(text):

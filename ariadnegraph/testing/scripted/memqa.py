@@ -28,7 +28,9 @@ from .sections import is_empty
 NOT_ANSWERABLE = "not answerable"
 CHUNK = 50  # steps asked per step_changes call (the tool's own limit)
 FIRST_REACH = 200  # steps asked for on the first turn when the question sets no horizon
-TOOL_TURNS = 4  # lookups: the steps' changes (two turns when the episode is long), a keyword's episodes, one observation
+TOOL_TURNS = (
+    4  # lookups: the steps' changes (two turns when the episode is long), a keyword's episodes, one observation
+)
 _HORIZON = re.compile(r"^considering only steps 0 to (\d+):\s*")
 _CHANGES = re.compile(r"^step (\d+) > (.*?)(?: \| became true: (.*?))?(?: \| stopped being true: (.*?))?$")
 _EPISODE = re.compile(r"^step (\d+)(?: >[^\n]*)?[:\n]\s*(.*)$", re.DOTALL)
@@ -82,7 +84,11 @@ class View:
         return [t for t, before, _ in self.changes("location") if before == place]
 
     def gains(self, item: str) -> list[int]:
-        return [t for t in self.order if t - 1 in self.steps and _has(self.get(t), item) and _has(self.get(t - 1), item) is False]
+        return [
+            t
+            for t in self.order
+            if t - 1 in self.steps and _has(self.get(t), item) and _has(self.get(t - 1), item) is False
+        ]
 
     def mentions(self, word: str) -> list[int]:
         return [t for t in self.order if self.get(t).observation and _mentions(self.get(t).observation or "", word)]
@@ -141,7 +147,7 @@ def recognises(s: Mapping[str, str]) -> bool:
 def _split(question: str) -> tuple[str, int | None]:
     line = next((ln.strip() for ln in question.strip().splitlines() if ln.strip()), "").lower()
     m = _HORIZON.match(line)
-    return (line[m.end():], int(m.group(1))) if m else (line, None)
+    return (line[m.end() :], int(m.group(1))) if m else (line, None)
 
 
 def transcript_view(body: str) -> View:
@@ -160,15 +166,17 @@ def transcript_view(body: str) -> View:
         while i < len(lines) and p.parse_step_header(lines[i]) is None:
             line = lines[i].strip()
             if line.startswith(CARRYING):
-                items = line[len(CARRYING):].strip()
+                items = line[len(CARRYING) :].strip()
                 known.inventory = () if items == "nothing" else tuple(_name(x) for x in items.split(", ") if x)
             elif line.startswith(REASON):
-                known.reason = line[len(REASON):].strip()
+                known.reason = line[len(REASON) :].strip()
             elif line.startswith(VALID):
-                known.valid = tuple(" ".join(v.lower().split()) for v in line[len(VALID):].split(VALID_SEPARATOR) if v.strip())
+                known.valid = tuple(
+                    " ".join(v.lower().split()) for v in line[len(VALID) :].split(VALID_SEPARATOR) if v.strip()
+                )
             elif line.startswith(SCORE):
                 try:
-                    known.score = float(line[len(SCORE):].strip())
+                    known.score = float(line[len(SCORE) :].strip())
                 except ValueError:
                     pass
             elif line and line != "(no text)":
@@ -214,7 +222,9 @@ def kg_view(results: list) -> View:
                 place = obj
             if obj == "inventory" and relation in ("in", "held by", "carried by"):
                 carried.add(subject)
-        view.steps[t] = Known(action=None if action == p.START_ACTION else action, location=place, inventory=tuple(sorted(carried)))
+        view.steps[t] = Known(
+            action=None if action == p.START_ACTION else action, location=place, inventory=tuple(sorted(carried))
+        )
     for r in results:
         if r.name in ("observation_at", "search_episodes"):
             for block in re.split(r"\n(?=step \d+)", r.result.strip()):
@@ -241,7 +251,9 @@ def follow_up_calls(s: Mapping[str, str], results: list, available: set[str]) ->
     view = kg_view(results)
     if asked and horizon is None and max(asked) in view.steps and "step_changes" in available:
         end = max(asked)
-        return [("step_changes", {"first": a, "last": a + CHUNK - 1}) for a in range(end + 1, end + 1 + FIRST_REACH, CHUNK)]
+        return [
+            ("step_changes", {"first": a, "last": a + CHUNK - 1}) for a in range(end + 1, end + 1 + FIRST_REACH, CHUNK)
+        ]
     view = view.upto(horizon)
     calls: list[tuple[str, dict]] = []
     words = re.findall(r"'([^']+)'", q)
@@ -328,7 +340,11 @@ def _yes_no(q: str, view: View) -> str | None:
         step = _step(q)
         has = _has(view.get(step), words[0]) if step is not None and step in view.steps else None
         return None if has is None else ("yes" if has else "no")
-    m = re.search(r"before first (leaving|obtaining|entering) '([^']+)', (?:did|had) you ever (?:obtain(?:ed)?|been to) '([^']+)'", q)
+    m = re.search(
+        r"before first (leaving|obtaining|entering) '([^']+)', "
+        r"(?:did|had) you ever (?:obtain(?:ed)?|been to) '([^']+)'",
+        q,
+    )
     if m:
         kind, a, b = m.group(1), _name(m.group(2)), _name(m.group(3))
         ends = {"leaving": view.departures(a), "obtaining": view.gains(a), "entering": view.arrivals(a)}[kind]
@@ -367,17 +383,37 @@ def _how_many(q: str, view: View) -> int | None:
         return len({view.get(t).location for t in window if view.get(t).location}) or None
     if "times did you move" in q:
         direction = q.rsplit("move", 1)[1].strip(" ?")
-        return sum(1 for t, _, _ in view.changes("location") if left <= t <= right and direction_of_command(view.get(t).action) == direction)
+        return sum(
+            1
+            for t, _, _ in view.changes("location")
+            if left <= t <= right and direction_of_command(view.get(t).action) == direction
+        )
     if "appear in reasons" in q and words:
         noted = [t for t in window if view.get(t).reason is not None]
-        return sum(len(re.findall(rf"(?<![\w-]){re.escape(words[0])}(?![\w-])", (view.get(t).reason or "").lower())) for t in noted) if noted else None
+        return (
+            sum(
+                len(re.findall(rf"(?<![\w-]){re.escape(words[0])}(?![\w-])", (view.get(t).reason or "").lower()))
+                for t in noted
+            )
+            if noted
+            else None
+        )
     if "appear in observations" in q and words:
         seen = [t for t in window if view.get(t).observation is not None]
-        return sum(len(re.findall(rf"(?<![\w-]){re.escape(words[0])}(?![\w-])", (view.get(t).observation or "").lower())) for t in seen) if seen else None
+        return (
+            sum(
+                len(re.findall(rf"(?<![\w-]){re.escape(words[0])}(?![\w-])", (view.get(t).observation or "").lower()))
+                for t in seen
+            )
+            if seen
+            else None
+        )
     if "reachable from" in q and words:
         k = _within(q)
         graph = view.map()
-        return None if words[0] not in graph else sum(1 for place, d in _distances(graph, words[0]).items() if 0 < d <= k)
+        return (
+            None if words[0] not in graph else sum(1 for place, d in _distances(graph, words[0]).items() if 0 < d <= k)
+        )
     if "obtained again" in q and words:
         gains = view.gains(words[0])
         return gains[1] - gains[0] if len(gains) > 1 else None
@@ -440,7 +476,11 @@ def answer(question: str, view: View) -> str:
     if yes_no and "a valid action" in q:  # read off the listed commands; an unlisted one is simply not valid
         step, command = _step(q), re.findall(r"'([^']+)'", q)
         listed = view.get(step).valid if step is not None else None
-        return NOT_ANSWERABLE if listed is None or not command else ("yes" if " ".join(command[0].lower().split()) in listed else "no")
+        return (
+            NOT_ANSWERABLE
+            if listed is None or not command
+            else ("yes" if " ".join(command[0].lower().split()) in listed else "no")
+        )
     seen = _names_in(view)
     if any(not _mentions(seen, _name(w)) for w in re.findall(r"'([^']+)'", q)):
         return NOT_ANSWERABLE  # the question names something this context never shows: a false premise
@@ -458,7 +498,9 @@ def answer(question: str, view: View) -> str:
     elif "which step" in q or "after completing which step" in q:
         found = _which_step(q, view)
     elif "shortest path length" in q:
-        steps = [int(x) for x in re.findall(r"steps (\d+) and (\d+)", q)[0]] if re.search(r"steps \d+ and \d+", q) else []
+        steps = (
+            [int(x) for x in re.findall(r"steps (\d+) and (\d+)", q)[0]] if re.search(r"steps \d+ and \d+", q) else []
+        )
         places = [view.get(t).location or "" for t in steps]
         found = _distances(view.map(), places[0]).get(places[1]) if len(places) == 2 and all(places) else None
     elif "how many" in q:

@@ -151,7 +151,11 @@ class ScriptedChatModel(BaseChatModel):
             reply = self._plain(messages)
         in_tokens = estimate_tokens("".join(_text(m) for m in messages))
         out_tokens = estimate_tokens(_text(reply))
-        reply.usage_metadata = {"input_tokens": in_tokens, "output_tokens": out_tokens, "total_tokens": in_tokens + out_tokens}
+        reply.usage_metadata = {
+            "input_tokens": in_tokens,
+            "output_tokens": out_tokens,
+            "total_tokens": in_tokens + out_tokens,
+        }
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     # -- roles ---------------------------------------------------------------------------------
@@ -162,7 +166,9 @@ class ScriptedChatModel(BaseChatModel):
             args: dict[str, Any] = {name: {"invalid": True} for name in schema.model_fields}
         else:
             args = decide(_sections(messages)).model_dump()
-        return AIMessage(content="", tool_calls=[{"name": role, "args": args, "id": _call_id(seed, 0), "type": "tool_call"}])
+        return AIMessage(
+            content="", tool_calls=[{"name": role, "args": args, "id": _call_id(seed, 0), "type": "tool_call"}]
+        )
 
     def _form(self, tool: dict[str, Any], messages: Sequence[BaseMessage], seed: str) -> AIMessage:
         """A form the double has no role for (e.g. a declared thought node): every text field gets the
@@ -181,8 +187,12 @@ class ScriptedChatModel(BaseChatModel):
             source = next((body for title, body in sections.items() if words & set(title.lower().split())), last)
             limit = prop.get("maxLength") or 200
             args[name] = (f"(scripted) {' '.join(source.split())}")[:limit]
-        return AIMessage(content="", tool_calls=[{"name": function.get("name", "form"), "args": args, "id": _call_id(seed, 0),
-                                                  "type": "tool_call"}])
+        return AIMessage(
+            content="",
+            tool_calls=[
+                {"name": function.get("name", "form"), "args": args, "id": _call_id(seed, 0), "type": "tool_call"}
+            ],
+        )
 
     def _qa(self, messages: Sequence[BaseMessage], available: set[str], seed: str, required: bool = False) -> AIMessage:
         sections = _sections(messages)
@@ -195,10 +205,14 @@ class ScriptedChatModel(BaseChatModel):
             calls = rules.follow_up_calls(sections, results, available)
         calls = [(n, a) for n, a in calls if n in available]
         if not calls and required:  # a tool call is demanded: the exits are always worth knowing
-            calls = [(n, a) for n, a in (("unexplored_exits", {"location": ""}),) if n in available] or [(sorted(available)[0], {})]
+            calls = [(n, a) for n, a in (("unexplored_exits", {"location": ""}),) if n in available] or [
+                (sorted(available)[0], {})
+            ]
         if not calls:
             return AIMessage(content=rules.final_answer(sections, results))
-        tool_calls = [{"name": n, "args": a, "id": _call_id(seed, i), "type": "tool_call"} for i, (n, a) in enumerate(calls)]
+        tool_calls = [
+            {"name": n, "args": a, "id": _call_id(seed, i), "type": "tool_call"} for i, (n, a) in enumerate(calls)
+        ]
         return AIMessage(content="", tool_calls=tool_calls)
 
     def _plain(self, messages: Sequence[BaseMessage]) -> AIMessage:

@@ -71,7 +71,12 @@ def first_calls(s: Mapping[str, str], available: set[str]) -> list[tuple[str, di
     complete = "Seen" in sit.belief and len(sit.seen) < MAX_SEEN
     wanted = [e for e in needed_entities(s) if not complete and sit.locate(e) is None]
     calls = []
-    if not sit.recipe and re.search(r"meal|recipe|cook", sit.goal, re.IGNORECASE) and not sit.belief and "entity_neighbourhood" in available:
+    if (
+        not sit.recipe
+        and re.search(r"meal|recipe|cook", sit.goal, re.IGNORECASE)
+        and not sit.belief
+        and "entity_neighbourhood" in available
+    ):
         calls.append(_call("entity_neighbourhood", entity="recipe", hops=2))
     if wanted and "unexplored_exits" in available:
         calls.append(_call("unexplored_exits", location=""))
@@ -85,12 +90,16 @@ def question_calls(question: str, location: str | None, available: set[str]) -> 
     q = question.strip().rstrip("?").strip()
     low = q.lower()
     calls: list[tuple[str, dict]] = []
-    m = re.search(r"(?:how (?:do i|to|can i) (?:get|go)|path|way)\s+(?:from\s+(?:the\s+)?(.+?)\s+)?to\s+(?:the\s+)?(.+)$", low)
+    m = re.search(
+        r"(?:how (?:do i|to|can i) (?:get|go)|path|way)\s+(?:from\s+(?:the\s+)?(.+?)\s+)?to\s+(?:the\s+)?(.+)$", low
+    )
     if m and "path_between" in available:
         start = m.group(1) or (location if location and not is_empty(location) else "")
         if start:
             calls.append(_call("path_between", start=start, goal=m.group(2)))
-    m = re.search(r"where (?:is|are|was|were|did)\s+(?:the\s+|my\s+)?(.+?)(?:\s+(?:now|go|end up|found|seen|put))?$", low)
+    m = re.search(
+        r"where (?:is|are|was|were|did)\s+(?:the\s+|my\s+)?(.+?)(?:\s+(?:now|go|end up|found|seen|put))?$", low
+    )
     if m and "where_is" in available:
         calls.append(_call("where_is", entity=m.group(1)))
     m = re.search(r"what(?:'s| is| was)? (?:in|on|inside)\s+(?:the\s+|my\s+)?(.+)$", low)
@@ -98,7 +107,9 @@ def question_calls(question: str, location: str | None, available: set[str]) -> 
         calls.append(_call("what_is_in", container=m.group(1)))
     if re.search(r"unexplored|explore|not (?:yet )?visited", low) and "unexplored_exits" in available:
         calls.append(_call("unexplored_exits", location=""))
-    m = re.search(r"(?:when|history of|timeline of|what happened to)\s+(?:did\s+)?(?:the\s+)?(.+?)(?:\s+(?:happen|change))?$", low)
+    m = re.search(
+        r"(?:when|history of|timeline of|what happened to)\s+(?:did\s+)?(?:the\s+)?(.+?)(?:\s+(?:happen|change))?$", low
+    )
     if m and "entity_timeline" in available and not calls:
         calls.append(_call("entity_timeline", entity=m.group(1)))
     if not calls:
@@ -159,7 +170,9 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
     """One ``question -> answer`` line per finding."""
     question = s.get(p.QUESTION)
     if question and not is_empty(question):
-        found = [f"{r.name}({', '.join(str(v) for v in r.args.values())}): {' '.join(r.result.split())}" for r in results]
+        found = [
+            f"{r.name}({', '.join(str(v) for v in r.args.values())}): {' '.join(r.result.split())}" for r in results
+        ]
         return p.finding_line(question.strip(), " | ".join(found) if found else "not known from memory")
     rooms = known_rooms(s, results)
     holder_of = {}
@@ -201,11 +214,14 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
     for r in results:
         if r.name == "entity_neighbourhood" and _lower(str(r.args.get("entity", ""))) == ex.RECIPE:
             from .sections import facts as parse_facts
+
             found = [f"{a} {rel} {o}" for a, rel, o in parse_facts(r.result) if rel in ("requires", "needs")]
             lines.append(p.finding_line("recipe", "; ".join(found) if found else "unknown"))
             continue
         if r.name not in ("where_is", "unexplored_exits"):
-            lines.append(f"{r.name}({', '.join(str(v) for v in r.args.values())}) -> {' '.join(r.result.split())[:200]}")
+            lines.append(
+                f"{r.name}({', '.join(str(v) for v in r.args.values())}) -> {' '.join(r.result.split())[:200]}"
+            )
     return "\n".join(lines) or "nothing to look up -> nothing"
 
 

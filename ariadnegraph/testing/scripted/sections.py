@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import re
 
-from ...prompting import START_ACTION, bullet_items, is_placeholder, parse_exits_line, parse_finding_line, parse_history_line, parse_history_transcript
+from ...prompting import (
+    START_ACTION,
+    bullet_items,
+    is_placeholder,
+    parse_exits_line,
+    parse_finding_line,
+    parse_history_line,
+    parse_history_transcript,
+)
 
 Triplet = tuple[str, str, str]
 
@@ -43,7 +51,7 @@ def parse_fact(line: str) -> Triplet | None:
     for i in range(1, len(parts) - 1):
         rel = parts[i].lower()
         if rel in _RELATIONS or rel.endswith(" of"):
-            return ", ".join(parts[:i]), parts[i], ", ".join(parts[i + 1:])
+            return ", ".join(parts[:i]), parts[i], ", ".join(parts[i + 1 :])
     return None
 
 
@@ -87,8 +95,21 @@ def history(body: str | None) -> list[tuple[str, str]]:
 
 
 # -- the belief -------------------------------------------------------------------------------------
-BELIEF_KEYS = ("Task", "Recipe", "Directions", "Notes", "Notes read", "Unlocked", "Location", "Visited", "Moves", "Exits", "Seen",
-               "Done", "Last failure")
+BELIEF_KEYS = (
+    "Task",
+    "Recipe",
+    "Directions",
+    "Notes",
+    "Notes read",
+    "Unlocked",
+    "Location",
+    "Visited",
+    "Moves",
+    "Exits",
+    "Seen",
+    "Done",
+    "Last failure",
+)
 
 
 def parse_belief(text: str | None) -> dict[str, str]:
