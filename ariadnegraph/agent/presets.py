@@ -45,8 +45,7 @@ class Preset:
         "room"  # which stored facts outdated detection compares: those about the
     )
     # room and the inventory, shown with the observation in the extraction call (ours, one call); or every open fact
-    # touching
-    # an entity of the new triplets, in a second call after extraction (AriGraph §3.1)
+    # touching an entity of the new triplets, in a second call after extraction (AriGraph §3.1)
     unexplored_exits: bool = True  # list exits not yet walked through (AriGraph appendix B)
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
     memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)

@@ -261,18 +261,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     plan = plan or [{"action": safe_command(admissible), "expected": ""}]
     step = plan[0]
     if not preset.grounding:  # DAVIS without its actor: the world model's command goes to the game as written
-        command = as_written(step["action"])
-        update = with_issue(update, "actor", INADMISSIBLE) if command is None else update
-        return {
-            "command": command or safe_command(admissible),
-            "expected": step.get("expected") or None,
-            "expected_reward": step.get("reward") or None,
-            "plan": plan[1:],
-            **update,
-            "decided": grounding(
-                step["action"], command or safe_command(admissible), "as_written" if command else "fallback"
-            ),
-        }
+        return _as_planned(step, plan, admissible)
     expanded: list[str] = []
     planned = step["action"]
     if (
@@ -294,46 +283,15 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         if preset.rules_shield and command and state.get("env")
         else None
     )
-    if preset.explore and command is not None and admissible and paced(state, session, command):
-        # pacing between places already seen: explore instead, when an exit not taken yet is left
-        moves = explore_moves(state, session.memory)
-        first = ground_command(moves[0]["action"], admissible) if moves else None
-        if moves and first is not None and first != command:
-            return {
-                "command": first,
-                "expected": moves[0]["expected"] or None,
-                "plan": moves[1:],
-                **update,
-                "decided": grounding(
-                    step["action"], first, "explore", why=f"'{command}' was already played twice from here"
-                ),
-            }
-    if (
-        command is None
-        and preset.strict_grounding
-        and admissible
-        and (needed := take_first(step["action"], admissible)) is not None
+    instead = _explored_instead(state, session, step, command, update, preset) or _taken_first(
+        step, command, admissible, update, preset
+    )
+    if instead is not None:
+        return instead
+    if state.get("replans", 0) < preset.max_replans and (
+        back := _sent_back(state, context, session, step, command, ruin, admissible)
     ):
-        # not valid now, and a thing it names can be taken here: take it first
-        return {
-            "command": needed,
-            "expected": None,
-            "plan": [],
-            **update,
-            "decided": grounding(step["action"], needed, "take first"),
-        }
-    if state.get("replans", 0) < preset.max_replans:
-        if command is None and preset.explore and is_explore(step["action"]) and admissible:
-            return sent_back(
-                step["action"], "no exit is left that has not been taken: choose one of VALID COMMANDS", avoid=EXPLORE
-            )
-        if command is None and preset.strict_grounding and admissible:
-            return sent_back(step["action"], not_valid_why(step["action"], admissible))
-        if ruin:
-            return sent_back(step["action"], f"'{command}' is ruled out: {ruin}; choose another", avoid=command)
-        why = looped_or_stalled(state, context, session.run, command) if command is not None else None
-        if why:
-            return sent_back(step["action"], why, avoid=command if "already played" in why else None)
+        return back
     repeated = repeated_here(state, context, session.run, command) is not None
     if admissible and (
         ruin
@@ -341,53 +299,9 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         or (command is not None and command in (state.get("avoid") or []))
         or (command is None and preset.strict_grounding)
     ):
-        # with the replans used up, a step that was sent back (or one played twice here already, which the planner
-        # was not offered) comes again: never mapped by a model to another command (it picks an unrelated one), but
-        # a way forward
-        if command is None:
-            update = with_issue(update, "actor", INADMISSIBLE)
-        # a thing not here: search elsewhere; else first what changes nothing (the planner may see it anew), then, from
-        # the
-        # same situation again, a way out
-        safe = safe_command(admissible)
-        elsewhere = command is None and not mentioned_here(step["action"], state.get("observation") or "")
-        command = (
-            safe
-            if tried_here(state, session.run).get(safe, (0, ""))[0] < 2 and not (elsewhere or repeated)
-            else way_forward(state, context, session)
-        )
-        how = "fallback"
-        return {
-            "command": command,
-            "expected": None,
-            "plan": [],
-            **update,
-            "decided": grounding(step["action"], command, how),
-        }
+        return _way_forward_instead(state, context, session, step, command, repeated, update)
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
-        how = "model"
-        sections = {
-            p.ENVIRONMENT: environment_section(state),
-            p.ADMISSIBLE: admissible,
-            p.OBSERVATION: state.get("observation", ""),
-            p.PROPOSED_ACTION: step["action"],
-        }
-        schema = action_choice(admissible)
-        choice, chosen = ask_structured(
-            context,
-            node="actor",
-            schema=schema,
-            system=ACTOR,
-            sections=sections,
-            fallback=schema(action=safe_command(admissible)),
-            step=state.get("step", 0),
-        )
-        update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
-        command = ground_command(choice.action, admissible)
-        if fell_back(chosen):
-            how = "fallback"
-        if command is None:
-            command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"
+        command, update, how = _closest_valid(state, context, step, admissible, update)
     return {
         "command": command,
         "expected": step.get("expected") or None,
@@ -396,6 +310,153 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         **update,
         "decided": grounding(planned, command, how, **extra),
     }
+
+
+def _as_planned(step: dict[str, str], plan: list[dict[str, str]], admissible: list[str]) -> dict[str, Any]:
+    """DAVIS without its actor (D-A): the planned command as written, the first of a compound one."""
+    command = as_written(step["action"])
+    update = with_issue({}, "actor", INADMISSIBLE) if command is None else {}
+    return {
+        "command": command or safe_command(admissible),
+        "expected": step.get("expected") or None,
+        "expected_reward": step.get("reward") or None,
+        "plan": plan[1:],
+        **update,
+        "decided": grounding(
+            step["action"], command or safe_command(admissible), "as_written" if command else "fallback"
+        ),
+    }
+
+
+def _explored_instead(
+    state: AgentState,
+    session: Session,
+    step: dict[str, str],
+    command: str | None,
+    update: dict[str, Any],
+    preset: Preset,
+) -> dict[str, Any] | None:
+    """Pacing between places already seen (``explore`` presets): explore instead, when an exit not taken yet is left."""
+    admissible = state.get("admissible") or []
+    if not (preset.explore and command is not None and admissible and paced(state, session, command)):
+        return None
+    moves = explore_moves(state, session.memory)
+    first = ground_command(moves[0]["action"], admissible) if moves else None
+    if not moves or first is None or first == command:
+        return None
+    return {
+        "command": first,
+        "expected": moves[0]["expected"] or None,
+        "plan": moves[1:],
+        **update,
+        "decided": grounding(step["action"], first, "explore", why=f"'{command}' was already played twice from here"),
+    }
+
+
+def _taken_first(
+    step: dict[str, str], command: str | None, admissible: list[str], update: dict[str, Any], preset: Preset
+) -> dict[str, Any] | None:
+    """A step not valid now that names a thing that can be taken here (``strict_grounding``): take it first."""
+    if command is not None or not preset.strict_grounding or not admissible:
+        return None
+    needed = take_first(step["action"], admissible)
+    if needed is None:
+        return None
+    return {
+        "command": needed,
+        "expected": None,
+        "plan": [],
+        **update,
+        "decided": grounding(step["action"], needed, "take first"),
+    }
+
+
+def _sent_back(
+    state: AgentState,
+    context: AgentContext,
+    session: Session,
+    step: dict[str, str],
+    command: str | None,
+    ruin: str | None,
+    admissible: list[str],
+) -> dict[str, Any] | None:
+    """With replans left: the step back to the planner, saying why (no exit left to explore, not a valid command,
+    ruled out by the game's rules, a repeat or a stall); None when the step may be played."""
+    preset = context.switches
+    if command is None and preset.explore and is_explore(step["action"]) and admissible:
+        return sent_back(
+            step["action"], "no exit is left that has not been taken: choose one of VALID COMMANDS", avoid=EXPLORE
+        )
+    if command is None and preset.strict_grounding and admissible:
+        return sent_back(step["action"], not_valid_why(step["action"], admissible))
+    if ruin:
+        return sent_back(step["action"], f"'{command}' is ruled out: {ruin}; choose another", avoid=command)
+    why = looped_or_stalled(state, context, session.run, command) if command is not None else None
+    if why:
+        return sent_back(step["action"], why, avoid=command if "already played" in why else None)
+    return None
+
+
+def _way_forward_instead(
+    state: AgentState,
+    context: AgentContext,
+    session: Session,
+    step: dict[str, str],
+    command: str | None,
+    repeated: bool,
+    update: dict[str, Any],
+) -> dict[str, Any]:
+    """With the replans used up, a step that was sent back (or one played twice here already, which the planner was
+    not offered) comes again: never mapped by a model to another command (it picks an unrelated one), but a way
+    forward. A thing not here: search elsewhere; else first what changes nothing (the planner may see it anew),
+    then, from the same situation again, a way out."""
+    admissible = state.get("admissible") or []
+    if command is None:
+        update = with_issue(update, "actor", INADMISSIBLE)
+    safe = safe_command(admissible)
+    elsewhere = command is None and not mentioned_here(step["action"], state.get("observation") or "")
+    played = (
+        safe
+        if tried_here(state, session.run).get(safe, (0, ""))[0] < 2 and not (elsewhere or repeated)
+        else way_forward(state, context, session)
+    )
+    return {
+        "command": played,
+        "expected": None,
+        "plan": [],
+        **update,
+        "decided": grounding(step["action"], played, "fallback"),
+    }
+
+
+def _closest_valid(
+    state: AgentState, context: AgentContext, step: dict[str, str], admissible: list[str], update: dict[str, Any]
+) -> tuple[str, dict[str, Any], str]:
+    """The valid command closest to a step that is not one, as the model picks it: (command, update, how)."""
+    how = "model"
+    sections = {
+        p.ENVIRONMENT: environment_section(state),
+        p.ADMISSIBLE: admissible,
+        p.OBSERVATION: state.get("observation", ""),
+        p.PROPOSED_ACTION: step["action"],
+    }
+    schema = action_choice(admissible)
+    choice, chosen = ask_structured(
+        context,
+        node="actor",
+        schema=schema,
+        system=ACTOR,
+        sections=sections,
+        fallback=schema(action=safe_command(admissible)),
+        step=state.get("step", 0),
+    )
+    update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
+    command = ground_command(choice.action, admissible)
+    if fell_back(chosen):
+        how = "fallback"
+    if command is None:
+        command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"
+    return command, update, how
 
 
 def _react(

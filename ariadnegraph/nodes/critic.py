@@ -63,8 +63,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
     # Ours (reject_invalid off): a command the game does not take as written is not judged (there is nothing to judge
     # yet): the actor grounds it to a valid one, which costs a short call, where a rejection would cost a new plan.
     # STMA's critic (reject_invalid) is asked about it as about any command, and rejects it whatever it answers: its
-    # prompt
-    # tells it to reject what is not among the possible actions (appendix D.5), and the planner revises (B.1).
+    # prompt tells it to reject what is not among the possible actions (appendix D.5), and the planner revises (B.1).
     judged = bool(expected or (preset.precheck and (not invalid or preset.reject_invalid)))  # a model's verdict
     if invalid and not preset.reject_invalid:
         sections[p.PROPOSED_ACTION] = None
