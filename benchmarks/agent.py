@@ -36,6 +36,7 @@ from langchain_core.tracers.context import register_configure_hook
 from ariadnegraph.agent import session as session_module
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.presets import PRESETS
+from ariadnegraph.agentkit.spec import AgentKitError, thoughts_for
 from ariadnegraph.models import model_label
 from ariadnegraph.play import play
 
@@ -184,6 +185,18 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         print(f"  {r['preset']:<13} {r['env']:<19} {r['by_node']}")
 
 
+def plays(preset: str, env: str) -> bool:
+    """Whether the preset can play the game: an AgentKit preset needs a thought graph for the game's family."""
+    thoughts = PRESETS[preset].thoughts
+    if not thoughts:
+        return True
+    try:
+        thoughts_for(thoughts, env, preset)
+    except AgentKitError:
+        return False
+    return True
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--presets", nargs="+", default=list(PRESETS))
@@ -197,6 +210,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as run_dir:
         for env in [*args.envs, *args.long]:
             for preset in args.presets:
+                if not plays(preset, env):
+                    print(f"# {preset} on {env}: skipped (no thought graph for this game family)", flush=True)
+                    continue
                 rows.append(run(preset, env, args.max_steps, run_dir))
                 r = rows[-1]
                 print(f"# {preset} on {env}: {r['steps']} steps, {r['calls']:.2f} calls/step", flush=True)
