@@ -305,8 +305,8 @@ def graph_data(entities: dict[str, str], facts: Sequence[Fact]) -> tuple[list[di
                 "o": fact.object_key,
                 "text": f"{fact.subject} {fact.relation} {fact.object}",
                 # visible at step k (exactly ``memory.as_of(k)``): start <= k < end
-                "start": max(fact.valid_from, fact.recorded_at),
-                "end": fact.valid_to,
+                "start": fact.held_span()[0],
+                "end": fact.held_span()[1],
                 "recorded": fact.recorded_at,
                 "lane": index,
             }

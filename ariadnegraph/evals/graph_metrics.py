@@ -33,7 +33,7 @@ def graph_growth(run: RunDir) -> dict[str, Any]:
         return {"facts_by_step": [], "updates_by_step": [], "recorded": 0, "closed": 0, "update_rate": None}
     kg, steps = read_kg(run.memory_path)
     facts = kg.all_facts
-    by_step = [[step, sum(1 for f in facts if f.recorded_at <= step and f.valid_at(step))] for step in sorted(steps)]
+    by_step = [[step, sum(1 for f in facts if f.held_at(step))] for step in sorted(steps)]
     closings = Counter(f.valid_to for f in facts if f.valid_to is not None)
     closed = sum(closings.values())
     return {

@@ -271,7 +271,9 @@ class VectorIndex:
     def top_k(
         self, queries: np.ndarray, k: int, allowed: Container[Hashable] | None = None
     ) -> list[list[tuple[Hashable, float]]]:
-        """For each query row, the ``k`` most similar ids with scores, best first (ties: lower row).
+        """For each query row, the ``k`` most similar ids with scores, best first (ties: the lower id, so the
+        answer depends on what is stored, not on the order it was added and removed in: a memory rebuilt
+        from its log, or cut at a past step, retrieves what the live one did).
 
         ``allowed`` (any container: set, dict, ...) restricts the answer to those ids. It is tested
         on the best-scoring rows only, widening the candidate set until ``k`` allowed ids are found,
@@ -296,7 +298,7 @@ class VectorIndex:
                 part = np.flatnonzero(row >= threshold)
             else:
                 part = np.arange(n)
-            order = part[np.lexsort((part, -row[part]))]
+            order = sorted(part.tolist(), key=lambda j: (-row[j], ids[j]))
             found: list[tuple[Hashable, float]] = []
             for j in order:
                 if allowed is None or ids[j] in allowed:

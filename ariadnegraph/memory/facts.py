@@ -42,7 +42,27 @@ class Fact:
         return self.valid_to is None
 
     def valid_at(self, step: int) -> bool:
+        """True in the world at ``step`` by the fact's own clock (what memory knows now, not then)."""
         return self.valid_from <= step and (self.valid_to is None or step < self.valid_to)
+
+    # -- time travel: the one definition of "memory as it was at step k" ---------------------------------------
+    def known_at(self, step: int) -> "Fact | None":
+        """The fact as memory knew it at ``step``: None when it was recorded later; still open when it was
+        closed later (at ``step`` nothing had yet contradicted it). Every reader of a past step goes through
+        this (``TemporalKG.history``), so no answer about step k can carry what was learned after k."""
+        if self.recorded_at > step:
+            return None
+        return replace(self, valid_to=None) if self.valid_to is not None and self.valid_to > step else self
+
+    def held_span(self) -> tuple[int, int | None]:
+        """The steps at which memory held the fact true, ``first <= k < end`` (end None: still holds): from
+        when it was both true and known until it was closed. The report's slider shows a fact over this span."""
+        return max(self.valid_from, self.recorded_at), self.valid_to
+
+    def held_at(self, step: int) -> bool:
+        """Whether memory, as it was at ``step``, held the fact true at that step (``known_at`` and valid)."""
+        first, end = self.held_span()
+        return first <= step and (end is None or step < end)
 
     def closed(self, step: int) -> "Fact":
         return replace(self, valid_to=step)

@@ -104,10 +104,14 @@ class MemoryQueries:
         ranked = self.episode_index.top_k(self.embedder.embed([query]), k, allowed)[0]
         return [(self.episodes[step], score) for step, score in ranked]  # type: ignore[index]
 
-    def timeline(self, entity: str) -> list[Fact]:
-        """Every fact ever recorded about ``entity``, open or closed, in time order."""
+    def history(self, as_of: int | None = None) -> list[Fact]:
+        """Every fact recorded, open or closed, as memory knew them at step ``as_of`` (None: now)."""
+        return self.kg.history(as_of)
+
+    def timeline(self, entity: str, as_of: int | None = None) -> list[Fact]:
+        """Every fact recorded about ``entity``, open or closed, in time order, as memory knew them at ``as_of``."""
         key = self.kg.normalizer.key(entity)
-        return order_by_time(f for f in self.kg.all_facts if key in (f.subject_key, f.object_key))
+        return order_by_time(f for f in self.kg.history(as_of) if key in (f.subject_key, f.object_key))
 
     # -- spatial -----------------------------------------------------------------------------------
     def location(self, as_of: int | None = None) -> str | None:
@@ -134,8 +138,7 @@ class MemoryQueries:
                     view, self.kg.normalizer.key(location)
                 )
             }
-        history = [f for f in self.kg.all_facts if as_of is None or f.recorded_at <= as_of]
-        found = spatial.all_unexplored_exits(view, history)
+        found = spatial.all_unexplored_exits(view, self.kg.history(as_of))
         return {self.kg.entity_name(k): v for k, v in found.items()}
 
     # -- the KG's names and facts, for readers outside memory/ (they never reach into self.kg) ------------

@@ -7,7 +7,7 @@ retrieval does not rebuild anything; ``as_of(step)`` builds a snapshot from the 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
@@ -289,16 +289,17 @@ class TemporalKG:
             self._live_table = table
         return self._live_table
 
-    def as_of(self, step: int) -> KGView:
-        """The facts that held at ``step``, exactly as memory knew them then (recorded by that step)."""
-        facts = (f for f in self._facts.values() if f.recorded_at <= step and f.valid_at(step))
-        return KGView.build(self._closed_as_known_at(facts, step), step, self._names)
+    def history(self, as_of: int | None = None) -> list[Fact]:
+        """Every fact recorded, open and closed, in recording order, as memory knew them at step ``as_of``
+        (None: now): nothing recorded later, and a fact closed later still open (:meth:`Fact.known_at`)."""
+        if as_of is None:
+            return self.all_facts
+        known = (self._facts[i].known_at(as_of) for i in sorted(self._facts))
+        return [fact for fact in known if fact is not None]
 
-    @staticmethod
-    def _closed_as_known_at(facts: Iterable[Fact], step: int) -> Iterator[Fact]:
-        # A fact closed later was still open from the point of view of ``step``.
-        for fact in facts:
-            yield fact if fact.valid_to is None else replace(fact, valid_to=None)
+    def as_of(self, step: int) -> KGView:
+        """The facts that held at ``step``, exactly as memory knew them then (:meth:`Fact.held_at`)."""
+        return KGView.build((f for f in self.history(step) if f.valid_at(step)), step, self._names)
 
     def find_open(self, subject: str, relation: str, obj: str) -> Fact | None:
         key = (self.normalizer.key(subject), normalize_relation(relation), self.normalizer.key(obj))

@@ -17,7 +17,9 @@ from langchain_core.tools import BaseTool, InjectedToolArg, tool
 
 from .. import prompting as p
 from ..memory import Fact, WorldMemory, order_by_time
+from ..memory.episodic import Episode
 from ..memory.retrieval import k_hop_nodes
+from ..memory.temporal_kg import KGView
 
 MAX_LINES = 25
 MAX_STEPS = 50  # steps per step_changes answer
@@ -34,16 +36,51 @@ def describe(facts: Iterable[Fact], limit: int = MAX_LINES) -> str:
 
 @dataclass(frozen=True)
 class KGReader:
-    """What the KG tools read: ``memory`` as it was at step ``as_of`` (None: now)."""
+    """What the KG tools read: ``memory`` as it was at step ``as_of`` (None: now). The tools read memory through
+    these methods only, each of which applies ``as_of`` (``Fact.known_at``), so no answer about step k holds
+    anything recorded after k."""
 
     memory: WorldMemory
     as_of: int | None = None
 
-    def view(self):
+    @property
+    def now(self) -> int:
+        """The step the reader stands at: ``as_of``, else the last step memory recorded."""
+        return self.as_of if self.as_of is not None else max(self.memory.last_step, self.memory.last_episode)
+
+    def view(self) -> KGView:
+        """The facts that held at the reader's step."""
         return self.memory.current() if self.as_of is None else self.memory.as_of(self.as_of)
 
     def key(self, name: str) -> str:
         return self.memory.key(name)
+
+    def history(self) -> list[Fact]:
+        """Every fact recorded by the reader's step, closed ones included, as memory knew them then."""
+        return self.memory.history(self.as_of)
+
+    def timeline(self, entity: str) -> list[Fact]:
+        return self.memory.timeline(entity, self.as_of)
+
+    def episode(self, step: int) -> Episode | None:
+        return self.memory.episodes.get(step) if step <= self.now else None
+
+    def episodes(self) -> list[Episode]:
+        """The episodes recorded by the reader's step, oldest first."""
+        return [e for t, e in sorted(self.memory.episodes.items()) if t <= self.now]
+
+    def semantic_search(self, query: str) -> list[Fact]:
+        return self.memory.semantic_search(query, as_of=self.as_of)
+
+    def path(self, start: str, goal: str) -> list[tuple[str, str]] | None:
+        return self.memory.path(start, goal, as_of=self.as_of)
+
+    def unexplored_exits(self, location: str | None) -> dict[str, list[str]]:
+        return self.memory.unexplored_exits(location, as_of=self.as_of)
+
+    def similar_episodes(self, query: str, k: int) -> list[Episode]:
+        before = None if self.as_of is None else self.as_of + 1
+        return [episode for episode, _ in self.memory.similar_episodes(query, k=k, before=before)]
 
 
 KG = Annotated[KGReader, InjectedToolArg]  # handed in by the tools node, hidden from the model
@@ -52,7 +89,7 @@ KG = Annotated[KGReader, InjectedToolArg]  # handed in by the tools node, hidden
 @tool
 def search_facts(kg: KG, query: str) -> str:
     """Facts most related to the query (AriGraph semantic search), in the order they became true."""
-    return describe(order_by_time(kg.memory.semantic_search(query, as_of=kg.as_of)))
+    return describe(order_by_time(kg.semantic_search(query)))
 
 
 @tool
@@ -67,7 +104,7 @@ def entity_neighbourhood(kg: KG, entity: str, hops: int = 1) -> str:
 @tool
 def entity_timeline(kg: KG, entity: str) -> str:
     """Everything ever recorded about an entity, oldest first, with when each fact held."""
-    facts = [f for f in kg.memory.timeline(entity) if kg.as_of is None or f.recorded_at <= kg.as_of]
+    facts = kg.timeline(entity)
     return describe(facts, limit=40) if facts else f"nothing known about {entity}"
 
 
@@ -79,10 +116,9 @@ def where_is(kg: KG, entity: str) -> str:
     now = sorted(
         (f for f in kg.view().find(subject_key=k) if f.relation in _PLACEMENT), key=lambda f: (-f.valid_from, -f.id)
     )
+    # closed by the reader's step (a fact closed later was still open then, and is in ``now``)
     before = [
-        f
-        for f in kg.memory.timeline(entity)
-        if f.subject_key == k and f.relation in _PLACEMENT and not f.valid_at(kg.as_of or kg.memory.last_step)
+        f for f in kg.timeline(entity) if f.subject_key == k and f.relation in _PLACEMENT and f.valid_to is not None
     ]
     if not now and not before:
         return f"{entity}: location unknown"
@@ -101,7 +137,7 @@ def what_is_in(kg: KG, container: str) -> str:
 @tool
 def path_between(kg: KG, start: str, goal: str) -> str:
     """Moves between two known locations along known exits, e.g. 'go east, go north'."""
-    moves = kg.memory.path(start, goal, as_of=kg.as_of)
+    moves = kg.path(start, goal)
     if moves is None:
         return f"no known path from {start} to {goal}"
     if not moves:
@@ -112,7 +148,7 @@ def path_between(kg: KG, start: str, goal: str) -> str:
 @tool
 def unexplored_exits(kg: KG, location: str = "") -> str:
     """Exits not yet walked through: of one location, or of every visited location when empty."""
-    found = kg.memory.unexplored_exits(location or None, as_of=kg.as_of)
+    found = kg.unexplored_exits(location or None)
     lines = [p.exits_line(room, dirs) for room, dirs in found.items() if dirs]
     return "\n".join(lines) if lines else "no unexplored exits known"
 
@@ -120,32 +156,31 @@ def unexplored_exits(kg: KG, location: str = "") -> str:
 @tool
 def search_episodes(kg: KG, query: str) -> str:
     """Past observations most similar to the query, with their steps."""
-    before = None if kg.as_of is None else kg.as_of + 1
-    hits = kg.memory.similar_episodes(query, k=3, before=before)
+    hits = kg.similar_episodes(query, k=3)
     if not hits:
         return "no episodes"
-    return "\n".join(p.episode_line(e.step, " ".join(e.text.split())[:300]) for e, _ in hits)
+    return "\n".join(p.episode_line(e.step, " ".join(e.text.split())[:300]) for e in hits)
 
 
 @tool
 def step_changes(kg: KG, first: int, last: int) -> str:
     """What the knowledge graph recorded at each step from `first` to `last` (at most 50 per call):
     the command of the step, the facts that became true and the facts that stopped being true."""
-    end = min(last, kg.memory.last_step if kg.as_of is None else kg.as_of)
-    steps = [t for t in sorted(kg.memory.episodes) if max(first, 0) <= t <= end]
-    if not steps:
+    episodes = [e for e in kg.episodes() if max(first, 0) <= e.step <= last]
+    if not episodes:
         return f"no steps recorded from {first} to {last}"
-    shown, rest = steps[:MAX_STEPS], steps[MAX_STEPS:]
+    shown, rest = [e.step for e in episodes[:MAX_STEPS]], [e.step for e in episodes[MAX_STEPS:]]
     began: dict[int, list[Fact]] = {}
     ended: dict[int, list[Fact]] = {}
-    for f in kg.memory.all_facts:
+    for f in kg.history():
         if shown[0] <= f.valid_from <= shown[-1]:
             began.setdefault(f.valid_from, []).append(f)
         if f.valid_to is not None and shown[0] <= f.valid_to <= shown[-1]:
             ended.setdefault(f.valid_to, []).append(f)
     lines = []
-    for t in shown:
-        line = p.memory_step_line(t, kg.memory.episodes[t].action)
+    for episode in episodes[:MAX_STEPS]:
+        t = episode.step
+        line = p.memory_step_line(t, episode.action)
         if began.get(t):
             line += " | became true: " + "; ".join(p.fact_line(f.subject, f.relation, f.object) for f in began[t])
         if ended.get(t):
@@ -161,8 +196,8 @@ def step_changes(kg: KG, first: int, last: int) -> str:
 @tool
 def observation_at(kg: KG, step: int) -> str:
     """The observation memory stored for one step (its episode), with the command that led to it."""
-    episode = kg.memory.episodes.get(step)
-    if episode is None or (kg.as_of is not None and step > kg.as_of):
+    episode = kg.episode(step)
+    if episode is None:
         return f"no episode recorded at step {step}"
     return f"{p.memory_step_line(step, episode.action)}\n{episode.text.strip()}"
 
