@@ -83,11 +83,83 @@ DEV = (
 )
 
 
+# Issue 36 (the world model), fixed on 2026-11-27 in a commit before any change to how the agent decides, and
+# never tuned on: per set, the step budget its protocol plays and its games. STMA table 1: cooking levels 1-4
+# (the first 4 seeds of a level now, all 8 once it runs fast enough); AriGraph's games at their budgets; TALES's
+# 16 TextWorldExpress settings at test index 0; DAVIS's six ablation tasks (section 4.3, by name: its "6-1" is
+# ScienceWorld's 6-2), three test variations each drawn by random.Random(36).sample from each task's test list.
+HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
+    "stma": (50, tuple(f"cooking:{level}@36{level}{i:02d}" for level in (1, 2, 3, 4) for i in range(1, 9))),
+    "arigraph": (0, ("arigraph:hunt", "arigraph:hunt_hard", "arigraph:cook_hard", "arigraph:clean")),
+    "twx": (
+        100,
+        tuple(
+            f"twx:{name}@0"
+            for name in (
+                "cookingworld",
+                "textworldcommonsense",
+                "coincollector",
+                "arithmetic",
+                "mapreader",
+                "sorting",
+                "simonsays10",
+                "simonsays50",
+                "simonsays100",
+                "simonsayswithmemory10",
+                "simonsayswithmemory50",
+                "simonsayswithmemory100",
+                "simonsayswithmemory10verbose",
+                "simonsayswithmemory50verbose",
+                "simonsayswithmemory100verbose",
+                "peckingorder",
+            )
+        ),
+    ),
+    "scienceworld": (
+        80,
+        tuple(
+            f"scienceworld:{task}#{v}"
+            for task, variations in (
+                ("melt", (0, 5, 7)),
+                ("measure-melting-point-unknown-substance", (0, 10, 36)),
+                ("chemistry-mix-paint-secondary-color", (1, 2, 8)),
+                ("test-conductivity", (68, 167, 186)),
+                ("lifespan-longest-lived", (17, 23, 27)),
+                ("find-living-thing", (9, 69, 73)),
+            )
+            for v in variations
+        ),
+    ),
+}
+# Issue 36's design work: other seeds and games, the TWX dev split, ScienceWorld dev variations.
+DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
+    "stma": (50, tuple(f"cooking:{level}@37{level}{i:02d}" for level in (1, 2, 3, 4) for i in range(1, 5))),
+    "arigraph": (150, ("treasure:2@3701", "treasure:3@3702")),
+    "twx": (100, ("twx:cookingworld@0/dev", "twx:coincollector@0/dev", "twx:mapreader@0/dev")),
+    "scienceworld": (80, ("scienceworld:melt#0/dev", "scienceworld:find-living-thing#0/dev")),
+}
+
+
 def game_options(game: str) -> tuple[str, dict[str, Any]]:
-    """``SPEC[@SEED][/SPLIT]`` as the env spec and its options."""
+    """``SPEC[@SEED][#VARIATION][/SPLIT]`` as the env spec and its options."""
     game, _, split = game.partition("/")
+    game, _, variation = game.partition("#")
     spec, _, seed = game.partition("@")
-    return spec, {**({"seed": int(seed)} if seed else {}), **({"split": split} if split else {})}
+    return spec, {
+        **({"seed": int(seed)} if seed else {}),
+        **({"variation": int(variation)} if variation else {}),
+        **({"split": split} if split else {}),
+    }
+
+
+def game_budget(game: str) -> int:
+    """The step budget of a game that its protocol sets: an AriGraph game's manifest's."""
+    from ariadnegraph.envs.registry import arigraph_game
+
+    spec = game_options(game)[0]
+    if not spec.startswith("arigraph:"):
+        raise SystemExit(f"no step budget for {game}: give --max-steps")
+    return arigraph_game(spec.partition(":")[2]).max_steps
 
 
 def calls_of(run: Path) -> list[dict[str, Any]]:
@@ -160,7 +232,7 @@ def measure(run: Path) -> dict[str, Any]:
 
 def run_id_of(key: str) -> str:
     """The run an episode's key ("model|preset|twx:mapreader@0/dev|50") is played as."""
-    return key.replace("|", "_").replace(":", "-").replace("@", "-").replace("/", "-")
+    return key.replace("|", "_").replace(":", "-").replace("@", "-").replace("/", "-").replace("#", "-v")
 
 
 def fmt(value: float | None, digits: int = 0) -> str:
@@ -258,11 +330,24 @@ def main(argv: list[str] | None = None) -> int:
     games = parser.add_mutually_exclusive_group()
     games.add_argument("--games", nargs="+", default=list(HELD_OUT), help="default: the held-out games")
     games.add_argument("--dev", action="store_true", help="the dev games design work is tried on")
-    parser.add_argument("--max-steps", type=int, default=50)
+    games.add_argument("--held-out", choices=sorted(HELD_OUT_36), help="one of issue 36's held-out sets")
+    games.add_argument("--dev-set", choices=sorted(DEV_36), help="one of issue 36's dev sets")
+    parser.add_argument("--per-level", type=int, default=0, help="the first N games of each level (stma sets)")
+    parser.add_argument("--max-steps", type=int, default=None, help="default: the set's budget, else 50")
     parser.add_argument("--out", default="benchmark-results/real_model")
     args = parser.parse_args(argv)
     if args.dev:
         args.games = list(DEV)
+    chosen = HELD_OUT_36.get(args.held_out or "") or DEV_36.get(args.dev_set or "")
+    if chosen is not None:
+        budget, args.games = chosen[0], list(chosen[1])
+        if args.per_level:
+            by_level: dict[str, list[str]] = defaultdict(list)
+            for game in args.games:
+                by_level[game.partition("@")[0]].append(game)
+            args.games = [g for level in by_level.values() for g in level[: args.per_level]]
+        args.max_steps = args.max_steps or budget or None
+    args.max_steps = args.max_steps or (None if chosen is not None else 50)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     records = out / "episodes.jsonl"
@@ -276,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         for model in args.models:
             for game in args.games:  # each game under every preset before the next: a partial table compares
                 for preset in args.presets:
-                    key = f"{model}|{preset}|{game}|{args.max_steps}"
+                    steps = args.max_steps or game_budget(game)
+                    key = f"{model}|{preset}|{game}|{steps}"
                     run_id = run_id_of(key)
                     if (
                         key in done
@@ -288,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
                     if (out / "runs" / run_id).exists():  # killed earlier: finish it
                         resume(run_id, run_dir=out / "runs")
                     else:
-                        play(spec, max_steps=args.max_steps, context=context, run_id=run_id, **options)
+                        play(spec, max_steps=steps, context=context, run_id=run_id, **options)
                     row = {
                         "key": key,
                         "model": model,
