@@ -39,6 +39,7 @@ NOTES = "WORLD MODEL NOTES"
 READINGS = "TEXTS READ"  # what the agent read (a recipe, a note), kept word for word
 PROGRESS = "PROGRESS"  # the commands that raised the score so far, with the game's answer
 NEXT_STEP = "NEXT STEP"  # the first item not done yet of a list the agent read
+WHERE = "WHERE"  # where memory has each thing the next step needs, or where to search for it
 DONE_HERE = "DONE HERE"  # commands already played at this place with this inventory and score, with the game's answer
 SUBGOAL = "SUBGOAL"
 PLAN = "CURRENT PLAN"
@@ -77,6 +78,7 @@ ORDER = (
     LOCATION,
     INVENTORY,
     NEXT_STEP,
+    WHERE,
     ADMISSIBLE,
     SPATIAL,
     EXPLORATION,
@@ -371,3 +373,26 @@ def tool_error_line(error: Exception) -> str:
         f"Error: {type(error).__name__}: {detail[:400]}. "
         "Call the tool again with the arguments its description asks for."
     )
+
+
+# -- WHERE: what the next step needs, as object memory has it (nodes/finding.py) ------------------------------------
+def where_line(thing: str, where: str, searches: Iterable[str] = ()) -> str:
+    """ "carrot: not seen yet; search: open fridge (here), go to Backyard (closed barn door)"."""
+    listed = list(searches)
+    return f"{thing}: {where}" + (f"; search: {', '.join(listed)}" if listed else "")
+
+
+def placed_text(relation: str, holder: str, room: str | None, here: bool, closed: bool) -> str:
+    """ "in the fridge (closed) in Kitchen, here"."""
+    state = " (closed)" if closed else ""
+    place = "" if room is None or room.lower() == holder.lower() else f" in {room}"
+    return f"{relation} the {holder}{state}{place}" + (", here" if here else "")
+
+
+def not_seen_text(last_holder: str | None) -> str:
+    return f"not there any more (last seen in the {last_holder})" if last_holder else "not seen yet"
+
+
+def lead_text(command: str, room: str) -> str:
+    """A place to search: "open fridge (Kitchen)"."""
+    return f"{command} ({room})"

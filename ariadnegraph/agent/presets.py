@@ -91,6 +91,9 @@ class Preset:
     env_map: bool = (
         False  # the map written from the env (its room names, the moves between them, the 'go' commands valid there)
     )
+    # the game family's parser writes what each observation shows into the KG (where things are, open or closed, the
+    # doors and exits; envs/families), and memory closes what the observation shows has left
+    object_memory: bool = False
     explore: bool = (
         False  # 'explore' is one of the choices (to the nearest exit not taken yet, along the map); pacing between
     )
@@ -163,6 +166,7 @@ PRESETS: dict[str, Preset] = {
         pin_readings=True,
         extract_new_only=True,
         env_map=True,
+        object_memory=True,
         explore=True,
         progress_shown=True,
         rules_shield=True,

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 from langgraph.config import get_config
 
 from ..envs import Observation, TextEnv, make
+from ..envs.families import GameFamily, family_of
 from ..memory import WorldMemory
+from ..memory.conflicts import STATE_GROUPS, ConflictRules
 from ..memory.transitions import DatedFact
 from ..runs import TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, StepRecord, new_run_meta, next_trail
 from .readers import MemoryView, saved_memory
@@ -53,6 +55,7 @@ class Session(MemoryView):
     env: TextEnv
     observation: Observation  # the latest observation, oracle included (evaluation code may read it)
     thread: str  # the thread that owns the run (its id for a CLI run)
+    family: GameFamily  # the game's family (envs/families), resolved once from the env spec
     step: int  # the step the game is at
     trail: str | None  # the fingerprint of the history the game has played (runs.next_trail)
     recalled: list[DatedFact] | None = None  # the long-term namespace's dated transitions, read once (agent/recall.py)
@@ -219,7 +222,12 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
     # The memory as of the state (-1: only what was seeded before the first step); a state from before
     # memory steps were checkpointed keeps the memory as it is.
     rewind = state.get("memory_step", -1) if restoring else -1
-    memory = WorldMemory(run.memory_path, rewind_to=rewind if (not restoring or "memory_step" in state) else None)
+    family = family_of(state["env"])
+    memory = WorldMemory(
+        run.memory_path,
+        rewind_to=rewind if (not restoring or "memory_step" in state) else None,
+        rules=ConflictRules(state_groups=(*STATE_GROUPS, *family.state_groups)),  # the family's exclusive states too
+    )
     try:
         meta = run.meta()
         if "result" in meta and len(records) > step + 1:  # a fork of a finished run: its end is no longer the run's
@@ -233,7 +241,9 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
         memory.close()
         raise
     owner = run.meta().get("thread_id") or run.run_id
-    return Session(run=run, env=env, memory=memory, observation=observation, thread=owner, step=step, trail=trail)
+    return Session(
+        run=run, env=env, memory=memory, observation=observation, thread=owner, family=family, step=step, trail=trail
+    )
 
 
 EPISODE_KEYS = (

@@ -96,6 +96,7 @@ class AgentState(EpisodeInput, total=False):
     ]  # {step, action, observation}; longer windows read the trajectory
     remaining_steps: RemainingSteps  # LangGraph's recursion budget left (not checkpointed)
     switches: dict[str, Any]  # the preset's switches the run plays with: routing reads them here (graphs/agent.py)
+    family: str  # the game family, resolved from the env spec at the first step (envs/families): nodes ask it
     # memory path
     belief: str
     extraction: list[list[str]]  # triplets of this step, before memory_update stores them

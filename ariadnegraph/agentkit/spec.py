@@ -30,7 +30,7 @@ once, and is gone at the end of the step. Invalid YAML, an unknown dependency, a
 itself (a cycle) or a malformed node fails in one line naming the node.
 
 Which graph a preset plays is its ``thoughts`` switch: a built-in name or a path plays that graph on
-any environment; ``auto`` plays the graph written for the environment's family (:data:`FAMILY_GRAPHS`)
+any environment; ``auto`` plays the graph its game family names (``GameFamily.thought_graph``)
 and refuses, in one line, an environment no graph was written for.
 """
 
@@ -45,7 +45,7 @@ from typing import Any
 import networkx as nx
 import yaml
 
-from ..envs.registry import split_spec
+from ..envs.families import FAMILIES, family_of
 from .database import Keep
 
 BUILTIN_DIR = Path(__file__).resolve().parent
@@ -67,7 +67,6 @@ DB_PREFIX = "db."
 FIELD_CHARS = 400  # longest text one output field may hold
 KEEP_MOST = 500  # the largest size a keep declaration may give
 AUTO = "auto"  # the thoughts switch's value for "the graph written for the environment's family"
-FAMILY_GRAPHS = {"crafter": "crafter"}  # environment family (spec prefix) -> built-in thought graph
 TEMPLATE = re.compile(r"\{([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?\}")
 
 
@@ -325,11 +324,12 @@ def thoughts_for(setting: str, env: str, preset: str | None = None) -> str:
     graph written for the environment's family. An environment with none is refused in one line."""
     if setting != AUTO:
         return setting
-    family = split_spec(env)[0]
-    if family not in FAMILY_GRAPHS:
+    family = family_of(env)
+    if family.thought_graph is None:
         who = f"preset '{preset}'" if preset else "thoughts=auto"
+        written = sorted(f.name for f in FAMILIES if f.thought_graph)
         raise AgentKitError(
-            f"{who} has no thought graph for {family} environments ({env}); AgentKit graphs are written for: "
-            f"{', '.join(sorted(FAMILY_GRAPHS))} (or --set thoughts=NAME|PATH to play one anyway)"
+            f"{who} has no thought graph for {family.name} environments ({env}); AgentKit graphs are written for: "
+            f"{', '.join(written)} (or --set thoughts=NAME|PATH to play one anyway)"
         )
-    return FAMILY_GRAPHS[family]
+    return family.thought_graph

@@ -29,10 +29,9 @@ from typing_extensions import TypedDict
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.state import AgentState, add_usage
-from ..envs import environment_manual
 from ..envs.text import safe_command
 from ..models import call_structured
-from ..nodes.common import chat_model, environment_section, reply_update, role_messages
+from ..nodes.common import chat_model, environment_section, episode_family, reply_update, role_messages
 from ..nodes.schemas import action_choice
 from . import database
 from .spec import DB_PREFIX, FIELD_CHARS, TEMPLATE, Addition, NodeSpec, ThoughtSpec, load_thoughts, thoughts_for
@@ -260,7 +259,7 @@ def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         "last_action": _last_action(state, pending),
         "score": state.get("score", 0),
         "environment": environment_section(state) or "",
-        "manual": (environment_manual(env) if env else None) or "",
+        "manual": episode_family(state).manual() or "",
         "previous_observation": db.get(SEEN_KEY) or GAME_START,
     }
     result = graph.invoke({"inputs": inputs, "db": db, "outputs": {}}, context=context, durability="exit")

@@ -1,4 +1,6 @@
-"""Text environments: one protocol (:mod:`.base`), TextWorld and ScienceWorld adapters, a registry.
+"""Text environments: one protocol (:mod:`.base`), an adapter per game engine (TextWorld, TextWorldExpress,
+ScienceWorld, NetHack, Crafter), a registry of specs, and the game families (:mod:`.families`: what the agent
+knows of each game).
 
 ``make("arigraph:hunt")``, ``make("cooking:2", seed=7)``, ``make("treasure:5")``, ``make("coin:10")``,
 ``make("file:/path/game.z8")``, ``make("scienceworld:boil")``. Importing this package is cheap: the
@@ -25,17 +27,13 @@ from .registry import (
     PREFIXES,
     GameInfo,
     check_served_spec,
-    environment_brief,
-    environment_manual,
     list_games,
     split_spec,
-    tracks_position,
 )
 
 __all__ = [
     "PREFIXES",
     "check_served_spec",
-    "tracks_position",
     "EnvCrashed",
     "EnvError",
     "EnvSpecError",
@@ -45,8 +43,6 @@ __all__ = [
     "Observation",
     "Oracle",
     "TextEnv",
-    "environment_brief",
-    "environment_manual",
     "list_games",
     "make",
     "sanitize_command",

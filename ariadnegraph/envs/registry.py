@@ -127,17 +127,6 @@ def game_identity(
     return prefix, name, seed if prefix in SEEDED_PREFIXES else None, variation if prefix in VARIED_PREFIXES else None
 
 
-POSITION_TRACKED = (
-    "nethack",
-    "crafter",
-)  # worlds whose env names the player's place (a level, a region): see memory_update
-
-
-def tracks_position(spec: str) -> bool:
-    """Whether the env reports where the player is as a place label the memory can file facts under."""
-    return split_spec(spec)[0] in POSITION_TRACKED
-
-
 def check_served_spec(spec: str) -> None:
     """A spec from a server's client: ``file:`` games must lie inside the games directory or the
     cache of generated games. One message whether or not the path exists, so a client learns
@@ -236,32 +225,6 @@ def arigraph_game(name: str) -> ArigraphGame:
     elif scoring != "native":
         raise EnvSpecError(f"arigraph:{name} has unknown scoring {scoring!r} in {MANIFEST_NAME}")
     return ArigraphGame(name, path, goal, task, max_steps, scoring, walkthrough, targets)
-
-
-def environment_brief(spec: str) -> str:
-    """What the agent is told this environment is (and the rules of its game family)."""
-    from . import prompts
-
-    prefix, rest = split_spec(spec)
-    if prefix == "scienceworld":
-        return prompts.SCIENCEWORLD
-    if prefix == "twx":
-        return prompts.TEXTWORLD_EXPRESS
-    if prefix == "nethack":
-        return prompts.NETHACK
-    if prefix == "crafter":
-        return prompts.CRAFTER
-    cooking = prefix == "cooking" or (prefix == "arigraph" and rest.startswith("cook"))
-    return f"{prompts.TEXTWORLD}\n{prompts.COOKING_RULES}" if cooking else prompts.TEXTWORLD
-
-
-def environment_manual(spec: str) -> str | None:
-    """The family's instruction manual, where it has one (Crafter's: AgentKit appendix D), else None."""
-    if split_spec(spec)[0] == "crafter":
-        from .crafter_manual import crafter_manual
-
-        return crafter_manual()
-    return None
 
 
 def list_games() -> list[GameInfo]:

@@ -1,4 +1,4 @@
-"""Pure text helpers for TextWorld output: what the agent should read, and what it reveals.
+"""Text helpers every family shares: what the agent should read of a game's answer, and the commands it takes.
 
 TextWorld games (played through Jericho's dumb-frotz) print an ASCII-art banner before the first
 room, end every reply with the prompt line (``>`` plus the status bar ``-= Kitchen =-3/7``) and, once
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..vocabulary import ABBREVIATIONS, DIRECTIONS, LOOK, SAFE_COMMANDS
 
@@ -138,7 +138,7 @@ def go_to_target(command: str) -> str | None:
     return found.group(1) if found else None
 
 
-_ARTICLES = frozenset({"a", "an", "the", "some", "your"})  # "your": goals say "enjoy your meal", games "eat meal"
+_ARTICLES = frozenset({"a", "an", "the", "some"})
 
 
 # Verbs text games take for the same action: a command written with one matches a valid one written with
@@ -156,12 +156,16 @@ VERB_SYNONYMS = {
     "walk": "go",
     "move": "go",
     "head": "go",
-    "enjoy": "eat",
 }
+Synonyms = Mapping[str, str]
 
 
-def _command_words(command: str) -> tuple[str, ...]:
-    return tuple(w for w in (command or "").lower().split() if w not in _ARTICLES)
+def command_words(command: str, ignored: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """A command's words, lower case, without articles (and a family's ``ignored`` words)."""
+    return tuple(w for w in (command or "").lower().split() if w not in _ARTICLES and w not in ignored)
+
+
+_command_words = command_words
 
 
 def is_listed(command: str, valid: Sequence[str]) -> bool:
@@ -171,33 +175,40 @@ def is_listed(command: str, valid: Sequence[str]) -> bool:
     return bool(wanted) and any(_command_words(v) == wanted for v in valid)
 
 
-def _verb_normalised(words: tuple[str, ...]) -> tuple[str, ...]:
-    for phrase, verb in VERB_SYNONYMS.items():
+def _verb_normalised(words: tuple[str, ...], synonyms: Synonyms = VERB_SYNONYMS) -> tuple[str, ...]:
+    for phrase, verb in synonyms.items():
         phrase_words = tuple(phrase.split())
         if words[: len(phrase_words)] == phrase_words:
             return (verb, *words[len(phrase_words) :])
     return words
 
 
-def ground_command(command: str, valid: Sequence[str]) -> str | None:
+def verb_of(words: tuple[str, ...], synonyms: Synonyms = VERB_SYNONYMS) -> str | None:
+    """The verb a command's words start with, under the one name text games take it by; None for no words."""
+    return _verb_normalised(words, synonyms)[0] if words else None
+
+
+def ground_command(
+    command: str, valid: Sequence[str], *, synonyms: Synonyms = VERB_SYNONYMS, ignored: frozenset[str] = frozenset()
+) -> str | None:
     """The valid command ``command`` means, or None. The same words up to case, spacing and articles (and
-    verbs the game takes for the same action, :data:`VERB_SYNONYMS`); else a close spelling (difflib ratio
-    >= 0.9) with the same verb and the same direction, or the one valid command with the same verb that holds
-    every word written ("take knife" is "take knife from table"), so that a
+    verbs the game takes for the same action, :data:`VERB_SYNONYMS` or a game family's ``synonyms``); else a close
+    spelling (difflib ratio >= 0.9) with the same verb and the same direction, or the one valid command with the same
+    verb that holds every word written ("take knife" is "take knife from table"), so that a
     near miss never turns into another action ("go west" is not "go east", "open" is not "close")."""
-    wanted = _command_words(command)
+    wanted = command_words(command, ignored)
     if not wanted:
         return None
-    by_words = {_command_words(v): v for v in valid}
+    by_words = {command_words(v, ignored): v for v in valid}
     if wanted in by_words:
         return by_words[wanted]
-    by_verb = {_verb_normalised(words): v for words, v in by_words.items()}
-    if _verb_normalised(wanted) in by_verb:  # the same command under another verb for it
-        return by_verb[_verb_normalised(wanted)]
+    by_verb = {_verb_normalised(words, synonyms): v for words, v in by_words.items()}
+    if _verb_normalised(wanted, synonyms) in by_verb:  # the same command under another verb for it
+        return by_verb[_verb_normalised(wanted, synonyms)]
     if len(wanted) >= 2 and direction_of_command(" ".join(wanted)) is None:
         # a command written short ("take knife"): the one valid command with the same verb that holds every word of it
-        verb = _verb_normalised(wanted)
-        holding = [v for words, v in by_verb.items() if words[0] == verb[0] and set(verb) <= set(words)]
+        verb = _verb_normalised(wanted, synonyms)
+        holding = [v for words, v in by_verb.items() if words and words[0] == verb[0] and set(verb) <= set(words)]
         if len(holding) == 1:
             return holding[0]
     # a close spelling: the same verb and number of words, each word a near miss of its own ("potatoe"), never
@@ -388,28 +399,23 @@ def checklist(
 TAKING_VERBS = ("take", "pick up", "get")
 
 
-def command_for_item(item: str, valid: Sequence[str]) -> str | None:
+def command_for_item(
+    item: str, valid: Sequence[str], *, synonyms: Synonyms = VERB_SYNONYMS, ignored: frozenset[str] = frozenset()
+) -> str | None:
     """The one valid command that carries out a list item word for word, or None: an instruction ("chop the red
     bell pepper") by a command with its verb (or another verb for it) holding its other words ("chop red bell pepper
     with knife"); a thing to have ("red bell pepper") by the one command that takes it."""
-    words = _command_words(item)
+    words = command_words(item, ignored)
     if not words:
         return None
-    verbs = {_verb_normalised(_command_words(v))[0]: v for v in valid if _command_words(v)}
-    verb = _verb_normalised(words)[0]
+    listed = [(v, command_words(v, ignored)) for v in valid]
+    verbs = {_verb_normalised(w, synonyms)[0] for _, w in listed if w}
+    verb = _verb_normalised(words, synonyms)[0]
     if verb in verbs:  # an instruction
-        rest = set(_verb_normalised(words)[1:])
-        found = [
-            v
-            for v in valid
-            if _command_words(v) and _verb_normalised(_command_words(v))[0] == verb and rest <= set(_command_words(v))
-        ]
+        rest = set(_verb_normalised(words, synonyms)[1:])
+        found = [v for v, w in listed if w and _verb_normalised(w, synonyms)[0] == verb and rest <= set(w)]
     else:  # a thing to have
-        found = [
-            v
-            for v in valid
-            if " ".join(_command_words(v)).startswith(TAKING_VERBS) and set(words) <= set(_command_words(v))
-        ]
+        found = [v for v, w in listed if " ".join(w).startswith(TAKING_VERBS) and set(words) <= set(w)]
     return found[0] if len(found) == 1 else None
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.integrity import checked_copies
-from ..envs import environment_brief
+from ..envs.families import family_of
 from ..envs.text import go_to_target, ground_command
 from ..memory.conflicts import DIRECTION_RELATIONS
 from ..runs import RunDir
@@ -131,6 +131,14 @@ def impossible(triplet: Sequence[str], rooms: set[str]) -> bool:
     return False
 
 
+def _reason(record: dict[str, Any]) -> str | None:
+    """The guard's reason code of an actor record (nodes/guards.Reason); a trajectory written before reason codes
+    said it in its why alone, which is read for those."""
+    if record.get("reason"):
+        return str(record["reason"])
+    return "ruled out" if " is ruled out: " in (record.get("why") or "") else None
+
+
 def diagnose(run: RunDir) -> RunDiagnosis:
     """The diagnostics of a run (read from ``run``'s files: give a checked copy)."""
     lines = list(run.steps())
@@ -139,7 +147,7 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         raise MissingOracle(f"run {run.run_id} has no oracle for steps {len(oracle)}..{len(lines) - 1}")
     env = run.meta()["env"]
     try:
-        brief = environment_brief(env)
+        brief = family_of(env).brief
     except Exception:  # an env this version no longer knows: no brief to compare the belief with
         brief = ""
     try:
@@ -195,7 +203,7 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         records = decided.get("actor") or []
         records = records if isinstance(records, list) else [records]
         d.sent_back = sum(r.get("how") == "sent back" for r in records)
-        d.ruled_out = sum(r.get("how") == "sent back" and "ruled out" in (r.get("why") or "") for r in records)
+        d.ruled_out = sum(r.get("how") == "sent back" and _reason(r) == "ruled out" for r in records)
         actor = records[-1] if records else {}
         d.instead = actor.get("how") if actor.get("how") in ("explore", "fallback", "take first") else None
         # (a fallback after the step was sent back is the actor refusing it on purpose, counted apart: not a drift)

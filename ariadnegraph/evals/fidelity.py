@@ -47,13 +47,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..agent.integrity import checked_copies
+from ..envs.families.textworld_cooking import BURNED, COOK_STATES, CUT_STATES, RAW
 from ..memory import EntityNormalizer, EventLog, KGView, TemporalKG, WorldMemory
 from ..memory.conflicts import DIRECTION_RELATIONS
 from ..memory.spatial import PLAYER, PLAYER_ALIASES
 from ..memory.temporal_kg import KG_EVENTS
 from ..memory.world import MEMORY_FILE
 from ..runs import RunDir, StepRecord
-from ..vocabulary import BURNED, COOK_STATES, CUT_STATES, RAW
 
 Triplet = tuple[str, str, str]
 

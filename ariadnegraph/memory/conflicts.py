@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..vocabulary import BURNED, COOK_STATES, CUT_STATES, DIRECTIONS, DOOR_STATES, RAW
+from ..vocabulary import DIRECTIONS, DOOR_STATES
 from .facts import Fact
 
 # A thing is in one place at a time: a new placement closes the old one.
 LOCATION_RELATIONS = frozenset({"in", "on", "at", "inside", "held by", "carried by", "located in", "part of"})
-# Mutually exclusive states, stored as (thing, "is", state).
+# Mutually exclusive states, stored as (thing, "is", state), in any game; a game family adds its own (cooking states:
+# envs/families), which the episode's memory is opened with.
 STATE_GROUPS = (
     frozenset(DOOR_STATES),
-    frozenset({RAW, *COOK_STATES, BURNED, "cooked"}),
-    frozenset({"uncut", *CUT_STATES}),
     frozenset({"on", "off", "switched on", "switched off"}),
     frozenset({"edible", "inedible"}),
     frozenset({"consumed", "not consumed"}),

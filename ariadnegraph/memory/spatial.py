@@ -5,7 +5,8 @@ Conventions the extractors write (relations are normalised, see ``normalize_rela
 - ``(room, "has exit", direction)`` — the room has an exit that way (seen in its description);
 - ``(A, "<direction> of", B)`` — going ``direction`` from B leads to A, e.g. ("hall", "east of", "kitchen");
 - ``(PLAYER, "in", room)`` — where the agent is (``PLAYER`` is "player"; "you"/"i" alias to it);
-- ``(room, "is", "location")`` — optional typing for rooms known by name only.
+- ``(room, "is", "location")`` — optional typing for rooms known by name only;
+- ``(room, "<direction> door", door)`` with ``(door, "is", "open"|"closed"|"locked")`` — a door on that exit.
 
 With ``assume_reversible`` (TextWorld maps are grids) "A east of B" also means B is west of A.
 """
@@ -23,6 +24,18 @@ from .temporal_kg import KGView
 PLAYER = "player"
 PLAYER_ALIASES = {"you": PLAYER, "i": PLAYER, "me": PLAYER, "agent": PLAYER}
 EXIT_RELATION = "has exit"
+_DOOR_SUFFIX = " door"
+
+
+def door_relation(direction: str) -> str:
+    """The relation a room has with the door on its exit ``direction``: ``(room, "west door", door)``."""
+    return f"{direction}{_DOOR_SUFFIX}"
+
+
+def door_direction(relation: str) -> str | None:
+    """``"west door"`` -> ``"west"``; None for other relations."""
+    head = relation[: -len(_DOOR_SUFFIX)] if relation.endswith(_DOOR_SUFFIX) else ""
+    return head if head in OPPOSITE else None
 
 
 def direction_of(relation: str) -> str | None:
@@ -80,6 +93,11 @@ def exits(view: KGView, location: str) -> dict[str, str | None]:
         for _, there, data in graph.out_edges(location, data=True):
             found[data["direction"]] = there
     return found
+
+
+def doors(view: KGView, location: str) -> dict[str, str]:
+    """The doors memory knows on ``location``'s exits: direction -> door key."""
+    return {d: f.object_key for f in view.find(subject_key=location) if (d := door_direction(f.relation))}
 
 
 def unexplored_exits(view: KGView, location: str, assume_reversible: bool = True) -> list[str]:

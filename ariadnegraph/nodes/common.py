@@ -17,8 +17,7 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
-from ..envs import environment_brief
-from ..envs.rules import allowed
+from ..envs.families import GENERIC, GameFamily, family_named, family_of
 from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, list_item, steps_of
 from ..memory import WorldMemory
 from ..models import StructuredResult, call_structured, is_local, load_chat_model
@@ -87,9 +86,15 @@ def _load(context: AgentContext, role: str, *, slot: int | None, max_tokens: int
     )
 
 
+def episode_family(state: Mapping[str, Any]) -> GameFamily:
+    """The episode's game family, as the environment node resolved it at the first step (a state checkpointed before
+    families were kept is resolved from its env spec)."""
+    return family_named(state.get("family")) or (family_of(state["env"]) if state.get("env") else GENERIC)
+
+
 def environment_section(state: Mapping[str, Any]) -> str | None:
     """The ENVIRONMENT section: what kind of world the episode is in (None before the env is known)."""
-    return environment_brief(state["env"]) if state.get("env") else None
+    return episode_family(state).brief if state.get("env") else None
 
 
 def role_messages(system: str, sections: Mapping[str, object]) -> list[BaseMessage]:
@@ -234,7 +239,7 @@ def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[st
         valid = [command for command in valid if command.strip().lower() not in read]
     if not preset.rules_shield or not state.get("env"):
         return valid
-    return allowed(state["env"], valid, state.get("inventory"))
+    return episode_family(state).allowed(valid, state.get("inventory"))
 
 
 def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[dict[str, str]] | None:

@@ -14,19 +14,30 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.state import AgentState
-from ..envs.text import go_to_target, ground_command, is_listed, safe_command
-from .common import INADMISSIBLE, ask_structured, belief_section, environment_section, extra_commands, with_issue
+from ..envs.families import GameFamily
+from ..envs.text import go_to_target, is_listed, safe_command
+from .common import (
+    INADMISSIBLE,
+    ask_structured,
+    belief_section,
+    environment_section,
+    episode_family,
+    extra_commands,
+    with_issue,
+)
 from .prompts import CRITIC
 from .schemas import Critique
 
 
-def is_valid_command(command: str, admissible: list[str], go_to: bool, grounding: bool = True) -> bool:
+def is_valid_command(
+    command: str, admissible: list[str], go_to: bool, family: GameFamily, grounding: bool = True
+) -> bool:
     """A valid command of the game (when it lists them), or a 'go to' the actor expands on the map. Without
     ``grounding`` the command goes to the game as written, so only a listed one is valid (up to case, spacing
     and articles), not a short form or a close spelling the actor would have mapped to one."""
     if not admissible or (go_to and go_to_target(command) is not None):
         return True
-    return ground_command(command, admissible) is not None if grounding else is_listed(command, admissible)
+    return family.ground(command, admissible) is not None if grounding else is_listed(command, admissible)
 
 
 def critic_sections(state: AgentState, preset: Preset, proposed: str, expected: str | None) -> dict[str, object]:
@@ -58,7 +69,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
     expected = state.get("expected") if preset.outcome_check else None
     sections = critic_sections(state, preset, proposed, expected)
     invalid = preset.precheck and not is_valid_command(
-        proposed, state.get("admissible") or [], preset.go_to, preset.grounding
+        proposed, state.get("admissible") or [], preset.go_to, episode_family(state), preset.grounding
     )
     # Ours (reject_invalid off): a command the game does not take as written is not judged (there is nothing to judge
     # yet): the actor grounds it to a valid one, which costs a short call, where a rejection would cost a new plan.

@@ -100,6 +100,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
             "reward": 0.0,
             "lessons": recall(state, session, context.memory_from, runtime.store),
             "switches": switch_values(context.switches),
+            "family": session.family.name,
             "progress_step": 0,
             "history": [{"step": 0, "action": None, "observation": observation.text}],
         }

@@ -4,7 +4,7 @@ Idempotent per step; a run resumed after a crash between this write and its chec
 rewound to the checkpoint's ``memory_step`` first (agent/session.py), so the step is recorded once.
 
 In worlds whose env names the player's place (NetHack's dungeon levels, Crafter's regions of its
-grid; ``envs.tracks_position``), and in any world that names its rooms under ``env_map``, the place and
+grid; ``GameFamily.tracks_position``), and in any world that names its rooms under ``env_map``, the place and
 the way between places are written here from the env, not left to extraction: the player is in the
 place, a move that changed place joins the two places in its direction, and (``env_map``) the valid
 'go DIRECTION' commands are the place's exits (AriGraph's NetHack agent kept the level map as memory,
@@ -20,17 +20,19 @@ from langgraph.runtime import Runtime
 from ..agent.context import AgentContext
 from ..agent.session import Session
 from ..agent.state import AgentState
-from ..envs import tracks_position
+from ..envs.families import Observed
 from ..envs.text import direction_of_command, inline_lists
 from ..memory import WorldMemory
+from ..memory.objects import departed
 from ..memory.spatial import PLAYER, current_location
+from .common import episode_family
 
 
 def place_facts(memory: WorldMemory, state: AgentState, env_map: bool = False) -> list[tuple[str, str, str]]:
     """The player's place, and the way from the last place when a move changed it; with ``env_map``
     (any world whose env names the room), also the exits the valid 'go DIRECTION' commands show."""
     place = state.get("location")
-    if not place or not state.get("env") or not (env_map or tracks_position(state["env"])):
+    if not place or not state.get("env") or not (env_map or episode_family(state).tracks_position):
         return []
     facts = [(PLAYER, "in", place)]
     if env_map:
@@ -45,6 +47,21 @@ def place_facts(memory: WorldMemory, state: AgentState, env_map: bool = False) -
     return facts
 
 
+def perceived(memory: WorldMemory, state: AgentState) -> tuple[list[tuple[str, str, str]], list[int]]:
+    """What the family's parser reads off this step's observation (``object_memory``), and the facts it shows have
+    ended (a thing no longer where memory placed it)."""
+    seen = Observed(
+        text=state.get("observation") or "",
+        command=state.get("last_action"),
+        valid=state.get("admissible") or [],
+        location=state.get("location"),
+        inventory=state.get("inventory"),
+    )
+    sighting = episode_family(state).perceive(seen)
+    ended = departed(memory.current(), sighting.facts, sighting.shown, memory.key)
+    return list(sighting.facts), [f.id for f in ended]
+
+
 def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     memory, step = session.memory, state.get("step", 0)
     if step not in memory.episodes:
@@ -53,6 +70,10 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Se
         triplets = [(t[0], t[1], t[2]) for t in state.get("extraction", [])]
         triplets += place_facts(memory, state, runtime.context.switches.env_map)
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", [])]
+        if runtime.context.switches.object_memory:
+            seen, ended = perceived(memory, state)
+            triplets += seen
+            outdated += ended
         memory.observe(
             step,
             state.get("observation", ""),

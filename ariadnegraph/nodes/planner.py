@@ -14,10 +14,11 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.session import Session
 from ..agent.state import AgentState
-from ..envs.rules import phrasings, tools_needed
-from ..envs.text import EXPLORE, command_for_item, ground_command, safe_command
+from ..envs.text import EXPLORE, safe_command
+from . import finding
 from .common import (
     ask_structured,
+    episode_family,
     explore_moves,
     go_to_choices,
     next_item,
@@ -26,6 +27,7 @@ from .common import (
     tried_here,
     working_memory,
 )
+from .guards import is_no_op
 from .prompts import PLAN_CHOICE, planner_prompt
 from .schemas import Decision, Plan, PlanStep
 
@@ -81,8 +83,22 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session) 
     return {
         **{name: shown.get(name) for name in CHOICE_SECTIONS},
         p.NEXT_STEP: next_step(state, context, session.run),
+        p.WHERE: where_section(state, context, session),
         p.FEEDBACK: state.get("feedback") or None,
     }
+
+
+def where_section(state: AgentState, context: AgentContext, session: Session) -> list[str] | None:
+    """The WHERE section (``object_memory``): where memory has each thing the next step of a list read needs, or
+    where to search for it."""
+    if not context.switches.object_memory:
+        return None
+    item = next_item(state, context, session.run)
+    if item is None:
+        return None
+    location = state.get("location")
+    found = finding.needs(item[1], episode_family(state), session.memory, location)
+    return finding.where_lines(found, finding.leads(session.memory, location), session.memory) or None
 
 
 LIST_MARK = re.compile(r"\s*\[[^\]]*\]\s*$")
@@ -91,14 +107,13 @@ LIST_MARK = re.compile(r"\s*\[[^\]]*\]\s*$")
 def item_command(state: AgentState, item: str, admissible: list[str]) -> str | None:
     """The one valid command that does a list item read word for word, as written or as the game family words it;
     else the one that takes the tool the item needs and the inventory lacks ("chop the tuna": take the knife)."""
-    env = state.get("env") or ""
-    for wording in (item, *phrasings(env, item)):
-        command = command_for_item(wording, admissible)
-        if command is not None:
-            return command
+    family = episode_family(state)
+    command = family.command_for_item(item, admissible)
+    if command is not None:
+        return command
     held = " ".join(state.get("inventory") or []).lower()
-    for tool in tools_needed(env, item):
-        if tool not in held and (command := command_for_item(tool, admissible)) is not None:
+    for tool in family.tools_needed(item):
+        if tool not in held and (command := family.command_for_item(tool, admissible)) is not None:
             return command
     return None
 
@@ -109,11 +124,12 @@ def _choose_plan(state: AgentState, context: AgentContext, session: Session) -> 
     it lands on another one); a plan of that one step, which the actor plays when it is a valid command or
     sends back when not. The known places to go to are offered beside the valid commands."""
     # not offered: what was sent back this step, and what was played twice already from here and changed nothing
-    avoid = (
-        set(state.get("avoid") or []) | {c for c, (n, _) in tried_here(state, session.run).items() if n >= 2}
-        if context.switches.loop_guard
-        else set(state.get("avoid") or [])
-    )
+    avoid = set(state.get("avoid") or [])
+    if context.switches.loop_guard:
+        avoid |= {c for c, (n, _) in tried_here(state, session.run).items() if n >= 2}
+    if context.switches.object_memory:  # what changes nothing is played once in a situation (nodes/guards.py)
+        family = episode_family(state)
+        avoid |= {c for c in tried_here(state, session.run) if is_no_op(c, family)}
     admissible = [c for c in offered_commands(state, context) if c not in avoid] or offered_commands(state, context)
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
@@ -137,7 +153,7 @@ def _choose_plan(state: AgentState, context: AgentContext, session: Session) -> 
         step=state.get("step", 0),
     )
     written = LIST_MARK.sub("", chosen.action)  # a small model copies an item with its mark ("chop the tuna [to do]")
-    command = ground_command(written, [*admissible, *places]) or written
+    command = episode_family(state).ground(written, [*admissible, *places]) or written
     if command != chosen.action:  # the diagnostics judge what the model wrote, not what grounding made of it
         update = {**update, "written": chosen.action}
     return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[PlanStep(action=command)]), update

@@ -187,6 +187,7 @@ def test_the_react_chooser_may_go_to_a_known_place_and_walks_its_first_move(monk
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
 
     memory = WorldMemory()
     memory.observe(1, "-= Hall =-", [("player", "in", "hall"), ("kitchen", "south of", "hall")])
@@ -230,6 +231,7 @@ def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatc
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
 
     session = fake_session(WorldMemory())
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
@@ -293,11 +295,12 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)  # the tests' default is ariadne_full (conftest)
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
     tried: dict = {}
-    monkeypatch.setattr(actor_module, "tried_here", lambda state, run: tried)
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
     session = fake_session(WorldMemory())
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "step": 3, "progress_step": 3, "admissible": ["open fridge", "go east", "look"],
@@ -322,6 +325,7 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
@@ -332,7 +336,7 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
                                                                       {"action": "go east", "expected": ""}]
     session = fake_session(memory)
     tried: dict = {}
-    monkeypatch.setattr(actor_module, "tried_here", lambda state, run: tried)
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "location": "bedroom", "admissible": ["go south", "look"], "plan": [{"action": "explore", "expected": ""}]}
     update = actor_module.actor(state, ariadne, session)
@@ -377,10 +381,11 @@ def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeyp
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried: dict = {}
-    monkeypatch.setattr(actor_module, "tried_here", lambda state, run: tried)
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
     session = fake_session(WorldMemory())
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "cooking:1", "inventory": ["roasted carrot"], "admissible": ["cook carrot with stove", "eat carrot", "go east", "look"],
@@ -401,10 +406,11 @@ def test_ariadne_does_not_play_a_third_time_what_changed_nothing_when_the_replan
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (2, "You are in the kitchen."), "examine cheese": (2, "a block of cheese")}
-    monkeypatch.setattr(actor_module, "tried_here", lambda state, run: tried)
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
     session = fake_session(WorldMemory())
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "twx:cookingworld", "inventory": [], "admissible": ["look around", "examine cheese", "go east", "take knife"],

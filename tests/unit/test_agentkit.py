@@ -241,13 +241,13 @@ def test_the_chosen_repeat_count_plays_the_command_again_without_thinking(monkey
 
 
 def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_read_the_manual(monkeypatch, tmp_path):
-    from ariadnegraph.envs import environment_brief
+    from ariadnegraph.envs.families import family_of
 
     seen: list[dict] = []
     original = thoughts_module.role_messages
     monkeypatch.setattr(thoughts_module, "role_messages", lambda system, sections: seen.append(dict(sections)) or original(system, sections))
     play_crafter(monkeypatch, tmp_path, steps=1)
-    assert len(seen) >= 9 and all(sections["ENVIRONMENT"] == environment_brief("crafter") for sections in seen)
+    assert len(seen) >= 9 and all(sections["ENVIRONMENT"] == family_of("crafter").brief for sections in seen)
     learn = next(sections for sections in seen if "unknown list can you now answer" in sections["QUESTION"])
     assert "- make wood pickaxe: place table, collect wood" in learn["MANUAL"]  # built from crafter's data.yaml
     assert learn["PREVIOUS OBSERVATION"] == "(the game starts)" and "You face" in learn["OBSERVATION"]
@@ -266,7 +266,7 @@ def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_li
     bad = subprocess.run([ariadne, "play", "--env", "cooking:1", "--preset", "agentkit", "--model", "scripted", "--run-dir", str(tmp_path)],
                          capture_output=True, text=True, timeout=120, env=env)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
-    assert bad.stderr.startswith("ariadne: error: preset 'agentkit' has no thought graph for cooking environments")
+    assert bad.stderr.startswith("ariadne: error: preset 'agentkit' has no thought graph for textworld.cooking environments")
     assert not list(tmp_path.iterdir())  # refused before any write
-    with pytest.raises(EvalError, match="no thought graph for twx"):
+    with pytest.raises(EvalError, match="no thought graph for twx.cookingworld"):
         plan_eval("tales-twx", ["agentkit"], out=tmp_path / "out")

@@ -16,7 +16,7 @@ def test_without_the_games_their_tests_are_skipped_with_the_reason_and_the_rest_
     empty = tmp_path / "games"
     empty.mkdir()
     env = {**os.environ, "ARIADNE_GAMES_DIR": str(empty), "PYTHONPATH": str(ROOT)}
-    modules = ["tests/unit/test_rules.py", "tests/unit/test_eval_suites.py"]
+    modules = ["tests/unit/test_families.py", "tests/unit/test_eval_suites.py"]
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *modules],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:]

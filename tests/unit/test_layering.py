@@ -26,7 +26,8 @@ LAYERS: list[set[str]] = [
     {"play", "live", "evals", "report", "cli", "server_auth", "server_checkpointer", "server_store", "testing"},  # what users and tests drive
 ]
 # Modules of nodes/ that nodes share; every other file there is one node, importing none of the others.
-SHARED_NODE_MODULES = {"ariadnegraph.nodes", "ariadnegraph.nodes.common", "ariadnegraph.nodes.prompts", "ariadnegraph.nodes.schemas"}
+SHARED_NODE_MODULES = {"ariadnegraph.nodes", "ariadnegraph.nodes.common", "ariadnegraph.nodes.prompts", "ariadnegraph.nodes.schemas",
+                       "ariadnegraph.nodes.guards", "ariadnegraph.nodes.finding"}
 
 
 def module_name(path: Path) -> str:

@@ -59,7 +59,11 @@ def test_same_step_facts_never_close_each_other():
 
 
 def test_state_groups_and_direction_uniqueness():
-    kg = TemporalKG()
+    """The cooking states are exclusive where the memory is opened with the cooking family's groups (agent/session.py)."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.memory.conflicts import STATE_GROUPS, ConflictRules
+
+    kg = TemporalKG(rules=ConflictRules(state_groups=(*STATE_GROUPS, *family_of("cooking:1").state_groups)))
     kg.update(1, [("carrot", "is", "raw"), ("carrot", "is", "uncut"), ("hall", "north of", "kitchen")])
     kg.update(2, [("carrot", "is", "sliced")])
     kg.update(3, [("carrot", "is", "fried"), ("pantry", "north of", "kitchen")])

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from ... import prompting as p
 from ... import vocabulary
+from ...envs.families import textworld_cooking as cooking
 from ...envs.text import go_to_target
 from ...memory.conflicts import STATE_GROUPS
 from ...nodes.schemas import (
@@ -54,9 +55,9 @@ FAILURE = re.compile(
     r"too many|you have to|first\b",
     re.IGNORECASE,
 )
-APPLIANCES = vocabulary.APPLIANCES
-COOK_VERBS = {state: verb for verb, state in vocabulary.COOK_VERBS.items()}
-CUT_VERBS = {state: verb for verb, state in vocabulary.CUT_VERBS.items()}
+APPLIANCES = cooking.APPLIANCES
+COOK_VERBS = {state: verb for verb, state in cooking.COOK_VERBS.items()}
+CUT_VERBS = {state: verb for verb, state in cooking.CUT_VERBS.items()}
 _MAX_SEEN = 40
 _NO_EXITS = "no unexplored exit is known"
 _NOTHING = "nothing better known"

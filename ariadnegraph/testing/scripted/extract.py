@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ... import vocabulary
+from ...envs.families import textworld_cooking as cooking
 from ...envs.text import direction_of_command, parse_inventory
 from ...nodes import prompts
 from ...vocabulary import DIRECTIONS, OPPOSITE
@@ -27,11 +27,11 @@ RECIPE = prompts.RECIPE  # the name the extraction prompt fixes
 _DIR_ALT = "|".join(sorted(DIRECTIONS, key=len, reverse=True))
 
 # Adjectives TextWorld puts in front of an ingredient's name to show its state.
-CUT_STATES = {s: s for s in vocabulary.CUT_STATES}
-COOK_STATES = {s: s for s in (*vocabulary.COOK_STATES, vocabulary.BURNED)}
-STATE_WORDS = (vocabulary.RAW, *CUT_STATES, *COOK_STATES)
+CUT_STATES = {s: s for s in cooking.CUT_STATES}
+COOK_STATES = {s: s for s in (*cooking.COOK_STATES, cooking.BURNED)}
+STATE_WORDS = (cooking.RAW, *CUT_STATES, *COOK_STATES)
 # Verbs in a recipe's directions and the state each asks for.
-RECIPE_VERBS = {**vocabulary.CUT_VERBS, **vocabulary.COOK_VERBS}
+RECIPE_VERBS = {**cooking.CUT_VERBS, **cooking.COOK_VERBS}
 # Answers to a cutting / cooking command.
 _CUT_DONE = re.compile(r"^You (slice|dice|chop) the (.+?)\.", re.IGNORECASE | re.MULTILINE)
 _COOK_DONE = re.compile(r"^You (fried|roasted|grilled|burned) the (.+?)\.", re.IGNORECASE | re.MULTILINE)
@@ -429,4 +429,4 @@ def _action_results(text: str, action: str, verb: str, here: str | None, out: Ex
 
 
 def _cut_state(verb: str) -> str:
-    return vocabulary.CUT_VERBS[verb.lower()]
+    return cooking.CUT_VERBS[verb.lower()]

@@ -1,5 +1,5 @@
-"""What the agent's roles are told about each kind of environment (the ENVIRONMENT section), in our
-own words. Game-family rules live here, not in the roles' generic prompts."""
+"""What the agent's roles are told about each game family (the ENVIRONMENT section), in our own words. A family's
+rules are stated here, not in the roles' generic prompts; its module (envs/families/) picks its brief."""
 
 TEXTWORLD = (
     "A text adventure game (TextWorld). Rooms are joined by exits (north, south, east, west); things lie in rooms, "
@@ -47,3 +47,20 @@ CRAFTER = (
     "pickaxes and swords are made near a table (iron ones also near a furnace). Keep food, drink and energy up "
     "(sleep when tired). Send one command at a time from the valid commands."
 )
+
+GENERIC = (
+    "A text game. You act by sending one short command at a time and the game answers in text; the score rises "
+    "when you make progress."
+)
+
+# What each TextWorldExpress game asks, after the brief they share.
+TWX_GAMES = {
+    "coincollector": "This game: find the coin somewhere in the rooms and take it; closed doors must be opened.",
+    "mapreader": "This game: read the map, take the coin from the room it names and bring it back to the box.",
+    "textworldcommonsense": "This game: put each thing that is out of place where it belongs (clothes in the "
+    "wardrobe, dishes in the dishwasher, ...).",
+    "sorting": "This game: put the things in the box from the smallest quantity to the largest.",
+    "arithmetic": "This game: solve the math problem, then put the thing whose quantity is its answer in the box.",
+    "simonsays": "This game: do exactly the commands you are told, in the order given; any other command ends it.",
+    "peckingorder": "This game: read the instructions book and do what it says, in its order, until the game ends.",
+}

@@ -1,0 +1,125 @@
+"""A game family: what the agent knows of one kind of game, behind one interface.
+
+The agent's nodes are written for any game; what differs between TextWorld's cooking games, a treasure hunt,
+a TextWorldExpress puzzle, ScienceWorld, Crafter or NetHack is asked of the episode's family (resolved once
+from the env spec, :func:`~ariadnegraph.envs.families.family_of`): the brief every role reads, the rules whose
+breaking ends the game, the family's wordings of an instruction and its verbs, the tools an instruction needs,
+how its observations are read into memory (:meth:`GameFamily.perceive`), the states memory keeps exclusive, and
+the AgentKit thought graph written for it. A family is one module; the registry lists it once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from .. import text
+
+Triplet = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What one step shows the agent, as perception reads it: the game's answer to ``command`` (None at the start),
+    the valid commands it lists, the room the env names and what the player carries."""
+
+    text: str
+    command: str | None = None
+    valid: Sequence[str] = ()
+    location: str | None = None
+    inventory: Sequence[str] | None = None  # None: the env did not say
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """What perception read off one observation: ``facts`` in memory's vocabulary (``(thing, in|on, holder)``,
+    ``(thing, in, inventory)``, ``(thing, is, open|closed|locked)``, ``(room, has exit, direction)``, ``(room, door
+    DIRECTION, door)``), and ``shown``: the holders (rooms, open containers, supports) whose whole contents the
+    observation shows, so what memory placed there before and is not there now has left (memory/objects.py)."""
+
+    facts: tuple[Triplet, ...] = ()
+    shown: frozenset[str] = field(default_factory=frozenset)
+
+
+NOTHING_SEEN = Sighting()
+
+
+class GameFamily:
+    """The default family: what any text game shares. A family module subclasses it and sets what differs."""
+
+    name: ClassVar[str] = "generic"
+    brief: ClassVar[str] = (
+        "A text game. You act by sending one short command at a time and the game answers in text; the score rises "
+        "when you make progress."
+    )
+    # verbs (and words) the family's commands take for another's: "enjoy your meal" is "eat meal" in cooking games
+    verb_synonyms: ClassVar[Mapping[str, str]] = {}
+    ignored_words: ClassVar[frozenset[str]] = frozenset()
+    # exclusive states memory keeps (one of a group holds at a time), beside the doors' open/closed/locked
+    state_groups: ClassVar[tuple[frozenset[str], ...]] = ()
+    thought_graph: ClassVar[str | None] = None  # the AgentKit graph written for the family (agentkit/NAME.yaml)
+    tracks_position: ClassVar[bool] = False  # the env names the player's place (a level, a region), not a room
+
+    def covers(self, prefix: str, rest: str) -> bool:
+        """Whether an env spec ``prefix:rest`` is a game of this family (the registry asks, in its order)."""
+        return False
+
+    def manual(self) -> str | None:
+        """The family's instruction manual, where it has one (Crafter's), else None."""
+        return None
+
+    # -- rules: what ruins the game for good ---------------------------------------------------------------------
+    def ruinous(self, command: str, inventory: Iterable[str] | None) -> str | None:
+        """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient), else None."""
+        return None
+
+    def allowed(self, commands: Sequence[str], inventory: Iterable[str] | None) -> list[str]:
+        """``commands`` without the ruinous ones."""
+        held = list(inventory or [])
+        return [c for c in commands if self.ruinous(c, held) is None]
+
+    # -- instructions and commands -------------------------------------------------------------------------------
+    def phrasings(self, item: str) -> list[str]:
+        """Other wordings of an instruction read, as the family's commands put it, for matching a valid command."""
+        return []
+
+    def tools_needed(self, item: str) -> list[str]:
+        """What an instruction needs held before any command can do it (a knife to chop)."""
+        return []
+
+    def things_named(self, item: str) -> list[str]:
+        """The things an instruction read names, the tools it needs after them: what memory is asked where to find.
+        "slice the carrot" names the carrot; an item that is a thing to have ("carrot") names itself."""
+        words = text.command_words(item, self.ignored_words)
+        verb = text.verb_of(words, self.synonyms)
+        thing = " ".join(words[1:] if verb and len(words) > 1 else words)
+        return [t for t in dict.fromkeys([thing, *self.tools_needed(item)]) if t]
+
+    @property
+    def synonyms(self) -> Mapping[str, str]:
+        return {**text.VERB_SYNONYMS, **self.verb_synonyms}
+
+    def ground(self, command: str, valid: Sequence[str]) -> str | None:
+        """The valid command ``command`` means (:func:`~ariadnegraph.envs.text.ground_command` with the family's
+        verbs and words), or None."""
+        return text.ground_command(command, valid, synonyms=self.synonyms, ignored=self.ignored_words)
+
+    def command_for_item(self, item: str, valid: Sequence[str]) -> str | None:
+        """The one valid command that does a list item, as written or as the family words it; None when none or
+        several do."""
+        for wording in (item, *self.phrasings(item)):
+            command = text.command_for_item(wording, valid, synonyms=self.synonyms, ignored=self.ignored_words)
+            if command is not None:
+                return command
+        return None
+
+    # -- perception: what an observation shows, for memory -------------------------------------------------------
+    def perceive(self, seen: Observed) -> Sighting:
+        """The facts one observation shows (where things are, open or closed, the exits and doors), read by the
+        family's parser from the text and the valid commands, never from the game's hidden state. The default reads
+        nothing: a family whose text is not regular leaves it to the model's extraction."""
+        return NOTHING_SEEN
+
+    def __repr__(self) -> str:
+        return f"<game family {self.name}>"

@@ -1,0 +1,101 @@
+"""Perception for ScienceWorld: what a look shows, read from its regular listing.
+
+ScienceWorld answers 'look around' (and arriving in a room) with one thing a line::
+
+    This room is called the kitchen. In it, you see:
+        a counter. On the counter is: a bowl (containing a red apple, a banana), a drawer.
+        a fridge. The fridge door is closed.
+        a glass jar (containing a substance called sodium chloride)
+    You also see:
+        A door to the bathroom (that is open)
+
+so each line is a thing in the room, what it holds (``On/In the X is: ...``, ``(containing ...)``, nested), whether
+its door is open, and the doors name the rooms next door. ScienceWorld moves by room name ('go to bathroom'), so a
+room's exits are the rooms its doors lead to: ``(room, "has exit", other room)`` with the door's state.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...memory.spatial import EXIT_RELATION
+from .base import Observed, Sighting, Triplet
+
+_ROOM = re.compile(r"This room is called the (?P<room>[^.]+)\.")
+_THING_LINE = re.compile(r"^\t(?P<line>.+)$", re.M)
+_DOOR_LINE = re.compile(r"^\s*A door to the (?P<room>.+?) \(that is (?P<state>open|closed|locked)\)", re.M | re.I)
+_HOLDS = re.compile(r"(?P<prep>On|In) the (?P<holder>[^:]+?) is: (?P<things>.*?)\.?\s*$")
+_DOOR_STATE = re.compile(r"The (?P<holder>[^.]+?) door is (?P<state>open|closed|locked)")
+_ARTICLE = re.compile(r"^(?:a|an|the|some)\s+(?:substance called\s+)?", re.I)
+_CALLED = re.compile(r"^(?:a|an)\s+substance called\s+", re.I)
+
+
+def _split_top(listed: str) -> list[str]:
+    """A comma list split at the top level only: "a bowl (containing a, b), a drawer" -> two parts."""
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in listed:
+        depth += char == "("
+        depth -= char == ")"
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return [p.strip() for p in parts if p.strip() and p.strip() != "nothing"]
+
+
+def _thing(text: str) -> tuple[str, str | None]:
+    """A listed thing's name and what it contains ("a bowl (containing a red apple, a banana)")."""
+    head, _, inside = text.partition(" (containing ")
+    name = head.split(",")[0].split(". ")[0].strip().rstrip(".")
+    name = _CALLED.sub("", name)
+    name = _ARTICLE.sub("", name).strip()
+    return name, (inside[:-1] if inside.endswith(")") else inside) or None
+
+
+def _place(listed: str, relation: str, holder: str, facts: dict[Triplet, None], shown: set[str]) -> None:
+    shown.add(holder)
+    for part in _split_top(listed):
+        name, inside = _thing(part)
+        if not name or name == "nothing":
+            continue
+        facts[(name, relation, holder)] = None
+        if inside is not None:
+            _place(inside, "in", name, facts, shown)
+
+
+def sighting(seen: Observed) -> Sighting:
+    """The facts a ScienceWorld observation shows (a look), and the holders it shows whole."""
+    found = _ROOM.search(seen.text)
+    facts: dict[Triplet, None] = {}
+    shown: set[str] = set()
+    if found:
+        room = found["room"].strip()
+        shown.add(room)
+        listing = seen.text[found.end() :].split("You also see:")[0]
+        for line in _THING_LINE.finditer(listing):
+            text = line["line"].strip()
+            name, inside = _thing(text.split(". ")[0])  # "a counter. On the counter is: ...": the thing, then its load
+            if not name or name == "agent":
+                continue
+            facts[(name, "in", room)] = None
+            if inside is not None:
+                _place(inside, "in", name, facts, shown)
+            for held in _HOLDS.finditer(text):
+                _place(held["things"], "on" if held["prep"] == "On" else "in", held["holder"].strip(), facts, shown)
+            if state := _DOOR_STATE.search(text):
+                facts[(name, "is", state["state"])] = None
+                if state["state"] != "open":
+                    shown.discard(name)
+        for door in _DOOR_LINE.finditer(seen.text):
+            other = door["room"].strip()
+            facts[(room, EXIT_RELATION, other)] = None
+            facts[(f"door to the {other}", "is", door["state"].lower())] = None
+    if seen.inventory is not None:
+        for thing in seen.inventory:
+            facts[(_thing(thing)[0], "in", "inventory")] = None
+        shown.add("inventory")
+    return Sighting(tuple(facts), frozenset(shown))

@@ -1,0 +1,113 @@
+"""Perception for TextWorldExpress games: what an observation shows, read from its regular sentences.
+
+TextWorldExpress describes a room in a fixed grammar: "You are in the kitchen.", then clauses ("In one part of the
+room you see X", "There is also X", "You also see X") where X is "a stove", "a fridge that is closed", "An open
+fridge, that contains some cilantro, and some raw red tuna", "an open kitchen cupboard, that is empty", "a counter
+that has a knife, and a cookbook on it", "a dining chair, that has nothing on it"; then the exits: "To the South you
+see a closed frosted-glass door.", "Through an open frosted-glass door, to the North you see the kitchen.", "To the
+East you see the corridor." Opening says "You open the fridge. The fridge contains some cilantro." or "It's empty
+inside." Its valid commands list 'take X' for every thing in reach (without where from) and 'open'/'close' whatever
+the state, so the text says where and whether open; the take commands name things as the commands do ("raw red
+tuna" is taken as "red tuna").
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...memory.spatial import EXIT_RELATION, door_relation
+from ...vocabulary import DIRECTIONS
+from .base import Observed, Sighting, Triplet
+
+_DIRECTION = "|".join(DIRECTIONS)
+_ROOM = re.compile(r"\bYou are in the (?P<room>[^.]+)\.")
+_CLAUSE = re.compile(
+    r"(?:In (?:one|another) part of the room you see|There is also|You also see) (?P<what>.+?)(?:\.\s|\.$|\s*\n|$)",
+    re.I,
+)
+_CONTAINS = re.compile(r"^(?:an? )?(?P<state>open|closed)?\s*(?P<holder>.+?), that contains (?P<things>.+)$", re.I)
+_EMPTY = re.compile(r"^(?:an? )?(?P<state>open|closed)?\s*(?P<holder>.+?), that is empty$", re.I)
+_HAS_ON = re.compile(r"^(?:an? )?(?P<holder>.+?),? that has (?P<things>.+?) on it$", re.I)
+_STATE = re.compile(r"^(?:an? )?(?P<thing>.+?),? that is (?P<state>open|closed|locked)$", re.I)
+_OPENED = re.compile(r"\bThe (?P<holder>[^.]+?) contains (?P<things>[^.]+)\.", re.I)
+_OPEN_EMPTY = re.compile(r"\bYou open the (?P<holder>[^.]+?)\. It's empty inside", re.I)
+_EXIT = re.compile(
+    rf"(?:Through an? (?P<via_state>open|closed|locked) (?P<via>[^,]+?), to|To) the (?P<dir>{_DIRECTION}) you see "
+    rf"(?:the (?P<room>[^.]+?)|an? (?P<state>open|closed|locked) (?P<door>[^.]+?))\.",
+    re.I,
+)
+_LIST = re.compile(r",\s*(?:and\s+)?|\s+and\s+", re.I)
+_ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.I)
+_TAKE = re.compile(r"^take (?P<thing>.+)$")
+
+
+def _things(listed: str) -> list[str]:
+    return [_ARTICLE.sub("", p.strip()).strip() for p in _LIST.split(listed) if p.strip() and p.strip() != "nothing"]
+
+
+def _name(text: str, takeable: list[str]) -> str:
+    """A thing as the commands name it: the longest 'take' target the text's name ends with ("raw red tuna":
+    "red tuna"), else the text's name without its article."""
+    name = _ARTICLE.sub("", text.strip()).strip().lower()
+    fits = [t for t in takeable if name == t or name.endswith(" " + t)]
+    return max(fits, key=len) if fits else name
+
+
+def sighting(seen: Observed) -> Sighting:
+    """The facts an observation of a TextWorldExpress game shows, and the holders it shows whole."""
+    found = _ROOM.search(seen.text)
+    room = (found["room"].strip().lower() if found else None) or (seen.location or "").lower() or None
+    takeable = [m["thing"] for c in seen.valid if (m := _TAKE.match(" ".join(c.lower().split())))]
+    facts: dict[Triplet, None] = {}
+    shown: set[str] = set()
+
+    def place(things: str, relation: str, holder: str) -> None:
+        for thing in _things(things):
+            facts[(_name(thing, takeable), relation, holder)] = None
+        shown.add(holder)
+
+    if found and room:
+        shown.add(room)
+        for clause in _CLAUSE.finditer(seen.text[found.end() :]):
+            what = clause["what"].strip()
+            if m := _CONTAINS.match(what):
+                holder = _name(m["holder"], takeable)
+                place(m["things"], "in", holder)
+                facts[(holder, "is", (m["state"] or "open").lower())] = None
+            elif m := _EMPTY.match(what):
+                holder = _name(m["holder"], takeable)
+                shown.add(holder)
+                if m["state"]:
+                    facts[(holder, "is", m["state"].lower())] = None
+            elif m := _HAS_ON.match(what):
+                holder = _name(m["holder"], takeable)
+                place(m["things"], "on", holder)
+            elif m := _STATE.match(what):
+                holder = _name(m["thing"], takeable)
+                facts[(holder, "is", m["state"].lower())] = None
+            else:
+                holder = _name(what, takeable)
+            facts[(holder, "in", room)] = None
+    for m in _OPENED.finditer(seen.text):
+        holder = _name(m["holder"], takeable)
+        place(m["things"], "in", holder)
+        facts[(holder, "is", "open")] = None
+    for m in _OPEN_EMPTY.finditer(seen.text):
+        holder = _name(m["holder"], takeable)
+        shown.add(holder)
+        facts[(holder, "is", "open")] = None
+    if room:
+        for m in _EXIT.finditer(seen.text):
+            direction = m["dir"].lower()
+            facts[(room, EXIT_RELATION, direction)] = None
+            door, state = (m["via"], m["via_state"]) if m["via"] else (m["door"], m["state"])
+            if door:
+                facts[(room, door_relation(direction), door.lower())] = None
+                facts[(door.lower(), "is", state.lower())] = None
+            if m["room"]:
+                facts[(m["room"].strip().lower(), f"{direction} of", room)] = None
+    if seen.inventory is not None:
+        for thing in seen.inventory:
+            facts[(_name(thing, takeable), "in", "inventory")] = None
+        shown.add("inventory")
+    return Sighting(tuple(facts), frozenset(shown))

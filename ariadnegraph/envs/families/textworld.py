@@ -1,0 +1,21 @@
+"""TextWorld's games that are not cooking: the treasure hunts, the coin games, AriGraph's cleaning game and any
+TextWorld game file. Read by the TextWorld parser (valid commands and door sentences)."""
+
+from __future__ import annotations
+
+from . import parse_textworld, prompts
+from .base import GameFamily, Observed, Sighting
+
+
+class TextWorld(GameFamily):
+    name = "textworld"
+    brief = prompts.TEXTWORLD
+
+    def covers(self, prefix: str, rest: str) -> bool:
+        return prefix in ("treasure", "coin", "file", "arigraph")  # (cooking ones are claimed first: the registry)
+
+    def perceive(self, seen: Observed) -> Sighting:
+        return parse_textworld.sighting(seen)
+
+
+FAMILY = TextWorld()

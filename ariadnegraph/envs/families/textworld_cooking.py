@@ -1,0 +1,110 @@
+"""TextWorld's cooking games (STMA's levels, AriGraph's cook games): the recipe, the knife, the appliances, and the
+moves that lose the game. The cooking words every layer uses are owned here (TextWorldExpress's CookingWorld plays
+by the same rules and imports them)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from . import parse_textworld, prompts
+from .base import GameFamily, Observed, Sighting, Triplet
+from .textworld import TextWorld
+
+# The verb of a recipe's direction and the state it leaves an ingredient in.
+CUT_VERBS = {"slice": "sliced", "dice": "diced", "chop": "chopped"}
+COOK_VERBS = {"fry": "fried", "roast": "roasted", "grill": "grilled"}
+CUT_STATES = tuple(CUT_VERBS.values())
+COOK_STATES = tuple(COOK_VERBS.values())
+BURNED = "burned"  # cooked twice
+RAW = "raw"
+APPLIANCES = {"fried": "stove", "roasted": "oven", "grilled": "bbq"}  # where each cooked state is made
+COOKING_STATES = frozenset({RAW, *CUT_STATES, *COOK_STATES, BURNED, "burnt"})
+MEAL = "meal"
+
+_COOK = re.compile(r"^cook (?:the )?(.+?) (?:with|in|on) .+$")
+_EAT = re.compile(r"^eat (?:the )?(.+)$")
+_DIRECTION = re.compile(r"^(fry|roast|grill) (?:the )?(.+)$")
+# A cooking direction names the way to cook; the command names the appliance (the brief's "fry on the stove", ...)
+_APPLIANCE_OF = {verb: APPLIANCES[state] for verb, state in COOK_VERBS.items()}
+
+
+def ruins_a_meal(command: str, inventory: Iterable[str] | None) -> str | None:
+    """Eating anything but the meal loses a cooking game; cooking an ingredient the inventory shows cooked burns it."""
+    words = " ".join((command or "").lower().split())
+    eaten = _EAT.match(words)
+    if eaten and eaten.group(1) != MEAL:
+        return f"eating the {eaten.group(1)} loses the game (only the prepared meal is eaten)"
+    cooked = _COOK.match(words)
+    if cooked:
+        item = cooked.group(1)
+        held = [" ".join(str(i).lower().split()) for i in inventory or []]
+        if any(h.endswith(item) and h.split()[0] in (*COOK_STATES, BURNED, "burnt") for h in held if h != item):
+            return f"the {item} is cooked already: cooking it again burns it"
+    return None
+
+
+def cooking_phrasings(item: str) -> list[str]:
+    """ "fry the tuna" as the game's command puts it: "cook tuna stove"."""
+    found = _DIRECTION.match(" ".join(item.lower().split()))
+    return [f"cook {found.group(2)} {_APPLIANCE_OF[found.group(1)]}"] if found else []
+
+
+def cooking_tools(item: str) -> list[str]:
+    """A cut (slice, dice, chop) needs the knife held (the brief's "cut only with the knife in your inventory")."""
+    return ["knife"] if " ".join(item.lower().split()).startswith(tuple(CUT_VERBS)) else []
+
+
+def appliance_for(item: str) -> list[str]:
+    """A cooking direction needs its appliance: "roast the carrot" is done at the oven."""
+    found = _DIRECTION.match(" ".join(item.lower().split()))
+    return [_APPLIANCE_OF[found.group(1)]] if found else []
+
+
+def held_states(facts: Iterable[Triplet], inventory: Iterable[str] | None) -> list[Triplet]:
+    """The cooking states the inventory's names show ("sliced raw pork chop": the pork chop is sliced and raw), for
+    the things ``facts`` place in the inventory under their short names."""
+    held = [t[0] for t in facts if t[1] == "in" and t[2] == parse_textworld.INVENTORY]
+    found: list[Triplet] = []
+    for name in (" ".join(str(i).lower().split()) for i in inventory or []):
+        thing = next((h for h in sorted(held, key=len, reverse=True) if name.endswith(h)), None)
+        if thing is None:
+            continue
+        found += [(thing, "is", word) for word in name[: -len(thing)].split() if word in COOKING_STATES]
+    return found
+
+
+class CookingRules(GameFamily):
+    """The cooking rules, for any family whose games cook (mixed in before the family's own class)."""
+
+    verb_synonyms = {"enjoy": "eat"}  # the goal says "enjoy your meal", the game takes "eat meal"
+    ignored_words = frozenset({"your"})
+    state_groups = (frozenset({RAW, *COOK_STATES, BURNED, "cooked"}), frozenset({"uncut", *CUT_STATES}))
+
+    def ruinous(self, command: str, inventory: Iterable[str] | None) -> str | None:
+        return ruins_a_meal(command, inventory)
+
+    def phrasings(self, item: str) -> list[str]:
+        return cooking_phrasings(item)
+
+    def tools_needed(self, item: str) -> list[str]:
+        return cooking_tools(item)
+
+    def things_named(self, item: str) -> list[str]:
+        return [*super().things_named(item), *appliance_for(item)]
+
+    def perceive(self, seen: Observed) -> Sighting:
+        found = super().perceive(seen)
+        states = held_states(found.facts, seen.inventory)
+        return Sighting((*found.facts, *states), found.shown) if states else found
+
+
+class Cooking(CookingRules, TextWorld):
+    name = "textworld.cooking"
+    brief = f"{prompts.TEXTWORLD}\n{prompts.COOKING_RULES}"
+
+    def covers(self, prefix: str, rest: str) -> bool:
+        return prefix == "cooking" or (prefix == "arigraph" and rest.startswith("cook"))
+
+
+FAMILY = Cooking()

@@ -1,0 +1,25 @@
+"""What TextWorldExpress's games share: the brief, and perception by the TWX parser. Each game is a family of its own
+(one module each, twx_*.py), subclassing this with its name and its line of the brief."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from . import parse_twx, prompts
+from .base import GameFamily, Observed, Sighting
+
+
+class TextWorldExpress(GameFamily):
+    name: ClassVar[str] = "twx"
+    games: ClassVar[tuple[str, ...]] = ()  # the TWX settings this family covers (their names start with one)
+
+    @property
+    def brief(self) -> str:  # type: ignore[override]
+        line = prompts.TWX_GAMES.get(self.name.removeprefix("twx."))
+        return f"{prompts.TEXTWORLD_EXPRESS}\n{line}" if line else prompts.TEXTWORLD_EXPRESS
+
+    def covers(self, prefix: str, rest: str) -> bool:
+        return prefix == "twx" and rest.startswith(self.games)
+
+    def perceive(self, seen: Observed) -> Sighting:
+        return parse_twx.sighting(seen)

@@ -1,0 +1,143 @@
+"""Object memory: where each thing was last seen, what is closed, and what is still unsearched, read off the KG.
+
+Perception (a game family's parser, envs/families/) writes what each observation shows as facts in the vocabulary
+of :mod:`.spatial` and this module: ``(thing, in|on, holder)`` where a holder is a room, a container, a support or
+the inventory; ``(thing, is, open|closed|locked)``; ``(room, "<direction> door", door)``. These functions answer
+what an agent needs to find a thing: its place now (or when last seen) and the way there, and, for a thing never
+seen, the frontier: containers never seen open, doors still closed, exits not yet taken, nearest first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from ..vocabulary import OPPOSITE
+from . import spatial
+from .facts import Fact, Triplet
+from .temporal_kg import KGView
+
+PLACEMENTS = frozenset({"in", "on"})
+INVENTORY = "inventory"
+CLOSED = frozenset({"closed", "locked"})
+
+
+def departed(view: KGView, facts: Iterable[Triplet], shown: Iterable[str], key: Callable[[str], str]) -> list[Fact]:
+    """The open placements that an observation shows are no longer true: things memory placed in a holder the
+    observation shows whole (``shown``: the room, an open container, a support, the inventory) that it does not
+    place there now (taken, eaten, moved by someone else)."""
+    shown_keys = {key(holder) for holder in shown}
+    placed_now = {(key(s), key(o)) for s, relation, o in facts if relation in PLACEMENTS}
+    return [
+        f
+        for f in view.facts.values()
+        if f.relation in PLACEMENTS
+        and f.object_key in shown_keys
+        and f.subject_key != spatial.PLAYER
+        and (f.subject_key, f.object_key) not in placed_now
+    ]
+
+
+def placement(view: KGView, thing: str) -> Fact | None:
+    """Where memory holds ``thing`` (a key) is now: its newest open placement."""
+    found = [f for f in view.find(subject_key=thing) if f.relation in PLACEMENTS]
+    return max(found, key=lambda f: (f.valid_from, f.id)) if found else None
+
+
+def last_seen(history: Iterable[Fact], thing: str) -> Fact | None:
+    """The newest placement of ``thing`` (a key) memory ever recorded, open or closed: where it was last seen."""
+    found = [f for f in history if f.subject_key == thing and f.relation in PLACEMENTS]
+    return max(found, key=lambda f: (f.valid_from, f.id)) if found else None
+
+
+def room_of(view: KGView, holder: str, places: set[str] | None = None) -> str | None:
+    """The room a holder is in (a key), following placements up (the knife on the counter in the kitchen); the
+    inventory is where the player is; None when memory does not place it in a room."""
+    places = spatial.locations(view) if places is None else places
+    seen: set[str] = set()
+    while holder not in places:
+        if holder == INVENTORY:
+            return spatial.current_location(view)
+        if holder in seen:
+            return None
+        seen.add(holder)
+        up = placement(view, holder)
+        if up is None:
+            return None
+        holder = up.object_key
+    return holder
+
+
+def state_of(view: KGView, thing: str) -> str | None:
+    """Whether ``thing`` (a key) is open, closed or locked, as memory holds it now (None: never said)."""
+    found = [f for f in view.find(subject_key=thing, relation="is") if f.object_key in ("open", *CLOSED)]
+    return max(found, key=lambda f: (f.valid_from, f.id)).object_key if found else None
+
+
+def door_keys(view: KGView) -> set[str]:
+    """Every thing memory knows as a door on an exit."""
+    return {f.object_key for f in view.facts.values() if spatial.door_direction(f.relation)}
+
+
+def ever_open(history: Iterable[Fact]) -> set[str]:
+    """Things memory has ever seen open (a container seen open was searched: what it held was listed)."""
+    return {f.subject_key for f in history if f.relation == "is" and f.object_key == "open"}
+
+
+def _named_exits(view: KGView, room: str, visited: set[str]) -> list[str]:
+    """Exits that name the room they lead to, where the player has not been."""
+    return [
+        f.object_key
+        for f in view.find(subject_key=room, relation=spatial.EXIT_RELATION)
+        if f.object_key not in OPPOSITE and f.object_key not in visited
+    ]
+
+
+@dataclass(frozen=True)
+class Lead:
+    """A place to search for a thing not seen yet: a container never seen open, a closed door, an exit not taken."""
+
+    kind: str  # "container" | "door" | "exit"
+    name: str  # the container's or door's name, or the exit's direction
+    room: str  # the room it is in (a key)
+    command: str  # what searches it once there: "open fridge", "open screen door", "go south"
+
+
+def leads(view: KGView, history: Sequence[Fact], here: str | None) -> list[Lead]:
+    """Where to search next, nearest first (by moves from ``here``): containers never seen open, closed doors on
+    exits whose far side is unknown, and exits never taken."""
+    places = spatial.locations(view)
+    doors = door_keys(view)
+    opened = ever_open(history)
+    visited = set(spatial.visited_locations(history))
+    found: list[tuple[int, Lead]] = []
+
+    def distance(room: str) -> int | None:
+        if here is None:
+            return 0
+        moves = [] if room == here else spatial.shortest_path(view, here, room)
+        return None if moves is None else len(moves)
+
+    for f in view.facts.values():
+        if f.relation == "is" and f.object_key in CLOSED and f.subject_key not in doors and f.subject_key not in opened:
+            room = room_of(view, f.subject_key, places)
+            d = distance(room) if room else None
+            if room is not None and d is not None:
+                name = view.entity_name(f.subject_key)
+                found.append((d, Lead("container", name, room, f"open {name}")))
+    for room in sorted(places):
+        d = distance(room)
+        if d is None:
+            continue
+        known, on_exits = spatial.exits(view, room), spatial.doors(view, room)
+        for direction, door in on_exits.items():
+            if known.get(direction) is None and state_of(view, door) in CLOSED:
+                name = view.entity_name(door)
+                found.append((d, Lead("door", name, room, f"open {name}")))
+        for direction in spatial.unexplored_exits(view, room):
+            if direction not in on_exits or state_of(view, on_exits[direction]) not in CLOSED:
+                found.append((d, Lead("exit", direction, room, f"go {direction}")))
+        for other in _named_exits(view, room, visited):  # worlds that name the room an exit leads to (ScienceWorld)
+            found.append((d, Lead("exit", view.entity_name(other), room, f"go to {view.entity_name(other)}")))
+    found.sort(key=lambda item: (item[0], ("container", "door", "exit").index(item[1].kind), item[1].name))
+    return [lead for _, lead in found]

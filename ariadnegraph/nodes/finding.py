@@ -1,0 +1,139 @@
+"""What the next step needs from memory, and the way to it (``object_memory`` presets).
+
+The next step of a list read ("carrot", "slice the carrot", "roast the carrot") names things: the thing, the tool
+it needs, the appliance it is done at (the game family says which, ``GameFamily.things_named``). For each, object
+memory (memory/objects.py) says where it is now or was last seen and the way there, or, when it was never seen,
+where to search next: the nearest container never seen open, closed door or exit not taken (the frontier). The
+planner reads this as the WHERE section; the way forward (a step sent back with the replans used up, a stall)
+plays its first command, so code walks the same frontier the planner was shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import prompting as p
+from ..envs.families import GameFamily
+from ..memory import WorldMemory, spatial
+from ..memory import objects as om
+
+LEADS_SHOWN = 3  # places to search listed for a thing not seen yet
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing the next step names, as memory knows it."""
+
+    thing: str  # as the step names it
+    held: bool = False
+    holder: str | None = None  # the holder it is in or on now, or was last seen in (a name)
+    relation: str = "in"  # in or on the holder
+    room: str | None = None  # the room of that holder (a name); None when memory cannot say
+    here: bool = False  # the room is the player's
+    closed: bool = False  # the holder is a closed container
+    gone: bool = False  # memory saw it there once, but not any more (taken away, eaten)
+    step: int | None = None  # when it was seen there
+    moves: tuple[tuple[str, str], ...] = ()  # the way from here to its room ("go east" into room)
+
+
+def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | None) -> list[Need]:
+    """What memory knows of each thing ``item`` names (in the family's order: the thing, then its tool, appliance)."""
+    view = memory.current()
+    history = memory.all_facts
+    here = memory.key(location) if location else spatial.current_location(view)
+    places = spatial.locations(view)
+    found = []
+    for thing in family.things_named(item):
+        key = memory.key(thing)
+        now = om.placement(view, key)
+        seen = now or om.last_seen(history, key)
+        if seen is None:
+            found.append(Need(thing))
+            continue
+        if seen.object_key == om.INVENTORY and now is not None:
+            found.append(Need(thing, held=True, step=seen.valid_from))
+            continue
+        room = om.room_of(view, seen.object_key, places) if now is not None else None
+        moves = spatial.shortest_path(view, here, room) if here and room and room != here else None
+        found.append(
+            Need(
+                thing,
+                holder=memory.entity_name(seen.object_key),
+                relation=seen.relation,
+                room=memory.entity_name(room) if room else None,
+                here=room is not None and room == here,
+                closed=om.state_of(view, seen.object_key) in om.CLOSED,
+                gone=now is None,
+                step=seen.valid_from,
+                moves=tuple(moves or ()),
+            )
+        )
+    return found
+
+
+def leads(memory: WorldMemory, location: str | None) -> list[om.Lead]:
+    """Where to search for what was never seen, nearest first."""
+    view = memory.current()
+    here = memory.key(location) if location else spatial.current_location(view)
+    return om.leads(view, memory.all_facts, here)
+
+
+def where_lines(found: Sequence[Need], searches: Sequence[om.Lead], memory: WorldMemory) -> list[str]:
+    """The WHERE section: each thing the next step needs, where memory has it and what gets it (prompting's lines)."""
+    lines = []
+    for need in found:
+        if need.held:
+            lines.append(p.where_line(need.thing, "in your inventory"))
+        elif need.holder is None or need.gone:
+            search = [p.lead_text(lead.command, memory.entity_name(lead.room)) for lead in searches[:LEADS_SHOWN]]
+            lines.append(p.where_line(need.thing, p.not_seen_text(need.holder if need.gone else None), search))
+        else:
+            where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed)
+            lines.append(p.where_line(need.thing, where))
+    return lines
+
+
+def _valid(command: str, family: GameFamily, valid: Sequence[str]) -> str | None:
+    return family.ground(command, valid) if valid else command
+
+
+def _toward(room: str, memory: WorldMemory, here: str | None) -> str | None:
+    """The first move from ``here`` toward ``room`` (keys) along the map, as a 'go' command."""
+    moves = spatial.shortest_path(memory.current(), here, room) if here else None
+    return f"go {moves[0][0]}" if moves else None
+
+
+def next_move(
+    found: Sequence[Need],
+    searches: Sequence[om.Lead],
+    memory: WorldMemory,
+    state: Mapping[str, Any],
+    family: GameFamily,
+) -> tuple[str, str] | None:
+    """The first valid command toward what the next step needs, and why: open the closed thing it is in, take it, go
+    toward its room; for a thing never seen, the nearest lead: open it or go through it here, else go toward it.
+    None when memory gives no way (nothing needed, or no valid command does it)."""
+    valid = list(state.get("admissible") or [])
+    location = state.get("location")
+    here = memory.key(location) if location else spatial.current_location(memory.current())
+    for need in found:
+        if need.held:
+            continue
+        if need.holder is not None and not need.gone and need.room is not None:
+            if need.here and need.closed and (command := _valid(f"open {need.holder}", family, valid)):
+                return command, f"the {need.thing} is in the closed {need.holder}"
+            if need.here and (command := family.command_for_item(need.thing, valid)):
+                return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
+            if need.here:
+                continue  # here, but nothing takes it (an appliance: the step is done at it, here)
+            if need.moves and (command := _valid(f"go {need.moves[0][0]}", family, valid)):
+                return command, f"the {need.thing} is {need.relation} the {need.holder} in {need.room}"
+            continue
+        for lead in searches:
+            command = lead.command if lead.room == here else _toward(lead.room, memory, here)
+            if command and (command := _valid(command, family, valid)):
+                where = "here" if lead.room == here else f"in {memory.entity_name(lead.room)}"
+                return command, f"the {need.thing} is not seen yet: {lead.command} {where}"
+    return None

@@ -1,0 +1,312 @@
+"""The actor's guards: small checks, in order, on the command a plan step grounds to, each of which may play
+something else or send the step back to the planner, saying why with a reason code.
+
+They are the ``ariadne`` preset's heuristics for a small model, each behind its switch (``explore``,
+``strict_grounding``, ``rules_shield``, ``loop_guard``, ``stall_steps``, ``object_memory``): the general actor
+(nodes/actor.py) grounds a step and asks :func:`guard` first. While the step has replans left, a step that should
+not be played goes back to the planner; once they are used up, the way forward plays instead: what the next step
+needs from memory (nodes/finding.py), else an exit not taken, else what changes nothing, else a way out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+from typing import Any
+
+from ..agent.context import AgentContext
+from ..agent.presets import Preset
+from ..agent.session import Session
+from ..agent.state import AgentState
+from ..envs.families import GameFamily
+from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore, safe_command, take_first
+from ..memory import WorldMemory
+from ..vocabulary import SAFE_COMMANDS
+from . import finding
+from .common import episode_family, explore_moves, next_item, tried_here
+
+
+class Reason(StrEnum):
+    """Why a guard played something else than the plan's step, or sent it back."""
+
+    PACING = "pacing"  # a move made twice from here already: explore instead
+    TAKE_FIRST = "take first"  # not valid now, and a thing it names can be taken here: take it first
+    NO_EXIT_LEFT = "no exit left"  # 'explore' with every exit taken
+    NOT_VALID = "not valid"  # no valid command (strict grounding)
+    RULED_OUT = "ruled out"  # the game family's rules say it ruins the game
+    REPEATED = "repeated"  # played twice from this situation already, and it changed nothing
+    NO_OP_AGAIN = "no-op again"  # changes nothing (look, inventory, examine) and was played here already
+    STALLED = "stalled"  # no score for stall_steps steps
+    WAY_FORWARD = "way forward"  # the replans are used up: the way forward instead
+
+
+SEND_BACK_REASONS = frozenset(
+    {Reason.NO_EXIT_LEFT, Reason.NOT_VALID, Reason.RULED_OUT, Reason.REPEATED, Reason.NO_OP_AGAIN, Reason.STALLED}
+)
+NO_OP_VERBS = ("examine", "read", "x", "look at")  # what shows a thing again without changing it
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a guard decided: ``command`` to play instead (``then``: the moves after it), or None to send the step back
+    to the planner with ``why``; ``avoid``: a command left out of the planner's choices for the rest of the step."""
+
+    reason: Reason
+    why: str
+    command: str | None = None
+    then: tuple[dict[str, str], ...] = ()
+    avoid: str | None = None
+    expected: str | None = None
+
+
+@dataclass
+class Situation:
+    """What the guards read: the state, the run's switches and session, the plan step and the command it grounds to."""
+
+    state: AgentState
+    context: AgentContext
+    session: Session
+    planned: str  # the plan's step as written
+    command: str | None  # the valid command it grounds to (None: none)
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def preset(self) -> Preset:
+        return self.context.switches
+
+    @property
+    def family(self) -> GameFamily:
+        return episode_family(self.state)
+
+    @property
+    def memory(self) -> WorldMemory:
+        return self.session.memory
+
+    @property
+    def admissible(self) -> list[str]:
+        return list(self.state.get("admissible") or [])
+
+    @cached_property
+    def tried(self) -> dict[str, tuple[int, str]]:
+        """What was played from this very situation (place, inventory, score), how often, and the game's answer."""
+        return tried_here(self.state, self.session.run)
+
+    @property
+    def replans_left(self) -> bool:
+        return self.state.get("replans", 0) < self.preset.max_replans
+
+    def times_here(self, command: str | None) -> int:
+        return self.tried.get(command, (0, ""))[0] if command else 0
+
+
+def is_no_op(command: str, family: GameFamily) -> bool:
+    """A command that changes nothing in the world: look, inventory, or showing a thing again (examine, read)."""
+    words = " ".join(command.lower().split())
+    return words in SAFE_COMMANDS or words.startswith(tuple(f"{verb} " for verb in NO_OP_VERBS))
+
+
+# -- the guards that play something else --------------------------------------------------------------------------
+def pacing(s: Situation) -> Decision | None:
+    """A move made twice from here already (``explore``): explore instead, when an exit not taken yet is left."""
+    command = s.command
+    if not (s.preset.explore and command is not None and s.admissible and direction_of_command(command)):
+        return None
+    if s.times_here(command) < 2:
+        return None
+    moves = explore_moves(s.state, s.memory)
+    first = s.family.ground(moves[0]["action"], s.admissible) if moves else None
+    if not moves or first is None or first == command:
+        return None
+    return Decision(
+        Reason.PACING,
+        f"'{command}' was already played twice from here",
+        command=first,
+        then=tuple(moves[1:]),
+        expected=moves[0]["expected"] or None,
+    )
+
+
+def taking_first(s: Situation) -> Decision | None:
+    """A step not valid now that names a thing that can be taken here (``strict_grounding``): take it first."""
+    if s.command is not None or not s.preset.strict_grounding or not s.admissible:
+        return None
+    needed = take_first(s.planned, s.admissible)
+    return Decision(Reason.TAKE_FIRST, f"'{s.planned}' needs the thing taken first", command=needed) if needed else None
+
+
+# -- the guards that send a step back (while replans are left) ------------------------------------------------------
+def no_exit_left(s: Situation) -> Decision | None:
+    if s.command is None and s.preset.explore and is_explore(s.planned) and s.admissible:
+        return Decision(
+            Reason.NO_EXIT_LEFT, "no exit is left that has not been taken: choose one of VALID COMMANDS", avoid=EXPLORE
+        )
+    return None
+
+
+def not_valid_why(written: str, admissible: list[str], synonyms: dict[str, str]) -> str:
+    """Why a written step goes back to the planner: not a valid command, and what may be needed first. When no
+    valid command starts with its verb, what could be taken is named (a tool is usually taken first)."""
+    verb = (written.split() or [""])[0].lower()
+    same = {verb, synonyms.get(verb, verb)}  # read is examine, get is take, ...
+    if any(synonyms.get(first, first) in same for c in admissible for first in c.lower().split()[:1]):
+        return f"'{written}' is not a valid command here; choose one of VALID COMMANDS"
+    takes = [c for c in admissible if c.lower().startswith(tuple(f"{taking} " for taking in TAKING_VERBS))][:6]
+    hint = f"; things that can be taken here: {', '.join(takes)}" if takes else ""
+    return (
+        f"no valid command here can '{verb}' yet: what it needs first is not at hand (a tool held, a container opened, "
+        f"another place){hint}"
+    )
+
+
+def not_valid(s: Situation) -> Decision | None:
+    if s.command is None and s.preset.strict_grounding and s.admissible:
+        return Decision(Reason.NOT_VALID, not_valid_why(s.planned, s.admissible, dict(s.family.synonyms)))
+    return None
+
+
+def ruled_out(s: Situation) -> Decision | None:
+    why = ruin(s)
+    if why is None:
+        return None
+    return Decision(Reason.RULED_OUT, f"'{s.command}' is ruled out: {why}; choose another", avoid=s.command)
+
+
+def ruin(s: Situation) -> str | None:
+    """Why the command breaks the game family's rules for good (``rules_shield``), else None."""
+    if not (s.preset.rules_shield and s.command and s.state.get("env")):
+        return None
+    return s.family.ruinous(s.command, s.state.get("inventory"))
+
+
+def repeated(s: Situation) -> Decision | None:
+    """A command, not a move, played twice already from this situation (``loop_guard``; a move may be the only way out
+    of a dead end: pacing and stalls catch moves)."""
+    if not s.preset.loop_guard or s.command is None or direction_of_command(s.command) is not None:
+        return None
+    count, answer = s.tried.get(s.command, (0, ""))
+    if count < 2:
+        return None
+    return Decision(
+        Reason.REPEATED,
+        f"'{s.command}' was already played {count} times here and the game answered '{answer}': do something else",
+        avoid=s.command,
+    )
+
+
+def no_op_again(s: Situation) -> Decision | None:
+    """A command that changes nothing, played from this situation already (``object_memory``: what it showed is in
+    memory): at most once in the same situation."""
+    if not s.preset.object_memory or s.command is None or not is_no_op(s.command, s.family):
+        return None
+    if s.times_here(s.command) < 1:
+        return None
+    return Decision(
+        Reason.NO_OP_AGAIN,
+        f"'{s.command}' changes nothing and was played here already: what it showed is known; do something else",
+        avoid=s.command,
+    )
+
+
+def stalled(s: Situation) -> Decision | None:
+    """No score for ``stall_steps`` steps (checked once per step, before any replan)."""
+    since = s.state.get("step", 0) + 1 - s.state.get("progress_step", 0)
+    if (
+        s.preset.stall_steps
+        and s.state.get("replans", 0) == 0
+        and since >= s.preset.stall_steps
+        and since % s.preset.stall_steps == 0
+    ):
+        return Decision(
+            Reason.STALLED,
+            f"no score for {since - 1} steps: what the plan does is not working; look for what the goal still needs",
+        )
+    return None
+
+
+# -- the way forward, once the replans are used up ------------------------------------------------------------------
+def mentioned_here(written: str, observation: str) -> bool:
+    """Whether the thing a command names (its words after the verb) is in the latest observation."""
+    words = [w for w in written.lower().split()[1:] if w not in ("the", "a", "an", "with", "from", "on", "in", "to")]
+    text = observation.lower()
+    return bool(words) and all(w in text for w in words)
+
+
+def unexplored_move(s: Situation) -> str | None:
+    """A valid 'go' command through an exit the map has never seen taken from here."""
+    here = s.memory.location() or s.state.get("location")
+    exits = next(iter(s.memory.unexplored_exits(here).values()), []) if here else []
+    return next((c for d in exits if (c := s.family.ground(f"go {d}", s.admissible))), None)
+
+
+def needed_move(s: Situation) -> tuple[str, str] | None:
+    """What the next step of a list read needs, from memory (``object_memory``): (command, why), or None."""
+    if not s.preset.object_memory:
+        return None
+    item = next_item(s.state, s.context, s.session.run)
+    if item is None:
+        return None
+    location = s.state.get("location")
+    found = finding.needs(item[1], s.family, s.memory, location)
+    return finding.next_move(found, finding.leads(s.memory, location), s.memory, s.state, s.family)
+
+
+def way_forward(s: Situation) -> tuple[str, str]:
+    """What to play when the planner keeps coming back to a step that should not be played: what the next step needs
+    from memory, an exit not taken yet from here, the first move of 'explore', a way out not taken yet from this
+    situation, else what changes nothing; with why."""
+    if found := needed_move(s):
+        return found
+    if move := unexplored_move(s):
+        return move, "an exit not taken yet"
+    moves = explore_moves(s.state, s.memory) if s.preset.explore else None
+    if moves and (first := s.family.ground(moves[0]["action"], s.admissible)):
+        return first, "toward an exit not taken yet"
+    ways_out = [c for c in s.admissible if direction_of_command(c) and c not in s.tried]
+    if ways_out:
+        return ways_out[0], "a way out not taken from here"
+    return safe_command(s.admissible), "nothing else to do"
+
+
+def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | None:
+    """With the replans used up, a step that would have gone back (or one the planner was not offered) is not mapped by
+    a model to another command (it picks an unrelated one): the way forward. Before any other, a look at the place,
+    once, when the thing the step names is here (the planner may see it anew)."""
+    avoided = s.command is not None and s.command in (s.state.get("avoid") or [])
+    unplayable = s.command is None and s.preset.strict_grounding
+    if not s.admissible or (sent_back is None and not avoided and not unplayable):
+        return None
+    safe = safe_command(s.admissible)
+    elsewhere = s.command is None and not mentioned_here(s.planned, s.state.get("observation") or "")
+    again = repeated(s) is not None or no_op_again(s) is not None
+    looked = s.times_here(safe) >= (1 if s.preset.object_memory else 2)
+    if not (elsewhere or again or looked):
+        return Decision(Reason.WAY_FORWARD, "look again at the place", command=safe)
+    command, why = way_forward(s)
+    return Decision(Reason.WAY_FORWARD, why, command=command)
+
+
+PLAYING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (pacing, taking_first)
+SENDING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (
+    no_exit_left,
+    not_valid,
+    ruled_out,
+    repeated,
+    no_op_again,
+    stalled,
+)
+
+
+def guard(s: Situation) -> Decision | None:
+    """The first guard that objects to the step, in order: those that play something else; then, with replans left,
+    those that send it back, else the way forward instead. None: the step may be played as grounded."""
+    for check in PLAYING_GUARDS:
+        if decision := check(s):
+            return decision
+    sending = next((d for check in SENDING_GUARDS if (d := check(s)) is not None), None)
+    if sending is not None and sending.reason == Reason.STALLED and not s.replans_left:
+        sending = None
+    if s.replans_left and sending is not None:
+        return sending
+    return way_forward_instead(s, sending)

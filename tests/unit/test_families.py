@@ -1,0 +1,194 @@
+"""Game families (envs/families): one interface per kind of game, resolved from the env spec, and each family's
+parser read on recorded observations (tests/fixtures/observations: trajectories the games really printed)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ariadnegraph.envs import families
+from ariadnegraph.envs.families import GENERIC, Observed, family_of
+
+OBSERVATIONS = Path(__file__).parent.parent / "fixtures" / "observations"
+
+
+def recorded(name: str) -> tuple[str, list[Observed]]:
+    data = json.loads((OBSERVATIONS / name).read_text())
+    return data["env"], [
+        Observed(s["observation"], s["action"], s["valid"] or [], s["location"], s["inventory"]) for s in data["steps"]
+    ]
+
+
+def facts_of(env: str, seen: Observed) -> set[tuple[str, str, str]]:
+    return set(family_of(env).perceive(seen).facts)
+
+
+# -- resolution --------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec, family", [
+    ("cooking:2", "textworld.cooking"), ("arigraph:cook_hard", "textworld.cooking"), ("arigraph:hunt", "textworld"),
+    ("arigraph:clean", "textworld"), ("treasure:3", "textworld"), ("coin:2", "textworld"), ("file:/g/x.z8", "textworld"),
+    ("twx:cookingworld", "twx.cookingworld"), ("twx:simonsayswithmemory50verbose", "twx.simonsays"),
+    ("twx:peckingorder", "twx.peckingorder"), ("scienceworld:boil", "scienceworld"), ("crafter", "crafter"),
+    ("nethack:challenge", "nethack"),
+])
+def test_a_spec_resolves_to_its_family(spec, family):
+    assert family_of(spec).name == family
+
+
+def test_every_twx_setting_has_a_family_of_its_own_game():
+    from ariadnegraph.envs.twx_env import TWX_SETTINGS
+
+    for setting in TWX_SETTINGS:
+        assert family_of(f"twx:{setting}").name.startswith("twx."), setting
+
+
+def test_a_spec_no_family_covers_plays_with_the_generic_family(monkeypatch):
+    monkeypatch.setattr(families, "FAMILIES", [f for f in families.FAMILIES if f.name != "textworld"])
+    generic = family_of("coin:1")
+    assert generic is GENERIC
+    assert generic.ruinous("eat coin", []) is None and generic.perceive(Observed("There is a coin on the floor.")).facts == ()
+    assert "text game" in generic.brief
+
+
+def test_a_family_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
+    """A test family plugged in as a module of its own: its brief, rules and parser reach the nodes' interface."""
+    module = tmp_path / "ariadne_test_family.py"
+    module.write_text(textwrap.dedent('''
+        from ariadnegraph.envs.families.base import GameFamily, Sighting
+
+        class Puzzle(GameFamily):
+            name = "test.puzzle"
+            brief = "A puzzle of levers."
+
+            def covers(self, prefix, rest):
+                return prefix == "treasure" and rest == "99"
+
+            def ruinous(self, command, inventory):
+                return "the trap closes" if command == "pull red lever" else None
+
+            def perceive(self, seen):
+                return Sighting((("lever", "in", seen.location),), frozenset({seen.location}))
+
+        FAMILY = Puzzle()
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import ariadne_test_family
+
+    monkeypatch.setattr(families, "FAMILIES", [ariadne_test_family.FAMILY, *families.FAMILIES])
+    family = family_of("treasure:99")
+    assert family.name == "test.puzzle" and family.brief == "A puzzle of levers."
+    assert family.allowed(["pull red lever", "pull blue lever"], []) == ["pull blue lever"]
+    assert family.perceive(Observed("You see levers.", location="Hall")).facts == (("lever", "in", "Hall"),)
+    assert families.family_named("test.puzzle") is ariadne_test_family.FAMILY  # as a checkpointed state names it
+    assert family_of("treasure:1").name == "textworld"  # the rest is unchanged
+
+
+# -- rules, wordings, tools (the cooking family owns them) -------------------------------------------------------
+@pytest.mark.parametrize("spec, command, inventory, ruled_out", [
+    ("cooking:1", "eat red apple", ["red apple"], "loses the game"),
+    ("cooking:1", "eat meal", ["meal"], None),
+    ("cooking:1", "cook red bell pepper with stove", ["roasted red bell pepper", "red onion"], "cooked already"),
+    ("cooking:1", "cook red onion with stove", ["roasted red bell pepper", "red onion"], None),
+    ("twx:cookingworld", "cook yellow bell pepper in oven", ["fried yellow bell pepper"], "cooked already"),
+    ("arigraph:cook", "eat carrot", [], "loses the game"),
+    ("treasure:1", "eat red apple", ["red apple"], None),  # another family: its rules are not known here
+    ("twx:coincollector", "eat coin", [], None),
+])
+def test_what_the_cooking_rules_rule_out(spec, command, inventory, ruled_out):
+    reason = family_of(spec).ruinous(command, inventory)
+    if ruled_out is None:
+        assert reason is None
+    else:
+        assert ruled_out in reason
+
+
+def test_the_shield_keeps_every_other_command():
+    valid = ["cook red bell pepper with stove", "chop red bell pepper with knife", "eat red bell pepper", "prepare meal", "go south"]
+    assert family_of("cooking:1").allowed(valid, ["roasted red bell pepper", "knife"]) == ["chop red bell pepper with knife", "prepare meal", "go south"]
+    assert family_of("coin:1").allowed(valid, ["roasted red bell pepper"]) == valid
+
+
+def test_a_cooking_direction_is_worded_as_the_command_that_does_it():
+    assert family_of("cooking:1").phrasings("fry the white tuna") == ["cook white tuna stove"]
+    assert family_of("twx:cookingworld").phrasings("roast the carrot") == ["cook carrot oven"]
+    assert family_of("cooking:1").phrasings("chop the carrot") == []
+    assert family_of("coin:1").phrasings("fry the tuna") == []
+
+
+def test_the_things_a_step_names_the_tool_and_the_appliance_after_the_thing():
+    cooking = family_of("cooking:1")
+    assert cooking.things_named("slice the carrot") == ["carrot", "knife"]
+    assert cooking.things_named("roast the red tuna") == ["red tuna", "oven"]
+    assert cooking.things_named("carrot") == ["carrot"]
+    assert family_of("coin:1").things_named("take the coin") == ["coin"]
+    assert cooking.tools_needed("fry the white tuna") == [] and family_of("treasure:1").tools_needed("chop the tree") == []
+
+
+def test_the_cooking_family_reads_enjoy_your_meal_as_eat_meal_and_no_other_does():
+    valid = ["eat meal", "drop meal"]
+    assert family_of("cooking:1").command_for_item("enjoy your meal", valid) == "eat meal"
+    assert family_of("cooking:1").ground("enjoy your meal", valid) == "eat meal"
+    assert family_of("coin:1").ground("enjoy your meal", valid) is None
+
+
+# -- perception on recorded observations ---------------------------------------------------------------------------
+def test_textworld_things_seen_and_the_closed_door_of_a_room():
+    env, steps = recorded("textworld_cooking.json")
+    start = facts_of(env, steps[0])  # the pantry: a shelf, a closed door west, a raw pork chop carried
+    assert {("Pantry", "has exit", "west"), ("Pantry", "west door", "frosted-glass door"),
+            ("frosted-glass door", "is", "closed"), ("pork chop", "in", "inventory"), ("pork chop", "is", "raw"),
+            ("shelf", "in", "Pantry")} <= start
+    kitchen = facts_of(env, steps[2])
+    assert {("knife", "on", "counter"), ("tomato", "on", "counter"), ("cookbook", "on", "table"),
+            ("fridge", "is", "closed"), ("fridge", "in", "Kitchen"), ("screen door", "is", "closed"),
+            ("Kitchen", "south door", "screen door"), ("frosted-glass door", "is", "open")} <= kitchen
+    assert not any(t[0] in ("block of cheese", "white tuna") for t in kitchen)  # in the closed fridge: not seen
+
+
+def test_textworld_a_container_holds_what_it_showed_when_opened():
+    env, steps = recorded("textworld_cooking.json")
+    opened = family_of(env).perceive(steps[3])  # "You open the fridge, revealing a block of cheese and a raw white tuna."
+    assert {("block of cheese", "in", "fridge"), ("white tuna", "in", "fridge"), ("fridge", "is", "open")} <= set(opened.facts)
+    assert "fridge" in opened.shown and "Kitchen" in opened.shown
+    taken = facts_of(env, steps[4])
+    assert ("block of cheese", "in", "inventory") in taken and ("white tuna", "in", "fridge") in taken
+
+
+def test_textworld_cleaning_supports_and_an_opened_wardrobe():
+    env, steps = recorded("textworld_clean.json")
+    first = facts_of(env, steps[0])
+    assert {("toothbrush", "on", "dining table"), ("salt and papper shakers", "on", "dining table")} <= first
+    assert ("evening dress", "in", "wardrobe") in facts_of(env, steps[3]) and ("wardrobe", "is", "open") in facts_of(env, steps[3])
+
+
+def test_twx_things_on_supports_in_containers_and_the_contents_shown_when_opened():
+    env, steps = recorded("twx_cookingworld.json")
+    room = facts_of(env, steps[0])
+    assert {("knife", "on", "counter"), ("cookbook", "on", "counter"), ("fridge", "is", "closed"),
+            ("fridge", "in", "kitchen"), ("dining chair", "in", "kitchen")} <= room
+    opened = facts_of(env, steps[2])  # "The fridge contains a yellow bell pepper, a raw chicken wing, ..."
+    assert {("yellow bell pepper", "in", "fridge"), ("chicken wing", "in", "fridge"), ("fridge", "is", "open")} <= opened
+
+
+def test_twx_doors_their_states_and_the_rooms_beyond():
+    env, steps = recorded("twx_doors.json")
+    start = facts_of(env, steps[0])
+    assert {("kitchen", "has exit", "south"), ("kitchen", "south door", "frosted-glass door"),
+            ("frosted-glass door", "is", "closed"), ("corridor", "east of", "kitchen")} <= start
+    pantry = facts_of(env, steps[2])  # "Through an open frosted-glass door, to the North you see the kitchen."
+    assert {("pantry", "north door", "frosted-glass door"), ("frosted-glass door", "is", "open"),
+            ("kitchen", "north of", "pantry")} <= pantry
+
+
+def test_scienceworld_a_look_lists_each_thing_what_it_holds_and_the_doors():
+    env, steps = recorded("scienceworld.json")
+    seen = family_of(env).perceive(steps[0])
+    facts = set(seen.facts)
+    assert {("counter", "in", "kitchen"), ("bowl", "on", "counter"), ("banana", "in", "bowl"),
+            ("fridge", "is", "closed"), ("sodium chloride", "in", "glass jar"), ("glass cup", "on", "table"),
+            ("kitchen", "has exit", "bathroom"), ("door to the bathroom", "is", "open")} <= facts
+    assert not any(")" in part for fact in facts for part in fact)
+    assert "fridge" not in seen.shown and "bowl" in seen.shown
