@@ -187,7 +187,6 @@ def test_the_react_chooser_may_go_to_a_known_place_and_walks_its_first_move(monk
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     memory = WorldMemory()
     memory.observe(1, "-= Hall =-", [("player", "in", "hall"), ("kitchen", "south of", "hall")])
@@ -231,7 +230,6 @@ def test_without_its_actor_davis_sends_the_planned_command_as_written(monkeypatc
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     session = fake_session(WorldMemory())
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
