@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.agent.presets import parse_switches
+from ariadnegraph.evals.attribution import attribution, model_and_code
 from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.evals.suites import normalised
 from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
@@ -204,6 +206,8 @@ def measure(run: Path) -> dict[str, Any]:
             "issues": {k: v for k, v in counts.items() if k not in OUTCOMES},
         }
     diagnosis = run_diagnosis(run.parent, run.name).totals
+    chosen = attribution(RunDir.open(run.parent, run.name).steps())
+    by_model, by_code = model_and_code(chosen)
     # the best score reached: a game a wrong command ends (TWX's Simon says, cooking with the wrong appliance) ends
     # on a score lower than what the episode had reached; TALES compares the best, normalised by the maximum
     best = max(
@@ -215,6 +219,9 @@ def measure(run: Path) -> dict[str, Any]:
     )
     return {
         "diagnostics": diagnosis,
+        "by_model": by_model,
+        "by_code": by_code,
+        "chosen_by": dict(chosen),
         "won": bool(result["won"]),
         "score": result["score"],
         "max_score": result["max_score"],
@@ -232,11 +239,23 @@ def measure(run: Path) -> dict[str, Any]:
 
 def run_id_of(key: str) -> str:
     """The run an episode's key ("model|preset|twx:mapreader@0/dev|50") is played as."""
-    return key.replace("|", "_").replace(":", "-").replace("@", "-").replace("/", "-").replace("#", "-v")
+    for mark, instead in (("|", "_"), (":", "-"), ("@", "-"), ("/", "-"), ("#", "-v"), ("+", "_"), ("=", "-")):
+        key = key.replace(mark, instead)
+    return key
 
 
 def fmt(value: float | None, digits: int = 0) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def code_cell(metrics: dict[str, Any], key: str) -> str:
+    """Commands the model chose, or code played (with what code played them: a list read, a route, a guard)."""
+    if key not in metrics:
+        return "—"
+    if key == "by_model" or not metrics[key]:
+        return str(metrics[key])
+    parts = [f"{by} {n}" for by, n in sorted(metrics["chosen_by"].items()) if by not in ("model", "unknown")]
+    return f"{metrics[key]} ({', '.join(parts)})"
 
 
 def role_cell(roles: dict[str, dict[str, Any]]) -> str:
@@ -277,13 +296,14 @@ def diagnostic_cells(metrics: dict[str, Any]) -> list[str]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     head = (
-        "| model | preset | game | won | score | best/max | steps | s/step | calls/step | prompt tok/step | "
+        "| model | preset | game | won | score | best/max | steps | by model | by code | s/step | calls/step | "
+        "prompt tok/step | "
         "cached/step | "
         "uncached/step, steps 16-20 | completion/step | failures/fallbacks by role | "
         + " | ".join(label for _, _, label in DIAGNOSTICS)
         + " |"
     )
-    lines = [head, "|" + "---|" * (14 + len(DIAGNOSTICS))]
+    lines = [head, "|" + "---|" * (16 + len(DIAGNOSTICS))]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         m = row["metrics"]
@@ -291,6 +311,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         lines.append(
             f"| {row['model']} | {row['preset']} | {row['game']} | {'yes' if m['won'] else 'no'} | "
             f"{m['score']:g}/{m['max_score']:g} | {fmt(m['best_normalised'], 2)} | {m['steps']} | "
+            f"{code_cell(m, 'by_model')} | {code_cell(m, 'by_code')} | "
             f"{fmt(m['seconds_per_step'], 1)} | {fmt(m['calls_per_step'], 1)} | "
             f"{fmt(m['prompt_per_step'])} | {fmt(m['cached_per_step'])} | {fmt(m['uncached_at_20'])} | "
             f"{fmt(m['completion_per_step'])} | {role_cell(m['roles'])} | " + " | ".join(diagnostic_cells(m)) + " |"
@@ -326,7 +347,12 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", default=["qwen2.5-coder-1.5b"])
-    parser.add_argument("--presets", nargs="+", default=["ariadne", "react", "full_history"])
+    parser.add_argument(
+        "--presets",
+        nargs="+",
+        default=["ariadne", "react", "full_history"],
+        help="presets, each optionally with switches changed: ariadne+object_memory=false (an ablation row)",
+    )
     games = parser.add_mutually_exclusive_group()
     games.add_argument("--games", nargs="+", default=list(HELD_OUT), help="default: the held-out games")
     games.add_argument("--dev", action="store_true", help="the dev games design work is tried on")
@@ -370,7 +396,13 @@ def main(argv: list[str] | None = None) -> int:
                         rows.append({**done[key], "metrics": measure(out / "runs" / run_id)})
                         continue
                     spec, options = game_options(game)
-                    context = AgentContext(model=f"local:{model}", preset=preset, run_dir=str(out / "runs"))
+                    name, *changes = preset.split("+")  # an ablation row: "ariadne+object_memory=false"
+                    context = AgentContext(
+                        model=f"local:{model}",
+                        preset=name,
+                        switch_overrides=parse_switches(changes),
+                        run_dir=str(out / "runs"),
+                    )
                     if (out / "runs" / run_id).exists():  # killed earlier: finish it
                         resume(run_id, run_dir=out / "runs")
                     else:

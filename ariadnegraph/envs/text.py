@@ -308,9 +308,17 @@ def _stems(text: str) -> set[str]:
     return {_stem(w) for w in text.split() if w.lower() not in _STOPWORDS} - {""}
 
 
+def _said(word: str, said: str) -> bool:
+    """Whether a report's word ``said`` says a line's ``word`` (both stems): the same word, one that starts with its
+    first four letters ("roast": "roasted"), or a short word's own forms ("fry": "fried", never "fridge")."""
+    return (
+        said == word or (len(word) >= 4 and said.startswith(word[:4])) or said in (word + "ed", word + "d", word + "s")
+    )
+
+
 def _reported(words: set[str], report: set[str]) -> bool:
-    """Every word of a line is in the report, as a word that starts like it (its first four letters)."""
-    return bool(words) and all(any(r.startswith(w[:4]) for r in report) for w in words)
+    """Every word of a line is in the report (:func:`_said`)."""
+    return bool(words) and all(any(_said(w, r) for r in report) for w in words)
 
 
 def _stem_list(text: str) -> list[str]:
@@ -334,7 +342,7 @@ def _item_reported(item: str, report: str) -> bool:
         else:
             rest.append(said[i])
             i += 1
-    return any(word.startswith(verb[:4]) for word in rest)
+    return any(_said(verb, word) for word in rest)
 
 
 LIST_HEADING_WORDS = 3  # "Directions:"; "You open the cookbook and start reading:" is prose

@@ -24,6 +24,11 @@ from ..envs.text import (
 )
 from ..models import FALLBACK
 from .common import (
+    BY,
+    BY_FALLBACK,
+    BY_MODEL,
+    BY_ROUTE,
+    BY_SCRIPT,
     INADMISSIBLE,
     ask_structured,
     environment_section,
@@ -81,7 +86,7 @@ def grounding(planned: str | None, played: str | None, how: str, **extra: Any) -
         (grounded: the same command or a close spelling; model: the model mapped it; choice: the model chose
         from the list; as_written; script; fallback: nothing usable, a command that changes nothing; sent
         back: returned to the planner, ``why`` saying why; expanded: the first of the commands ``into`` the actor
-    decomposed the step into)."""
+    decomposed the step into); ``by``: who chose the command (common.BY_*: the model, or code and why)."""
     return {"actor": [{"planned": planned, "played": played, "how": how, **extra}]}
 
 
@@ -138,7 +143,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     script = state.get("script") or []
     if script:  # a given trajectory is played as it is (memory is still written every step)
         given = script[min(state.get("step", 0), len(script) - 1)]
-        return {"command": given, "reason": None, "decided": grounding(None, given, "script")}
+        return {"command": given, "reason": None, "decided": grounding(None, given, "script", by=BY_SCRIPT)}
     preset = context.switches
     plan = list(state.get("plan") or [])
     admissible = state.get("admissible") or []
@@ -146,6 +151,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     if preset.go_to or preset.explore:
         memory = session.memory
         while plan and (moves := expand_on_map(plan[0]["action"], state, memory, preset)) is not None:
+            moves = routed(moves, plan[0].get(BY, BY_MODEL))
             plan = moves + plan[1:]  # an empty expansion (already there) just drops the step
             if moves:
                 break
@@ -175,16 +181,24 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     decision = guard(Situation(state, context, session, step["action"], command))
     if decision is not None:
         return guarded(decision, step["action"], command, update)
+    by = step.get(BY, BY_MODEL)
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         command, update, how = _closest_valid(state, context, step, admissible, update)
+        by = BY_FALLBACK if how == "fallback" else BY_MODEL
     return {
         "command": command,
         "expected": step.get("expected") or None,
         "expected_reward": step.get("reward") or None,
         "plan": plan[1:],
         **update,
-        "decided": grounding(planned, command, how, **extra),
+        "decided": grounding(planned, command, how, by=by, **extra),
     }
+
+
+def routed(moves: list[dict[str, str]], by: str) -> list[dict[str, str]]:
+    """The moves a step of the map expands into ('go to X', 'explore'): the first chosen as the step was, the rest
+    code walking the route."""
+    return [{**move, BY: by if i == 0 else BY_ROUTE} for i, move in enumerate(moves)]
 
 
 # how a guard's decision is recorded (the diagnostics and the report read ``how``; ``reason`` says which guard)
@@ -201,7 +215,9 @@ def guarded(decision: Decision, planned: str, grounded: str | None, update: dict
             "plan": [],
             "needs_plan": True,
             "feedback": decision.why,
-            "decided": grounding(planned, None, "sent back", why=decision.why, reason=decision.reason.value),
+            "decided": grounding(
+                planned, None, "sent back", why=decision.why, reason=decision.reason.value, by=decision.reason.value
+            ),
             **({"avoid": [decision.avoid]} if decision.avoid else {}),
         }
     if decision.reason == Reason.WAY_FORWARD and grounded is None:
@@ -209,10 +225,15 @@ def guarded(decision: Decision, planned: str, grounded: str | None, update: dict
     return {
         "command": decision.command,
         "expected": decision.expected,
-        "plan": list(decision.then),
+        "plan": [{**move, BY: BY_ROUTE} for move in decision.then],
         **update,
         "decided": grounding(
-            planned, decision.command, GUARD_HOW[decision.reason], why=decision.why, reason=decision.reason.value
+            planned,
+            decision.command,
+            GUARD_HOW[decision.reason],
+            why=decision.why,
+            reason=decision.reason.value,
+            by=decision.reason.value,
         ),
     }
 
@@ -228,7 +249,10 @@ def _as_planned(step: dict[str, str], plan: list[dict[str, str]], admissible: li
         "plan": plan[1:],
         **update,
         "decided": grounding(
-            step["action"], command or safe_command(admissible), "as_written" if command else "fallback"
+            step["action"],
+            command or safe_command(admissible),
+            "as_written" if command else "fallback",
+            by=step.get(BY, BY_MODEL) if command else BY_FALLBACK,
         ),
     }
 
@@ -302,10 +326,12 @@ def _react(
                 return {
                     "command": first,
                     "expected": moves[0]["expected"],
-                    "plan": moves[1:],
+                    "plan": routed(moves, BY_MODEL)[1:],
                     "reason": choice.reasoning or None,
                     **update,
-                    "decided": grounding(plan[0]["action"] if plan else None, first, "choice", chosen=choice.action),
+                    "decided": grounding(
+                        plan[0]["action"] if plan else None, first, "choice", chosen=choice.action, by=BY_MODEL
+                    ),
                 }
     command = episode_family(state).ground(choice.action, admissible) if admissible else choice.action
     if command is None:  # only without the choices in the schema (too many to list)
@@ -318,6 +344,9 @@ def _react(
         "reason": choice.reasoning or None,
         **update,
         "decided": grounding(
-            plan[0]["action"] if plan else None, command, "fallback" if fell_back(update) else "choice"
+            plan[0]["action"] if plan else None,
+            command,
+            "fallback" if fell_back(update) else "choice",
+            by=BY_FALLBACK if fell_back(update) else BY_MODEL,
         ),
     }

@@ -51,6 +51,15 @@ MODEL_NODES: dict[str, ModelNode] = {
     "reflection": ModelNode("planner", None),
     "thoughts": ModelNode("planner", None),  # AgentKit's thought graph
 }
+# Who chose a command (a plan step's and the actor's record ``by``): the model, or code (a list read followed, the moves
+# of a route the model chose, a guard's reason: nodes/guards.Reason, a given script, a fallback for an unusable reply)
+BY = "by"
+BY_MODEL = "model"
+BY_LIST = "list"
+BY_ROUTE = "route"
+BY_SCRIPT = "script"
+BY_FALLBACK = "fallback"
+BY_ORACLE = "oracle"
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
 UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions

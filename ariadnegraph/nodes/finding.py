@@ -116,8 +116,6 @@ def next_move(
     toward its room; for a thing never seen, the nearest lead: open it or go through it here, else go toward it.
     None when memory gives no way (nothing needed, or no valid command does it)."""
     valid = list(state.get("admissible") or [])
-    location = state.get("location")
-    here = memory.key(location) if location else spatial.current_location(memory.current())
     for need in found:
         if need.held:
             continue
@@ -131,9 +129,22 @@ def next_move(
             if need.moves and (command := _valid(f"go {need.moves[0][0]}", family, valid)):
                 return command, f"the {need.thing} is {need.relation} the {need.holder} in {need.room}"
             continue
-        for lead in searches:
-            command = lead.command if lead.room == here else _toward(lead.room, memory, here)
-            if command and (command := _valid(command, family, valid)):
-                where = "here" if lead.room == here else f"in {memory.entity_name(lead.room)}"
-                return command, f"the {need.thing} is not seen yet: {lead.command} {where}"
+        if search := search_move(searches, memory, state, family):
+            return search[0], f"the {need.thing} is not seen yet: {search[1]}"
+    return None
+
+
+def search_move(
+    searches: Sequence[om.Lead], memory: WorldMemory, state: Mapping[str, Any], family: GameFamily
+) -> tuple[str, str] | None:
+    """The first valid command toward the nearest place not searched yet (a lead: open it or go through it here, else
+    go toward its room), and what it searches; None when no lead gives one."""
+    valid = list(state.get("admissible") or [])
+    location = state.get("location")
+    here = memory.key(location) if location else spatial.current_location(memory.current())
+    for lead in searches:
+        command = lead.command if lead.room == here else _toward(lead.room, memory, here)
+        if command and (command := _valid(command, family, valid)):
+            where = "here" if lead.room == here else f"in {memory.entity_name(lead.room)}"
+            return command, f"{lead.command} {where}"
     return None

@@ -254,10 +254,15 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
 
 def way_forward(s: Situation) -> tuple[str, str]:
     """What to play when the planner keeps coming back to a step that should not be played: what the next step needs
-    from memory, an exit not taken yet from here, the first move of 'explore', a way out not taken yet from this
-    situation, else what changes nothing; with why."""
+    from memory, else the nearest place not searched yet (a container never opened, a closed door, an exit not
+    taken: ``object_memory``), an exit not taken yet from here, the first move of 'explore', a way out not taken yet
+    from this situation, else what changes nothing; with why."""
     if found := needed_move(s):
         return found
+    if s.preset.object_memory and (
+        search := finding.search_move(finding.leads(s.memory, s.state.get("location")), s.memory, s.state, s.family)
+    ):
+        return search[0], f"not searched yet: {search[1]}"
     if move := unexplored_move(s):
         return move, "an exit not taken yet"
     moves = explore_moves(s.state, s.memory) if s.preset.explore else None
@@ -271,8 +276,8 @@ def way_forward(s: Situation) -> tuple[str, str]:
 
 def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | None:
     """With the replans used up, a step that would have gone back (or one the planner was not offered) is not mapped by
-    a model to another command (it picks an unrelated one): the way forward. Before any other, a look at the place,
-    once, when the thing the step names is here (the planner may see it anew)."""
+    a model to another command (it picks an unrelated one): the way forward. Without object memory, first a look at
+    the place, when the thing the step names is here (the planner may see it anew)."""
     avoided = s.command is not None and s.command in (s.state.get("avoid") or [])
     unplayable = s.command is None and s.preset.strict_grounding
     if not s.admissible or (sent_back is None and not avoided and not unplayable):
@@ -280,8 +285,8 @@ def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | 
     safe = safe_command(s.admissible)
     elsewhere = s.command is None and not mentioned_here(s.planned, s.state.get("observation") or "")
     again = repeated(s) is not None or no_op_again(s) is not None
-    looked = s.times_here(safe) >= (1 if s.preset.object_memory else 2)
-    if not (elsewhere or again or looked):
+    # (with object memory the place is in memory already: a look shows nothing the way forward does not know)
+    if not (elsewhere or again or s.preset.object_memory or s.times_here(safe) >= 2):
         return Decision(Reason.WAY_FORWARD, "look again at the place", command=safe)
     command, why = way_forward(s)
     return Decision(Reason.WAY_FORWARD, why, command=command)

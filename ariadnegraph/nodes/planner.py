@@ -15,8 +15,14 @@ from ..agent.context import AgentContext
 from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.text import EXPLORE, safe_command
+from ..models import FALLBACK
 from . import finding
 from .common import (
+    BY,
+    BY_FALLBACK,
+    BY_LIST,
+    BY_MODEL,
+    BY_ORACLE,
     ask_structured,
     episode_family,
     explore_moves,
@@ -47,7 +53,7 @@ def oracle_plan(state: AgentState, context: AgentContext, session: Session) -> d
             f"oracle_plan needs a game that knows its winning commands from any state (TextWorld); {state.get('env')} "
             f"does not"
         )
-    steps = [{"action": command, "expected": ""} for command in policy[: context.switches.plan_length]]
+    steps = [{"action": command, "expected": "", BY: BY_ORACLE} for command in policy[: context.switches.plan_length]]
     return {
         "plan": steps,
         "subgoal": "the winning path (oracle)",
@@ -102,6 +108,7 @@ def where_section(state: AgentState, context: AgentContext, session: Session) ->
 
 
 LIST_MARK = re.compile(r"\s*\[[^\]]*\]\s*$")
+FOLLOWED = "followed in code: "  # the reasoning of a plan step a list read gave, no model asked
 
 
 def item_command(state: AgentState, item: str, admissible: list[str]) -> str | None:
@@ -140,7 +147,7 @@ def _choose_plan(state: AgentState, context: AgentContext, session: Session) -> 
         # the list read says what to do, and one valid command does it word for word: no model asked
         step = p.step_line(*item) if item[0] is not None else item[1]
         return Plan(
-            subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"followed in code: {step}", steps=[PlanStep(action=command)]
+            subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"{FOLLOWED}{step}", steps=[PlanStep(action=command)]
         ), {}
     fallback = fallback_plan(state).steps[0].action
     chosen, update = ask_structured(
@@ -179,7 +186,14 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
         )
     steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
-    kept = [{k: getattr(s, k) for k in keep} for s in steps[: preset.plan_length]]
+    by = (
+        BY_LIST
+        if plan.reasoning.startswith(FOLLOWED)
+        else BY_FALLBACK
+        if (update.get("replies") or {}).get("planner", {}).get(FALLBACK)
+        else BY_MODEL
+    )
+    kept = [{**{k: getattr(s, k) for k in keep}, BY: by} for s in steps[: preset.plan_length]]
     written = update.pop("written", None)
     decided = {
         "plans": [

@@ -52,3 +52,32 @@ def test_a_role_oracle_is_never_a_default_and_is_labelled_where_it_plays(tmp_pat
     assert "with ORACLE plan" in text
     steps = run_diagnosis(tmp_path, summary["run_id"]).totals["planner"]
     assert steps["on_winning_path"] == 1.0
+
+
+def test_the_way_forward_opens_the_closed_door_and_plays_no_no_op_twice_in_one_situation(tmp_path, monkeypatch):
+    """The issue's trap on a dev game (cooking:3 seed 37301 starts in a pantry whose one exit is a closed door): a
+    model that writes a command the game does not take at every turn ("read cookbook", twice a step) is sent back
+    until the step's replans are used up; then the way forward walks the frontier of object memory (the closed
+    door first), and a command that changes nothing is played at most once in the same situation."""
+    from ariadnegraph.agent.context import AgentContext
+    from ariadnegraph.evals.attribution import attribution
+    from ariadnegraph.nodes import common
+    from ariadnegraph.play import play as play_episode
+    from tests.fakes import QueuedChatModel, structured
+
+    model = QueuedChatModel(replies=[structured("Decision", reasoning="The recipe is in the cookbook.", action="read cookbook")],
+                            repeat_last=True)
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    result = play_episode("cooking:3", seed=37301, max_steps=20, context=AgentContext(run_dir=str(tmp_path), preset="ariadne"),
+                          run_id="trap")
+    lines = list(RunDir.open(tmp_path, "trap").steps())
+    played = [line["action"] for line in lines[1:]]
+    assert played[0] == "open frosted-glass door" and "go west" in played[:3], played
+    situations = [(line["action"], prev.get("location"), tuple(sorted(prev.get("inventory") or [])), prev.get("score"))
+                  for prev, line in zip(lines, lines[1:]) if line["action"] in ("look", "inventory") or line["action"].startswith("examine")]
+    assert len(situations) == len(set(situations)), played
+    chosen = attribution(lines)
+    assert chosen["way forward"] >= 3 and chosen["list"] >= 5  # code played them: the frontier, then the recipe read
+    assert chosen["model"] == 1  # "read cookbook" was valid once in the kitchen ("examine cookbook"): the model's
+    assert result["won"]  # code alone can win a dev game with a model that writes one command: the tables say so

@@ -187,3 +187,15 @@ def test_a_command_not_valid_now_that_names_a_thing_to_take_takes_it_first():
     assert take_first("chop white tuna with knife", valid) == "take knife from table"
     assert take_first("chop the white tuna", valid) is None  # names nothing that can be taken here
     assert take_first("put knife and cookbook on table", valid) is None  # two things: not for code to choose
+
+
+def test_a_short_verb_is_reported_by_its_own_forms_only():
+    """"fry the block of cheese" was marked done by "You take the block of cheese from the fridge" ("fri", the stem of
+    fry, starts "fridge"): the list was followed to "prepare meal" with the cheese never fried."""
+    from ariadnegraph.envs.text import checklist
+
+    taken = "take block of cheese from fridge\nYou take the block of cheese from the fridge."
+    fried = "cook block of cheese with stove\nYou fried the block of cheese."
+    marks = dict(checklist(["Directions:", "fry the block of cheese"], [taken], []))
+    assert marks["fry the block of cheese"] == "to do"
+    assert dict(checklist(["Directions:", "fry the block of cheese"], [taken, fried], []))["fry the block of cheese"] == "done"

@@ -56,6 +56,35 @@ class GameFamily:
     # verbs (and words) the family's commands take for another's: "enjoy your meal" is "eat meal" in cooking games
     verb_synonyms: ClassVar[Mapping[str, str]] = {}
     ignored_words: ClassVar[frozenset[str]] = frozenset()
+    # the verbs the family's instructions start with: "slice the carrot" is an instruction, "block of cheese" a thing
+    verbs: ClassVar[frozenset[str]] = frozenset(
+        {
+            "take",
+            "get",
+            "open",
+            "close",
+            "go",
+            "move",
+            "examine",
+            "read",
+            "eat",
+            "drink",
+            "put",
+            "insert",
+            "drop",
+            "unlock",
+            "lock",
+            "cook",
+            "use",
+            "find",
+            "bring",
+            "place",
+            "give",
+            "turn",
+            "look",
+            "wait",
+        }
+    )
     # exclusive states memory keeps (one of a group holds at a time), beside the doors' open/closed/locked
     state_groups: ClassVar[tuple[frozenset[str], ...]] = ()
     thought_graph: ClassVar[str | None] = None  # the AgentKit graph written for the family (agentkit/NAME.yaml)
@@ -93,7 +122,8 @@ class GameFamily:
         "slice the carrot" names the carrot; an item that is a thing to have ("carrot") names itself."""
         words = text.command_words(item, self.ignored_words)
         verb = text.verb_of(words, self.synonyms)
-        thing = " ".join(words[1:] if verb and len(words) > 1 else words)
+        instruction = verb is not None and len(words) > 1 and (verb in self.verbs or words[0] in self.verbs)
+        thing = " ".join(words[1:] if instruction else words)
         return [t for t in dict.fromkeys([thing, *self.tools_needed(item)]) if t]
 
     @property

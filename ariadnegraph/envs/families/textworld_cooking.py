@@ -79,6 +79,7 @@ class CookingRules(GameFamily):
 
     verb_synonyms = {"enjoy": "eat"}  # the goal says "enjoy your meal", the game takes "eat meal"
     ignored_words = frozenset({"your"})
+    verbs = GameFamily.verbs | set(CUT_VERBS) | set(COOK_VERBS) | {"prepare"}
     state_groups = (frozenset({RAW, *COOK_STATES, BURNED, "cooked"}), frozenset({"uncut", *CUT_STATES}))
 
     def ruinous(self, command: str, inventory: Iterable[str] | None) -> str | None:
@@ -91,6 +92,8 @@ class CookingRules(GameFamily):
         return cooking_tools(item)
 
     def things_named(self, item: str) -> list[str]:
+        if " ".join(item.lower().split()).startswith(("prepare", "eat")):  # the meal is made, not found
+            return []
         return [*super().things_named(item), *appliance_for(item)]
 
     def perceive(self, seen: Observed) -> Sighting:

@@ -1,0 +1,81 @@
+"""Object memory (``object_memory``): what the family's parser reads off each observation goes into the temporal KG
+with its step, and what an observation shows has left is closed; memory/objects.py answers where a thing is, where
+it was, and where to search. Driven by recorded TextWorld observations (tests/fixtures/observations)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.memory import objects as om
+from ariadnegraph.nodes import finding
+from ariadnegraph.nodes.memory_update import perceived
+from ariadnegraph.tools.kg_tools import KGReader, where_is
+
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "observations" / "textworld_cooking.json"
+
+
+def remembered(upto: int | None = None) -> WorldMemory:
+    """The recorded cooking:3 steps (0 pantry, 1 door opened, 2 kitchen, 10 fridge opened, 11 cheese taken) into a
+    memory, as memory_update writes them under object_memory."""
+    data = json.loads(FIXTURE.read_text())
+    memory = WorldMemory()
+    for s in data["steps"]:
+        if upto is not None and s["step"] > upto:
+            break
+        state = {"env": data["env"], "observation": s["observation"], "last_action": s["action"],
+                 "admissible": s["valid"], "location": s["location"], "inventory": s["inventory"]}
+        facts, ended = perceived(memory, state)
+        memory.observe(s["step"], s["observation"], [("player", "in", s["location"]), *facts], ended, action=s["action"])
+    return memory
+
+
+def test_a_thing_seen_in_a_container_at_k_and_taken_at_j_as_the_kg_holds_it_at_k_and_at_j():
+    memory = remembered()
+    cheese = memory.key("block of cheese")
+    at_10, at_11 = om.placement(memory.as_of(10), cheese), om.placement(memory.as_of(11), cheese)
+    assert (at_10.relation, at_10.object, at_10.valid_from) == ("in", "fridge", 10)
+    assert (at_11.object, at_11.valid_from) == ("inventory", 11)
+    assert om.placement(memory.as_of(2), cheese) is None  # in the closed fridge at step 2: never seen then
+    closed = [f for f in memory.all_facts if f.subject_key == cheese and f.object == "fridge"]
+    assert [(f.valid_from, f.valid_to) for f in closed] == [(10, 11)]
+    assert "in fridge (since step 10)" in where_is.invoke({"entity": "block of cheese", "kg": KGReader(memory, as_of=10)})
+    now = where_is.invoke({"entity": "block of cheese", "kg": KGReader(memory, as_of=11)})
+    assert "in inventory (since step 11)" in now and "earlier: in fridge (steps 10-11)" in now
+
+
+def test_what_an_observation_shows_has_left_is_closed_and_the_rest_kept():
+    memory = remembered()
+    view = memory.current()
+    assert om.placement(view, memory.key("knife")) is not None  # on the counter, still listed at step 11
+    assert om.state_of(view, memory.key("fridge")) == "open" and om.state_of(view, memory.key("screen door")) == "closed"
+    # the tomato was on the counter at step 2 and in the inventory at step 10: its counter placement ended
+    tomato = [f for f in memory.all_facts if f.subject_key == memory.key("tomato") and f.relation in om.PLACEMENTS]
+    assert [(f.object, f.valid_to) for f in tomato] == [("counter", 10), ("inventory", None)]
+
+
+def test_the_frontier_a_closed_door_first_at_the_start_then_unsearched_containers():
+    start = remembered(upto=0)
+    leads = om.leads(start.current(), start.all_facts, start.key("Pantry"))
+    assert [(lead.kind, lead.command) for lead in leads] == [("door", "open frosted-glass door")]
+    kitchen = remembered(upto=2)
+    leads = om.leads(kitchen.current(), kitchen.all_facts, kitchen.key("Kitchen"))
+    assert [lead.command for lead in leads][:3] == ["open fridge", "open oven", "open screen door"]
+    opened = remembered()  # the fridge was seen open at step 10: searched
+    assert "open fridge" not in [lead.command for lead in om.leads(opened.current(), opened.all_facts, opened.key("Kitchen"))]
+
+
+def test_what_the_next_step_needs_where_it_is_and_what_gets_it():
+    from ariadnegraph.envs.families import family_of
+
+    memory = remembered(upto=2)
+    cooking = family_of("cooking:3")
+    state = {"location": "Kitchen", "admissible": ["open fridge", "take knife from counter", "take tomato from counter", "go east"]}
+    lines = finding.where_lines(finding.needs("slice the tomato", cooking, memory, "Kitchen"), finding.leads(memory, "Kitchen"), memory)
+    assert lines == ["tomato: on the counter in Kitchen, here", "knife: on the counter in Kitchen, here"]
+    cheese = finding.needs("block of cheese", cooking, memory, "Kitchen")
+    assert finding.where_lines(cheese, finding.leads(memory, "Kitchen"), memory) == [
+        "block of cheese: not seen yet; search: open fridge (Kitchen), open oven (Kitchen), open screen door (Kitchen)"]
+    assert finding.next_move(cheese, finding.leads(memory, "Kitchen"), memory, state, cooking)[0] == "open fridge"
+    assert finding.next_move(finding.needs("slice the tomato", cooking, memory, "Kitchen"), [], memory, state, cooking)[0] == "take tomato from counter"
