@@ -16,7 +16,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolArg, tool
 
 from .. import prompting as p
-from ..memory import Fact, WorldMemory, order_by_time
+from ..memory import Fact, WorldMemory, objects, order_by_time, spatial
 from ..memory.episodic import Episode
 from ..memory.retrieval import k_hop_nodes
 from ..memory.temporal_kg import KGView
@@ -154,6 +154,18 @@ def unexplored_exits(kg: KG, location: str = "") -> str:
 
 
 @tool
+def where_to_search(kg: KG) -> str:
+    """Where to look for something not seen yet, nearest first: containers never seen open, closed doors, exits not
+    taken, each with the command that searches it and its room."""
+    view = kg.view()
+    here = spatial.current_location(view)
+    leads = objects.leads(view, kg.history(), here)
+    if not leads:
+        return "nothing left unsearched that memory knows of"
+    return "\n".join(p.lead_text(lead.command, view.entity_name(lead.room)) for lead in leads[:MAX_LINES])
+
+
+@tool
 def search_episodes(kg: KG, query: str) -> str:
     """Past observations most similar to the query, with their steps."""
     hits = kg.similar_episodes(query, k=3)
@@ -210,6 +222,7 @@ KG_TOOLS: tuple[BaseTool, ...] = (
     what_is_in,
     path_between,
     unexplored_exits,
+    where_to_search,
     search_episodes,
     step_changes,
     observation_at,

@@ -27,9 +27,10 @@ pytestmark = pytest.mark.slow
 STEPS = 14
 
 
-@pytest.fixture(scope="module", params=["ariadne_full", "davis"])
+@pytest.fixture(scope="module", params=["ariadne_full", "davis", "ariadne"])
 def recorded(request, tmp_path_factory) -> Path:
-    """A run whose memory closes facts as things move (ariadne_full), and one whose KG only appends (davis)."""
+    """A run whose memory closes facts as things move (ariadne_full: the model's extraction; ariadne: object memory,
+    the family's parser), and one whose KG only appends (davis)."""
     run_dir = tmp_path_factory.mktemp(f"as-of-{request.param}")
     context = AgentContext(run_dir=str(run_dir), preset=request.param)
     play("cooking:2", seed=3, max_steps=STEPS, context=context, run_id="run")
@@ -57,7 +58,7 @@ def _calls(memory: WorldMemory, rng: random.Random) -> list[tuple[str, dict]]:
     for start in places:
         calls.append(("unexplored_exits", {"location": start}))
         calls += [("path_between", {"start": start, "goal": goal}) for goal in places]
-    calls += [("unexplored_exits", {}), ("step_changes", {"first": 0, "last": STEPS + 5})]
+    calls += [("unexplored_exits", {}), ("where_to_search", {}), ("step_changes", {"first": 0, "last": STEPS + 5})]
     calls += [("observation_at", {"step": s}) for s in range(STEPS + 2)]
     assert {name for name, _ in calls} == {t.name for t in KG_TOOLS}, "every tool is exercised"
     return calls
