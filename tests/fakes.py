@@ -59,7 +59,13 @@ def structured(schema_name: str, **args: Any) -> AIMessage:
 
 def fake_session(memory: Any = None, run: Any = None, observation: Any = None) -> SimpleNamespace:
     """What a node that takes the episode's session reads of it (the memory, the run's files, the latest
-    observation), handed in the way graphs/agent.py hands in the live one; an empty memory by default."""
-    from ariadnegraph.memory import WorldMemory
+    observation), handed in the way graphs/agent.py hands in the live one; an empty memory and a run that has played
+    nothing by default."""
+    import tempfile
 
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.runs import RunDir
+
+    if run is None:
+        run = RunDir.create(tempfile.mkdtemp(prefix="ariadne-fake-run-"), "fake", {"run_id": "fake", "env": "cooking:1"})
     return SimpleNamespace(memory=memory if memory is not None else WorldMemory(), run=run, observation=observation)

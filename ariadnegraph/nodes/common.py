@@ -341,21 +341,31 @@ def next_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> t
     return (None, last) if listed and last else None
 
 
+def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
+    """Nothing read yet: what a goal of several steps ("read the recipe, cook, eat") asks first, then, once a command
+    that raised the score carried a step out, the step after it (``pin_readings`` with ``progress_shown``)."""
+    preset = context.switches
+    if not (preset.pin_readings and preset.progress_shown) or state.get("readings"):
+        return None
+    left = goal_steps_left(state.get("goal") or "", [record.get("action") or "" for record in score_rises(run)])
+    return left[0] if left else None
+
+
+def needed_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
+    """What the next step asks for: the next item of a list read, else the goal's next step."""
+    item = next_item(state, context, run)
+    return item[1] if item is not None else goal_step_left(state, context, run)
+
+
 def next_step(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
     """The NEXT STEP section: the first item to do of a list read, under its heading; every item done: what the goal
     asks last; nothing read yet: the first of a goal's several steps; else None (the goal says what to do)."""
     item = next_item(state, context, run)
     if item is None:
-        preset = context.switches
-        if preset.pin_readings and preset.progress_shown and not state.get("readings"):
-            # nothing read yet: a goal of several steps ("read the recipe, cook, eat") says what comes first,
-            # then, once a command that raised the score carried a step out, the step after it
-            goal = state.get("goal") or ""
-            left = goal_steps_left(goal, [record.get("action") or "" for record in score_rises(run)])
-            if not left:
-                return None
-            return p.goal_first(left[0]) if left[0] == steps_of(goal)[0] else p.goal_next(left[0])
-        return None
+        left = goal_step_left(state, context, run)
+        if left is None:
+            return None
+        return p.goal_first(left) if left == steps_of(state.get("goal") or "")[0] else p.goal_next(left)
     heading, step = item
     return p.step_line(heading, step) if heading is not None else p.all_done(step)
 

@@ -82,16 +82,20 @@ def leads(memory: WorldMemory, location: str | None) -> list[om.Lead]:
 
 def where_lines(found: Sequence[Need], searches: Sequence[om.Lead], memory: WorldMemory) -> list[str]:
     """The WHERE section: each thing the next step needs, where memory has it and what gets it (prompting's lines)."""
-    lines = []
+    lines, unseen = [], []
     for need in found:
         if need.held:
             lines.append(p.where_line(need.thing, "in your inventory"))
-        elif need.holder is None or need.gone:
-            search = [p.lead_text(lead.command, memory.entity_name(lead.room)) for lead in searches[:LEADS_SHOWN]]
-            lines.append(p.where_line(need.thing, p.not_seen_text(need.holder if need.gone else None), search))
+        elif need.gone:
+            lines.append(p.where_line(need.thing, p.not_seen_text(need.holder)))
+        elif need.holder is None:
+            unseen.append(need.thing)
         else:
             where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed)
             lines.append(p.where_line(need.thing, where))
+    if unseen:  # one line for what was never seen: the same places to search
+        search = [p.lead_text(lead.command, memory.entity_name(lead.room)) for lead in searches[:LEADS_SHOWN]]
+        lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None), search))
     return lines
 
 

@@ -25,7 +25,7 @@ from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore,
 from ..memory import WorldMemory
 from ..vocabulary import SAFE_COMMANDS
 from . import finding
-from .common import episode_family, explore_moves, next_item, tried_here
+from .common import episode_family, explore_moves, needed_item, tried_here
 
 
 class Reason(StrEnum):
@@ -244,11 +244,11 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     """What the next step of a list read needs, from memory (``object_memory``): (command, why), or None."""
     if not s.preset.object_memory:
         return None
-    item = next_item(s.state, s.context, s.session.run)
+    item = needed_item(s.state, s.context, s.session.run)
     if item is None:
         return None
     location = s.state.get("location")
-    found = finding.needs(item[1], s.family, s.memory, location)
+    found = finding.needs(item, s.family, s.memory, location)
     return finding.next_move(found, finding.leads(s.memory, location), s.memory, s.state, s.family)
 
 

@@ -27,6 +27,7 @@ from .common import (
     episode_family,
     explore_moves,
     go_to_choices,
+    needed_item,
     next_item,
     next_step,
     offered_commands,
@@ -99,11 +100,11 @@ def where_section(state: AgentState, context: AgentContext, session: Session) ->
     where to search for it."""
     if not context.switches.object_memory:
         return None
-    item = next_item(state, context, session.run)
+    item = needed_item(state, context, session.run)
     if item is None:
         return None
     location = state.get("location")
-    found = finding.needs(item[1], episode_family(state), session.memory, location)
+    found = finding.needs(item, episode_family(state), session.memory, location)
     return finding.where_lines(found, finding.leads(session.memory, location), session.memory) or None
 
 

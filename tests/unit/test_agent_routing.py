@@ -56,7 +56,7 @@ def test_critic_rejection_reaches_the_planner_with_its_feedback(monkeypatch):
     model.replies.append(structured("Plan", subgoal="get the knife", steps=[{"action": "take knife", "expected": "You take"}]))
     update = planner_module.planner({**STATE, **command.update}, runtime(), fake_session())
     assert "you hold no knife" in sections_of(model.calls[1])[p.FEEDBACK]
-    assert update["plan"] == [{"action": "take knife", "expected": "You take"}] and update["feedback"] is None
+    assert update["plan"] == [{"action": "take knife", "expected": "You take", "by": "model"}] and update["feedback"] is None
 
 
 def test_a_command_the_game_does_not_take_goes_to_the_actor_to_be_grounded_without_a_critic_call(monkeypatch):
@@ -117,7 +117,7 @@ def test_malformed_replies_fall_back_after_the_bound_and_it_is_recorded(monkeypa
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Plan", subgoal="no steps field")] * 3))
     update = planner_module.planner(STATE, runtime(structured_tries=3), fake_session())
     assert len(model.calls) == 3
-    assert update["plan"] == [{"action": "look", "expected": ""}]
+    assert update["plan"] == [{"action": "look", "expected": "", "by": "fallback"}]  # code's, not the model's
     assert "planner used its fallback after 3 tries" in update["fallbacks"][0]
 
 
@@ -196,7 +196,7 @@ def test_the_react_chooser_may_go_to_a_known_place_and_walks_its_first_move(monk
     state = {**STATE, "plan": [], "admissible": ["go east", "look"], "location": "pantry"}
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="the hall", action="go to hall")]))
     update = actor_module.actor(state, runtime(preset="arigraph"), session)
-    assert update["command"] == "go east" and update["plan"] == [{"action": "go north", "expected": "hall"}]
+    assert update["command"] == "go east" and update["plan"] == [{"action": "go north", "expected": "hall", "by": "route"}]
     assert sections_of(model.calls[0])[p.ADMISSIBLE].splitlines()[-2:] == ["- go to kitchen", "- go to hall"]
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="", action="look")]))
     assert actor_module.actor(state, runtime(preset="react"), session)["command"] == "look"
@@ -338,7 +338,7 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "location": "bedroom", "admissible": ["go south", "look"], "plan": [{"action": "explore", "expected": ""}]}
     update = actor_module.actor(state, ariadne, session)
-    assert update["command"] == "go south" and update["plan"] == [{"action": "go east", "expected": ""}]
+    assert update["command"] == "go south" and update["plan"] == [{"action": "go east", "expected": "", "by": "route"}]
     tried["go north"] = (2, "-= Bedroom =-")  # walked corridor -> bedroom twice already, score and inventory unchanged
     memory.observe(2, "-= Corridor =-", [("player", "in", "corridor")])
     paced = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
@@ -391,9 +391,12 @@ def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeyp
     update = actor_module.actor(state, ariadne, session)
     assert update["command"] is None and "cooked already" in update["feedback"] and update["avoid"] == ["cook carrot with stove"]
     last = actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne, session)
-    assert last["command"] == "look" and last["decided"]["actor"][0]["how"] == "fallback"  # what changes nothing, not the ruin
+    assert last["command"] == "go east" and last["decided"]["actor"][0]["how"] == "fallback"  # a way out, not the ruin
+    # without object memory a look comes first, once (the planner may see the place anew), then a way out
+    forgetful = runtime(preset="ariadne", switch_overrides={"object_memory": False})
+    assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, forgetful, session)["command"] == "look"
     tried["look"] = (2, "-= Kitchen =-")  # the same situation again: a way out
-    assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, ariadne, session)["command"] == "go east"
+    assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, forgetful, session)["command"] == "go east"
     assert common.offered_commands(state, ariadne.context) == ["go east", "look"]
     assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]
 
@@ -544,7 +547,7 @@ def test_stma_critic_rejects_a_command_the_game_would_not_take_and_the_planner_h
     model.replies.append(structured("Plan", subgoal="take the carrot", steps=[{"action": "take carrot", "expected": "You take"}]))
     planned = planner_module.planner({**state, **command.update}, runtime(preset="stma"), fake_session())
     assert "'cook carrot with stove' was rejected" in sections_of(model.calls[1])[p.FEEDBACK]
-    assert planned["plan"] == [{"action": "take carrot", "expected": "You take"}]
+    assert planned["plan"] == [{"action": "take carrot", "expected": "You take", "by": "model"}]
     # the critic's own reason comes with it when it rejects too
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=False, feedback="there is no stove here"))
     assert "there is no stove here" in critic_module.critic(state, runtime(preset="stma")).update["feedback"]

@@ -127,6 +127,11 @@ def test_the_things_a_step_names_the_tool_and_the_appliance_after_the_thing():
     assert cooking.tools_needed("fry the white tuna") == [] and family_of("treasure:1").tools_needed("chop the tree") == []
 
 
+def test_a_step_that_says_where_its_thing_is_names_both():
+    assert family_of("cooking:1").things_named("Read the recipe in the cookbook") == ["recipe", "cookbook"]
+    assert family_of("twx:mapreader").things_named("take the coin that is located in the cubicle") == ["coin", "cubicle"]
+
+
 def test_the_cooking_family_reads_enjoy_your_meal_as_eat_meal_and_no_other_does():
     valid = ["eat meal", "drop meal"]
     assert family_of("cooking:1").command_for_item("enjoy your meal", valid) == "eat meal"

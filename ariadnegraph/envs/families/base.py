@@ -10,6 +10,7 @@ the AgentKit thought graph written for it. A family is one module; the registry 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -17,6 +18,14 @@ from typing import ClassVar
 from .. import text
 
 Triplet = tuple[str, str, str]
+_HELD_IN = re.compile(r"^(?P<thing>.+?)\s+(?:that is\s+)?(?:located\s+)?(?:in|on|inside|from)\s+(?P<holder>.+)$")
+
+
+def held_in(thing: str) -> tuple[str, str]:
+    """ "recipe in cookbook" -> ("recipe", "cookbook"); "coin that is located in shower" -> ("coin", "shower"); a
+    name that says nothing of where -> (name, "")."""
+    found = _HELD_IN.match(thing)
+    return (found["thing"], found["holder"]) if found else (thing, "")
 
 
 @dataclass(frozen=True)
@@ -124,7 +133,9 @@ class GameFamily:
         verb = text.verb_of(words, self.synonyms)
         instruction = verb is not None and len(words) > 1 and (verb in self.verbs or words[0] in self.verbs)
         thing = " ".join(words[1:] if instruction else words)
-        return [t for t in dict.fromkeys([thing, *self.tools_needed(item)]) if t]
+        # "the recipe in the cookbook", "the coin that is located in the shower": the thing, and where it is said to be
+        thing, holder = held_in(thing)
+        return [t for t in dict.fromkeys([thing, holder, *self.tools_needed(item)]) if t]
 
     @property
     def synonyms(self) -> Mapping[str, str]:
