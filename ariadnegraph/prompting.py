@@ -396,3 +396,13 @@ def not_seen_text(last_holder: str | None) -> str:
 def lead_text(command: str, room: str) -> str:
     """A place to search: "open fridge (Kitchen)"."""
     return f"{command} ({room})"
+
+
+def search_here_line(commands: Iterable[str]) -> str:
+    """What searches here, as the commands to write: "search here: open fridge, go south"."""
+    return f"search here: {', '.join(commands)}"
+
+
+def search_elsewhere_line(rooms: Mapping[str, Iterable[str]]) -> str:
+    """Where to search elsewhere, by room: "search elsewhere: go to Kitchen, then open fridge, open oven"."""
+    return "search elsewhere: " + "; ".join(f"go to {room}, then {', '.join(cmds)}" for room, cmds in rooms.items())

@@ -80,7 +80,9 @@ def leads(memory: WorldMemory, location: str | None) -> list[om.Lead]:
     return om.leads(view, memory.all_facts, here)
 
 
-def where_lines(found: Sequence[Need], searches: Sequence[om.Lead], memory: WorldMemory) -> list[str]:
+def where_lines(
+    found: Sequence[Need], searches: Sequence[om.Lead], memory: WorldMemory, location: str | None
+) -> list[str]:
     """The WHERE section: each thing the next step needs, where memory has it and what gets it (prompting's lines)."""
     lines, unseen = [], []
     for need in found:
@@ -93,9 +95,18 @@ def where_lines(found: Sequence[Need], searches: Sequence[om.Lead], memory: Worl
         else:
             where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed)
             lines.append(p.where_line(need.thing, where))
-    if unseen:  # one line for what was never seen: the same places to search
-        search = [p.lead_text(lead.command, memory.entity_name(lead.room)) for lead in searches[:LEADS_SHOWN]]
-        lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None), search))
+    if unseen:  # what was never seen: where to search, here first (the commands as written), then elsewhere
+        lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None)))
+        here = memory.key(location) if location else None
+        near = [lead.command for lead in searches if lead.room == here][:LEADS_SHOWN]
+        far = [lead for lead in searches if lead.room != here][: LEADS_SHOWN - len(near) or 1]
+        if near:
+            lines.append(p.search_here_line(near))
+        if far:
+            rooms: dict[str, list[str]] = {}
+            for lead in far:
+                rooms.setdefault(memory.entity_name(lead.room), []).append(lead.command)
+            lines.append(p.search_elsewhere_line(rooms))
     return lines
 
 

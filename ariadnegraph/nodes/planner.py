@@ -105,10 +105,10 @@ def where_section(state: AgentState, context: AgentContext, session: Session) ->
         return None
     location = state.get("location")
     found = finding.needs(item, episode_family(state), session.memory, location)
-    return finding.where_lines(found, finding.leads(session.memory, location), session.memory) or None
+    return finding.where_lines(found, finding.leads(session.memory, location), session.memory, location) or None
 
 
-LIST_MARK = re.compile(r"\s*\[[^\]]*\]\s*$")
+LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]": what a small model copies along
 FOLLOWED = "followed in code: "  # the reasoning of a plan step a list read gave, no model asked
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.memory import objects as om
 from ariadnegraph.nodes import finding
-from ariadnegraph.nodes.memory_update import perceived
+from ariadnegraph.nodes.memory_update import perceived, place_facts
 from ariadnegraph.tools.kg_tools import KGReader, where_is
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "observations" / "textworld_cooking.json"
@@ -27,7 +27,7 @@ def remembered(upto: int | None = None) -> WorldMemory:
         state = {"env": data["env"], "observation": s["observation"], "last_action": s["action"],
                  "admissible": s["valid"], "location": s["location"], "inventory": s["inventory"]}
         facts, ended = perceived(memory, state)
-        memory.observe(s["step"], s["observation"], [("player", "in", s["location"]), *facts], ended, action=s["action"])
+        memory.observe(s["step"], s["observation"], [*place_facts(memory, state, env_map=True), *facts], ended, action=s["action"])
     return memory
 
 
@@ -72,10 +72,12 @@ def test_what_the_next_step_needs_where_it_is_and_what_gets_it():
     memory = remembered(upto=2)
     cooking = family_of("cooking:3")
     state = {"location": "Kitchen", "admissible": ["open fridge", "take knife from counter", "take tomato from counter", "go east"]}
-    lines = finding.where_lines(finding.needs("slice the tomato", cooking, memory, "Kitchen"), finding.leads(memory, "Kitchen"), memory)
+    lines = finding.where_lines(finding.needs("slice the tomato", cooking, memory, "Kitchen"), finding.leads(memory, "Kitchen"), memory, "Kitchen")
     assert lines == ["tomato: on the counter in Kitchen, here", "knife: on the counter in Kitchen, here"]
     cheese = finding.needs("block of cheese", cooking, memory, "Kitchen")
-    assert finding.where_lines(cheese, finding.leads(memory, "Kitchen"), memory) == [
-        "block of cheese: not seen yet; search: open fridge (Kitchen), open oven (Kitchen), open screen door (Kitchen)"]
+    assert finding.where_lines(cheese, finding.leads(memory, "Kitchen"), memory, "Kitchen") == [
+        "block of cheese: not seen yet", "search here: open fridge, open oven, open screen door"]
+    pantry = finding.where_lines(cheese, finding.leads(memory, "Pantry"), memory, "Pantry")
+    assert pantry == ["block of cheese: not seen yet", "search elsewhere: go to Kitchen, then open fridge, open oven, open screen door"]
     assert finding.next_move(cheese, finding.leads(memory, "Kitchen"), memory, state, cooking)[0] == "open fridge"
     assert finding.next_move(finding.needs("slice the tomato", cooking, memory, "Kitchen"), [], memory, state, cooking)[0] == "take tomato from counter"
