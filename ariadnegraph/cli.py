@@ -847,7 +847,9 @@ def _add_run_readers(commands: Any) -> None:
     diagnosis.add_argument("--json", action="store_true", help="the totals and every step as one JSON object")
     diagnosis.set_defaults(func=_diagnose, existing_runs=("run_id",))
     fidelity = commands.add_parser(
-        "fidelity", help="memory fidelity of a TextWorld run: its KG against the game's true facts"
+        "fidelity",
+        help="memory fidelity of a run (TextWorld, TextWorldExpress, ScienceWorld): its KG against the game's true "
+        "facts",
     )
     fidelity.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     _run_dir_option(fidelity)

@@ -15,13 +15,15 @@ first observation); ``admissible_actions`` the game's valid actions; ``score`` T
 normalised score (0..1, what TALES reports), ``max_score`` 1; ``won``/``lost`` its task success and
 failure. ``oracle.extra['valid']`` says whether the command was one of the valid actions (TALES counts
 the others). ``oracle.walkthrough`` is the gold action sequence; ``oracle.facts`` the true world state
-from ``getObjectTree()`` in TextWorld's fact form (location, containment, state, adjacency), which
-TextWorldExpress exposes for CookingWorld only (other games: no facts, so no memory fidelity).
+in TextWorld's fact form (location, containment, state, adjacency), from ``getObjectTree()`` for CookingWorld
+and from the same objects' public fields for the other games with rooms (:meth:`_TwxGame._tree`); SimonSays has
+no world, so no facts and no memory fidelity.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -181,10 +183,30 @@ class _TwxGame:
         return {"text": text, "infos": _plain(infos), "tree": self._tree()}
 
     def _tree(self) -> dict[str, Any]:
+        """The game's true state in ``getObjectTree()``'s shape: CookingWorld writes it itself; the other games
+        that have rooms (CoinCollector, TextWorldCommonsense, MapReader, Arithmetic, Sorting, PeckingOrder) keep it
+        in their public Scala fields, read here through py4j (a few calls a step). SimonSays has none: {}."""
+        game = self._env.server.game()
         try:
-            return self._env.getObjectTree() or {}
-        except Exception:  # noqa: BLE001 - games without an object tree
-            return {}
+            rooms = list(game.locations())
+        except Exception:  # noqa: BLE001 - py4j: a one-room game (Arithmetic, Sorting, PeckingOrder) keeps no list
+            try:
+                rooms = [game.agentLocation()]
+            except Exception:  # noqa: BLE001 - no rooms at all (SimonSays)
+                return {}
+        tree = self._env.getObjectTree()  # {} but in CookingWorld
+        if not tree:
+            tree = {
+                "player_location": game.agentLocation().name(),
+                "inventory": json.loads(game.agentInventory().toJSON()).get("contents") or {},
+                "locations": {room.name(): json.loads(room.toJSON()) for room in rooms},
+            }
+        for room in rooms:  # the trees call every door "door": its name is the one the text gives it
+            place = tree["locations"].get(room.name()) or {}
+            for key in _DOORS:
+                if place.get(key):
+                    place[key]["name"] = getattr(room, key)().doorDescription()
+        return tree
 
 
 def _plain(infos: dict[str, Any]) -> dict[str, Any]:
@@ -229,27 +251,39 @@ _DIRECTIONS = {
     "locationEast": "east_of",
     "locationWest": "west_of",
 }
+_DOORS = ("doorNorth", "doorSouth", "doorEast", "doorWest")
+# Holders that say what they hold "in" although they do not open: the Box of Arithmetic, Sorting and MapReader
+# ("a box, that contains ..."); other holders that do not open are supports ("a counter that has ... on it").
+_HOLDS_IN = frozenset({"box"})
 
 
 def tree_facts(tree: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
     """``getObjectTree()`` as TextWorld facts: ``at(P, room)``, ``at(thing, room)``, ``in(item, I)``,
-    ``in``/``on`` for contents (``in`` for things that open, ``on`` for tables and counters), ``open`` /
-    ``closed``, cutting and cooking states, ``needs_cooking``, ``cuttable``/``cookable`` and the
-    rooms' exits (``east_of(backyard, kitchen)``: the backyard lies east of the kitchen)."""
+    ``in``/``on`` for contents (``in`` for things that open and the box, ``on`` for tables and counters), ``open``
+    / ``closed`` (doors too, by the name the text gives them), cutting and cooking states, ``needs_cooking``,
+    ``cuttable``/``cookable`` and the rooms' exits (``east_of(backyard, kitchen)``: the backyard lies east of the
+    kitchen). Things the game has deleted (eaten, used up) are left out."""
     if not tree or "locations" not in tree:
         return ()
     facts: list[tuple[str, ...]] = [("at", "P", tree["player_location"])]
-    for thing in (tree.get("inventory") or {}).values():
+    for thing in _present(tree.get("inventory")):
         facts.append(("in", thing["name"], "I"))
         facts += _thing_facts(thing)
     for room, place in tree["locations"].items():
         for key, relation in _DIRECTIONS.items():
             if place.get(key):
                 facts.append((relation, place[key], room))
-        for thing in (place.get("contents") or {}).values():
+        for key in _DOORS:
+            if door := place.get(key):
+                facts.append(("open" if door.get("isOpen") else "closed", door["name"]))
+        for thing in _present(place.get("contents")):
             facts.append(("at", thing["name"], room))
             facts += _thing_facts(thing)
     return tuple(dict.fromkeys(facts))
+
+
+def _present(contents: dict[str, Any] | None) -> list[dict[str, Any]]:
+    return [thing for thing in (contents or {}).values() if not thing.get("isDeleted")]
 
 
 def _thing_facts(thing: dict[str, Any]) -> Iterator[tuple[str, ...]]:
@@ -259,14 +293,14 @@ def _thing_facts(thing: dict[str, Any]) -> Iterator[tuple[str, ...]]:
     for key, state in _STATES.items():
         if thing.get(key):
             yield (state, name)
-    if thing.get("needsCooking"):
+    if thing.get("needsCooking") and thing.get("isRaw"):  # needs cooking still (TextWorld's needs_cooking): "raw"
         yield ("needs_cooking", name)
     if thing.get("isCuttable"):
         yield ("cuttable", name)
     if thing.get("isCookable"):
         yield ("cookable", name)
-    relation = "in" if thing.get("isOpenable") else "on"
-    for inner in (thing.get("contents") or {}).values():
+    relation = "in" if thing.get("isOpenable") or name in _HOLDS_IN else "on"
+    for inner in _present(thing.get("contents")):
         yield (relation, inner["name"], name)
         yield from _thing_facts(inner)
 

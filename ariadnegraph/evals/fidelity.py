@@ -1,7 +1,9 @@
 """Memory fidelity: how far the agent's knowledge graph matches the game's true state, step by step.
 
 At every step the KG as memory knew it then (``WorldMemory.as_of(step)``: outdated facts closed) is
-compared with TextWorld's true facts for that step (``oracle.jsonl``; evaluation code only).
+compared with the game's true facts for that step (``oracle.jsonl``; evaluation code only), in TextWorld's
+fact form: TextWorld's own, TextWorldExpress's object tree (``envs/twx_env.py``, every game with rooms) and
+ScienceWorld's (``envs/scienceworld_env.py``).
 
 **Compared relations** (the ones both sides can express), in our ``(subject, relation, object)``
 vocabulary, grouped in families for ``by_relation``:
@@ -19,20 +21,31 @@ open/closed/locked fact (the game calls a BBQ "closed" but has no such fact), co
 cookable or cuttable things.
 
 Everything else is left out on both sides: facts on recipe slots (``ingredient_1``), ``link``/``free``
-(door wiring), ``edible``/``cuttable``/``uncut`` (never shown in text), recipe facts and notes in the KG.
+(door wiring), ``edible``/``cuttable``/``uncut`` (never shown in text), recipe facts and notes in the KG, and
+exits that are not compass directions (ScienceWorld's "has exit" names the room a door leads to; its doors are
+not in its object tree).
+
+**ScienceWorld's truth** names things more barely than its text: the tree's apple is "a red apple" in a look,
+its plant "an apple tree in the adult stage", its pillow "a white pillow". The truth gives the other names the
+game takes for a thing (``called(referent, name)``, from the game's referents); with such a truth, a name in
+memory that is a referent, or that ends with a true name or referent ("white pillow"), stands for that thing.
+Its tree does not tell a support from a container either (``IN_OR_ON`` in the oracle): memory's ``on`` is
+then compared as ``in``.
 
 **Definitions**, per step (``FidelityPoint``), with ``K`` the KG's comparable facts and ``T`` the true ones:
 
 - precision = |K ∩ T| / |K|: every fact memory holds as current counts, stale or invented ones are
   false positives;
 - recall = |K ∩ T| / |S| over the *observable* truth ``S``: true facts whose entities the agent has
-  observed so far — objects named in any observation (or inventory) up to that step, rooms the player
-  has been in (an adjacency fact needs a move between its two rooms: an exit's far side is unknown
-  until taken) — plus any true fact the KG holds (a fact memory got right was knowable). A KG cannot
-  know rooms it never saw, so those do not count;
+  observed so far — objects named in an observation (or inventory) read in a room the truth puts them in
+  (through what holds them: a "sink" named in the kitchen is not the bathroom's sink; a thing in a closed
+  container named there, by a recipe say, counts), rooms the player has been in (an adjacency fact needs a
+  move between its two rooms: an exit's far side is unknown until taken) — plus any true fact the KG holds
+  (a fact memory got right was knowable). A KG cannot know rooms it never saw, so those do not count;
 - coverage = |K ∩ T| / |T| over *all* true facts, unseen rooms included.
 
-Episode figures are micro-averages over steps (sums of counts). ScienceWorld gives no facts: every
+Episode figures are micro-averages over steps (sums of counts); ``counts`` keeps the sums, so episodes
+can be pooled the same way. A game that gives no facts (TextWorldExpress's SimonSays, Crafter, NetHack): every
 figure is then None; precision is None too while memory holds no compared fact (a preset without KG
 extraction).
 """
@@ -48,6 +61,7 @@ from typing import Any, cast
 
 from ..agent.integrity import checked_copies
 from ..envs.families.textworld_cooking import BURNED, COOK_STATES, CUT_STATES, RAW
+from ..envs.scienceworld_env import IN_OR_ON
 from ..memory import EntityNormalizer, EventLog, KGView, TemporalKG, WorldMemory
 from ..memory.conflicts import DIRECTION_RELATIONS
 from ..memory.spatial import PLAYER, PLAYER_ALIASES
@@ -62,6 +76,8 @@ FAMILIES = ("location", "containment", "state", "adjacency", "cooking")
 OPENNESS = frozenset({"open", "closed", "locked"})
 COOKING = frozenset({*CUT_STATES, *COOK_STATES, BURNED, RAW})
 HAS_EXIT = "has exit"
+CALLED = "called"  # called(referent, name): another name the game takes for a thing (ScienceWorld's truth)
+COMPASS = frozenset(relation.removesuffix(" of") for relation in DIRECTION_RELATIONS)
 # Other spellings a model may use for the compared relations and states.
 _RELATION_ALIASES = {"at": "in", "inside": "in", "located in": "in", "on top of": "on"}
 _STATE_ALIASES = {"opened": "open", "unlocked": "closed"}
@@ -114,7 +130,7 @@ def comparable(triplet: Triplet) -> Triplet | None:
     relation = _RELATION_ALIASES.get(relation, relation)
     if relation in ("in", "on") or relation in DIRECTION_RELATIONS:
         return (subject, relation, obj)
-    if relation == HAS_EXIT:
+    if relation == HAS_EXIT and obj in COMPASS:
         return (subject, relation, obj)
     if relation == "is":
         state = _STATE_ALIASES.get(obj, obj)
@@ -129,6 +145,37 @@ def kg_triplets(view: KGView) -> set[Triplet]:
     return {t for t in found if t is not None}
 
 
+def referents(facts: Iterable[Iterable[str]]) -> dict[str, str]:
+    """The truth's ``called(referent, name)`` facts: referent key -> name key (empty for TextWorld's truth)."""
+    return {_KEY(args[0]): _KEY(args[1]) for name, *args in facts if name == CALLED and len(args) == 2}
+
+
+class Names:
+    """How a KG name reads against one step's truth: as it is where the truth uses it, else as the thing it is
+    another name of (a referent; a name ending with a true name or referent: "white pillow") where the truth
+    gives referents. The KG's ``on`` is ``in`` where the truth does not tell them apart (``in_or_on``)."""
+
+    def __init__(self, truth: set[Triplet], called: dict[str, str], in_or_on: bool = False) -> None:
+        self.called, self.in_or_on = called, in_or_on
+        self.names = {e for s, relation, o in truth for e in ((s, o) if relation in ("in", "on") else (s,))}
+        # longest first: "wood cup" before "cup"
+        self._endings = sorted({*self.names, *called}, key=len, reverse=True) if called else []
+
+    def of(self, name: str) -> str:
+        if name in self.names or not self.called:
+            return name
+        if name in self.called:
+            return self.called[name]
+        ending = next((n for n in self._endings if name.endswith(" " + n)), None)
+        return name if ending is None else self.called.get(ending, ending)
+
+    def read(self, triplet: Triplet) -> Triplet:
+        subject, relation, obj = triplet
+        if relation in ("in", "on"):
+            return (self.of(subject), "in" if self.in_or_on else relation, self.of(obj))
+        return (self.of(subject), relation, obj) if relation == "is" else triplet
+
+
 def rooms_of(truth: Iterable[Triplet]) -> set[str]:
     """Rooms named by true facts: where the player is and the ends of every adjacency."""
     rooms: set[str] = set()
@@ -138,6 +185,11 @@ def rooms_of(truth: Iterable[Triplet]) -> set[str]:
         elif subject == PLAYER and relation == "in":
             rooms.add(obj)
     return rooms
+
+
+def places_of(facts: Iterable[Iterable[str]]) -> set[str]:
+    """Rooms the truth puts things in (``at(x, room)``): ScienceWorld's, which states no adjacency."""
+    return {_KEY(args[1]) for name, *args in facts if name == "at" and len(args) == 2}
 
 
 def family(triplet: Triplet, rooms: set[str]) -> str:
@@ -152,17 +204,20 @@ def family(triplet: Triplet, rooms: set[str]) -> str:
 
 # -- what the agent has observed -------------------------------------------------------------------
 class Observed:
-    """What the agent has observed so far: objects named in its texts, rooms it has been in, and the
-    links between rooms it has walked (an exit's far side is unknown until taken)."""
+    """What the agent has observed so far: the objects named in its texts and the rooms it read each name in, the
+    rooms it has been in, and the links between rooms it has walked (an exit's far side is unknown until taken)."""
 
     def __init__(self) -> None:
         self.entities: set[str] = {PLAYER, INVENTORY}
+        self.seen_in: dict[str, set[str]] = {}  # entity -> the rooms the player was in when a text named it
         self.rooms: set[str] = set()
         self.links: set[frozenset[str]] = set()
         self._here: str | None = None
         self._patterns: dict[str, re.Pattern[str]] = {}
 
-    def update(self, text: str, facts: Iterable[Iterable[str]], rooms: set[str]) -> None:
+    def update(self, text: str, facts: Iterable[Iterable[str]], rooms: set[str], called: dict[str, str]) -> None:
+        """Take one step's agent-visible text; ``called``: the truth's referents (a thing named by another of its
+        names is observed)."""
         lowered = " ".join(text.lower().split())
         names: set[str] = set()
         for name, *args in (tuple(f) for f in facts):
@@ -180,15 +235,56 @@ class Observed:
                 pattern = self._patterns[name] = re.compile(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])")
             lowered, found = pattern.subn("\0", lowered)
             if found:
-                self.entities.add(_KEY(name))
+                key = _KEY(name)
+                entity = called.get(key, key)
+                self.entities.add(entity)
+                self.seen_in.setdefault(entity, set()).add(self._here or "")
 
-    def knows(self, triplet: Triplet, rooms: set[str]) -> bool:
-        """True when every entity of a true fact has been observed (rooms: visited)."""
+    def knows(self, triplet: Triplet, rooms: set[str], places: Places) -> bool:
+        """True when a true fact's entities have been observed: each object named in a text read in the room the
+        fact is about (``places``: where the truth puts the holder; the air named in the kitchen says nothing of
+        the hallway's air), each room visited, and for adjacency the move between its two rooms."""
         subject, relation, obj = triplet
         if relation in DIRECTION_RELATIONS:
             return frozenset((subject, obj)) in self.links
-        ends = [subject] if relation in ("is", HAS_EXIT) else [subject, obj]
-        return all((e in self.rooms) if e in rooms else (e in self.entities) for e in ends)
+        if relation in ("in", "on"):
+            where = places.rooms_of(obj)
+            return self._knows(subject, where, rooms) and self._knows(obj, where, rooms)
+        return self._knows(subject, places.rooms_of(subject), rooms)
+
+    def _knows(self, entity: str, where: set[str], rooms: set[str]) -> bool:
+        if entity in rooms:
+            return entity in self.rooms
+        if entity in (PLAYER, INVENTORY):
+            return True
+        return bool(self.seen_in.get(entity, set()) & where) if where else entity in self.entities
+
+
+class Places:
+    """Where each thing of one step's truth is: the rooms it is in, through what holds it (the inventory is in
+    the player's room)."""
+
+    def __init__(self, truth: set[Triplet], rooms: set[str]) -> None:
+        self.rooms = rooms
+        self.here = next((o for s, relation, o in truth if s == PLAYER and relation == "in"), None)
+        self.holders: dict[str, set[str]] = {}
+        for subject, relation, obj in truth:
+            if relation in ("in", "on") and subject != PLAYER:
+                self.holders.setdefault(subject, set()).add(obj)
+        self._memo: dict[str, set[str]] = {}
+
+    def rooms_of(self, thing: str, path: tuple[str, ...] = ()) -> set[str]:
+        if thing in self.rooms:
+            return {thing}
+        if thing == INVENTORY:
+            return {self.here} if self.here else set()
+        if thing not in self._memo:
+            found: set[str] = set()
+            for holder in self.holders.get(thing, ()):
+                if holder not in path:  # a truth never loops; a name two things share might
+                    found |= self.rooms_of(holder, (*path, thing))
+            self._memo[thing] = found
+        return self._memo[thing]
 
 
 class MissingOracle(FileNotFoundError):
@@ -242,6 +338,8 @@ class EpisodeFidelity:
     by_relation: dict[str, dict[str, float | None]]
     coverage: float | None = None
     errors: dict[str, list[list[str]]] = field(default_factory=dict)  # last step's misses, for debugging
+    # summed over steps, for pooling episodes: "all" and each relation family -> tp, fp, fn, truth
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -249,6 +347,7 @@ class EpisodeFidelity:
             "recall": self.recall,
             "coverage": self.coverage,
             "by_relation": self.by_relation,
+            "counts": self.counts,
             "points": [asdict(p) for p in self.points],
             "errors": self.errors,
         }
@@ -258,8 +357,11 @@ def _by_family(triplets: Iterable[Triplet], rooms: set[str]) -> Counter[str]:
     return Counter(family(t, rooms) for t in triplets)
 
 
-def score_steps(memory: WorldMemory | TemporalKG, steps: Iterable[tuple[int, list, str]]) -> EpisodeFidelity:
-    """Compare ``memory.as_of(step)`` with the truth for each ``(step, facts, agent-visible text)``."""
+def score_steps(
+    memory: WorldMemory | TemporalKG, steps: Iterable[tuple[int, list, str]], *, in_or_on: bool = False
+) -> EpisodeFidelity:
+    """Compare ``memory.as_of(step)`` with the truth for each ``(step, facts, agent-visible text)``;
+    ``in_or_on``: the truth does not tell a support from a container (ScienceWorld's)."""
     observed = Observed()
     total = _Counts()
     families = {name: _Counts() for name in FAMILIES}
@@ -267,12 +369,16 @@ def score_steps(memory: WorldMemory | TemporalKG, steps: Iterable[tuple[int, lis
     errors: dict[str, list[list[str]]] = {}
     for step, facts, text in steps:
         truth = truth_triplets(facts)
-        rooms = rooms_of(truth)
-        observed.update(text, facts, rooms)
+        rooms = rooms_of(truth) | places_of(facts)
+        called = referents(facts)
+        observed.update(text, facts, rooms, called)
         can_state = stateful(facts)
-        known = {t for t in kg_triplets(memory.as_of(step)) if t[1] != "is" or t[0] in can_state[family(t, rooms)]}
+        names = Names(truth, called, in_or_on)
+        held = {names.read(t) for t in kg_triplets(memory.as_of(step))}
+        known = {t for t in held if t[1] != "is" or t[0] in can_state[family(t, rooms)]}
         hits = known & truth
-        scope = {t for t in truth if observed.knows(t, rooms)} | hits
+        places = Places(truth, rooms)
+        scope = {t for t in truth if observed.knows(t, rooms, places)} | hits
         misses, wrong = scope - known, known - truth
         total.add(len(hits), len(wrong), len(misses), len(truth))
         counted = [_by_family(part, rooms) for part in (hits, wrong, misses, truth)]
@@ -291,7 +397,7 @@ def score_steps(memory: WorldMemory | TemporalKG, steps: Iterable[tuple[int, lis
             )
         )
         errors = {"false_positives": sorted(map(list, wrong)), "false_negatives": sorted(map(list, misses))}
-    if total.truth == 0:  # the game states no facts (ScienceWorld): nothing to measure
+    if total.truth == 0:  # the game states no facts (SimonSays, Crafter, NetHack): nothing to measure
         points = [FidelityPoint(p.step, None, None, 0, 0, 0, None, 0) for p in points]
         return EpisodeFidelity(None, None, points, {name: _Counts().figures() for name in FAMILIES})
     figures = total.figures()
@@ -302,6 +408,7 @@ def score_steps(memory: WorldMemory | TemporalKG, steps: Iterable[tuple[int, lis
         {name: counts.figures() for name, counts in families.items()},
         figures["coverage"],
         errors,
+        {name: asdict(counts) for name, counts in {"all": total, **families}.items()},
     )
 
 
@@ -357,7 +464,7 @@ def run_fidelity(run: RunDir) -> EpisodeFidelity:
         for r in run.steps()
         if r["step"] in oracle and r["step"] in recorded
     ]
-    return score_steps(kg, steps)
+    return score_steps(kg, steps, in_or_on=any(record.get(IN_OR_ON) for record in oracle.values()))
 
 
 def walkthrough_fidelity(
@@ -372,7 +479,11 @@ def walkthrough_fidelity(
     memory = WorldMemory()
     try:
         observation = env.reset()
-        return score_steps(memory, _walkthrough_steps(env, observation, memory, model, base_url))
+        return score_steps(
+            memory,
+            _walkthrough_steps(env, observation, memory, model, base_url),
+            in_or_on=bool(observation.oracle.extra.get(IN_OR_ON)),
+        )
     finally:
         env.close()
         memory.close()
@@ -428,7 +539,7 @@ def _figure(value: float | None) -> str:
 def render_fidelity(result: EpisodeFidelity, run_id: str, every: int = 10) -> str:
     """Per-episode figures, per relation family, and the curve at every ``every``-th step (and the last)."""
     if result.precision is None and result.recall is None:
-        return f"run {run_id}: no memory fidelity (the game gives no true facts, e.g. ScienceWorld)"
+        return f"run {run_id}: no memory fidelity (the game gives no true facts, e.g. SimonSays, Crafter, NetHack)"
     lines = [
         f"run {run_id}: memory fidelity over {len(result.points)} steps: precision "
         f"{_figure(result.precision).strip()}, "

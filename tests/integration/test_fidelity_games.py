@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ariadnegraph.cli import main
-from ariadnegraph.evals.fidelity import episode_fidelity, walkthrough_fidelity
+from ariadnegraph.evals.fidelity import episode_fidelity, read_kg, walkthrough_fidelity
 
 
 @pytest.mark.slow
@@ -43,3 +43,41 @@ def test_played_run_has_a_point_per_step_and_the_cli_prints_them(tmp_path, capsy
         assert main(["fidelity", run_id, "--run-dir", str(tmp_path)]) == 2
         err = capsys.readouterr().err
         assert err.startswith("ariadne: error: ") and message in err and err.count("\n") == 1
+
+
+def _hold_a_wrong_fact(run_dir, run_id: str, triplet: tuple[str, str, str]) -> None:
+    """Write a false fact into a run's memory, held from step 0 on (as a bad extraction would have)."""
+    from ariadnegraph.memory import EventLog
+    from ariadnegraph.memory.world import MEMORY_FILE
+    from ariadnegraph.runs import RunDir
+
+    path = RunDir.open(run_dir, run_id).memory_path
+    kg, _ = read_kg(path)
+    log = EventLog(path / MEMORY_FILE)
+    try:
+        log.append([("fact", kg.make_fact(*triplet, step=0).to_dict())])
+    finally:
+        log.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec, options", [
+    ("twx:coincollector", {"seed": 0, "split": "dev"}),  # its truth is read from the game's objects, not its tree
+    pytest.param("scienceworld:find-living-thing", {"variation": 0, "split": "dev"}, marks=pytest.mark.scienceworld),
+])
+def test_twx_and_scienceworld_runs_are_measured_and_a_wrong_fact_lowers_precision(spec, options, tmp_path, capsys):
+    from ariadnegraph.agent.context import AgentContext
+    from ariadnegraph.play import play
+
+    run = play(spec, max_steps=4, context=AgentContext(run_dir=str(tmp_path)), **options)
+    assert main(["fidelity", run["run_id"], "--run-dir", str(tmp_path), "--json"]) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert before["precision"] is not None and before["recall"] is not None and before["coverage"] is not None
+    assert before["by_relation"]["location"]["recall"] is not None and before["counts"]["all"]["tp"] > 0
+
+    _hold_a_wrong_fact(tmp_path, run["run_id"], ("fridge", "in", "bathroom"))  # the fridge is in the kitchen
+    assert main(["fidelity", run["run_id"], "--run-dir", str(tmp_path), "--json"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert after["precision"] < before["precision"]
+    assert after["counts"]["all"]["fp"] == before["counts"]["all"]["fp"] + len(after["points"])  # once a step
+    assert ["fridge", "in", "bathroom"] in after["errors"]["false_positives"]

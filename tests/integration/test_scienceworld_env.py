@@ -239,3 +239,16 @@ def test_oracle_is_hidden_from_the_agent():
         assert agent_view.text == obs.text and agent_view.admissible_actions == obs.admissible_actions
         assert "oracle" not in obs.to_dict()
         assert not any(step in agent_view.text for step in obs.oracle.walkthrough if step.startswith("focus"))
+
+
+def test_the_object_tree_gives_the_true_facts_after_every_command():
+    with make_scienceworld(TASK) as env:  # the greenhouse, an orange carried; the gold path goes outside
+        first = env.reset()
+        facts = set(first.oracle.facts)
+        assert {("at", "P", "greenhouse"), ("in", "orange", "I"), ("at", "bee hive", "greenhouse"),
+                ("closed", "bee hive"), ("at", "sink", "greenhouse")} <= facts
+        assert not any("terminal" in part or part == "agent" for fact in facts for part in fact)  # parts, the agent
+        assert first.oracle.extra["in_or_on"] is True and first.for_agent().oracle.facts == ()
+        for command in first.oracle.walkthrough[:2]:  # open the door to outside, go there
+            moved = env.step(command)
+        assert ("at", "P", "outside") in moved.oracle.facts and ("at", "P", "greenhouse") not in moved.oracle.facts

@@ -111,6 +111,30 @@ def test_the_object_tree_gives_the_true_facts_a_reader_of_the_text_would_write()
     assert tree_facts({}) == ()  # games without a tree: no facts, no fidelity
 
 
+def test_the_games_without_a_tree_give_their_true_facts_from_their_objects():
+    coin = make("twx:coincollector", seed=0, split="dev", numLocations=3, includeDoors=1)
+    try:
+        first = coin.reset()  # "To the South you see the corridor. To the West you see a closed plain door."
+        assert {("at", "P", "kitchen"), ("closed", "fridge"), ("closed", "plain door"), ("west_of", "pantry", "kitchen"),
+                ("south_of", "corridor", "kitchen")} <= set(first.oracle.facts)
+        assert ("open", "plain door") in coin.step("open door to west").oracle.facts  # by the name the text gives it
+    finally:
+        coin.close()
+    arithmetic = make("twx:arithmetic", seed=0, split="dev")
+    try:
+        observation = arithmetic.reset()
+        for command in observation.oracle.walkthrough:
+            observation = arithmetic.step(command)
+        assert {("in", "45 olives", "box"), ("at", "box", "living room")} <= set(observation.oracle.facts)  # "contains"
+    finally:
+        arithmetic.close()
+    simon = make("twx:simonsays10", seed=0, split="dev")
+    try:
+        assert simon.reset().oracle.facts == ()  # no world: nothing to compare memory with
+    finally:
+        simon.close()
+
+
 def test_exits_in_the_text_are_adjacency_facts_both_ways():
     env = make("twx:cookingworld", seed=0, numLocations=3)
     try:

@@ -162,6 +162,13 @@ def test_textworld_a_container_holds_what_it_showed_when_opened():
     assert ("block of cheese", "in", "inventory") in taken and ("white tuna", "in", "fridge") in taken
 
 
+def test_textworld_a_state_the_text_shows_before_a_name_and_the_inventory_after_the_last_command():
+    env, steps = recorded("textworld_cooking.json")  # "You open the fridge, revealing ... a raw white tuna."
+    assert {("white tuna", "in", "fridge"), ("white tuna", "is", "raw")} <= facts_of(env, steps[3])
+    env, steps = recorded("textworld_treasure.json")  # "You pick up the keycard from the ground. ... *** The End ***"
+    assert not steps[1].valid and ("keycard", "in", "inventory") in facts_of(env, steps[1])
+
+
 def test_textworld_cleaning_supports_and_an_opened_wardrobe():
     env, steps = recorded("textworld_clean.json")
     first = facts_of(env, steps[0])
@@ -178,6 +185,15 @@ def test_twx_things_on_supports_in_containers_and_the_contents_shown_when_opened
     assert {("yellow bell pepper", "in", "fridge"), ("chicken wing", "in", "fridge"), ("fridge", "is", "open")} <= opened
 
 
+def test_twx_what_is_carried_goes_by_its_command_name_and_states_show_before_names():
+    env, steps = recorded("twx_held.json")  # "The fridge contains a yellow bell pepper, a raw chicken wing, ..."
+    assert {("chicken wing", "in", "fridge"), ("chicken wing", "is", "raw"), ("egg", "is", "raw")} <= facts_of(env, steps[1])
+    carried = facts_of(env, steps[6])  # inventory: raw chicken wing, roasted sliced yellow bell pepper, knife
+    assert {("chicken wing", "in", "inventory"), ("chicken wing", "is", "raw"), ("yellow bell pepper", "in", "inventory"),
+            ("yellow bell pepper", "is", "sliced"), ("yellow bell pepper", "is", "roasted")} <= carried
+    assert not any(t[0].startswith(("raw ", "roasted ")) for t in carried)
+
+
 def test_twx_doors_their_states_and_the_rooms_beyond():
     env, steps = recorded("twx_doors.json")
     start = facts_of(env, steps[0])
@@ -186,6 +202,14 @@ def test_twx_doors_their_states_and_the_rooms_beyond():
     pantry = facts_of(env, steps[2])  # "Through an open frosted-glass door, to the North you see the kitchen."
     assert {("pantry", "north door", "frosted-glass door"), ("frosted-glass door", "is", "open"),
             ("kitchen", "north of", "pantry")} <= pantry
+
+
+def test_twx_closing_a_container_or_a_door_and_opening_a_door_onto_a_room():
+    env, steps = recorded("twx_close.json")  # kitchen; open and close the cutlery drawer, then the north door
+    assert ("cutlery drawer", "is", "closed") in facts_of(env, steps[2])  # "You close the cutlery drawer."
+    assert {("screen door", "is", "open"), ("kitchen", "north door", "screen door"),
+            ("backyard", "north of", "kitchen")} <= facts_of(env, steps[3])  # "You open the screen door, revealing ..."
+    assert ("screen door", "is", "closed") in facts_of(env, steps[4])  # "You close the screen door to the backyard."
 
 
 def test_scienceworld_a_look_lists_each_thing_what_it_holds_and_the_doors():
@@ -197,3 +221,16 @@ def test_scienceworld_a_look_lists_each_thing_what_it_holds_and_the_doors():
             ("kitchen", "has exit", "bathroom"), ("door to the bathroom", "is", "open")} <= facts
     assert not any(")" in part for fact in facts for part in fact)
     assert "fridge" not in seen.shown and "bowl" in seen.shown
+
+
+def test_scienceworld_outdoors_states_after_a_comma_nested_supports_and_opening():
+    env, steps = recorded("scienceworld_rooms.json")
+    assert ("fridge", "is", "open") in facts_of(env, steps[1])  # "The fridge is now open."
+    outside = facts_of(env, steps[3])  # "This outside location is called the outside. Here you see: ..."
+    assert {("axe", "in", "outside"), ("water", "in", "fountain"), ("outside", "has exit", "greenhouse")} <= outside
+    workshop = facts_of(env, steps[5])  # "a table. On the table is: a battery, a blue light bulb, which is off, ..."
+    assert {("blue light bulb", "on", "table"), ("switch", "on", "table"), ("yellow wire", "on", "table")} <= workshop
+    assert not any(part.startswith("which") for fact in workshop for part in fact)
+    bedroom = facts_of(env, steps[7])  # "a bed. On the bed is: a mattress. On the mattress is: a white pillow.."
+    assert {("mattress", "on", "bed"), ("white pillow", "on", "mattress")} <= bedroom
+    assert ("fridge", "is", "closed") in facts_of(env, steps[9])  # "The fridge is now closed."

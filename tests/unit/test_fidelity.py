@@ -116,3 +116,86 @@ def test_rendering_shows_families_and_a_compact_curve(fidelity):
     assert "state              0.75    0.75      0.75" in text
     steps = [line.split()[0] for line in text.splitlines() if line[:5].strip().isdigit()]
     assert steps == ["0", "2", "3"]  # every 2nd step, and the last
+
+
+# -- TextWorldExpress's and ScienceWorld's truths ------------------------------------------------------------------
+def _thing(name: str, uuid: str = "", contents: tuple = (), **props) -> dict:
+    return {"name": name, "uuid": uuid or name, "isDeleted": False, **props,
+            "contents": {f"{c['name']}-{c['uuid']}": c for c in contents}}
+
+
+def test_twx_tree_doors_by_their_names_the_box_holds_in_and_deleted_things_are_gone():
+    from ariadnegraph.envs.twx_env import tree_facts
+
+    coin = _thing("coin", isMovable=True)
+    eaten = {**_thing("meal"), "isDeleted": True}
+    tree = {"player_location": "sauna", "inventory": {"map": _thing("map")}, "locations": {
+        "sauna": {**_thing("sauna", contents=(_thing("box", contents=(coin,), isContainer=True),
+                                              _thing("table", contents=(eaten,), isContainer=True))),
+                  "locationSouth": "cubicle", "doorSouth": {**_thing("plain door"), "isOpen": True}}}}
+    facts = set(tree_facts(tree))
+    assert {("at", "P", "sauna"), ("in", "map", "I"), ("in", "coin", "box"), ("at", "table", "sauna"),
+            ("south_of", "cubicle", "sauna"), ("open", "plain door")} <= facts
+    assert not any("meal" in fact for fact in facts)
+
+
+SCIENCEWORLD_TREE = _thing("universe", contents=(
+    _thing("kitchen", "k", contents=(
+        _thing("counter", "c", contents=(_thing("bowl", "b", contents=(_thing("apple", "a", contents=(
+            _thing("terminal 1", "t1"),)),)),)),
+        _thing("fridge", "f", propContainer={"isOpen": False, "isClosable": True}),
+        _thing("couch", "u", contents=(_thing("pillow", "p"),)),
+        _thing("agent", "g", contents=(_thing("inventory", "i", contents=(_thing("orange", "o"),)),)),
+        {**_thing("steam", "s"), "isDeleted": True})),
+    _thing("hallway", "h", contents=(_thing("picture", "x"),)),
+    _thing("terminal 2", "t2")))
+REFERENTS = {"a": ["apple", "red apple", "object"], "p": ["object", "pillow"], "f": ["fridge", "kitchen fridge"]}
+
+
+def test_scienceworld_tree_places_things_carries_the_inventory_and_names_referents():
+    from ariadnegraph.envs.scienceworld_env import tree_facts
+
+    facts = set(tree_facts(SCIENCEWORLD_TREE, REFERENTS))
+    assert facts == {
+        ("at", "counter", "kitchen"), ("in", "bowl", "counter"), ("in", "apple", "bowl"), ("at", "fridge", "kitchen"),
+        ("closed", "fridge"), ("at", "couch", "kitchen"), ("in", "pillow", "couch"), ("at", "P", "kitchen"),
+        ("in", "orange", "I"), ("at", "picture", "hallway"),
+        ("called", "red apple", "apple"), ("called", "kitchen fridge", "fridge"),  # "object" names two things: none
+    }
+
+
+def test_scienceworld_names_and_supports_are_read_as_the_truth_gives_them_and_a_wrong_fact_counts():
+    from ariadnegraph.envs.scienceworld_env import tree_facts
+
+    facts = [list(f) for f in tree_facts(SCIENCEWORLD_TREE, REFERENTS)]
+    look = ("This room is called the kitchen. In it, you see: a counter. On the counter is: a bowl (containing a red "
+            "apple). a fridge. The fridge door is closed. a couch. On the couch is: a white pillow.")
+    memory = WorldMemory()
+    memory.observe(0, look, [("player", "in", "kitchen"), ("counter", "in", "kitchen"), ("bowl", "on", "counter"),
+                             ("red apple", "in", "bowl"), ("fridge", "in", "kitchen"), ("fridge", "is", "closed"),
+                             ("couch", "in", "kitchen"), ("white pillow", "on", "couch"), ("orange", "in", "inventory"),
+                             ("kitchen", "has exit", "hallway")])  # an exit by room name: not compared
+    memory.observe(1, "You move the apple to the fridge.", [("apple", "in", "fridge")])  # wrong: it is in the bowl
+    result = score_steps(memory, [(0, facts, look + "\norange"), (1, facts, "You move the apple to the fridge.")],
+                         in_or_on=True)
+    assert result.points[0] == FidelityPoint(0, 1.0, 1.0, 9, 0, 0, 9 / 10, 10)  # all but the unseen picture
+    assert (result.points[1].precision, result.points[1].false_positives) == (0.9, 1)  # the wrong fact costs
+    assert result.errors["false_positives"] == [["apple", "in", "fridge"]]
+    assert result.counts["all"] == {"tp": 18, "fp": 1, "fn": 0, "truth": 20} and result.precision == 18 / 19
+    strict = score_steps(memory, [(0, facts, look)])  # a truth that tells supports apart: "on" is not "in"
+    assert strict.precision == 7 / 9
+
+
+def test_a_name_read_in_one_room_says_nothing_of_a_thing_of_that_name_in_another():
+    """ScienceWorld has a sink in the kitchen and one in the bathroom; a room the truth puts things in is a room
+    even where the truth states no adjacency, and moving there without a look shows nothing of it."""
+    facts = [["at", "sink", "kitchen"], ["at", "sink", "bathroom"]]
+    texts = {0: "This room is called the kitchen. In it, you see: a sink. A door to the bathroom (that is open)",
+             1: "You move to the bathroom."}
+    memory = WorldMemory()
+    memory.observe(0, texts[0], [("player", "in", "kitchen"), ("sink", "in", "kitchen")])
+    memory.observe(1, texts[1], [("player", "in", "bathroom")])
+    result = score_steps(memory, [(0, [["at", "P", "kitchen"], *facts], texts[0]),
+                                  (1, [["at", "P", "bathroom"], *facts], texts[1])])
+    assert (result.precision, result.recall, result.coverage) == (1.0, 1.0, 4 / 6)
+    assert result.by_relation["location"]["coverage"] == 4 / 6 and result.by_relation["containment"]["coverage"] is None

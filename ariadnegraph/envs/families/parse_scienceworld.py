@@ -9,9 +9,12 @@ ScienceWorld answers 'look around' (and arriving in a room) with one thing a lin
     You also see:
         A door to the bathroom (that is open)
 
-so each line is a thing in the room, what it holds (``On/In the X is: ...``, ``(containing ...)``, nested), whether
-its door is open, and the doors name the rooms next door. ScienceWorld moves by room name ('go to bathroom'), so a
-room's exits are the rooms its doors lead to: ``(room, "has exit", other room)`` with the door's state.
+so each line is a thing in the room, what it holds (``On/In the X is: ...``, ``(containing ...)``, nested, and
+"On the bed is: a mattress. On the mattress is: a white pillow."), whether its door is open, and the doors name the
+rooms next door. Outdoors the header reads "This outside location is called the outside. Here you see:". A listed
+thing may carry its state after a comma ("a switch, which is off, a blue wire"): that clause is no thing. Opening
+and closing answer "The fridge is now open." ScienceWorld moves by room name ('go to bathroom'), so a room's exits
+are the rooms its doors lead to: ``(room, "has exit", other room)`` with the door's state.
 """
 
 from __future__ import annotations
@@ -21,10 +24,13 @@ import re
 from ...memory.spatial import EXIT_RELATION
 from .base import Observed, Sighting, Triplet
 
-_ROOM = re.compile(r"This room is called the (?P<room>[^.]+)\.")
+_ROOM = re.compile(r"This [\w ]+? is called the (?P<room>[^.]+)\.")  # "This room", "This outside location"
 _THING_LINE = re.compile(r"^\t(?P<line>.+)$", re.M)
 _DOOR_LINE = re.compile(r"^\s*A door to the (?P<room>.+?) \(that is (?P<state>open|closed|locked)\)", re.M | re.I)
-_HOLDS = re.compile(r"(?P<prep>On|In) the (?P<holder>[^:]+?) is: (?P<things>.*?)\.?\s*$")
+_HOLDS = re.compile(r"(?P<prep>On|In) the (?P<holder>[^:]+?) is: (?P<things>.*?)\.*\s*$")
+_NEXT_HOLDER = re.compile(r"\.\s+(?=(?:On|In) the [^:]+? is: )")  # "... a mattress. On the mattress is: ..."
+_STATE_CLAUSE = re.compile(r"^(?:which|currently)\b", re.I)  # "which is off": a listed thing's state, no thing
+_NOW = re.compile(r"\bThe (?P<thing>[^.]+?) is now (?P<state>open|closed)\.")
 _DOOR_STATE = re.compile(r"The (?P<holder>[^.]+?) door is (?P<state>open|closed|locked)")
 _ARTICLE = re.compile(r"^(?:a|an|the|some)\s+(?:substance called\s+)?", re.I)
 _CALLED = re.compile(r"^(?:a|an)\s+substance called\s+", re.I)
@@ -44,7 +50,7 @@ def _split_top(listed: str) -> list[str]:
         else:
             current.append(char)
     parts.append("".join(current))
-    return [p.strip() for p in parts if p.strip() and p.strip() != "nothing"]
+    return [p.strip() for p in parts if p.strip() and p.strip() != "nothing" and not _STATE_CLAUSE.match(p.strip())]
 
 
 def _thing(text: str) -> tuple[str, str | None]:
@@ -84,8 +90,9 @@ def sighting(seen: Observed) -> Sighting:
             facts[(name, "in", room)] = None
             if inside is not None:
                 _place(inside, "in", name, facts, shown)
-            for held in _HOLDS.finditer(text):
-                _place(held["things"], "on" if held["prep"] == "On" else "in", held["holder"].strip(), facts, shown)
+            for sentence in _NEXT_HOLDER.split(text):
+                if held := _HOLDS.search(sentence):
+                    _place(held["things"], "on" if held["prep"] == "On" else "in", held["holder"].strip(), facts, shown)
             if state := _DOOR_STATE.search(text):
                 facts[(name, "is", state["state"])] = None
                 if state["state"] != "open":
@@ -94,6 +101,8 @@ def sighting(seen: Observed) -> Sighting:
             other = door["room"].strip()
             facts[(room, EXIT_RELATION, other)] = None
             facts[(f"door to the {other}", "is", door["state"].lower())] = None
+    for now in _NOW.finditer(seen.text):
+        facts[(now["thing"].strip(), "is", now["state"])] = None
     if seen.inventory is not None:
         for thing in seen.inventory:
             facts[(_thing(thing)[0], "in", "inventory")] = None

@@ -7,7 +7,8 @@ Y), ``take X`` (on the floor), ``open Y`` / ``close Y`` / ``unlock Y with K`` (Y
 whole each step, and a closed container shows nothing of what it holds. Doors and exits behind them come from the
 text ("There is a closed frosted-glass door leading west."): a closed door lists no 'go' command. Where a game lists
 no valid commands, the text's own sentences stand in ("On the counter you see a knife and an apple.", "You open the
-fridge, revealing a carrot.", "The fridge contains a carrot.", "There is a coin on the floor.").
+fridge, revealing a carrot.", "The fridge contains a carrot.", "There is a coin on the floor."), and the inventory the
+env read from the game ("You pick up the keycard" ends a treasure hunt: no command is listed after it).
 """
 
 from __future__ import annotations
@@ -116,4 +117,8 @@ def sighting(seen: Observed) -> Sighting:
         if room:
             for m in _FLOOR.finditer(seen.text):
                 facts[(m["thing"].lower(), "in", room)] = None
+        if seen.inventory is not None:  # the game's own inventory, where no 'drop' command lists it (the last step)
+            for thing in seen.inventory:
+                facts[(thing.lower(), "in", INVENTORY)] = None
+            shown.add(INVENTORY)
     return Sighting(tuple(facts), frozenset(shown))

@@ -74,6 +74,21 @@ def held_states(facts: Iterable[Triplet], inventory: Iterable[str] | None) -> li
     return found
 
 
+_STATE_WORDS = "|".join(sorted(COOKING_STATES))
+
+
+def shown_states(facts: Iterable[Triplet], text: str) -> list[Triplet]:
+    """The cooking states the text shows before the name of a thing ``facts`` place somewhere ("There is a raw yellow
+    potato on the floor", "The fridge contains a raw chicken wing": raw), where the commands name it without them."""
+    placed = {t[0] for t in facts if t[1] in ("in", "on")}
+    lowered = " ".join(text.lower().split())
+    found: list[Triplet] = []
+    for thing in placed:
+        for shown in re.finditer(rf"\b((?:(?:{_STATE_WORDS}) )+){re.escape(thing)}\b", lowered):
+            found += [(thing, "is", word) for word in shown.group(1).split()]
+    return list(dict.fromkeys(found))
+
+
 class CookingRules(GameFamily):
     """The cooking rules, for any family whose games cook (mixed in before the family's own class)."""
 
@@ -98,7 +113,7 @@ class CookingRules(GameFamily):
 
     def perceive(self, seen: Observed) -> Sighting:
         found = super().perceive(seen)
-        states = held_states(found.facts, seen.inventory)
+        states = list(dict.fromkeys([*held_states(found.facts, seen.inventory), *shown_states(found.facts, seen.text)]))
         return Sighting((*found.facts, *states), found.shown) if states else found
 
 
