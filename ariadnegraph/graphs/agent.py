@@ -15,6 +15,9 @@ trigger a replay; a test hands a node a fake session instead.
 Presets (:mod:`ariadnegraph.agent.presets`) are switches of this one graph: the routing functions
 read ``context.switches`` and skip the nodes a preset turns off (no summarizer, no KG, no QA, a
 planner every step or never, no critic).
+
+Every route is an edge reading the state (no node returns a ``Command(goto=...)``): a fork's ``update_state``
+runs a node's edges, not its return value.
 """
 
 from __future__ import annotations
@@ -122,6 +125,11 @@ def route_after_world_model_qa(state: AgentState) -> Literal["planner", "critic"
     return "critic" if preset.critic else "actor"
 
 
+def route_after_critic(state: AgentState) -> Literal["planner", "actor"]:
+    """The critic sends the planner back to work (``needs_plan``) or lets the plan's next step run."""
+    return "planner" if state.get("needs_plan") else "actor"
+
+
 def route_after_actor(state: AgentState) -> Literal["planner", "environment"]:
     """A plan step the actor sent back (invalid, a repeat, a stall: nothing proposed) goes to the planner."""
     return "environment" if state.get("command") is not None else "planner"
@@ -176,7 +184,7 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_node("aggregator", node(given_session(aggregator)))
     builder.add_node("world_model_qa", node(given_session(world_model_qa)))
     builder.add_node("planner", node(given_session(planner)))
-    builder.add_node("critic", node(critic), destinations=("planner", "actor"))
+    builder.add_node("critic", node(critic))
     builder.add_node("actor", node(given_session(actor)))
     builder.add_edge(START, "environment")
     builder.add_conditional_edges("environment", route_after_environment)
@@ -187,6 +195,7 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_conditional_edges("aggregator", route_after_aggregator)
     builder.add_conditional_edges("world_model_qa", route_after_world_model_qa)
     builder.add_conditional_edges("planner", route_after_planner)
+    builder.add_conditional_edges("critic", route_after_critic)
     builder.add_conditional_edges("actor", route_after_actor)
     builder.add_node("thoughts", node(thoughts))
     builder.add_edge("thoughts", "environment")
