@@ -533,3 +533,60 @@ def test_the_server_outlives_postgres_restarts_and_never_plays_a_step_without_it
             pass  # every reader accepts every run
     finally:
         database.remove()
+
+
+# --- the server decides who writes what (issue 35) --------------------------------------------------------
+
+
+def store_is_read_only_to_clients(client, store: Path) -> None:
+    """A client reads the agents' namespaces and nothing else, and writes no namespace at all: the Store file
+    holds afterwards what the operator saved."""
+    from langgraph_sdk.errors import PermissionDeniedError
+
+    from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+
+    chef = Namespace("chef", "cooking")
+    with LongTermMemory(store) as memory:
+        before = (memory.facts(chef), memory.lessons(chef), memory.namespaces())
+    planted = {"triplet": ["treasure", "in", "oven"], "sources": ["a client"]}
+    for write in (lambda: client.store.put_item(list(chef.facts), "treasure|in|oven", planted),
+                  lambda: client.store.put_item(list(chef.lessons), "1", {"text": 5}),  # a malformed row
+                  lambda: client.store.put_item(["elsewhere"], "k", {"any": "thing"}),  # a namespace no agent reads
+                  lambda: client.store.delete_item(list(chef.facts), "cookbook|on|counter")):
+        with pytest.raises(PermissionDeniedError) as refused:
+            write()
+        assert "the long-term Store is the operator's" in refused.value.response.text
+    with pytest.raises(PermissionDeniedError):
+        client.store.search_items(["elsewhere"])
+    with pytest.raises(PermissionDeniedError):
+        client.store.get_item(["elsewhere"], "k")
+    # what the operator allows: the agents' namespaces, listed and read
+    assert all(ns[0] == "ariadne" for ns in client.store.list_namespaces()["namespaces"])
+    assert client.store.get_item(list(chef.facts), "cookbook|on|counter")["value"]["triplet"] == ["cookbook", "on", "counter"]
+    assert {tuple(i["value"]["triplet"]) for i in client.store.search_items(list(chef.facts))["items"]} == set(CHEF_FACTS)
+    with LongTermMemory(store) as memory:
+        assert (memory.facts(chef), memory.lessons(chef), memory.namespaces()) == before and not memory.skipped
+
+
+def test_clients_read_the_agents_namespaces_of_the_store_and_write_none(server):
+    """Without an access key (with one: test_with_an_api_key_clients_still_write_no_store)."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    store_is_read_only_to_clients(client, work / "store.sqlite")
+    # a thread seeded from the namespace gets the operator's facts, nothing planted
+    thread = client.threads.create()["thread_id"]
+    client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2}, context={"memory_from": "chef"})
+    assert RunDir.open(work / "runs", thread).meta()["recalled"] == {"from": "chef/cooking", "facts": 2, "lessons": 1}
+
+
+def test_with_an_api_key_clients_still_write_no_store(tmp_path):
+    from langgraph_sdk import get_sync_client
+
+    from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+
+    with LongTermMemory(tmp_path / "store.sqlite") as memory:
+        memory.add_facts(Namespace("chef", "cooking"), CHEF_FACTS, source="by hand")
+    with langgraph_dev(tmp_path, ARIADNE_SERVER_API_KEY="s3cret", ARIADNE_STORE=str(tmp_path / "store.sqlite")) as url:
+        store_is_read_only_to_clients(get_sync_client(url=url, api_key="s3cret"), tmp_path / "store.sqlite")
