@@ -590,3 +590,99 @@ def test_with_an_api_key_clients_still_write_no_store(tmp_path):
         memory.add_facts(Namespace("chef", "cooking"), CHEF_FACTS, source="by hand")
     with langgraph_dev(tmp_path, ARIADNE_SERVER_API_KEY="s3cret", ARIADNE_STORE=str(tmp_path / "store.sqlite")) as url:
         store_is_read_only_to_clients(get_sync_client(url=url, api_key="s3cret"), tmp_path / "store.sqlite")
+
+
+def processes_in(work: Path) -> set[int]:
+    """The server's processes and the games they started: every process working in ``work``."""
+    import psutil
+
+    found = set()
+    for process in psutil.process_iter(["pid"]):
+        with contextlib.suppress(psutil.Error):
+            if process.cwd() == str(work):
+                found.add(process.pid)
+    return found
+
+
+def lock_is_free(run_dir: Path, run_id: str) -> bool:
+    """Whether another writer (this process: a CLI `play --resume`, say) can take the run's lock."""
+    from ariadnegraph.runs import RunBusy
+
+    run = RunDir.open(run_dir, run_id)
+    try:
+        run.acquire_writer()
+    except RunBusy:
+        return False
+    run.release_writer()
+    return True
+
+
+def test_a_thread_paused_for_approval_holds_no_game_or_lock_and_resumes_or_is_deleted(server):
+    """A paused episode releases its game, memory and lock; its next run replays the game from the files."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    context = {"approve_commands": True}
+    serving = processes_in(work)
+    paused = [client.threads.create()["thread_id"] for _ in range(2)]
+    for thread in paused:
+        client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3}, context=context)
+        assert client.threads.get_state(thread)["interrupts"][0]["value"]["step"] == 1
+    assert processes_in(work) <= serving  # no game left running for a paused thread
+    assert all(lock_is_free(work / "runs", thread) for thread in paused)
+    # one paused thread resumed to its end (each answer rebuilds the game from the files), the other deleted
+    kept, deleted = paused
+    for _ in range(3):
+        client.runs.wait(kept, "agent", command={"resume": "accept"}, context=context)
+    values = client.threads.get_state(kept)["values"]
+    assert values["done"] and values["step"] == 3 and len(list(RunDir.open(work / "runs", kept).steps())) == 4
+    client.threads.delete(deleted)
+    assert processes_in(work) <= serving and lock_is_free(work / "runs", deleted)
+
+
+def cancelled_with_rollback(client, thread: str, after_steps: int, **run) -> None:
+    """A background run cancelled with ``action="rollback"`` once ``after_steps`` steps were played; returns once
+    the server has rolled it back (the run is deleted)."""
+    started = client.runs.create(thread, "agent", stream_mode="custom", **run)
+    seen = 0
+    for part in client.runs.join_stream(thread, started["run_id"]):
+        if part.event == "custom" and part.data.get("event") == "step":
+            seen += 1
+            if seen > after_steps:
+                client.runs.cancel(thread, started["run_id"], wait=True, action="rollback")
+                break
+    for _ in range(600):  # the rollback lands once the run's last node is done
+        if all(r["run_id"] != started["run_id"] for r in client.runs.list(thread)):
+            return
+        time.sleep(0.1)
+    pytest.fail("the rolled back run is still listed")
+
+
+def recorded_steps(work: Path, thread: str) -> int:
+    return [r["step"] for r in RunDir.open(work / "runs", thread).steps()][-1]
+
+
+def test_a_rolled_back_run_leaves_files_that_agree_with_the_thread_which_continues(server):
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    game = {"env": "cooking:2", "seed": 2, "max_steps": 6}
+    # the thread's first run rolled back: the thread has no state, the run nothing past step 0; the same input plays it
+    first = client.threads.create()["thread_id"]
+    cancelled_with_rollback(client, first, 2, input=game)
+    assert not client.threads.get_state(first)["values"] and recorded_steps(work, first) == 0
+    client.runs.wait(first, "agent", input=game)
+    # a later run rolled back: the thread is back where it was, and so are the files; the thread continues
+    later = client.threads.create()["thread_id"]
+    client.runs.wait(later, "agent", input=game, interrupt_after=["memory_update"])
+    assert client.threads.get_state(later)["values"]["step"] == 0
+    cancelled_with_rollback(client, later, 2, input=None)
+    assert client.threads.get_state(later)["values"]["step"] == 0 == recorded_steps(work, later)
+    client.runs.wait(later, "agent", input=None)
+    for thread in (first, later):
+        values = client.threads.get_state(thread)["values"]
+        assert values["done"] and values["step"] == 6 == recorded_steps(work, thread), thread
+        assert values["trail"] == list(RunDir.open(work / "runs", thread).steps())[-1]["trail"]
+        assert lock_is_free(work / "runs", thread)
