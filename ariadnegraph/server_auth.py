@@ -70,10 +70,36 @@ async def authenticate(headers: dict) -> Auth.types.MinimalUserDict:
 @auth.on.threads.create_run
 async def checkpoint_every_step(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> None:
     kwargs = value.get("kwargs")
+    thread = value.get("thread_id")
     # (a stateless run, on a temporary thread, has no checkpointer: nothing to wait for)
-    if isinstance(kwargs, dict) and not kwargs.get("temporary") and value.get("thread_id") is not None:
+    if isinstance(kwargs, dict) and not kwargs.get("temporary") and thread is not None:
         kwargs["durability"] = "sync"
         kwargs["checkpoint_during"] = True
+        if kwargs.get("input") is not None:
+            await one_episode_per_thread(str(thread), kwargs)
+
+
+async def one_episode_per_thread(thread: str, kwargs: dict[str, Any]) -> None:
+    """A run that brings a new episode's input to a thread whose state (where the run starts) already holds an
+    episode is refused (409) before anything is written. LangGraph would merge the input into that state,
+    which then names a game and seed the run's files never played, and drop the thread's pending step; a
+    thread is continued with no input (or a resume), a new episode starts on a new thread."""
+    from langgraph_sdk import get_client
+    from langgraph_sdk.errors import NotFoundError
+
+    checkpoint = ((kwargs.get("config") or {}).get("configurable") or {}).get("checkpoint_id")
+    try:  # the server's own API, in process (the SDK's loopback client, past this auth)
+        state = await get_client().threads.get_state(thread, checkpoint_id=checkpoint)
+    except NotFoundError:  # a thread created with its run (if_not_exists="create")
+        return
+    values = state.get("values")
+    if isinstance(values, dict) and "observation" in values:
+        where = "finished" if values.get("done") else f"at step {values.get('step')}"
+        raise Auth.exceptions.HTTPException(
+            status_code=409,
+            detail=f"thread {thread} already plays run {values.get('run_id')} ({where}): continue it with no input, "
+            "or start a new episode on a new thread",
+        )
 
 
 STORE_READ_ONLY = (

@@ -686,3 +686,33 @@ def test_a_rolled_back_run_leaves_files_that_agree_with_the_thread_which_continu
         assert values["done"] and values["step"] == 6 == recorded_steps(work, thread), thread
         assert values["trail"] == list(RunDir.open(work / "runs", thread).steps())[-1]["trail"]
         assert lock_is_free(work / "runs", thread)
+
+
+def test_a_new_episode_on_a_thread_that_has_one_is_refused_before_anything_changes(server):
+    """A finished thread, and a paused one, given a new input: one-line refusal (409); the thread's state and the
+    run's files stay as they were, and the paused thread still continues."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    game = {"env": "cooking:1", "seed": 1, "max_steps": 3}
+    finished = client.threads.create()["thread_id"]
+    client.runs.wait(finished, "agent", input=game)
+    paused = client.threads.create()["thread_id"]
+    client.runs.wait(paused, "agent", input=game, interrupt_after=["memory_update"])
+    for thread, where in ((finished, "finished"), (paused, "at step 0")):
+        state = client.threads.get_state(thread)
+        files = {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()}
+        for new_input in (game, {"env": "cooking:2", "seed": 7, "max_steps": 3}):
+            with pytest.raises(httpx.HTTPStatusError) as refused:
+                client.runs.wait(thread, "agent", input=new_input)
+            detail = refused.value.response.json()["detail"]
+            assert refused.value.response.status_code == 409 and "\n" not in detail
+            assert detail == (f"thread {thread} already plays run {thread} ({where}): continue it with no input, or start "
+                              "a new episode on a new thread")
+            after = client.threads.get_state(thread)
+            assert (after["values"], after["next"], after["checkpoint"]) == (state["values"], state["next"], state["checkpoint"])
+        assert {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()} == files
+    client.runs.wait(paused, "agent", input=None)
+    values = client.threads.get_state(paused)["values"]
+    assert values["done"] and values["step"] == 3 == recorded_steps(work, paused)
