@@ -372,7 +372,7 @@ def _memory_show(args: argparse.Namespace) -> int:
     from .config import memory_store_path
     from .memory.longterm import LongTermMemory
 
-    lines = []  # printed once every namespace is read: a damaged row ends in one line, nothing else
+    lines = []
     with LongTermMemory(memory_store_path(args.store)) as memory:
         for ns in memory.namespaces():
             if args.agent and ns.agent != args.agent:
@@ -380,8 +380,11 @@ def _memory_show(args: argparse.Namespace) -> int:
             facts, lessons, transitions = memory.facts(ns), memory.lessons(ns, limit=1000), memory.transitions(ns)
             lines.append(f"{ns}: {len(facts)} facts, {len(lessons)} lessons, {len(transitions)} dated transitions")
             lines += [f"  {', '.join(triplet)}" for triplet in facts[: args.facts]]
+        skipped = memory.skipped  # a damaged row costs that row: named, and the rest shown
     if lines:
         print("\n".join(lines))
+    for line in skipped:
+        print(f"ariadne: warning: {line}; not shown (delete it or the namespace)", file=sys.stderr)
     return 0
 
 

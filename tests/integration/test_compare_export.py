@@ -79,6 +79,24 @@ def test_graphml_export_read_back_by_networkx_is_the_memory_graph(recorded, tmp_
     assert _as_read(read) == expected
 
 
+def test_graphml_export_of_facts_holding_what_xml_cannot_is_a_file_that_parses(tmp_path):
+    """Control characters in a fact (a game's text, a seeded fact) are written as their escapes: the file
+    parses, with xml.etree and networkx."""
+    import xml.etree.ElementTree as ET
+
+    run_dir = tmp_path / "runs"
+    odd = ("knife\x01", "on\x0b", "table \x1b[0m\uffff\x7f")
+    play("cooking:1", seed=1, max_steps=1, context=AgentContext(run_dir=str(run_dir), preset="react"), run_id="odd",
+         seed_facts=[odd])
+    out = tmp_path / "kg.graphml"
+    result = run("memory", "export", "odd", "--format", "graphml", "--out", str(out), "--run-dir", str(run_dir))
+    assert result.returncode == 0, result.stderr
+    ET.parse(out)
+    read = nx.read_graphml(out, force_multigraph=True)
+    seeded = [d for _, _, d in read.edges(data=True) if "source_step" not in d]
+    assert [(d["subject"], d["relation"], d["object"]) for d in seeded] == [("knife\\x01", "on", "table \\x1b[0m\\uffff\x7f")]
+
+
 def test_json_export_to_stdout_and_as_of_a_step(recorded):
     run_dir, (run_id, _) = recorded
     result = run("memory", "export", run_id, "--format", "json", "--run-dir", str(run_dir))

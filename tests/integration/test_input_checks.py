@@ -55,19 +55,28 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return runs, result["run_id"]
 
 
-# Every reader is run on one damaged shape; the other shapes through the first reader only (each reader is a CLI
-# process: CI time counts, and the readers share one check).
-@pytest.mark.parametrize("value, shown, every_reader", [("null", "holds null, not an object", True),
-                                                        ("[1, 2]", "holds [1, 2], not an object", False),
-                                                        ('{"triplet": ["knife", 1, null]}', "not three texts", False)])
-def test_a_damaged_store_row_is_named_by_every_reader_and_nothing_is_written(tmp_path, finished_run, value, shown, every_reader):
+# Every command is run on one damaged shape; the other shapes through memory show only (each command is a CLI
+# process: CI time counts, and the commands share one reader).
+@pytest.mark.parametrize("value, shown, every_command", [("null", "holds null, not an object", True),
+                                                         ("[1, 2]", "holds [1, 2], not an object", False),
+                                                         ('{"triplet": ["knife", 1, null]}', "not three texts", False)])
+def test_a_damaged_store_row_is_named_and_skipped_by_readers_and_refused_by_writers(tmp_path, finished_run, value, shown,
+                                                                                    every_command):
+    """A reader (memory show, a server thread's recall) skips the row and names it, and shows the rest; a command
+    that would write from the namespace (memory save, play --memory-from) refuses it in one line first."""
     store = tmp_path / "store.sqlite"
     damaged_store(store, value)
     before = digest(store)
     row = "a/cooking/facts 'knife|on|table' is damaged"
 
-    one_line(cli("memory", "show", "--store", str(store)), row, shown)
-    if every_reader:
+    shown_store = cli("memory", "show", "--store", str(store))
+    assert shown_store.returncode == 0 and shown_store.stdout == "a/cooking: 1 facts, 0 lessons, 0 dated transitions\n  carrot, in, fridge\n"
+    assert shown_store.stderr.count("\n") == 1 and shown_store.stderr.startswith("ariadne: warning: "), shown_store.stderr
+    assert row in shown_store.stderr and shown in shown_store.stderr
+    with LongTermMemory(store) as memory:  # the reader a run's recall uses
+        assert memory.facts(Namespace("a", "cooking")) == [("carrot", "in", "fridge")]
+        assert len(memory.skipped) == 1 and row in memory.skipped[0]
+    if every_command:
         runs, run_id = finished_run
         one_line(cli("memory", "save", run_id, "--agent", "a", "--run-dir", str(runs), "--store", str(store)), row, shown)
         fresh = tmp_path / "fresh-runs"
@@ -75,6 +84,24 @@ def test_a_damaged_store_row_is_named_by_every_reader_and_nothing_is_written(tmp
                      "--run-dir", str(fresh), "--max-steps", "2"), row, shown)
         assert not fresh.exists() or not any(fresh.iterdir())  # no run was created
     assert digest(store) == before
+
+
+def test_every_reader_of_the_store_skips_a_damaged_row_of_each_kind(tmp_path):
+    """Lessons and dated transitions too: each damaged row named once, with its namespace and key, the rest read."""
+    from ariadnegraph.memory.transitions import DatedFact
+
+    store = tmp_path / "store.sqlite"
+    ns = Namespace("a", "cooking")
+    with LongTermMemory(store) as memory:
+        memory.add_lessons(ns, ["open the fridge"], source="r")
+        memory.add_transitions(ns, [DatedFact("carrot", "in", "fridge", "gold", 1, "open fridge")], source="gold")
+        memory.store.put(ns.lessons, "0-bad", {"text": 5}, index=False)
+        memory.store.put(ns.transitions, "gold|000002|00000", {"triplet": "not a triplet"}, index=False)
+    with LongTermMemory(store) as memory:
+        assert memory.lessons(ns) == ["open the fridge"] and len(memory.transitions(ns)) == 1
+        assert memory.lessons(ns) == ["open the fridge"]  # read again: still named once
+        assert [line.split(": ", 1)[1].split(" is damaged")[0] for line in memory.skipped] == [
+            "row a/cooking/lessons '0-bad'", "row a/cooking/transitions 'gold|000002|00000'"]
 
 
 def test_a_healthy_store_still_reads(tmp_path):
