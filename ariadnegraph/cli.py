@@ -161,13 +161,8 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
     from .models import model_label
 
     outcome = "won" if result["won"] else "not won"
-    oracle = f" with ORACLE {', '.join(result['oracle'])}" if result.get("oracle") else ""
-    if result.get("additions"):
-        from .agent.presets import additions_text
-
-        oracle += f" {additions_text(result['additions'], result['preset'])}"
     print(
-        f"run {result['run_id']} ({result['preset']}{oracle}, {model_label(result['model'])}): score "
+        f"run {result['run_id']} ({result['system']}, {model_label(result['model'])}): score "
         f"{result['score']:g}/{result['max_score']:g}, "
         f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "
         f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in "
@@ -500,6 +495,7 @@ def _when(seconds: float) -> str:
 
 
 def _runs_list(args: argparse.Namespace) -> int:
+    from .agent.presets import system_label
     from .models import model_label
     from .runs import run_infos
 
@@ -512,7 +508,7 @@ def _runs_list(args: argparse.Namespace) -> int:
         (
             i.run_id,
             i.env,
-            i.preset,
+            system_label(i.preset, i.switches),
             i.model,
             i.result,
             "?" if i.steps is None else str(i.steps),
@@ -530,6 +526,7 @@ def _runs_list(args: argparse.Namespace) -> int:
 
 
 def _runs_show(args: argparse.Namespace) -> int:
+    from .agent.presets import system_label
     from .models import model_label
     from .runs import RunDir, find_run, run_infos
 
@@ -542,7 +539,7 @@ def _runs_show(args: argparse.Namespace) -> int:
     lines = [
         ("run", run_id),
         ("game", game),
-        ("preset", info.preset),
+        ("preset", system_label(info.preset, info.switches)),
         ("model", model_label(info.model)),
         ("result", info.result + ("" if info.score is None else f", score {info.score:g}/{info.max_score or 0:g}")),
         ("steps", f"{'?' if info.steps is None else info.steps} of at most {meta.get('max_steps', '?')}"),

@@ -444,6 +444,7 @@ class RunInfo:
     when: float  # the time its trajectory or run.json was last written (seconds since the epoch)
     seed: int | None = None
     problem: str | None = None  # why a damaged run could not be read
+    switches: Mapping[str, Any] | None = None  # what the run changed of its preset (--set): its label reads them
 
 
 def run_infos(root: str | Path) -> list[RunInfo]:
@@ -510,6 +511,7 @@ def _info(run: RunDir) -> RunInfo:
         _number(final.get("max_score")),
         when,
         seed=meta.get("seed"),
+        switches=overrides if isinstance(overrides := meta["context"].get("switch_overrides"), dict) else None,
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.integrity import checked_copies
+from ..agent.presets import system_label
 from ..runs import RunDir, StepRecord
 from .diagnostics import MissingOracle, diagnose
 from .pricing import Price, episode_cost
@@ -74,7 +75,7 @@ def summarize_run(run_dir: str | Path, run_id: str, prices: dict[str, Price]) ->
     return RunSummary(
         run_id=run_id,
         game=game,
-        preset=str(context.get("preset")),
+        preset=system_label(str(context.get("preset")), context.get("switch_overrides")),
         model=model,
         result=_result_text(result, trajectory),
         steps=int(result.get("steps", max(len(trajectory) - 1, 0))),
