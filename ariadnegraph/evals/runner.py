@@ -27,7 +27,7 @@ from ..agent.presets import PresetName, check_switches, oracle_roles
 from ..runs import RunDir
 from .plan import EvalError, EvalPlan, Job, TooManyFailures
 from .pricing import Price, episode_cost, load_prices
-from .records import EpisodeRecord, append_record, failed_record, read_records
+from .records import EpisodeRecord, append_record, check_record, failed_record, read_records
 from .suites import Game, get_suite, normalised
 
 LOCK_FILE = ".lock"
@@ -356,7 +356,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     completion = sum(
         int(r["completion_tokens"]) + int((r.get("reflection") or {}).get("completion_tokens", 0)) for r in played
     )
-    return EpisodeRecord(
+    record = EpisodeRecord(
         **{
             "key": job.key,
             "suite": job.suite,
@@ -416,6 +416,8 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
             "diagnostics": diagnostics,
         }
     )
+    # a figure out of range (a game's score gone NaN, a count below 0) fails the episode with why, never a row
+    return check_record(record, f"episode {job.run_id}", written=False)
 
 
 def _job_args(job: Job) -> dict[str, Any]:
