@@ -36,7 +36,17 @@ from .memory.transitions import DatedFact
 from .models import FALLBACK, REASKED, REPAIRED
 from .nodes.common import check_models
 from .nodes.reflection import reflect
-from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, RunMeta, new_run_id, new_run_meta
+from .runs import (
+    CALLS_FILE,
+    META_FILE,
+    RUN_ID_CHARS,
+    RunCorrupted,
+    RunDir,
+    RunMeta,
+    check_run_id,
+    new_run_id,
+    new_run_meta,
+)
 from .tracing import CallLog
 
 StepCallback = Callable[[dict[str, Any]], None]
@@ -317,7 +327,12 @@ def play_trials(
     context = context or AgentContext()
     if not 1 <= trials <= 100:
         raise ValueError(f"trials must be between 1 and 100, got {trials}")
-    first = run_id or new_run_id(env)
+    first = check_run_id(run_id) if run_id else new_run_id(env)
+    if len(trial_run_id(first, trials)) > RUN_ID_CHARS:  # refused now, not after the first trials played
+        raise ValueError(
+            f"run id '{first:.40}...' is too long for {trials} trials: trial {trials} is saved as "
+            f"'{trial_run_id('<id>', trials)}', at most {RUN_ID_CHARS} characters"
+        )
     asked = {"env": env, "seed": seed, "variation": variation, "split": split, "max_steps": max_steps}
     for k in range(1, trials + 1):  # every trial this command would continue is checked before any is
         if (Path(context.run_dir) / trial_run_id(first, k) / META_FILE).is_file():

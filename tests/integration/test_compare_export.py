@@ -99,7 +99,8 @@ def test_export_refuses_an_unknown_format_run_or_step_in_one_line_and_writes_not
     assert_one_line_error(run("memory", "export", run_id, "--format", "xml", "--out", str(out), "--run-dir", str(run_dir)),
                           "invalid choice: 'xml'")
     assert_one_line_error(run("memory", "export", "no-such-run", "--out", str(out), "--run-dir", str(run_dir)), "no run 'no-such-run'")
-    assert_one_line_error(run("memory", "export", run_id, "--as-of", "-1", "--out", str(out), "--run-dir", str(run_dir)), "--as-of -1")
+    assert_one_line_error(run("memory", "export", run_id, "--as-of", "-1", "--out", str(out), "--run-dir", str(run_dir)),
+                          "argument --as-of: must be 0 or more, got -1")
     assert not out.exists() and not list(tmp_path.iterdir())
 
 
