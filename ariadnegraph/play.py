@@ -20,7 +20,7 @@ from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpoint
 from .agent.context import AgentContext
 from .agent.episode_input import check_numbers, recursion_limit
 from .agent.integrity import check_copy, checked_copies
-from .agent.presets import additions
+from .agent.presets import additions, check_switches, oracle_roles, system_label
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts, thoughts_for
 from .config import embeddings_setting, memory_store_path
@@ -36,7 +36,17 @@ from .memory.transitions import DatedFact
 from .models import FALLBACK, REASKED, REPAIRED
 from .nodes.common import check_models
 from .nodes.reflection import reflect
-from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, RunMeta, new_run_id, new_run_meta
+from .runs import (
+    CALLS_FILE,
+    META_FILE,
+    RUN_ID_CHARS,
+    RunCorrupted,
+    RunDir,
+    RunMeta,
+    check_run_id,
+    new_run_id,
+    new_run_meta,
+)
 from .tracing import CallLog
 
 StepCallback = Callable[[dict[str, Any]], None]
@@ -60,13 +70,11 @@ def summary(state: dict[str, Any], meta: RunMeta) -> dict[str, Any]:
         "env": meta["env"],
         "preset": meta["context"]["preset"],
         # roles taken from the game's truth (evaluation only): the result is not the agent's own
-        "oracle": [
-            k.removeprefix("oracle_")
-            for k, v in (meta["context"].get("switch_overrides") or {}).items()
-            if k.startswith("oracle_") and v
-        ],
+        "oracle": oracle_roles(meta["context"].get("switch_overrides") or {}),
         # our additions to the paper's system the preset reproduces, switched on: the result is not the paper's system's
         "additions": additions(meta["context"]["preset"], meta["context"].get("switch_overrides") or {}),
+        # how every surface names what played (agent.presets.system_label)
+        "system": system_label(meta["context"]["preset"], meta["context"].get("switch_overrides") or {}),
         "model": meta["context"]["model"],
         "seed": meta.get("seed"),
         "goal": state.get("goal", ""),
@@ -184,6 +192,7 @@ def play(
         # no thought graph for this env, or one that cannot be read or is malformed: the same
         load_thoughts(thoughts_for(context.switches.thoughts, env, context.preset))
     check_split(env, split)
+    check_switches(context.preset, context.switches, env)  # an oracle the game gives no truth for: the same
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     if context.memory_from:  # a damaged row of the namespace the run is seeded from: the same
@@ -318,7 +327,12 @@ def play_trials(
     context = context or AgentContext()
     if not 1 <= trials <= 100:
         raise ValueError(f"trials must be between 1 and 100, got {trials}")
-    first = run_id or new_run_id(env)
+    first = check_run_id(run_id) if run_id else new_run_id(env)
+    if len(trial_run_id(first, trials)) > RUN_ID_CHARS:  # refused now, not after the first trials played
+        raise ValueError(
+            f"run id '{first:.40}...' is too long for {trials} trials: trial {trials} is saved as "
+            f"'{trial_run_id('<id>', trials)}', at most {RUN_ID_CHARS} characters"
+        )
     asked = {"env": env, "seed": seed, "variation": variation, "split": split, "max_steps": max_steps}
     for k in range(1, trials + 1):  # every trial this command would continue is checked before any is
         if (Path(context.run_dir) / trial_run_id(first, k) / META_FILE).is_file():

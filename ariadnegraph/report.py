@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .agent.integrity import checked_copies
+from .agent.presets import system_label
 from .evals.diagnostics import MissingOracle, diagnose, mistakes
 from .memory.facts import Fact
 from .models import model_label
@@ -274,7 +275,9 @@ def _report_data(run: RunDir) -> dict[str, Any]:
         "run_id": run.run_id,
         "env": meta.get("env"),
         "seed": meta.get("seed"),
-        "preset": (meta.get("context") or {}).get("preset"),
+        "preset": system_label(
+            str((meta.get("context") or {}).get("preset")), (meta.get("context") or {}).get("switch_overrides")
+        ),
         "model": model_label(str((meta.get("context") or {}).get("model") or "")),
         "result": {k: result.get(k) for k in ("score", "max_score", "won", "lost", "steps") if k in result},
         "usage": usage,

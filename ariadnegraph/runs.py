@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, cast
 
-_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+RUN_ID_CHARS = 128  # the longest run id: a folder name, with room for a trial's suffix under the file system's 255
+_RUN_ID = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{RUN_ID_CHARS - 1}}}$")
 
 META_FILE = "run.json"
 TRAJECTORY_FILE = "trajectory.jsonl"
@@ -264,10 +265,12 @@ def next_trail(previous: str | None, action: str | None, observation: str) -> st
 
 def check_run_id(run_id: object) -> str:
     """A run id a run directory can be named by (one path component: no '/', no '..'), or ValueError."""
+    if isinstance(run_id, str) and len(run_id) > RUN_ID_CHARS:
+        raise ValueError(f"run id '{run_id:.40}...' is {len(run_id):,} characters long: at most {RUN_ID_CHARS}")
     if not isinstance(run_id, str) or not _RUN_ID.match(run_id):
         raise ValueError(
-            f"invalid run id {run_id!r:.60}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or "
-            f"digit"
+            f"invalid run id {run_id!r:.60}: use 1-{RUN_ID_CHARS} letters, digits, '.', '_' or '-', starting with a "
+            f"letter or digit"
         )
     return run_id
 
@@ -444,6 +447,7 @@ class RunInfo:
     when: float  # the time its trajectory or run.json was last written (seconds since the epoch)
     seed: int | None = None
     problem: str | None = None  # why a damaged run could not be read
+    switches: Mapping[str, Any] | None = None  # what the run changed of its preset (--set): its label reads them
 
 
 def run_infos(root: str | Path) -> list[RunInfo]:
@@ -463,6 +467,8 @@ def find_run(root: str | Path, given: str) -> str:
     """The id of the run ``given`` names under ``root``: its exact id, ``last``, or a prefix only one run
     starts with. :class:`RunNotFound` or :class:`AmbiguousRun` otherwise (one line each)."""
     folder = Path(root)
+    if len(given) > RUN_ID_CHARS:  # names no run (and a path of it may be too long to look up)
+        raise RunNotFound(f"no run '{given:.40}...' in {folder}: a run id is at most {RUN_ID_CHARS} characters")
     if _RUN_ID.match(given) and (folder / given).is_dir():
         return given
     if given == LAST:
@@ -510,6 +516,7 @@ def _info(run: RunDir) -> RunInfo:
         _number(final.get("max_score")),
         when,
         seed=meta.get("seed"),
+        switches=overrides if isinstance(overrides := meta["context"].get("switch_overrides"), dict) else None,
     )
 
 

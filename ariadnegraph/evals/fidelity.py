@@ -42,11 +42,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from ..agent.integrity import checked_copies
+from ..agent.presets import system_label
 from ..memory import EntityNormalizer, EventLog, KGView, TemporalKG, WorldMemory
 from ..memory.conflicts import DIRECTION_RELATIONS
 from ..memory.spatial import PLAYER, PLAYER_ALIASES
@@ -242,9 +243,11 @@ class EpisodeFidelity:
     by_relation: dict[str, dict[str, float | None]]
     coverage: float | None = None
     errors: dict[str, list[list[str]]] = field(default_factory=dict)  # last step's misses, for debugging
+    system: str = ""  # what played, as every surface names it (agent.presets.system_label): ORACLE runs say so
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "system": self.system,
             "precision": self.precision,
             "recall": self.recall,
             "coverage": self.coverage,
@@ -357,7 +360,10 @@ def run_fidelity(run: RunDir) -> EpisodeFidelity:
         for r in run.steps()
         if r["step"] in oracle and r["step"] in recorded
     ]
-    return score_steps(kg, steps)
+    context = run.meta()["context"]
+    return replace(
+        score_steps(kg, steps), system=system_label(str(context.get("preset")), context.get("switch_overrides"))
+    )
 
 
 def walkthrough_fidelity(
@@ -427,10 +433,11 @@ def _figure(value: float | None) -> str:
 
 def render_fidelity(result: EpisodeFidelity, run_id: str, every: int = 10) -> str:
     """Per-episode figures, per relation family, and the curve at every ``every``-th step (and the last)."""
+    run = f"run {run_id}" + (f" ({result.system})" if result.system else "")
     if result.precision is None and result.recall is None:
-        return f"run {run_id}: no memory fidelity (the game gives no true facts, e.g. ScienceWorld)"
+        return f"{run}: no memory fidelity (the game gives no true facts, e.g. ScienceWorld)"
     lines = [
-        f"run {run_id}: memory fidelity over {len(result.points)} steps: precision "
+        f"{run}: memory fidelity over {len(result.points)} steps: precision "
         f"{_figure(result.precision).strip()}, "
         f"recall {_figure(result.recall).strip()} (observed facts), coverage {_figure(result.coverage).strip()} (all "
         f"facts)",

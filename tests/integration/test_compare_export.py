@@ -117,7 +117,8 @@ def test_export_refuses_an_unknown_format_run_or_step_in_one_line_and_writes_not
     assert_one_line_error(run("memory", "export", run_id, "--format", "xml", "--out", str(out), "--run-dir", str(run_dir)),
                           "invalid choice: 'xml'")
     assert_one_line_error(run("memory", "export", "no-such-run", "--out", str(out), "--run-dir", str(run_dir)), "no run 'no-such-run'")
-    assert_one_line_error(run("memory", "export", run_id, "--as-of", "-1", "--out", str(out), "--run-dir", str(run_dir)), "--as-of -1")
+    assert_one_line_error(run("memory", "export", run_id, "--as-of", "-1", "--out", str(out), "--run-dir", str(run_dir)),
+                          "argument --as-of: must be 0 or more, got -1")
     assert not out.exists() and not list(tmp_path.iterdir())
 
 
@@ -159,3 +160,19 @@ def test_compare_as_html_and_its_errors(recorded, tmp_path):
     assert_one_line_error(run("compare", ids[0], "--run-dir", str(run_dir)), "two runs or more")
     assert_one_line_error(run("compare", ids[0], "gone", "--run-dir", str(run_dir), "--html", str(page)), "no run 'gone'")
     assert not page.exists()
+
+
+def test_a_long_command_is_cut_never_its_score_change():
+    """At the default width, a long command once lost its '(+1)': the step that scored read as one that did not."""
+    from ariadnegraph.evals.compare import RunSummary, render_text
+
+    long = "slice the red hot pepper with the kitchen knife"
+    runs = [RunSummary(run_id, "cooking:1", "ariadne", "scripted", "1/4 not won", 2, 0, 0, 0.0,
+                       commands={0: (None, 0.0), 1: ("go north", 0.0), 2: (long, change)})
+            for run_id, change in (("a", 1.0), ("b", -2.0))]
+    for width in (12, 20, 34):
+        step = next(line for line in render_text(runs, width=width).splitlines() if line.startswith("    2"))
+        assert step.count("(+1)") == 1 and step.count("(-2)") == 1, (width, step)
+        assert "…" in step and long not in step
+        assert all(len(cell.strip()) <= width for cell in step[6:].split("  ") if cell.strip()), step
+    assert f"{long} (+1)" in render_text(runs, width=60)

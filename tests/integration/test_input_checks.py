@@ -128,3 +128,42 @@ def test_variation_is_refused_for_families_that_do_not_take_it(tmp_path, env):
     result = cli("play", "--env", env, "--variation", "3", "--run-dir", str(tmp_path / "runs"), "--max-steps", "2")
     one_line(result, "take no variation", "got 3")
     assert not (tmp_path / "runs").exists()
+
+
+def test_memory_save_refuses_a_run_killed_mid_episode_and_writes_nothing(tmp_path, finished_run):
+    """A run with no result in its run.json ended nowhere: what it 'knew at its end' is what it knew when it died."""
+    import json
+    import shutil
+
+    runs, run_id = finished_run
+    copy = tmp_path / "runs"
+    shutil.copytree(runs / run_id, copy / "killed")
+    meta = json.loads((copy / "killed" / "run.json").read_text())
+    del meta["result"]
+    (copy / "killed" / "run.json").write_text(json.dumps({**meta, "run_id": "killed"}))
+    shutil.copytree(runs / run_id, copy / run_id)
+    store = tmp_path / "store.sqlite"
+    one_line(cli("memory", "save", run_id, "killed", "--agent", "a", "--run-dir", str(copy), "--store", str(store)),
+             "run killed is unfinished", "ariadne play --resume killed")
+    assert not store.exists()  # nothing saved, not even the finished run named first
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--env", "cooking:1", "--run-id", "r" * 300],
+    ["play", "--resume", "r" * 300],
+    ["runs", "show", "r" * 300], ["report", "r" * 300], ["ask", "r" * 300, "where?"], ["compare", "r" * 300, "last"],
+    ["diagnose", "r" * 300], ["memory", "export", "r" * 300], ["memory", "save", "r" * 300, "--agent", "a"],
+])
+def test_a_run_id_too_long_for_a_file_name_is_one_line_naming_the_limit(tmp_path, argv):
+    """A 300-character run id once ended in 'File name too long: PATH'."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    one_line(cli(*argv, "--run-dir", str(runs)), "128")
+    assert not any(runs.iterdir())
+
+
+def test_a_run_id_with_no_room_for_its_trials_ids_is_refused_before_the_first_trial(tmp_path):
+    """Trial 2 plays as '<id>-t2': a 127-character id once played trial 1, then failed to name trial 2."""
+    one_line(cli("play", "--env", "cooking:1", "--run-id", "r" * 127, "--trials", "3", "--run-dir", str(tmp_path / "runs")),
+             "too long for 3 trials", "at most 128 characters")
+    assert not (tmp_path / "runs").exists()
