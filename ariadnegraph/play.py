@@ -91,7 +91,7 @@ def _long_term_store(context: AgentContext, store: str | Path | None) -> Iterato
     if not context.memory_from:
         yield None
         return
-    with LongTermMemory(memory_store_path(store)) as memory:
+    with LongTermMemory(memory_store_path(store), write=False) as memory:
         yield memory.store
 
 
@@ -187,7 +187,7 @@ def play(
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     if context.memory_from:  # a damaged row of the namespace the run is seeded from: the same
-        with LongTermMemory(memory_store_path(store)) as long_term:
+        with LongTermMemory(memory_store_path(store), write=False) as long_term:
             long_term.check(Namespace(context.memory_from, env_family(env)))
     check_checkpointer()  # a PostgreSQL that cannot be reached: the same
     if embeddings_setting():
