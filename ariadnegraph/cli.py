@@ -1202,13 +1202,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a run or output directory that is a file, read-only, or on a full disk
         print(f"ariadne: error: {_os_message(exc)}", file=sys.stderr)
         return 2
-    except sqlite3.Error as exc:  # a checkpoint or memory write refused by the disk (full, read-only)
+    except sqlite3.Error as exc:  # a checkpoint or Store write refused by the disk (full, read-only)
         from .config import FULL_DISK, is_full_disk
 
-        print(
-            f"ariadne: error: storage failed: {FULL_DISK if is_full_disk(exc) else ' '.join(str(exc).split())}",
-            file=sys.stderr,
-        )
+        said = FULL_DISK if is_full_disk(exc) else f"storage failed: {' '.join(str(exc).split())}"
+        print(f"ariadne: error: {said}", file=sys.stderr)
         return 2
     except database_errors as exc:  # PostgreSQL went away mid-episode: the run resumes from its last checkpoint
         print(f"ariadne: error: PostgreSQL failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)

@@ -23,12 +23,12 @@ from .agent.integrity import check_copy, checked_copies
 from .agent.presets import additions
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts, thoughts_for
-from .config import embeddings_setting, memory_store_path
+from .config import DiskFull, embeddings_setting, is_full_disk, memory_store_path
 from .config import run_dir as run_dir_setting
 from .envs import make
 from .envs.registry import check_split, env_family
 from .graphs.agent import build_agent_graph
-from .memory import Triplet, WorldMemory
+from .memory import MemoryWriteFailed, Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
 from .memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
 from .memory.queries import dated_transitions, lasting_facts
@@ -95,6 +95,20 @@ def _long_term_store(context: AgentContext, store: str | Path | None) -> Iterato
         yield memory.store
 
 
+@contextmanager
+def _full_disk_named(run: RunDir) -> Iterator[None]:
+    """A failure for want of space on the run's disk, whatever reported it (LangGraph's SQLite checkpointer
+    as "disk I/O error", Chroma), is DiskFull naming the run's folder; one that already says so is kept."""
+    try:
+        yield
+    except (DiskFull, MemoryWriteFailed):
+        raise
+    except Exception as exc:
+        if is_full_disk(exc, run.path):
+            raise DiskFull(run.path) from exc
+        raise
+
+
 def _drive(
     run: RunDir,
     context: AgentContext,
@@ -122,7 +136,12 @@ def _drive(
         "metadata": labels,
     }
     try:
-        with run.writer(), checkpointer(run) as saver, _long_term_store(context, store) as long_term:
+        with (
+            _full_disk_named(run),
+            run.writer(),
+            checkpointer(run) as saver,
+            _long_term_store(context, store) as long_term,
+        ):
             graph = build_agent_graph().compile(checkpointer=saver, store=long_term, name="ariadne")
             latest: dict[str, Any] = {}
             # "sync": each checkpoint is on disk before the next node runs, so a kill loses no finished node.
@@ -412,7 +431,7 @@ def resume(
     the run directory setting, ``config.run_dir``)."""
     run_dir = run_dir_setting(run_dir)
     run = RunDir.open(run_dir, run_id)
-    with run.writer():
+    with _full_disk_named(run), run.writer():
         check = check_copy(run)  # every file read through on a copy: a damaged run is refused untouched
         meta = check.meta
         context = _saved_context(run, meta)

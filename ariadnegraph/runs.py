@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, cast
 
+from .config import DiskFull, is_full_disk
+
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 META_FILE = "run.json"
@@ -394,6 +396,11 @@ class RunDir:
         path = Path(root) / run_id
         if not _RUN_ID.match(run_id) or not path.is_dir():
             raise RunNotFound(f"no run '{run_id}' in {root}")
+        if _unfinished_creation(path):
+            raise RunNotFound(
+                f"run '{run_id}' in {root} was never created (cut short before its {META_FILE}: a full disk, a kill); "
+                "play it again under its id (--run-id)"
+            )
         if not (path / META_FILE).is_file():
             raise RunCorrupted(f"run {run_id}: {META_FILE} is missing")
         return cls(path)
@@ -446,8 +453,9 @@ class RunDir:
     def write_meta(self, meta: RunMeta | dict[str, Any]) -> None:
         # Write-then-rename: a crash leaves the old file or the new one, never half of one.
         tmp = self.meta_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
-        os.replace(tmp, self.meta_path)
+        with _named(self.meta_path):
+            tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
+            os.replace(tmp, self.meta_path)
 
     def append_step(self, record: StepRecord, oracle: OracleRecord | None = None) -> None:
         """Record one finished step (and the game's ground truth for it, if given), synced to disk."""
@@ -664,11 +672,23 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def _append_line(path: Path, record: dict[str, Any], sync: bool = True) -> None:
-    with path.open("a") as handle:
+    with _named(path), path.open("a") as handle:
         handle.write(json.dumps(record, sort_keys=True, default=str) + "\n")
         handle.flush()
         if sync:
             os.fsync(handle.fileno())
+
+
+@contextmanager
+def _named(path: Path) -> Iterator[None]:
+    """A write of a run's file refused for want of space is DiskFull naming the file (a failed write() or
+    close() names none)."""
+    try:
+        yield
+    except OSError as exc:
+        if is_full_disk(exc):
+            raise DiskFull(path) from exc
+        raise
 
 
 def _read_lines(path: Path, types: dict[str, tuple[type, ...]]) -> Iterator[dict[str, Any]]:
