@@ -106,8 +106,10 @@ def _games_list(args: argparse.Namespace) -> int:
 
 def _games_make(args: argparse.Namespace) -> int:
     from .envs.generation import generate_game
+    from .runs import check_output
 
-    path = generate_game(args.kind, level=args.level, seed=args.seed, out_dir=Path(args.out) if args.out else None)
+    out = check_output(args.out, "--out", folder=True) if args.out is not None else None
+    path = generate_game(args.kind, level=args.level, seed=args.seed, out_dir=out)
     print(path)
     return 0
 
@@ -115,8 +117,9 @@ def _games_make(args: argparse.Namespace) -> int:
 def _games_fetch(args: argparse.Namespace) -> int:
     from .config import GAMES_DIR_ENV
     from .fetch import fetch_games
+    from .runs import check_output
 
-    root = Path(args.dest) if args.dest else None
+    root = check_output(args.dest, "--dest", folder=True) if args.dest is not None else None
     if root is None:
         import os
 
@@ -359,13 +362,14 @@ def _memory_export(args: argparse.Namespace) -> int:
     from .memory.export import graph_text, kg_graph
     from .runs import RunDir
 
+    out = _output_file(args.out, "--out")
     with checked_copies(args.run_dir, [args.run_id]) as copies:  # the run's own files are never opened
         memory = WorldMemory.open(RunDir.open(copies, args.run_id).memory_path)
         try:
             text = graph_text(kg_graph(memory, as_of=args.as_of), args.format)
         finally:
             memory.close()
-    _write_or_print(text, args.out)
+    _write_or_print(text, out)
     return 0
 
 
@@ -375,27 +379,35 @@ def _compare(args: argparse.Namespace) -> int:
 
     if len(args.run_ids) < 2:
         raise CliError("compare needs two runs or more")
+    html = _output_file(args.html, "--html")
     prices = load_prices(args.prices)
     runs = [
         summarize_run(args.run_dir, run_id, prices) for run_id in args.run_ids
     ]  # every run is read before anything prints
-    if args.html:
-        _write_or_print(render_html(runs), args.html)
+    if html:
+        _write_or_print(render_html(runs), html)
     else:
         sys.stdout.write(render_text(runs, width=args.width))
     return 0
 
 
-def _write_or_print(text: str, out: str | None) -> None:
-    """``text`` to stdout, or to the file ``out`` (whole or not at all: written beside it, then renamed)."""
+def _output_file(given: str | None, option: str) -> Path | None:
+    """The file an option names for a command's output (None: standard output), checked before any run is
+    read: never a run's file or a folder (runs.check_output)."""
+    from .runs import check_output
+
+    return None if given is None else check_output(given, option)
+
+
+def _write_or_print(text: str, out: Path | None) -> None:
+    """``text`` to stdout, or to the checked file ``out`` (whole or not at all: runs.write_output)."""
+    from .runs import write_output
+
     if out is None:
         sys.stdout.write(text)
         return
-    target = Path(out)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, target)
-    print(target, file=sys.stderr)
+    write_output(out, text)
+    print(out, file=sys.stderr)
 
 
 def _gold_split(env: str, split: str | None) -> str | None:
@@ -412,7 +424,7 @@ def _memory_show(args: argparse.Namespace) -> int:
     from .memory.longterm import LongTermMemory
 
     lines = []
-    with LongTermMemory(memory_store_path(args.store)) as memory:
+    with LongTermMemory(memory_store_path(args.store), write=False) as memory:
         for ns in memory.namespaces():
             if args.agent and ns.agent != args.agent:
                 continue
@@ -468,7 +480,7 @@ def _ask(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from .report import write_report
 
-    print(write_report(args.run_dir, args.run_id, out=Path(args.out) if args.out else None))
+    print(write_report(args.run_dir, args.run_id, out=args.out))  # as given: a trailing "/" names a folder
     return 0
 
 
@@ -617,26 +629,24 @@ def _memqa(args: argparse.Namespace) -> int:
     from .evals.memqa.answerers import ANSWERERS
     from .evals.memqa.evaluate import evaluate
     from .evals.memqa.report import counts, rounds_table, summarize, table
+    from .runs import write_output
 
     answerers = args.answerer or list(ANSWERERS)
-    out = Path(args.out).open("w") if args.out else None
-    try:
-        horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
-        rows = evaluate(
-            args.run_dir,
-            args.run_ids,
-            answerers=answerers,
-            horizon=horizon,
-            per_type=args.per_type,
-            seed=args.seed,
-            model=args.model,
-            base_url=args.base_url,
-            paraphrase_with=args.paraphrase,
-            on_row=(lambda row: print(json.dumps(row, default=str), file=out, flush=True)) if out else None,
-        )
-    finally:
-        if out:
-            out.close()
+    out = _output_file(args.out, "--out")
+    horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
+    rows = evaluate(
+        args.run_dir,
+        args.run_ids,
+        answerers=answerers,
+        horizon=horizon,
+        per_type=args.per_type,
+        seed=args.seed,
+        model=args.model,
+        base_url=args.base_url,
+        paraphrase_with=args.paraphrase,
+    )
+    if out is not None:  # whole or not at all, like every output file: a failed question leaves the old file
+        write_output(out, "".join(json.dumps(row, default=str) + "\n" for row in rows))
     summary = summarize(rows)
     rounds = rounds_table(rows)
     print(
@@ -1081,7 +1091,12 @@ def _add_memqa(commands: Any) -> None:
         help="rewrite questions first: by default with the answering model when it is a real one; off: never",
     )
     memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    memqa.add_argument("--out", default=None, metavar="FILE", help="write every item, answer and score as JSON lines")
+    memqa.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write every item, answer and score as JSON lines (once all are scored)",
+    )
     memqa.set_defaults(func=_memqa, existing_runs=("run_ids",))
 
 
@@ -1239,13 +1254,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a run or output directory that is a file, read-only, or on a full disk
         print(f"ariadne: error: {_os_message(exc)}", file=sys.stderr)
         return 2
-    except sqlite3.Error as exc:  # a checkpoint or memory write refused by the disk (full, read-only)
+    except sqlite3.Error as exc:  # a checkpoint or Store write refused by the disk (full, read-only)
         from .config import FULL_DISK, is_full_disk
 
-        print(
-            f"ariadne: error: storage failed: {FULL_DISK if is_full_disk(exc) else ' '.join(str(exc).split())}",
-            file=sys.stderr,
-        )
+        said = FULL_DISK if is_full_disk(exc) else f"storage failed: {' '.join(str(exc).split())}"
+        print(f"ariadne: error: {said}", file=sys.stderr)
         return 2
     except database_errors as exc:  # PostgreSQL went away mid-episode: the run resumes from its last checkpoint
         print(f"ariadne: error: PostgreSQL failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)

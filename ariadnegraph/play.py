@@ -23,12 +23,12 @@ from .agent.integrity import check_copy, checked_copies
 from .agent.presets import additions, check_switches, oracle_roles, system_label
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts, thoughts_for
-from .config import embeddings_setting, memory_store_path
+from .config import DiskFull, embeddings_setting, is_full_disk, memory_store_path
 from .config import run_dir as run_dir_setting
 from .envs import make
 from .envs.registry import check_split, env_family
 from .graphs.agent import build_agent_graph
-from .memory import Triplet, WorldMemory
+from .memory import MemoryWriteFailed, Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
 from .memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
 from .memory.queries import dated_transitions, lasting_facts
@@ -99,8 +99,22 @@ def _long_term_store(context: AgentContext, store: str | Path | None) -> Iterato
     if not context.memory_from:
         yield None
         return
-    with LongTermMemory(memory_store_path(store)) as memory:
+    with LongTermMemory(memory_store_path(store), write=False) as memory:
         yield memory.store
+
+
+@contextmanager
+def _full_disk_named(run: RunDir) -> Iterator[None]:
+    """A failure for want of space on the run's disk, whatever reported it (LangGraph's SQLite checkpointer
+    as "disk I/O error", Chroma), is DiskFull naming the run's folder; one that already says so is kept."""
+    try:
+        yield
+    except (DiskFull, MemoryWriteFailed):
+        raise
+    except Exception as exc:
+        if is_full_disk(exc, run.path):
+            raise DiskFull(run.path) from exc
+        raise
 
 
 def _drive(
@@ -130,7 +144,12 @@ def _drive(
         "metadata": labels,
     }
     try:
-        with run.writer(), checkpointer(run) as saver, _long_term_store(context, store) as long_term:
+        with (
+            _full_disk_named(run),
+            run.writer(),
+            checkpointer(run) as saver,
+            _long_term_store(context, store) as long_term,
+        ):
             graph = build_agent_graph().compile(checkpointer=saver, store=long_term, name="ariadne")
             latest: dict[str, Any] = {}
             # "sync": each checkpoint is on disk before the next node runs, so a kill loses no finished node.
@@ -196,7 +215,7 @@ def play(
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     if context.memory_from:  # a damaged row of the namespace the run is seeded from: the same
-        with LongTermMemory(memory_store_path(store)) as long_term:
+        with LongTermMemory(memory_store_path(store), write=False) as long_term:
             long_term.check(Namespace(context.memory_from, env_family(env)))
     check_checkpointer()  # a PostgreSQL that cannot be reached: the same
     if embeddings_setting():
@@ -426,7 +445,7 @@ def resume(
     the run directory setting, ``config.run_dir``)."""
     run_dir = run_dir_setting(run_dir)
     run = RunDir.open(run_dir, run_id)
-    with run.writer():
+    with _full_disk_named(run), run.writer():
         check = check_copy(run)  # every file read through on a copy: a damaged run is refused untouched
         meta = check.meta
         context = _saved_context(run, meta)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..agent.presets import PresetName, check_switches, oracle_roles
-from ..runs import RunDir
+from ..runs import RunDir, check_output
 from .plan import EvalError, EvalPlan, Job, TooManyFailures
 from .pricing import Price, episode_cost, load_prices
 from .records import EpisodeRecord, append_record, check_record, failed_record, read_records
@@ -77,6 +77,7 @@ def plan_eval(
     from ..nodes.common import check_models
 
     spec = get_suite(suite)
+    out_dir = check_output(out or Path(DEFAULT_OUT) / spec.name, "--out", folder=True)
     systems = _systems(presets, ablate, parse_switches(switches))
     _check_backend(workers, backend, address)
     _check_counts(max_failures=max_failures, attempts=attempts, trials=trials, carry_memory=carry_memory)
@@ -86,7 +87,7 @@ def plan_eval(
     prices = load_prices(prices_file)
     games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
     _check_systems(systems, games)
-    if store_file and memory_from and Path(store_file).is_file():
+    if store_file and memory_from:  # no Store there: one line, nothing created
         _check_namespace(store_file, memory_from, games)
     jobs = [
         Job(
@@ -114,7 +115,7 @@ def plan_eval(
         shown,
         model,
         jobs,
-        Path(out or Path(DEFAULT_OUT) / spec.name),
+        out_dir,
         workers,
         rerun,
         prices,
@@ -219,7 +220,7 @@ def _check_namespace(store_file: str, memory_from: str, games: Sequence[Game]) -
     from ..envs.registry import env_family
     from ..memory.longterm import LongTermMemory, Namespace
 
-    with LongTermMemory(store_file) as long_term:
+    with LongTermMemory(store_file, write=False) as long_term:
         for family in dict.fromkeys(env_family(game.env) for game in games):
             long_term.check(Namespace(memory_from, family))
 

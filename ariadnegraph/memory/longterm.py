@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -36,6 +37,7 @@ from typing import Any, NoReturn
 from langgraph.store.base import BaseStore
 from langgraph.store.sqlite import SqliteStore
 
+from ..runs import check_output
 from .facts import Triplet
 from .transitions import DatedFact
 
@@ -88,15 +90,56 @@ class StoreDamaged(ValueError):
     """A Store row that is not what this code writes, refused by a writer or a run's check (readers skip it)."""
 
 
+@contextmanager
+def _read_only(path: Path) -> Iterator[SqliteStore]:
+    """The Store at ``path`` opened read-only (SQLite's ``mode=ro``: no file, journal or table is made);
+    StoreMissing without one, StoreDamaged when it is not a Store this code can read."""
+    if not path.is_file():
+        raise StoreMissing(
+            f"no memory store at {path}: `ariadne memory save` or `memory seed-gold` creates one (see --store)"
+        )
+    connection = sqlite3.connect(
+        f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
+    )
+    try:
+        store = SqliteStore(connection)
+        try:
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            ours = {"store", "store_migrations"} <= tables
+            version = connection.execute("SELECT max(v) FROM store_migrations").fetchone()[0] if ours else None
+        except sqlite3.DatabaseError as exc:
+            raise StoreDamaged(f"{path} is not a memory store ({' '.join(str(exc).split())})") from None
+        if version is None:
+            raise StoreDamaged(f"{path} is not a memory store (it has no LangGraph Store tables)")
+        if version != len(SqliteStore.MIGRATIONS) - 1:  # a reader never migrates; the next writer does
+            raise StoreDamaged(
+                f"memory store {path} has LangGraph Store schema {version}, this version reads "
+                f"{len(SqliteStore.MIGRATIONS) - 1} (`ariadne memory save` or `seed-gold` brings an older one "
+                "up to date)"
+            )
+        store.is_setup = True  # its tables are there, at this version: reading runs no migration
+        yield store
+    finally:
+        connection.close()
+
+
 def _fact_key(triplet: Triplet) -> str:
     return "|".join(" ".join(part.lower().split()) for part in triplet)
 
 
+class StoreMissing(FileNotFoundError):
+    """A Store read (``memory show``, ``--memory-from``) where there is none: nothing is created."""
+
+
 class LongTermMemory:
     """The Store behind every namespace (open it as a context manager): the SQLite file at a path, or a
-    Store that is already open (a graph's ``runtime.store``, which its owner closes)."""
+    Store that is already open (a graph's ``runtime.store``, which its owner closes).
 
-    def __init__(self, source: str | Path | BaseStore) -> None:
+    ``write``: the file is created if missing (never in a run's folder: runs.check_output); a reader
+    (False) opens it read-only, and a missing file is :class:`StoreMissing`, a file that is no Store
+    :class:`StoreDamaged`: reading never creates or changes a byte."""
+
+    def __init__(self, source: str | Path | BaseStore, *, write: bool = True) -> None:
         self._stack = ExitStack()
         self.skipped: list[str] = []  # the damaged rows the readers passed over, one line each (namespace and key)
         if isinstance(source, BaseStore):
@@ -105,6 +148,10 @@ class LongTermMemory:
             return
         path = Path(source)
         self.where = str(path)
+        check_output(path, "the memory store")  # a Store is never in a run's folder, read or written
+        if not write:
+            self.store = self._stack.enter_context(_read_only(path))
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
         store = self._stack.enter_context(SqliteStore.from_conn_string(str(path)))
         store.setup()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -176,3 +177,96 @@ def test_a_long_command_is_cut_never_its_score_change():
         assert "…" in step and long not in step
         assert all(len(cell.strip()) <= width for cell in step[6:].split("  ") if cell.strip()), step
     assert f"{long} (+1)" in render_text(runs, width=60)
+
+
+# -- readers never write: an output path in a run's folder, or onto a run's file, is refused before anything is written
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (links not followed) and its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def one_error(capsys, *argv: str) -> str:
+    from ariadnegraph import cli
+
+    assert cli.main(list(argv)) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and captured.err.startswith("ariadne: error: "), captured
+    return captured.err.strip()
+
+
+def writers(run_dir: Path, a: str, b: str, tmp: Path) -> list[tuple[str, ...]]:
+    """Every command that writes an output file or folder, each aimed at a run's own files (named, made by a link,
+    reached through a linked folder, or new in a run's folder)."""
+    (tmp / "link.html").symlink_to(run_dir / a / "trajectory.jsonl")
+    (tmp / "dangling.graphml").symlink_to(run_dir / b / "memory" / "not-yet.graphml")
+    (tmp / "alias").symlink_to(run_dir / a, target_is_directory=True)
+    rd = ("--run-dir", str(run_dir))
+    return [
+        ("compare", a, b, *rd, "--html", str(run_dir / a / "run.json")),
+        ("compare", a, b, *rd, "--html", str(tmp / "link.html")),
+        ("compare", a, b, *rd, "--html", str(tmp / "alias" / "cmp.html")),
+        ("memory", "export", b, *rd, "--out", str(run_dir / b / "trajectory.jsonl")),
+        ("memory", "export", b, *rd, "--out", str(run_dir / b / "memory" / "kg.graphml")),
+        ("memory", "export", b, *rd, "--out", str(tmp / "dangling.graphml")),
+        ("report", a, *rd, "--out", str(run_dir / a / "run.json")),
+        ("report", a, *rd, "--out", str(run_dir / b / "report.html")),  # another run's page is that run's file
+        ("memqa", a, *rd, "--out", str(run_dir / a / "items.jsonl")),
+        ("eval", "stma-cooking", "--out", str(run_dir / a / "eval")),
+        ("games", "make", "cooking", "--level", "1", "--out", str(run_dir / a / "memory")),
+        ("memory", "save", a, "--agent", "x", *rd, "--store", str(run_dir / a / "memory" / "memory.sqlite")),
+        ("memory", "seed-gold", "cooking:1", "--variations", "101", "--by-seed", "--agent", "x", *rd,
+         "--store", str(run_dir / b / "checkpoints.sqlite")),
+        ("play", "--env", "cooking:1", "--max-steps", "1", "--run-dir", str(run_dir / a)),
+    ]
+
+
+def test_no_command_writes_in_a_run_folder_or_onto_a_runs_file(recorded, tmp_path, capsys):
+    run_dir, (a, b) = recorded
+    before = tree(run_dir)
+    for argv in writers(run_dir, a, b, tmp_path):
+        line = one_error(capsys, *argv)
+        assert "is in the folder of run" in line and "whose files only the run itself writes" in line, (argv, line)
+    assert tree(run_dir) == before  # not a byte changed, nothing new in any run's folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alias", "dangling.graphml", "link.html"]
+
+
+def test_a_reports_own_page_is_still_written_in_its_run(recorded, tmp_path):
+    run_dir, (a, _) = recorded
+    page = run_dir / a / "report.html"
+    for given in (None, str(page)):  # the default, and the same file named
+        page.unlink(missing_ok=True)
+        assert run("report", a, "--run-dir", str(run_dir), *(("--out", given) if given else ())).returncode == 0
+        assert page.read_text().startswith("<!DOCTYPE html>")
+    page.unlink()
+
+
+@pytest.mark.parametrize("given", ["pages/", "pages"])
+def test_a_folder_given_for_an_output_file_is_refused_by_name(recorded, tmp_path, capsys, monkeypatch, given):
+    run_dir, (a, b) = recorded
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pages").mkdir()
+    for argv in (("compare", a, b, "--html", given), ("memory", "export", a, "--out", given), ("report", a, "--out", given),
+                 ("memqa", a, "--out", given)):
+        line = one_error(capsys, *argv, "--run-dir", str(run_dir))
+        assert line.endswith(f"{argv[-2]} {given} is a folder: give a file name (e.g. pages/NAME)"), line
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["pages"]  # no pages.tmp, nothing in the folder
+
+
+def test_a_store_that_is_not_there_is_said_to_be_missing_and_never_made(recorded, tmp_path, capsys):
+    run_dir, (a, _) = recorded
+    missing = tmp_path / "missing" / "dir" / "x.sqlite"
+    assert one_error(capsys, "memory", "show", "--store", str(missing)) == (
+        f"ariadne: error: no memory store at {missing}: `ariadne memory save` or `memory seed-gold` creates one (see --store)")
+    line = one_error(capsys, "play", "--env", "cooking:1", "--max-steps", "1", "--memory-from", "chef", "--store", str(missing),
+                     "--run-dir", str(tmp_path / "runs"))
+    assert "no memory store at" in line
+    before = tree(run_dir)
+    # a run's file is never opened as a Store: SQLite would write a reader's journal beside a WAL file
+    assert "is in the folder of run" in one_error(capsys, "memory", "show", "--store", str(run_dir / a / "checkpoints.sqlite"))
+    assert tree(run_dir) == before
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).close()
+    assert one_error(capsys, "memory", "show", "--store", str(other)).endswith(
+        "is not a memory store (it has no LangGraph Store tables)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]
