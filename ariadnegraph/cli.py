@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -35,6 +36,45 @@ class DefaultsShown(argparse.RawDescriptionHelpFormatter):
             and action.option_strings
         )
         return f"{text} (default: %(default)s)" if shown else text
+
+
+@dataclass(frozen=True)
+class IntRange:
+    """The type of every whole-number option (an argparse ``type``): an integer from ``least`` to ``most`` (None:
+    no upper bound), so ``--every 0``, ``--width -5``, ``abc`` or ``nan`` is a usage error naming the option,
+    never a traceback or a wrong result. tests/unit/test_cli_help.py checks every numeric option uses one."""
+
+    least: int
+    most: int | None = None
+
+    def __call__(self, text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number ({self.span}), got {text!r:.40}") from None
+        if value < self.least or (self.most is not None and value > self.most):
+            raise argparse.ArgumentTypeError(f"must be {self.span}, got {value}")
+        return value
+
+    @property
+    def span(self) -> str:
+        return f"from {self.least} to {self.most}" if self.most is not None else f"{self.least} or more"
+
+
+POSITIVE = IntRange(1)  # counts, limits, steps: 0 would mean nothing (or divide by zero)
+NON_NEGATIVE = IntRange(0)  # steps (--as-of), seeds, variations, how many to show
+PORT = IntRange(1, 65_535)
+COLUMN_WIDTH = IntRange(12)  # compare's text columns: room for a cut command and its score change
+
+
+def run_id_type(text: str) -> str:
+    """The type of ``--run-id`` (a new run's name): one a run folder can be named by, checked as the run's own."""
+    from .runs import check_run_id
+
+    try:
+        return check_run_id(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -66,8 +106,10 @@ def _games_list(args: argparse.Namespace) -> int:
 
 def _games_make(args: argparse.Namespace) -> int:
     from .envs.generation import generate_game
+    from .runs import check_output
 
-    path = generate_game(args.kind, level=args.level, seed=args.seed, out_dir=Path(args.out) if args.out else None)
+    out = check_output(args.out, "--out", folder=True) if args.out is not None else None
+    path = generate_game(args.kind, level=args.level, seed=args.seed, out_dir=out)
     print(path)
     return 0
 
@@ -75,8 +117,9 @@ def _games_make(args: argparse.Namespace) -> int:
 def _games_fetch(args: argparse.Namespace) -> int:
     from .config import GAMES_DIR_ENV
     from .fetch import fetch_games
+    from .runs import check_output
 
-    root = Path(args.dest) if args.dest else None
+    root = check_output(args.dest, "--dest", folder=True) if args.dest is not None else None
     if root is None:
         import os
 
@@ -161,13 +204,8 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
     from .models import model_label
 
     outcome = "won" if result["won"] else "not won"
-    oracle = f" with ORACLE {', '.join(result['oracle'])}" if result.get("oracle") else ""
-    if result.get("additions"):
-        from .agent.presets import additions_text
-
-        oracle += f" {additions_text(result['additions'], result['preset'])}"
     print(
-        f"run {result['run_id']} ({result['preset']}{oracle}, {model_label(result['model'])}): score "
+        f"run {result['run_id']} ({result['system']}, {model_label(result['model'])}): score "
         f"{result['score']:g}/{result['max_score']:g}, "
         f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "
         f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in "
@@ -239,12 +277,18 @@ def _memory_save(args: argparse.Namespace) -> int:
     from .play import final_facts
     from .runs import RunDir
 
+    metas = {}
+    for run_id in args.run_ids:  # every run, then every namespace, is read before the first write
+        with checked_copies(args.run_dir, [run_id]) as copies:
+            metas[run_id] = RunDir.open(copies, run_id).meta()
+        if not isinstance(metas[run_id].get("result"), dict):  # what it knew at its end: it has no end yet
+            raise CliError(
+                f"run {run_id} is unfinished (killed or still playing: its run.json has no result); "
+                f"finish it first (ariadne play --resume {run_id})"
+            )
     with LongTermMemory(memory_store_path(args.store)) as memory:
-        metas = {}
-        for run_id in args.run_ids:  # every run and namespace is read before the first write
-            with checked_copies(args.run_dir, [run_id]) as copies:
-                metas[run_id] = RunDir.open(copies, run_id).meta()
-            memory.check(Namespace(args.agent, env_family(metas[run_id]["env"])))
+        for meta in metas.values():
+            memory.check(Namespace(args.agent, env_family(meta["env"])))
         for run_id, meta in metas.items():
             ns = Namespace(args.agent, env_family(meta["env"]))
             added = memory.add_facts(ns, final_facts(args.run_dir, run_id), source=run_id)
@@ -318,15 +362,14 @@ def _memory_export(args: argparse.Namespace) -> int:
     from .memory.export import graph_text, kg_graph
     from .runs import RunDir
 
-    if args.as_of is not None and args.as_of < 0:
-        raise CliError(f"--as-of {args.as_of}: a step is 0 or more")
+    out = _output_file(args.out, "--out")
     with checked_copies(args.run_dir, [args.run_id]) as copies:  # the run's own files are never opened
         memory = WorldMemory.open(RunDir.open(copies, args.run_id).memory_path)
         try:
             text = graph_text(kg_graph(memory, as_of=args.as_of), args.format)
         finally:
             memory.close()
-    _write_or_print(text, args.out)
+    _write_or_print(text, out)
     return 0
 
 
@@ -336,27 +379,35 @@ def _compare(args: argparse.Namespace) -> int:
 
     if len(args.run_ids) < 2:
         raise CliError("compare needs two runs or more")
+    html = _output_file(args.html, "--html")
     prices = load_prices(args.prices)
     runs = [
         summarize_run(args.run_dir, run_id, prices) for run_id in args.run_ids
     ]  # every run is read before anything prints
-    if args.html:
-        _write_or_print(render_html(runs), args.html)
+    if html:
+        _write_or_print(render_html(runs), html)
     else:
         sys.stdout.write(render_text(runs, width=args.width))
     return 0
 
 
-def _write_or_print(text: str, out: str | None) -> None:
-    """``text`` to stdout, or to the file ``out`` (whole or not at all: written beside it, then renamed)."""
+def _output_file(given: str | None, option: str) -> Path | None:
+    """The file an option names for a command's output (None: standard output), checked before any run is
+    read: never a run's file or a folder (runs.check_output)."""
+    from .runs import check_output
+
+    return None if given is None else check_output(given, option)
+
+
+def _write_or_print(text: str, out: Path | None) -> None:
+    """``text`` to stdout, or to the checked file ``out`` (whole or not at all: runs.write_output)."""
+    from .runs import write_output
+
     if out is None:
         sys.stdout.write(text)
         return
-    target = Path(out)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, target)
-    print(target, file=sys.stderr)
+    write_output(out, text)
+    print(out, file=sys.stderr)
 
 
 def _gold_split(env: str, split: str | None) -> str | None:
@@ -372,16 +423,19 @@ def _memory_show(args: argparse.Namespace) -> int:
     from .config import memory_store_path
     from .memory.longterm import LongTermMemory
 
-    lines = []  # printed once every namespace is read: a damaged row ends in one line, nothing else
-    with LongTermMemory(memory_store_path(args.store)) as memory:
+    lines = []
+    with LongTermMemory(memory_store_path(args.store), write=False) as memory:
         for ns in memory.namespaces():
             if args.agent and ns.agent != args.agent:
                 continue
             facts, lessons, transitions = memory.facts(ns), memory.lessons(ns, limit=1000), memory.transitions(ns)
             lines.append(f"{ns}: {len(facts)} facts, {len(lessons)} lessons, {len(transitions)} dated transitions")
             lines += [f"  {', '.join(triplet)}" for triplet in facts[: args.facts]]
+        skipped = memory.skipped  # a damaged row costs that row: named, and the rest shown
     if lines:
         print("\n".join(lines))
+    for line in skipped:
+        print(f"ariadne: warning: {line}; not shown (delete it or the namespace)", file=sys.stderr)
     return 0
 
 
@@ -426,7 +480,7 @@ def _ask(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from .report import write_report
 
-    print(write_report(args.run_dir, args.run_id, out=Path(args.out) if args.out else None))
+    print(write_report(args.run_dir, args.run_id, out=args.out))  # as given: a trailing "/" names a folder
     return 0
 
 
@@ -500,6 +554,7 @@ def _when(seconds: float) -> str:
 
 
 def _runs_list(args: argparse.Namespace) -> int:
+    from .agent.presets import system_label
     from .models import model_label
     from .runs import run_infos
 
@@ -512,7 +567,7 @@ def _runs_list(args: argparse.Namespace) -> int:
         (
             i.run_id,
             i.env,
-            i.preset,
+            system_label(i.preset, i.switches),
             i.model,
             i.result,
             "?" if i.steps is None else str(i.steps),
@@ -530,6 +585,7 @@ def _runs_list(args: argparse.Namespace) -> int:
 
 
 def _runs_show(args: argparse.Namespace) -> int:
+    from .agent.presets import system_label
     from .models import model_label
     from .runs import RunDir, find_run, run_infos
 
@@ -542,7 +598,7 @@ def _runs_show(args: argparse.Namespace) -> int:
     lines = [
         ("run", run_id),
         ("game", game),
-        ("preset", info.preset),
+        ("preset", system_label(info.preset, info.switches)),
         ("model", model_label(info.model)),
         ("result", info.result + ("" if info.score is None else f", score {info.score:g}/{info.max_score or 0:g}")),
         ("steps", f"{'?' if info.steps is None else info.steps} of at most {meta.get('max_steps', '?')}"),
@@ -573,26 +629,24 @@ def _memqa(args: argparse.Namespace) -> int:
     from .evals.memqa.answerers import ANSWERERS
     from .evals.memqa.evaluate import evaluate
     from .evals.memqa.report import counts, rounds_table, summarize, table
+    from .runs import write_output
 
     answerers = args.answerer or list(ANSWERERS)
-    out = Path(args.out).open("w") if args.out else None
-    try:
-        horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
-        rows = evaluate(
-            args.run_dir,
-            args.run_ids,
-            answerers=answerers,
-            horizon=horizon,
-            per_type=args.per_type,
-            seed=args.seed,
-            model=args.model,
-            base_url=args.base_url,
-            paraphrase_with=args.paraphrase,
-            on_row=(lambda row: print(json.dumps(row, default=str), file=out, flush=True)) if out else None,
-        )
-    finally:
-        if out:
-            out.close()
+    out = _output_file(args.out, "--out")
+    horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
+    rows = evaluate(
+        args.run_dir,
+        args.run_ids,
+        answerers=answerers,
+        horizon=horizon,
+        per_type=args.per_type,
+        seed=args.seed,
+        model=args.model,
+        base_url=args.base_url,
+        paraphrase_with=args.paraphrase,
+    )
+    if out is not None:  # whole or not at all, like every output file: a failed question leaves the old file
+        write_output(out, "".join(json.dumps(row, default=str) + "\n" for row in rows))
     summary = summarize(rows)
     rounds = rounds_table(rows)
     print(
@@ -661,7 +715,7 @@ def _run_dir_option(parser: argparse.ArgumentParser) -> None:
 def _memory_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trials",
-        type=int,
+        type=POSITIVE,
         default=1,
         metavar="N",
         help="play the game again after a failure, up to N times, with the model's reflections (Reflexion)",
@@ -690,7 +744,7 @@ def _add_memory_export(memory_commands: Any) -> None:
     )
     export.add_argument(
         "--as-of",
-        type=int,
+        type=NON_NEGATIVE,
         default=None,
         metavar="STEP",
         help="only the facts that held at STEP (default: every fact ever, with its valid_from/valid_to)",
@@ -711,7 +765,7 @@ def _add_compare(commands: Any) -> None:
     compare.add_argument(
         "--html", default=None, metavar="FILE", help="write the comparison as an HTML page instead of text"
     )
-    compare.add_argument("--width", type=int, default=34, metavar="N", help="widest text column (default 34)")
+    compare.add_argument("--width", type=COLUMN_WIDTH, default=34, metavar="N", help="widest text column (default 34)")
     compare.add_argument(
         "--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table"
     )
@@ -727,8 +781,8 @@ def _add_games(commands: Any) -> None:
     )
     make = games_commands.add_parser("make", help="generate a TextWorld game and print its file path")
     make.add_argument("kind", choices=["cooking", "treasure", "coin"], help="the TextWorld generator")
-    make.add_argument("--level", type=int, required=True, help="the generator's difficulty level (required)")
-    make.add_argument("--seed", type=int, default=1, help="the generator's seed")
+    make.add_argument("--level", type=POSITIVE, required=True, help="the generator's difficulty level (required)")
+    make.add_argument("--seed", type=NON_NEGATIVE, default=1, help="the generator's seed")
     make.add_argument("--out", help="copy the game into this folder (default: the cache)")
     make.set_defaults(func=_games_make)
     fetch = games_commands.add_parser("fetch", help="download a game collection (needs internet)")
@@ -752,14 +806,14 @@ def _add_models(commands: Any) -> None:
     build = models_commands.add_parser(
         "build-engine", help="build llama-server from the llama-cpp-python sources (once per machine)"
     )
-    build.add_argument("--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
+    build.add_argument("--jobs", type=POSITIVE, default=None, help="parallel compile jobs (default: all cores)")
     build.add_argument("--force", action="store_true", help="build again even if it is built")
     build.set_defaults(func=_models_build_engine)
     serve = models_commands.add_parser(
         "serve", help="serve a local model on loopback until Ctrl-C (local:NAME reuses it)"
     )
     serve.add_argument("name", help="a local model's name (see `ariadne models list`)")
-    serve.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
+    serve.add_argument("--port", type=PORT, default=None, help="port on 127.0.0.1 (default: a free one)")
     serve.set_defaults(func=_models_serve)
 
 
@@ -772,8 +826,8 @@ def _add_play(commands: Any) -> None:
     )
     play = commands.add_parser("play", help="play one episode with the agent and save it as a run", epilog=presets_help)
     play.add_argument("--env", help="environment spec, e.g. cooking:1, arigraph:hunt (see `ariadne games list`)")
-    play.add_argument("--seed", type=int, default=None, help="game seed for generated games")
-    play.add_argument("--variation", type=int, default=None, help="ScienceWorld variation index")
+    play.add_argument("--seed", type=NON_NEGATIVE, default=None, help="game seed for generated games")
+    play.add_argument("--variation", type=NON_NEGATIVE, default=None, help="ScienceWorld variation index")
     play.add_argument(
         "--split",
         choices=["train", "dev", "test"],
@@ -791,10 +845,12 @@ def _add_play(commands: Any) -> None:
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(play)
     play.add_argument(
-        "--max-steps", type=int, default=50, help="the most commands the agent plays before the episode ends"
+        "--max-steps", type=POSITIVE, default=50, help="the most commands the agent plays before the episode ends"
     )
     _run_dir_option(play)
-    play.add_argument("--run-id", default=None, help="name the run (default: time, env and a random suffix)")
+    play.add_argument(
+        "--run-id", type=run_id_type, default=None, help="name the run (default: time, env and a random suffix)"
+    )
     play.add_argument(
         "--resume", metavar="RUN_ID", help="continue a run that was interrupted: its id, a unique prefix or 'last'"
     )
@@ -825,7 +881,7 @@ def _add_run_readers(commands: Any) -> None:
     ask.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     ask.add_argument("question", help="the question, in quotes")
     _run_dir_option(ask)
-    ask.add_argument("--as-of", type=int, default=None, help="ask about the memory as it was at this step")
+    ask.add_argument("--as-of", type=NON_NEGATIVE, default=None, help="ask about the memory as it was at this step")
     ask.add_argument("--model", default=None, help="default: the run's model")
     ask.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(ask)
@@ -842,7 +898,7 @@ def _add_run_readers(commands: Any) -> None:
     diagnosis.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     _run_dir_option(diagnosis)
     diagnosis.add_argument(
-        "--every", type=int, default=1, metavar="N", help="show every N-th step (and every step with a mistake)"
+        "--every", type=POSITIVE, default=1, metavar="N", help="show every N-th step (and every step with a mistake)"
     )
     diagnosis.add_argument("--json", action="store_true", help="the totals and every step as one JSON object")
     diagnosis.set_defaults(func=_diagnose, existing_runs=("run_id",))
@@ -870,7 +926,9 @@ def _add_eval(commands: Any) -> None:
     evaluate.add_argument("--model", default="scripted", help=MODEL_HELP)
     evaluate.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(evaluate)
-    evaluate.add_argument("--workers", type=int, default=1, help="episodes played in parallel processes (default 1)")
+    evaluate.add_argument(
+        "--workers", type=POSITIVE, default=1, help="episodes played in parallel processes (default 1)"
+    )
     evaluate.add_argument(
         "--backend",
         default="local",
@@ -888,7 +946,7 @@ def _add_eval(commands: Any) -> None:
     evaluate.add_argument("--rerun", action="store_true", help="play finished episodes again")
     evaluate.add_argument(
         "--max-failures",
-        type=int,
+        type=NON_NEGATIVE,
         default=None,
         metavar="N",
         help="stop the sweep when more than N episodes fail (default: no limit; each failure is recorded "
@@ -897,11 +955,13 @@ def _add_eval(commands: Any) -> None:
     evaluate.add_argument(
         "--prices", default=None, metavar="FILE.json", help="USD per 1M tokens per model, overriding the built-in table"
     )
-    evaluate.add_argument("--attempts", type=int, default=None, help="attempts per game (default: the suite's)")
+    evaluate.add_argument("--attempts", type=POSITIVE, default=None, help="attempts per game (default: the suite's)")
     evaluate.add_argument("--levels", default=None, metavar="L,...", help="only these levels / games / task ids")
-    evaluate.add_argument("--games", type=int, default=None, metavar="N", help="only the first N games of each level")
-    evaluate.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N games in all")
-    evaluate.add_argument("--max-steps", type=int, default=None, help="replace the suite's step limits")
+    evaluate.add_argument(
+        "--games", type=POSITIVE, default=None, metavar="N", help="only the first N games of each level"
+    )
+    evaluate.add_argument("--limit", type=POSITIVE, default=None, metavar="N", help="only the first N games in all")
+    evaluate.add_argument("--max-steps", type=POSITIVE, default=None, help="replace the suite's step limits")
     evaluate.add_argument(
         "--set",
         action="append",
@@ -968,7 +1028,9 @@ def _add_memory(commands: Any) -> None:
     gold.set_defaults(func=_memory_seed_gold)
     show = memory_commands.add_parser("show", help="the namespaces, their sizes and first facts")
     show.add_argument("--agent", default=None, help="only this agent's namespaces (default: every agent's)")
-    show.add_argument("--facts", type=int, default=10, metavar="N", help="facts listed per namespace (default 10)")
+    show.add_argument(
+        "--facts", type=NON_NEGATIVE, default=10, metavar="N", help="facts listed per namespace (default 10)"
+    )
     show.add_argument("--store", default=None, help=STORE_HELP)
     show.set_defaults(func=_memory_show)
     _add_memory_export(memory_commands)
@@ -981,7 +1043,7 @@ def _add_runs(commands: Any) -> None:
     listing = runs_commands.add_parser("list", help="every run, oldest first: game, preset, model, result, steps, when")
     _run_dir_option(listing)
     listing.add_argument(
-        "--limit", type=int, default=None, metavar="N", help="only the N most recent runs (default: all)"
+        "--limit", type=POSITIVE, default=None, metavar="N", help="only the N most recent runs (default: all)"
     )
     listing.set_defaults(func=_runs_list)
     showing = runs_commands.add_parser("show", help="one run's settings and result")
@@ -1005,16 +1067,16 @@ def _add_memqa(commands: Any) -> None:
     _run_dir_option(memqa)
     memqa.add_argument(
         "--horizon",
-        type=int,
+        type=NON_NEGATIVE,
         action="append",
         default=None,
         metavar="N",
         help="questions and answers use steps 0..N only; repeat for accuracy against rounds played",
     )
     memqa.add_argument(
-        "--per-type", type=int, default=3, metavar="K", help="questions per ability type and run (default 3)"
+        "--per-type", type=POSITIVE, default=3, metavar="K", help="questions per ability type and run (default 3)"
     )
-    memqa.add_argument("--seed", type=int, default=42, help="sampling seed (default 42)")
+    memqa.add_argument("--seed", type=NON_NEGATIVE, default=42, help="sampling seed (default 42)")
     memqa.add_argument(
         "--answerer",
         action="append",
@@ -1031,7 +1093,12 @@ def _add_memqa(commands: Any) -> None:
         help="rewrite questions first: by default with the answering model when it is a real one; off: never",
     )
     memqa.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    memqa.add_argument("--out", default=None, metavar="FILE", help="write every item, answer and score as JSON lines")
+    memqa.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write every item, answer and score as JSON lines (once all are scored)",
+    )
     memqa.set_defaults(func=_memqa, existing_runs=("run_ids",))
 
 
@@ -1189,13 +1256,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a run or output directory that is a file, read-only, or on a full disk
         print(f"ariadne: error: {_os_message(exc)}", file=sys.stderr)
         return 2
-    except sqlite3.Error as exc:  # a checkpoint or memory write refused by the disk (full, read-only)
+    except sqlite3.Error as exc:  # a checkpoint or Store write refused by the disk (full, read-only)
         from .config import FULL_DISK, is_full_disk
 
-        print(
-            f"ariadne: error: storage failed: {FULL_DISK if is_full_disk(exc) else ' '.join(str(exc).split())}",
-            file=sys.stderr,
-        )
+        said = FULL_DISK if is_full_disk(exc) else f"storage failed: {' '.join(str(exc).split())}"
+        print(f"ariadne: error: {said}", file=sys.stderr)
         return 2
     except database_errors as exc:  # PostgreSQL went away mid-episode: the run resumes from its last checkpoint
         print(f"ariadne: error: PostgreSQL failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)

@@ -43,16 +43,41 @@ class DiskFull(OSError):
         super().__init__(errno.ENOSPC, FULL_DISK, str(where))
 
 
-def is_full_disk(exc: BaseException | None) -> bool:
-    """Whether ``exc`` (or what caused it) is a write refused for want of space, never a damaged file."""
-    seen = 0
+_NO_SPACE_TEXT = ("database or disk is full", "No space left on device", "(os error 28)")  # SQLite's, Rust's (Chroma)
+_SQLITE_IOERR = 10  # the primary code of SQLite's I/O errors (SQLITE_IOERR_SHMSIZE, _WRITE, _FSYNC, ...)
+LOW_SPACE = 1 << 20  # bytes: a filesystem with less free space than this is full to a write that fails
+
+
+def is_full_disk(exc: BaseException | None, where: str | Path | None = None) -> bool:
+    """Whether ``exc`` (or what caused it) is a write refused for want of space, never a damaged file.
+
+    SQLite reports some writes a full disk refuses as an I/O error ("disk I/O error": growing the
+    shared-memory file of a write-ahead log, a short write), without the system's errno; with ``where``
+    (the file or folder written), such an error on a filesystem with less than :data:`LOW_SPACE` free
+    counts as a full disk too."""
+    seen, io_error = 0, False
     while exc is not None and seen < 8:
         if isinstance(exc, OSError) and exc.errno in _NO_SPACE:
             return True
-        if getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL or "database or disk is full" in str(exc):
+        if getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL or any(t in str(exc) for t in _NO_SPACE_TEXT):
             return True
+        code = getattr(exc, "sqlite_errorcode", None)
+        io_error = io_error or (isinstance(code, int) and code & 0xFF == _SQLITE_IOERR) or "disk I/O error" in str(exc)
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
+    return io_error and where is not None and free_space(where) < LOW_SPACE
+
+
+def free_space(where: str | Path) -> int:
+    """Bytes free to this user on the filesystem of ``where`` (its nearest existing folder); a large number
+    when it cannot be told."""
+    path = Path(where)
+    for folder in (path, *path.parents):
+        try:
+            stat = os.statvfs(folder)
+        except OSError:
+            continue
+        return stat.f_bavail * stat.f_frsize
+    return 1 << 62
 
 
 def games_dir() -> Path:

@@ -20,15 +20,15 @@ from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpoint
 from .agent.context import AgentContext
 from .agent.episode_input import check_numbers, recursion_limit
 from .agent.integrity import check_copy, checked_copies
-from .agent.presets import additions
+from .agent.presets import additions, check_switches, oracle_roles, system_label
 from .agent.session import end_session, get_session, open_session
 from .agentkit.spec import load_thoughts, thoughts_for
-from .config import embeddings_setting, memory_store_path
+from .config import DiskFull, embeddings_setting, is_full_disk, memory_store_path
 from .config import run_dir as run_dir_setting
 from .envs import make
 from .envs.registry import check_split, env_family
 from .graphs.agent import build_agent_graph
-from .memory import Triplet, WorldMemory
+from .memory import MemoryWriteFailed, Triplet, WorldMemory
 from .memory.embeddings import make_embeddings
 from .memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
 from .memory.queries import dated_transitions, lasting_facts
@@ -36,7 +36,17 @@ from .memory.transitions import DatedFact
 from .models import FALLBACK, REASKED, REPAIRED
 from .nodes.common import check_models
 from .nodes.reflection import reflect
-from .runs import CALLS_FILE, META_FILE, RunCorrupted, RunDir, RunMeta, new_run_id, new_run_meta
+from .runs import (
+    CALLS_FILE,
+    META_FILE,
+    RUN_ID_CHARS,
+    RunCorrupted,
+    RunDir,
+    RunMeta,
+    check_run_id,
+    new_run_id,
+    new_run_meta,
+)
 from .tracing import CallLog
 
 StepCallback = Callable[[dict[str, Any]], None]
@@ -60,13 +70,11 @@ def summary(state: dict[str, Any], meta: RunMeta) -> dict[str, Any]:
         "env": meta["env"],
         "preset": meta["context"]["preset"],
         # roles taken from the game's truth (evaluation only): the result is not the agent's own
-        "oracle": [
-            k.removeprefix("oracle_")
-            for k, v in (meta["context"].get("switch_overrides") or {}).items()
-            if k.startswith("oracle_") and v
-        ],
+        "oracle": oracle_roles(meta["context"].get("switch_overrides") or {}),
         # our additions to the paper's system the preset reproduces, switched on: the result is not the paper's system's
         "additions": additions(meta["context"]["preset"], meta["context"].get("switch_overrides") or {}),
+        # how every surface names what played (agent.presets.system_label)
+        "system": system_label(meta["context"]["preset"], meta["context"].get("switch_overrides") or {}),
         "model": meta["context"]["model"],
         "seed": meta.get("seed"),
         "goal": state.get("goal", ""),
@@ -91,8 +99,22 @@ def _long_term_store(context: AgentContext, store: str | Path | None) -> Iterato
     if not context.memory_from:
         yield None
         return
-    with LongTermMemory(memory_store_path(store)) as memory:
+    with LongTermMemory(memory_store_path(store), write=False) as memory:
         yield memory.store
+
+
+@contextmanager
+def _full_disk_named(run: RunDir) -> Iterator[None]:
+    """A failure for want of space on the run's disk, whatever reported it (LangGraph's SQLite checkpointer
+    as "disk I/O error", Chroma), is DiskFull naming the run's folder; one that already says so is kept."""
+    try:
+        yield
+    except (DiskFull, MemoryWriteFailed):
+        raise
+    except Exception as exc:
+        if is_full_disk(exc, run.path):
+            raise DiskFull(run.path) from exc
+        raise
 
 
 def _drive(
@@ -122,7 +144,12 @@ def _drive(
         "metadata": labels,
     }
     try:
-        with run.writer(), checkpointer(run) as saver, _long_term_store(context, store) as long_term:
+        with (
+            _full_disk_named(run),
+            run.writer(),
+            checkpointer(run) as saver,
+            _long_term_store(context, store) as long_term,
+        ):
             graph = build_agent_graph().compile(checkpointer=saver, store=long_term, name="ariadne")
             latest: dict[str, Any] = {}
             # "sync": each checkpoint is on disk before the next node runs, so a kill loses no finished node.
@@ -184,10 +211,11 @@ def play(
         # no thought graph for this env, or one that cannot be read or is malformed: the same
         load_thoughts(thoughts_for(context.switches.thoughts, env, context.preset))
     check_split(env, split)
+    check_switches(context.preset, context.switches, env)  # an oracle the game gives no truth for: the same
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     if context.memory_from:  # a damaged row of the namespace the run is seeded from: the same
-        with LongTermMemory(memory_store_path(store)) as long_term:
+        with LongTermMemory(memory_store_path(store), write=False) as long_term:
             long_term.check(Namespace(context.memory_from, env_family(env)))
     check_checkpointer()  # a PostgreSQL that cannot be reached: the same
     if embeddings_setting():
@@ -318,7 +346,12 @@ def play_trials(
     context = context or AgentContext()
     if not 1 <= trials <= 100:
         raise ValueError(f"trials must be between 1 and 100, got {trials}")
-    first = run_id or new_run_id(env)
+    first = check_run_id(run_id) if run_id else new_run_id(env)
+    if len(trial_run_id(first, trials)) > RUN_ID_CHARS:  # refused now, not after the first trials played
+        raise ValueError(
+            f"run id '{first:.40}...' is too long for {trials} trials: trial {trials} is saved as "
+            f"'{trial_run_id('<id>', trials)}', at most {RUN_ID_CHARS} characters"
+        )
     asked = {"env": env, "seed": seed, "variation": variation, "split": split, "max_steps": max_steps}
     for k in range(1, trials + 1):  # every trial this command would continue is checked before any is
         if (Path(context.run_dir) / trial_run_id(first, k) / META_FILE).is_file():
@@ -412,7 +445,7 @@ def resume(
     the run directory setting, ``config.run_dir``)."""
     run_dir = run_dir_setting(run_dir)
     run = RunDir.open(run_dir, run_id)
-    with run.writer():
+    with _full_disk_named(run), run.writer():
         check = check_copy(run)  # every file read through on a copy: a damaged run is refused untouched
         meta = check.meta
         context = _saved_context(run, meta)

@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .agent.integrity import checked_copies
+from .agent.presets import system_label
 from .evals.diagnostics import MissingOracle, diagnose, mistakes
 from .memory.facts import Fact
 from .models import model_label
-from .runs import CALLS_FILE, RunDir
+from .runs import CALLS_FILE, RunDir, check_output, write_output
 
 REPORT_FILE = "report.html"
 LAYOUT_SEED = 7
@@ -274,7 +274,9 @@ def _report_data(run: RunDir) -> dict[str, Any]:
         "run_id": run.run_id,
         "env": meta.get("env"),
         "seed": meta.get("seed"),
-        "preset": (meta.get("context") or {}).get("preset"),
+        "preset": system_label(
+            str((meta.get("context") or {}).get("preset")), (meta.get("context") or {}).get("switch_overrides")
+        ),
         "model": model_label(str((meta.get("context") or {}).get("model") or "")),
         "result": {k: result.get(k) for k in ("score", "max_score", "won", "lost", "steps") if k in result},
         "usage": usage,
@@ -329,13 +331,10 @@ def write_report(run_dir: str | Path, run_id: str, out: str | Path | None = None
 
     Nothing is written when the run is missing (:class:`~ariadnegraph.runs.RunNotFound`) or its memory
     is damaged (:class:`~ariadnegraph.memory.MemoryCorrupted`)."""
-    data = build_report_data(run_dir, run_id)
-    page = render_html(data)
-    target = Path(out) if out is not None else Path(run_dir) / run_id / REPORT_FILE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, target)
+    own = Path(run_dir) / run_id / REPORT_FILE  # the one file a reader writes in a run's folder, its designated page
+    target = check_output(out, "--out", own=own) if out is not None else own
+    page = render_html(build_report_data(run_dir, run_id))
+    write_output(target, page)
     return target
 
 

@@ -27,12 +27,15 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, cast
 
-_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+from .config import DiskFull, is_full_disk
+
+RUN_ID_CHARS = 128  # the longest run id: a folder name, with room for a trial's suffix under the file system's 255
+_RUN_ID = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{RUN_ID_CHARS - 1}}}$")
 
 META_FILE = "run.json"
 TRAJECTORY_FILE = "trajectory.jsonl"
@@ -264,10 +267,12 @@ def next_trail(previous: str | None, action: str | None, observation: str) -> st
 
 def check_run_id(run_id: object) -> str:
     """A run id a run directory can be named by (one path component: no '/', no '..'), or ValueError."""
+    if isinstance(run_id, str) and len(run_id) > RUN_ID_CHARS:
+        raise ValueError(f"run id '{run_id:.40}...' is {len(run_id):,} characters long: at most {RUN_ID_CHARS}")
     if not isinstance(run_id, str) or not _RUN_ID.match(run_id):
         raise ValueError(
-            f"invalid run id {run_id!r:.60}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or "
-            f"digit"
+            f"invalid run id {run_id!r:.60}: use 1-{RUN_ID_CHARS} letters, digits, '.', '_' or '-', starting with a "
+            f"letter or digit"
         )
     return run_id
 
@@ -275,6 +280,68 @@ def check_run_id(run_id: object) -> str:
 def new_run_id(env_spec: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9]+", "-", env_spec).strip("-")[:40] or "run"
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}-{secrets.token_hex(3)}"
+
+
+class OutputRefused(ValueError):
+    """An output path a command does not write: one inside a run's folder (a run's files are written by its
+    one writer only), or a folder where a file is asked for. Refused before anything is written."""
+
+
+def _is_run_folder(folder: Path) -> bool:
+    """A folder named like a run that holds its run.json (or the run.json.tmp of a creation cut short)."""
+    return bool(_RUN_ID.match(folder.name)) and (
+        (folder / META_FILE).is_file() or (folder / (META_FILE + ".tmp")).is_file()
+    )
+
+
+def run_folder_of(path: str | Path) -> Path | None:
+    """The run folder ``path`` is in or is, wherever it lies (any run directory, an eval's runs), with every
+    symbolic link followed (a link to a run's file is that file); None when it is in none."""
+    resolved = Path(os.path.realpath(Path(path).expanduser()))
+    return next((folder for folder in (resolved, *resolved.parents) if _is_run_folder(folder)), None)
+
+
+def check_output(given: str | Path, what: str, *, folder: bool = False, own: Path | None = None) -> Path:
+    """The path a command writes ``what`` (an option, e.g. ``--html``) to, checked before anything is
+    written: never in a run's folder or onto a run's file (OutputRefused), except ``own``, the one file
+    a command designates as its output there (a run's report.html); and for a file (``folder`` False) not
+    an existing folder or a path ending in a separator: the caller has no name to give the file, so
+    the user is asked for one rather than a name being made up."""
+    text = str(given)
+    if not text.strip():
+        raise OutputRefused(f"{what} is empty: give a {'folder' if folder else 'file'}")
+    path = Path(text).expanduser()
+    if own is not None and os.path.realpath(path) == os.path.realpath(own):
+        return path
+    run = run_folder_of(path)
+    if run is not None:
+        raise OutputRefused(
+            f"{what} {text} is in the folder of run {run.name} ({run}), whose files only the run itself writes; "
+            "give a path outside it"
+        )
+    if not folder and (text.endswith(("/", os.sep)) or path.is_dir()):
+        raise OutputRefused(f"{what} {text} is a folder: give a file name (e.g. {text.rstrip('/' + os.sep)}/NAME)")
+    existing = next((p for p in path.parents if p.exists()), None)  # the folders below it are made on writing
+    if existing is not None and not existing.is_dir():
+        raise OutputRefused(f"{what} {text}: {existing} is a file, not a folder")
+    return path
+
+
+def write_output(path: Path, text: str) -> None:
+    """``text`` as the file ``path`` (checked by :func:`check_output`), whole or not at all: written beside
+    it under a fresh name, then renamed over it (a link at ``path`` is replaced, never written through).
+    A failure names ``path``, the file the user asked for, and leaves no partial file behind."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            tmp.unlink()
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
+        raise
 
 
 def _unfinished_creation(path: Path) -> bool:
@@ -318,6 +385,7 @@ class RunDir:
     @classmethod
     def create(cls, root: str | Path, run_id: str, meta: RunMeta) -> "RunDir":
         check_run_id(run_id)
+        check_output(root, "the run directory", folder=True)  # runs inside a run would be its files
         path = Path(root) / run_id
         if path.exists() and not _unfinished_creation(path):
             raise FileExistsError(f"run '{run_id}' already exists in {root}")
@@ -331,6 +399,11 @@ class RunDir:
         path = Path(root) / run_id
         if not _RUN_ID.match(run_id) or not path.is_dir():
             raise RunNotFound(f"no run '{run_id}' in {root}")
+        if _unfinished_creation(path):
+            raise RunNotFound(
+                f"run '{run_id}' in {root} was never created (cut short before its {META_FILE}: a full disk, a kill); "
+                "play it again under its id (--run-id)"
+            )
         if not (path / META_FILE).is_file():
             raise RunCorrupted(f"run {run_id}: {META_FILE} is missing")
         return cls(path)
@@ -383,8 +456,9 @@ class RunDir:
     def write_meta(self, meta: RunMeta | dict[str, Any]) -> None:
         # Write-then-rename: a crash leaves the old file or the new one, never half of one.
         tmp = self.meta_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
-        os.replace(tmp, self.meta_path)
+        with _named(self.meta_path):
+            tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
+            os.replace(tmp, self.meta_path)
 
     def append_step(self, record: StepRecord, oracle: OracleRecord | None = None) -> None:
         """Record one finished step (and the game's ground truth for it, if given), synced to disk."""
@@ -444,6 +518,7 @@ class RunInfo:
     when: float  # the time its trajectory or run.json was last written (seconds since the epoch)
     seed: int | None = None
     problem: str | None = None  # why a damaged run could not be read
+    switches: Mapping[str, Any] | None = None  # what the run changed of its preset (--set): its label reads them
 
 
 def run_infos(root: str | Path) -> list[RunInfo]:
@@ -463,6 +538,8 @@ def find_run(root: str | Path, given: str) -> str:
     """The id of the run ``given`` names under ``root``: its exact id, ``last``, or a prefix only one run
     starts with. :class:`RunNotFound` or :class:`AmbiguousRun` otherwise (one line each)."""
     folder = Path(root)
+    if len(given) > RUN_ID_CHARS:  # names no run (and a path of it may be too long to look up)
+        raise RunNotFound(f"no run '{given:.40}...' in {folder}: a run id is at most {RUN_ID_CHARS} characters")
     if _RUN_ID.match(given) and (folder / given).is_dir():
         return given
     if given == LAST:
@@ -510,6 +587,7 @@ def _info(run: RunDir) -> RunInfo:
         _number(final.get("max_score")),
         when,
         seed=meta.get("seed"),
+        switches=overrides if isinstance(overrides := meta["context"].get("switch_overrides"), dict) else None,
     )
 
 
@@ -601,11 +679,23 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def _append_line(path: Path, record: dict[str, Any], sync: bool = True) -> None:
-    with path.open("a") as handle:
+    with _named(path), path.open("a") as handle:
         handle.write(json.dumps(record, sort_keys=True, default=str) + "\n")
         handle.flush()
         if sync:
             os.fsync(handle.fileno())
+
+
+@contextmanager
+def _named(path: Path) -> Iterator[None]:
+    """A write of a run's file refused for want of space is DiskFull naming the file (a failed write() or
+    close() names none)."""
+    try:
+        yield
+    except OSError as exc:
+        if is_full_disk(exc):
+            raise DiskFull(path) from exc
+        raise
 
 
 def _read_lines(path: Path, types: dict[str, tuple[type, ...]]) -> Iterator[dict[str, Any]]:

@@ -27,6 +27,8 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
+from .config import is_full_disk
+
 
 def traced_node(node: Callable[..., Any]) -> Callable[..., Any]:
     """``node`` with the episode's step and score on its trace run and on every run inside it.
@@ -116,5 +118,11 @@ class CallLog(BaseCallbackHandler):
 
     def _write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, default=str) + "\n"
-        with self._lock, self.path.open("a") as handle:
-            handle.write(line)
+        try:
+            with self._lock, self.path.open("a") as handle:
+                handle.write(line)
+        except OSError as exc:
+            # LangChain would log a callback's error as a warning and go on; on a full disk the run stops at its
+            # next record (a checkpoint, a trajectory line), which says so in one line: this aid's line is let go.
+            if not is_full_disk(exc):
+                raise

@@ -32,7 +32,7 @@ from pydantic import TypeAdapter, ValidationError
 from ..config import DEFAULT_RUN_DIR, RUN_DIR_ENV
 from ..config import run_dir as run_dir_setting
 from ..models import is_local
-from .presets import PRESETS, Preset, PresetName, get_preset, parse_switches
+from .presets import PRESETS, Preset, PresetName, check_switches, get_preset, parse_switches
 
 ToolCalling = Literal["auto", "native", "json"]
 TOOL_CALLING: tuple[str, ...] = get_args(ToolCalling)
@@ -224,6 +224,7 @@ class AgentContext:
             if value is not None and not least <= value <= most:
                 raise ValueError(f"{name.replace('_', ' ')} must be between {least:g} and {most:g}, got {value}")
         self.switch_overrides = parse_switches(self.switch_overrides)
+        check_switches(self.preset, self._played())  # switches that cannot play as set: refused before any run
         if self.memory_from is not None:
             from ..memory.longterm import check_name
 
@@ -233,6 +234,9 @@ class AgentContext:
     def switches(self) -> Preset:
         """What the agent does: the preset, with the settings given here in its place. Nodes and routing
         functions read only this."""
+        return self._played()
+
+    def _played(self) -> Preset:
         given = {name: getattr(self, name) for name in SHADOWED_SWITCHES}
         return replace(
             get_preset(self.preset), **{**{k: v for k, v in given.items() if v is not None}, **self.switch_overrides}

@@ -316,9 +316,76 @@ def additions_text(names: Sequence[str], preset_name: str) -> str:
     return f"(+ ours, not in {paper}: {', '.join(names)})" if names else ""
 
 
-def oracles(preset: Preset) -> list[str]:
-    """The roles a preset takes from the game's truth (what a table must label as an oracle)."""
-    return [name.removeprefix("oracle_") for name in ORACLE_SWITCHES if getattr(preset, name)]
+def oracle_roles(switches: object) -> list[str]:
+    """The roles ``switches`` (a run's changes to its preset, as run.json or a job keeps them) take from the
+    game's truth. No preset turns an oracle on, so the changes say it all; a value that is not a switch's
+    (a damaged run.json) counts as on: a label may say ORACLE wrongly, never hide one."""
+    given = current_names(switches) if isinstance(switches, Mapping) else {}
+    return [
+        name.removeprefix("oracle_")
+        for name in ORACLE_SWITCHES
+        if name in given and given[name] not in (False, None, "false", "off", "no", "0", 0)
+    ]
+
+
+def system_label(preset_name: str, switches: object, name: str | None = None) -> str:
+    """What played, as every surface that shows a run or a table row names it (the one owner of the label,
+    so no surface can drop it): ``name`` (an ablation cell's, default the preset's), then the roles taken from
+    the game's truth and our additions to the paper's system: 'ariadne_full (ORACLE: plan)'."""
+    label = name or preset_name
+    roles = oracle_roles(switches)
+    if roles:
+        label = f"{label} (ORACLE: {', '.join(roles)})"
+    ours = additions(preset_name, switches) if isinstance(switches, Mapping) else []
+    return f"{label} {additions_text(ours, preset_name)}" if ours else label
+
+
+class SwitchesRefused(ValueError):
+    """Switches that cannot play as set: nothing chooses the commands, or an oracle the preset or the game cannot
+    use (it would change nothing, yet label the run ORACLE)."""
+
+
+# What each oracle replaces, and the presets' switches without which that role never runs.
+_ORACLE_ROLE = {
+    "oracle_extraction": "the relation retriever's extraction",
+    "oracle_plan": "the planner's plan",
+}
+
+
+def check_switches(preset_name: str, preset: Preset, env: str | None = None) -> None:
+    """Refused in one line before a run is created: switches that leave no role choosing the commands (no planner,
+    no ReAct choice, no thought graph: the actor would play its safe command every step, with no model call); an
+    oracle switch on a preset that never runs its role (no extraction: ``knowledge_graph`` off; no planner:
+    ``planner=never`` or a thought graph choosing the commands), or on a game that does not give the truth it reads
+    (``env``, when known)."""
+    if preset.planner == "never" and not preset.react_choice and not preset.thoughts:
+        raise SwitchesRefused(
+            f"preset '{preset_name}' as set has nothing that chooses a command (planner=never, react_choice=false, "
+            "no thought graph): every step would play the same safe command with no model call"
+        )
+    idle = {
+        "oracle_extraction": "knowledge_graph=false" if not preset.knowledge_graph else "",
+        "oracle_plan": "planner=never"
+        if preset.planner == "never"
+        else "a thought graph chooses its commands"
+        if preset.thoughts
+        else "",
+    }
+    for switch in ORACLE_SWITCHES:
+        if getattr(preset, switch) and idle[switch]:
+            raise SwitchesRefused(
+                f"switch '{switch}' replaces {_ORACLE_ROLE[switch]}, which preset '{preset_name}' never runs "
+                f"({idle[switch]}): it would change nothing but the run's label"
+            )
+    if env is not None and any(getattr(preset, switch) for switch in ORACLE_SWITCHES):
+        from ..envs.registry import gives_truth
+
+        if not gives_truth(env):
+            on = [switch for switch in ORACLE_SWITCHES if getattr(preset, switch)]
+            raise SwitchesRefused(
+                f"switch '{on[0]}' reads the game's truth (its true facts and winning commands), which only "
+                f"TextWorld games give; {env} gives none"
+            )
 
 
 def get_preset(name: str) -> Preset:
@@ -367,7 +434,7 @@ def _allowed(name: str) -> str:
         else ""
     )
     return (
-        " or ".join("none" if c is type(None) else c.__name__ + bounds for c in choices)
+        " or ".join("none" if c is type(None) else "text" if c is str else c.__name__ + bounds for c in choices)
         if choices
         else kind.__name__ + bounds
     )
@@ -380,6 +447,8 @@ def parse_switch(name: str, value: Any) -> Any:
         raise ValueError(f"unknown switch '{name}' (switches: {', '.join(SWITCHES)})")
     kind = get_type_hints(Preset)[name]
     text = str(value).strip().lower()
+    if not text:  # '--set thoughts=' would play with no thought graph and no planner: noop every step
+        raise ValueError(f"switch '{name}' is given no value (it takes {_allowed(name)})")
     options = get_args(kind)
     if get_origin(kind) is Literal:
         if text in options:
@@ -476,14 +545,19 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
 }
 
 
-def cell_label(variant: Variant, overrides: dict[str, Any]) -> str:
-    """A cell's label, naming the switches ``--set`` changed in what the cell plays (it is then not the paper's)."""
+def cell_changes(variant: Variant, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The switches ``overrides`` (``--set``) change in what ``variant`` plays, with the values played."""
     cell = replace(PRESETS[variant.preset], **variant.switches)
     played = replace(cell, **overrides)
-    changed = [name for name in overrides if getattr(played, name) != getattr(cell, name)]
+    return {name: getattr(played, name) for name in overrides if getattr(played, name) != getattr(cell, name)}
+
+
+def cell_label(variant: Variant, overrides: dict[str, Any]) -> str:
+    """A cell's label, naming the switches ``--set`` changed in what the cell plays (it is then not the paper's)."""
+    changed = cell_changes(variant, overrides)
     if not changed:
         return variant.label
-    return f"{variant.label} [{', '.join(f'{name}={switch_text(getattr(played, name))}' for name in changed)}]"
+    return f"{variant.label} [{', '.join(f'{name}={switch_text(value)}' for name, value in changed.items())}]"
 
 
 def switch_text(value: Any) -> str:

@@ -18,7 +18,7 @@ from ..memory.queries import dated_transitions
 from ..memory.transitions import THIS_EPISODE, DatedFact
 from .session import Session
 
-RECALLED = "recalled"  # run.json key: {"from": "agent/family", "facts": n, "lessons": n}
+RECALLED = "recalled"  # run.json key: {"from": "agent/family", "facts": n, "lessons": n, "skipped": [row, ...]}
 
 
 def recall(state: Mapping[str, Any], session: Session, memory_from: str | None, store: BaseStore | None) -> list[str]:
@@ -50,6 +50,8 @@ def recall(state: Mapping[str, Any], session: Session, memory_from: str | None, 
                     "facts": len(facts),
                     "lessons": len(lessons),
                     **({"transitions": transitions} if transitions else {}),
+                    # rows the Store holds but this code did not write, passed over (LongTermMemory.skipped)
+                    **({"skipped": longterm.skipped} if longterm.skipped else {}),
                 },
             }
         )

@@ -12,12 +12,21 @@ checkpointed step whose line was torn by a crash is written again from the repla
 
 A session is the run's writer: it holds the run's lock (``RunDir.writer``) until it ends, and a run
 belongs to the thread that created it (``thread_id`` in run.json; a CLI run's thread is its id).
+
+On a LangGraph server a session lives only as long as the run that uses it: when the run ends (the episode
+over, a pause at an approval or a breakpoint, a cancel, an error) the served graph releases the thread's
+sessions (``release_thread``, graphs/agent.py), so a paused thread holds no game process, memory or lock,
+and its next run rebuilds them. A node marks the session it uses (``in_use``): a cancelled run's node
+runs on to its end in its worker thread, and the session is not closed under it.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +68,9 @@ class Session(MemoryView):
     step: int  # the step the game is at
     trail: str | None  # the fingerprint of the history the game has played (runs.next_trail)
     recalled: list[DatedFact] | None = None  # the long-term namespace's dated transitions, read once (agent/recall.py)
+    users: int = 0  # the nodes using it now (in_use)
+    released: bool = False  # to be closed once no node uses it
+    closed: bool = False
 
     def holds(self, state: Mapping[str, Any]) -> bool:
         """Whether the game and the memory are where ``state`` is: the same step of the same history, with
@@ -89,6 +101,10 @@ class Session(MemoryView):
         return observation, trail
 
     def close(self) -> None:
+        with _LOCK:  # once: a second close would release a lock a newer session of the run holds
+            if self.closed:
+                return
+            self.closed = True
         try:
             self.memory.close()
         finally:
@@ -98,6 +114,8 @@ class Session(MemoryView):
 
 _SESSIONS: dict[str, Session] = {}
 _LOCK = threading.RLock()
+_IDLE = threading.Condition(_LOCK)  # notified when a node stops using a session
+log = logging.getLogger(__name__)
 
 
 def env_options(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -295,6 +313,62 @@ def end_session(run_id: str) -> None:
         session = _SESSIONS.pop(run_id, None)
     if session is not None:
         session.close()
+
+
+@contextmanager
+def in_use(session: Session) -> Iterator[Session]:
+    """``session`` while a node uses it: ``release_thread`` does not close it under the node, and the last node
+    out closes a session released meanwhile."""
+    with _LOCK:
+        session.users += 1
+    try:
+        yield session
+    finally:
+        with _LOCK:
+            session.users -= 1
+            last_out = session.users == 0 and session.released
+            _IDLE.notify_all()
+        if last_out:
+            session.close()
+
+
+def release_thread(thread: str, wait: float) -> list[str]:
+    """End the sessions of ``thread``'s runs: the game processes, memories and locks a served run held (its files
+    stay). A session a node still uses (a cancelled run's node runs on to its end in its worker thread) is waited
+    for up to ``wait`` seconds, then left for that node to close; a new run builds its own. Returns the run ids."""
+    deadline = time.monotonic() + wait
+    with _LOCK:
+        sessions = [s for s in _SESSIONS.values() if s.thread == thread]
+        for session in sessions:
+            session.released = True
+            del _SESSIONS[session.run.run_id]
+        while any(s.users for s in sessions) and (left := deadline - time.monotonic()) > 0:
+            _IDLE.wait(left)
+        idle = [s for s in sessions if not s.users]
+    for session in idle:
+        session.close()
+    return [s.run.run_id for s in sessions]
+
+
+def rewind_run(run_dir: str | Path, run_id: str, state: Mapping[str, Any] | None, thread: str) -> None:
+    """The run's files cut back to ``state``, a state of the thread that owns the run (None: the thread has none,
+    so the run keeps only its step 0, which the same episode may start from again; see ``_check_new_episode``).
+    A run's steps the thread no longer has (a rolled back run) are cut, memory included."""
+    if not (Path(run_dir) / run_id).is_dir():
+        return
+    run = RunDir.open(run_dir, run_id)
+    if (run.meta().get("thread_id") or run_id) != thread:
+        return
+    if state is not None and "observation" in state:
+        open_session(run_dir, state, create=False)  # rebuilt from the files, which it cuts to the state
+        end_session(run_id)
+        return
+    with run.writer():
+        WorldMemory(run.memory_path, rewind_to=-1).close()  # what was seeded before the first step stays
+        run.truncate_steps(0)
+        meta = run.meta()
+        if "result" in meta:
+            run.write_meta({k: v for k, v in meta.items() if k != "result"})
 
 
 def get_session(run_id: str) -> Session | None:

@@ -44,6 +44,8 @@ from typing import Any
 
 import networkx as nx
 import yaml
+from langgraph.constants import END, START
+from pydantic import BaseModel
 
 from ..envs.families import FAMILIES, family_of
 from .database import Keep
@@ -123,35 +125,57 @@ class ThoughtSpec:
 def _strings(value: Any, where: str, what: str) -> tuple[str, ...]:
     if value is None:
         return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise AgentKitError(f"{where}: '{what}' must be a list of names")
+    repeated = sorted({v for v in value if value.count(v) > 1})
+    if repeated:
+        raise AgentKitError(f"{where}: '{what}' names '{repeated[0]}' twice")
     return tuple(value)
+
+
+def _db_key(text: Any) -> bool:
+    """``db.KEY`` with KEY a name (letters, digits, _)."""
+    return isinstance(text, str) and text.startswith(DB_PREFIX) and text.removeprefix(DB_PREFIX).isidentifier()
+
+
+def _field_problem(name: Any) -> str:
+    """Why ``name`` cannot be an output field (a field of the pydantic model the node's reply is read into), or ''."""
+    if not isinstance(name, str) or not name.isidentifier():
+        return "is not a name (letters, digits, _)"
+    if name.startswith("_"):
+        return "starts with '_' (pydantic keeps those names private)"
+    if name.startswith("model_") or hasattr(BaseModel, name):
+        return "is a name pydantic's models keep for themselves"
+    return ""
 
 
 def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"].isidentifier():
         raise AgentKitError(f"{source}: every node needs a 'name' (letters, digits, _), got {raw!r:.80}")
     name = raw["name"]
-    where = f"{source}: node '{name}'"
+    where = f"{source}: {'temporary ' if temporary else ''}node '{name}'"
+    if name in (START, END) or name.startswith("__"):
+        raise AgentKitError(f"{where}: names starting with '__' are LangGraph's ({START}, {END}); choose another")
     unknown = set(raw) - {"name", "prompt", "output", "after", "reads", "store", "choose", "repeat", "adds"}
     if unknown:
-        raise AgentKitError(f"{where} has unknown keys: {', '.join(sorted(unknown))}")
+        raise AgentKitError(f"{where} has unknown keys: {', '.join(sorted(map(str, unknown)))}")
     if not isinstance(raw.get("prompt"), str) or not raw["prompt"].strip():
         raise AgentKitError(f"{where} needs a 'prompt'")
     output = raw.get("output")
-    if (
-        not isinstance(output, dict)
-        or not output
-        or not all(isinstance(k, str) and k.isidentifier() and isinstance(v, str) for k, v in output.items())
-    ):
+    if not isinstance(output, dict) or not output or not all(isinstance(v, str) and v.strip() for v in output.values()):
         raise AgentKitError(f"{where} needs 'output': field names with a description each")
+    for field_name in output:
+        if problem := _field_problem(field_name):
+            raise AgentKitError(f"{where}: output field {field_name!r:.60} {problem}")
+    if temporary and (raw.get("choose") is not None or raw.get("repeat") is not None):
+        raise AgentKitError(f"{where}: a temporary node cannot choose the command (one declared node does)")
     reads = _strings(raw.get("reads"), where, "reads")
-    bad = [r for r in reads if r not in INPUTS and not r.startswith(DB_PREFIX)]
+    bad = [r for r in reads if r not in INPUTS and not _db_key(r)]
     if bad:
         raise AgentKitError(f"{where} reads unknown inputs {', '.join(bad)} (inputs: {', '.join(INPUTS)}, or db.KEY)")
     store = raw.get("store") or {}
     if not isinstance(store, dict) or not all(
-        isinstance(k, str) and k.startswith(DB_PREFIX) and isinstance(v, str) for k, v in store.items()
+        _db_key(k) and isinstance(v, str) and v.strip() for k, v in store.items()
     ):
         raise AgentKitError(f"{where}: 'store' maps db.KEY to one of its output fields or a template of them")
     store = {
@@ -162,30 +186,16 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
         if own:
             raise AgentKitError(f"{where}: 'store' {key} names no output field ({own[0]!r})")
     choose = raw.get("choose")
-    if choose is not None and choose not in output:
-        raise AgentKitError(f"{where}: 'choose' names no output field ({choose!r})")
+    if choose is not None and (not isinstance(choose, str) or choose not in output):
+        raise AgentKitError(f"{where}: 'choose' names no output field ({choose!r:.60})")
     repeat = raw.get("repeat")
-    if repeat is not None and (choose is None or repeat not in output or repeat == choose):
+    if repeat is not None and (
+        choose is None or not isinstance(repeat, str) or repeat not in output or repeat == choose
+    ):
         raise AgentKitError(f"{where}: 'repeat' names another output field of the node that chooses the command")
-    adds = []
-    for item in raw.get("adds") or []:
-        if temporary:
-            raise AgentKitError(f"{where}: a temporary node cannot add nodes")
-        when = (item or {}).get("when") or {}
-        node = _node((item or {}).get("node"), source, temporary=True)
-        if when.get("field") in output and "equals" in when:
-            adds.append(Addition(node, field=when["field"], equals=str(when["equals"]).strip().lower()))
-        elif (
-            isinstance(when.get("every"), int)
-            and when["every"] > 0
-            and str(when.get("count", "")).startswith(DB_PREFIX)
-        ):
-            adds.append(Addition(node, every=when["every"], count=str(when["count"]).removeprefix(DB_PREFIX)))
-        else:
-            raise AgentKitError(
-                f"{where}: 'adds' needs when: {{field: <an output field>, equals: <value>}} "
-                "or {every: <steps>, count: db.<a per-entry>}"
-            )
+    if choose is not None and "action" in output and choose != "action":  # the chooser's reply names its command so
+        raise AgentKitError(f"{where}: output field 'action' is the chosen command's; name the field 'choose' names so")
+    adds = [] if raw.get("adds") is None else _additions(raw["adds"], output, where, source, temporary)
     return NodeSpec(
         name=name,
         prompt=raw["prompt"].strip(),
@@ -199,6 +209,46 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
     )
 
 
+WHEN_HELP = "when: {field: <an output field>, equals: <value>} or {every: <steps>, count: db.<a per-entry>}"
+
+
+def _additions(raw: Any, output: dict[str, str], where: str, source: str, temporary: bool) -> list[Addition]:
+    """A node's ``adds``: a list of {when: ..., node: ...}, each when a condition on this node's output or a count."""
+    if temporary:
+        raise AgentKitError(f"{where}: a temporary node cannot add nodes")
+    if not isinstance(raw, list):
+        raise AgentKitError(f"{where}: 'adds' must be a list of {{when: ..., node: ...}}")
+    adds = []
+    for item in raw:
+        if not isinstance(item, dict) or set(item) != {"when", "node"}:
+            raise AgentKitError(f"{where}: each of 'adds' is {{when: ..., node: ...}}, got {item!r:.60}")
+        when, node = item["when"], _node(item["node"], source, temporary=True)
+        if not isinstance(when, dict):
+            raise AgentKitError(f"{where}: 'adds' needs {WHEN_HELP}, got when: {when!r:.60}")
+        equals = when.get("equals")
+        if set(when) == {"field", "equals"} and when["field"] in output:
+            if isinstance(equals, bool):  # YAML reads yes, no, on, off as true or false
+                raise AgentKitError(f"{where}: 'adds' when: equals is YAML's {equals}; quote the text (equals: 'yes')")
+            if not isinstance(equals, (str, int, float)) or not str(equals).strip():
+                raise AgentKitError(f"{where}: 'adds' when: equals needs a value (text), got {equals!r:.60}")
+            adds.append(Addition(node, field=when["field"], equals=str(equals).strip().lower()))
+        elif (
+            set(when) == {"every", "count"}
+            and type(when["every"]) is int
+            and when["every"] > 0
+            and _db_key(when["count"])
+        ):
+            adds.append(Addition(node, every=when["every"], count=when["count"].removeprefix(DB_PREFIX)))
+        else:
+            raise AgentKitError(f"{where}: 'adds' needs {WHEN_HELP}, got when: {when!r:.60}")
+    return adds
+
+
+# What each kind of keep declaration takes (database.py): ``last`` keeps the last N, ``collect`` merges items,
+# ``per`` keeps a list per value of another entry.
+KEEP_KEYS = {"last": {"last"}, "collect": {"collect", "answers"}, "per": {"per", "last"}}
+
+
 def _keep(raw: Any, source: str) -> dict[str, Keep]:
     if raw is None:
         return {}
@@ -208,22 +258,31 @@ def _keep(raw: Any, source: str) -> dict[str, Keep]:
         )
     keep: dict[str, Keep] = {}
     for key, rule in raw.items():
-        where = f"{source}: keep '{key}'"
+        where = f"{source}: keep {key!r:.60}"
+        if not isinstance(key, str) or not key.isidentifier():
+            raise AgentKitError(f"{where}: a database entry is a name (letters, digits, _)")
         rule = rule if isinstance(rule, dict) else {}
         kinds = [k for k in ("collect", "per") if k in rule] or (["last"] if "last" in rule else [])
         size = rule.get("collect", rule.get("last"))
-        extra = set(rule) - {"last", "collect", "per", "answers"}
-        if len(kinds) != 1 or extra or type(size) is not int or not 1 <= size <= KEEP_MOST:
+        if len(kinds) != 1 or type(size) is not int or not 1 <= size <= KEEP_MOST:
             raise AgentKitError(
                 f"{where} needs {{last: N}}, {{collect: N}} or {{per: KEY, last: N}} with N from 1 to {KEEP_MOST}"
             )
         if "answers" in rule and kinds[0] != "collect":
             raise AgentKitError(f"{where}: only a collected entry 'answers' another")
-        keep[str(key)] = Keep(kinds[0], size, answers=rule.get("answers"), per=rule.get("per"))
+        extra = set(rule) - KEEP_KEYS[kinds[0]]
+        if extra or (kinds[0] == "per" and "last" not in rule):
+            shown = ", ".join(sorted(map(str, extra))) or "its size"
+            raise AgentKitError(
+                f"{where}: {{{kinds[0]}: ...}} takes {' and '.join(sorted(KEEP_KEYS[kinds[0]]))}, not {shown}"
+                if extra
+                else f"{where} needs {{per: KEY, last: N}}"
+            )
+        keep[key] = Keep(kinds[0], size, answers=rule.get("answers"), per=rule.get("per"))
     for key, rule in keep.items():
         if rule.answers is not None and (rule.answers not in keep or keep[rule.answers].kind != "collect"):
             raise AgentKitError(f"{source}: keep '{key}' answers '{rule.answers}', which is not a collected entry")
-        if rule.kind == "per" and (not isinstance(rule.per, str) or rule.per == key):
+        if rule.kind == "per" and (not isinstance(rule.per, str) or not rule.per.isidentifier() or rule.per == key):
             raise AgentKitError(f"{source}: keep '{key}' needs per: <another database entry>")
     return keep
 
@@ -245,6 +304,13 @@ def _check_wiring(nodes: list[NodeSpec], graph: nx.DiGraph, keep: dict[str, Keep
                             f"but '{other}' is not a node that runs before it with that field"
                         )
         for addition in node.adds:
+            before = nx.ancestors(graph, node.name) | {node.name}
+            late = [name for name in addition.node.after if name not in before]
+            if late:
+                raise AgentKitError(
+                    f"{source}: temporary node '{addition.node.name}' (added by '{node.name}') depends on "
+                    f"'{late[0]}', which is not '{node.name}' or a node that runs before it"
+                )
             if addition.every and (addition.count not in keep or keep[addition.count].kind != "per"):
                 raise AgentKitError(
                     f"{source}: node '{node.name}' counts db.{addition.count}, which is not declared per: in 'keep'"
@@ -313,9 +379,12 @@ def load_thoughts(name_or_path: str) -> ThoughtSpec:
     if not path.suffix:
         path = BUILTIN_DIR / f"{name_or_path}.yaml"
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise AgentKitError(f"thought graph '{name_or_path}' cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start : exc.start + 1]
+        raise AgentKitError(f"thought graph '{name_or_path}' is not UTF-8 text (byte {exc.start}: {byte!r})") from None
     return parse_thoughts(text, path.name)
 
 

@@ -93,6 +93,15 @@ def env_family(spec: str) -> str:
     return f"scienceworld.{name}" if prefix == "scienceworld" else prefix
 
 
+# TextWorld games give the evaluation code their true facts and the winning commands from any state (envs/base.Oracle:
+# facts, policy), which the role oracles read; the other families give neither.
+TRUTH_PREFIXES = ("arigraph", "cooking", "treasure", "coin", "file")
+
+
+def gives_truth(spec: str) -> bool:
+    return split_spec(spec)[0] in TRUTH_PREFIXES
+
+
 SPLIT_PREFIXES = ("scienceworld", "twx")  # games with train / dev / test splits (test is the default and the suites')
 SEEDED_PREFIXES = ("cooking", "treasure", "coin", "twx", "nethack", "crafter")  # a seed picks the game
 VARIED_PREFIXES = ("scienceworld",)  # a variation picks the game

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.integrity import checked_copies
+from ..agent.presets import system_label
 from ..runs import RunDir, StepRecord
 from .diagnostics import MissingOracle, diagnose
 from .pricing import Price, episode_cost
@@ -74,7 +75,7 @@ def summarize_run(run_dir: str | Path, run_id: str, prices: dict[str, Price]) ->
     return RunSummary(
         run_id=run_id,
         game=game,
-        preset=str(context.get("preset")),
+        preset=system_label(str(context.get("preset")), context.get("switch_overrides")),
         model=model,
         result=_result_text(result, trajectory),
         steps=int(result.get("steps", max(len(trajectory) - 1, 0))),
@@ -125,26 +126,29 @@ def header_rows(runs: list[RunSummary]) -> list[tuple[str, list[str]]]:
     return rows
 
 
-def step_rows(runs: list[RunSummary]) -> list[tuple[int, bool, list[str]]]:
-    """(step, whether the runs played different commands, one cell per run) from step 1 on."""
+def step_rows(runs: list[RunSummary]) -> list[tuple[int, bool, list[tuple[str, str]]]]:
+    """(step, whether the runs played different commands, one cell per run: the command and the score change it
+    earned, ' (+1)' or '') from step 1 on."""
     last = max((max(r.commands, default=0) for r in runs), default=0)
     rows = []
     for step in range(1, last + 1):
         played = [r.commands.get(step) for r in runs]
-        cells = [NONE if p is None else (p[0] or "") + (f" ({p[1]:+g})" if p[1] else "") for p in played]
+        cells = [(NONE, "") if p is None else (p[0] or "", f" ({p[1]:+g})" if p[1] else "") for p in played]
         differ = len({p[0] if p else None for p in played}) > 1
         rows.append((step, differ, cells))
     return rows
 
 
 def render_text(runs: list[RunSummary], width: int = 34) -> str:
-    """Runs as columns; a '*' marks the steps where their commands differ."""
+    """Runs as columns; a '*' marks the steps where their commands differ. A long command is cut, never the
+    score change it earned."""
 
-    def clip(text: str) -> str:
-        return text if len(text) <= width else text[: width - 1] + "…"
+    def clip(text: str, marker: str = "") -> str:
+        room = max(width - len(marker), 1)
+        return (text if len(text) <= room else text[: room - 1] + "…") + marker
 
     top = header_rows(runs)
-    steps = step_rows(runs)
+    steps = [(step, differ, [clip(*cell) for cell in cells]) for step, differ, cells in step_rows(runs)]
     label_width = max(len(label) for label, _ in top)
     columns = [
         min(width, max([len(row[1][i]) for row in top] + [len(cells[i]) for _, _, cells in steps] + [1]))
@@ -152,9 +156,9 @@ def render_text(runs: list[RunSummary], width: int = 34) -> str:
     ]
 
     def line(label: str, cells: list[str]) -> str:
-        return (f"{label:<{label_width}}  " + "  ".join(f"{clip(c):<{w}}" for c, w in zip(cells, columns))).rstrip()
+        return (f"{label:<{label_width}}  " + "  ".join(f"{c:<{w}}" for c, w in zip(cells, columns))).rstrip()
 
-    out = [line(label, cells) for label, cells in top]
+    out = [line(label, [clip(c) for c in cells]) for label, cells in top]
     out.append("")
     out.append(line("step", ["command" for _ in runs]))
     out += [line(f"{'*' if differ else ' '}{step:>4}", cells) for step, differ, cells in steps]
@@ -172,7 +176,9 @@ def render_html(runs: list[RunSummary]) -> str:
     top = "".join(f"<tr><th>{html.escape(label)}</th>{cells('td', values)}</tr>" for label, values in header_rows(runs))
     steps = "".join(
         f'<tr class="{"differ" if differ else "same"}" data-step="{step}"><th>{step}</th>{cells("td", values)}</tr>'
-        for step, differ, values in step_rows(runs)
+        for step, differ, values in [
+            (step, differ, [c + m for c, m in cells]) for step, differ, cells in step_rows(runs)
+        ]
     )
     return _PAGE.format(
         title=html.escape("ariadne compare — " + ", ".join(r.run_id for r in runs)),

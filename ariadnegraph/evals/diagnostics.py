@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.integrity import checked_copies
+from ..agent.presets import system_label
 from ..envs.families import family_of
 from ..envs.text import go_to_target, ground_command
 from ..memory.conflicts import DIRECTION_RELATIONS
@@ -93,9 +94,15 @@ class RunDiagnosis:
     run_id: str
     steps: list[StepDiagnosis]
     totals: dict[str, dict[str, Any]]
+    system: str = ""  # what played, as every surface names it (agent.presets.system_label): ORACLE runs say so
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "totals": self.totals, "steps": [asdict(s) for s in self.steps]}
+        return {
+            "run_id": self.run_id,
+            "system": self.system,
+            "totals": self.totals,
+            "steps": [asdict(s) for s in self.steps],
+        }
 
 
 def recipe_of(facts: Iterable[Sequence[str]]) -> set[str]:
@@ -145,7 +152,8 @@ def diagnose(run: RunDir) -> RunDiagnosis:
     oracle = list(run.oracle_steps())
     if len(oracle) < len(lines):
         raise MissingOracle(f"run {run.run_id} has no oracle for steps {len(oracle)}..{len(lines) - 1}")
-    env = run.meta()["env"]
+    meta = run.meta()
+    env = meta["env"]
     try:
         brief = family_of(env).brief
     except Exception:  # an env this version no longer knows: no brief to compare the belief with
@@ -254,7 +262,13 @@ def diagnose(run: RunDir) -> RunDiagnosis:
             last_rise = t
         d.since_score = t - last_rise
         steps.append(d)
-    return RunDiagnosis(run_id=run.run_id, steps=steps, totals=_totals(steps, brief, belief, fidelity))
+    context = meta["context"]
+    return RunDiagnosis(
+        run_id=run.run_id,
+        steps=steps,
+        totals=_totals(steps, brief, belief, fidelity),
+        system=system_label(str(context.get("preset")), context.get("switch_overrides")),
+    )
 
 
 def _ratio(part: float, whole: float) -> float | None:
@@ -350,7 +364,8 @@ def run_diagnosis(run_dir: str | Path, run_id: str) -> RunDiagnosis:
 
 def render_diagnosis(diagnosis: RunDiagnosis, every: int = 1) -> str:
     """The totals per role, then one line per step (every ``every``-th, and every step with a mistake)."""
-    out = [f"run {diagnosis.run_id}: per-role diagnostics against the game's truth", ""]
+    played = f" ({diagnosis.system})" if diagnosis.system else ""
+    out = [f"run {diagnosis.run_id}{played}: per-role diagnostics against the game's truth", ""]
     for role, figures in diagnosis.totals.items():
         out.append(
             f"{role:<11} " + ", ".join(f"{k.replace('_', ' ')} {'—' if v is None else v}" for k, v in figures.items())

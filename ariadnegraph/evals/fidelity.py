@@ -55,11 +55,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from ..agent.integrity import checked_copies
+from ..agent.presets import system_label
 from ..envs.families.textworld_cooking import BURNED, COOK_STATES, CUT_STATES, RAW
 from ..envs.scienceworld_env import IN_OR_ON
 from ..memory import EntityNormalizer, EventLog, KGView, TemporalKG, WorldMemory
@@ -340,9 +341,11 @@ class EpisodeFidelity:
     errors: dict[str, list[list[str]]] = field(default_factory=dict)  # last step's misses, for debugging
     # summed over steps, for pooling episodes: "all" and each relation family -> tp, fp, fn, truth
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    system: str = ""  # what played, as every surface names it (agent.presets.system_label): ORACLE runs say so
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "system": self.system,
             "precision": self.precision,
             "recall": self.recall,
             "coverage": self.coverage,
@@ -464,7 +467,9 @@ def run_fidelity(run: RunDir) -> EpisodeFidelity:
         for r in run.steps()
         if r["step"] in oracle and r["step"] in recorded
     ]
-    return score_steps(kg, steps, in_or_on=any(record.get(IN_OR_ON) for record in oracle.values()))
+    context = run.meta()["context"]
+    scored = score_steps(kg, steps, in_or_on=any(record.get(IN_OR_ON) for record in oracle.values()))
+    return replace(scored, system=system_label(str(context.get("preset")), context.get("switch_overrides")))
 
 
 def walkthrough_fidelity(
@@ -538,10 +543,11 @@ def _figure(value: float | None) -> str:
 
 def render_fidelity(result: EpisodeFidelity, run_id: str, every: int = 10) -> str:
     """Per-episode figures, per relation family, and the curve at every ``every``-th step (and the last)."""
+    run = f"run {run_id}" + (f" ({result.system})" if result.system else "")
     if result.precision is None and result.recall is None:
-        return f"run {run_id}: no memory fidelity (the game gives no true facts, e.g. SimonSays, Crafter, NetHack)"
+        return f"{run}: no memory fidelity (the game gives no true facts, e.g. SimonSays, Crafter, NetHack)"
     lines = [
-        f"run {run_id}: memory fidelity over {len(result.points)} steps: precision "
+        f"{run}: memory fidelity over {len(result.points)} steps: precision "
         f"{_figure(result.precision).strip()}, "
         f"recall {_figure(result.recall).strip()} (observed facts), coverage {_figure(result.coverage).strip()} (all "
         f"facts)",

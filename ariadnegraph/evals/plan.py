@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..agent.presets import additions, additions_text
+from ..agent.presets import additions, system_label
 from .pricing import Price
 from .suites import Game, Suite
 
@@ -42,17 +42,16 @@ class Job:
     carry_memory: bool = False  # a trial's memory starts with what the previous one knew
     memory_from: str | None = None  # the agent whose memory namespace seeds every episode
     store: str | None = None  # the long-term memory Store's file (config.memory_store_path)
+    cell_set: tuple[tuple[str, Any], ...] = ()  # what --set changed of an ablation cell (sorted): keys the cell apart
 
     @property
     def system(self) -> str:
-        """How tables name what played: the cell's label, else the preset and the switches it changes."""
+        """How tables name what played: the cell's label, else the preset and the switches it changes (with
+        the ORACLE roles and our additions, as every surface names a run: ``system_label``)."""
         name = self.label or (
             f"{self.preset} [{', '.join(f'{k}={v}' for k, v in self.switches)}]" if self.switches else self.preset
         )
-        roles = [k.removeprefix("oracle_") for k, v in self.switches if k.startswith("oracle_") and v]
-        name = f"{name} (ORACLE: {', '.join(roles)})" if roles else name
-        ours = additions(self.preset, dict(self.switches))
-        return f"{name} {additions_text(ours, self.preset)}" if ours else name
+        return system_label(self.preset, dict(self.switches), name)
 
     @property
     def additions(self) -> list[str]:
@@ -63,6 +62,9 @@ class Job:
     def key(self) -> str:
         g = self.game
         changed = f"|set={','.join(f'{k}={v}' for k, v in self.switches)}" if self.switches else ""
+        # an ablation cell --set changed: its key says so, so a cell --set turns into another one (AriGraph with
+        # episodic_k=0 is "w/o episodic") keeps its own episodes and row; unchanged cells keep the keys they had
+        changed += f"|cell-set={','.join(f'{k}={v}' for k, v in self.cell_set)}" if self.cell_set else ""
         memory = (
             (f"|trials={self.trials}" if self.trials > 1 else "")
             + ("|carry" if self.carry_memory else "")

@@ -46,6 +46,9 @@ DEFAULT_PRICES: dict[str, Price] = {
 }
 
 
+MOST_USD = 100_000  # per 1M tokens: far above any list price; a larger one (or an infinite one) is a typo
+
+
 class PriceFileError(ValueError):
     """A ``--prices`` file that cannot be read as a price table."""
 
@@ -66,13 +69,18 @@ def load_prices(path: str | Path | None = None) -> dict[str, Price]:
     for model, value in data.items():
         try:
             pair = (value["input"], value["output"]) if isinstance(value, dict) else tuple(value)
+            if len(pair) != 2 or any(isinstance(usd, bool) for usd in pair):  # true is no amount
+                raise ValueError
             price = Price(float(pair[0]), float(pair[1]))
         except (KeyError, TypeError, ValueError, IndexError):
             raise PriceFileError(
                 f'prices file {path}: bad price for {model!r}, want {{"input": USD, "output": USD}}'
             ) from None
-        if price.input < 0 or price.output < 0:
-            raise PriceFileError(f"prices file {path}: negative price for {model!r}")
+        if not all(0 <= usd <= MOST_USD for usd in (price.input, price.output)):  # NaN compares false: refused
+            raise PriceFileError(
+                f"prices file {path}: the price for {model!r} must be two USD amounts from 0 to {MOST_USD:,}, got "
+                f"{price.input:g} and {price.output:g}"
+            )
         prices[model] = price
     return prices
 

@@ -4,6 +4,7 @@ back) and how a played or a failed episode is written."""
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any, TypedDict, cast
@@ -88,26 +89,67 @@ _PLAYED_TYPES: dict[str, tuple[type, ...]] = {
     "wall_seconds": _NUMBER,
 }
 _FAILED_TYPES: dict[str, tuple[type, ...]] = {"error": (str,)}
+# The ranges the tables' figures hold (least, most; None: no bound), every number also finite (JSON reads NaN and
+# Infinity): a normalised score of 5 or -7 steps would be averaged into a row as if played. The optional figures
+# may also be null (not measured).
+_PLAYED_RANGES: dict[str, tuple[float | None, float | None]] = {
+    "score": (None, None),
+    "max_score": (None, None),
+    "norm_score": (0, 1),
+    "steps": (0, None),
+    "llm_calls": (0, None),
+    "prompt_tokens": (0, None),
+    "completion_tokens": (0, None),
+    "wall_seconds": (0, None),
+}
+_OPTIONAL_RANGES: dict[str, tuple[float | None, float | None]] = {
+    "best_norm_score": (0, 1),
+    "cost_usd": (0, None),
+    "precision": (0, 1),
+    "recall": (0, 1),
+    "steps_per_replan": (0, None),
+    "kg_facts": (0, None),
+    "kg_update_rate": (0, 1),
+    "reward": (None, None),
+}
 
 
-def check_record(record: Any, where: str) -> EpisodeRecord:
-    """An episode record as the tables count it, else EvalError naming the line: a damaged record is
-    never counted (``"won": "no"`` is not a win)."""
+def _range_text(least: float | None, most: float | None) -> str:
+    if least is not None and most is not None:
+        return f"a number from {least:g} to {most:g}"
+    return f"a number of {least:g} or more" if least is not None else "a finite number"
+
+
+def _out_of_range(value: Any, least: float | None, most: float | None) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return True
+    return not math.isfinite(value) or (least is not None and value < least) or (most is not None and value > most)
+
+
+def check_record(record: Any, where: str, *, written: bool = True) -> EpisodeRecord:
+    """An episode record as the tables count it, else EvalError naming it: a damaged record is never counted
+    (``"won": "no"`` is not a win, a normalised score of 5 is no score). ``written``: ``where`` names a line of
+    the file (read back), else a record about to be written."""
+    fix = " (delete the line to play that episode again)" if written else ""
+    where = f"{where} is damaged" if written else where
     if not isinstance(record, dict):
-        raise EvalError(f"{where} is damaged: not an episode record (a JSON {type(record).__name__})")
+        raise EvalError(f"{where}: not an episode record (a JSON {type(record).__name__})")
     failed = record.get("failed", False)
     if not isinstance(failed, bool):
-        raise EvalError(f"{where} is damaged: 'failed' must be true or false, got {failed!r}"[:300])
+        raise EvalError(f"{where}: 'failed' must be true or false, got {failed!r}"[:300])
     expected = {**_RECORD_TYPES, **(_FAILED_TYPES if failed else _PLAYED_TYPES)}
     for name, types in expected.items():
         value = record.get(name)
         if name not in record or (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             shown = "missing" if name not in record else f"{value!r}"[:60]
             kind = " or ".join(t.__name__ for t in types)
-            raise EvalError(
-                f"{where} is damaged: '{name}' must be a {kind}, got {shown} (delete the line to play that episode "
-                f"again)"
-            )
+            raise EvalError(f"{where}: '{name}' must be a {kind}, got {shown}{fix}")
+    ranges = (
+        {} if failed else {**_PLAYED_RANGES, **{k: r for k, r in _OPTIONAL_RANGES.items() if record.get(k) is not None}}
+    )
+    for name, (least, most) in ranges.items():
+        if _out_of_range(record[name], least, most):
+            raise EvalError(f"{where}: '{name}' must be {_range_text(least, most)}, got {record[name]!r:.60}{fix}")
     return cast(EpisodeRecord, record)
 
 
@@ -159,6 +201,8 @@ def failed_record(job: Job, error: BaseException, wall: float) -> EpisodeRecord:
 
 
 def append_record(path: Path, record: EpisodeRecord) -> None:
+    """Append ``record``, checked as it will be read back (a figure out of range is never written)."""
+    check_record(record, f"episode {record.get('key')!r:.200}", written=False)
     with path.open("a") as handle:
         handle.write(json.dumps(record, sort_keys=True) + "\n")
         handle.flush()

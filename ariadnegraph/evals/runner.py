@@ -23,11 +23,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
 
-from ..agent.presets import PresetName
-from ..runs import RunDir
+from ..agent.presets import PresetName, check_switches, oracle_roles
+from ..runs import RunDir, check_output
 from .plan import EvalError, EvalPlan, Job, TooManyFailures
 from .pricing import Price, episode_cost, load_prices
-from .records import EpisodeRecord, append_record, failed_record, read_records
+from .records import EpisodeRecord, append_record, check_record, failed_record, read_records
 from .suites import Game, get_suite, normalised
 
 LOCK_FILE = ".lock"
@@ -77,6 +77,7 @@ def plan_eval(
     from ..nodes.common import check_models
 
     spec = get_suite(suite)
+    out_dir = check_output(out or Path(DEFAULT_OUT) / spec.name, "--out", folder=True)
     systems = _systems(presets, ablate, parse_switches(switches))
     _check_backend(workers, backend, address)
     _check_counts(max_failures=max_failures, attempts=attempts, trials=trials, carry_memory=carry_memory)
@@ -85,8 +86,8 @@ def plan_eval(
     _check_storage()
     prices = load_prices(prices_file)
     games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
-    _check_thought_graphs(systems, games)
-    if store_file and memory_from and Path(store_file).is_file():
+    _check_systems(systems, games)
+    if store_file and memory_from:  # no Store there: one line, nothing created
         _check_namespace(store_file, memory_from, games)
     jobs = [
         Job(
@@ -102,10 +103,11 @@ def plan_eval(
             carry_memory,
             memory_from,
             store_file,
+            cell_set=tuple(sorted(cell_set.items())),
         )
         for game in games
         for attempt in range(1, (attempts or spec.attempts) + 1)
-        for preset, changed, label in systems
+        for preset, changed, label, cell_set in systems
     ]
     shown = tuple(dict.fromkeys(job.system for job in jobs))
     plan = EvalPlan(
@@ -113,7 +115,7 @@ def plan_eval(
         shown,
         model,
         jobs,
-        Path(out or Path(DEFAULT_OUT) / spec.name),
+        out_dir,
         workers,
         rerun,
         prices,
@@ -127,24 +129,27 @@ def plan_eval(
     return plan
 
 
-System = tuple[
-    str, dict[str, Any], str
-]  # a preset, the switches it plays with, its label in the tables ("": the preset's)
+# A preset, the switches it plays with, its label in the tables ("": the preset's), and what --set changed of an
+# ablation cell (part of its episodes' keys: a cell --set turns into another cell is still played as its own).
+System = tuple[str, dict[str, Any], str, dict[str, Any]]
 
 
 def _systems(presets: Sequence[str], ablate: str | None, overrides: dict[str, Any]) -> list[System]:
     """The systems a sweep plays: the presets given, or an ablation grid's cells, each with the --set switches."""
-    from ..agent.presets import PRESETS, ablation, cell_label
+    from ..agent.presets import PRESETS, ablation, cell_changes, cell_label
 
     if ablate:
         if presets:
             raise EvalError("--ablate plays its grid's presets: give --ablate or --preset, not both")
-        systems = [(v.preset, {**v.switches, **overrides}, cell_label(v, overrides)) for v in ablation(ablate)]
+        systems = [
+            (v.preset, {**v.switches, **overrides}, cell_label(v, overrides), cell_changes(v, overrides))
+            for v in ablation(ablate)
+        ]
     else:
         if not presets:
             raise EvalError("eval needs at least one --preset (or --ablate GRID)")
-        systems = [(p, overrides, "") for p in dict.fromkeys(presets)]
-    unknown = [p for p, _, _ in systems if p not in PRESETS]
+        systems = [(p, overrides, "", {}) for p in dict.fromkeys(presets)]
+    unknown = [system[0] for system in systems if system[0] not in PRESETS]
     if unknown:
         raise EvalError(f"unknown preset '{unknown[0]}' (choose {', '.join(PRESETS)})")
     return systems
@@ -192,18 +197,22 @@ def _store_file(memory_from: str | None, store: str | None) -> str | None:
         raise EvalError(str(exc)) from None
 
 
-def _check_thought_graphs(systems: Sequence[System], games: Sequence[Game]) -> None:
-    """No thought graph for a game, or one that cannot be read: refused before any write."""
+def _check_systems(systems: Sequence[System], games: Sequence[Game]) -> None:
+    """What each system plays with on each game, as ``play`` checks it: an oracle switch it cannot use (the
+    preset never runs that role, or the game gives no truth for it), no thought graph for a game, or one that
+    cannot be read: refused before any write."""
     from ..agent.context import AgentContext
     from ..agentkit.spec import load_thoughts, thoughts_for
 
-    for preset, changed, _ in systems:
-        thought_graph = AgentContext(preset=cast(PresetName, preset), switch_overrides=changed).switches.thoughts or ""
-        for env in dict.fromkeys(game.env for game in games) if thought_graph else ():
-            try:
-                load_thoughts(thoughts_for(thought_graph, env, preset))
-            except ValueError as exc:
-                raise EvalError(str(exc)) from None
+    for preset, changed, _, _ in systems:
+        try:
+            switches = AgentContext(preset=cast(PresetName, preset), switch_overrides=changed).switches
+            for env in dict.fromkeys(game.env for game in games):
+                check_switches(preset, switches, env)
+                if switches.thoughts:
+                    load_thoughts(thoughts_for(switches.thoughts, env, preset))
+        except ValueError as exc:
+            raise EvalError(str(exc)) from None
 
 
 def _check_namespace(store_file: str, memory_from: str, games: Sequence[Game]) -> None:
@@ -211,7 +220,7 @@ def _check_namespace(store_file: str, memory_from: str, games: Sequence[Game]) -
     from ..envs.registry import env_family
     from ..memory.longterm import LongTermMemory, Namespace
 
-    with LongTermMemory(store_file) as long_term:
+    with LongTermMemory(store_file, write=False) as long_term:
         for family in dict.fromkeys(env_family(game.env) for game in games):
             long_term.check(Namespace(memory_from, family))
 
@@ -348,16 +357,14 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     completion = sum(
         int(r["completion_tokens"]) + int((r.get("reflection") or {}).get("completion_tokens", 0)) for r in played
     )
-    return EpisodeRecord(
+    record = EpisodeRecord(
         **{
             "key": job.key,
             "suite": job.suite,
             "preset": job.system,
             "base_preset": job.preset,
             "switches": dict(job.switches),
-            "oracle": [
-                k.removeprefix("oracle_") for k, v in job.switches if k.startswith("oracle_") and v
-            ],  # roles taken from the truth
+            "oracle": oracle_roles(dict(job.switches)),  # roles taken from the truth
             "additions": job.additions,  # our additions to the paper's system, switched on: not the paper's result
             "model": job.model,
             "env": job.game.env,
@@ -410,6 +417,8 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
             "diagnostics": diagnostics,
         }
     )
+    # a figure out of range (a game's score gone NaN, a count below 0) fails the episode with why, never a row
+    return check_record(record, f"episode {job.run_id}", written=False)
 
 
 def _job_args(job: Job) -> dict[str, Any]:
@@ -419,7 +428,11 @@ def _job_args(job: Job) -> dict[str, Any]:
 def _worker(job: dict[str, Any], runs_dir: str, prices: dict[str, tuple[float, float]], fresh: bool) -> EpisodeRecord:
     """Pool entry point (plain data in and out, so it pickles under ``spawn``)."""
     parsed = Job(
-        **{**job, "game": Game(**job["game"]), "switches": tuple((k, v) for k, v in job.get("switches") or ())}
+        **{
+            **job,
+            "game": Game(**job["game"]),
+            **{name: tuple((k, v) for k, v in job.get(name) or ()) for name in ("switches", "cell_set")},
+        }
     )
     return run_episode(parsed, Path(runs_dir), {m: Price(*p) for m, p in prices.items()}, fresh)
 

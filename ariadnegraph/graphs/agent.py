@@ -15,21 +15,32 @@ trigger a replay; a test hands a node a fake session instead.
 Presets (:mod:`ariadnegraph.agent.presets`) are switches of this one graph: the routing functions
 read ``context.switches`` and skip the nodes a preset turns off (no summarizer, no KG, no QA, a
 planner every step or never, no critic).
+
+Every route is an edge reading the state (no node returns a ``Command(goto=...)``): a fork's ``update_state``
+runs a node's edges, not its return value. ``served_agent`` is the graph a LangGraph server runs, with what
+its runs hold released when each ends.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any, Literal
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
+from langgraph_sdk.runtime import ServerRuntime
 
 from ariadnegraph.agent.context import AgentContext, checked_for_clients
 from ariadnegraph.agent.presets import PRESETS, Preset, preset_of
-from ariadnegraph.agent.session import Session, end_session, live_session
+from ariadnegraph.agent.session import Session, end_session, in_use, live_session, release_thread, rewind_run
 from ariadnegraph.agent.state import AgentState, EpisodeInput, EpisodeResult
 from ariadnegraph.agentkit.thoughts import thoughts
+from ariadnegraph.config import run_dir as run_dir_setting
 from ariadnegraph.nodes.actor import actor
 from ariadnegraph.nodes.aggregator import aggregator
 from ariadnegraph.nodes.critic import critic
@@ -122,6 +133,11 @@ def route_after_world_model_qa(state: AgentState) -> Literal["planner", "critic"
     return "critic" if preset.critic else "actor"
 
 
+def route_after_critic(state: AgentState) -> Literal["planner", "actor"]:
+    """The critic sends the planner back to work (``needs_plan``) or lets the plan's next step run."""
+    return "planner" if state.get("needs_plan") else "actor"
+
+
 def route_after_actor(state: AgentState) -> Literal["planner", "environment"]:
     """A plan step the actor sent back (invalid, a repeat, a stall: nothing proposed) goes to the planner."""
     return "environment" if state.get("command") is not None else "planner"
@@ -136,7 +152,8 @@ def given_session(node: SessionNode) -> Node:
     process that has none (a resumed run, a server worker) or a fork's state rebuilds it by replaying the game."""
 
     def run(state: AgentState, runtime: Runtime[AgentContext]) -> Any:
-        return node(state, runtime, live_session(state, runtime.context))
+        with in_use(live_session(state, runtime.context)) as session:
+            return node(state, runtime, session)
 
     run.__name__ = run.__qualname__ = node.__name__
     run.__doc__ = node.__doc__
@@ -148,14 +165,16 @@ def environment_step(*, served: bool) -> Node:
 
     def environment_node(state: AgentState, runtime: Runtime[AgentContext]) -> Any:
         state = episode_state(state, runtime.context, served=served)
-        return environment(state, runtime, live_session(state, runtime.context, start="observation" not in state))
+        with in_use(live_session(state, runtime.context, start="observation" not in state)) as session:
+            return environment(state, runtime, session)
 
     return environment_node
 
 
 def finish_step(state: AgentState, runtime: Runtime[AgentContext]) -> Any:
     """The finish node: the result written, then the episode's game and memory released (its files stay)."""
-    update = finish(state, runtime, live_session(state, runtime.context))
+    with in_use(live_session(state, runtime.context)) as session:
+        update = finish(state, runtime, session)
     end_session(state["run_id"])
     return update
 
@@ -176,7 +195,7 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_node("aggregator", node(given_session(aggregator)))
     builder.add_node("world_model_qa", node(given_session(world_model_qa)))
     builder.add_node("planner", node(given_session(planner)))
-    builder.add_node("critic", node(critic), destinations=("planner", "actor"))
+    builder.add_node("critic", node(critic))
     builder.add_node("actor", node(given_session(actor)))
     builder.add_edge(START, "environment")
     builder.add_conditional_edges("environment", route_after_environment)
@@ -187,6 +206,7 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_conditional_edges("aggregator", route_after_aggregator)
     builder.add_conditional_edges("world_model_qa", route_after_world_model_qa)
     builder.add_conditional_edges("planner", route_after_planner)
+    builder.add_conditional_edges("critic", route_after_critic)
     builder.add_conditional_edges("actor", route_after_actor)
     builder.add_node("thoughts", node(thoughts))
     builder.add_edge("thoughts", "environment")
@@ -195,4 +215,47 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     return builder
 
 
-graph = build_agent_graph(served=True).compile(name="ariadne")  # langgraph.json's "agent"
+AgentGraph = CompiledStateGraph[AgentState, AgentContext, EpisodeInput, EpisodeResult]
+graph: AgentGraph = build_agent_graph(served=True).compile(name="ariadne")
+
+# How long a run's end waits for a node of a cancelled run (which runs on in its worker thread) to be done
+# with the episode's session before leaving it to that node to close.
+NODE_WAIT_SECONDS = 120.0
+log = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def served_agent(config: RunnableConfig, runtime: ServerRuntime) -> AsyncIterator[AgentGraph]:
+    """langgraph.json's "agent": ``graph``, and the lifetime of what its runs hold. A run holds its episode's
+    game process, memory and the run's writer lock only while it runs: when it ends, however it ends (the
+    episode over, a pause at an approval or a breakpoint, a cancel, an error), the thread's sessions are
+    released, and its next run rebuilds them from the run's files (session.open_session). So a paused thread
+    holds nothing and deleting it leaves nothing behind. A run cancelled with ``action="rollback"`` loses its
+    checkpoints: its steps leave the run's files too, back to the thread's state before it."""
+    thread = (config.get("configurable") or {}).get("thread_id")
+    if runtime.execution_runtime is None or thread is None:  # schemas, state reads, update_state: nothing to hold
+        yield graph
+        return
+    head: RunnableConfig = {"configurable": {k: v for k, v in config["configurable"].items() if k != "checkpoint_id"}}
+    try:
+        before = (await graph.aget_state(head)).values  # the thread's state a rollback returns it to
+    except ValueError:  # a stateless run: no checkpointer, nothing to return to
+        before = {}
+    try:
+        yield graph
+    except BaseException as exc:
+        if type(exc).__name__ == "UserRollback":  # langgraph_api.errors (the server's; not a dependency here)
+            await asyncio.to_thread(_rolled_back, str(thread), before)
+        raise
+    finally:
+        await asyncio.to_thread(release_thread, str(thread), NODE_WAIT_SECONDS)
+
+
+def _rolled_back(thread: str, before: dict[str, Any]) -> None:
+    """The files of a rolled-back run's episode cut back to the thread's state before the run."""
+    run_ids = release_thread(thread, NODE_WAIT_SECONDS) or [before.get("run_id") or thread]
+    for run_id in run_ids:
+        try:
+            rewind_run(run_dir_setting(), run_id, before or None, thread)
+        except Exception:  # the rollback itself stands; the next run's rebuild refuses what cannot be cut
+            log.exception("run %s: its steps could not be cut back after the rollback", run_id)

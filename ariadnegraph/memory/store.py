@@ -55,7 +55,9 @@ class EventLog:
                 self._create()
             self._count, self._head = self._read_head()
         except sqlite3.DatabaseError as exc:
-            if is_full_disk(exc):  # created on a full disk: not written, not damaged
+            if hasattr(self, "_db"):
+                self._db.close()  # the caller never gets the object to close
+            if is_full_disk(exc, self.path):  # created on a full disk: not written, not damaged
                 raise MemoryWriteFailed(f"memory file {self.path} could not be written: {FULL_DISK}") from exc
             raise MemoryCorrupted(f"memory file {self.path} is damaged: {exc}") from exc
 
@@ -123,7 +125,7 @@ class EventLog:
                 self._db.execute("UPDATE head SET count = ?, chain = ? WHERE id = 1", (count, chain))
         except sqlite3.OperationalError as exc:  # disk full, read-only file: the transaction rolled back
             raise MemoryWriteFailed(
-                f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc) else exc}"
+                f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc, self.path) else exc}"
             ) from exc
         self._count, self._head = count, chain
 
@@ -197,7 +199,7 @@ class EventLog:
                 self._db.execute("UPDATE head SET count = ?, chain = ? WHERE id = 1", (count, chain))
         except sqlite3.OperationalError as exc:
             raise MemoryWriteFailed(
-                f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc) else exc}"
+                f"memory file {self.path} could not be written: {FULL_DISK if is_full_disk(exc, self.path) else exc}"
             ) from exc
         self._count, self._head = count, chain
 

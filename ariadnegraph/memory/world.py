@@ -12,6 +12,7 @@ On disk (``path``): ``memory.sqlite`` (the event log, the source of truth) and `
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import uuid
@@ -52,6 +53,33 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
 
 
+def _built(embeddings: Embeddings | str | None) -> Embeddings:
+    return embeddings if isinstance(embeddings, Embeddings) else make_embeddings(embeddings)
+
+
+def _create(directory: Path, **settings: Any) -> None:
+    """Create a new memory at ``directory`` whole or not at all: its log, settings and Chroma collections are
+    made in a folder beside it, closed, then renamed to it. A full disk or a kill midway leaves no half-made
+    memory (a Chroma file cut at 0 bytes is not a memory the run checks can tell from a damaged one), only a
+    hidden ``.NAME.*.tmp`` folder, removed by the next creation. An existing folder that holds other files is
+    written in place."""
+    if directory.is_dir() and any(directory.iterdir()):
+        return  # made where it is opened
+    for stale in directory.parent.glob(f".{glob.escape(directory.name)}.*.tmp"):  # creations cut short by a kill
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = directory.with_name(f".{directory.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        staging.mkdir(parents=True)
+        EventLog(staging / MEMORY_FILE).close()
+        WorldMemory(staging, **settings).close()  # the settings recorded, Chroma's collections made
+        os.replace(staging, directory)  # (onto an empty folder, or none)
+    except BaseException as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, Exception) and is_full_disk(exc, directory.parent):  # named as asked for, not as staged
+            raise MemoryWriteFailed(f"memory {directory} could not be created: {FULL_DISK}") from exc
+        raise
+
+
 class WorldMemory(MemoryQueries):
     """Temporal knowledge graph with episodic memory, vector search and crash-safe persistence (its queries:
     :class:`~.queries.MemoryQueries`)."""
@@ -76,13 +104,14 @@ class WorldMemory(MemoryQueries):
         self.directory = Path(path) if path is not None else None
         self._log: EventLog | None = None
         if self.directory is not None:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            if not (self.directory / MEMORY_FILE).is_file():
+                embeddings = _built(embeddings or embeddings_setting())  # built once, for the creation and here
+                _create(self.directory, embeddings=embeddings, chroma_url=chroma_url)
             self._log = EventLog(self.directory / MEMORY_FILE)
             # a saved memory is read with the embeddings it was built with; a new one with the setting's
             embeddings = embeddings or self._log.get_meta("embeddings")
         try:
-            chosen = embeddings or embeddings_setting()
-            self.embeddings = chosen if isinstance(chosen, Embeddings) else make_embeddings(chosen)
+            self.embeddings = _built(embeddings or embeddings_setting())
         except BaseException:
             if self._log is not None:
                 self._log.close()
@@ -170,6 +199,10 @@ class WorldMemory(MemoryQueries):
             raise
         except BaseException as exc:  # Chroma's errors, and its Rust core's panics (not Exceptions) on a damaged file
             self._release_files()
+            if is_full_disk(exc, self.directory):  # its files could not be written: nothing is damaged
+                raise MemoryWriteFailed(
+                    f"vector store {chroma_url or self.directory / 'chroma'} could not be written: {FULL_DISK}"
+                ) from None
             if chroma_url and _unreachable(exc):
                 raise VectorServerUnavailable(
                     f"the Chroma server at {chroma_url} cannot be reached ({_one_line(exc)})"
@@ -412,7 +445,7 @@ class WorldMemory(MemoryQueries):
                 except (
                     BaseException
                 ) as exc:  # a full disk, a server gone: the log keeps the step; vectors are re-embedded on reopen
-                    reason = FULL_DISK if is_full_disk(exc) else _one_line(exc)
+                    reason = FULL_DISK if is_full_disk(exc, self.directory) else _one_line(exc)
                     raise MemoryWriteFailed(
                         f"vector store of {self.directory} could not be written: {reason}"
                     ) from None

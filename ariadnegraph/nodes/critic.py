@@ -1,14 +1,17 @@
 """Critic: checks the last action's outcome against its expectation (DAVIS) and the next planned
 action before it runs (STMA); either failure sends the planner back to work with feedback. Presets
 turn either check off (``outcome_check``, ``precheck``); DAVIS's mismatches become reflections (without
-``reflections`` a mismatch only triggers the new plan: DAVIS's D-C)."""
+``reflections`` a mismatch only triggers the new plan: DAVIS's D-C).
+
+Its verdict is state (``needs_plan``), which the graph's edge after the critic reads (graphs/agent.py), never
+a ``Command(goto=...)``: a fork at the checkpoint after the critic (``update_state`` as the critic) runs the
+node's edges but not its return value, and a goto would leave that branch with no next node."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from .. import prompting as p
 from ..agent.context import AgentContext
@@ -61,7 +64,7 @@ def critic_sections(state: AgentState, preset: Preset, proposed: str, expected: 
     }
 
 
-def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal["planner", "actor"]]:
+def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     context = runtime.context
     preset = context.switches
     plan = state.get("plan") or []
@@ -118,9 +121,10 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> Command[Literal
 
 def routed(
     state: AgentState, preset: Preset, proposed: str, expected: str | None, verdict: Critique, update: dict[str, Any]
-) -> Command[Literal["planner", "actor"]]:
-    """To the planner when the last outcome deviated from what was expected (with a reflection, where the preset
-    keeps them) or the next command was rejected, while the step's replans last; else to the actor."""
+) -> dict[str, Any]:
+    """Back to the planner (``needs_plan``) when the last outcome deviated from what was expected (with a
+    reflection, where the preset keeps them) or the next command was rejected, while the step's replans last;
+    else on to the actor."""
     can_replan = state.get("replans", 0) < preset.max_replans
     if expected and not verdict.outcome_matches and can_replan:
         mismatch = (
@@ -131,9 +135,7 @@ def routed(
             update = {**update, "plan": [], "feedback": verdict.feedback or reflection, "reflections": [reflection]}
         else:  # DAVIS without its critic (D-C): the mismatch still triggers a new plan, with no critique to learn from
             update = {**update, "plan": [], "feedback": mismatch}
-        return Command(goto="planner", update=update)
+        return {**update, "needs_plan": True}
     if preset.precheck and not verdict.action_approved and can_replan:
-        return Command(
-            goto="planner", update={**update, "feedback": f"'{proposed}' was rejected: {verdict.feedback}".strip()}
-        )
-    return Command(goto="actor", update=update)
+        return {**update, "needs_plan": True, "feedback": f"'{proposed}' was rejected: {verdict.feedback}".strip()}
+    return {**update, "needs_plan": False}

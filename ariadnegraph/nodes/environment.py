@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from ..agent.approval import approved_command
 from ..agent.context import AgentContext
 from ..agent.episode_input import check_episode_input, check_recursion_budget
-from ..agent.presets import switch_values
+from ..agent.presets import check_switches, switch_values
 from ..agent.recall import recall
 from ..agent.session import Session
 from ..agent.state import AgentState
@@ -54,6 +54,7 @@ def episode_state(state: AgentState, context: AgentContext, *, served: bool = Fa
         if served and state.get("env"):
             check_served_spec(state["env"])
         check_episode_input(state)
+        check_switches(context.preset, context.switches, state["env"])  # an oracle the game gives no truth for
         check_models(context)  # a server run gets here without play(): nothing is written yet
         state = {**state, "run_id": run_id_for(state)}
     check_recursion_budget(state, context, state.get("remaining_steps"))

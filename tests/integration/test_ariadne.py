@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ariadnegraph.agent.presets import ORACLE_SWITCHES, PRESETS
+from ariadnegraph.cli import main
 from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.runs import RunDir
@@ -42,16 +43,28 @@ def test_ariadne_asks_only_the_planner_and_writes_the_map_from_the_game(tmp_path
     assert diagnosis.totals["planner"]["plans"] >= 1 and diagnosis.totals["critic"]["verdicts"] == 0
 
 
-def test_a_role_oracle_is_never_a_default_and_is_labelled_where_it_plays(tmp_path):
+def test_a_role_oracle_is_never_a_default_and_is_labelled_where_it_plays(tmp_path, capsys):
     assert not any(getattr(preset, name) for preset in PRESETS.values() for name in ORACLE_SWITCHES)
-    summary = play(tmp_path, "--max-steps", "30", "--set", "oracle_plan=true")
+    runs = tmp_path / "runs"
+    summary = play(runs, "--max-steps", "30", "--set", "oracle_plan=true")
     assert summary["oracle"] == ["plan"] and summary["won"]  # the winning commands, played: the plumbing carries them
     assert "planner" not in summary["replies_by_node"]  # no model call planned anything
-    text = subprocess.run([ARIADNE, "play", "--resume", summary["run_id"], "--run-dir", str(tmp_path)], capture_output=True, text=True,
+    text = subprocess.run([ARIADNE, "play", "--resume", summary["run_id"], "--run-dir", str(runs)], capture_output=True, text=True,
                           timeout=300, env={k: v for k, v in os.environ.items() if k != "ARIADNE_PRESET"}).stdout
-    assert "with ORACLE plan" in text
-    steps = run_diagnosis(tmp_path, summary["run_id"]).totals["planner"]
+    assert "(ariadne (ORACLE: plan), scripted" in text
+    steps = run_diagnosis(runs, summary["run_id"]).totals["planner"]
     assert steps["on_winning_path"] == 1.0
+    # every surface that shows the run says ORACLE (agent.presets.system_label owns the label)
+    run_id, page, report = summary["run_id"], tmp_path / "compare.html", tmp_path / "report.html"
+    surfaces = {"runs list": ["runs", "list"], "runs show": ["runs", "show", run_id], "compare": ["compare", run_id, run_id],
+                "compare --html": ["compare", run_id, run_id, "--html", str(page)], "report": ["report", run_id, "--out", str(report)],
+                "diagnose": ["diagnose", run_id], "diagnose --json": ["diagnose", run_id, "--json"], "fidelity": ["fidelity", run_id]}
+    shown = {}
+    for name, argv in surfaces.items():
+        assert main([*argv, "--run-dir", str(runs)]) == 0, name
+        shown[name] = capsys.readouterr().out
+    shown["compare --html"], shown["report"] = page.read_text(), report.read_text()
+    assert [name for name, output in shown.items() if "ariadne (ORACLE: plan)" not in output] == []
 
 
 def test_the_way_forward_opens_the_closed_door_and_plays_no_no_op_twice_in_one_situation(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +80,24 @@ def test_graphml_export_read_back_by_networkx_is_the_memory_graph(recorded, tmp_
     assert _as_read(read) == expected
 
 
+def test_graphml_export_of_facts_holding_what_xml_cannot_is_a_file_that_parses(tmp_path):
+    """Control characters in a fact (a game's text, a seeded fact) are written as their escapes: the file
+    parses, with xml.etree and networkx."""
+    import xml.etree.ElementTree as ET
+
+    run_dir = tmp_path / "runs"
+    odd = ("knife\x01", "on\x0b", "table \x1b[0m\uffff\x7f")
+    play("cooking:1", seed=1, max_steps=1, context=AgentContext(run_dir=str(run_dir), preset="react"), run_id="odd",
+         seed_facts=[odd])
+    out = tmp_path / "kg.graphml"
+    result = run("memory", "export", "odd", "--format", "graphml", "--out", str(out), "--run-dir", str(run_dir))
+    assert result.returncode == 0, result.stderr
+    ET.parse(out)
+    read = nx.read_graphml(out, force_multigraph=True)
+    seeded = [d for _, _, d in read.edges(data=True) if "source_step" not in d]
+    assert [(d["subject"], d["relation"], d["object"]) for d in seeded] == [("knife\\x01", "on", "table \\x1b[0m\\uffff\x7f")]
+
+
 def test_json_export_to_stdout_and_as_of_a_step(recorded):
     run_dir, (run_id, _) = recorded
     result = run("memory", "export", run_id, "--format", "json", "--run-dir", str(run_dir))
@@ -99,7 +118,8 @@ def test_export_refuses_an_unknown_format_run_or_step_in_one_line_and_writes_not
     assert_one_line_error(run("memory", "export", run_id, "--format", "xml", "--out", str(out), "--run-dir", str(run_dir)),
                           "invalid choice: 'xml'")
     assert_one_line_error(run("memory", "export", "no-such-run", "--out", str(out), "--run-dir", str(run_dir)), "no run 'no-such-run'")
-    assert_one_line_error(run("memory", "export", run_id, "--as-of", "-1", "--out", str(out), "--run-dir", str(run_dir)), "--as-of -1")
+    assert_one_line_error(run("memory", "export", run_id, "--as-of", "-1", "--out", str(out), "--run-dir", str(run_dir)),
+                          "argument --as-of: must be 0 or more, got -1")
     assert not out.exists() and not list(tmp_path.iterdir())
 
 
@@ -141,3 +161,112 @@ def test_compare_as_html_and_its_errors(recorded, tmp_path):
     assert_one_line_error(run("compare", ids[0], "--run-dir", str(run_dir)), "two runs or more")
     assert_one_line_error(run("compare", ids[0], "gone", "--run-dir", str(run_dir), "--html", str(page)), "no run 'gone'")
     assert not page.exists()
+
+
+def test_a_long_command_is_cut_never_its_score_change():
+    """At the default width, a long command once lost its '(+1)': the step that scored read as one that did not."""
+    from ariadnegraph.evals.compare import RunSummary, render_text
+
+    long = "slice the red hot pepper with the kitchen knife"
+    runs = [RunSummary(run_id, "cooking:1", "ariadne", "scripted", "1/4 not won", 2, 0, 0, 0.0,
+                       commands={0: (None, 0.0), 1: ("go north", 0.0), 2: (long, change)})
+            for run_id, change in (("a", 1.0), ("b", -2.0))]
+    for width in (12, 20, 34):
+        step = next(line for line in render_text(runs, width=width).splitlines() if line.startswith("    2"))
+        assert step.count("(+1)") == 1 and step.count("(-2)") == 1, (width, step)
+        assert "…" in step and long not in step
+        assert all(len(cell.strip()) <= width for cell in step[6:].split("  ") if cell.strip()), step
+    assert f"{long} (+1)" in render_text(runs, width=60)
+
+
+# -- readers never write: an output path in a run's folder, or onto a run's file, is refused before anything is written
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (links not followed) and its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def one_error(capsys, *argv: str) -> str:
+    from ariadnegraph import cli
+
+    assert cli.main(list(argv)) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and captured.err.startswith("ariadne: error: "), captured
+    return captured.err.strip()
+
+
+def writers(run_dir: Path, a: str, b: str, tmp: Path) -> list[tuple[str, ...]]:
+    """Every command that writes an output file or folder, each aimed at a run's own files (named, made by a link,
+    reached through a linked folder, or new in a run's folder)."""
+    (tmp / "link.html").symlink_to(run_dir / a / "trajectory.jsonl")
+    (tmp / "dangling.graphml").symlink_to(run_dir / b / "memory" / "not-yet.graphml")
+    (tmp / "alias").symlink_to(run_dir / a, target_is_directory=True)
+    rd = ("--run-dir", str(run_dir))
+    return [
+        ("compare", a, b, *rd, "--html", str(run_dir / a / "run.json")),
+        ("compare", a, b, *rd, "--html", str(tmp / "link.html")),
+        ("compare", a, b, *rd, "--html", str(tmp / "alias" / "cmp.html")),
+        ("memory", "export", b, *rd, "--out", str(run_dir / b / "trajectory.jsonl")),
+        ("memory", "export", b, *rd, "--out", str(run_dir / b / "memory" / "kg.graphml")),
+        ("memory", "export", b, *rd, "--out", str(tmp / "dangling.graphml")),
+        ("report", a, *rd, "--out", str(run_dir / a / "run.json")),
+        ("report", a, *rd, "--out", str(run_dir / b / "report.html")),  # another run's page is that run's file
+        ("memqa", a, *rd, "--out", str(run_dir / a / "items.jsonl")),
+        ("eval", "stma-cooking", "--out", str(run_dir / a / "eval")),
+        ("games", "make", "cooking", "--level", "1", "--out", str(run_dir / a / "memory")),
+        ("memory", "save", a, "--agent", "x", *rd, "--store", str(run_dir / a / "memory" / "memory.sqlite")),
+        ("memory", "seed-gold", "cooking:1", "--variations", "101", "--by-seed", "--agent", "x", *rd,
+         "--store", str(run_dir / b / "checkpoints.sqlite")),
+        ("play", "--env", "cooking:1", "--max-steps", "1", "--run-dir", str(run_dir / a)),
+    ]
+
+
+def test_no_command_writes_in_a_run_folder_or_onto_a_runs_file(recorded, tmp_path, capsys):
+    run_dir, (a, b) = recorded
+    before = tree(run_dir)
+    for argv in writers(run_dir, a, b, tmp_path):
+        line = one_error(capsys, *argv)
+        assert "is in the folder of run" in line and "whose files only the run itself writes" in line, (argv, line)
+    assert tree(run_dir) == before  # not a byte changed, nothing new in any run's folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alias", "dangling.graphml", "link.html"]
+
+
+def test_a_reports_own_page_is_still_written_in_its_run(recorded, tmp_path):
+    run_dir, (a, _) = recorded
+    page = run_dir / a / "report.html"
+    for given in (None, str(page)):  # the default, and the same file named
+        page.unlink(missing_ok=True)
+        assert run("report", a, "--run-dir", str(run_dir), *(("--out", given) if given else ())).returncode == 0
+        assert page.read_text().startswith("<!DOCTYPE html>")
+    page.unlink()
+
+
+@pytest.mark.parametrize("given", ["pages/", "pages"])
+def test_a_folder_given_for_an_output_file_is_refused_by_name(recorded, tmp_path, capsys, monkeypatch, given):
+    run_dir, (a, b) = recorded
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pages").mkdir()
+    for argv in (("compare", a, b, "--html", given), ("memory", "export", a, "--out", given), ("report", a, "--out", given),
+                 ("memqa", a, "--out", given)):
+        line = one_error(capsys, *argv, "--run-dir", str(run_dir))
+        assert line.endswith(f"{argv[-2]} {given} is a folder: give a file name (e.g. pages/NAME)"), line
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["pages"]  # no pages.tmp, nothing in the folder
+
+
+def test_a_store_that_is_not_there_is_said_to_be_missing_and_never_made(recorded, tmp_path, capsys):
+    run_dir, (a, _) = recorded
+    missing = tmp_path / "missing" / "dir" / "x.sqlite"
+    assert one_error(capsys, "memory", "show", "--store", str(missing)) == (
+        f"ariadne: error: no memory store at {missing}: `ariadne memory save` or `memory seed-gold` creates one (see --store)")
+    line = one_error(capsys, "play", "--env", "cooking:1", "--max-steps", "1", "--memory-from", "chef", "--store", str(missing),
+                     "--run-dir", str(tmp_path / "runs"))
+    assert "no memory store at" in line
+    before = tree(run_dir)
+    # a run's file is never opened as a Store: SQLite would write a reader's journal beside a WAL file
+    assert "is in the folder of run" in one_error(capsys, "memory", "show", "--store", str(run_dir / a / "checkpoints.sqlite"))
+    assert tree(run_dir) == before
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).close()
+    assert one_error(capsys, "memory", "show", "--store", str(other)).endswith(
+        "is not a memory store (it has no LangGraph Store tables)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]

@@ -77,6 +77,8 @@ def test_max_failures_stops_the_sweep_and_keeps_what_was_recorded(tmp_path, monk
     ("[1,2]", "not an episode record (a JSON list)"),
     ("not json", "line 2 is damaged"),
     (None, "'won' must be a bool, got 'no'"),
+    ({"norm_score": 5.0, "steps": -7}, "'norm_score' must be a number from 0 to 1, got 5.0"),  # not a 250% average
+    ({"norm_score": float("nan")}, "'norm_score' must be a number from 0 to 1, got nan"),  # not a traceback
 ])
 def test_a_damaged_episodes_line_is_named_and_nothing_is_written(tmp_path, line, named):
     out = tmp_path / "damaged"
@@ -84,7 +86,7 @@ def test_a_damaged_episodes_line_is_named_and_nothing_is_written(tmp_path, line,
     path = out / "episodes.jsonl"
     good = path.read_text()
     record = json.loads(good)
-    bad = json.dumps({**record, "won": "no"}) if line is None else line
+    bad = json.dumps({**record, "won": "no"}) if line is None else json.dumps({**record, **line}) if isinstance(line, dict) else line
     path.write_text(good + bad + "\n")
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
     result = subprocess.run([ARIADNE, "eval", "stma-cooking", "--preset", "react", "--levels", "1", "--games", "2", "--out", str(out)],

@@ -5,6 +5,7 @@ forks (test_langgraph_server.py) go through the same session code."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +178,38 @@ def test_a_new_episode_under_the_id_of_a_run_started_as_another_is_refused(tmp_p
     assert files_of(run) == before
     open_session(tmp_path, {**GAME, "run_id": "zero", "max_steps": 3}, create=True, context=context)  # the same episode again
     end_session("zero")
+
+
+def test_a_fork_at_every_checkpoint_continues_or_is_refused_and_the_files_agree_with_the_thread(tmp_path):
+    """Every checkpoint of a short ariadne_full episode forked (Studio's "edit and re-run" with nothing edited) and
+    continued, each from a copy of the finished run: the branch plays to the end with the thread's state and the
+    files on one history, or (before the episode's first step: a new episode under a played run's id) is refused
+    in one line with the files as they were. The critic's edge is the case that stopped: a fork after it ran
+    no node (the critic routed by a ``Command`` goto, which ``update_state`` does not replay)."""
+    context = AgentContext(run_dir=str(tmp_path / "played"), preset="ariadne_full")
+    play(**GAME, max_steps=2, context=context, run_id="k")
+    config = {"configurable": {"thread_id": "k"}}
+    with checkpointer(RunDir.open(tmp_path / "played", "k")) as saver:
+        history = list(graph_of(saver).get_state_history(config))
+    assert len(history) > 20 and any(s.next == ("actor",) for s in history)
+    for n, snapshot in enumerate(reversed(history)):
+        root = tmp_path / f"fork-{n}"
+        shutil.copytree(tmp_path / "played", root)
+        run = RunDir.open(root, "k")
+        before = files_of(run)
+        try:
+            with checkpointer(run) as saver:
+                graph = graph_of(saver)
+                fork = graph.update_state(snapshot.config, {})
+                try:
+                    graph.invoke(None, fork, context=AgentContext(run_dir=str(root), preset="ariadne_full"), durability="sync")
+                except (RunExists, ValueError) as refused:  # no episode at the fork yet
+                    assert "observation" not in snapshot.values and "\n" not in str(refused), (n, snapshot.next)
+                    assert files_of(run) == before
+                    continue
+                final = graph.get_state(config)
+        finally:
+            end_session("k")
+        steps = consistent_history(root, "k")
+        assert final.next == () and final.values["done"], (n, snapshot.next, final.values.get("step"))
+        assert final.values["step"] == steps[-1]["step"] == 2 and final.values["trail"] == steps[-1]["trail"], (n, snapshot.next)

@@ -55,19 +55,28 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return runs, result["run_id"]
 
 
-# Every reader is run on one damaged shape; the other shapes through the first reader only (each reader is a CLI
-# process: CI time counts, and the readers share one check).
-@pytest.mark.parametrize("value, shown, every_reader", [("null", "holds null, not an object", True),
-                                                        ("[1, 2]", "holds [1, 2], not an object", False),
-                                                        ('{"triplet": ["knife", 1, null]}', "not three texts", False)])
-def test_a_damaged_store_row_is_named_by_every_reader_and_nothing_is_written(tmp_path, finished_run, value, shown, every_reader):
+# Every command is run on one damaged shape; the other shapes through memory show only (each command is a CLI
+# process: CI time counts, and the commands share one reader).
+@pytest.mark.parametrize("value, shown, every_command", [("null", "holds null, not an object", True),
+                                                         ("[1, 2]", "holds [1, 2], not an object", False),
+                                                         ('{"triplet": ["knife", 1, null]}', "not three texts", False)])
+def test_a_damaged_store_row_is_named_and_skipped_by_readers_and_refused_by_writers(tmp_path, finished_run, value, shown,
+                                                                                    every_command):
+    """A reader (memory show, a server thread's recall) skips the row and names it, and shows the rest; a command
+    that would write from the namespace (memory save, play --memory-from) refuses it in one line first."""
     store = tmp_path / "store.sqlite"
     damaged_store(store, value)
     before = digest(store)
     row = "a/cooking/facts 'knife|on|table' is damaged"
 
-    one_line(cli("memory", "show", "--store", str(store)), row, shown)
-    if every_reader:
+    shown_store = cli("memory", "show", "--store", str(store))
+    assert shown_store.returncode == 0 and shown_store.stdout == "a/cooking: 1 facts, 0 lessons, 0 dated transitions\n  carrot, in, fridge\n"
+    assert shown_store.stderr.count("\n") == 1 and shown_store.stderr.startswith("ariadne: warning: "), shown_store.stderr
+    assert row in shown_store.stderr and shown in shown_store.stderr
+    with LongTermMemory(store) as memory:  # the reader a run's recall uses
+        assert memory.facts(Namespace("a", "cooking")) == [("carrot", "in", "fridge")]
+        assert len(memory.skipped) == 1 and row in memory.skipped[0]
+    if every_command:
         runs, run_id = finished_run
         one_line(cli("memory", "save", run_id, "--agent", "a", "--run-dir", str(runs), "--store", str(store)), row, shown)
         fresh = tmp_path / "fresh-runs"
@@ -75,6 +84,24 @@ def test_a_damaged_store_row_is_named_by_every_reader_and_nothing_is_written(tmp
                      "--run-dir", str(fresh), "--max-steps", "2"), row, shown)
         assert not fresh.exists() or not any(fresh.iterdir())  # no run was created
     assert digest(store) == before
+
+
+def test_every_reader_of_the_store_skips_a_damaged_row_of_each_kind(tmp_path):
+    """Lessons and dated transitions too: each damaged row named once, with its namespace and key, the rest read."""
+    from ariadnegraph.memory.transitions import DatedFact
+
+    store = tmp_path / "store.sqlite"
+    ns = Namespace("a", "cooking")
+    with LongTermMemory(store) as memory:
+        memory.add_lessons(ns, ["open the fridge"], source="r")
+        memory.add_transitions(ns, [DatedFact("carrot", "in", "fridge", "gold", 1, "open fridge")], source="gold")
+        memory.store.put(ns.lessons, "0-bad", {"text": 5}, index=False)
+        memory.store.put(ns.transitions, "gold|000002|00000", {"triplet": "not a triplet"}, index=False)
+    with LongTermMemory(store) as memory:
+        assert memory.lessons(ns) == ["open the fridge"] and len(memory.transitions(ns)) == 1
+        assert memory.lessons(ns) == ["open the fridge"]  # read again: still named once
+        assert [line.split(": ", 1)[1].split(" is damaged")[0] for line in memory.skipped] == [
+            "row a/cooking/lessons '0-bad'", "row a/cooking/transitions 'gold|000002|00000'"]
 
 
 def test_a_healthy_store_still_reads(tmp_path):
@@ -100,4 +127,43 @@ def test_seed_gold_ranges_are_checked_before_they_are_built(tmp_path, variations
 def test_variation_is_refused_for_families_that_do_not_take_it(tmp_path, env):
     result = cli("play", "--env", env, "--variation", "3", "--run-dir", str(tmp_path / "runs"), "--max-steps", "2")
     one_line(result, "take no variation", "got 3")
+    assert not (tmp_path / "runs").exists()
+
+
+def test_memory_save_refuses_a_run_killed_mid_episode_and_writes_nothing(tmp_path, finished_run):
+    """A run with no result in its run.json ended nowhere: what it 'knew at its end' is what it knew when it died."""
+    import json
+    import shutil
+
+    runs, run_id = finished_run
+    copy = tmp_path / "runs"
+    shutil.copytree(runs / run_id, copy / "killed")
+    meta = json.loads((copy / "killed" / "run.json").read_text())
+    del meta["result"]
+    (copy / "killed" / "run.json").write_text(json.dumps({**meta, "run_id": "killed"}))
+    shutil.copytree(runs / run_id, copy / run_id)
+    store = tmp_path / "store.sqlite"
+    one_line(cli("memory", "save", run_id, "killed", "--agent", "a", "--run-dir", str(copy), "--store", str(store)),
+             "run killed is unfinished", "ariadne play --resume killed")
+    assert not store.exists()  # nothing saved, not even the finished run named first
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--env", "cooking:1", "--run-id", "r" * 300],
+    ["play", "--resume", "r" * 300],
+    ["runs", "show", "r" * 300], ["report", "r" * 300], ["ask", "r" * 300, "where?"], ["compare", "r" * 300, "last"],
+    ["diagnose", "r" * 300], ["memory", "export", "r" * 300], ["memory", "save", "r" * 300, "--agent", "a"],
+])
+def test_a_run_id_too_long_for_a_file_name_is_one_line_naming_the_limit(tmp_path, argv):
+    """A 300-character run id once ended in 'File name too long: PATH'."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    one_line(cli(*argv, "--run-dir", str(runs)), "128")
+    assert not any(runs.iterdir())
+
+
+def test_a_run_id_with_no_room_for_its_trials_ids_is_refused_before_the_first_trial(tmp_path):
+    """Trial 2 plays as '<id>-t2': a 127-character id once played trial 1, then failed to name trial 2."""
+    one_line(cli("play", "--env", "cooking:1", "--run-id", "r" * 127, "--trials", "3", "--run-dir", str(tmp_path / "runs")),
+             "too long for 3 trials", "at most 128 characters")
     assert not (tmp_path / "runs").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -10,18 +11,29 @@ import sys
 from pathlib import Path
 
 from langgraph.pregel import Pregel
+from langgraph_sdk.runtime import _ReadRuntime
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_graph(reference: str) -> Pregel:
+    """The graph ``reference`` names, as the server gets it: a compiled graph, or what a graph factory (a context
+    manager taking the run's config and the server's runtime) yields when the server reads it."""
     path, _, attribute = reference.partition(":")
     name = f"lg_{Path(path).stem}"  # registered like the LangGraph server does, so type hints resolve
     spec = importlib.util.spec_from_file_location(name, ROOT / path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return getattr(module, attribute)
+    declared = getattr(module, attribute)
+    if isinstance(declared, Pregel):
+        return declared
+
+    async def read() -> Pregel:
+        async with declared({"configurable": {}}, _ReadRuntime(access_context="assistants.read", store=None)) as graph:
+            return graph
+
+    return asyncio.run(read())
 
 
 CONFIGS = ("langgraph.json", "langgraph.postgres.json")

@@ -533,3 +533,186 @@ def test_the_server_outlives_postgres_restarts_and_never_plays_a_step_without_it
             pass  # every reader accepts every run
     finally:
         database.remove()
+
+
+# --- the server decides who writes what (issue 35) --------------------------------------------------------
+
+
+def store_is_read_only_to_clients(client, store: Path) -> None:
+    """A client reads the agents' namespaces and nothing else, and writes no namespace at all: the Store file
+    holds afterwards what the operator saved."""
+    from langgraph_sdk.errors import PermissionDeniedError
+
+    from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+
+    chef = Namespace("chef", "cooking")
+    with LongTermMemory(store) as memory:
+        before = (memory.facts(chef), memory.lessons(chef), memory.namespaces())
+    planted = {"triplet": ["treasure", "in", "oven"], "sources": ["a client"]}
+    for write in (lambda: client.store.put_item(list(chef.facts), "treasure|in|oven", planted),
+                  lambda: client.store.put_item(list(chef.lessons), "1", {"text": 5}),  # a malformed row
+                  lambda: client.store.put_item(["elsewhere"], "k", {"any": "thing"}),  # a namespace no agent reads
+                  lambda: client.store.delete_item(list(chef.facts), "cookbook|on|counter")):
+        with pytest.raises(PermissionDeniedError) as refused:
+            write()
+        assert "the long-term Store is the operator's" in refused.value.response.text
+    with pytest.raises(PermissionDeniedError):
+        client.store.search_items(["elsewhere"])
+    with pytest.raises(PermissionDeniedError):
+        client.store.get_item(["elsewhere"], "k")
+    # what the operator allows: the agents' namespaces, listed and read
+    assert all(ns[0] == "ariadne" for ns in client.store.list_namespaces()["namespaces"])
+    assert client.store.get_item(list(chef.facts), "cookbook|on|counter")["value"]["triplet"] == ["cookbook", "on", "counter"]
+    assert {tuple(i["value"]["triplet"]) for i in client.store.search_items(list(chef.facts))["items"]} == set(CHEF_FACTS)
+    with LongTermMemory(store) as memory:
+        assert (memory.facts(chef), memory.lessons(chef), memory.namespaces()) == before and not memory.skipped
+
+
+def test_clients_read_the_agents_namespaces_of_the_store_and_write_none(server):
+    """Without an access key (with one: test_with_an_api_key_clients_still_write_no_store)."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    store_is_read_only_to_clients(client, work / "store.sqlite")
+    # a thread seeded from the namespace gets the operator's facts, nothing planted
+    thread = client.threads.create()["thread_id"]
+    client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2}, context={"memory_from": "chef"})
+    assert RunDir.open(work / "runs", thread).meta()["recalled"] == {"from": "chef/cooking", "facts": 2, "lessons": 1}
+
+
+def test_with_an_api_key_clients_still_write_no_store(tmp_path):
+    from langgraph_sdk import get_sync_client
+
+    from ariadnegraph.memory.longterm import LongTermMemory, Namespace
+
+    with LongTermMemory(tmp_path / "store.sqlite") as memory:
+        memory.add_facts(Namespace("chef", "cooking"), CHEF_FACTS, source="by hand")
+    with langgraph_dev(tmp_path, ARIADNE_SERVER_API_KEY="s3cret", ARIADNE_STORE=str(tmp_path / "store.sqlite")) as url:
+        store_is_read_only_to_clients(get_sync_client(url=url, api_key="s3cret"), tmp_path / "store.sqlite")
+
+
+def processes_in(work: Path) -> set[int]:
+    """The server's processes and the games they started: every process working in ``work``."""
+    import psutil
+
+    found = set()
+    for process in psutil.process_iter(["pid"]):
+        with contextlib.suppress(psutil.Error):
+            if process.cwd() == str(work):
+                found.add(process.pid)
+    return found
+
+
+def lock_is_free(run_dir: Path, run_id: str) -> bool:
+    """Whether another writer (this process: a CLI `play --resume`, say) can take the run's lock."""
+    from ariadnegraph.runs import RunBusy
+
+    run = RunDir.open(run_dir, run_id)
+    try:
+        run.acquire_writer()
+    except RunBusy:
+        return False
+    run.release_writer()
+    return True
+
+
+def test_a_thread_paused_for_approval_holds_no_game_or_lock_and_resumes_or_is_deleted(server):
+    """A paused episode releases its game, memory and lock; its next run replays the game from the files."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    context = {"approve_commands": True}
+    serving = processes_in(work)
+    paused = [client.threads.create()["thread_id"] for _ in range(2)]
+    for thread in paused:
+        client.runs.wait(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3}, context=context)
+        assert client.threads.get_state(thread)["interrupts"][0]["value"]["step"] == 1
+    assert processes_in(work) <= serving  # no game left running for a paused thread
+    assert all(lock_is_free(work / "runs", thread) for thread in paused)
+    # one paused thread resumed to its end (each answer rebuilds the game from the files), the other deleted
+    kept, deleted = paused
+    for _ in range(3):
+        client.runs.wait(kept, "agent", command={"resume": "accept"}, context=context)
+    values = client.threads.get_state(kept)["values"]
+    assert values["done"] and values["step"] == 3 and len(list(RunDir.open(work / "runs", kept).steps())) == 4
+    client.threads.delete(deleted)
+    assert processes_in(work) <= serving and lock_is_free(work / "runs", deleted)
+
+
+def cancelled_with_rollback(client, thread: str, after_steps: int, **run) -> None:
+    """A background run cancelled with ``action="rollback"`` once ``after_steps`` steps were played; returns once
+    the server has rolled it back (the run is deleted)."""
+    started = client.runs.create(thread, "agent", stream_mode="custom", **run)
+    seen = 0
+    for part in client.runs.join_stream(thread, started["run_id"]):
+        if part.event == "custom" and part.data.get("event") == "step":
+            seen += 1
+            if seen > after_steps:
+                client.runs.cancel(thread, started["run_id"], wait=True, action="rollback")
+                break
+    for _ in range(600):  # the rollback lands once the run's last node is done
+        if all(r["run_id"] != started["run_id"] for r in client.runs.list(thread)):
+            return
+        time.sleep(0.1)
+    pytest.fail("the rolled back run is still listed")
+
+
+def recorded_steps(work: Path, thread: str) -> int:
+    return [r["step"] for r in RunDir.open(work / "runs", thread).steps()][-1]
+
+
+def test_a_rolled_back_run_leaves_files_that_agree_with_the_thread_which_continues(server):
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    game = {"env": "cooking:2", "seed": 2, "max_steps": 6}
+    # the thread's first run rolled back: the thread has no state, the run nothing past step 0; the same input plays it
+    first = client.threads.create()["thread_id"]
+    cancelled_with_rollback(client, first, 2, input=game)
+    assert not client.threads.get_state(first)["values"] and recorded_steps(work, first) == 0
+    client.runs.wait(first, "agent", input=game)
+    # a later run rolled back: the thread is back where it was, and so are the files; the thread continues
+    later = client.threads.create()["thread_id"]
+    client.runs.wait(later, "agent", input=game, interrupt_after=["memory_update"])
+    assert client.threads.get_state(later)["values"]["step"] == 0
+    cancelled_with_rollback(client, later, 2, input=None)
+    assert client.threads.get_state(later)["values"]["step"] == 0 == recorded_steps(work, later)
+    client.runs.wait(later, "agent", input=None)
+    for thread in (first, later):
+        values = client.threads.get_state(thread)["values"]
+        assert values["done"] and values["step"] == 6 == recorded_steps(work, thread), thread
+        assert values["trail"] == list(RunDir.open(work / "runs", thread).steps())[-1]["trail"]
+        assert lock_is_free(work / "runs", thread)
+
+
+def test_a_new_episode_on_a_thread_that_has_one_is_refused_before_anything_changes(server):
+    """A finished thread, and a paused one, given a new input: one-line refusal (409); the thread's state and the
+    run's files stay as they were, and the paused thread still continues."""
+    from langgraph_sdk import get_sync_client
+
+    url, work = server
+    client = get_sync_client(url=url)
+    game = {"env": "cooking:1", "seed": 1, "max_steps": 3}
+    finished = client.threads.create()["thread_id"]
+    client.runs.wait(finished, "agent", input=game)
+    paused = client.threads.create()["thread_id"]
+    client.runs.wait(paused, "agent", input=game, interrupt_after=["memory_update"])
+    for thread, where in ((finished, "finished"), (paused, "at step 0")):
+        state = client.threads.get_state(thread)
+        files = {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()}
+        for new_input in (game, {"env": "cooking:2", "seed": 7, "max_steps": 3}):
+            with pytest.raises(httpx.HTTPStatusError) as refused:
+                client.runs.wait(thread, "agent", input=new_input)
+            detail = refused.value.response.json()["detail"]
+            assert refused.value.response.status_code == 409 and "\n" not in detail
+            assert detail == (f"thread {thread} already plays run {thread} ({where}): continue it with no input, or start "
+                              "a new episode on a new thread")
+            after = client.threads.get_state(thread)
+            assert (after["values"], after["next"], after["checkpoint"]) == (state["values"], state["next"], state["checkpoint"])
+        assert {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()} == files
+    client.runs.wait(paused, "agent", input=None)
+    values = client.threads.get_state(paused)["values"]
+    assert values["done"] and values["step"] == 3 == recorded_steps(work, paused)

@@ -126,7 +126,8 @@ def test_resume_refuses_a_run_whose_game_no_longer_matches(tmp_path):
     [
         (["play", "--env", "cooking:1", "--preset", "nope"], "unknown preset"),
         (["play", "--env", "cooking:1", "--model", "gpt-4o"], "names no provider"),
-        (["play", "--env", "cooking:1", "--max-steps", "-2"], "max steps"),
+        (["play", "--env", "cooking:1", "--max-steps", "-2"], "argument --max-steps: must be 1 or more, got -2"),
+        (["play", "--env", "cooking:1", "--max-steps", "100001"], "max steps must be an integer between 1 and 100,000"),
         (["play", "--resume", "no-such-run"], "no run 'no-such-run'"),
         (["ask", "no-such-run", "where?"], "no run 'no-such-run'"),
         (["play"], "needs --env"),

@@ -157,10 +157,10 @@ def test_davis_critic_replans_on_a_mismatch_and_keeps_a_reflection(monkeypatch):
              "plan": [{"action": "go east", "expected": "-= Hall =-"}], "last_action": "go north", "expected": "-= Hall =-",
              "replans": 0}
     command = critic_module.critic(state, Runtime(context=AgentContext(preset="davis")))
-    assert command.goto == "planner" and command.update["reflections"]
+    assert agent.route_after_critic(command) == "planner" and command["reflections"]
     # no pre-check in DAVIS: a rejection alone does not replan
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=False, feedback="no"))
-    assert critic_module.critic({**state, "expected": None}, Runtime(context=AgentContext(preset="davis"))).goto == "actor"
+    assert agent.route_after_critic(critic_module.critic({**state, "expected": None}, Runtime(context=AgentContext(preset="davis")))) == "actor"
 
 
 def test_baselines_call_only_the_roles_they_have(episodes):

@@ -147,7 +147,8 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
                          (("memory", "show", "--store", str(tmp_path)), "is a directory"),
                          (("play", "--env", "cooking:1", "--memory-from", "no spaces allowed"), "must be 1-64 letters"),
                          (("play", "--env", "cooking:1", "--carry-memory"), "give --trials 2 or more"),
-                         (("play", "--env", "cooking:1", "--trials", "0"), "trials must be between 1 and 100")):
+                         (("play", "--env", "cooking:1", "--trials", "0"), "argument --trials: must be 1 or more, got 0"),
+                         (("play", "--env", "cooking:1", "--trials", "101"), "trials must be between 1 and 100")):
         refused = cli(*bad)
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and message in refused.stderr, (bad, refused.stderr)
 

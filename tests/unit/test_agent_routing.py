@@ -49,12 +49,12 @@ def sections_of(call) -> dict[str, str]:
 def test_critic_rejection_reaches_the_planner_with_its_feedback(monkeypatch):
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=False, feedback="you hold no knife")]))
     command = critic_module.critic(STATE, runtime())
-    assert command.goto == "planner"
-    assert "you hold no knife" in command.update["feedback"]
+    assert agent.route_after_critic(command) == "planner"
+    assert "you hold no knife" in command["feedback"]
     assert sections_of(model.calls[0])[p.PROPOSED_ACTION] == "slice carrot with knife"
     # the planner sees the feedback
     model.replies.append(structured("Plan", subgoal="get the knife", steps=[{"action": "take knife", "expected": "You take"}]))
-    update = planner_module.planner({**STATE, **command.update}, runtime(), fake_session())
+    update = planner_module.planner({**STATE, **command}, runtime(), fake_session())
     assert "you hold no knife" in sections_of(model.calls[1])[p.FEEDBACK]
     assert update["plan"] == [{"action": "take knife", "expected": "You take", "by": "model"}] and update["feedback"] is None
 
@@ -63,15 +63,15 @@ def test_a_command_the_game_does_not_take_goes_to_the_actor_to_be_grounded_witho
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any call would fail: it has no replies
     state = {**STATE, "plan": [{"action": "go kitchen", "expected": "Kitchen"}]}
     command = critic_module.critic(state, runtime())
-    assert command.goto == "actor" and model.calls == []
-    assert command.update["replies"] == {"planner": {"inadmissible": 1}}  # counted on the plan that held it
+    assert agent.route_after_critic(command) == "actor" and model.calls == []
+    assert command["replies"] == {"planner": {"inadmissible": 1}}  # counted on the plan that held it
     # with an outcome to judge, the model judges only the outcome
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=False, feedback="no"))
     command = critic_module.critic({**state, "expected": "You take"}, runtime())
-    assert command.goto == "actor" and p.PROPOSED_ACTION not in sections_of(model.calls[0])
+    assert agent.route_after_critic(command) == "actor" and p.PROPOSED_ACTION not in sections_of(model.calls[0])
     # a 'go to' is the agent's own command: the model judges it
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
-    assert critic_module.critic({**STATE, "plan": [{"action": "go to Kitchen", "expected": ""}]}, runtime()).goto == "actor"
+    assert agent.route_after_critic(critic_module.critic({**STATE, "plan": [{"action": "go to Kitchen", "expected": ""}]}, runtime())) == "actor"
     assert sections_of(model.calls[1])[p.PROPOSED_ACTION] == "go to Kitchen"
 
 
@@ -79,17 +79,17 @@ def test_a_deviation_from_the_expected_outcome_triggers_a_replan(monkeypatch):
     use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=False, action_approved=True, feedback="the door is locked")]))
     state = {**STATE, "expected": "-= Hall =-", "observation": "The door is locked."}
     command = critic_module.critic(state, runtime())
-    assert command.goto == "planner"
-    assert command.update["plan"] == [] and command.update["expected"] is None
-    assert "expected to give '-= Hall =-'" in command.update["reflections"][0]
+    assert agent.route_after_critic(command) == "planner"
+    assert command["plan"] == [] and command["expected"] is None
+    assert "expected to give '-= Hall =-'" in command["reflections"][0]
 
 
 def test_approved_action_goes_to_the_actor_and_replans_are_bounded(monkeypatch):
     use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=True)]))
-    assert critic_module.critic(STATE, runtime()).goto == "actor"
+    assert agent.route_after_critic(critic_module.critic(STATE, runtime())) == "actor"
     use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=False, action_approved=False, feedback="no")]))
     exhausted = {**STATE, "expected": "x", "replans": 2}
-    assert critic_module.critic(exhausted, runtime(max_replans=2)).goto == "actor"
+    assert agent.route_after_critic(critic_module.critic(exhausted, runtime(max_replans=2))) == "actor"
 
 
 def test_no_planner_call_while_a_plan_is_being_followed():
@@ -256,12 +256,12 @@ def test_without_its_critic_davis_replans_on_a_mismatch_but_learns_nothing(monke
     state = {**STATE, "expected": "-= Hall =-", "observation": "The door is locked."}
     use_model(monkeypatch, QueuedChatModel(replies=[reply]))
     full = critic_module.critic(state, runtime(preset="davis"))
-    assert full.goto == "planner" and "find the key" in full.update["feedback"] and "find the key" in full.update["reflections"][0]
+    assert agent.route_after_critic(full) == "planner" and "find the key" in full["feedback"] and "find the key" in full["reflections"][0]
     use_model(monkeypatch, QueuedChatModel(replies=[reply]))
     d_c = critic_module.critic(state, runtime(preset="davis", switch_overrides=davis_cell("D-C").switches))
-    assert d_c.goto == "planner" and d_c.update["plan"] == []
-    assert "reflections" not in d_c.update and "find the key" not in d_c.update["feedback"]
-    assert "was expected to give '-= Hall =-'" in d_c.update["feedback"]
+    assert agent.route_after_critic(d_c) == "planner" and d_c["plan"] == []
+    assert "reflections" not in d_c and "find the key" not in d_c["feedback"]
+    assert "was expected to give '-= Hall =-'" in d_c["feedback"]
 
 
 def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monkeypatch):
@@ -539,29 +539,29 @@ def test_stma_critic_rejects_a_command_the_game_would_not_take_and_the_planner_h
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=True)]))
     state = {**STATE, "plan": [{"action": "cook carrot with stove", "expected": "fried"}]}
     command = critic_module.critic(state, runtime(preset="stma"))
-    assert command.goto == "planner"
+    assert agent.route_after_critic(command) == "planner"
     assert sections_of(model.calls[0])[p.PROPOSED_ACTION] == "cook carrot with stove"  # the critic was asked, as in the paper
-    assert "'cook carrot with stove' was rejected" in command.update["feedback"] and "not a valid command" in command.update["feedback"]
-    assert command.update["decided"]["verdicts"][0]["approved"] is False
+    assert "'cook carrot with stove' was rejected" in command["feedback"] and "not a valid command" in command["feedback"]
+    assert command["decided"]["verdicts"][0]["approved"] is False
     # the planner's next prompt holds the rejection
     model.replies.append(structured("Plan", subgoal="take the carrot", steps=[{"action": "take carrot", "expected": "You take"}]))
-    planned = planner_module.planner({**state, **command.update}, runtime(preset="stma"), fake_session())
+    planned = planner_module.planner({**state, **command}, runtime(preset="stma"), fake_session())
     assert "'cook carrot with stove' was rejected" in sections_of(model.calls[1])[p.FEEDBACK]
     assert planned["plan"] == [{"action": "take carrot", "expected": "You take", "by": "model"}]
     # the critic's own reason comes with it when it rejects too
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=False, feedback="there is no stove here"))
-    assert "there is no stove here" in critic_module.critic(state, runtime(preset="stma")).update["feedback"]
+    assert "there is no stove here" in critic_module.critic(state, runtime(preset="stma"))["feedback"]
     # without grounding a short form is not valid as written; with our grounding switched on the actor maps it
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
     short = {**STATE, "plan": [{"action": "slice carrot", "expected": ""}]}
-    assert critic_module.critic(short, runtime(preset="stma")).goto == "planner"
+    assert agent.route_after_critic(critic_module.critic(short, runtime(preset="stma"))) == "planner"
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
-    assert critic_module.critic(short, runtime(preset="stma", switch_overrides={"grounding": True})).goto == "actor"
+    assert agent.route_after_critic(critic_module.critic(short, runtime(preset="stma", switch_overrides={"grounding": True}))) == "actor"
     # a valid command the critic approves goes to the actor; ours still sends an invalid one to the actor unjudged
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
-    assert critic_module.critic(STATE, runtime(preset="stma")).goto == "actor"
+    assert agent.route_after_critic(critic_module.critic(STATE, runtime(preset="stma"))) == "actor"
     calls = len(model.calls)
-    assert critic_module.critic(state, runtime(preset="ariadne_full")).goto == "actor" and len(model.calls) == calls
+    assert agent.route_after_critic(critic_module.critic(state, runtime(preset="ariadne_full"))) == "actor" and len(model.calls) == calls
 
 
 def test_stma_has_no_go_to_and_no_grounding_and_switching_them_on_is_labelled_ours():

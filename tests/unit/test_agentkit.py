@@ -270,3 +270,83 @@ def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_li
     assert not list(tmp_path.iterdir())  # refused before any write
     with pytest.raises(EvalError, match="no thought graph for twx.cookingworld"):
         plan_eval("tales-twx", ["agentkit"], out=tmp_path / "out")
+
+
+# -- the whole declaration checked before anything runs (issue 35) -----------------------------------
+
+CHOOSER = "  - {name: act, prompt: x, output: {o: t}, choose: o}\n"
+
+
+def _adds(adds: str, output: str = "{u: t}") -> str:
+    """A graph whose first node, 'gate', adds what ``adds`` (YAML, indented under 'adds:') declares."""
+    return f"nodes:\n  - name: gate\n    prompt: x\n    output: {output}\n    adds:\n{adds}\n" + CHOOSER
+
+
+TEMPORARY = "      - when: {field: u, equals: 'yes'}\n        node: "
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (_adds(TEMPORARY + "{name: t, prompt: y, output: {o: t}, after: [ghost]}"),
+     "temporary node 't' (added by 'gate') depends on 'ghost', which is not 'gate' or a node that runs before it"),
+    (_adds(TEMPORARY + "{name: t, prompt: y, output: {o: t}, after: [act]}"), "depends on 'act', which is not 'gate'"),
+    (_adds(TEMPORARY + "{name: t, prompt: y, output: {c: t}, choose: c}"), "temporary node 't': a temporary node cannot choose"),
+    ("keep: {k: {collect: 5, last: 3}}\nnodes:\n" + CHOOSER, "keep 'k': {collect: ...} takes answers and collect, not last"),
+    ("keep: {k: {per: skill}}\nnodes:\n" + CHOOSER, "keep 'k' needs {last: N}"),
+    ("keep: {'my key': {last: 3}}\nnodes:\n" + CHOOSER, "keep 'my key': a database entry is a name"),
+    ("nodes:\n  - {name: gate, prompt: x, output: {u: t}, adds: 'a string'}\n" + CHOOSER, "node 'gate': 'adds' must be a list"),
+    (_adds("      - [when, node]"), "node 'gate': each of 'adds' is {when: ..., node: ...}"),
+    (_adds("      - when: 'u is yes'\n        node: {name: t, prompt: y, output: {o: t}}"), "node 'gate': 'adds' needs when:"),
+    (_adds("      - when: {field: u, equals: ''}\n        node: {name: t, prompt: y, output: {o: t}}"),
+     "'adds' when: equals needs a value"),
+    (_adds("      - when: {field: u, equals: yes}\n        node: {name: t, prompt: y, output: {o: t}}"),
+     "equals is YAML's True; quote the text"),
+    (_adds("      - when: {every: true, count: db.k}\n        node: {name: t, prompt: y, output: {o: t}}"), "'adds' needs when:"),
+    (_adds("      - when: {field: u, equals: 'y', every: 2}\n        node: {name: t, prompt: y, output: {o: t}}"), "'adds' needs when:"),
+    ("nodes:\n  - {name: a, prompt: x, output: {_note: t, o: t}, choose: o}", "output field '_note' starts with '_'"),
+    ("nodes:\n  - {name: a, prompt: x, output: {model_config: t, o: t}, choose: o}", "output field 'model_config' is a name pydantic"),
+    ("nodes:\n  - {name: a, prompt: x, output: {schema: t, o: t}, choose: o}", "output field 'schema' is a name pydantic"),
+    ("nodes:\n  - {name: a, prompt: x, output: {1: t, o: t}, choose: o}", "output field 1 is not a name"),
+    ("nodes:\n  - {name: a, prompt: x, output: {action: t, o: t}, choose: o}", "output field 'action' is the chosen command's"),
+    ("nodes:\n  - {name: __start__, prompt: x, output: {o: t}, choose: o}", "node '__start__': names starting with '__' are LangGraph's"),
+    ("nodes:\n  - {name: __end__, prompt: x, output: {o: t}, choose: o}", "node '__end__': names starting with '__'"),
+    ("nodes:\n  - {name: a, prompt: x, output: {o: ''}, choose: o}", "node 'a' needs 'output': field names with a description"),
+    ("nodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o, store: {db.h: ''}}", "node 'a': 'store' maps db.KEY"),
+    ("nodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o, store: {db.: o}}", "node 'a': 'store' maps db.KEY"),
+    ("nodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o, reads: [db.]}", "node 'a' reads unknown inputs db."),
+    ("nodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o, reads: ['']}", "node 'a': 'reads' must be a list of names"),
+    ("nodes:\n  - {name: b, prompt: y, output: {o: t}}\n  - {name: a, prompt: x, output: {o: t}, choose: o, after: [b, b]}",
+     "node 'a': 'after' names 'b' twice"),
+    ("nodes:\n  - {name: a, prompt: x, output: {o: t}, choose: [o]}", "node 'a': 'choose' names no output field"),
+])
+def test_every_part_of_a_declaration_is_checked_in_one_line(text, message):
+    """Temporary nodes, adds, when, keep, field and node names and empty values: each once passed the check and
+    failed at step 0 (an AttributeError, a pydantic or LangGraph error), leaving a run that could not resume."""
+    with pytest.raises(AgentKitError) as refused:
+        parse_thoughts(text, "bad.yaml")
+    assert message in str(refused.value) and "\n" not in str(refused.value), str(refused.value)
+    assert str(refused.value).startswith("bad.yaml: ")
+
+
+def test_a_graph_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("name: caf\xe9\nnodes:\n  - {name: a, prompt: x, output: {o: t}, choose: o}\n".encode("latin-1"))
+    with pytest.raises(AgentKitError, match=f"thought graph '{path}' is not UTF-8 text"):
+        load_thoughts(str(path))
+
+
+def test_a_bad_graph_is_refused_before_the_run_folder_exists(tmp_path):
+    """A node named __start__ once passed the check, and the run it started failed at step 0, unresumable."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    graph = tmp_path / "bad.yaml"
+    graph.write_text("nodes:\n  - {name: __start__, prompt: x, output: {o: t}, choose: o}\n")
+    runs = tmp_path / "runs"
+    ariadne = str(Path(sys.executable).parent / "ariadne")
+    bad = subprocess.run([ariadne, "play", "--env", "crafter", "--preset", "agentkit", "--set", f"thoughts={graph}",
+                          "--run-dir", str(runs), "--max-steps", "2"], capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert bad.stderr.startswith("ariadne: error: bad.yaml: node '__start__'")
+    assert not runs.exists() or not any(runs.iterdir())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import statistics
 from pathlib import Path
 
@@ -119,6 +120,20 @@ def test_cost_arithmetic_unknown_models_and_override(tmp_path):
         load_prices(file)
 
 
+@pytest.mark.parametrize("price", ["NaN", "Infinity", "-Infinity", "-1", '"1e999"', "1e308"])
+def test_a_price_that_is_no_finite_amount_is_refused(tmp_path, price):
+    """A NaN price once printed a cost of $nan; an infinite one (or one that overflows a cost), $inf."""
+    file = tmp_path / "prices.json"
+    file.write_text(f'{{"openai:gpt-4o": {{"input": {price}, "output": 1}}}}')
+    with pytest.raises(PriceFileError, match="must be two USD amounts from 0 to 100,000") as refused:
+        load_prices(file)
+    assert str(file) in str(refused.value) and "openai:gpt-4o" in str(refused.value)
+    for shape in ('{"input": true, "output": 1}', "[1, 2, 3]"):
+        file.write_text(f'{{"openai:gpt-4o": {shape}}}')
+        with pytest.raises(PriceFileError, match="bad price for 'openai:gpt-4o'"):
+            load_prices(file)
+
+
 def test_quoted_stma_rows_are_the_papers_tables():
     rows = {(q.system, q.model): q for q in quoted.STMA_COOKING}
     assert len(rows) == 14
@@ -151,6 +166,34 @@ def _record(preset: str, group: str, seed: int, score: float, *, attempt: int = 
             "max_score": max_score, "won": score == max_score, "steps": 4, "llm_calls": 10, "prompt_tokens": 1000,
             "completion_tokens": 100, "cost_usd": cost, "wall_seconds": 1.0, "resumed": False, "precision": 0.5,
             "recall": None, "fidelity": None, "curve": [0.0, 1.0, 2.0, score]}
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    ({"norm_score": 5.0}, "'norm_score' must be a number from 0 to 1, got 5.0"),
+    ({"steps": -7}, "'steps' must be a number of 0 or more, got -7"),
+    ({"norm_score": float("nan")}, "'norm_score' must be a number from 0 to 1, got nan"),
+    ({"score": float("inf")}, "'score' must be a finite number, got inf"),
+    ({"wall_seconds": -1.0}, "'wall_seconds' must be a number of 0 or more"),
+    ({"llm_calls": -1}, "'llm_calls' must be a number of 0 or more"),
+    ({"cost_usd": float("nan")}, "'cost_usd' must be a number of 0 or more, got nan"),
+    ({"precision": 1.5}, "'precision' must be a number from 0 to 1"),
+    ({"best_norm_score": -0.5}, "'best_norm_score' must be a number from 0 to 1"),
+    ({"precision": "high"}, "'precision' must be a number from 0 to 1, got 'high'"),
+])
+def test_an_episode_record_out_of_range_is_refused_when_written_and_when_read(tmp_path, change, named):
+    """A normalised score of 5 and -7 steps once made a 250% average score; a NaN crashed the table."""
+    from ariadnegraph.evals.records import append_record, read_records
+
+    path = tmp_path / "episodes.jsonl"
+    record = {**_record("ariadne", "1", 1, 2.0), **change}
+    with pytest.raises(EvalError, match=re.escape(named)):
+        append_record(path, record)  # type: ignore[arg-type]
+    assert not path.exists()  # never written
+    path.write_text(json.dumps(_record("ariadne", "1", 2, 4.0)) + "\n" + json.dumps(record) + "\n")
+    with pytest.raises(EvalError, match=re.escape(named)) as refused:
+        read_records(path)
+    assert f"{path} line 2 is damaged" in str(refused.value) and "\n" not in str(refused.value)
+    append_record(path, _record("ariadne", "1", 3, 0.0, cost=None))  # in range (an unknown cost is null): written
 
 
 def test_cells_csv_and_stma_markdown_layout():

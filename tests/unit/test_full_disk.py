@@ -54,6 +54,16 @@ def test_what_counts_as_a_full_disk():
     assert not is_full_disk(None)
 
 
+def test_an_io_error_is_a_full_disk_only_where_the_disk_has_no_room(tmp_path):
+    """SQLite reports some refused writes as "disk I/O error" (no errno): a full disk only where the file's
+    filesystem is out of space (tests/integration/test_disk_full_tmpfs.py fills a real one)."""
+    io_error = sqlite3.OperationalError("disk I/O error")
+    io_error.sqlite_errorcode = 4874  # SQLITE_IOERR_SHMSIZE
+    assert not is_full_disk(io_error) and not is_full_disk(io_error, tmp_path / "run" / "checkpoints.sqlite")
+    assert is_full_disk(RuntimeError("error returned from database: (code: 13) database or disk is full"))
+    assert is_full_disk(RuntimeError("IO error: No space left on device (os error 28)"))
+
+
 def test_a_memory_file_created_on_a_full_disk_is_not_called_damaged(tmp_path, monkeypatch):
     cap_pages(monkeypatch, 1)
     with pytest.raises(MemoryWriteFailed, match="memory.sqlite could not be written: the disk is full$") as caught:
@@ -82,13 +92,13 @@ def test_play_whose_memory_is_created_on_a_full_disk_says_so_in_one_line(tmp_pat
     cap_pages(monkeypatch, 1, name="memory.sqlite")
     assert cli.main(["play", "--env", "cooking:1", "--max-steps", "2", "--run-dir", str(tmp_path / "runs")]) == 2
     line = one_line(capsys)
-    assert line.endswith("memory.sqlite could not be written: the disk is full") and "damaged" not in line
+    assert line.endswith("/memory could not be created: the disk is full") and "damaged" not in line
 
 
 @pytest.mark.parametrize("error, said", [
     (OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "/runs/r1/run.json"), "ariadne: error: the disk is full: /runs/r1/run.json"),
     (DiskFull("/runs/r1/checkpoints.sqlite"), "ariadne: error: the disk is full: /runs/r1/checkpoints.sqlite"),
-    (sqlite_full(), "ariadne: error: storage failed: the disk is full"),
+    (sqlite_full(), "ariadne: error: the disk is full"),
 ])
 def test_the_cli_calls_every_full_disk_a_full_disk(monkeypatch, capsys, error, said):
     def fail(args):

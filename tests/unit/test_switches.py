@@ -37,7 +37,7 @@ ARIADNE = str(Path(sys.executable).parent / "ariadne")
 # One legal value per switch, different from the ariadne preset's where the type allows.
 EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", "episodic_k": "4", "stma_n": "3", "stma_hops": "1",
             "history_length": "none", "history_full_text": "true", "summarizer_history": "25", "unexplored_exits": "no",
-            "exploration_check": "yes", "memory_facts_shown": "1", "aggregator": "llm", "qa_turns": "3", "planner": "never",
+            "exploration_check": "yes", "memory_facts_shown": "1", "aggregator": "llm", "qa_turns": "3", "planner": "every_step",
             "plan_length": "2", "expected_rewards": "1", "precheck": "true", "outcome_check": "true", "react_choice": "true",
             "reflections": "true", "go_to": "false", "invalidate": "false", "thoughts": "crafter", "belief_shown": "false",
             "extraction_reads": "history", "grounding": "off", "plan_choice": "false", "strict_grounding": "false",
@@ -207,3 +207,67 @@ def test_a_renamed_switch_reads_under_its_old_name():
     del old["history_length"], old["episodic_k"]
     held = preset_of(old)
     assert held.history_length is None and held.episodic_k == 7
+
+
+# -- role oracles a preset or a game cannot use (issue 35) -------------------------------------------
+
+@pytest.mark.parametrize(("preset", "switches", "named"), [
+    ("ariadne", ["oracle_extraction=true"], "preset 'ariadne' never runs (knowledge_graph=false)"),
+    ("react", ["oracle_plan=true"], "preset 'react' never runs (planner=never)"),
+    ("agentkit", ["oracle_plan=true"], "preset 'agentkit' never runs (planner=never)"),
+    ("arigraph", ["oracle_plan=true", "thoughts=crafter"], "a thought graph chooses its commands"),
+])
+def test_an_oracle_the_preset_never_runs_is_refused_before_any_write(tmp_path, monkeypatch, preset, switches, named):
+    """It would change nothing, yet label the run ORACLE: refused where the preset is built, and by eval's plan."""
+    monkeypatch.delenv("ARIADNE_PRESET")  # the tests' default preset would stand in for 'ariadne', the field's default
+    with pytest.raises(ValueError, match=re.escape(named)):
+        AgentContext(preset=preset, switch_overrides=parse_switches(switches))
+    with pytest.raises(EvalError, match=re.escape(named)):
+        plan_eval("stma-cooking", [preset], switches=switches, per_group=1, out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    AgentContext(preset="ariadne_full", switch_overrides={"oracle_extraction": True, "oracle_plan": True})  # it runs both
+
+
+def test_an_oracle_the_game_gives_no_truth_for_is_refused_before_the_run_exists(tmp_path):
+    from ariadnegraph.nodes.environment import episode_state
+
+    context = AgentContext(preset="ariadne_full", switch_overrides={"oracle_extraction": True}, run_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="only TextWorld games give; crafter gives none"):
+        play("crafter", max_steps=3, context=context, run_id="crafter-oracle")
+    assert not list(tmp_path.iterdir())  # no run folder, so no unresumable run
+    with pytest.raises(ValueError, match="nethack:challenge gives none"):  # a server's first step checks it too
+        episode_state({"env": "nethack:challenge", "max_steps": 3}, context)
+    with pytest.raises(EvalError, match="crafter gives none"):
+        plan_eval("crafter", ["ariadne_full"], switches=["oracle_extraction=true"], limit=1, out=tmp_path / "out")
+    assert not list(tmp_path.iterdir())
+    bad = subprocess.run([ARIADNE, "play", "--env", "crafter", "--preset", "ariadne_full", "--set", "oracle_plan=true",
+                          "--run-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "switch 'oracle_plan' reads the game's truth" in bad.stderr
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("assignment", ["thoughts=", "thoughts=  ", "precheck=", "episodic_k="])
+def test_a_switch_given_no_value_is_refused(assignment):
+    """``--set thoughts=`` played with no thought graph: zero model calls and noop every step."""
+    with pytest.raises(ValueError, match=f"switch '{assignment.split('=')[0]}' is given no value"):
+        parse_switches([assignment])
+
+
+@pytest.mark.parametrize(("preset", "switches"), [("agentkit", {"thoughts": None}), ("react", {"react_choice": False}),
+                                                  ("ariadne_full", {"planner": "never"})])
+def test_switches_that_leave_nothing_choosing_the_commands_are_refused(preset, switches):
+    """``thoughts=none`` on agentkit played noop every step with no model call, as ``thoughts=`` did."""
+    with pytest.raises(ValueError, match=f"preset '{preset}' as set has nothing that chooses a command"):
+        AgentContext(preset=preset, switch_overrides=switches)
+
+
+def test_an_ablation_cell_set_turns_into_another_keeps_its_own_key_and_row(tmp_path):
+    """--set episodic_k=0 makes the AriGraph cell play what 'w/o episodic' plays: both are still played, each with
+    its own key (one record each) and its own row; cells --set leaves alone keep the keys they had."""
+    plan = plan_eval("stma-cooking", [], ablate="arigraph", switches=["episodic_k=0"], limit=1, out=tmp_path)
+    assert plan.presets == ("AriGraph [episodic_k=0]", "AriGraph w/o exploration [episodic_k=0]", "AriGraph w/o episodic")
+    assert len({job.key for job in plan.jobs}) == len(plan.jobs) == 3
+    assert len({job.run_id for job in plan.jobs}) == 3
+    plain = plan_eval("stma-cooking", [], ablate="arigraph", limit=1, out=tmp_path)
+    unchanged = plan_eval("stma-cooking", [], ablate="arigraph", switches=["episodic_k=0"], limit=1, out=tmp_path).jobs[2]
+    assert unchanged.key == plain.jobs[2].key  # the cell --set does not change plays (and resumes) as before
