@@ -159,6 +159,10 @@ PRESETS: dict[str, Preset] = {
         outcome_check=False,
         reflections=False,
         plan_length=4,
+        # one planner call a step: a step the actor sends back is played by the way forward, not asked again (on the
+        # dev games the 1.5B model wrote the same invalid command again after the feedback 10 times in 10: the replan
+        # cost a call and changed nothing)
+        max_replans=1,
         plan_choice=True,
         strict_grounding=True,
         loop_guard=True,
