@@ -22,7 +22,6 @@ from ..envs.text import (
     is_explore,
     safe_command,
 )
-from ..models import FALLBACK
 from .common import (
     BY,
     BY_FALLBACK,
@@ -34,6 +33,7 @@ from .common import (
     environment_section,
     episode_family,
     explore_moves,
+    fell_back,
     go_to_choices,
     merged,
     with_issue,
@@ -74,11 +74,6 @@ def as_written(action: str) -> str | None:
         return sanitize_command(parts[0]) if parts else None
     except InvalidCommand:
         return None
-
-
-def fell_back(update: dict[str, Any]) -> bool:
-    """Whether the actor's model reply was unusable (the recorded fallback was played)."""
-    return bool((update.get("replies") or {}).get("actor", {}).get(FALLBACK))
 
 
 def grounding(planned: str | None, played: str | None, how: str, **extra: Any) -> dict[str, Any]:
@@ -280,7 +275,7 @@ def _closest_valid(
     )
     update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
     command = episode_family(state).ground(choice.action, admissible)
-    if fell_back(chosen):
+    if fell_back(chosen, "actor"):
         how = "fallback"
     if command is None:
         command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"
@@ -346,7 +341,7 @@ def _react(
         "decided": grounding(
             plan[0]["action"] if plan else None,
             command,
-            "fallback" if fell_back(update) else "choice",
-            by=BY_FALLBACK if fell_back(update) else BY_MODEL,
+            "fallback" if fell_back(update, "actor") else "choice",
+            by=BY_FALLBACK if fell_back(update, "actor") else BY_MODEL,
         ),
     }

@@ -20,7 +20,7 @@ from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs.families import GENERIC, GameFamily, family_named, family_of
 from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, list_item, steps_of
 from ..memory import WorldMemory
-from ..models import StructuredResult, call_structured, is_local, load_chat_model
+from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
 from ..runs import RunDir, StepRecord
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
 
@@ -166,6 +166,11 @@ def merged(updates: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         replies = add_usage(replies, update.get("replies"))
         fallbacks += update.get("fallbacks") or []
     return {"usage": usage, "replies": replies, **({"fallbacks": fallbacks} if fallbacks else {})}
+
+
+def fell_back(update: Mapping[str, Any], node: str) -> bool:
+    """Whether ``node``'s model reply in ``update`` was unusable (its recorded fallback was used)."""
+    return bool((update.get("replies") or {}).get(node, {}).get(FALLBACK))
 
 
 def with_issue(update: dict[str, Any], node: str, issue: str, n: int = 1) -> dict[str, Any]:

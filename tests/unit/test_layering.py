@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
 ]
 # Modules of nodes/ that nodes share; every other file there is one node, importing none of the others.
 SHARED_NODE_MODULES = {"ariadnegraph.nodes", "ariadnegraph.nodes.common", "ariadnegraph.nodes.prompts", "ariadnegraph.nodes.schemas",
-                       "ariadnegraph.nodes.guards", "ariadnegraph.nodes.finding"}
+                       "ariadnegraph.nodes.guards", "ariadnegraph.nodes.finding", "ariadnegraph.nodes.choice"}
 
 
 def module_name(path: Path) -> str:
