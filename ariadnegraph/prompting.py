@@ -389,6 +389,11 @@ def placed_text(relation: str, holder: str, room: str | None, here: bool, closed
     return f"{relation} the {holder}{state}{place}" + (", here" if here else "")
 
 
+def room_text(here: bool, moves: Iterable[str]) -> str:
+    """Where a room the step is done in is: "here", or "go west, go north"."""
+    return "here" if here else ", ".join(f"go {d}" for d in moves) or "the way there is not known"
+
+
 def not_seen_text(last_holder: str | None) -> str:
     return f"not there any more (last seen in the {last_holder})" if last_holder else "not seen yet"
 

@@ -36,6 +36,7 @@ class Need:
     gone: bool = False  # memory saw it there once, but not any more (taken away, eaten)
     step: int | None = None  # when it was seen there
     moves: tuple[tuple[str, str], ...] = ()  # the way from here to its room ("go east" into room)
+    place: bool = False  # a room the step is done in (the thing is the room), not a thing to find
 
 
 def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | None) -> list[Need]:
@@ -70,6 +71,14 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
                 moves=tuple(moves or ()),
             )
         )
+    for room in family.places_named(item):
+        key = memory.key(room)
+        if key not in places:
+            found.append(Need(room, place=True))  # a room not found yet: search for it
+            continue
+        moves = spatial.shortest_path(view, here, key) if here and key != here else None
+        name = memory.entity_name(key)
+        found.append(Need(name, holder=name, room=name, here=key == here, moves=tuple(moves or ()), place=True))
     return found
 
 
@@ -92,6 +101,8 @@ def where_lines(
             lines.append(p.where_line(need.thing, p.not_seen_text(need.holder)))
         elif need.holder is None:
             unseen.append(need.thing)
+        elif need.place:
+            lines.append(p.where_line(need.thing, p.room_text(need.here, [d for d, _ in need.moves])))
         else:
             where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed)
             lines.append(p.where_line(need.thing, where))
@@ -140,9 +151,16 @@ def next_move(
             if need.here and (command := family.command_for_item(need.thing, valid)):
                 return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
             if need.here:
-                continue  # here, but nothing takes it (an appliance: the step is done at it, here)
+                continue  # here, but nothing takes it (an appliance, a room: the step is done here)
             if need.moves and (command := _valid(f"go {need.moves[0][0]}", family, valid)):
-                return command, f"the {need.thing} is {need.relation} the {need.holder} in {need.room}"
+                if need.place:
+                    return command, f"the step is done in {need.room}"
+                where = (
+                    f"in {need.room}"
+                    if need.holder == need.room
+                    else f"{need.relation} the {need.holder} in {need.room}"
+                )
+                return command, f"the {need.thing} is {where}"
             continue
         if search := search_move(searches, memory, state, family):
             return search[0], f"the {need.thing} is not seen yet: {search[1]}"

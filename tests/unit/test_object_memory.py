@@ -81,3 +81,17 @@ def test_what_the_next_step_needs_where_it_is_and_what_gets_it():
     assert pantry == ["block of cheese: not seen yet", "search elsewhere: go to Kitchen, then open fridge, open oven, open screen door"]
     assert finding.next_move(cheese, finding.leads(memory, "Kitchen"), memory, state, cooking)[0] == "open fridge"
     assert finding.next_move(finding.needs("slice the tomato", cooking, memory, "Kitchen"), [], memory, state, cooking)[0] == "take tomato from counter"
+
+
+def test_a_step_done_in_a_room_walks_there():
+    from ariadnegraph.envs.families import family_of
+
+    memory = remembered(upto=2)
+    cooking = family_of("cooking:3")
+    found = finding.needs("prepare meal", cooking, memory, "Pantry")
+    assert [(n.thing, n.place, n.here) for n in found] == [("Kitchen", True, False)]
+    assert finding.where_lines(found, [], memory, "Pantry") == ["Kitchen: go west"]
+    move = finding.next_move(found, [], memory, {"location": "Pantry", "admissible": ["go west", "look"]}, cooking)
+    assert move == ("go west", "the step is done in Kitchen")
+    assert finding.next_move(finding.needs("prepare meal", cooking, memory, "Kitchen"), [], memory,
+                             {"location": "Kitchen", "admissible": ["prepare meal"]}, cooking) is None  # here: the step is the list's

@@ -137,6 +137,10 @@ class GameFamily:
         thing, holder = held_in(thing)
         return [t for t in dict.fromkeys([thing, holder, *self.tools_needed(item)]) if t]
 
+    def places_named(self, item: str) -> list[str]:
+        """The room an instruction must be done in, when the family's rules name one ("prepare meal": the kitchen)."""
+        return []
+
     @property
     def synonyms(self) -> Mapping[str, str]:
         return {**text.VERB_SYNONYMS, **self.verb_synonyms}

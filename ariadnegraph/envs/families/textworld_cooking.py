@@ -111,6 +111,10 @@ class CookingRules(GameFamily):
             return []
         return [*super().things_named(item), *appliance_for(item)]
 
+    def places_named(self, item: str) -> list[str]:
+        """The meal is prepared in the kitchen (the brief's "'prepare meal' in the kitchen")."""
+        return ["kitchen"] if " ".join(item.lower().split()).startswith("prepare") else []
+
     def perceive(self, seen: Observed) -> Sighting:
         found = super().perceive(seen)
         states = list(dict.fromkeys([*held_states(found.facts, seen.inventory), *shown_states(found.facts, seen.text)]))
