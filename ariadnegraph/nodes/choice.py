@@ -28,6 +28,7 @@ from .common import (
     explore_moves,
     fell_back,
     go_to_choices,
+    goal_step_left,
     needed_item,
     next_item,
     next_step,
@@ -119,8 +120,10 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):
         places.append(EXPLORE)
     item = next_item(state, context, session.run) if context.switches.follow_lists else None
+    if item is None and context.switches.follow_lists and (goal_step := goal_step_left(state, context, session.run)):
+        item = (None, goal_step)  # nothing read yet: the goal's next step ("read the recipe in the cookbook")
     if item is not None and (command := item_command(state, item[1], admissible)) is not None:
-        # the list read says what to do, and one valid command does it word for word: no model asked
+        # the list read (or the goal) says what to do, and one valid command does it word for word: no model asked
         step = p.step_line(*item) if item[0] is not None else item[1]
         return (
             Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"{FOLLOWED}{step}", steps=[PlanStep(action=command)]),

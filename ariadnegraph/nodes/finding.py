@@ -142,7 +142,8 @@ def next_move(
     toward its room; for a thing never seen, the nearest lead: open it or go through it here, else go toward it.
     None when memory gives no way (nothing needed, or no valid command does it)."""
     valid = list(state.get("admissible") or [])
-    for need in found:
+    # what memory has seen first (a thing here, a room known), then a search for what it never saw
+    for need in sorted(found, key=lambda n: n.holder is None or n.gone):
         if need.held:
             continue
         if need.holder is not None and not need.gone and need.room is not None:

@@ -92,5 +92,5 @@ def test_the_way_forward_opens_the_closed_door_and_plays_no_no_op_twice_in_one_s
     assert len(situations) == len(set(situations)), played
     chosen = attribution(lines)
     assert chosen["way forward"] >= 3 and chosen["list"] >= 5  # code played them: the frontier, then the recipe read
-    assert chosen["model"] == 1  # "read cookbook" was valid once in the kitchen ("examine cookbook"): the model's
+    assert chosen["model"] == 0  # in the kitchen the goal's "read the recipe in the cookbook" is followed in code
     assert result["won"]  # code alone can win a dev game with a model that writes one command: the tables say so

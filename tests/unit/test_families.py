@@ -234,3 +234,10 @@ def test_scienceworld_outdoors_states_after_a_comma_nested_supports_and_opening(
     bedroom = facts_of(env, steps[7])  # "a bed. On the bed is: a mattress. On the mattress is: a white pillow.."
     assert {("mattress", "on", "bed"), ("white pillow", "on", "mattress")} <= bedroom
     assert ("fridge", "is", "closed") in facts_of(env, steps[9])  # "The fridge is now closed."
+
+
+def test_a_step_that_says_where_its_thing_is_is_done_to_the_thing_or_its_holder():
+    cooking, mapreader = family_of("cooking:3"), family_of("twx:mapreader")
+    assert cooking.command_for_item("Read the recipe in the cookbook", ["examine cookbook", "take cookbook from table"]) == "examine cookbook"
+    assert mapreader.command_for_item("take the coin that is located in the cubicle", ["take coin", "move north"]) == "take coin"
+    assert cooking.command_for_item("Read the recipe in the cookbook", ["go west", "look"]) is None

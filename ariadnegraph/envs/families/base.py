@@ -141,6 +141,13 @@ class GameFamily:
         """The room an instruction must be done in, when the family's rules name one ("prepare meal": the kitchen)."""
         return []
 
+    def _on_holder(self, item: str) -> list[str]:
+        words = text.command_words(item, self.ignored_words)
+        if len(words) < 2 or not (words[0] in self.verbs or text.verb_of(words, self.synonyms) in self.verbs):
+            return []
+        thing, holder = held_in(" ".join(words[1:]))
+        return [f"{words[0]} {thing}", f"{words[0]} {holder}"] if holder else []
+
     @property
     def synonyms(self) -> Mapping[str, str]:
         return {**text.VERB_SYNONYMS, **self.verb_synonyms}
@@ -151,9 +158,10 @@ class GameFamily:
         return text.ground_command(command, valid, synonyms=self.synonyms, ignored=self.ignored_words)
 
     def command_for_item(self, item: str, valid: Sequence[str]) -> str | None:
-        """The one valid command that does a list item, as written or as the family words it; None when none or
-        several do."""
-        for wording in (item, *self.phrasings(item)):
+        """The one valid command that does a list item, as written or as the family words it (or, for a step that
+        says where its thing is, done to the thing or its holder: "take the coin that is located in the cubicle" is
+        "take coin", "read the recipe in the cookbook" is "read cookbook"); None when none or several do."""
+        for wording in (item, *self.phrasings(item), *self._on_holder(item)):
             command = text.command_for_item(wording, valid, synonyms=self.synonyms, ignored=self.ignored_words)
             if command is not None:
                 return command
