@@ -455,12 +455,15 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
     done = {**held, "goal": "Read the recipe, cook the meal it describes, then eat the meal", "admissible": ["eat meal", "look"]}
     update = planner_module.planner(done, ariadne, session)
     assert update["plan"][0]["action"] == "eat meal" and len(model.calls) == 1
-    # nothing read yet: a goal of several steps shows its first step; the model still chooses the command
+    # nothing read yet: the goal's first step is followed too, where one command does it ("read ... in the cookbook")
     unread = {**state, "readings": [], "goal": "Read the recipe in the cookbook, cook the meal, then eat the meal",
               "admissible": ["examine cookbook", "look"]}
-    model.replies.append(structured("Decision", reasoning="the recipe is in the cookbook", action="examine cookbook"))
     update = planner_module.planner(unread, ariadne, session)
-    assert update["plan"][0]["action"] == "examine cookbook" and len(model.calls) == 2
+    assert update["plan"][0]["action"] == "examine cookbook" and len(model.calls) == 1 and update["plan"][0]["by"] == "list"
+    # where none does, the model chooses, shown the goal's first step
+    model.replies.append(structured("Decision", reasoning="the cookbook is not here", action="go west"))
+    update = planner_module.planner({**unread, "admissible": ["go west", "look"]}, ariadne, session)
+    assert update["plan"][0]["action"] == "go west" and len(model.calls) == 2
     assert sections_of(model.calls[1])[p.NEXT_STEP].startswith("Read the recipe in the cookbook (the GOAL's first step")
     assert common.next_step({**unread, "goal": "Find the coin"}, ariadne.context, session.run) is None  # one step: the goal says it
 
