@@ -102,7 +102,7 @@ class Preset:
     # the next item of a list read (NEXT STEP) is played, no model asked, when one valid command does it word for word
     follow_lists: bool = False
     rules_shield: bool = (
-        False  # commands the game family's rules say ruin the episode (envs/rules.py) are never offered or played
+        False  # commands the game family's rules say ruin the episode (GameFamily.ruinous) are never offered or played
     )
     # Role oracles (never a preset's default; evaluation only): a role's output taken from the game's truth,
     # so a table shows what that role's mistakes cost. TextWorld games (true facts, the winning commands).

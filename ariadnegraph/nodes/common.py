@@ -244,7 +244,7 @@ def go_to_choices(state: Mapping[str, Any], memory: WorldMemory) -> list[str]:
 
 def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[str]:
     """The valid commands a deciding role is offered: all of them, but for those the game family's rules say ruin
-    the episode (``rules_shield``: envs/rules.py) and, with ``pin_readings`` and ``progress_shown``, a text already
+    the episode (``rules_shield``: GameFamily.ruinous) and, with ``pin_readings`` and ``progress_shown``, a text already
     kept in TEXTS READ read again (it shows nothing new; a small model re-reads what the goal says to read)."""
     valid = list(state.get("admissible") or [])
     preset = context.switches
