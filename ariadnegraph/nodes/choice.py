@@ -33,10 +33,11 @@ from .common import (
     next_item,
     next_step,
     offered_commands,
+    played_before,
     tried_here,
     working_memory,
 )
-from .guards import is_no_op
+from .guards import is_no_op, shown_again
 from .prompts import PLAN_CHOICE
 from .schemas import Decision, Plan, PlanStep
 
@@ -111,9 +112,10 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     avoid = set(state.get("avoid") or [])
     if context.switches.loop_guard:
         avoid |= {c for c, (n, _) in tried_here(state, session.run).items() if n >= 2}
-    if context.switches.object_memory:  # what changes nothing is played once in a situation (nodes/guards.py)
+    if context.switches.object_memory:  # what changes nothing is played once (nodes/guards.no_op_again)
         family = episode_family(state)
         avoid |= {c for c in tried_here(state, session.run) if is_no_op(c, family)}
+        avoid |= {c for c in played_before(session.run) if shown_again(c)}
     admissible = [c for c in offered_commands(state, context) if c not in avoid] or offered_commands(state, context)
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []

@@ -209,6 +209,11 @@ def recent_history(state: Mapping[str, Any], run: RunDir, length: int | None) ->
 DONE_HERE_SHOWN = 8  # commands listed under DONE HERE, the latest
 
 
+def played_before(run: RunDir) -> set[str]:
+    """Every command the run has played so far."""
+    return {command for record in run.steps() if (command := record.get("action"))}
+
+
 def tried_here(state: Mapping[str, Any], run: RunDir) -> dict[str, tuple[int, str]]:
     """Commands already played from where the agent is now (the same place, inventory and score: in a game
     that answers the same way to the same command, the same situation), with how often and the first line

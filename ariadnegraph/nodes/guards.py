@@ -25,7 +25,7 @@ from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore,
 from ..memory import WorldMemory
 from ..vocabulary import SAFE_COMMANDS
 from . import finding
-from .common import episode_family, explore_moves, needed_item, tried_here
+from .common import episode_family, explore_moves, needed_item, played_before, tried_here
 
 
 class Reason(StrEnum):
@@ -104,7 +104,12 @@ class Situation:
 def is_no_op(command: str, family: GameFamily) -> bool:
     """A command that changes nothing in the world: look, inventory, or showing a thing again (examine, read)."""
     words = " ".join(command.lower().split())
-    return words in SAFE_COMMANDS or words.startswith(tuple(f"{verb} " for verb in NO_OP_VERBS))
+    return words in SAFE_COMMANDS or shown_again(words)
+
+
+def shown_again(command: str) -> bool:
+    """A command that shows a thing (examine, read): its answer does not depend on where it is asked."""
+    return " ".join(command.lower().split()).startswith(tuple(f"{verb} " for verb in NO_OP_VERBS))
 
 
 # -- the guards that play something else --------------------------------------------------------------------------
@@ -196,11 +201,14 @@ def repeated(s: Situation) -> Decision | None:
 
 
 def no_op_again(s: Situation) -> Decision | None:
-    """A command that changes nothing, played from this situation already (``object_memory``: what it showed is in
-    memory): at most once in the same situation."""
+    """A command that changes nothing, played already (``object_memory``: what it showed is in memory): look and
+    inventory at most once in the same situation, showing a thing again (examine, read) at most once in the episode
+    (its answer is the same wherever it is asked: the 1.5B model examined a shelf, an oven, a BBQ and a table in
+    turn, a third of its steps)."""
     if not s.preset.object_memory or s.command is None or not is_no_op(s.command, s.family):
         return None
-    if s.times_here(s.command) < 1:
+    again = shown_again(s.command) and s.command in played_before(s.session.run)
+    if s.times_here(s.command) < 1 and not again:
         return None
     return Decision(
         Reason.NO_OP_AGAIN,

@@ -638,3 +638,27 @@ def test_arigraph_outdated_detection_sees_every_fact_touching_the_new_triplets_e
     calls = len(model.calls)
     retriever_module.relation_retriever({**state, "step": 3}, runtime(preset="ariadne_full"), session)
     assert len(model.calls) == calls + 1
+
+
+def test_ariadne_shows_a_thing_again_at_most_once_an_episode_and_looks_once_a_situation(monkeypatch, tmp_path):
+    """With object memory, what changes nothing is not played again: 'examine X' once an episode (its answer is the
+    same wherever it is asked: the 1.5B model spent a third of its steps examining furniture), 'look' once a situation."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "cooking:1", "context": {"model": "scripted"}})
+    for step, (action, where) in enumerate([(None, "Pantry"), ("examine shelf", "Pantry"), ("go south", "Kitchen")]):
+        run.append_step({"step": step, "action": action, "observation": f"-= {where} =-", "score": 0, "trail": str(step),
+                         "location": where, "inventory": []})
+    session = fake_session(WorldMemory(), run=run)
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "cooking:1", "location": "Kitchen", "inventory": [], "score": 0.0,
+             "admissible": ["examine shelf", "look", "go north"], "plan": [{"action": "examine shelf", "expected": ""}]}
+    again = actor_module.actor(state, ariadne, session)
+    assert again["command"] is None and again["decided"]["actor"][0]["reason"] == "no-op again"
+    look = actor_module.actor({**state, "plan": [{"action": "look", "expected": ""}]}, ariadne, session)
+    assert look["command"] == "look"  # not yet played in this situation
+    forgetful = runtime(preset="ariadne", switch_overrides={"object_memory": False})
+    assert actor_module.actor(state, forgetful, session)["command"] == "examine shelf"  # without object memory: played
