@@ -35,13 +35,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.presets import parse_switches
-from ariadnegraph.evals.attribution import attribution, model_and_code
+from ariadnegraph.evals.attribution import MODEL, UNKNOWN, attribution, model_and_code
 from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.evals.suites import normalised
 from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
@@ -206,7 +206,10 @@ def measure(run: Path) -> dict[str, Any]:
             "issues": {k: v for k, v in counts.items() if k not in OUTCOMES},
         }
     diagnosis = run_diagnosis(run.parent, run.name).totals
-    chosen = attribution(RunDir.open(run.parent, run.name).steps())
+    played = list(RunDir.open(run.parent, run.name).steps())
+    chosen = attribution(played)
+    if chosen and set(chosen) == {UNKNOWN}:  # recorded before the attribution (the "before" rows): read its records
+        chosen = Counter(legacy_chooser(step) for step in played if step.get("action"))
     by_model, by_code = model_and_code(chosen)
     # the best score reached: a game a wrong command ends (TWX's Simon says, cooking with the wrong appliance) ends
     # on a score lower than what the episode had reached; TALES compares the best, normalised by the maximum
@@ -235,6 +238,31 @@ def measure(run: Path) -> dict[str, Any]:
         "uncached_at_20": uncached_20 / window_steps if window_steps else None,
         "roles": roles,
     }
+
+
+# How the actor of landed main before issue 36 recorded a command (its "how"), as who chose it: the model's plan
+# step grounded or its choice among the valid commands; a route expanded or an exit explored by code; the way
+# forward once the replans were used up ("fallback"). A grounded step whose plan reason is the planner's
+# "followed in code" was a list read, followed by code. Only for runs that carry no `by` of their own.
+LEGACY_HOW = {
+    "grounded": MODEL,
+    "model": MODEL,
+    "choice": MODEL,
+    "expanded": "route",
+    "explore": "route",
+    "fallback": "way forward",
+}
+LEGACY_LIST_REASON = "followed in code"
+
+
+def legacy_chooser(step: dict[str, Any]) -> str:
+    """Who chose a step's command in a run recorded before `by` existed (the "before" rows of issue 36)."""
+    records = (step.get("decided") or {}).get("actor") or []
+    played = [r for r in (records if isinstance(records, list) else [records]) if r.get("played")]
+    how = LEGACY_HOW.get(str(played[-1].get("how")), UNKNOWN) if played else UNKNOWN
+    if how == MODEL and str(step.get("reason") or "").startswith(LEGACY_LIST_REASON):
+        return "list"
+    return how
 
 
 def run_id_of(key: str) -> str:
