@@ -369,6 +369,21 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{replies} | {failures} ({100 * failures / max(replies, 1):.1f}%) | {fallbacks} "
             f"({100 * fallbacks / max(replies, 1):.1f}%) |"
         )
+    lines += [
+        "",
+        "| model | preset | level | episodes | won | mean best/max | commands by model | by code |",
+        "|" + "---|" * 8,
+    ]
+    levels: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:  # a level is what a game spec names before its seed ("cooking:3@36301": cooking:3)
+        levels[(row["model"], row["preset"], row["game"].partition("@")[0])].append(row["metrics"])
+    for (model, preset, level), metrics in levels.items():
+        best = [m["best_normalised"] for m in metrics if m["best_normalised"] is not None]
+        lines.append(
+            f"| {model} | {preset} | {level} | {len(metrics)} | {sum(m['won'] for m in metrics)} | "
+            f"{fmt(sum(best) / len(best) if best else None, 2)} | {sum(m.get('by_model', 0) for m in metrics)} | "
+            f"{sum(m.get('by_code', 0) for m in metrics)} |"
+        )
     return "\n".join(lines)
 
 
@@ -389,6 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-level", type=int, default=0, help="the first N games of each level (stma sets)")
     parser.add_argument("--max-steps", type=int, default=None, help="default: the set's budget, else 50")
     parser.add_argument("--out", default="benchmark-results/real_model")
+    parser.add_argument(
+        "--played-only", action="store_true", help="the tables of the episodes already played under --out; play none"
+    )
     args = parser.parse_args(argv)
     if args.dev:
         args.games = list(DEV)
@@ -422,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
                         key in done
                     ):  # measured again from its run: the figures follow this script, not the one that played
                         rows.append({**done[key], "metrics": measure(out / "runs" / run_id)})
+                        continue
+                    if args.played_only:
                         continue
                     spec, options = game_options(game)
                     name, *changes = preset.split("+")  # an ablation row: "ariadne+object_memory=false"

@@ -25,3 +25,21 @@ def test_a_run_recorded_before_attribution_is_read_from_its_actor_records():
     assert real_model.legacy_chooser(step("explore")) == "route"
     assert real_model.legacy_chooser(step("sent back", played=None)) == "unknown"
     assert real_model.legacy_chooser({"action": "look"}) == "unknown"
+
+
+def test_the_tables_count_per_level_what_the_model_chose_and_what_code_played():
+    def row(game: str, won: bool, by_model: int, by_code: int) -> dict:
+        metrics = {
+            "won": won, "score": 1.0, "max_score": 1.0, "steps": by_model + by_code, "best_normalised": 1.0 if won else 0.5,
+            "by_model": by_model, "by_code": by_code, "chosen_by": {"model": by_model, "list": by_code},
+            "seconds_per_step": 1.0, "calls_per_step": 1.0, "prompt_per_step": 1.0, "cached_per_step": 0.0,
+            "completion_per_step": 1.0, "uncached_at_20": None, "roles": {}, "diagnostics": {},
+        }  # fmt: skip
+        return {"model": "m", "preset": "ariadne", "game": game, "metrics": metrics}
+
+    text = real_model.table(
+        [row("cooking:3@1", True, 4, 6), row("cooking:3@2", False, 10, 40), row("cooking:4@1", False, 0, 50)]
+    )
+    assert "| m | ariadne | cooking:3 | 2 | 1 | 0.75 | 14 | 46 |" in text
+    assert "| m | ariadne | cooking:4 | 1 | 0 | 0.50 | 0 | 50 |" in text
+    assert "| 6 (list 6) |" in text  # per episode: how many commands code played, and which code
