@@ -90,8 +90,17 @@ DEV = (
 # (the first 4 seeds of a level now, all 8 once it runs fast enough); AriGraph's games at their budgets; TALES's
 # 16 TextWorldExpress settings at test index 0; DAVIS's six ablation tasks (section 4.3, by name: its "6-1" is
 # ScienceWorld's 6-2), three test variations each drawn by random.Random(36).sample from each task's test list.
+# A held-out game that showed a flaw moves to dev; the next seed of its level takes its place.
+SHOWED_A_FLAW = ("cooking:3@36301",)  # the recipe said grill, the model roasted: the rules now know the recipe's way
+
+
+def stma_held_out(level: int, games: int = 8) -> list[str]:
+    seeds = (f"cooking:{level}@36{level}{i:02d}" for i in range(1, 100))
+    return [game for game in seeds if game not in SHOWED_A_FLAW][:games]
+
+
 HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
-    "stma": (50, tuple(f"cooking:{level}@36{level}{i:02d}" for level in (1, 2, 3, 4) for i in range(1, 9))),
+    "stma": (50, tuple(game for level in (1, 2, 3, 4) for game in stma_held_out(level))),
     "arigraph": (0, ("arigraph:hunt", "arigraph:hunt_hard", "arigraph:cook_hard", "arigraph:clean")),
     "twx": (
         100,
@@ -135,7 +144,10 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
 }
 # Issue 36's design work: other seeds and games, the TWX dev split, ScienceWorld dev variations.
 DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
-    "stma": (50, tuple(f"cooking:{level}@37{level}{i:02d}" for level in (1, 2, 3, 4) for i in range(1, 5))),
+    "stma": (
+        50,
+        tuple(f"cooking:{level}@37{level}{i:02d}" for level in (1, 2, 3, 4) for i in range(1, 5)) + SHOWED_A_FLAW,
+    ),
     "arigraph": (150, ("treasure:2@3701", "treasure:3@3702")),
     "twx": (100, ("twx:cookingworld@0/dev", "twx:coincollector@0/dev", "twx:mapreader@0/dev")),
     "scienceworld": (80, ("scienceworld:melt#0/dev", "scienceworld:find-living-thing#0/dev")),

@@ -258,7 +258,7 @@ def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[st
         valid = [command for command in valid if command.strip().lower() not in read]
     if not preset.rules_shield or not state.get("env"):
         return valid
-    return episode_family(state).allowed(valid, state.get("inventory"))
+    return episode_family(state).allowed(valid, state.get("inventory"), state.get("readings") or [])
 
 
 def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[dict[str, str]] | None:

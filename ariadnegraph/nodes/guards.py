@@ -182,7 +182,7 @@ def ruin(s: Situation) -> str | None:
     """Why the command breaks the game family's rules for good (``rules_shield``), else None."""
     if not (s.preset.rules_shield and s.command and s.state.get("env")):
         return None
-    return s.family.ruinous(s.command, s.state.get("inventory"))
+    return s.family.ruinous(s.command, s.state.get("inventory"), s.state.get("readings") or [])
 
 
 def repeated(s: Situation) -> Decision | None:

@@ -66,7 +66,7 @@ def test_a_family_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
             def covers(self, prefix, rest):
                 return prefix == "treasure" and rest == "99"
 
-            def ruinous(self, command, inventory):
+            def ruinous(self, command, inventory, readings=()):
                 return "the trap closes" if command == "pull red lever" else None
 
             def perceive(self, seen):
@@ -103,6 +103,24 @@ def test_what_the_cooking_rules_rule_out(spec, command, inventory, ruled_out):
         assert reason is None
     else:
         assert ruled_out in reason
+
+
+RECIPE = "examine cookbook:\nIngredients:\nbanana\nred hot pepper\n\nDirections:\nroast the banana\ndice the red hot pepper\ngrill the red hot pepper\nprepare meal"
+
+
+@pytest.mark.parametrize("command, ruled_out", [
+    ("cook red hot pepper with oven", "with the bbq"),  # a held-out game was lost so: grilled, it said, not roasted
+    ("cook red hot pepper with stove", "with the bbq"),
+    ("cook red hot pepper with BBQ", None),
+    ("cook banana with oven", None),
+    ("cook banana with bbq", "with the oven"),
+    ("cook red hot pepper in toaster", None),  # an appliance the rules do not know (TextWorldExpress grills there)
+    ("cook carrot with oven", None),  # not in what was read
+])
+def test_cooking_an_ingredient_otherwise_than_the_recipe_read_says_is_ruled_out(command, ruled_out):
+    reason = family_of("cooking:3").ruinous(command, ["red hot pepper", "banana"], [RECIPE])
+    assert reason is None if ruled_out is None else ruled_out in reason
+    assert family_of("cooking:3").ruinous(command, ["red hot pepper", "banana"]) is None  # nothing read: not known
 
 
 def test_the_shield_keeps_every_other_command():

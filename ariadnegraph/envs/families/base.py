@@ -108,14 +108,17 @@ class GameFamily:
         return None
 
     # -- rules: what ruins the game for good ---------------------------------------------------------------------
-    def ruinous(self, command: str, inventory: Iterable[str] | None) -> str | None:
-        """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient), else None."""
+    def ruinous(self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = ()) -> str | None:
+        """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient), else None.
+        ``readings``: the texts the agent read (a recipe), as TEXTS READ keeps them."""
         return None
 
-    def allowed(self, commands: Sequence[str], inventory: Iterable[str] | None) -> list[str]:
+    def allowed(
+        self, commands: Sequence[str], inventory: Iterable[str] | None, readings: Sequence[str] = ()
+    ) -> list[str]:
         """``commands`` without the ruinous ones."""
         held = list(inventory or [])
-        return [c for c in commands if self.ruinous(c, held) is None]
+        return [c for c in commands if self.ruinous(c, held, readings) is None]
 
     # -- instructions and commands -------------------------------------------------------------------------------
     def phrasings(self, item: str) -> list[str]:

@@ -5,7 +5,7 @@ by the same rules and imports them)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from . import parse_textworld, prompts
 from .base import GameFamily, Observed, Sighting, Triplet
@@ -22,15 +22,27 @@ APPLIANCES = {"fried": "stove", "roasted": "oven", "grilled": "bbq"}  # where ea
 COOKING_STATES = frozenset({RAW, *CUT_STATES, *COOK_STATES, BURNED, "burnt"})
 MEAL = "meal"
 
-_COOK = re.compile(r"^cook (?:the )?(.+?) (?:with|in|on) .+$")
+_COOK = re.compile(r"^cook (?:the )?(.+?) (?:with|in|on) (?:the )?(.+)$")
 _EAT = re.compile(r"^eat (?:the )?(.+)$")
 _DIRECTION = re.compile(r"^(fry|roast|grill) (?:the )?(.+)$")
 # A cooking direction names the way to cook; the command names the appliance (the brief's "fry on the stove", ...)
 _APPLIANCE_OF = {verb: APPLIANCES[state] for verb, state in COOK_VERBS.items()}
 
 
-def ruins_a_meal(command: str, inventory: Iterable[str] | None) -> str | None:
-    """Eating anything but the meal loses a cooking game; cooking an ingredient the inventory shows cooked burns it."""
+def recipe_appliances(readings: Iterable[str]) -> dict[str, str]:
+    """What each ingredient is cooked with, by the directions of the texts read ("grill the red hot pepper": bbq)."""
+    found: dict[str, str] = {}
+    for text in readings:
+        for line in text.lower().splitlines():
+            direction = _DIRECTION.match(" ".join(line.split()))
+            if direction:
+                found[direction.group(2)] = _APPLIANCE_OF[direction.group(1)]
+    return found
+
+
+def ruins_a_meal(command: str, inventory: Iterable[str] | None, readings: Iterable[str] = ()) -> str | None:
+    """Eating anything but the meal loses a cooking game; cooking an ingredient the inventory shows cooked burns it;
+    cooking it with another appliance than the recipe read says loses the game (it was roasted, not grilled)."""
     words = " ".join((command or "").lower().split())
     eaten = _EAT.match(words)
     if eaten and eaten.group(1) != MEAL:
@@ -41,6 +53,10 @@ def ruins_a_meal(command: str, inventory: Iterable[str] | None) -> str | None:
         held = [" ".join(str(i).lower().split()) for i in inventory or []]
         if any(h.endswith(item) and h.split()[0] in (*COOK_STATES, BURNED, "burnt") for h in held if h != item):
             return f"the {item} is cooked already: cooking it again burns it"
+        # only an appliance these rules know (TextWorldExpress grills in a toaster: not one of them)
+        wanted, used = recipe_appliances(readings).get(item), cooked.group(2)
+        if wanted and used in _APPLIANCE_OF.values() and used != wanted:
+            return f"the recipe cooks the {item} with the {wanted}, and any other way loses the game"
     return None
 
 
@@ -97,8 +113,8 @@ class CookingRules(GameFamily):
     verbs = GameFamily.verbs | set(CUT_VERBS) | set(COOK_VERBS) | {"prepare"}
     state_groups = (frozenset({RAW, *COOK_STATES, BURNED, "cooked"}), frozenset({"uncut", *CUT_STATES}))
 
-    def ruinous(self, command: str, inventory: Iterable[str] | None) -> str | None:
-        return ruins_a_meal(command, inventory)
+    def ruinous(self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = ()) -> str | None:
+        return ruins_a_meal(command, inventory, readings)
 
     def phrasings(self, item: str) -> list[str]:
         return cooking_phrasings(item)
