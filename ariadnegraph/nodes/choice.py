@@ -110,13 +110,15 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     commands."""
     # not offered: what was sent back this step, and what was played twice already from here and changed nothing
     avoid = set(state.get("avoid") or [])
+    tried = tried_here(state, session.run)
     if context.switches.loop_guard:
-        avoid |= {c for c, (n, _) in tried_here(state, session.run).items() if n >= 2}
+        avoid |= {c for c, (n, _) in tried.items() if n >= 2}
     if context.switches.object_memory:  # what changes nothing is played once (nodes/guards.no_op_again)
         family = episode_family(state)
-        avoid |= {c for c in tried_here(state, session.run) if is_no_op(c, family)}
+        avoid |= {c for c in tried if is_no_op(c, family)}
         avoid |= {c for c in played_before(session.run) if shown_again(c)}
-    admissible = [c for c in offered_commands(state, context) if c not in avoid] or offered_commands(state, context)
+    offered = offered_commands(state, context)
+    admissible = [c for c in offered if c not in avoid] or offered
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
     if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):

@@ -4,6 +4,7 @@ by the same rules and imports them)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -29,7 +30,8 @@ _DIRECTION = re.compile(r"^(fry|roast|grill) (?:the )?(.+)$")
 _APPLIANCE_OF = {verb: APPLIANCES[state] for verb, state in COOK_VERBS.items()}
 
 
-def recipe_appliances(readings: Iterable[str]) -> dict[str, str]:
+@functools.lru_cache(maxsize=8)  # the shield asks once per valid command, with the same texts read
+def recipe_appliances(readings: tuple[str, ...]) -> dict[str, str]:
     """What each ingredient is cooked with, by the directions of the texts read ("grill the red hot pepper": bbq)."""
     found: dict[str, str] = {}
     for text in readings:
@@ -54,7 +56,7 @@ def ruins_a_meal(command: str, inventory: Iterable[str] | None, readings: Iterab
         if any(h.endswith(item) and h.split()[0] in (*COOK_STATES, BURNED, "burnt") for h in held if h != item):
             return f"the {item} is cooked already: cooking it again burns it"
         # only an appliance these rules know (TextWorldExpress grills in a toaster: not one of them)
-        wanted, used = recipe_appliances(readings).get(item), cooked.group(2)
+        wanted, used = recipe_appliances(tuple(readings)).get(item), cooked.group(2)
         if wanted and used in _APPLIANCE_OF.values() and used != wanted:
             return f"the recipe cooks the {item} with the {wanted}, and any other way loses the game"
     return None
