@@ -27,6 +27,7 @@ FULL_HISTORY = "EPISODE SO FAR"  # every step since the start: it only grows, so
 HISTORY = "RECENT HISTORY"  # the last few steps: the window slides every step
 KNOWN_FACTS = "KNOWN FACTS"
 MEMORY = "MEMORY"
+RECALLED = "WHAT MEMORY RECALLS"  # the ask graph: the steps, episodes and facts a question points at
 EPISODES = "RELEVANT EPISODES"
 LOCATION = "LOCATION"
 INVENTORY = "INVENTORY"

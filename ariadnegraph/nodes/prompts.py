@@ -189,8 +189,10 @@ asks, choose one that changes nothing, such as 'look', rather than one that does
 Reply with JSON only, for example:
 {{"reasoning": "the counter holds the knife", "action": "take knife from counter"}}"""
 
-ASK = """You answer questions about what happened in an episode of a text environment, using only the memory
-tools. Look things up, then answer in one or two sentences. If memory does not hold the answer, say it is
+ASK = """You answer questions about what happened in an episode of a text environment, using only your memory
+of it. What memory recalls for the question comes first (each step: its number, your command, where you were,
+what you carried, what changed, what the game said). Answer from it, or look up more with the memory tools if
+it does not settle the question. Answer in one or two sentences. If memory does not hold the answer, say it is
 not known."""
 
 FINAL_ANSWER = (

@@ -62,6 +62,7 @@ from ..models.tool_json import (
 )
 from ..models.usage import Usage
 from ..prompting import QUESTION, render_sections
+from ..tools.kg_recall import recall
 from ..tools.kg_tools import KG_TOOLS, TOOL_NAMES, KGReader, call_kg_tool
 from .common import (
     ask_structured,
@@ -90,16 +91,27 @@ class QAState(TypedDict, total=False):
     replies: Annotated[dict[str, dict[str, int]], add_usage]
 
 
-def prepare(state: QAState) -> dict[str, Any]:
-    """Turn a bare question into the conversation (the agent passes its own messages instead)."""
-    if state.get("messages"):
-        return {"turns": 0}
-    if not state.get("question"):
-        raise ValueError("ask needs a question")
-    return {
-        "turns": 0,
-        "messages": [SystemMessage(content=ASK), HumanMessage(content=render_sections({QUESTION: state["question"]}))],
-    }
+KGSource = Callable[[QAState, Runtime[AgentContext]], KGReader]  # the memory a monologue's tools read
+
+
+def prepare_node(kg_of: KGSource) -> Callable[..., dict[str, Any]]:
+    """The first node: a bare question (the ask graph) becomes the conversation, with what memory recalls for it
+    (:func:`~ariadnegraph.tools.kg_recall.recall`), which counts as the first lookup: the model may answer from it at
+    once. The agent's monologue passes its own messages instead, and must look something up first."""
+
+    def prepare(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        if state.get("messages"):
+            return {"turns": 0}
+        if not state.get("question"):
+            raise ValueError("ask needs a question")
+        recalled = recall(state["question"], kg_of(state, runtime))
+        body = render_sections({p.RECALLED: recalled or p.NONE, QUESTION: state["question"]})
+        return {
+            "turns": 1 if recalled else 0,
+            "messages": [SystemMessage(content=ASK), HumanMessage(content=body)],
+        }
+
+    return prepare
 
 
 def _with_tools_text(messages: Sequence[BaseMessage], tools: list) -> list[BaseMessage]:
@@ -224,9 +236,6 @@ def _turn_budget(state: QAState, context: AgentContext) -> int:
     return context.switches.qa_turns
 
 
-KGSource = Callable[[QAState, Runtime[AgentContext]], KGReader]  # the memory a monologue's tools read
-
-
 def tools_node(kg_of: KGSource) -> Callable[..., dict[str, Any]]:
     """The tools node: answers each tool call of the last reply over the memory ``kg_of`` hands it."""
 
@@ -259,7 +268,7 @@ def build_monologue(
         builder.add_edge("check", "prepare")
     else:
         builder.add_edge(START, "prepare")
-    builder.add_node("prepare", prepare)
+    builder.add_node("prepare", prepare_node(kg_of))
     builder.add_node("think", think)
     builder.add_node("tools", tools_node(kg_of))
     builder.add_edge("prepare", "think")

@@ -4,31 +4,10 @@ it was, and where to search. Driven by recorded TextWorld observations (tests/fi
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from ariadnegraph.memory import WorldMemory
 from ariadnegraph.memory import objects as om
 from ariadnegraph.nodes import finding
-from ariadnegraph.nodes.memory_update import perceived, place_facts
 from ariadnegraph.tools.kg_tools import KGReader, where_is
-
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "observations" / "textworld_cooking.json"
-
-
-def remembered(upto: int | None = None) -> WorldMemory:
-    """The recorded cooking:3 steps (0 pantry, 1 door opened, 2 kitchen, 10 fridge opened, 11 cheese taken) into a
-    memory, as memory_update writes them under object_memory."""
-    data = json.loads(FIXTURE.read_text())
-    memory = WorldMemory()
-    for s in data["steps"]:
-        if upto is not None and s["step"] > upto:
-            break
-        state = {"env": data["env"], "observation": s["observation"], "last_action": s["action"],
-                 "admissible": s["valid"], "location": s["location"], "inventory": s["inventory"]}
-        facts, ended = perceived(memory, state)
-        memory.observe(s["step"], s["observation"], [*place_facts(memory, state, env_map=True), *facts], ended, action=s["action"])
-    return memory
+from tests.recorded import remembered_cooking as remembered
 
 
 def test_a_thing_seen_in_a_container_at_k_and_taken_at_j_as_the_kg_holds_it_at_k_and_at_j():

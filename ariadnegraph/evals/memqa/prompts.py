@@ -31,8 +31,8 @@ Use only the transcript; do not guess from what usually happens in such games.
 
 {ANSWER_RULES}"""
 
-MEMORY_RULES = f"""Look the answer up in your memory of the episode with the tools (facts hold from
-one step until another; step 0 is the start, before any command).
+MEMORY_RULES = f"""Answer from what your memory of the episode recalls, or look up more with the tools
+(facts hold from one step until another; step 0 is the start, before any command).
 {ANSWER_RULES}"""
 
 PARAPHRASE = """Rewrite the question below so it reads differently while asking exactly the same

@@ -1,0 +1,105 @@
+"""What memory recalls for a question before any lookup (the ``ask`` graph's first turn).
+
+AriGraph answers from what its retrieval brings back for the question; a small model asked to find the same
+things by writing tool calls finds little (it repeats one lookup, or asks for the current state when the
+question is about step 12). So the steps a question names are read here, in code, from the temporal KG: each
+step's command, where memory held the player and what it held carried then, what changed, and the start of
+the game's text; then the episodes and facts nearest the question in meaning, and the timelines of the names it
+quotes. The model answers from these lines, or looks up more with the tools. Everything is read through the
+question's :class:`KGReader`, so nothing recorded after its ``as_of`` step is recalled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .. import prompting as p
+from ..memory import Fact, objects, order_by_time, spatial
+from .kg_tools import KGReader
+
+STEPS_RECALLED = 12  # steps a question's range brings back (a longer range: its first ones, the tools page on)
+OBSERVATION_CHARS = 160  # the start of a recalled step's text: what the game answered
+NAMED_STEP_CHARS = 600  # the text of a step named alone, which a question about "the observation" needs whole
+SIMILAR_EPISODES = 3
+FACTS_RECALLED = 8
+TIMELINE_LINES = 8
+
+# "step 12", "steps 26 to 30", "steps 41-45", "step 3 and step 4"
+_STEP_RANGE = re.compile(r"\bsteps?\s+(\d+)(?:\s*(?:-|–|to|through|and)\s*(?:step\s+)?(\d+))?", re.IGNORECASE)
+_QUOTED = re.compile(r"'([^']{2,60})'|\"([^\"]{2,60})\"")
+
+
+def steps_named(question: str) -> list[int]:
+    """The steps a question names, in order, each single step with the one before it (a question about what
+    came before or after step k needs k-1 and k), a range whole up to ``STEPS_RECALLED`` steps."""
+    steps: list[int] = []
+    for match in _STEP_RANGE.finditer(question):
+        first = int(match.group(1))
+        last = int(match.group(2)) if match.group(2) else first
+        first, last = min(first, last), max(first, last)
+        wanted = range(max(first - 1, 0), min(last, first + STEPS_RECALLED - 1) + 1)
+        steps += [k for k in wanted if k not in steps]
+    return steps
+
+
+def quoted_names(question: str) -> list[str]:
+    return [a or b for a, b in _QUOTED.findall(question)]
+
+
+def held_at(history: Sequence[Fact], step: int) -> tuple[str | None, list[str]]:
+    """Where memory held the player at ``step`` and what it held carried then."""
+    held = [f for f in history if f.held_at(step)]
+    rooms = [f for f in held if f.subject_key == spatial.PLAYER and f.relation in ("in", "at")]
+    room = max(rooms, key=lambda f: (f.valid_from, f.id)).object if rooms else None
+    carried = sorted(f.subject for f in held if f.relation in objects.PLACEMENTS and f.object_key == objects.INVENTORY)
+    return room, carried
+
+
+def step_recall(kg: KGReader, history: Sequence[Fact], step: int, text_chars: int) -> str | None:
+    """One step as memory holds it, on one line; None when memory holds no episode of it."""
+    episode = kg.episode(step)
+    if episode is None:
+        return None
+    room, carried = held_at(history, step)
+    parts = [p.memory_step_line(step, episode.action)]
+    if room:
+        parts.append(f"you were in {room}")
+    parts.append(f"carrying: {', '.join(carried) or 'nothing'}")
+    began = [p.fact_line(f.subject, f.relation, f.object) for f in history if f.valid_from == step]
+    ended = [p.fact_line(f.subject, f.relation, f.object) for f in history if f.valid_to == step]
+    if began:
+        parts.append("became true: " + "; ".join(began[:6]))
+    if ended:
+        parts.append("stopped being true: " + "; ".join(ended[:6]))
+    text = " ".join(episode.text.split())
+    parts.append(f"game: {text[:text_chars]}{'...' if len(text) > text_chars else ''}")
+    return " | ".join(parts)
+
+
+def recall(question: str, kg: KGReader) -> list[str]:
+    """The lines memory brings back for ``question``: the steps it names, then the nearest episodes and facts,
+    then the timelines of the names it quotes. [] when memory holds nothing."""
+    history = kg.history()
+    named = [k for k in steps_named(question) if k <= kg.now]
+    single = len(named) <= 2  # one step named (with the one before it): its text whole
+    lines = [
+        line
+        for k in named
+        if (line := step_recall(kg, history, k, NAMED_STEP_CHARS if single else OBSERVATION_CHARS)) is not None
+    ]
+    shown = set(named)
+    for episode in kg.similar_episodes(question, k=SIMILAR_EPISODES):
+        if episode.step not in shown:
+            line = step_recall(kg, history, episode.step, OBSERVATION_CHARS)
+            if line is not None:
+                lines.append(line)
+                shown.add(episode.step)
+    lines += [fact.describe() for fact in order_by_time(kg.semantic_search(question))[:FACTS_RECALLED]]
+    for name in quoted_names(question):
+        facts = kg.timeline(name)
+        # the player's visits to a place named first: "before first leaving 'garden'" is about them
+        visits = [f for f in facts if f.subject_key == spatial.PLAYER]
+        others = [f for f in facts if f.subject_key != spatial.PLAYER]
+        lines += [f"{name}: {fact.describe()}" for fact in (visits + others[-TIMELINE_LINES:])[: 2 * TIMELINE_LINES]]
+    return list(dict.fromkeys(lines))

@@ -1,0 +1,80 @@
+"""What memory recalls for a question before any lookup (tools/kg_recall.py), and the ask graph answering from it:
+the steps a question names as memory held them (command, place, what was carried, what changed, the game's text),
+never anything recorded after the question's ``as_of`` step."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.nodes import common
+from ariadnegraph.nodes import world_model_qa as qa
+from ariadnegraph.prompting import RECALLED
+from ariadnegraph.tools.kg_recall import recall, steps_named
+from ariadnegraph.tools.kg_tools import KGReader
+from tests.fakes import QueuedChatModel
+from tests.recorded import remembered_cooking
+
+
+@pytest.mark.parametrize(
+    ("question", "steps"),
+    [
+        ("At step 18, what action did you execute?", [17, 18]),
+        ("From steps 26 to 30, how many times did you move south?", [25, 26, 27, 28, 29, 30]),
+        ("Which location did you stay in longest (within steps 41-45)?", [40, 41, 42, 43, 44, 45]),
+        ("What happened at step 0?", [0]),
+        ("From steps 5 to 100, where were you?", list(range(4, 17))),  # a long range: its first steps
+        ("Where is the knife?", []),
+    ],
+)
+def test_the_steps_a_question_names(question, steps):
+    assert steps_named(question) == steps
+
+
+def test_a_named_step_is_recalled_with_where_the_player_was_and_what_was_carried():
+    memory = remembered_cooking()
+    lines = recall("After performing the action at step 10, what are all the items you carry?", KGReader(memory, 11))
+    step_10 = next(line for line in lines if line.startswith("step 10 > open fridge"))
+    assert "you were in Kitchen" in step_10
+    assert "carrying: knife, pork chop, tomato" in step_10
+    assert "became true:" in step_10 and "block of cheese, in, fridge" in step_10
+    assert "revealing a block of cheese" in step_10  # the game's text
+
+
+def test_nothing_recorded_after_the_asked_step_is_recalled():
+    memory = remembered_cooking()
+    question = "What did you do at step 11 with the 'block of cheese'?"
+    before = "\n".join(recall(question, KGReader(memory, 10)))
+    assert "take block of cheese" not in before and "block of cheese, in, inventory" not in before
+    after = "\n".join(recall(question, KGReader(memory, 11)))
+    assert "step 11 > take block of cheese from fridge" in after
+    assert "block of cheese: block of cheese, in, inventory" in after  # the quoted name's timeline
+
+
+def test_the_ask_graph_shows_the_recall_and_takes_an_answer_from_it_at_once(monkeypatch):
+    memory = remembered_cooking()
+    model = QueuedChatModel(replies=[AIMessage(content='{"answer": "knife, pork chop, tomato"}')])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    graph = qa.build_monologue(lambda state, runtime: KGReader(memory, state.get("as_of"))).compile()
+    question = "After performing the action at step 10, what are all the items you carry?"
+    result = graph.invoke({"question": question, "as_of": 11, "run_id": "r"}, context=AgentContext(tool_calling="json"))
+    assert result["answer"] == "knife, pork chop, tomato"
+    (call,) = model.calls  # answered from the recall: no lookup turn
+    asked = call["messages"][1].content
+    assert RECALLED in asked and "carrying: knife, pork chop, tomato" in asked
+
+
+def test_with_nothing_recalled_the_first_turn_must_look_something_up(monkeypatch):
+    from ariadnegraph.memory import WorldMemory
+
+    model = QueuedChatModel(replies=[AIMessage(content='{"tool": "where_to_search"}'), AIMessage(content='{"answer": "not known"}')])
+    formats = []
+    original = model.bind
+    monkeypatch.setattr(type(model), "bind", lambda self, **kwargs: formats.append(kwargs.get("response_format")) or original(**kwargs))
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    graph = qa.build_monologue(lambda state, runtime: KGReader(WorldMemory(), None)).compile()
+    result = graph.invoke({"question": "Where is the knife?", "run_id": "r"}, context=AgentContext(tool_calling="json"))
+    assert result["answer"] == "not known" and len(model.calls) == 2
+    allowed = [[alt["required"][0] for alt in f["json_schema"]["schema"]["anyOf"]] for f in formats]
+    assert "answer" not in allowed[0] and "answer" in allowed[1]
