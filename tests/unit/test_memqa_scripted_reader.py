@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from langchain_core.messages import AIMessage
+
 from ariadnegraph.evals.memqa.answerers import TranscriptAnswerer, agent_turns
 from ariadnegraph.evals.memqa.episodes import load_episode
 from ariadnegraph.evals.memqa.generate import generate
@@ -137,3 +139,23 @@ def test_a_transcript_the_model_refuses_is_a_wrong_answer_not_the_end(tmp_path: 
     assert all(reply.startswith(answerers.REFUSED) and "context size" in reply for reply in replies)
     assert not any(score(i.answer, answerers.extract_answer(r), i.answer_type) for i, r in zip(items, replies))
     assert any(i.answer == "not answerable" for i in items)  # false premises are among them, and score 0 too
+
+
+def test_a_transcript_longer_than_a_local_models_context_is_refused_before_it_is_sent(tmp_path: Path, monkeypatch) -> None:
+    """A local server shares one KV pool between its slots and would read a transcript longer than the model's
+    context for many minutes: the answerer counts it with the server's tokenizer and refuses it (scored 0)."""
+    from ariadnegraph.evals.memqa import answerers
+    from ariadnegraph.models import local
+
+    sent = []
+    monkeypatch.setattr(answerers, "load_chat_model", lambda *a, **k: "model")
+    monkeypatch.setattr(answerers, "invoke_model", lambda model, messages: sent.append(messages) or AIMessage(content="3"))
+    write_run(tmp_path, "hand", memory=True)
+    item = generate(load_episode(tmp_path, "hand"), per_type=2, seed=5)[0]
+    history = answerers.make_answerer("full-history", tmp_path, "hand", "local:qwen2.5-coder-1.5b")
+    context = local.get_model("qwen2.5-coder-1.5b").context
+    monkeypatch.setattr(local, "local_token_count", lambda name, text: context)
+    reply = history(item)
+    assert reply.startswith(answerers.REFUSED) and f"over the model's context of {context}" in reply and not sent
+    monkeypatch.setattr(local, "local_token_count", lambda name, text: context // 2)
+    assert history(item) == "3" and len(sent) == 1

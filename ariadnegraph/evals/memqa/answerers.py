@@ -20,7 +20,7 @@ from typing import Any
 import openai
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from ...models import invoke_model, load_chat_model
+from ...models import LOCAL_PREFIX, invoke_model, is_local, load_chat_model
 from ...prompting import QUESTION, TRANSCRIPT, render_sections
 from ...runs import RunDir
 from .generate import IN_CONTEXT_TURNS, QAItem
@@ -73,6 +73,7 @@ ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that
 ANSWERER_SLOTS = {"in-context": 0, "full-history": 1}
 ANSWER_TIMEOUT = 900.0  # seconds: the first question reads the whole transcript
 REFUSED = "(no answer: the model refused the request)"  # what a refused request is recorded as (scores 0)
+CHAT_TEMPLATE_TOKENS = 32  # the role markers a chat template wraps two messages in
 
 
 class TranscriptAnswerer:
@@ -87,6 +88,10 @@ class TranscriptAnswerer:
         self.model = load_chat_model(
             model, base_url=base_url, max_tokens=ANSWER_TOKENS, slot=ANSWERER_SLOTS.get(name), timeout=ANSWER_TIMEOUT
         )
+        # A local model's context window, which a transcript must fit with its answer: its server shares one KV
+        # pool between slots and would read a longer prompt than the model is given (for many minutes); a
+        # provider refuses one itself (BadRequestError below).
+        self.local_name = model[len(LOCAL_PREFIX) :] if is_local(model) else None
 
     def prompt(self, item: QAItem) -> list:
         shown = [t for t in self.turns if t["step"] <= item.horizon]
@@ -95,9 +100,24 @@ class TranscriptAnswerer:
         body = render_sections({TRANSCRIPT: render_transcript(shown), QUESTION: item.question})
         return [SystemMessage(content=TRANSCRIPT_SYSTEM), HumanMessage(content=body)]
 
+    def over_context(self, prompt: list) -> str | None:
+        """Why a local model cannot read ``prompt`` (longer than its context with the answer), else None."""
+        if self.local_name is None:
+            return None
+        from ...models.local import get_model, local_token_count
+
+        context = get_model(self.local_name).context
+        tokens = local_token_count(self.local_name, "\n".join(str(m.content) for m in prompt)) + CHAT_TEMPLATE_TOKENS
+        if tokens + ANSWER_TOKENS <= context:
+            return None
+        return f"the transcript is {tokens} tokens, over the model's context of {context} with its answer"
+
     def __call__(self, item: QAItem) -> str:
+        prompt = self.prompt(item)
+        if (too_long := self.over_context(prompt)) is not None:
+            return f"{REFUSED}: {too_long}"
         try:
-            reply = invoke_model(self.model, self.prompt(item))
+            reply = invoke_model(self.model, prompt)
         except openai.BadRequestError as exc:
             # A transcript longer than the model's context is refused: a failure of this answerer, scored
             # as a wrong answer, not the end of the evaluation (every valid command is listed per turn).

@@ -13,6 +13,7 @@ __all__ = [
     "UnknownModel",
     "get_model",
     "local_base_url",
+    "local_token_count",
     "stop_owned_servers",
 ]
 
@@ -20,3 +21,8 @@ __all__ = [
 def local_base_url(name: str) -> str:
     """The OpenAI-compatible URL of a running server of local model ``name`` (started if needed)."""
     return ensure_server(get_model(name)).url
+
+
+def local_token_count(name: str, text: str) -> int:
+    """How many tokens local model ``name`` reads ``text`` as (its server started if needed)."""
+    return ensure_server(get_model(name)).count_tokens(text)

@@ -71,6 +71,16 @@ class LocalServer:
         except (urllib.error.URLError, OSError, ValueError):
             return False
 
+    def count_tokens(self, text: str) -> int:
+        """How many tokens the model reads ``text`` as (the server's own tokenizer)."""
+        request = urllib.request.Request(
+            f"http://{HOST}:{self.port}/tokenize",
+            data=json.dumps({"content": text}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60.0) as response:
+            return len(json.load(response)["tokens"])
+
     def stop(self) -> None:
         """Stop the server if this process started it; a reused one is left to its owner."""
         if self.process is None:
