@@ -92,8 +92,9 @@ DEV = (
 # ScienceWorld's 6-2), three test variations each drawn by random.Random(36).sample from each task's test list.
 # A held-out game that showed a flaw moves to dev; the next seed of its level takes its place.
 # cooking:3@36301 (the recipe said grill, the model roasted) and cooking:4@36401 (fry; the model grilled), both lost
-# for it: the rules now know the recipe's way (36401 was read after that change; it moves all the same)
-SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401")
+# for it: the rules now know the recipe's way (36401 was read after that change; it moves all the same);
+# cooking:3@36305 (the model grilled a sliced grilled apple again: the rule read only the name's first word)
+SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 
 
 def stma_held_out(level: int, games: int = 8) -> list[str]:

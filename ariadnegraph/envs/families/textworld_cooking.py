@@ -53,7 +53,8 @@ def ruins_a_meal(command: str, inventory: Iterable[str] | None, readings: Iterab
     if cooked:
         item = cooked.group(1)
         held = [" ".join(str(i).lower().split()) for i in inventory or []]
-        if any(h.endswith(item) and h.split()[0] in (*COOK_STATES, BURNED, "burnt") for h in held if h != item):
+        # any word before the name: "sliced grilled red apple" is cooked (cut first, then grilled)
+        if any(set(h[: -len(item)].split()) & {*COOK_STATES, BURNED, "burnt"} for h in held if h.endswith(f" {item}")):
             return f"the {item} is cooked already: cooking it again burns it"
         # only an appliance these rules know (TextWorldExpress grills in a toaster: not one of them)
         wanted, used = recipe_appliances(tuple(readings)).get(item), cooked.group(2)
