@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
+from .config import DEFAULT_MODEL
 
 MODEL_HELP = (
     "'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see "
@@ -131,7 +132,7 @@ def _games_fetch(args: argparse.Namespace) -> int:
 
 def _models_list(args: argparse.Namespace) -> int:
     from .models.local import MODELS
-    from .models.local.engine import engine_binary
+    from .models.local.engine import engine_label
     from .models.local.weights import weights_state
 
     rows = [(m.name, f"{m.size / 1e6:,.0f} MB", weights_state(m), m.title, m.source, m.sha256) for m in MODELS.values()]
@@ -139,8 +140,7 @@ def _models_list(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-    engine = engine_binary()
-    print(f"\nllama-server: {engine if engine else 'not built (ariadne models build-engine)'}")
+    print(f"\nengine: {engine_label()}")
     return 0
 
 
@@ -213,6 +213,33 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
     )
 
 
+def _pull_on_first_use(spec: str) -> None:
+    """A local model's weights, pulled now if this machine has none, with a progress bar on stderr."""
+    from .models.local import LocalModelError, pull_on_first_use
+
+    name = spec.partition(":")[2]
+    redraw = sys.stderr.isatty()  # a terminal: the bar redraws on one line
+    drawn = False
+
+    def show(line: str) -> None:
+        nonlocal drawn
+        bar = line.startswith("[") and redraw
+        if drawn and not bar:
+            print(file=sys.stderr)  # below the bar
+        print(f"{chr(13) if bar else ''}{name}: {line}", end="" if bar else "\n", file=sys.stderr, flush=True)
+        drawn = bar
+
+    try:
+        pull_on_first_use(spec, progress=show)
+    except LocalModelError as exc:
+        raise CliError(
+            f"{name} is not on this machine and could not be pulled: {exc} (`--model scripted` plays with no download)"
+        ) from None
+    finally:
+        if drawn:
+            print(file=sys.stderr)
+
+
 def _play(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
@@ -233,13 +260,14 @@ def _play(args: argparse.Namespace) -> int:
     if args.carry_memory and args.trials < 2:
         raise CliError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
     context = AgentContext(
-        model=args.model,
+        **({"model": args.model} if args.model else {}),  # none named: the context's default
         preset=args.preset,
         run_dir=args.run_dir,
         base_url=args.base_url,
         switch_overrides=parse_switches(args.set),
         memory_from=args.memory_from,
     )
+    _pull_on_first_use(context.model)  # before the run writes anything
     show = (lambda r: _print_summary(r, args.json, args.run_dir)) if args.trials > 1 else None
     with view or nullcontext():
         results = play_trials(
@@ -804,7 +832,7 @@ def _add_models(commands: Any) -> None:
     pull.add_argument("name", help="a local model's name (see `ariadne models list`)")
     pull.set_defaults(func=_models_pull)
     build = models_commands.add_parser(
-        "build-engine", help="build llama-server from the llama-cpp-python sources (once per machine)"
+        "build-engine", help="build llama-server from the llama-cpp-python sources (where no engine wheel installs)"
     )
     build.add_argument("--jobs", type=POSITIVE, default=None, help="parallel compile jobs (default: all cores)")
     build.add_argument("--force", action="store_true", help="build again even if it is built")
@@ -841,7 +869,11 @@ def _add_play(commands: Any) -> None:
         metavar="PRESET",
         help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)",
     )
-    play.add_argument("--model", default="scripted", help=MODEL_HELP)
+    play.add_argument(
+        "--model",
+        default=None,
+        help=f"{MODEL_HELP} (default: $ARIADNE_MODEL, else {DEFAULT_MODEL}, pulled from the registry on first use)",
+    )
     play.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
     _api_key_option(play)
     play.add_argument(

@@ -14,6 +14,9 @@ os.environ.setdefault("LANGSMITH_TRACING", "false")
 # preset plays ariadne_full here. The default preset, ariadne, turns most model roles off; its own tests
 # name it and clear this (tests/integration/test_ariadne.py).
 os.environ.setdefault("ARIADNE_PRESET", "ariadne_full")
+# A run that names no model plays with the default local model (pulled on first use); the tests play with the
+# scripted double unless they name a model (tests/integration/test_real_model.py; the default's own test clears it).
+os.environ.setdefault("ARIADNE_MODEL", "scripted")
 
 
 @pytest.fixture(scope="session", autouse=True)

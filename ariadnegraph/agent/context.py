@@ -31,7 +31,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..config import DEFAULT_RUN_DIR, RUN_DIR_ENV
 from ..config import run_dir as run_dir_setting
-from ..models import is_local
+from ..models import DEFAULT_MODEL, is_local
 from .presets import PRESETS, Preset, PresetName, check_switches, get_preset, parse_switches
 
 ToolCalling = Literal["auto", "native", "json"]
@@ -123,9 +123,9 @@ SHADOWED_SWITCHES = (
 @dataclass(kw_only=True)
 class AgentContext:
     model: str = _setting(
-        "Default chat model: 'scripted' (offline), 'local:NAME' (ariadne models list) or 'provider:model', "
-        "e.g. 'openai:gpt-4o-mini'.",
-        "scripted",
+        "Default chat model: 'local:NAME' (ariadne models list; pulled on first use), 'provider:model', e.g. "
+        "'openai:gpt-4o-mini', or 'scripted' (the offline rule-based test double, not a language model).",
+        DEFAULT_MODEL,
     )
     base_url: str | None = _setting(
         "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp); its key is "

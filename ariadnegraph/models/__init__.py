@@ -3,7 +3,16 @@ replies with repair, re-ask and fallback (:mod:`.structured`), tool calls for mo
 ones (:mod:`.tool_json`), token accounting (:mod:`.usage`) and local models served by llama.cpp
 (:mod:`.local`)."""
 
-from .chat import LOCAL_PREFIX, MalformedReply, ModelSpecError, invoke_model, is_local, load_chat_model, model_label
+from ..config import DEFAULT_MODEL
+from .chat import (
+    LOCAL_PREFIX,
+    MalformedReply,
+    ModelSpecError,
+    invoke_model,
+    is_local,
+    load_chat_model,
+    model_label,
+)
 from .structured import (
     FALLBACK,
     OUTCOMES,
@@ -19,6 +28,7 @@ from .usage import Usage, estimate_tokens, usage_of
 
 __all__ = [
     "FALLBACK",
+    "DEFAULT_MODEL",
     "LOCAL_PREFIX",
     "OUTCOMES",
     "PARSED",

