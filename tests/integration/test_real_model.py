@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from ariadnegraph.config import local_models_dir
@@ -153,8 +154,10 @@ def test_the_engine_holds_a_reply_to_a_json_schema_and_counts_cached_tokens(loca
 
     try:
         first, again = ask(), ask()
+        listening = [c.laddr for c in psutil.Process(server.pid).net_connections("inet") if c.status == psutil.CONN_LISTEN]
     finally:
         stop_owned_servers()
+    assert listening and all(address.ip == "127.0.0.1" for address in listening)  # loopback only
     for reply in (first, again):
         assert json.loads(reply["choices"][0]["message"]["content"])["command"] in commands
     assert first["usage"]["prompt_tokens_details"]["cached_tokens"] == 0

