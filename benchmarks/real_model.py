@@ -20,8 +20,8 @@ arigraph:hunt, and four of TALES's TextWorldExpress settings at its test seed in
 
 Episodes are saved under ``--out`` (run directories and ``episodes.jsonl``); a rerun with the same
 ``--out`` skips finished ones and resumes a killed one, so a killed benchmark continues where it stopped.
-It needs the weights and the server:
-``ariadne models pull qwen2.5-coder-1.5b && ariadne models build-engine``.
+The weights are pulled on first use (``ariadne models pull NAME`` ahead of time); the engine comes with the
+install (``ariadne models list`` names it).
 
     python benchmarks/real_model.py [--models qwen2.5-coder-1.5b] [--presets ariadne react full_history]
                                     [--dev | --games cooking:1@5101 twx:mapreader@0/dev ...] [--max-steps 50] [--out

@@ -38,7 +38,7 @@ def test_every_option_has_help_and_shows_its_default():
 def test_the_shown_default_is_the_real_one():
     play = dict(commands(build_parser()))["ariadne play"]
     text = " ".join(play.format_help().split())
-    assert "ends (default: 50)" in text and "(default: scripted)" in text
+    assert "ends (default: 50)" in text and "(default: $ARIADNE_MODEL, else local:qwen2.5-coder-1.5b, pulled" in text
     assert "$ARIADNE_RUN_DIR, else ./runs" in text
 
 
