@@ -215,7 +215,8 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
 
 def _pull_on_first_use(spec: str) -> None:
     """A local model's weights, pulled now if this machine has none, with a progress bar on stderr."""
-    from .models.local import LocalModelError, pull_on_first_use
+    from .models.chat import pull_on_first_use
+    from .models.local import LocalModelError
 
     name = spec.partition(":")[2]
     redraw = sys.stderr.isatty()  # a terminal: the bar redraws on one line

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -72,6 +72,19 @@ def invoke_model(runnable: Any, messages: Sequence[BaseMessage], *, retries: int
 
 def is_local(spec: str | None) -> bool:
     return bool(spec) and (spec or "").strip().startswith(LOCAL_PREFIX)
+
+
+def pull_on_first_use(spec: str, progress: Callable[[str], None] = lambda _: None) -> None:
+    """Pull a ``local:NAME`` model's weights if this machine has none (nothing for any other spec). Damaged ones
+    are left for the server to refuse in one line: a pull over them is the user's call (``ariadne models pull``)."""
+    if not is_local(spec):
+        return
+    from .local import get_model
+    from .local.weights import pull, weights_state
+
+    model = get_model(spec[len(LOCAL_PREFIX) :])
+    if weights_state(model) == "no":
+        pull(model, progress=progress)
 
 
 def test_doubles() -> dict[str, Any]:
