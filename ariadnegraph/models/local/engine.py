@@ -125,12 +125,12 @@ def engine_label() -> str:
     if os.environ.get("ARIADNE_LLAMA_SERVER"):
         return f"llama-server at {os.environ['ARIADNE_LLAMA_SERVER']}"
     if chosen_engine() == "wheel":
-        from importlib.metadata import version
+        from importlib.metadata import version as installed_version
 
-        return f"{WHEEL} {version(WHEEL)} (wheel)" if wheel_installed() else f"{WHEEL} (not installed)"
+        return f"{WHEEL} {installed_version(WHEEL)} (wheel)" if wheel_installed() else f"{WHEEL} (not installed)"
     binary = engine_binary()
-    version = ENGINE_SOURCE.split("==")[1]
-    return f"llama-server of llama-cpp-python {version} (built: {binary})" if binary else "llama-server (not built)"
+    source = ENGINE_SOURCE.split("==")[1]
+    return f"llama-server of llama-cpp-python {source} (built: {binary})" if binary else "llama-server (not built)"
 
 
 def _run(command: list[str], log: Path, what: str, cwd: Path | None = None) -> None:
