@@ -74,17 +74,18 @@ def is_local(spec: str | None) -> bool:
     return bool(spec) and (spec or "").strip().startswith(LOCAL_PREFIX)
 
 
-def pull_on_first_use(spec: str, progress: Callable[[str], None] = lambda _: None) -> None:
-    """Pull a ``local:NAME`` model's weights if this machine has none (nothing for any other spec). Damaged ones
-    are left for the server to refuse in one line: a pull over them is the user's call (``ariadne models pull``)."""
-    if not is_local(spec):
-        return
-    from .local import get_model
-    from .local.weights import pull, weights_state
+def local_name(spec: str | None) -> str | None:
+    """The local model a ``local:NAME`` spec names (None for any other spec)."""
+    return (spec or "").strip()[len(LOCAL_PREFIX) :] if is_local(spec) else None
 
-    model = get_model(spec[len(LOCAL_PREFIX) :])
-    if weights_state(model) == "no":
-        pull(model, progress=progress)
+
+def pull_on_first_use(spec: str, progress: Callable[[str], None] = lambda _: None) -> None:
+    """Pull a ``local:NAME`` model's weights if this machine has none (nothing for any other spec)."""
+    if (name := local_name(spec)) is not None:
+        from .local import get_model
+        from .local.weights import pull_if_missing
+
+        pull_if_missing(get_model(name), progress)
 
 
 def test_doubles() -> dict[str, Any]:
@@ -126,7 +127,7 @@ def load_chat_model(
     if is_local(spec):
         from .local import local_base_url
 
-        name = spec[len(LOCAL_PREFIX) :]
+        name = local_name(spec) or ""
         return _load(
             f"openai:{name}",
             base_url=local_base_url(name),

@@ -20,7 +20,8 @@ from typing import Any
 import openai
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from ...models import LOCAL_PREFIX, invoke_model, is_local, load_chat_model
+from ...models import invoke_model, load_chat_model
+from ...models.chat import local_name
 from ...prompting import QUESTION, TRANSCRIPT, render_sections
 from ...runs import RunDir
 from .generate import IN_CONTEXT_TURNS, QAItem
@@ -91,7 +92,7 @@ class TranscriptAnswerer:
         # A local model's context window, which a transcript must fit with its answer: its server shares one KV
         # pool between slots and would read a longer prompt than the model is given (for many minutes); a
         # provider refuses one itself (BadRequestError below).
-        self.local_name = model[len(LOCAL_PREFIX) :] if is_local(model) else None
+        self.local_name = local_name(model)
 
     def prompt(self, item: QAItem) -> list:
         shown = [t for t in self.turns if t["step"] <= item.horizon]

@@ -36,7 +36,7 @@ from pathlib import Path
 from ...config import local_models_dir
 from .catalogue import LocalModel, LocalModelError
 from .engine import engine_command
-from .weights import pid_alive, pull, weights_path, weights_refusal, weights_state
+from .weights import pid_alive, pull_if_missing, weights_path, weights_refusal
 
 HOST = "127.0.0.1"
 SLOTS = 8  # one per node that calls a model (nodes.common.MODEL_NODES); other callers share them
@@ -252,8 +252,8 @@ def ensure_server(model: LocalModel) -> LocalServer:
         with _start_lock(model):
             server = running_server(model)
             if server is None:
-                if weights_state(model) == "no":  # first use (eval workers, the LangGraph server): pulled now
-                    pull(model, progress=lambda line: print(f"{model.name}: {line}", file=sys.stderr, flush=True))
+                # first use (eval workers, the LangGraph server): pulled now
+                pull_if_missing(model, lambda line: print(f"{model.name}: {line}", file=sys.stderr, flush=True))
                 server = start_server(model)
         _KNOWN[model.name] = server
         return server

