@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from .. import prompting as p
 from ..memory import Fact, objects, order_by_time, spatial
-from .kg_tools import KGReader
+from .kg_tools import KGReader, changes_by_step
 
 STEPS_RECALLED = 12  # steps a question's range brings back (a longer range: its first ones, the tools page on)
 OBSERVATION_CHARS = 160  # the start of a recalled step's text: what the game answered
@@ -66,8 +66,9 @@ def step_recall(kg: KGReader, history: Sequence[Fact], step: int, text_chars: in
     if room:
         parts.append(f"you were in {room}")
     parts.append(f"carrying: {', '.join(carried) or 'nothing'}")
-    began = [p.fact_line(f.subject, f.relation, f.object) for f in history if f.valid_from == step]
-    ended = [p.fact_line(f.subject, f.relation, f.object) for f in history if f.valid_to == step]
+    became, stopped = changes_by_step(history, step, step)
+    began = [p.fact_line(f.subject, f.relation, f.object) for f in became.get(step, [])]
+    ended = [p.fact_line(f.subject, f.relation, f.object) for f in stopped.get(step, [])]
     if began:
         parts.append("became true: " + "; ".join(began[:6]))
     if ended:

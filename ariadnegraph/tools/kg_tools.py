@@ -174,6 +174,21 @@ def search_episodes(kg: KG, query: str) -> str:
     return "\n".join(p.episode_line(e.step, " ".join(e.text.split())[:300]) for e in hits)
 
 
+FactsByStep = dict[int, list[Fact]]
+
+
+def changes_by_step(history: Iterable[Fact], first: int, last: int) -> tuple[FactsByStep, FactsByStep]:
+    """The facts that became true and those that stopped being true at each step from ``first`` to ``last``."""
+    began: FactsByStep = {}
+    ended: FactsByStep = {}
+    for f in history:
+        if first <= f.valid_from <= last:
+            began.setdefault(f.valid_from, []).append(f)
+        if f.valid_to is not None and first <= f.valid_to <= last:
+            ended.setdefault(f.valid_to, []).append(f)
+    return began, ended
+
+
 @tool
 def step_changes(kg: KG, first: int, last: int) -> str:
     """What the knowledge graph recorded at each step from `first` to `last` (at most 50 per call):
@@ -182,13 +197,7 @@ def step_changes(kg: KG, first: int, last: int) -> str:
     if not episodes:
         return f"no steps recorded from {first} to {last}"
     shown, rest = [e.step for e in episodes[:MAX_STEPS]], [e.step for e in episodes[MAX_STEPS:]]
-    began: dict[int, list[Fact]] = {}
-    ended: dict[int, list[Fact]] = {}
-    for f in kg.history():
-        if shown[0] <= f.valid_from <= shown[-1]:
-            began.setdefault(f.valid_from, []).append(f)
-        if f.valid_to is not None and shown[0] <= f.valid_to <= shown[-1]:
-            ended.setdefault(f.valid_to, []).append(f)
+    began, ended = changes_by_step(kg.history(), shown[0], shown[-1])
     lines = []
     for episode in episodes[:MAX_STEPS]:
         t = episode.step
