@@ -80,8 +80,14 @@ def where_section(state: AgentState, context: AgentContext, session: Session) ->
     if item is None:
         return None
     location = state.get("location")
-    found = finding.needs(item, episode_family(state), session.memory, location)
-    return finding.where_lines(found, finding.leads(session.memory, location), session.memory, location) or None
+    family, valid = episode_family(state), list(state.get("admissible") or [])
+    found = finding.needs(item, family, session.memory, location)
+    searches = finding.leads(session.memory, location)
+
+    def playable(command: str) -> bool:
+        return not valid or family.ground(command, valid) is not None
+
+    return finding.where_lines(found, searches, session.memory, location, playable) or None
 
 
 LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]": what a small model copies along

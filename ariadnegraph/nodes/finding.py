@@ -10,7 +10,7 @@ plays its first command, so code walks the same frontier the planner was shown.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,9 +90,14 @@ def leads(memory: WorldMemory, location: str | None) -> list[om.Lead]:
 
 
 def where_lines(
-    found: Sequence[Need], searches: Sequence[om.Lead], memory: WorldMemory, location: str | None
+    found: Sequence[Need],
+    searches: Sequence[om.Lead],
+    memory: WorldMemory,
+    location: str | None,
+    playable: Callable[[str], bool] = lambda command: True,
 ) -> list[str]:
-    """The WHERE section: each thing the next step needs, where memory has it and what gets it (prompting's lines)."""
+    """The WHERE section: each thing the next step needs, where memory has it and what gets it (prompting's lines).
+    ``playable``: whether a search here is a valid command now (TWX's coin collector keeps its containers shut)."""
     lines, unseen = [], []
     for need in found:
         if need.held:
@@ -109,7 +114,7 @@ def where_lines(
     if unseen:  # what was never seen: where to search, here first (the commands as written), then elsewhere
         lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None)))
         here = memory.key(location) if location else None
-        near = [lead.command for lead in searches if lead.room == here][:LEADS_SHOWN]
+        near = [lead.command for lead in searches if lead.room == here and playable(lead.command)][:LEADS_SHOWN]
         far = [lead for lead in searches if lead.room != here][: LEADS_SHOWN - len(near) or 1]
         if near:
             lines.append(p.search_here_line(near))

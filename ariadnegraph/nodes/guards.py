@@ -5,7 +5,8 @@ They are the ``ariadne`` preset's heuristics for a small model, each behind its 
 ``strict_grounding``, ``rules_shield``, ``loop_guard``, ``stall_steps``, ``object_memory``): the general actor
 (nodes/actor.py) grounds a step and asks :func:`guard` first. While the step has replans left, a step that should
 not be played goes back to the planner; once they are used up, the way forward plays instead: what the next step
-needs from memory (nodes/finding.py), else an exit not taken, else what changes nothing, else a way out.
+needs from memory (nodes/finding.py), else an exit not taken, a way out, a thing here to take or open, else what
+changes nothing.
 """
 
 from __future__ import annotations
@@ -264,7 +265,7 @@ def way_forward(s: Situation) -> tuple[str, str]:
     """What to play when the planner keeps coming back to a step that should not be played: what the next step needs
     from memory, else the nearest place not searched yet (a container never opened, a closed door, an exit not
     taken: ``object_memory``), an exit not taken yet from here, the first move of 'explore', a way out not taken yet
-    from this situation, else what changes nothing; with why."""
+    from this situation, a thing here not taken or opened yet, else what changes nothing; with why."""
     if found := needed_move(s):
         return found
     if s.preset.object_memory and (
@@ -279,7 +280,18 @@ def way_forward(s: Situation) -> tuple[str, str]:
     ways_out = [c for c in s.admissible if direction_of_command(c) and c not in s.tried]
     if ways_out:
         return ways_out[0], "a way out not taken from here"
+    if reach := untried_reach(s):
+        return reach, "a thing here not taken or opened yet"
     return safe_command(s.admissible), "nothing else to do"
+
+
+def untried_reach(s: Situation) -> str | None:
+    """A valid command that takes or opens a thing here, not played from this situation and not against the family's
+    rules: before a look that changes nothing (a coin lying in the room, with no exit left, is taken)."""
+    verbs = tuple(f"{verb} " for verb in (*TAKING_VERBS, "open"))
+    reach = [c for c in s.admissible if c.lower().startswith(verbs) and c not in s.tried]
+    allowed = s.family.allowed(reach, s.state.get("inventory"), s.state.get("readings") or [])
+    return allowed[0] if allowed else None
 
 
 def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | None:

@@ -423,6 +423,28 @@ def test_ariadne_does_not_play_a_third_time_what_changed_nothing_when_the_replan
     assert actor_module.actor({**state, "replans": 0}, ariadne, session)["command"] is None  # a replan left: the planner hears why
 
 
+def test_the_way_forward_takes_the_thing_here_before_a_look_that_changes_nothing(monkeypatch):
+    """TWX coincollector (dev): the coin lay in a kitchen with no exit left; the planner wrote 'go south' (not valid)
+    every step, and with its replans used up the way forward played 'look around' 90 times, 'nothing else to do'."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried = {"look around": (9, "You are in the kitchen. There is also a coin.")}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "twx:coincollector", "inventory": [], "admissible": ["inventory", "look around", "take coin"],
+             "plan": [{"action": "go south", "expected": ""}], "replans": ariadne.context.switches.max_replans}
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    assert update["command"] == "take coin", update["decided"]
+    assert update["decided"]["actor"][0]["why"] == "a thing here not taken or opened yet"
+    tried["take coin"] = (1, "You take the coin.")  # taken once here already: nothing is left to take
+    again = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    assert again["command"] == "look around", again["decided"]
+
+
 def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_command_does_the_item(monkeypatch, tmp_path):
 
     from ariadnegraph.runs import RunDir

@@ -153,6 +153,16 @@ def test_a_step_that_says_where_its_thing_is_names_both():
     assert family_of("twx:mapreader").things_named("take the coin that is located in the cubicle") == ["coin", "cubicle"]
 
 
+def test_a_goal_sentence_names_what_its_verb_acts_on_not_its_preface():
+    """TWX coincollector's goal was asked of memory whole ("your task is to search environment and find coin: not seen
+    yet") while the coin lay in the room: WHERE told the planner to search elsewhere."""
+    coins = family_of("twx:coincollector")
+    assert coins.things_named("Your task is to search the environment and find the coin") == ["coin"]
+    assert coins.things_named("Once you find the coin") == ["coin"]
+    assert coins.things_named("take it") == []  # named by the step before
+    assert family_of("cooking:1").things_named("red hot pepper") == ["red hot pepper"]  # no verb: a thing to have
+
+
 def test_the_cooking_family_reads_enjoy_your_meal_as_eat_meal_and_no_other_does():
     valid = ["eat meal", "drop meal"]
     assert family_of("cooking:1").command_for_item("enjoy your meal", valid) == "eat meal"

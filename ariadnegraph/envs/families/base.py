@@ -18,6 +18,7 @@ from typing import ClassVar
 from .. import text
 
 Triplet = tuple[str, str, str]
+PRONOUNS = frozenset({"it", "them", "this", "that", "one"})  # a thing an instruction names by the step before
 _HELD_IN = re.compile(r"^(?P<thing>.+?)\s+(?:that is\s+)?(?:located\s+)?(?:in|on|inside|from)\s+(?P<holder>.+)$")
 
 
@@ -132,13 +133,24 @@ class GameFamily:
     def things_named(self, item: str) -> list[str]:
         """The things an instruction read names, the tools it needs after them: what memory is asked where to find.
         "slice the carrot" names the carrot; an item that is a thing to have ("carrot") names itself."""
-        words = text.command_words(item, self.ignored_words)
+        words = self._acted_on(text.command_words(item, self.ignored_words))
         verb = text.verb_of(words, self.synonyms)
         instruction = verb is not None and len(words) > 1 and (verb in self.verbs or words[0] in self.verbs)
         thing = " ".join(words[1:] if instruction else words)
+        if thing in PRONOUNS:  # "take it": the thing was named by the step before
+            return [*self.tools_needed(item)]
         # "the recipe in the cookbook", "the coin that is located in the shower": the thing, and where it is said to be
         thing, holder = held_in(thing)
         return [t for t in dict.fromkeys([thing, holder, *self.tools_needed(item)]) if t]
+
+    def _acted_on(self, words: tuple[str, ...]) -> tuple[str, ...]:
+        """An instruction's words from its first verb: a goal's sentence often opens with a preface ("your task is to
+        search the environment and find the coin": "find coin"); words with no verb, or one first, are kept."""
+        if not words or words[0] in self.verbs or text.verb_of(words, self.synonyms) in self.verbs:
+            return words
+        later = (i for i, word in enumerate(words[:-1]) if i and self.synonyms.get(word, word) in self.verbs)
+        first = next(later, None)
+        return words[first:] if first is not None else words
 
     def places_named(self, item: str) -> list[str]:
         """The room an instruction must be done in, when the family's rules name one ("prepare meal": the kitchen)."""
