@@ -22,6 +22,7 @@ from ..agent.presets import Preset
 from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.families import GameFamily
+from ..envs.families.base import held_in
 from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore, safe_command, take_first
 from ..memory import WorldMemory
 from ..vocabulary import SAFE_COMMANDS
@@ -263,11 +264,14 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
 
 def way_forward(s: Situation) -> tuple[str, str]:
     """What to play when the planner keeps coming back to a step that should not be played: what the next step needs
-    from memory, else the nearest place not searched yet (a container never opened, a closed door, an exit not
-    taken: ``object_memory``), an exit not taken yet from here, the first move of 'explore', a way out not taken yet
-    from this situation, a thing here not taken or opened yet, else what changes nothing; with why."""
+    from memory, else a lock whose key is held or a key lying here, else the nearest place not searched yet (a
+    container never opened, a closed door, an exit not taken: ``object_memory``), an exit not taken yet from here,
+    the first move of 'explore', a way out not taken yet from this situation, a thing here not taken or opened yet,
+    else what changes nothing (once in a situation: then the way out taken least); with why."""
     if found := needed_move(s):
         return found
+    if lock := unlocking(s):
+        return lock
     if s.preset.object_memory and (
         search := finding.search_move(finding.leads(s.memory, s.state.get("location")), s.memory, s.state, s.family)
     ):
@@ -282,7 +286,25 @@ def way_forward(s: Situation) -> tuple[str, str]:
         return ways_out[0], "a way out not taken from here"
     if reach := untried_reach(s):
         return reach, "a thing here not taken or opened yet"
-    return safe_command(s.admissible), "nothing else to do"
+    safe = safe_command(s.admissible)
+    moves = sorted((c for c in s.admissible if direction_of_command(c)), key=s.times_here)
+    if s.times_here(safe) and moves:  # what changes nothing is played once in a situation: a move changes it
+        return moves[0], "the way out taken least from here"
+    return safe, "nothing else to do"
+
+
+def unlocking(s: Situation) -> tuple[str, str] | None:
+    """A lock and its key (the family's keys): a valid 'unlock' not played from here, else a key lying here."""
+    unlock = [c for c in s.admissible if c.lower().startswith("unlock ") and c not in s.tried]
+    if unlock:
+        return unlock[0], "a lock whose key is held"
+    taking = tuple(f"{verb} " for verb in TAKING_VERBS)
+    keys = [
+        c
+        for c in s.admissible
+        if c.lower().startswith(taking) and c not in s.tried and s.family.opens_locks(held_in(c.split(" ", 1)[1])[0])
+    ]
+    return (keys[0], "a key lying here: locks need it") if keys else None
 
 
 def untried_reach(s: Situation) -> str | None:

@@ -10,6 +10,7 @@ from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.presets import PRESETS, switch_values
 from ariadnegraph.agent.readers import MemoryView
+from ariadnegraph.envs.families import family_of
 from ariadnegraph.graphs import agent
 from ariadnegraph.models import call_structured
 from ariadnegraph.nodes import common
@@ -443,6 +444,38 @@ def test_the_way_forward_takes_the_thing_here_before_a_look_that_changes_nothing
     tried["take coin"] = (1, "You take the coin.")  # taken once here already: nothing is left to take
     again = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
     assert again["command"] == "look around", again["decided"]
+
+
+def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_one_situation(monkeypatch):
+    """AriGraph's hunt (first played at b11d5d1, since a dev game): Key 1 lay in the first room and the planner
+    examined lockers; the way forward walked on without it; later, with every way out taken, it played 'look'
+    ten times in one room."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried = {"examine Golden locker": (1, "The Golden locker looks strong, and impossible to break.")}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    ariadne = runtime(preset="ariadne")
+    room_a = {**STATE, "env": "arigraph:hunt", "inventory": [], "location": "Room A",
+              "admissible": ["examine Golden locker", "examine Key 1", "go west", "inventory", "look", "take Key 1"],
+              "plan": [{"action": "examine Golden locker", "expected": ""}], "replans": ariadne.context.switches.max_replans}
+    assert actor_module.actor(room_a, ariadne, fake_session(WorldMemory()))["command"] == "take Key 1"
+    held = {**room_a, "location": "Room G", "inventory": ["Key 1"],
+            "admissible": ["examine White locker", "go north", "look", "unlock White locker with Key 1"],
+            "plan": [{"action": "examine White locker", "expected": ""}]}
+    tried["examine White locker"] = (1, "The White locker is locked.")
+    assert actor_module.actor(held, ariadne, fake_session(WorldMemory()))["command"] == "unlock White locker with Key 1"
+    # nothing left here but a look played already and ways out taken: the way out taken least, not a second look
+    tried.update({"unlock White locker with Key 1": (1, "You unlock it."), "look": (1, "-= Room G =-"), "go north": (2, "")})
+    cornered = {**held, "admissible": ["examine White locker", "go north", "go south", "look"]}
+    tried["go south"] = (1, "")
+    update = actor_module.actor(cornered, ariadne, fake_session(WorldMemory()))
+    assert update["command"] == "go south", update["decided"]
+    assert family_of("treasure:1").opens_locks("Golden key")
+    assert not family_of("scienceworld:melt").opens_locks("Golden key")  # a family with no keys of its own
 
 
 def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_command_does_the_item(monkeypatch, tmp_path):

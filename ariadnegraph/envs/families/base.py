@@ -152,6 +152,10 @@ class GameFamily:
         first = next(later, None)
         return words[first:] if first is not None else words
 
+    def opens_locks(self, thing: str) -> bool:
+        """Whether a thing is a key of the family's locks, worth taking wherever it lies (TextWorld's keys)."""
+        return False
+
     def places_named(self, item: str) -> list[str]:
         """The room an instruction must be done in, when the family's rules name one ("prepare meal": the kitchen)."""
         return []

@@ -14,6 +14,10 @@ class TextWorld(GameFamily):
     def covers(self, prefix: str, rest: str) -> bool:
         return prefix in ("treasure", "coin", "file", "arigraph")  # (cooking ones are claimed first: the registry)
 
+    def opens_locks(self, thing: str) -> bool:
+        """A key: "Key 1", "Golden key", "keycard" (the treasure hunts lock their lockers and doors)."""
+        return any(word.startswith("key") for word in thing.lower().split())
+
     def perceive(self, seen: Observed) -> Sighting:
         return parse_textworld.sighting(seen)
 
