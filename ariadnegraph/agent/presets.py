@@ -27,7 +27,7 @@ class Preset:
     summarizer: bool = True  # a belief kept by a model call every step (STMA §4.1)
     knowledge_graph: bool = True  # relation retriever: triplets into the temporal KG every step
     retrieval: Retrieval = "arigraph"  # what the retriever fetches for the planner
-    search_depth: int = 2  # AriGraph semantic search: depth d ...
+    search_depth: int = 2  # AriGraph semantic search: depth d ... (d, w and k: our values, the paper gives none)
     search_width: int = 5  # ... and width w
     memory_facts: int = 40  # the most facts retrieved that the planner is shown
     episodic_k: int = 2  # episodes retrieved (arigraph: eq. 1 top-k; rag: top-k by similarity)
@@ -45,7 +45,7 @@ class Preset:
         "room"  # which stored facts outdated detection compares: those about the
     )
     # room and the inventory, shown with the observation in the extraction call (ours, one call); or every open fact
-    # touching an entity of the new triplets, in a second call after extraction (AriGraph §3.1)
+    # touching an entity of the new triplets, in a second call after extraction (AriGraph §2, appendix E)
     unexplored_exits: bool = True  # list exits not yet walked through (AriGraph appendix B)
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
     memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)

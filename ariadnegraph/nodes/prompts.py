@@ -59,7 +59,7 @@ with a knife on it, and an exit south. I took the knife."
 {{"triplets": [["player", "in", "Kitchen"], ["Kitchen", "north of", "Hallway"], ["fridge", "in", "Kitchen"], ["fridge", "is", "closed"], ["counter", "in", "Kitchen"], ["knife", "in", "inventory"], ["Kitchen", "has exit", "south"]], "outdated": []}}
 Reply with JSON only."""
 
-# AriGraph's outdated detection (its §3.1, appendix E): the new triplets against every stored fact about their entities
+# AriGraph's outdated detection (its §2, appendix E): the new triplets against every stored fact about their entities
 OUTDATED_CHECK = f"""{AGENT}
 Your job: keep the agent's memory true. NEW FACTS were just read from the OBSERVATION; KNOWN FACTS are what memory
 held about the same things. List the known facts a new fact replaces: the same property of the same thing, now

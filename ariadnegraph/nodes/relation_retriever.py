@@ -4,7 +4,7 @@ raw history buffer (STMA's "w/o Summarizer for Spatial Memory").
 
 Outdated facts are found in the same call among the known facts about the room and the inventory (ours), or,
 with ``outdated_scope="entities"``, in a second call comparing the new triplets with every stored fact touching
-one of their entities (AriGraph §3.1).
+one of their entities (AriGraph §2, appendix E).
 
 A triplet naming something the text it was read from never mentions (the observation, the command,
 the facts shown, the inventory, the task) is dropped before memory sees it and counted as

@@ -1,7 +1,8 @@
 """The three answerers of EMemBench's comparison, over one run:
 
-* ``in-context``: the last 10 turns up to the horizon, as a transcript in the prompt (A.6);
-* ``full-history``: every turn 0..horizon as a transcript;
+* ``in-context``: the last 10 turns up to the horizon, as a transcript in the prompt (ours: A.6's history_turns=10
+  is the window of the gameplay prompt; the paper's in-context answerer reads the episode's log, §4);
+* ``full-history``: every turn 0..horizon as a transcript (the paper's in-context answerer);
 * ``memory``: the agent's own temporal KG through the ``ask`` graph, ``as_of`` the horizon.
 
 Transcript turns hold only what the agent saw and noted while playing: its command and the reason it

@@ -21,7 +21,9 @@ from .crafter_templates import CRAFTER_TEMPLATES
 from .index import Episode, Timeline, mentions, norm
 from .templates import ABILITIES, HORIZON_PREFIX, NOT_ANSWERABLE, TEMPLATES, Answer, Template, Vocabulary
 
-IN_CONTEXT_TURNS = 10  # EMemBench A.6: the in-context answerer sees the last 10 turns
+# Ours: EMemBench's A.6 history_turns=10 is the gameplay prompt's window (its Jericho template, A.3); the paper's
+# in-context answerer reads the whole log (§4), our full-history answerer
+IN_CONTEXT_TURNS = 10
 
 
 @dataclass(frozen=True)
