@@ -94,6 +94,8 @@ class Preset:
     # the game family's parser writes what each observation shows into the KG (where things are, open or closed, the
     # doors and exits; envs/families), and memory closes what the observation shows has left
     object_memory: bool = False
+    # a key the game family names lying here is taken, and a lock whose key is held unlocked, before the plan's step
+    keys_first: bool = False
     explore: bool = (
         False  # 'explore' is one of the choices (to the nearest exit not taken yet, along the map); pacing between
     )
@@ -171,6 +173,7 @@ PRESETS: dict[str, Preset] = {
         extract_new_only=True,
         env_map=True,
         object_memory=True,
+        keys_first=True,
         explore=True,
         progress_shown=True,
         rules_shield=True,

@@ -197,7 +197,12 @@ def routed(moves: list[dict[str, str]], by: str) -> list[dict[str, str]]:
 
 
 # how a guard's decision is recorded (the diagnostics and the report read ``how``; ``reason`` says which guard)
-GUARD_HOW = {Reason.PACING: "explore", Reason.TAKE_FIRST: "take first", Reason.WAY_FORWARD: "fallback"}
+GUARD_HOW = {
+    Reason.KEYS_FIRST: "keys first",
+    Reason.PACING: "explore",
+    Reason.TAKE_FIRST: "take first",
+    Reason.WAY_FORWARD: "fallback",
+}
 
 
 def guarded(decision: Decision, planned: str, grounded: str | None, update: dict[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from .common import episode_family, explore_moves, needed_item, played_before, t
 class Reason(StrEnum):
     """Why a guard played something else than the plan's step, or sent it back."""
 
+    KEYS_FIRST = "keys first"  # a key lying here is taken, a lock whose key is held unlocked
     PACING = "pacing"  # a move made twice from here already: explore instead
     TAKE_FIRST = "take first"  # not valid now, and a thing it names can be taken here: take it first
     NO_EXIT_LEFT = "no exit left"  # 'explore' with every exit taken
@@ -125,7 +126,7 @@ def pacing(s: Situation) -> Decision | None:
     moves = explore_moves(s.state, s.memory)
     first = s.family.ground(moves[0]["action"], s.admissible) if moves else None
     if not moves or first is None or first == command:
-        return None
+        return least_taken_instead(s, command)
     return Decision(
         Reason.PACING,
         f"'{command}' was already played twice from here",
@@ -133,6 +134,26 @@ def pacing(s: Situation) -> Decision | None:
         then=tuple(moves[1:]),
         expected=moves[0]["expected"] or None,
     )
+
+
+def keys_first(s: Situation) -> Decision | None:
+    """A key the family names lying here, or a lock whose key is held (``keys_first``): that first (AriGraph's hunt:
+    the 1.5B model examined lockers beside Key 1, and walked away from the key in a locker it had opened)."""
+    if not s.preset.keys_first or s.command is None or not s.admissible:
+        return None
+    found = unlocking(s)
+    if found is None or found[0] == s.command:
+        return None
+    return Decision(Reason.KEYS_FIRST, found[1], command=found[0])
+
+
+def least_taken_instead(s: Situation, command: str) -> Decision | None:
+    """With nothing left to explore, a way out of here taken fewer times than the pacing move (hunt_hard, first
+    played at 8c7708f: 'go north'/'go south' between two rooms for 90 steps)."""
+    others = sorted((c for c in s.admissible if direction_of_command(c) and c != command), key=s.times_here)
+    if not others or s.times_here(others[0]) >= s.times_here(command):
+        return None
+    return Decision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
 
 
 def taking_first(s: Situation) -> Decision | None:
@@ -334,7 +355,7 @@ def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | 
     return Decision(Reason.WAY_FORWARD, why, command=command)
 
 
-PLAYING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (pacing, taking_first)
+PLAYING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (keys_first, pacing, taking_first)
 SENDING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (
     no_exit_left,
     not_valid,

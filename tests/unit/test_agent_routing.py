@@ -320,7 +320,8 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
 
 def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(monkeypatch):
     """'explore' walks the map to the nearest exit not taken yet and through it; a move made twice already from the
-    same situation (pacing) explores instead, with no model call; with nothing left to explore the move is played."""
+    same situation (pacing) explores instead, with no model call; with nothing left to explore, the way out of here
+    walked least (the move itself when it is that one)."""
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
@@ -349,7 +350,11 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
     memory.observe(4, "-= Corridor =-", [("player", "in", "corridor")])
     assert common.explore_moves({"location": "corridor"}, memory) is None
     assert actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
+                               "plan": [{"action": "go north", "expected": ""}]}, ariadne, session)["command"] == "go east"
+    tried["go east"] = (3, "-= Kitchen =-")  # walked more than the pacing move: the move is played
+    assert actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
                                "plan": [{"action": "go north", "expected": ""}]}, ariadne, session)["command"] == "go north"
+    del tried["go east"]
     nothing = actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"]}, ariadne, session)
     assert nothing["command"] is None and "no exit is left" in nothing["feedback"] and nothing["avoid"] == ["explore"]
     assert model.calls == []
@@ -476,6 +481,33 @@ def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_on
     assert update["command"] == "go south", update["decided"]
     assert family_of("treasure:1").opens_locks("Golden key")
     assert not family_of("scienceworld:melt").opens_locks("Golden key")  # a family with no keys of its own
+
+
+def test_a_key_here_is_taken_and_a_held_one_used_before_the_plans_step_and_pacing_takes_the_least_walked_way(monkeypatch):
+    """hunt_hard (first played at 8c7708f, since a dev game): the model opened the Bronze locker and walked away from
+    Key 2 in it; later it walked 'go north'/'go south' between two rooms for 90 steps, nothing left to explore."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried: dict = {}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    ariadne = runtime(preset="ariadne")
+    opened = {**STATE, "env": "arigraph:hunt_hard", "inventory": ["Key 1"], "location": "Room O",
+              "admissible": ["close Bronze locker", "go west", "look", "take Key 2 from Bronze locker"],
+              "plan": [{"action": "go west", "expected": ""}], "replans": 0}
+    update = actor_module.actor(opened, ariadne, fake_session(WorldMemory()))
+    assert update["command"] == "take Key 2 from Bronze locker", update["decided"]
+    assert update["decided"]["actor"][0]["by"] == "keys first"
+    without = runtime(preset="ariadne", switch_overrides={"keys_first": False})
+    assert actor_module.actor(opened, without, fake_session(WorldMemory()))["command"] == "go west"
+    # pacing with nothing left to explore: the way out of here walked least, not the same move a third time
+    tried.update({"go north": (2, "-= Room I =-"), "go east": (1, "-= Room J =-")})
+    pacing = {**opened, "inventory": ["Key 1", "Key 2"], "location": "Room H",
+              "admissible": ["go north", "go east", "go south", "look"], "plan": [{"action": "go north", "expected": ""}]}
+    assert actor_module.actor(pacing, ariadne, fake_session(WorldMemory()))["command"] == "go south"
 
 
 def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_command_does_the_item(monkeypatch, tmp_path):
