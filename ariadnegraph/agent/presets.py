@@ -241,7 +241,8 @@ PRESETS: dict[str, Preset] = {
         actor_commands=3,
     ),
     "react": Preset(
-        "ReAct baseline (Yao et al. 2023, as in AriGraph/STMA): the last 5 steps, reason then act in one call",
+        "ReAct baseline (Yao et al. 2023, as STMA runs it; AriGraph runs none): the last 5 steps, reason then act in "
+        "one call",
         **{**_BASELINE, "planner": "never"},
     ),
     "full_history": Preset(
