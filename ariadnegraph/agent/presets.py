@@ -184,9 +184,9 @@ PRESETS: dict[str, Preset] = {
         "outcomes, go-to actor; plans only when needed (AriGraph + STMA + DAVIS + AgentKit's gate)",
     ),
     "arigraph": Preset(
-        "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS, top-2 episodes, history 5), exploration "
-        "check "
-        "and unexplored exits, planner every step, ReAct action choice, go-to",
+        "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS with d=2, w=5, top-2 episodes, history 5: "
+        "values ours, the paper gives none), exploration check and unexplored exits, planner every step, ReAct "
+        "action choice, go-to",
         summarizer=False,
         history_full_text=True,
         exploration_check=True,
@@ -264,8 +264,8 @@ PRESETS: dict[str, Preset] = {
         **{**_BASELINE, "planner": "never", "react_choice": False, "thoughts": "auto"},
     ),
     "rag": Preset(
-        "RAG baseline (AriGraph §4.1): top-5 past observations by similarity to observation + plan, last 5 steps, "
-        "planner + ReAct choice every step",
+        "RAG baseline (AriGraph §4.1): top-5 past observations (k=5 ours: the paper says top-k) by similarity to "
+        "observation + plan, last 5 steps, planner + ReAct choice every step",
         **{**_BASELINE, "retrieval": "rag", "episodic_k": 5},
     ),
 }
