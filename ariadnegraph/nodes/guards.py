@@ -308,9 +308,9 @@ def way_forward(s: Situation) -> tuple[str, str]:
     if reach := untried_reach(s):
         return reach, "a thing here not taken or opened yet"
     safe = safe_command(s.admissible)
-    moves = sorted((c for c in s.admissible if direction_of_command(c)), key=s.times_here)
-    if s.times_here(safe) and moves:  # what changes nothing is played once in a situation: a move changes it
-        return moves[0], "the way out taken least from here"
+    exits = sorted((c for c in s.admissible if direction_of_command(c)), key=s.times_here)
+    if s.times_here(safe) and exits:  # what changes nothing is played once in a situation: a move changes it
+        return exits[0], "the way out taken least from here"
     return safe, "nothing else to do"
 
 
