@@ -47,8 +47,13 @@ def check_numbers(*, max_steps: object, seed: object, variation: object) -> None
 
 def nodes_per_step(context: AgentContext) -> int:
     """The most graph nodes one step can run: the memory path, the thinking, the critic and the planner
-    again for each replan it may ask for, the actor and the approval. LangGraph's recursion limit counts them."""
-    return 11 + 2 * context.switches.max_replans
+    again for each replan it may ask for, the actor and the approval. LangGraph's recursion limit counts them. A plan
+    is two nodes (the planner, and the world model's monologue or predictions), or two for each step DAVIS's rollout
+    imagines."""
+    preset = context.switches
+    rollout = preset.monologue == "rollout" and preset.qa_turns != 0
+    planning = 2 * preset.plan_length if rollout else 2
+    return 9 + planning * (1 + preset.max_replans)
 
 
 def recursion_limit(context: AgentContext, max_steps: int) -> int:

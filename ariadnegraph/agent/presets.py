@@ -16,7 +16,7 @@ HISTORY_BUFFER = 25  # STMA's history buffer: the steps its summarizer reads (ap
 Retrieval = Literal["arigraph", "stma", "temporal", "rag", "none"]
 Aggregation = Literal["off", "text", "llm"]
 Cadence = Literal["when_needed", "every_step", "never"]
-Monologue = Literal["tools", "transitions"]
+Monologue = Literal["tools", "transitions", "rollout"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,8 @@ class Preset:
     max_replans: int = 2  # planner calls a step may add after a rejection, a deviation or a step sent back
     qa_turns: int = 5  # world-model QA turns (DAVIS: 5 per predicted transition); 0: no QA
     monologue: Monologue = "tools"  # tools: one lookup loop before planning; transitions: after planning, DAVIS's
-    # algorithm 2 for each planned step (predict its outcome and reward, asking the dated-fact graph search when needed)
+    # algorithm 2 for each planned step (predict its outcome and reward, asking the dated-fact graph search when
+    # needed); rollout: DAVIS's algorithm 1, one step imagined at a time, chosen knowing the outcomes predicted before
     planner: Cadence = "when_needed"  # when_needed: AgentKit's gate; every_step: AriGraph; never: ReAct only
     plan_length: int = 8  # most actions kept from one plan
     expected_rewards: bool = False  # plan steps predict the reward too (DAVIS)
@@ -221,10 +222,9 @@ PRESETS: dict[str, Preset] = {
         grounding=False,
     ),
     "davis": Preset(
-        "DAVIS (Pham-Dinh et al. 2025): temporal KG, belief f(tau) kept by a summarizer, predicted trajectory of 5 "
-        "steps "
-        "whose outcomes and rewards the world model predicts step by step with an inner monologue of <= 5 graph-QA "
-        "turns "
+        "DAVIS (Pham-Dinh et al. 2025): temporal KG, belief f(tau) kept by a summarizer, a trajectory of 5 steps "
+        "imagined one at a time, each chosen knowing the outcomes and rewards the world model predicted for the steps "
+        "before it with an inner monologue of <= 5 graph-QA turns "
         "over dated facts (gold runs included, as history), an actor expanding a step into up to 3 valid commands, "
         "critic comparing predicted and actual, reflections; contradicted facts are closed (the paper's KG only "
         "appends them: invalidate=false, as its ablation grid plays)",
@@ -234,7 +234,7 @@ PRESETS: dict[str, Preset] = {
         unexplored_exits=False,
         aggregator="off",
         qa_turns=5,
-        monologue="transitions",
+        monologue="rollout",
         plan_length=5,
         expected_rewards=True,
         precheck=False,

@@ -114,6 +114,7 @@ class AgentState(EpisodeInput, total=False):
     # planning
     subgoal: str
     plan: list[dict[str, str]]  # remaining steps {action, expected}
+    rollout: list[dict[str, str]]  # DAVIS: the trajectory being imagined, each step with its predicted outcome
     expected: str | None  # what the last executed action should have produced
     expected_reward: str | None  # its predicted score change (DAVIS presets)
     reward: float  # the score change of the last step

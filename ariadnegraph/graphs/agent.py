@@ -3,7 +3,8 @@
 
 Per step: environment → summarizer → relation_retriever → memory_update → retriever → aggregator →
 (world_model_qa → planner, only when a plan is needed; DAVIS: planner → world_model_qa, which predicts each
-planned step's outcome) → critic → actor → environment; after the last
+planned step's outcome, and back to the planner for the next step until L are imagined) → critic → actor →
+environment; after the last
 step's memory_update, finish (the result into run.json, the game released). The critic
 sends the planner back to work when the last outcome deviated from its expectation or the next
 action is rejected (bounded per step); otherwise planned actions run without a planner call.
@@ -74,8 +75,8 @@ def _planning(state: AgentState, preset: Preset) -> PlanningNode:
 
 
 def _predicts(preset: Preset) -> bool:
-    """DAVIS's world model runs after the planner: algorithm 2 for each planned step."""
-    return preset.qa_turns != 0 and preset.monologue == "transitions"
+    """DAVIS's world model runs after the planner: algorithm 2 for each planned step (or the step just imagined)."""
+    return preset.qa_turns != 0 and preset.monologue in ("transitions", "rollout")
 
 
 def route_after_environment(state: AgentState) -> Literal["summarizer", "relation_retriever", "memory_update"]:
@@ -126,9 +127,10 @@ def route_after_planner(state: AgentState) -> Literal["world_model_qa", "critic"
 
 
 def route_after_world_model_qa(state: AgentState) -> Literal["planner", "critic", "actor"]:
-    """The monologue before planning hands its notes to the planner; DAVIS's predictions go to execution."""
+    """The monologue before planning hands its notes to the planner; DAVIS's predictions go to execution, or, while
+    its trajectory is still being imagined (algorithm 1), back to the policy for the next step."""
     preset = _switches(state)
-    if not _predicts(preset):
+    if not _predicts(preset) or state.get("rollout"):
         return "planner"
     return "critic" if preset.critic else "actor"
 

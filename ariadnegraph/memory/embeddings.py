@@ -290,6 +290,9 @@ class VectorIndex:
     def _best(self, row: np.ndarray, k: int, allowed: Container[Hashable] | None) -> list[tuple[Hashable, float]]:
         n = len(row)
         ids = self._ids
+        # equal texts score equal up to the last bits of a product whose blocking depends on how many rows are
+        # stored: ranked on the score rounded, so such ties fall to the lower id in a cut memory and the whole one
+        row = np.round(row, TIE_DECIMALS)
         want = k if allowed is None else min(n, max(4 * k, 32))
         while True:
             if want < n:
@@ -316,6 +319,7 @@ class VectorIndex:
 # queries against ~6k rows, a memory of ~15k facts. On an idle 2-core machine two threads would save
 # ~0.1 ms there; on a busy one they cost 5-20 ms of waiting for the second core.
 SMALL_PRODUCT = 1 << 16
+TIE_DECIMALS = 6  # scores equal to this many decimals are a tie (broken by the lower id)
 
 _BLAS_LOCK = threading.Lock()
 _BLAS_STATE: dict = {"controller": None, "depth": 0, "limiter": None}

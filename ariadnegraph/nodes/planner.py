@@ -8,6 +8,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.session import Session
 from ..agent.state import AgentState
@@ -22,7 +23,7 @@ from .common import (
     fell_back,
     working_memory,
 )
-from .prompts import planner_prompt
+from .prompts import planner_prompt, rollout_prompt
 from .schemas import Plan, PlanStep
 
 
@@ -52,11 +53,56 @@ def oracle_plan(state: AgentState, context: AgentContext, session: Session) -> d
     }
 
 
+def imagined_lines(rollout: list[dict[str, str]]) -> list[str] | str:
+    """The PREDICTED SO FAR section: each imagined command with its predicted outcome (and reward)."""
+    return [p.prediction_line(s["action"], s.get("expected"), s.get("reward")) for s in rollout] or p.NONE
+
+
+def imagine_step(state: AgentState, context: AgentContext, session: Session) -> dict[str, Any]:
+    """DAVIS's algorithm 1, line 3: the policy chooses the next step of the imagined trajectory from the belief, the
+    steps imagined so far with their predicted outcomes, and the notes of the world model's monologue; the world
+    model then predicts its outcome (nodes/world_model_qa.predict_rollout_step) and, until L steps are imagined,
+    hands back here."""
+    preset = context.switches
+    rollout = list(state.get("rollout") or [])
+    plan, update = ask_structured(
+        context,
+        node="planner",
+        schema=Plan,
+        system=rollout_prompt(preset.expected_rewards),
+        sections={
+            **working_memory(state, context, session.run),
+            p.NOTES: (state.get("notes") or []) if rollout else [],  # the monologue of this rollout only
+            p.PREDICTED: imagined_lines(rollout),
+        },
+        fallback=fallback_plan(state),
+        step=state.get("step", 0),
+    )
+    by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
+    step = next((s for s in plan.steps if s.action.strip()), None) or fallback_plan(state).steps[0]
+    keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
+    imagined = {**{k: getattr(step, k) for k in keep}, BY: by}
+    return {
+        "rollout": [*rollout, imagined],
+        "decided": {"imagined": [{"subgoal": plan.subgoal, "action": imagined["action"]}]},
+        "subgoal": plan.subgoal,
+        "reason": plan.reasoning or None,
+        "needs_plan": False,
+        "feedback": None,
+        # a rollout is one plan: its first step counts as the replan, the others continue it
+        "replans": state.get("replans", 0) + (0 if rollout else 1),
+        **({"notes": []} if not rollout else {}),
+        **update,
+    }
+
+
 def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     context = runtime.context
     preset = context.switches
     if preset.oracle_plan:
         return oracle_plan(state, context, session)
+    if preset.monologue == "rollout" and preset.qa_turns != 0 and not preset.plan_choice:
+        return imagine_step(state, context, session)
     if preset.plan_choice:
         plan, update, by = choose_command(state, context, session)
     else:

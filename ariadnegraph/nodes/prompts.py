@@ -139,6 +139,21 @@ what you need has not been found yet, explore through UNEXPLORED EXITS.
 Reply with JSON only, for example:
 {{"subgoal": "get the red apple", "reasoning": "the recipe needs it and it is in the fridge", "steps": [{{"action": "open fridge", "expected": "You open the fridge"{example_reward}}}, {{"action": "take red apple from fridge", "expected": "You take the red apple"{example_reward}}}]}}"""
 PREDICT_REWARDS = " Also predict each command's reward: the score change, e.g. '+1' or '0'."
+# DAVIS's algorithm 1: the trajectory is imagined one step at a time
+ROLLOUT_TASK = """
+Your job: imagine the next step of a plan. PREDICTED SO FAR lists the commands already imagined after the
+OBSERVATION, each with the outcome the world model predicted for it; WORLD MODEL NOTES hold what memory answered
+while predicting. Assume those outcomes happened, and choose the one command that comes next toward the GOAL, with
+the subgoal it serves and its expected outcome.{rewards} Use only valid commands or extra commands. If CRITIC
+FEEDBACK or REFLECTIONS are given, the previous plan failed: do something else.
+Reply with JSON only, for example:
+{{"subgoal": "get the red apple", "reasoning": "the fridge is open now and the apple is in it", "steps": [{{"action": "take red apple from fridge", "expected": "You take the red apple"{example_reward}}}]}}"""
+
+
+def rollout_prompt(rewards: bool) -> str:
+    return AGENT + ROLLOUT_TASK.format(
+        rewards=PREDICT_REWARDS if rewards else "", example_reward=', "reward": "0"' if rewards else ""
+    )
 
 
 def planner_prompt(max_actions: int, rewards: bool) -> str:

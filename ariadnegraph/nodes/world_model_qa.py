@@ -293,6 +293,8 @@ warnings.filterwarnings("ignore", message="`durability` has no effect when no ch
 def world_model_qa(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     if runtime.context.switches.monologue == "transitions":
         return predict_transitions(state, runtime, session)
+    if runtime.context.switches.monologue == "rollout":
+        return predict_rollout_step(state, runtime, session)
     sections = {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
@@ -396,60 +398,102 @@ def graph_qa(
     return answer, {**record, "answer": answer}, merged([update, answered])
 
 
-def predict_transitions(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
-    """Algorithm 2 for each step of the new plan: predict the game's answer and reward from the belief, the
-    steps before it and the monologue M; a reply that asks a question adds (q, graphQA(q)) to M and is asked
-    again, until it predicts or ``qa_turns`` questions were asked (then the planner's own expectation stands
-    where the model gave none)."""
-    context = runtime.context
+def predict_step(
+    planned: dict[str, str],
+    predicted: list[str],
+    state: AgentState,
+    context: AgentContext,
+    history: Sequence[DatedFact],
+    embed: EmbedFn,
+) -> tuple[dict[str, str], list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Algorithm 2 for one step: predict the game's answer and reward from the belief, the steps before it
+    (``predicted``) and the monologue M; a reply that asks a question adds (q, graphQA(q)) to M and is asked again,
+    until it predicts or ``qa_turns`` questions were asked (then the planner's own expectation stands where the
+    model gave none). Returns (the step with its prediction, M, the searches, the calls' accounting)."""
     preset = context.switches
+    planned = dict(planned)
+    monologue: list[str] = []
+    searches: list[dict[str, Any]] = []
+    updates: list[dict[str, Any]] = []
+    asked: set[str] = set()
+    for turn in range(preset.qa_turns + 1):
+        sections = {
+            p.ENVIRONMENT: environment_section(state),
+            p.GOAL: state.get("goal", ""),
+            p.BELIEF: belief_section(state, preset),
+            p.LOCATION: state.get("location") or p.UNKNOWN,
+            p.INVENTORY: p.inventory_text(state.get("inventory")),
+            p.OBSERVATION: state.get("observation", ""),
+            p.PREDICTED: predicted or p.NONE,
+            p.PROPOSED_ACTION: planned["action"],
+            p.EXPECTED: planned.get("expected") or p.NOTHING_EXPECTED,  # the planner's own guess
+            p.MONOLOGUE: monologue or p.NONE,
+        }
+        fallback = TransitionPrediction(observation=planned.get("expected", ""), reward=planned.get("reward", ""))
+        prediction, update = ask_structured(
+            context,
+            node=NODE,
+            schema=TransitionPrediction,
+            system=TRANSITION,
+            sections=sections,
+            fallback=fallback,
+            step=state.get("step", 0),
+        )
+        updates.append(update)
+        question = " ".join(prediction.question.split())
+        if not question or turn == preset.qa_turns or question.lower() in asked:
+            break
+        asked.add(question.lower())
+        answer, found, update = graph_qa(question, history, embed, state, context)
+        updates.append(update)
+        monologue.append(p.finding_line(question, answer))
+        searches.append({"action": planned["action"], **found})
+    if prediction.observation.strip():
+        planned["expected"] = prediction.observation.strip()
+    if preset.expected_rewards and prediction.reward.strip():
+        planned["reward"] = prediction.reward.strip()
+    return planned, monologue, searches, updates
+
+
+def prediction_lines(steps: Sequence[Mapping[str, str]]) -> list[str]:
+    return [p.prediction_line(s["action"], s.get("expected"), s.get("reward")) for s in steps]
+
+
+def predict_transitions(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
+    """Algorithm 2 for each step of the new plan (``monologue="transitions"``: the plan is written whole first)."""
+    context = runtime.context
     history = world_history(state, session, context.memory_from, runtime.store)
     embed = session.memory.embedder.embed
-    plan = [dict(step) for step in state.get("plan") or []]
+    plan: list[dict[str, str]] = []
     updates: list[dict[str, Any]] = []
     notes: list[str] = []
     searches: list[dict[str, Any]] = []
-    predicted: list[str] = []
-    for planned in plan:
-        monologue: list[str] = []
-        asked: set[str] = set()
-        for turn in range(preset.qa_turns + 1):
-            sections = {
-                p.ENVIRONMENT: environment_section(state),
-                p.GOAL: state.get("goal", ""),
-                p.BELIEF: belief_section(state, preset),
-                p.LOCATION: state.get("location") or p.UNKNOWN,
-                p.INVENTORY: p.inventory_text(state.get("inventory")),
-                p.OBSERVATION: state.get("observation", ""),
-                p.PREDICTED: predicted or p.NONE,
-                p.PROPOSED_ACTION: planned["action"],
-                p.EXPECTED: planned.get("expected") or p.NOTHING_EXPECTED,  # the planner's own guess
-                p.MONOLOGUE: monologue or p.NONE,
-            }
-            fallback = TransitionPrediction(observation=planned.get("expected", ""), reward=planned.get("reward", ""))
-            prediction, update = ask_structured(
-                context,
-                node=NODE,
-                schema=TransitionPrediction,
-                system=TRANSITION,
-                sections=sections,
-                fallback=fallback,
-                step=state.get("step", 0),
-            )
-            updates.append(update)
-            question = " ".join(prediction.question.split())
-            if not question or turn == preset.qa_turns or question.lower() in asked:
-                break
-            asked.add(question.lower())
-            answer, found, update = graph_qa(question, history, embed, state, context)
-            updates.append(update)
-            monologue.append(p.finding_line(question, answer))
-            searches.append({"action": planned["action"], **found})
-        if prediction.observation.strip():
-            planned["expected"] = prediction.observation.strip()
-        if preset.expected_rewards and prediction.reward.strip():
-            planned["reward"] = prediction.reward.strip()
-        predicted.append(p.prediction_line(planned["action"], planned.get("expected"), planned.get("reward")))
+    for planned in state.get("plan") or []:
+        step, monologue, found, asked = predict_step(planned, prediction_lines(plan), state, context, history, embed)
+        plan.append(step)
         notes += monologue
-    decided = {"notes": notes, "monologue": searches, "predicted": predicted}
+        searches += found
+        updates += asked
+    decided = {"notes": notes, "monologue": searches, "predicted": prediction_lines(plan)}
     return {"plan": plan, "notes": notes, "decided": decided, **merged(updates)}
+
+
+def predict_rollout_step(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
+    """DAVIS's algorithm 1, line 4: algorithm 2 for the step just imagined, knowing the outcomes predicted before it;
+    once ``plan_length`` steps are imagined the trajectory is the plan, else the policy imagines the next
+    (graphs/agent.route_after_world_model_qa)."""
+    context = runtime.context
+    rollout = [dict(step) for step in state.get("rollout") or []]
+    if not rollout:
+        return {}
+    history = world_history(state, session, context.memory_from, runtime.store)
+    step, monologue, searches, updates = predict_step(
+        rollout[-1], prediction_lines(rollout[:-1]), state, context, history, session.memory.embedder.embed
+    )
+    rollout[-1] = step
+    notes = [*(state.get("notes") or []), *monologue]
+    decided: dict[str, Any] = {"notes": monologue, "monologue": searches, "predicted": prediction_lines([step])}
+    if len(rollout) < context.switches.plan_length:
+        return {"rollout": rollout, "notes": notes, "decided": decided, **merged(updates)}
+    plans = [{"subgoal": state.get("subgoal"), "steps": [s["action"] for s in rollout], "feedback": None}]
+    return {"plan": rollout, "rollout": [], "notes": notes, "decided": {**decided, "plans": plans}, **merged(updates)}

@@ -200,6 +200,8 @@ def test_routing_skips_what_a_preset_turns_off(preset):
     else:
         assert decided == ("critic" if switches.critic else "actor")
     after_plan = "critic" if switches.critic else "actor"
-    predicts = switches.qa_turns != 0 and switches.monologue == "transitions"  # DAVIS: the world model predicts the plan's steps
+    predicts = switches.qa_turns != 0 and switches.monologue in ("transitions", "rollout")  # DAVIS: the world model predicts the plan's steps
     assert agent.route_after_planner(held) == ("world_model_qa" if predicts else after_plan)
     assert agent.route_after_world_model_qa(held) == (after_plan if predicts else "planner")
+    if predicts:  # a trajectory still being imagined goes back to the policy for its next step (DAVIS's algorithm 1)
+        assert agent.route_after_world_model_qa({**held, "rollout": [{"action": "go east"}]}) == "planner"

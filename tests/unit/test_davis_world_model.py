@@ -13,7 +13,7 @@ from langgraph.store.memory import InMemoryStore
 
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.presets import PRESETS, ablation
+from ariadnegraph.agent.presets import PRESETS, ablation, switch_values
 from ariadnegraph.agent.recall import recall, world_history
 from ariadnegraph.graphs import agent
 from ariadnegraph.memory import WorldMemory
@@ -172,7 +172,8 @@ def test_the_world_model_asks_memory_then_predicts_each_planned_step(monkeypatch
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     state = {"run_id": "r", "step": 3, "goal": "g", "observation": "-= Kitchen =-", "env": "cooking:1",
              "plan": [{"action": "open fridge", "expected": "", "reward": ""}, {"action": "take red apple", "expected": "taken", "reward": ""}]}
-    update = qa_module.world_model_qa(state, Runtime(context=AgentContext(preset="davis")), session)
+    transitions = AgentContext(preset="davis", switch_overrides={"monologue": "transitions"})  # a plan written whole
+    update = qa_module.world_model_qa(state, Runtime(context=transitions), session)
     assert update["plan"] == [{"action": "open fridge", "expected": "revealing a red apple", "reward": "0"},
                               {"action": "take red apple", "expected": "You take the red apple", "reward": "+1"}]
     assert update["notes"] == ["what did opening the fridge show? -> a red apple, at step 1"]
@@ -198,10 +199,50 @@ def test_the_monologue_of_one_step_is_bounded_by_qa_turns(monkeypatch):
     model = QueuedChatModel(replies=[reply], repeat_last=True)
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     state = {"run_id": "r", "step": 3, "goal": "g", "observation": "o", "env": "cooking:1", "plan": [{"action": "open fridge", "expected": "opened"}]}
-    context = AgentContext(preset="davis", switch_overrides={"qa_turns": 2})
+    context = AgentContext(preset="davis", switch_overrides={"qa_turns": 2, "monologue": "transitions"})
     update = qa_module.world_model_qa(state, Runtime(context=context), session)
     assert len(update["decided"]["monologue"]) == 2  # two questions, then the third reply must predict
     assert update["plan"][0]["expected"] == "opened"  # it never did: the planner's expectation stands
+
+
+def test_davis_imagines_one_step_at_a_time_each_chosen_knowing_the_outcomes_predicted_before_it(monkeypatch):
+    """Algorithm 1: the policy chooses step t, the world model predicts its outcome and reward (algorithm 2), and the
+    policy chooses step t+1 with that prediction and the monologue before it; after L steps the trajectory is the
+    plan."""
+    from ariadnegraph.nodes import planner as planner_module
+    from tests.fakes import fake_session
+
+    model = QueuedChatModel(replies=[
+        structured("Plan", subgoal="get the apple", steps=[{"action": "open fridge", "expected": "opened", "reward": "0"}]),
+        structured("TransitionPrediction", question="what is in the fridge?"),
+        structured("EntityFocus", types=["thing"], entities=["fridge"]),
+        AIMessage(content="a red apple, at step 1"),
+        structured("TransitionPrediction", question="", observation="revealing a red apple", reward="0"),
+        structured("Plan", subgoal="get the apple", steps=[{"action": "take red apple", "expected": "taken", "reward": "+1"}]),
+        structured("TransitionPrediction", question="", observation="You take the red apple", reward="+1"),
+    ])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    session = fake_session(gold_run_memory())
+    session.recalled = []  # no gold runs recalled: the world model reads this episode only
+    runtime = Runtime(context=AgentContext(preset="davis", switch_overrides={"plan_length": 2}))
+    state = {"run_id": "r", "step": 3, "goal": "g", "observation": "-= Kitchen =-", "env": "cooking:1", "plan": [],
+             "admissible": ["open fridge", "take red apple"], "replans": 0, "notes": ["an old note"]}
+    for node in (planner_module.planner, qa_module.world_model_qa, planner_module.planner, qa_module.world_model_qa):
+        update = node(state, runtime, session)
+        state = {**state, **{k: v for k, v in update.items() if k != "decided"}}
+        if node is qa_module.world_model_qa and state.get("rollout"):
+            assert agent.route_after_world_model_qa({**state, "switches": switch_values(runtime.context.switches)}) == "planner"
+    first_plan = p.parse_sections([m for m in model.calls[0]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert first_plan[p.PREDICTED] == p.NONE and "an old note" not in first_plan.get(p.NOTES, "")  # a new rollout
+    second_plan = p.parse_sections([m for m in model.calls[5]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert "open fridge -> revealing a red apple (reward 0)" in second_plan[p.PREDICTED]
+    assert "a red apple, at step 1" in second_plan[p.NOTES]  # the monologue of the step before
+    second_prediction = p.parse_sections([m for m in model.calls[6]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert "open fridge -> revealing a red apple" in second_prediction[p.PREDICTED]
+    assert [(s["action"], s["expected"]) for s in state["plan"]] == [("open fridge", "revealing a red apple"),
+                                                                     ("take red apple", "You take the red apple")]
+    assert state["rollout"] == [] and state["replans"] == 1  # one plan, imagined in two steps
+    assert agent.route_after_world_model_qa({**state, "switches": switch_values(runtime.context.switches)}) == "critic"
 
 
 def test_davis_plans_then_predicts_while_ariadne_full_looks_up_before_planning():

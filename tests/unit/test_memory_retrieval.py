@@ -140,3 +140,14 @@ def test_top_k_ties_at_the_cut_go_to_the_lower_row_and_allowed_takes_any_contain
     assert [i for i, _ in index.top_k(q, 2)[0]] == ["r1", "r2"]
     assert [i for i, _ in index.top_k(q, 2, allowed={"r3": 1, "r4": 1, "r0": 1})[0]] == ["r3", "r4"]
     assert [i for i, _ in index.top_k(q, 9, allowed={"r0", "r4"})[0]] == ["r4", "r0"]
+
+
+def test_scores_equal_but_for_the_last_bits_are_a_tie_the_lower_id_wins():
+    """The same text at steps 3 and 4 scored a few ulps apart in the whole memory and exactly equal in the memory cut
+    at step 4 (the product's blocking depends on the rows stored): as_of answered 'step 4' where the cut run said
+    'step 3'. A tie up to TIE_DECIMALS goes to the lower id whichever way the last bits fall."""
+    index = VectorIndex(2)
+    for name in ("step 3", "step 4"):
+        index.add(name, np.array([1, 0], dtype=np.float32))
+    assert [i for i, _ in index._best(np.array([0.5, 0.5 + 1e-9]), 1, None)] == ["step 3"]
+    assert [i for i, _ in index._best(np.array([0.5 + 1e-9, 0.5]), 1, None)] == ["step 3"]

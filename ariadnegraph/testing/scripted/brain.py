@@ -544,7 +544,19 @@ def plan(s: Sections) -> Plan:
             subgoal, reasoning, steps = alt
     if not sit.go_to:
         steps = _without_go_to(sit, steps)
+    imagined = _imagined(s)
+    if imagined is not None:  # DAVIS's rollout asks for one step at a time: the next of the plan from the real state
+        steps = steps[imagined : imagined + 1] or [_step(vocabulary.LOOK)]
     return Plan(subgoal=subgoal, reasoning=reasoning, steps=steps)
+
+
+def _imagined(s: Sections) -> int | None:
+    """How many steps a rollout's PREDICTED SO FAR lists (None: the prompt asks for a whole plan). The double does
+    not play the imagined outcomes forward: it plans from the real state and hands out that plan's steps in turn."""
+    if p.PREDICTED not in s:
+        return None
+    text = (s.get(p.PREDICTED) or "").strip()
+    return 0 if text in ("", p.NONE) else len([line for line in text.splitlines() if line.strip()])
 
 
 def decide(s: Sections) -> Decision:
