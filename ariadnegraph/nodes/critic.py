@@ -49,6 +49,8 @@ def critic_sections(state: AgentState, preset: Preset, proposed: str, expected: 
     return {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
+        # the subgoal the proposed command serves: STMA's critic judges against it first (appendix D.5)
+        p.SUBGOAL: (state.get("subgoal") or p.NONE) if preset.precheck else None,
         p.COMMANDS: extra_commands(preset),
         p.ADMISSIBLE: state.get("admissible") or [],
         p.BELIEF: belief_section(state, preset),

@@ -180,7 +180,7 @@ CRITIC = f"""{AGENT}
 Your job: check. First, if an EXPECTED OUTCOME is given, say whether the ACTUAL OUTCOME agrees with it (a
 refusal, an error or nothing happening means it does not). Second, check the PROPOSED ACTION before it
 runs: it must be a valid or extra command, possible now, within the ENVIRONMENT's rules, useful for the
-GOAL given the BELIEF, and not a repeat of what just failed. Approve it unless you see a clear reason
+SUBGOAL and the GOAL given the BELIEF, and not a repeat of what just failed. Approve it unless you see a clear reason
 against it: a wrong rejection costs a new plan. When you reject it, or the outcome disagrees, say in one
 sentence why and what to do instead.
 Reply with JSON only, for example:

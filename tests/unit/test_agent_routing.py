@@ -49,10 +49,11 @@ def sections_of(call) -> dict[str, str]:
 
 def test_critic_rejection_reaches_the_planner_with_its_feedback(monkeypatch):
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=False, feedback="you hold no knife")]))
-    command = critic_module.critic(STATE, runtime())
+    command = critic_module.critic({**STATE, "subgoal": "slice the carrot"}, runtime())
     assert agent.route_after_critic(command) == "planner"
     assert "you hold no knife" in command["feedback"]
     assert sections_of(model.calls[0])[p.PROPOSED_ACTION] == "slice carrot with knife"
+    assert sections_of(model.calls[0])[p.SUBGOAL] == "slice the carrot"  # STMA's critic judges against it (D.5)
     # the planner sees the feedback
     model.replies.append(structured("Plan", subgoal="get the knife", steps=[{"action": "take knife", "expected": "You take"}]))
     update = planner_module.planner({**STATE, **command}, runtime(), fake_session())
