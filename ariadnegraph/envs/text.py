@@ -456,11 +456,11 @@ def last_step_of(goal: str) -> str:
     return parts[-1] if parts else ""
 
 
-def goal_steps_left(goal: str, done_commands: Sequence[str]) -> list[str]:
-    """The steps of a goal of several steps that no command that raised the score carried out: a step is carried
-    out by a command whose every word (by stem) the step holds ("take the coin that is located in the shower" by
-    "take coin"). [] for a goal of one step."""
-    parts = steps_of(goal)
+def goal_steps_left(goal: str | Sequence[str], done_commands: Sequence[str]) -> list[str]:
+    """The steps of a goal of several steps (a goal's text, or its steps as a game family reads them) that no
+    command that raised the score carried out: a step is carried out by a command whose every word (by stem) the
+    step holds ("take the coin that is located in the shower" by "take coin"). [] for a goal of one step."""
+    parts = steps_of(goal) if isinstance(goal, str) else list(goal)
     if len(parts) < 2:
         return []
     done = [_stems(command) for command in done_commands if command]

@@ -18,7 +18,7 @@ from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs.families import GENERIC, GameFamily, family_named, family_of
-from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, list_item, steps_of
+from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, list_item
 from ..memory import WorldMemory
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
 from ..runs import RunDir, StepRecord
@@ -357,7 +357,8 @@ def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir)
     preset = context.switches
     if not (preset.pin_readings and preset.progress_shown) or state.get("readings"):
         return None
-    left = goal_steps_left(state.get("goal") or "", [record.get("action") or "" for record in score_rises(run)])
+    steps = episode_family(state).goal_steps(state.get("goal") or "")
+    left = goal_steps_left(steps, [record.get("action") or "" for record in score_rises(run)])
     return left[0] if left else None
 
 
@@ -375,7 +376,8 @@ def next_step(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> s
         left = goal_step_left(state, context, run)
         if left is None:
             return None
-        return p.goal_first(left) if left == steps_of(state.get("goal") or "")[0] else p.goal_next(left)
+        first = episode_family(state).goal_steps(state.get("goal") or "")[0]
+        return p.goal_first(left) if left == first else p.goal_next(left)
     heading, step = item
     return p.step_line(heading, step) if heading is not None else p.all_done(step)
 

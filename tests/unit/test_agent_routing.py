@@ -553,7 +553,7 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
     update = planner_module.planner({**unread, "admissible": ["go west", "look"]}, ariadne, session)
     assert update["plan"][0]["action"] == "go west" and len(model.calls) == 2
     assert sections_of(model.calls[1])[p.NEXT_STEP].startswith("Read the recipe in the cookbook (the GOAL's first step")
-    assert common.next_step({**unread, "goal": "Find the coin"}, ariadne.context, session.run) is None  # one step: the goal says it
+    assert common.next_step({**unread, "env": "coin:1", "goal": "Find the coin"}, ariadne.context, session.run) is None  # one step: the goal says it
 
 
 def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypatch, tmp_path):

@@ -152,6 +152,10 @@ class GameFamily:
         first = next(later, None)
         return words[first:] if first is not None else words
 
+    def goal_steps(self, goal: str) -> list[str]:
+        """A goal's steps in order, as the family reads it: its clauses ("Check the cookbook, then enjoy your meal")."""
+        return text.steps_of(goal)
+
     def opens_locks(self, thing: str) -> bool:
         """Whether a thing is a key of the family's locks, worth taking wherever it lies (TextWorld's keys)."""
         return False
