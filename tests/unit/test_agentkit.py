@@ -251,6 +251,13 @@ def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_rea
     learn = next(sections for sections in seen if "unknown list can you now answer" in sections["QUESTION"])
     assert "- make wood pickaxe: place table, collect wood" in learn["MANUAL"]  # built from crafter's data.yaml
     assert learn["PREVIOUS OBSERVATION"] == "(the game starts)" and "You face" in learn["OBSERVATION"]
+    # the subgoal planner sees the challenge it plans for, the reflection and the observation's summary (AgentKit's
+    # planner reads them; a temporary node sees only what it declares after:)
+    planning = next(sections for sections in seen if "Write three subgoals" in sections["QUESTION"])
+    assert "challenge: challenge 1" in planning["CHALLENGE"] and "reflection: reflection 1" in planning["REFLECT"]
+    assert "summary: summary 1" in planning["OBSERVE"] and "vitals" in planning["OBSERVE"]
+    gate = next(sections for sections in seen if "still fit the top challenge" in sections["QUESTION"])
+    assert "INVENTORY" in gate and "summary: summary 1" in gate["OBSERVE"]  # completion checked against what is held
 
 
 def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_line(tmp_path):
