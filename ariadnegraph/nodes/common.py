@@ -214,6 +214,12 @@ def played_before(run: RunDir) -> set[str]:
     return {command for record in run.steps() if (command := record.get("action"))}
 
 
+def last_played(run: RunDir, starts: tuple[str, ...]) -> list[str]:
+    """The commands the run played that start with one of ``starts`` (lower case), the latest first."""
+    played = [record.get("action") or "" for record in run.steps()]
+    return [command for command in reversed(played) if command.lower().startswith(starts)]
+
+
 def tried_here(state: Mapping[str, Any], run: RunDir) -> dict[str, tuple[int, str]]:
     """Commands already played from where the agent is now (the same place, inventory and score: in a game
     that answers the same way to the same command, the same situation), with how often and the first line

@@ -11,6 +11,7 @@ changes nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -27,7 +28,7 @@ from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore,
 from ..memory import WorldMemory
 from ..vocabulary import SAFE_COMMANDS
 from . import finding
-from .common import episode_family, explore_moves, needed_item, played_before, tried_here
+from .common import episode_family, explore_moves, last_played, needed_item, played_before, tried_here
 
 
 class Reason(StrEnum):
@@ -40,15 +41,26 @@ class Reason(StrEnum):
     NOT_VALID = "not valid"  # no valid command (strict grounding)
     RULED_OUT = "ruled out"  # the game family's rules say it ruins the game
     REPEATED = "repeated"  # played twice from this situation already, and it changed nothing
+    UNDOES = "undoes"  # puts a thing back where it was last taken from
     NO_OP_AGAIN = "no-op again"  # changes nothing (look, inventory, examine) and was played here already
     STALLED = "stalled"  # no score for stall_steps steps
     WAY_FORWARD = "way forward"  # the replans are used up: the way forward instead
 
 
 SEND_BACK_REASONS = frozenset(
-    {Reason.NO_EXIT_LEFT, Reason.NOT_VALID, Reason.RULED_OUT, Reason.REPEATED, Reason.NO_OP_AGAIN, Reason.STALLED}
+    {
+        Reason.NO_EXIT_LEFT,
+        Reason.NOT_VALID,
+        Reason.RULED_OUT,
+        Reason.REPEATED,
+        Reason.UNDOES,
+        Reason.NO_OP_AGAIN,
+        Reason.STALLED,
+    }
 )
+PUTTING = re.compile(r"^(?:put|place|insert|drop)\s+(?P<thing>.+?)\s+(?:on|in|into|inside|onto)\s+(?P<holder>.+)$")
 NO_OP_VERBS = ("examine", "read", "x", "look at")  # what shows a thing again without changing it
+TAKING = tuple(f"{verb} " for verb in TAKING_VERBS)
 
 
 @dataclass(frozen=True)
@@ -223,6 +235,24 @@ def repeated(s: Situation) -> Decision | None:
     )
 
 
+def undoes(s: Situation) -> Decision | None:
+    """Putting a thing back on the holder it was last taken from undoes the take (``loop_guard``; AriGraph's clean,
+    first played at 8db9db1: six things taken from where they lay out of place and put straight back there)."""
+    put = PUTTING.match(" ".join((s.command or "").split())) if s.preset.loop_guard else None
+    if put is None:
+        return None
+    thing, holder = put["thing"].lower(), put["holder"].lower()
+    takes = (held_in(c.split(" ", 1)[1].lower()) for c in last_played(s.session.run, TAKING))
+    taken_from = next((where for taken, where in takes if taken == thing), None)
+    if taken_from != holder:
+        return None
+    return Decision(
+        Reason.UNDOES,
+        f"'{s.command}' puts the {thing} back where it was taken from: that undoes the take; put it where it belongs",
+        avoid=s.command,
+    )
+
+
 def no_op_again(s: Situation) -> Decision | None:
     """A command that changes nothing, played already (``object_memory``: what it showed is in memory): look and
     inventory at most once in the same situation, showing a thing again (examine, read) at most once in the episode
@@ -319,11 +349,10 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
     unlock = [c for c in s.admissible if c.lower().startswith("unlock ") and c not in s.tried]
     if unlock:
         return unlock[0], "a lock whose key is held"
-    taking = tuple(f"{verb} " for verb in TAKING_VERBS)
     keys = [
         c
         for c in s.admissible
-        if c.lower().startswith(taking) and c not in s.tried and s.family.opens_locks(held_in(c.split(" ", 1)[1])[0])
+        if c.lower().startswith(TAKING) and c not in s.tried and s.family.opens_locks(held_in(c.split(" ", 1)[1])[0])
     ]
     return (keys[0], "a key lying here: locks need it") if keys else None
 
@@ -331,8 +360,7 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
 def untried_reach(s: Situation) -> str | None:
     """A valid command that takes or opens a thing here, not played from this situation and not against the family's
     rules: before a look that changes nothing (a coin lying in the room, with no exit left, is taken)."""
-    verbs = tuple(f"{verb} " for verb in (*TAKING_VERBS, "open"))
-    reach = [c for c in s.admissible if c.lower().startswith(verbs) and c not in s.tried]
+    reach = [c for c in s.admissible if c.lower().startswith((*TAKING, "open ")) and c not in s.tried]
     allowed = s.family.allowed(reach, s.state.get("inventory"), s.state.get("readings") or [])
     return allowed[0] if allowed else None
 
@@ -361,6 +389,7 @@ SENDING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (
     not_valid,
     ruled_out,
     repeated,
+    undoes,
     no_op_again,
     stalled,
 )

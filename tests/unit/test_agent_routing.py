@@ -511,6 +511,33 @@ def test_a_key_here_is_taken_and_a_held_one_used_before_the_plans_step_and_pacin
     assert actor_module.actor(pacing, ariadne, fake_session(WorldMemory()))["command"] == "go south"
 
 
+def test_a_thing_is_not_put_back_where_it_was_just_taken_from(monkeypatch, tmp_path):
+    """AriGraph's clean (first played at 8db9db1, since a dev game): the model took six things from where they lay
+    out of place and put each straight back there, losing the point the take earned."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: {})
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "arigraph:clean", "context": {"model": "scripted"}})
+    for step, action in enumerate([None, "take business suit from cook table", "go north"]):
+        run.append_step({"step": step, "action": action, "observation": "", "score": 0, "trail": str(step)})
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "arigraph:clean", "inventory": ["business suit"], "location": "Kitchen", "replans": 0,
+             "admissible": ["put business suit on cook table", "put business suit in wardrobe", "go north"],
+             "plan": [{"action": "put business suit on cook table", "expected": ""}]}
+    session = fake_session(WorldMemory(), run=run)
+    back = actor_module.actor(state, ariadne, session)
+    assert back["command"] is None and "back where it was taken from" in back["feedback"]
+    assert back["avoid"] == ["put business suit on cook table"]
+    elsewhere = actor_module.actor({**state, "plan": [{"action": "put business suit in wardrobe", "expected": ""}]}, ariadne, session)
+    assert elsewhere["command"] == "put business suit in wardrobe"
+    unguarded = runtime(preset="ariadne", switch_overrides={"loop_guard": False})
+    assert actor_module.actor(state, unguarded, session)["command"] == "put business suit on cook table"
+
+
 def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_command_does_the_item(monkeypatch, tmp_path):
 
     from ariadnegraph.runs import RunDir
