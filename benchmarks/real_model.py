@@ -423,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
         "--played-only", action="store_true", help="the tables of the episodes already played under --out; play none"
     )
     args = parser.parse_args(argv)
+    if args.max_steps is not None and args.max_steps < 1:  # 0 would fall through to the default budget of 50
+        parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
     if args.dev:
         args.games = list(DEV)
     chosen = HELD_OUT_36.get(args.held_out or "") or DEV_36.get(args.dev_set or "")
