@@ -33,6 +33,7 @@ class Preset:
     episodic_k: int = 2  # episodes retrieved (arigraph: eq. 1 top-k; rag: top-k by similarity)
     stma_n: int = 8  # stma / temporal retrieval: top-n entities ...
     stma_hops: int = 3  # ... then this many hops
+    hops_directed: bool = False  # each hop follows facts from subject to object only (STMA's algorithm 1, line 6)
     history_length: int | None = 5  # recent steps shown (None: the whole episode)
     history_full_text: bool = False  # whole observations in the history, else their first line
     summarizer_history: int = 0  # history-buffer records the summarizer reads besides its belief (STMA: 25)
@@ -208,6 +209,7 @@ PRESETS: dict[str, Preset] = {
         "each action rejecting what the game would not take; commands sent as planned (no go-to, no grounding: ours, "
         "--set go_to=true / grounding=true, labelled as additions)",
         retrieval="stma",
+        hops_directed=True,
         summarizer_history=HISTORY_BUFFER,
         history_length=0,
         unexplored_exits=False,

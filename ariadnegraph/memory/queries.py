@@ -75,9 +75,11 @@ class MemoryQueries:
         view = self._view(as_of)
         return semantic_search(query, view, self._fact_index_for(view), self.embedder.embed, depth, width)
 
-    def stma_retrieve(self, query: str, n: int = 8, k: int = 3, as_of: int | None = None) -> list[Fact]:
+    def stma_retrieve(
+        self, query: str, n: int = 8, k: int = 3, as_of: int | None = None, directed: bool = False
+    ) -> list[Fact]:
         view = self._view(as_of)
-        return stma_retrieve(query, view, self.entity_index, self.embedder.embed, n, k)
+        return stma_retrieve(query, view, self.entity_index, self.embedder.embed, n, k, directed)
 
     def episodic_search(
         self,

@@ -45,7 +45,7 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
     elif preset.retrieval in ("stma", "temporal"):
         # STMA: the query comes from the task and what the agent sees now.
         query = f"{state.get('goal', '')}\n{state.get('observation', '')}"
-        facts = memory.stma_retrieve(query, n=preset.stma_n, k=preset.stma_hops)
+        facts = memory.stma_retrieve(query, n=preset.stma_n, k=preset.stma_hops, directed=preset.hops_directed)
     elif preset.retrieval == "rag":
         plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
         episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodic_k, before=step)

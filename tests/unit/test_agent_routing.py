@@ -220,6 +220,24 @@ def test_arigraph_episodic_search_shows_whole_episodes(monkeypatch):
     assert any("slice the red potato prepare meal" in e for e in update["episodes_text"]), update["episodes_text"]
 
 
+def test_stma_retrieval_hops_from_subject_to_object_only():
+    """STMA's algorithm 1, line 6: a hop adds u for each fact (v, u) of a candidate v; ours (other presets) follows
+    facts both ways. From the knife, one hop reaches the drawer, not the chef who owns the knife."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import retriever as retriever_module
+
+    memory = WorldMemory()
+    memory.observe(1, "The knife is in the drawer. The chef owns the knife.", [("knife", "in", "drawer"), ("chef", "owns", "knife")])
+    state = {**STATE, "step": 1, "goal": "knife", "observation": "knife"}
+    one_hop = {"stma_n": 1, "stma_hops": 1}
+    stma = retriever_module.retriever(state, runtime(preset="stma", switch_overrides=one_hop), fake_session(memory))
+    assert [line for line in stma["memory_text"] if "chef" in line] == [] and any("drawer" in line for line in stma["memory_text"])
+    both = retriever_module.retriever(state, runtime(preset="stma", switch_overrides={**one_hop, "hops_directed": False}),
+                                      fake_session(memory))
+    assert any("chef" in line for line in both["memory_text"])
+
+
 def davis_cell(label: str):
     from ariadnegraph.agent.presets import ablation
 

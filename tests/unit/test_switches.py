@@ -43,7 +43,7 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
             "extraction_reads": "history", "grounding": "off", "plan_choice": "false", "strict_grounding": "false",
             "loop_guard": "false", "stall_steps": "5", "pin_readings": "false", "extract_new_only": "false",
             "outdated_scope": "entities", "reject_invalid": "true",
-            "oracle_extraction": "true", "oracle_plan": "true", "env_map": "false", "object_memory": "false", "keys_first": "false", "explore": "false", "progress_shown": "false", "rules_shield": "false", "follow_lists": "false",
+            "oracle_extraction": "true", "oracle_plan": "true", "env_map": "false", "object_memory": "false", "keys_first": "false", "hops_directed": "true", "explore": "false", "progress_shown": "false", "rules_shield": "false", "follow_lists": "false",
             "monologue": "transitions", "actor_commands": "3", "max_replans": "4", "search_depth": "3", "search_width": "7",
             "memory_facts": "10"}
 
