@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
-from .config import DEFAULT_MODEL
+from .config import DEFAULT_MODEL, MEMQA_PER_TYPE
 
 MODEL_HELP = (
     "'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see "
@@ -1107,7 +1107,11 @@ def _add_memqa(commands: Any) -> None:
         help="questions and answers use steps 0..N only; repeat for accuracy against rounds played",
     )
     memqa.add_argument(
-        "--per-type", type=POSITIVE, default=3, metavar="K", help="questions per ability type and run (default 3)"
+        "--per-type",
+        type=POSITIVE,
+        default=MEMQA_PER_TYPE,
+        metavar="K",
+        help=f"questions per ability type and run (default {MEMQA_PER_TYPE}, EMemBench's)",
     )
     memqa.add_argument("--seed", type=NON_NEGATIVE, default=42, help="sampling seed (default 42)")
     memqa.add_argument(

@@ -27,6 +27,7 @@ RUN_DIR_ENV = "ARIADNE_RUN_DIR"  # where runs are written and read (--run-dir se
 # model the benchmark tables show winning, pulled on first use. ``scripted`` (the test double) is only chosen by name.
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 DEFAULT_RUN_DIR = "runs"
+MEMQA_PER_TYPE = 2  # memory-QA questions per ability type and run: EMemBench's max_per_type (A.6)
 STORE_FILE = "memory-store.sqlite"
 
 

@@ -67,7 +67,7 @@ def agent_turns(run_dir: str | Path, run_id: str) -> list[dict[str, Any]]:
     ]
 
 
-ANSWER_TOKENS = 256  # an answer with its short explanation; bounds a model that runs on
+ANSWER_TOKENS = 1024  # an answer with its short explanation (EMemBench A.6's cap); bounds a model that runs on
 # A local server's prompt-cache slot per transcript answerer: its questions about one run share the whole
 # transcript as their prefix, so only the first reads it (at ~35 tokens/s on 2 cores a full history of 6k
 # tokens takes minutes, and an unpinned call lands on whichever slot is least recently used).

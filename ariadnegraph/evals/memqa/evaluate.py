@@ -10,7 +10,7 @@ from ...agent.integrity import checked_copies
 from ...runs import RunDir
 from .answerers import ANSWERERS, extract_answer, make_answerer
 from .episodes import load_episode
-from .generate import QAItem, generate
+from .generate import PER_TYPE, QAItem, generate
 from .paraphrase import paraphrase
 from .scorer import score
 
@@ -23,7 +23,7 @@ def run_model(run_dir: str | Path, run_id: str) -> str:
 
 
 def questions(
-    run_dir: str | Path, run_id: str, *, horizon: int | None = None, per_type: int = 3, seed: int = 42
+    run_dir: str | Path, run_id: str, *, horizon: int | None = None, per_type: int = PER_TYPE, seed: int = 42
 ) -> list[QAItem]:
     return generate(load_episode(run_dir, run_id), horizon=horizon, per_type=per_type, seed=seed)
 
@@ -34,7 +34,7 @@ def evaluate(
     *,
     answerers: Sequence[str] = ANSWERERS,
     horizon: int | None | Sequence[int | None] = None,
-    per_type: int = 3,
+    per_type: int = PER_TYPE,
     seed: int = 42,
     model: str | None = None,
     base_url: str | None = None,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
+from ...config import MEMQA_PER_TYPE
 from .crafter_index import CrafterTimeline
 from .crafter_templates import CRAFTER_TEMPLATES
 from .index import Episode, Timeline, mentions, norm
@@ -24,6 +25,7 @@ from .templates import ABILITIES, HORIZON_PREFIX, NOT_ANSWERABLE, TEMPLATES, Ans
 # Ours: EMemBench's A.6 history_turns=10 is the gameplay prompt's window (its Jericho template, A.3); the paper's
 # in-context answerer reads the whole log (§4), our full-history answerer
 IN_CONTEXT_TURNS = 10
+PER_TYPE = MEMQA_PER_TYPE
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ def _sample(rng: random.Random, pools: list[list[Any]], k: int) -> list[Any]:
     return picked
 
 
-def generate(episode: Episode, *, horizon: int | None = None, per_type: int = 3, seed: int = 42) -> list[QAItem]:
+def generate(episode: Episode, *, horizon: int | None = None, per_type: int = PER_TYPE, seed: int = 42) -> list[QAItem]:
     """``per_type`` questions of each ability type (fewer when too few candidates) over steps 0..horizon."""
     tl = episode.timeline.upto(horizon)
     last = tl.last
