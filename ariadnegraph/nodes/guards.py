@@ -2,11 +2,11 @@
 something else or send the step back to the planner, saying why with a reason code.
 
 They are the ``ariadne`` preset's heuristics for a small model, each behind its switch (``explore``,
-``strict_grounding``, ``rules_shield``, ``loop_guard``, ``stall_steps``, ``object_memory``): the general actor
-(nodes/actor.py) grounds a step and asks :func:`guard` first. While the step has replans left, a step that should
-not be played goes back to the planner; once they are used up, the way forward plays instead: what the next step
-needs from memory (nodes/finding.py), else an exit not taken, a way out, a thing here to take or open, else what
-changes nothing.
+``strict_grounding``, ``rules_shield``, ``loop_guard``, ``stall_steps``, ``object_memory``, ``keys_first``): the
+general actor (nodes/actor.py) grounds a step and asks :func:`guard` first. While the step has replans left, a step
+that should not be played goes back to the planner; once they are used up, the way forward plays instead: what the
+next step needs from memory (nodes/finding.py), else an exit not taken, a way out, a thing here to take or open,
+else what changes nothing.
 """
 
 from __future__ import annotations
