@@ -352,6 +352,11 @@ def prediction_line(command: str, expected: str | None, reward: str | None = Non
     return f"{command}{ARROW}{expected or NOTHING_EXPECTED}" + (f" (reward {reward})" if reward else "")
 
 
+def prediction_lines(steps: Iterable[Mapping[str, str]]) -> list[str]:
+    """Plan steps ({action, expected, reward}) as :func:`prediction_line` s: the PREDICTED SO FAR section."""
+    return [prediction_line(s["action"], s.get("expected"), s.get("reward")) for s in steps]
+
+
 def episode_line(step: int, text: str) -> str:
     """A past observation retrieved for a role (``step 4: You are in the kitchen...``)."""
     return f"step {step}: {text}"

@@ -162,10 +162,15 @@ def keys_first(s: Situation) -> Decision | None:
 def least_taken_instead(s: Situation, command: str) -> Decision | None:
     """With nothing left to explore, a way out of here taken fewer times than the pacing move (hunt_hard, first
     played at 8c7708f: 'go north'/'go south' between two rooms for 90 steps)."""
-    others = sorted((c for c in s.admissible if direction_of_command(c) and c != command), key=s.times_here)
+    others = [c for c in exits_least_taken(s) if c != command]
     if not others or s.times_here(others[0]) >= s.times_here(command):
         return None
     return Decision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
+
+
+def exits_least_taken(s: Situation) -> list[str]:
+    """The valid moves from here, the one taken fewest times from this situation first."""
+    return sorted((c for c in s.admissible if direction_of_command(c)), key=s.times_here)
 
 
 def taking_first(s: Situation) -> Decision | None:
@@ -338,7 +343,7 @@ def way_forward(s: Situation) -> tuple[str, str]:
     if reach := untried_reach(s):
         return reach, "a thing here not taken or opened yet"
     safe = safe_command(s.admissible)
-    exits = sorted((c for c in s.admissible if direction_of_command(c)), key=s.times_here)
+    exits = exits_least_taken(s)
     if s.times_here(safe) and exits:  # what changes nothing is played once in a situation: a move changes it
         return exits[0], "the way out taken least from here"
     return safe, "nothing else to do"

@@ -53,11 +53,6 @@ def oracle_plan(state: AgentState, context: AgentContext, session: Session) -> d
     }
 
 
-def imagined_lines(rollout: list[dict[str, str]]) -> list[str] | str:
-    """The PREDICTED SO FAR section: each imagined command with its predicted outcome (and reward)."""
-    return [p.prediction_line(s["action"], s.get("expected"), s.get("reward")) for s in rollout] or p.NONE
-
-
 def imagine_step(state: AgentState, context: AgentContext, session: Session) -> dict[str, Any]:
     """DAVIS's algorithm 1, line 3: the policy chooses the next step of the imagined trajectory from the belief, the
     steps imagined so far with their predicted outcomes, and the notes of the world model's monologue; the world
@@ -73,7 +68,7 @@ def imagine_step(state: AgentState, context: AgentContext, session: Session) -> 
         sections={
             **working_memory(state, context, session.run),
             p.NOTES: (state.get("notes") or []) if rollout else [],  # the monologue of this rollout only
-            p.PREDICTED: imagined_lines(rollout),
+            p.PREDICTED: p.prediction_lines(rollout) or p.NONE,
         },
         fallback=fallback_plan(state),
         step=state.get("step", 0),

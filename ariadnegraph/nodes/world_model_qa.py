@@ -455,10 +455,6 @@ def predict_step(
     return planned, monologue, searches, updates
 
 
-def prediction_lines(steps: Sequence[Mapping[str, str]]) -> list[str]:
-    return [p.prediction_line(s["action"], s.get("expected"), s.get("reward")) for s in steps]
-
-
 def predict_transitions(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     """Algorithm 2 for each step of the new plan (``monologue="transitions"``: the plan is written whole first)."""
     context = runtime.context
@@ -469,12 +465,12 @@ def predict_transitions(state: AgentState, runtime: Runtime[AgentContext], sessi
     notes: list[str] = []
     searches: list[dict[str, Any]] = []
     for planned in state.get("plan") or []:
-        step, monologue, found, asked = predict_step(planned, prediction_lines(plan), state, context, history, embed)
+        step, monologue, found, asked = predict_step(planned, p.prediction_lines(plan), state, context, history, embed)
         plan.append(step)
         notes += monologue
         searches += found
         updates += asked
-    decided = {"notes": notes, "monologue": searches, "predicted": prediction_lines(plan)}
+    decided = {"notes": notes, "monologue": searches, "predicted": p.prediction_lines(plan)}
     return {"plan": plan, "notes": notes, "decided": decided, **merged(updates)}
 
 
@@ -488,11 +484,11 @@ def predict_rollout_step(state: AgentState, runtime: Runtime[AgentContext], sess
         return {}
     history = world_history(state, session, context.memory_from, runtime.store)
     step, monologue, searches, updates = predict_step(
-        rollout[-1], prediction_lines(rollout[:-1]), state, context, history, session.memory.embedder.embed
+        rollout[-1], p.prediction_lines(rollout[:-1]), state, context, history, session.memory.embedder.embed
     )
     rollout[-1] = step
     notes = [*(state.get("notes") or []), *monologue]
-    decided: dict[str, Any] = {"notes": monologue, "monologue": searches, "predicted": prediction_lines([step])}
+    decided: dict[str, Any] = {"notes": monologue, "monologue": searches, "predicted": p.prediction_lines([step])}
     if len(rollout) < context.switches.plan_length:
         return {"rollout": rollout, "notes": notes, "decided": decided, **merged(updates)}
     plans = [{"subgoal": state.get("subgoal"), "steps": [s["action"] for s in rollout], "feedback": None}]
