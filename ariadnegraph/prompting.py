@@ -276,12 +276,17 @@ def parse_step_header(line: str) -> tuple[int, str] | None:
     return int(found.group(1)), "" if action == START_ACTION else action
 
 
+FEEDBACK_MARK = "(critic, before this command: "  # a record's feedback line opens with it (STMA's buffer)
+
+
 def history_transcript(records: Iterable[Mapping[str, object]]) -> str:
-    """Whole-text history: ``[step N] > action`` then the whole observation, per step."""
-    blocks = [
-        f"{step_header(r.get('step', 0), str(r.get('action') or ''))}\n{str(r.get('observation') or '').strip()}"
-        for r in records
-    ]
+    """Whole-text history: ``[step N] > action`` then the whole observation, per step; a record that keeps the
+    critic's feedback its command came after has it on a line of its own under the header."""
+    blocks = []
+    for r in records:
+        feedback = f"{FEEDBACK_MARK}{' '.join(str(r['feedback']).split())})\n" if r.get("feedback") else ""
+        header = step_header(r.get("step", 0), str(r.get("action") or ""))
+        blocks.append(f"{header}\n{feedback}{str(r.get('observation') or '').strip()}")
     return "\n\n".join(blocks) if blocks else NONE
 
 
@@ -295,7 +300,10 @@ def parse_history_transcript(body: str | None) -> list[tuple[int, str, str]]:
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(text)
         action = match.group(2).strip()
-        records.append((int(match.group(1)), "" if action == START_ACTION else action, text[match.end() : end].strip()))
+        observation = text[match.end() : end].strip()
+        if observation.startswith(FEEDBACK_MARK):  # the critic's feedback is not part of what the game said
+            observation = observation.partition("\n")[2].strip()
+        records.append((int(match.group(1)), "" if action == START_ACTION else action, observation))
     return records
 
 

@@ -53,7 +53,8 @@ def nodes_per_step(context: AgentContext) -> int:
     preset = context.switches
     rollout = preset.monologue == "rollout" and preset.qa_turns != 0
     planning = 2 * preset.plan_length if rollout else 2
-    return 9 + planning * (1 + preset.max_replans)
+    early_critic = preset.memory_cadence == "plan"  # STMA's cadence: a plan's later step is judged before memory
+    return 9 + early_critic + planning * (1 + preset.max_replans)
 
 
 def recursion_limit(context: AgentContext, max_steps: int) -> int:

@@ -37,6 +37,14 @@ class Preset:
     history_length: int | None = 5  # recent steps shown (None: the whole episode)
     history_full_text: bool = False  # whole observations in the history, else their first line
     summarizer_history: int = 0  # history-buffer records the summarizer reads besides its belief (STMA: 25)
+    # belief: the previous belief rewritten with the last step, a few lines (ours); trajectory: the history buffer
+    # summarized afresh each time, step by step, texts read word for word and every move (STMA appendix D.1)
+    summary: Literal["belief", "trajectory"] = "belief"
+    buffer_feedback: bool = False  # a history record keeps the critic's feedback its command came after (STMA alg. 2,
+    # line 4: the buffer holds (f, o, a))
+    # step: the memory roles (summarizer, extraction, retrieval, aggregation) run after every step; plan: only when a
+    # plan is to be made, and a plan's later steps are judged with the beliefs it was made with (STMA alg. 2, 4-9)
+    memory_cadence: Literal["step", "plan"] = "step"
     belief_shown: bool = True  # the deciding roles (planner, critic, chooser) read the summarizer's belief
     extraction_reads: Literal["belief", "belief_only", "history"] = "belief"  # what the relation retriever reads: the
     # observation with the summarizer's belief beside it (ours); the belief alone (belief_only: STMA §4.2, R: b -> G');
@@ -69,6 +77,9 @@ class Preset:
     grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
     actor_commands: int = 1  # most game commands the actor may turn one plan step into (DAVIS: L' >= L), each validated
     invalidate: bool = True  # contradicted facts are closed; False: the KG only appends timestamped facts (DAVIS §3.2)
+    # the conflict rules (one place per thing, exclusive states, one room each way) close what a new fact contradicts,
+    # besides what outdated detection names; False: only what the model names is closed (AriGraph §2)
+    conflict_rules: bool = True
     thoughts: str | None = (
         # an AgentKit thought graph (agentkit/NAME.yaml, a path, or auto: the env family's) chooses each command instead
         None
@@ -188,10 +199,11 @@ PRESETS: dict[str, Preset] = {
     "arigraph": Preset(
         "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS with d=2, w=5, top-2 episodes, history 5: "
         "values ours, the paper gives none), exploration check and unexplored exits, planner every step, ReAct "
-        "action choice, go-to",
+        "action choice, go-to; a fact is closed only when outdated detection names it",
         summarizer=False,
         history_full_text=True,
         exploration_check=True,
+        conflict_rules=False,
         aggregator="off",
         qa_turns=0,
         planner="every_step",
@@ -202,15 +214,17 @@ PRESETS: dict[str, Preset] = {
         outdated_scope="entities",
     ),
     "stma": Preset(
-        "STMA (Lei et al. 2025): history buffer 25 + summarizer belief, relation retriever reading the belief, dynamic "
-        "KG, "
-        "top-8 entities + 3-hop retrieval, LLM relation aggregator, planner with subgoal + action sequence, critic "
-        "before "
-        "each action rejecting what the game would not take; commands sent as planned (no go-to, no grounding: ours, "
+        "STMA (Lei et al. 2025): a history buffer of 25 steps (with the critic's feedback) summarized afresh into "
+        "the temporal belief, relation retriever reading the belief, dynamic KG, top-8 entities + 3-hop retrieval, "
+        "LLM relation aggregator, all once a plan; planner with subgoal + action sequence, critic before each action "
+        "rejecting what the game would not take; commands sent as planned (no go-to, no grounding: ours, "
         "--set go_to=true / grounding=true, labelled as additions)",
         retrieval="stma",
         hops_directed=True,
         summarizer_history=HISTORY_BUFFER,
+        summary="trajectory",
+        buffer_feedback=True,
+        memory_cadence="plan",
         history_length=0,
         unexplored_exits=False,
         memory_facts_shown=False,

@@ -93,7 +93,7 @@ class AgentState(EpisodeInput, total=False):
     last_reason: str | None  # why it was chosen: a step written again after a crash keeps it
     history: Annotated[
         list[dict[str, Any]], keep_last(HISTORY_KEPT)
-    ]  # {step, action, observation}; longer windows read the trajectory
+    ]  # {step, action, observation[, feedback: STMA]}; longer windows read the trajectory
     remaining_steps: RemainingSteps  # LangGraph's recursion budget left (not checkpointed)
     switches: dict[str, Any]  # the preset's switches the run plays with: routing reads them here (graphs/agent.py)
     family: str  # the game family, resolved from the env spec at the first step (envs/families): nodes ask it

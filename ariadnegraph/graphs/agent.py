@@ -7,7 +7,9 @@ planned step's outcome, and back to the planner for the next step until L are im
 environment; after the last
 step's memory_update, finish (the result into run.json, the game released). The critic
 sends the planner back to work when the last outcome deviated from its expectation or the next
-action is rejected (bounded per step); otherwise planned actions run without a planner call.
+action is rejected (bounded per step); otherwise planned actions run without a planner call. Under STMA's
+cadence (``memory_cadence="plan"``) the memory path runs only when a plan is to be made: a plan's later steps go
+from the environment straight to the critic, and a rejection runs the memory path before the new plan.
 
 Resources are handed in: a node that needs the game, the memory or the run's files takes the episode's
 session as an argument, resolved here (``given_session``) once per call, so no node looks it up or can
@@ -65,13 +67,26 @@ def _switches(state: AgentState) -> Preset:
     return preset_of(state.get("switches")) or PRESETS["ariadne"]
 
 
+def _plan_due(state: AgentState, preset: Preset) -> bool:
+    """Whether a plan is to be made now: none in hand, a replan asked for, or a planner every step."""
+    return preset.planner != "never" and (
+        preset.planner == "every_step" or bool(state.get("needs_plan")) or not state.get("plan")
+    )
+
+
 def _planning(state: AgentState, preset: Preset) -> PlanningNode:
     """After memory: think (QA, then plan) when a plan is needed, else check or act on the plan in hand."""
-    if preset.planner != "never" and (
-        preset.planner == "every_step" or state.get("needs_plan") or not state.get("plan")
-    ):
+    if _plan_due(state, preset):
         return "world_model_qa" if preset.qa_turns != 0 and preset.monologue == "tools" else "planner"
     return "critic" if preset.critic else "actor"
+
+
+def _memory_path(preset: Preset) -> Literal["summarizer", "relation_retriever", "memory_update"]:
+    """The first node of the memory path: presets without a running belief skip the summarizer; those without a KG
+    skip triplet extraction."""
+    if preset.summarizer:
+        return "summarizer"
+    return "relation_retriever" if preset.knowledge_graph else "memory_update"
 
 
 def _predicts(preset: Preset) -> bool:
@@ -79,12 +94,16 @@ def _predicts(preset: Preset) -> bool:
     return preset.qa_turns != 0 and preset.monologue in ("transitions", "rollout")
 
 
-def route_after_environment(state: AgentState) -> Literal["summarizer", "relation_retriever", "memory_update"]:
-    """Presets without a running belief skip the summarizer; those without a KG skip triplet extraction."""
+def route_after_environment(
+    state: AgentState,
+) -> Literal["summarizer", "relation_retriever", "memory_update", "critic", "actor"]:
+    """The memory path, every step; under STMA's cadence (``memory_cadence="plan"``) only when a plan is to be made:
+    a plan's later steps go to the critic (or the actor) with the beliefs the plan was made with, and the memory
+    path runs again only when the critic rejects one (STMA's algorithm 2: a rejection goes back to line 4)."""
     preset = _switches(state)
-    if preset.summarizer:
-        return "summarizer"
-    return "relation_retriever" if preset.knowledge_graph else "memory_update"
+    if preset.memory_cadence == "plan" and not state.get("done") and not _plan_due(state, preset):
+        return "critic" if preset.critic else "actor"
+    return _memory_path(preset)
 
 
 def route_after_summarizer(state: AgentState) -> Literal["relation_retriever", "memory_update"]:
@@ -135,9 +154,17 @@ def route_after_world_model_qa(state: AgentState) -> Literal["planner", "critic"
     return "critic" if preset.critic else "actor"
 
 
-def route_after_critic(state: AgentState) -> Literal["planner", "actor"]:
-    """The critic sends the planner back to work (``needs_plan``) or lets the plan's next step run."""
-    return "planner" if state.get("needs_plan") else "actor"
+def route_after_critic(
+    state: AgentState,
+) -> Literal["planner", "actor", "summarizer", "relation_retriever", "memory_update"]:
+    """The critic sends the planner back to work (``needs_plan``) or lets the plan's next step run; under STMA's
+    cadence a rejection of a plan's later step first runs the memory path this step skipped."""
+    if not state.get("needs_plan"):
+        return "actor"
+    preset = _switches(state)
+    if preset.memory_cadence == "plan" and state.get("memory_step", -1) < state.get("step", 0):
+        return _memory_path(preset)
+    return "planner"
 
 
 def route_after_actor(state: AgentState) -> Literal["planner", "environment"]:

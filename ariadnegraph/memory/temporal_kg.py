@@ -333,13 +333,15 @@ class TemporalKG:
         outdated: Iterable[int | Triplet] = (),
         source: int | None = None,
         invalidate: bool = True,
+        by_rules: bool = True,
     ) -> FactChange:
         """Record what was observed at ``step``.
 
         ``outdated`` names facts (ids or triplets) a caller knows to be false now; contradicted facts
-        found by the conflict rules are closed too. A triplet that is already open is kept, not
-        duplicated. With ``invalidate`` off nothing is closed: the KG only appends timestamped facts (DAVIS),
-        and readers take the newest. Returns what changed so callers can log and embed exactly that.
+        found by the conflict rules are closed too, unless ``by_rules`` is off (AriGraph: only what the model
+        names is closed). A triplet that is already open is kept, not duplicated. With ``invalidate`` off nothing
+        is closed: the KG only appends timestamped facts (DAVIS), and readers take the newest. Returns what changed
+        so callers can log and embed exactly that.
         """
         if step < self.last_step:
             raise ValueError(f"step {step} is before the last recorded step {self.last_step}")
@@ -361,7 +363,7 @@ class TemporalKG:
             if existing is not None:
                 kept.append(self._facts[existing])
                 continue
-            for other in self._conflicting(candidate) if invalidate else ():
+            for other in self._conflicting(candidate) if invalidate and by_rules else ():
                 if other.key not in seen:  # two facts of the same step never close each other
                     closed.append(self._close(other, step))
             added.append(self._store(candidate))

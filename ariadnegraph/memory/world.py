@@ -365,13 +365,15 @@ class WorldMemory(MemoryQueries):
         outdated: Iterable[int | Triplet] = (),
         action: str | None = None,
         invalidate: bool = True,
+        by_rules: bool = True,
     ) -> FactChange:
         """Record one step: the observation ``text`` and the facts extracted from it, atomically
-        (``invalidate=False``: contradicted and outdated facts stay open, see ``TemporalKG.update``)."""
+        (``invalidate=False``: contradicted and outdated facts stay open; ``by_rules=False``: only the ``outdated``
+        ones are closed; see ``TemporalKG.update``)."""
         if step in self.episodes:
             raise ValueError(f"step {step} is already recorded")
         self._dirty = True
-        change = self.kg.update(step, list(triplets), outdated, source=step, invalidate=invalidate)
+        change = self.kg.update(step, list(triplets), outdated, source=step, invalidate=invalidate, by_rules=by_rules)
         episode = Episode(step, text, action, frozenset(f.id for f in change.added + change.kept))
         self.episodes[step] = episode
         if self._last_episode is not None:

@@ -115,6 +115,8 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
                 "approved": verdict.action_approved if preset.precheck else None,
                 "outcome_matches": verdict.outcome_matches if expected else None,
                 "last_action": state.get("last_action"),
+                # what a rejection or a mismatch said (STMA's buffer keeps it with the step's command)
+                "feedback": None if verdict.action_approved and verdict.outcome_matches else verdict.feedback,
             }
         ]
     }

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from ..agent.approval import approved_command
 from ..agent.context import AgentContext
 from ..agent.episode_input import check_episode_input, check_recursion_budget
-from ..agent.presets import check_switches, switch_values
+from ..agent.presets import Preset, check_switches, switch_values
 from ..agent.recall import recall
 from ..agent.session import Session
 from ..agent.state import AgentState
@@ -77,6 +77,14 @@ def _shown(update: dict[str, Any]) -> None:
 STEP_EVENT_KEYS = ("run_id", "step", "last_action", "observation", "score", "max_score", "done", "won", "lost")
 
 
+def buffered_feedback(state: AgentState, switches: Preset) -> dict[str, str]:
+    """The critic's last word on the way to this step's command, where the history buffer keeps it (STMA)."""
+    if not switches.buffer_feedback:
+        return {}
+    said = [v["feedback"] for v in (state.get("decided") or {}).get("verdicts") or [] if v.get("feedback")]
+    return {"feedback": said[-1]} if said else {}
+
+
 def environment(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     """``state`` as ``episode_state`` returned it; ``session``: the episode's, new on its first step."""
     context = runtime.context
@@ -129,7 +137,14 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
         "last_reason": replaced.get("reason", state.get("reason")),
         "decided": None,  # written into this step's line
         "last_decided": state.get("decided") or {},  # (a line torn by a crash is written again with it)
-        "history": [{"step": step, "action": action, "observation": observation.text}],
+        "history": [
+            {
+                "step": step,
+                "action": action,
+                "observation": observation.text,
+                **buffered_feedback(state, context.switches),
+            }
+        ],
         "replans": 0,
         "avoid": None,  # a new step: every command may be offered again
         "command": None,

@@ -25,6 +25,15 @@ and where needed things are; drop what no longer matters. At most 8 short lines.
 Reply with JSON only, for example:
 {{"belief": "Recipe: red apple (slice, roast), milk. Then prepare meal.\\nHave: knife, milk.\\nRed apple: in the fridge, kitchen.\\nNext: take the apple, slice it, roast it in the oven."}}"""
 
+SUMMARIZER_TRAJECTORY = f"""{AGENT}
+Your job: write the agent's belief afresh from RECENT HISTORY, the steps it took and what the game answered
+(a line in parentheses under a step is the critic's word before that command). First one line a step, in order:
+the command, what came of it, and every move with its direction ("go east: from the Hall into the Kitchen").
+Then, under "Texts read:", every instruction read (a recipe, a note) word for word: the agent follows it later.
+Then what the steps add up to: what is done, what the agent is after, where needed things are.
+Reply with JSON only, for example:
+{{"belief": "Step 1 open fridge: the fridge holds a red apple.\nStep 2 go east: from the Kitchen into the Pantry.\nTexts read:\nexamine note: Take the apple, then slice it.\nSo far: the apple is in the fridge, in the Kitchen; it has not been taken."}}"""
+
 # Names the extraction prompt fixes for the memory (others read them back: fidelity, grounding)
 RECIPE, REQUIRES = "recipe", "requires"
 

@@ -56,6 +56,17 @@ class Belief(BaseModel):
     )
 
 
+class TrajectorySummary(BaseModel):
+    """Summarizer, STMA's way (appendix D.1): the history buffer told afresh each time, step by step, then whole."""
+
+    reply_tokens: ClassVar[int] = 1000
+    belief: Annotated[str, _clip(4000)] = text(
+        4000,
+        "one line a step (its command, what came of it, each move with its direction); texts read, word for word, "
+        "under a heading of their own; then what the steps add up to and what the agent seems to be after",
+    )
+
+
 class Extraction(BaseModel):
     """Relation retriever: facts the observation states, and stored facts it shows are no longer true."""
 

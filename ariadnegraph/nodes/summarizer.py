@@ -1,5 +1,6 @@
-"""Summarizer: keeps the agent's temporal belief (STMA §4.1) up to date with each observation; under
-``stma`` it also reads the history buffer (the last 25 steps, whole observations)."""
+"""Summarizer: keeps the agent's temporal belief (STMA §4.1) up to date with each observation. Ours rewrites its
+previous belief with the last step; ``summary="trajectory"`` (``stma``) writes it afresh each time from the history
+buffer alone (the last 25 steps, whole observations, with the critic's feedback), as STMA's appendix D.1 does."""
 
 from __future__ import annotations
 
@@ -9,30 +10,42 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.presets import HISTORY_BUFFER
 from ..agent.state import AgentState
 from .common import ask_structured, environment_section, history_section
-from .prompts import SUMMARIZER
-from .schemas import Belief
+from .prompts import SUMMARIZER, SUMMARIZER_TRAJECTORY
+from .schemas import Belief, TrajectorySummary
 
 
 def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     previous = state.get("belief") or ""
-    buffer = runtime.context.switches.summarizer_history  # STMA: the summarizer reads the history buffer
-    sections = {
-        p.ENVIRONMENT: environment_section(state),
-        p.GOAL: state.get("goal", ""),
-        p.HISTORY: history_section((state.get("history") or [])[:-1], buffer, True) if buffer else None,
-        p.PREVIOUS_BELIEF: previous,
-        p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
-        p.OBSERVATION: state.get("observation", ""),
-    }
+    switches = runtime.context.switches
+    buffer = switches.summarizer_history  # STMA: the summarizer reads the history buffer
+    history = state.get("history") or []
+    afresh = switches.summary == "trajectory"
+    if afresh:  # the buffer ends with this step's observation, which it tells like the others
+        sections = {
+            p.ENVIRONMENT: environment_section(state),
+            p.GOAL: state.get("goal", ""),
+            p.HISTORY: history_section(history, buffer or HISTORY_BUFFER, True),
+        }
+    else:
+        sections = {
+            p.ENVIRONMENT: environment_section(state),
+            p.GOAL: state.get("goal", ""),
+            p.HISTORY: history_section(history[:-1], buffer, True) if buffer else None,
+            p.PREVIOUS_BELIEF: previous,
+            p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
+            p.OBSERVATION: state.get("observation", ""),
+        }
+    schema = TrajectorySummary if afresh else Belief
     belief, update = ask_structured(
         runtime.context,
         node="summarizer",
-        schema=Belief,
-        system=SUMMARIZER,
+        schema=schema,
+        system=SUMMARIZER_TRAJECTORY if afresh else SUMMARIZER,
         sections=sections,
-        fallback=Belief(belief=previous),
+        fallback=schema(belief=previous),
         step=state.get("step", 0),
     )
     return {"belief": belief.belief, "decided": {"belief": belief.belief}, **update}

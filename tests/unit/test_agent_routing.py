@@ -773,6 +773,23 @@ def test_arigraph_outdated_detection_sees_every_fact_touching_the_new_triplets_e
     assert len(model.calls) == calls + 1
 
 
+def test_arigraph_closes_only_what_its_outdated_detection_names_and_ours_adds_the_conflict_rules():
+    """AriGraph §2: the model alone says what is outdated; our conflict rules (one place per thing) close more."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes.memory_update import memory_update
+
+    def kept_after(preset: str, outdated: list[list[str]]) -> set[str]:
+        memory = WorldMemory()
+        memory.observe(0, "-= Kitchen =-", [("apple", "on", "table"), ("knife", "on", "table")])
+        state = {**STATE, "step": 1, "env": "cooking:1", "extraction": [["apple", "in", "inventory"]], "outdated": outdated}
+        memory_update(state, runtime(preset=preset), fake_session(memory))
+        return {p.fact_line(*triplet) for triplet in memory.current().triplets()}
+
+    assert {"apple, on, table", "apple, in, inventory"} <= kept_after("arigraph", [])  # nothing named: both stay open
+    assert "apple, on, table" not in kept_after("arigraph", [["apple", "on", "table"]])
+    assert "apple, on, table" not in kept_after("ariadne_full", []) and "knife, on, table" in kept_after("ariadne_full", [])
+
+
 def test_ariadne_shows_a_thing_again_at_most_once_an_episode_and_looks_once_a_situation(monkeypatch, tmp_path):
     """With object memory, what changes nothing is not played again: 'examine X' once an episode (its answer is the
     same wherever it is asked: the 1.5B model spent a third of its steps examining furniture), 'look' once a situation."""

@@ -30,6 +30,7 @@ from ...nodes.schemas import (
     Plan,
     PlanStep,
     SpatialBelief,
+    TrajectorySummary,
     TransitionPrediction,
 )
 from . import extract as ex
@@ -457,6 +458,11 @@ class Situation:
     def last_failure(self) -> str | None:
         value = self.belief.get("Last failure")
         return _lower(value.split(" (")[0]) if value else None
+
+
+def summarize_trajectory(s: Sections) -> TrajectorySummary:
+    """STMA's summarizer: the belief written afresh from the history buffer alone (what fell out of it is gone)."""
+    return TrajectorySummary(belief=recall(s.get(p.GOAL, ""), history_records(s.get(p.HISTORY))))
 
 
 def recall(goal: str, records: list[tuple[str, str]]) -> str:

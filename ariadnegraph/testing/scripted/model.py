@@ -37,6 +37,7 @@ from ...nodes.schemas import (
     Outdated,
     Plan,
     SpatialBelief,
+    TrajectorySummary,
     TransitionPrediction,
 )
 from ...prompting import parse_sections
@@ -59,6 +60,7 @@ RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
     TransitionPrediction: brain.predict,
     EntityFocus: brain.focus,
     Expansion: brain.expand,
+    TrajectorySummary: brain.summarize_trajectory,
 }
 ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
 
