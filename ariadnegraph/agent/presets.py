@@ -38,8 +38,9 @@ class Preset:
     history_full_text: bool = False  # whole observations in the history, else their first line
     summarizer_history: int = 0  # history-buffer records the summarizer reads besides its belief (STMA: 25)
     # belief: the previous belief rewritten with the last step, a few lines (ours); trajectory: the history buffer
-    # summarized afresh each time, step by step, texts read word for word and every move (STMA appendix D.1)
-    summary: Literal["belief", "trajectory"] = "belief"
+    # summarized afresh each time, step by step, texts read word for word and every move (STMA appendix D.1);
+    # paragraphs: the previous summary rewritten with the recent steps, at most three paragraphs (AriGraph appendix E)
+    summary: Literal["belief", "trajectory", "paragraphs"] = "belief"
     buffer_feedback: bool = False  # a history record keeps the critic's feedback its command came after (STMA alg. 2,
     # line 4: the buffer holds (f, o, a))
     # step: the memory roles (summarizer, extraction, retrieval, aggregation) run after every step; plan: only when a
@@ -266,8 +267,10 @@ PRESETS: dict[str, Preset] = {
         **{**_BASELINE, "history_length": None},
     ),
     "summary": Preset(
-        "summary baseline (AriGraph §4.1): a running summary + the last 5 steps, planner + ReAct choice every step",
-        **{**_BASELINE, "summarizer": True},
+        "summary baseline (AriGraph §4.1, its summarization prompt of appendix E): a running summary of at most three "
+        "paragraphs rewritten each step from the last 5 steps (5 is ours) + the last 5 steps, planner + ReAct choice "
+        "every step",
+        **{**_BASELINE, "summarizer": True, "summary": "paragraphs", "summarizer_history": 5},
     ),
     "agentkit": Preset(
         "AgentKit (Wu et al. 2024): a graph of prompt nodes declared in YAML, the one written for the environment's "

@@ -34,6 +34,14 @@ Then what the steps add up to: what is done, what the agent is after, where need
 Reply with JSON only, for example:
 {{"belief": "Step 1 open fridge: the fridge holds a red apple.\nStep 2 go east: from the Kitchen into the Pantry.\nTexts read:\nexamine note: Take the apple, then slice it.\nSo far: the apple is in the fridge, in the Kitchen; it has not been taken."}}"""
 
+SUMMARIZER_PARAGRAPHS = f"""{AGENT}
+Your job: write the summary the deciding parts of the agent will read instead of the game's text: it is all they
+know. Rewrite the PREVIOUS BELIEF (the last summary) with RECENT HISTORY, the LAST ACTION and the OBSERVATION.
+Say plainly what each command tried came to (done, refused, nothing happened): the next choices depend on it.
+Keep only what is useful for a plan towards the GOAL and well supported by the text; at most three paragraphs.
+Reply with JSON only, for example:
+{{"belief": "The agent is in the Kitchen with a knife. 'open fridge' worked: it holds a red apple.\n\n'go west' was refused: no exit that way. Exits: east to the Hall.\n\nFor the goal: take the apple and slice it with the knife."}}"""
+
 # Names the extraction prompt fixes for the memory (others read them back: fidelity, grounding)
 RECIPE, REQUIRES = "recipe", "requires"
 

@@ -56,6 +56,17 @@ class Belief(BaseModel):
     )
 
 
+class ParagraphSummary(BaseModel):
+    """Summarizer, AriGraph's way (appendix E's summarization prompt): the situation in at most three paragraphs."""
+
+    reply_tokens: ClassVar[int] = 600
+    belief: Annotated[str, _clip(2400)] = text(
+        2400,
+        "at most three short paragraphs: what the attempted commands came to, what the situation is now, and what "
+        "matters for the goal's plan",
+    )
+
+
 class TrajectorySummary(BaseModel):
     """Summarizer, STMA's way (appendix D.1): the history buffer told afresh each time, step by step, then whole."""
 

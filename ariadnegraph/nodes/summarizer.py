@@ -1,6 +1,8 @@
 """Summarizer: keeps the agent's temporal belief (STMA §4.1) up to date with each observation. Ours rewrites its
 previous belief with the last step; ``summary="trajectory"`` (``stma``) writes it afresh each time from the history
-buffer alone (the last 25 steps, whole observations, with the critic's feedback), as STMA's appendix D.1 does."""
+buffer alone (the last 25 steps, whole observations, with the critic's feedback), as STMA's appendix D.1 does;
+``summary="paragraphs"`` (the ``summary`` baseline) rewrites the last summary in at most three paragraphs, as
+AriGraph's summarization prompt (appendix E) does."""
 
 from __future__ import annotations
 
@@ -13,8 +15,15 @@ from ..agent.context import AgentContext
 from ..agent.presets import HISTORY_BUFFER
 from ..agent.state import AgentState
 from .common import ask_structured, environment_section, history_section
-from .prompts import SUMMARIZER, SUMMARIZER_TRAJECTORY
-from .schemas import Belief, TrajectorySummary
+from .prompts import SUMMARIZER, SUMMARIZER_PARAGRAPHS, SUMMARIZER_TRAJECTORY
+from .schemas import Belief, ParagraphSummary, TrajectorySummary
+
+# Per ``summary`` switch value: the reply's schema and the role's prompt
+SUMMARIES: dict[str, tuple[type[Belief] | type[TrajectorySummary] | type[ParagraphSummary], str]] = {
+    "belief": (Belief, SUMMARIZER),
+    "trajectory": (TrajectorySummary, SUMMARIZER_TRAJECTORY),
+    "paragraphs": (ParagraphSummary, SUMMARIZER_PARAGRAPHS),
+}
 
 
 def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -38,12 +47,12 @@ def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
             p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
             p.OBSERVATION: state.get("observation", ""),
         }
-    schema = TrajectorySummary if afresh else Belief
+    schema, system = SUMMARIES[switches.summary]
     belief, update = ask_structured(
         runtime.context,
         node="summarizer",
         schema=schema,
-        system=SUMMARIZER_TRAJECTORY if afresh else SUMMARIZER,
+        system=system,
         sections=sections,
         fallback=schema(belief=previous),
         step=state.get("step", 0),

@@ -27,6 +27,7 @@ from ...nodes.schemas import (
     ExplorationCheck,
     Extraction,
     Outdated,
+    ParagraphSummary,
     Plan,
     PlanStep,
     SpatialBelief,
@@ -458,6 +459,11 @@ class Situation:
     def last_failure(self) -> str | None:
         value = self.belief.get("Last failure")
         return _lower(value.split(" (")[0]) if value else None
+
+
+def summarize_paragraphs(s: Sections) -> ParagraphSummary:
+    """AriGraph's summary baseline: the double's belief, rewritten the same way (it writes no paragraphs)."""
+    return ParagraphSummary(belief=believe(s).belief)
 
 
 def summarize_trajectory(s: Sections) -> TrajectorySummary:

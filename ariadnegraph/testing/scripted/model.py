@@ -35,6 +35,7 @@ from ...nodes.schemas import (
     ExplorationCheck,
     Extraction,
     Outdated,
+    ParagraphSummary,
     Plan,
     SpatialBelief,
     TrajectorySummary,
@@ -61,6 +62,7 @@ RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
     EntityFocus: brain.focus,
     Expansion: brain.expand,
     TrajectorySummary: brain.summarize_trajectory,
+    ParagraphSummary: brain.summarize_paragraphs,
 }
 ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
 

@@ -1,5 +1,6 @@
-"""STMA as its paper runs it (algorithm 2 and appendix D.1): the history buffer holds the critic's feedback with
-each step, the summarizer writes the belief afresh from that buffer alone, and the memory path runs once a plan."""
+"""The summarizers as their papers run them. STMA (algorithm 2 and appendix D.1): the history buffer holds the
+critic's feedback with each step, the summarizer writes the belief afresh from that buffer alone, and the memory path
+runs once a plan. AriGraph's summary baseline (appendix E): the last summary rewritten from the recent steps."""
 
 from __future__ import annotations
 
@@ -90,3 +91,21 @@ def test_a_played_stma_episode_summarizes_and_retrieves_once_a_plan(tmp_path):
     assert planned and summarized - {last} == planned == aggregated  # lines 4-9 once a plan, right before it
     assert len(planned) < len(nodes_by_step)  # some steps followed a plan made earlier
     assert all("critic" in nodes_by_step[step] for step in range(last))  # every command played was judged
+
+
+def test_the_summary_baseline_rewrites_its_last_summary_from_the_recent_steps_as_arigraph_asks(monkeypatch):
+    """AriGraph's summarization prompt (appendix E): goal, the last steps, the observation and the previous summary."""
+    from ariadnegraph.nodes.prompts import SUMMARIZER_PARAGRAPHS
+
+    model = QueuedChatModel(replies=[structured("ParagraphSummary", belief="In the Hall.\n\nNothing tried failed.")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    history = [{"step": i, "action": f"go {i}" if i else None, "observation": f"room {i}"} for i in range(8)]
+    state = {"run_id": "r", "step": 7, "goal": "Cook", "belief": "old summary", "history": history,
+             "last_action": "go 7", "observation": "room 7"}
+    update = summarizer(state, Runtime(context=AgentContext(preset="summary")))
+    assert update["belief"] == "In the Hall.\n\nNothing tried failed."
+    system, human = model.calls[0]["messages"][0].content, model.calls[0]["messages"][1].content
+    sections = p.parse_sections(human)
+    assert system == SUMMARIZER_PARAGRAPHS and sections[p.PREVIOUS_BELIEF] == "old summary"
+    assert [step for step, _, _ in p.parse_history_transcript(sections[p.HISTORY])] == [2, 3, 4, 5, 6]  # the last 5
+    assert sections[p.OBSERVATION] == "room 7"
