@@ -323,7 +323,8 @@ def way_forward(s: Situation) -> tuple[str, str]:
     from memory, else a lock whose key is held or a key lying here, else the nearest place not searched yet (a
     container never opened, a closed door, an exit not taken: ``object_memory``), an exit not taken yet from here,
     the first move of 'explore', a way out not taken yet from this situation, a thing here not taken or opened yet,
-    else what changes nothing (once in a situation: then the way out taken least); with why."""
+    else what changes nothing (once in a situation: then the way out taken least, or where there is none a thing not
+    examined yet); with why."""
     if found := needed_move(s):
         return found
     if lock := unlocking(s):
@@ -346,7 +347,18 @@ def way_forward(s: Situation) -> tuple[str, str]:
     exits = exits_least_taken(s)
     if s.times_here(safe) and exits:  # what changes nothing is played once in a situation: a move changes it
         return exits[0], "the way out taken least from here"
+    if s.times_here(safe) and (unseen := never_shown(s)):  # no way out (a game of one room): a thing not seen closely
+        return unseen, "a thing here not examined yet"
     return safe, "nothing else to do"
+
+
+def never_shown(s: Situation) -> str | None:
+    """A valid command that shows a thing (examine, read) the episode has not played anywhere yet."""
+    candidates = [c for c in s.admissible if shown_again(c) and c not in s.tried]
+    if not candidates:
+        return None
+    played = played_before(s.session.run)
+    return next((c for c in candidates if c not in played), None)
 
 
 def unlocking(s: Situation) -> tuple[str, str] | None:

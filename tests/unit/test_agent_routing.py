@@ -470,6 +470,29 @@ def test_the_way_forward_takes_the_thing_here_before_a_look_that_changes_nothing
     assert again["command"] == "look around", again["decided"]
 
 
+def test_with_no_way_out_the_way_forward_examines_what_it_never_has_instead_of_looking_again(monkeypatch):
+    """Held-out twx:cookingworld@0, one room, every container open: 'look around' played at 30 steps in a row,
+    'nothing else to do'. What changes nothing is played once in a situation; then a thing never examined."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried = {"look around": (1, "You are in the kitchen. In one part of the room you see a stove.")}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    monkeypatch.setattr(guards_module, "played_before", lambda run: {"look around", "examine cookbook"})
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "twx:cookingworld", "inventory": ["knife"], "location": "kitchen",
+             "admissible": ["inventory", "look around", "examine cookbook", "examine toaster", "examine oven"],
+             "plan": [{"action": "go to bbq", "expected": ""}], "replans": ariadne.context.switches.max_replans}
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    assert update["command"] == "examine toaster", update["decided"]
+    assert update["decided"]["actor"][0]["why"] == "a thing here not examined yet"
+    tried["look around"] = (0, "")  # not looked here yet: a look first
+    assert actor_module.actor(state, ariadne, fake_session(WorldMemory()))["command"] == "look around"
+
+
 def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_one_situation(monkeypatch):
     """AriGraph's hunt (first played at b11d5d1, since a dev game): Key 1 lay in the first room and the planner
     examined lockers; the way forward walked on without it; later, with every way out taken, it played 'look'

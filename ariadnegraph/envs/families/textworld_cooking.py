@@ -20,30 +20,39 @@ CUT_STATES = tuple(CUT_VERBS.values())
 COOK_STATES = tuple(COOK_VERBS.values())
 BURNED = "burned"  # cooked twice
 RAW = "raw"
-APPLIANCES = {"fried": "stove", "roasted": "oven", "grilled": "bbq"}  # where each cooked state is made
+APPLIANCES = {"fried": "stove", "roasted": "oven", "grilled": "bbq"}  # where each cooked state is made (TextWorld)
 COOKING_STATES = frozenset({RAW, *CUT_STATES, *COOK_STATES, BURNED, "burnt"})
 MEAL = "meal"
 
 _COOK = re.compile(r"^cook (?:the )?(.+?) (?:with|in|on) (?:the )?(.+)$")
 _EAT = re.compile(r"^eat (?:the )?(.+)$")
 _DIRECTION = re.compile(r"^(fry|roast|grill) (?:the )?(.+)$")
-# A cooking direction names the way to cook; the command names the appliance (the brief's "fry on the stove", ...)
-_APPLIANCE_OF = {verb: APPLIANCES[state] for verb, state in COOK_VERBS.items()}
+# A cooking direction names the way to cook; the command names the appliance (the brief's "fry on the stove", ...):
+# per way, the appliances that do it in a family's games
+Appliances = dict[str, tuple[str, ...]]
+TEXTWORLD_APPLIANCES: Appliances = {verb: (APPLIANCES[state],) for verb, state in COOK_VERBS.items()}
 
 
 @functools.lru_cache(maxsize=8)  # the shield asks once per valid command, with the same texts read
-def recipe_appliances(readings: tuple[str, ...]) -> dict[str, str]:
-    """What each ingredient is cooked with, by the directions of the texts read ("grill the red hot pepper": bbq)."""
-    found: dict[str, str] = {}
+def recipe_appliances(readings: tuple[str, ...], appliances: tuple[tuple[str, tuple[str, ...]], ...]) -> Appliances:
+    """What each ingredient may be cooked with, by the directions of the texts read ("grill the red hot pepper": bbq);
+    ``appliances``: the family's, as items (hashable for the cache)."""
+    way = dict(appliances)
+    found: Appliances = {}
     for text in readings:
         for line in text.lower().splitlines():
             direction = _DIRECTION.match(" ".join(line.split()))
             if direction:
-                found[direction.group(2)] = _APPLIANCE_OF[direction.group(1)]
+                found[direction.group(2)] = way[direction.group(1)]
     return found
 
 
-def ruins_a_meal(command: str, inventory: Iterable[str] | None, readings: Iterable[str] = ()) -> str | None:
+def ruins_a_meal(
+    command: str,
+    inventory: Iterable[str] | None,
+    readings: Iterable[str] = (),
+    appliances: Appliances = TEXTWORLD_APPLIANCES,
+) -> str | None:
     """Eating anything but the meal loses a cooking game; cooking an ingredient the inventory shows cooked burns it;
     cooking it with another appliance than the recipe read says loses the game (it was roasted, not grilled)."""
     words = " ".join((command or "").lower().split())
@@ -57,17 +66,18 @@ def ruins_a_meal(command: str, inventory: Iterable[str] | None, readings: Iterab
         # any word before the name: "sliced grilled red apple" is cooked (cut first, then grilled)
         if any(set(h[: -len(item)].split()) & {*COOK_STATES, BURNED, "burnt"} for h in held if h.endswith(f" {item}")):
             return f"the {item} is cooked already: cooking it again burns it"
-        # only an appliance these rules know (TextWorldExpress grills in a toaster: not one of them)
-        wanted, used = recipe_appliances(tuple(readings)).get(item), cooked.group(2)
-        if wanted and used in _APPLIANCE_OF.values() and used != wanted:
-            return f"the recipe cooks the {item} with the {wanted}, and any other way loses the game"
+        # only an appliance these rules know
+        wanted = recipe_appliances(tuple(readings), tuple(appliances.items())).get(item)
+        used = cooked.group(2)
+        if wanted and used in {a for known in appliances.values() for a in known} and used not in wanted:
+            return f"the recipe cooks the {item} with the {' or the '.join(wanted)}, and any other way loses the game"
     return None
 
 
-def cooking_phrasings(item: str) -> list[str]:
+def cooking_phrasings(item: str, appliances: Appliances = TEXTWORLD_APPLIANCES) -> list[str]:
     """ "fry the tuna" as the game's command puts it: "cook tuna stove"."""
     found = _DIRECTION.match(" ".join(item.lower().split()))
-    return [f"cook {found.group(2)} {_APPLIANCE_OF[found.group(1)]}"] if found else []
+    return [f"cook {found.group(2)} {appliance}" for appliance in appliances[found.group(1)]] if found else []
 
 
 def cooking_tools(item: str) -> list[str]:
@@ -75,10 +85,10 @@ def cooking_tools(item: str) -> list[str]:
     return ["knife"] if " ".join(item.lower().split()).startswith(tuple(CUT_VERBS)) else []
 
 
-def appliance_for(item: str) -> list[str]:
+def appliance_for(item: str, appliances: Appliances = TEXTWORLD_APPLIANCES) -> list[str]:
     """A cooking direction needs its appliance: "roast the carrot" is done at the oven."""
     found = _DIRECTION.match(" ".join(item.lower().split()))
-    return [_APPLIANCE_OF[found.group(1)]] if found else []
+    return list(appliances[found.group(1)]) if found else []
 
 
 def held_states(facts: Iterable[Triplet], inventory: Iterable[str] | None) -> list[Triplet]:
@@ -116,12 +126,13 @@ class CookingRules(GameFamily):
     ignored_words = frozenset({"your"})
     verbs = GameFamily.verbs | set(CUT_VERBS) | set(COOK_VERBS) | {"prepare"}
     state_groups = (frozenset({RAW, *COOK_STATES, BURNED, "cooked"}), frozenset({"uncut", *CUT_STATES}))
+    appliances: Appliances = TEXTWORLD_APPLIANCES  # where each way of cooking is done in the family's games
 
     def ruinous(self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = ()) -> str | None:
-        return ruins_a_meal(command, inventory, readings)
+        return ruins_a_meal(command, inventory, readings, self.appliances)
 
     def phrasings(self, item: str) -> list[str]:
-        return cooking_phrasings(item)
+        return cooking_phrasings(item, self.appliances)
 
     def tools_needed(self, item: str) -> list[str]:
         return cooking_tools(item)
@@ -135,7 +146,7 @@ class CookingRules(GameFamily):
     def things_named(self, item: str) -> list[str]:
         if " ".join(item.lower().split()).startswith(("prepare", "eat")):  # the meal is made, not found
             return []
-        return [*super().things_named(item), *appliance_for(item)]
+        return [*super().things_named(item), *appliance_for(item, self.appliances)]
 
     def places_named(self, item: str) -> list[str]:
         """The meal is prepared in the kitchen (the brief's "'prepare meal' in the kitchen")."""
@@ -149,7 +160,7 @@ class CookingRules(GameFamily):
 
 class Cooking(CookingRules, TextWorld):
     name = "textworld.cooking"
-    brief = f"{prompts.TEXTWORLD}\n{prompts.COOKING_RULES}"
+    brief = f"{prompts.TEXTWORLD}\n{prompts.cooking_rules(prompts.TEXTWORLD_APPLIANCES)}"
 
     def covers(self, prefix: str, rest: str) -> bool:
         return prefix == "cooking" or (prefix == "arigraph" and rest.startswith("cook"))
