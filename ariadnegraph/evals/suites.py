@@ -7,6 +7,7 @@ A suite builds a list of :class:`Game` (what to play) grouped the way the paper'
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -36,7 +37,53 @@ GATA_LEVELS: dict[int, tuple[str, ...]] = {
     4: ("cook_3_6_1", "cook_3_6_2", "cook_rl_baseline"),  # 3 ingredients, 6 rooms, cutting + cooking
 }
 
-SCIENCEWORLD_VARIATIONS = 3  # "three randomly sampled test variations" (DAVIS appendix B): test indices 0-2
+SCIENCEWORLD_VARIATIONS = 3  # "three randomly sampled test variations" (DAVIS appendix B)
+# Those three per task, as indices into its test list: sorted(random.Random(f"davis:{name}").sample(range(n), 3)),
+# n the size of the task's test list (the JVM knows it: tests/integration/test_scienceworld_env.py draws them again).
+# Written out so that planning a suite starts no JVM.
+SCIENCEWORLD_TEST_DRAWS: dict[str, tuple[int, ...]] = {
+    "1-1": (1, 6, 7),  # boil: 9 test variations
+    "1-2": (0, 6, 8),  # melt: 9
+    "1-3": (0, 1, 7),  # freeze: 9
+    "1-4": (6, 7, 8),  # change-the-state-of-matter-of: 9
+    "2-1": (50, 67, 131),  # use-thermometer: 135
+    "2-2": (69, 73, 91),  # measure-melting-point-known-substance: 109
+    "2-3": (16, 31, 49),  # measure-melting-point-unknown-substance: 75
+    "3-1": (0, 1, 2),  # power-component: 5
+    "3-2": (0, 3, 4),  # power-component-renewable-vs-nonrenewable-energy: 5
+    "3-3": (20, 165, 203),  # test-conductivity: 225
+    "3-4": (20, 78, 96),  # test-conductivity-of-unknown-substances: 150
+    "4-1": (27, 45, 50),  # find-living-thing: 75
+    "4-2": (13, 56, 69),  # find-non-living-thing: 75
+    "4-3": (16, 71, 73),  # find-plant: 75
+    "4-4": (2, 27, 33),  # find-animal: 75
+    "5-1": (10, 11, 15),  # grow-plant: 33
+    "5-2": (5, 20, 21),  # grow-fruit: 33
+    "6-1": (0, 3, 5),  # chemistry-mix: 8
+    "6-2": (3, 6, 8),  # chemistry-mix-paint-secondary-color: 9
+    "6-3": (0, 6, 8),  # chemistry-mix-paint-tertiary-color: 9
+    "7-1": (23, 25, 30),  # lifespan-longest-lived: 32
+    "7-2": (0, 13, 14),  # lifespan-shortest-lived: 32
+    "7-3": (15, 25, 28),  # lifespan-longest-lived-then-shortest-lived: 32
+    "8-1": (1, 2, 3),  # identify-life-stages-1: 5
+    "8-2": (0, 1, 3),  # identify-life-stages-2: 4
+    "9-1": (34, 35, 38),  # inclined-plane-determine-angle: 42
+    "9-2": (127, 225, 323),  # inclined-plane-friction-named-surfaces: 348
+    "9-3": (10, 17, 30),  # inclined-plane-friction-unnamed-surfaces: 42
+    "10-1": (5, 9, 26),  # mendelian-genetics-known-plant: 30
+    "10-2": (91, 110, 119),  # mendelian-genetics-unknown-plant: 120
+}
+# DAVIS's ablations (section 4.3, table 4) play six tasks: 1-2, 2-3, 6-1, 3-3, 7-1 and 4-1 by its numbering, whose
+# "6-1" (mixing a secondary paint colour) is ScienceWorld's 6-2:
+# `ariadne eval scienceworld --levels 1-2,2-3,6-2,3-3,7-1,4-1` plays them.
+DAVIS_ABLATION_TASKS = ("1-2", "2-3", "6-2", "3-3", "7-1", "4-1")
+
+
+def scienceworld_draw(name: str, test_variations: int, k: int = SCIENCEWORLD_VARIATIONS) -> tuple[int, ...]:
+    """The ``k`` test variations DAVIS's protocol plays of a task with that many: drawn at random, once, by name."""
+    return tuple(sorted(random.Random(f"davis:{name}").sample(range(test_variations), k)))
+
+
 SCIENCEWORLD_MAX_STEPS = 80  # "a maximum of 80 steps per task" (DAVIS appendix B)
 # DAVIS table 6: the nine subjects and their tasks, in table 7's order.
 SCIENCEWORLD_SUBJECTS: dict[str, tuple[str, ...]] = {
@@ -166,7 +213,7 @@ def _scienceworld_groups() -> dict[str, list[Game]]:
             Game(
                 f"scienceworld:{name}", task_id, SCIENCEWORLD_MAX_STEPS, variation=v, label=f"{task_id} {name} var {v}"
             )
-            for v in range(SCIENCEWORLD_VARIATIONS)
+            for v in SCIENCEWORLD_TEST_DRAWS[task_id]
         ]
         for task_id, name in scienceworld_tasks()
     }

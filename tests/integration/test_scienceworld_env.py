@@ -98,6 +98,16 @@ def test_gold_path_reaches_100():
     env.close()
 
 
+def test_the_suites_test_variations_are_the_ones_davis_protocol_draws(_pool):
+    """DAVIS appendix B: three test variations drawn at random; the suite's table is that draw, written out."""
+    from ariadnegraph.envs.scienceworld_env import _split_list
+    from ariadnegraph.evals.suites import SCIENCEWORLD_TEST_DRAWS, scienceworld_draw
+
+    drawn = {tid: scienceworld_draw(name, len(_split_list(_pool, name, 120)["test"])) for tid, name in scienceworld_tasks()}
+    assert drawn == SCIENCEWORLD_TEST_DRAWS
+    assert sum(draw != (0, 1, 2) for draw in drawn.values()) > 20  # not the first three in order
+
+
 def test_episodes_reuse_one_jvm(_pool):
     first = make_scienceworld(TASK, variation=1)
     obs = first.reset()

@@ -17,7 +17,13 @@ from ariadnegraph.evals.plan import EvalError, Job
 from ariadnegraph.evals.plots import mean_fidelity_curves, plot_fidelity
 from ariadnegraph.evals.pricing import DEFAULT_PRICES, PriceFileError, episode_cost, load_prices
 from ariadnegraph.evals.runner import plan_eval
-from ariadnegraph.evals.suites import SCIENCEWORLD_SUBJECTS, SuiteError, get_suite
+from ariadnegraph.evals.suites import (
+    DAVIS_ABLATION_TASKS,
+    SCIENCEWORLD_SUBJECTS,
+    SCIENCEWORLD_TEST_DRAWS,
+    SuiteError,
+    get_suite,
+)
 from ariadnegraph.evals.tables import ALL, cells, csv_text, fidelity_table, markdown_tables
 
 
@@ -66,8 +72,13 @@ def test_scienceworld_suite_is_thirty_tasks_by_three_test_variations_at_eighty_s
     games = get_suite("scienceworld").games()
     assert len(games) == 90
     assert len({g.group for g in games}) == 30
-    assert {g.variation for g in games} == {0, 1, 2}
+    by_task = {task: tuple(g.variation for g in games if g.group == task) for task in {g.group for g in games}}
+    assert by_task == SCIENCEWORLD_TEST_DRAWS and by_task["4-1"] == (27, 45, 50)  # drawn at random, not 0-2
     assert {g.max_steps for g in games} == {80}
+    ablation = get_suite("scienceworld").games(groups=list(DAVIS_ABLATION_TASKS))
+    assert len(ablation) == 18 and {g.label for g in ablation[::3]} == {
+        "1-2 melt var 0", "2-3 measure-melting-point-unknown-substance var 16", "6-2 chemistry-mix-paint-secondary-color var 3",
+        "3-3 test-conductivity var 20", "7-1 lifespan-longest-lived var 23", "4-1 find-living-thing var 27"}
     assert sorted(t for tasks in SCIENCEWORLD_SUBJECTS.values() for t in tasks) == sorted({g.group for g in games})
 
 
