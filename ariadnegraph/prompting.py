@@ -45,6 +45,7 @@ DONE_HERE = "DONE HERE"  # commands already played at this place with this inven
 SUBGOAL = "SUBGOAL"
 PLAN = "CURRENT PLAN"
 FEEDBACK = "CRITIC FEEDBACK"
+OBSERVATION_BEFORE = "OBSERVATION BEFORE"  # DAVIS's transition: what the agent saw when it chose the last action
 LAST_ACTION = "LAST ACTION"
 EXPECTED = "EXPECTED OUTCOME"
 EXPECTED_REWARD = "EXPECTED REWARD"
@@ -91,6 +92,7 @@ ORDER = (
     SUBGOAL,
     PLAN,
     FEEDBACK,
+    OBSERVATION_BEFORE,
     LAST_ACTION,
     EXPECTED,
     EXPECTED_REWARD,

@@ -47,10 +47,11 @@ class Preset:
     # plan is to be made, and a plan's later steps are judged with the beliefs it was made with (STMA alg. 2, 4-9)
     memory_cadence: Literal["step", "plan"] = "step"
     belief_shown: bool = True  # the deciding roles (planner, critic, chooser) read the summarizer's belief
-    extraction_reads: Literal["belief", "belief_only", "history"] = "belief"  # what the relation retriever reads: the
-    # observation with the summarizer's belief beside it (ours); the belief alone (belief_only: STMA §4.2, R: b -> G');
-    # or the observation with the raw history buffer (summarizer_history records, or HISTORY_BUFFER where the preset
-    # keeps none; STMA's "w/o Summarizer for Spatial Memory")
+    extraction_reads: Literal["belief", "belief_only", "history", "transition"] = "belief"  # what the relation
+    # retriever reads: the observation with the summarizer's belief beside it (ours); the belief alone (belief_only:
+    # STMA §4.2, R: b -> G'); the observation with the raw history buffer (summarizer_history records, or
+    # HISTORY_BUFFER where the preset keeps none; STMA's "w/o Summarizer for Spatial Memory"); or the transition
+    # (o_t, a_t, o_t+1), summarized first and its facts taken from that summary (DAVIS §3.2)
     outdated_scope: Literal["room", "entities"] = (
         "room"  # which stored facts outdated detection compares: those about the
     )
@@ -243,8 +244,10 @@ PRESETS: dict[str, Preset] = {
         "imagined one at a time, each chosen knowing the outcomes and rewards the world model predicted for the steps "
         "before it with an inner monologue of <= 5 graph-QA turns "
         "over dated facts (gold runs included, as history), an actor expanding a step into up to 3 valid commands, "
-        "critic comparing predicted and actual, reflections; the KG only appends timestamped facts (§3.2)",
+        "critic comparing predicted and actual, reflections; the KG's facts taken from a summary of each transition "
+        "and only appended, timestamped (§3.2)",
         invalidate=False,
+        extraction_reads="transition",
         retrieval="temporal",
         stma_hops=2,
         history_full_text=True,

@@ -76,6 +76,22 @@ with a knife on it, and an exit south. I took the knife."
 {{"triplets": [["player", "in", "Kitchen"], ["Kitchen", "north of", "Hallway"], ["fridge", "in", "Kitchen"], ["fridge", "is", "closed"], ["counter", "in", "Kitchen"], ["knife", "in", "inventory"], ["Kitchen", "has exit", "south"]], "outdated": []}}
 Reply with JSON only."""
 
+RELATION_RETRIEVER_TRANSITION = f"""{AGENT}
+Your job: first say in "transition" what the LAST ACTION did: how the world went from the OBSERVATION BEFORE to
+the OBSERVATION (what moved, opened, changed; where the agent is now). Then turn that summary into facts
+[subject, relation, object] for the agent's memory, using the game's own short names. Relations:
+- where the player is: ["player", "in", ROOM]; an exit: [ROOM, "has exit", DIRECTION]
+- after going DIRECTION from room A into room B: [B, "DIRECTION of", A]
+- things: [THING, "in", PLACE] or [THING, "on", SUPPORT]; carried: [THING, "in", "inventory"]
+- states: [THING, "is", STATE] with STATE such as open, closed, locked, sliced, diced, chopped, fried, roasted, grilled
+- a recipe read: ["{RECIPE}", "{REQUIRES}", INGREDIENT] and [INGREDIENT, "needs", STEP]
+Write only what the texts state; never use "none" or "nothing" as a name. Under "outdated" list facts from KNOWN
+FACTS that the transition ended (a thing taken from its place, a door now open).
+Example: OBSERVATION BEFORE "-= Kitchen =- A closed fridge.", LAST ACTION "open fridge", OBSERVATION "You open the
+fridge, revealing a carrot."
+{{"transition": "The agent opened the fridge in the Kitchen and found a carrot inside.", "triplets": [["fridge", "is", "open"], ["carrot", "in", "fridge"]], "outdated": [["fridge", "is", "closed"]]}}
+Reply with JSON only."""
+
 # AriGraph's outdated detection (its §2, appendix E): the new triplets against every stored fact about their entities
 OUTDATED_CHECK = f"""{AGENT}
 Your job: keep the agent's memory true. NEW FACTS were just read from the OBSERVATION; KNOWN FACTS are what memory

@@ -28,8 +28,14 @@ from ..envs.textworld_env import true_triplets
 from ..memory import PLAYER, WorldMemory
 from ..vocabulary import DIRECTIONS
 from .common import UNGROUNDED, ask_structured, environment_section, history_section, merged, with_issue
-from .prompts import OUTDATED_CHECK, RECIPE, RELATION_RETRIEVER, RELATION_RETRIEVER_BELIEF
-from .schemas import BeliefExtraction, Extraction, Outdated
+from .prompts import (
+    OUTDATED_CHECK,
+    RECIPE,
+    RELATION_RETRIEVER,
+    RELATION_RETRIEVER_BELIEF,
+    RELATION_RETRIEVER_TRANSITION,
+)
+from .schemas import BeliefExtraction, Extraction, Outdated, TransitionExtraction
 
 KNOWN_FACTS_SHOWN = 30  # known facts about the room and inventory shown with the observation (ours)
 # AriGraph compares the new triplets with every fact incident to their entities. The bound only keeps a prompt a
@@ -58,6 +64,8 @@ def extraction_sections(
             p.BELIEF: state.get("belief") or p.NONE,
         }
     raw = preset is not None and preset.extraction_reads == "history"
+    transition = preset is not None and preset.extraction_reads == "transition"
+    history = state.get("history") or []
     previous_location = memory.location()
     view = memory.current()
     keys = {memory.key(name) for name in (previous_location, "inventory", state.get("location")) if name}
@@ -68,10 +76,12 @@ def extraction_sections(
         p.KNOWN_FACTS: [p.fact_line(f.subject, f.relation, f.object) for f in known],
         p.LOCATION: previous_location or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.BELIEF: None if raw else state.get("belief", ""),
-        p.HISTORY: history_section((state.get("history") or [])[:-1], preset.summarizer_history or HISTORY_BUFFER, True)
+        p.BELIEF: None if raw or transition else state.get("belief", ""),
+        p.HISTORY: history_section(history[:-1], preset.summarizer_history or HISTORY_BUFFER, True)
         if raw and preset
         else None,
+        # DAVIS: the observation the last action was taken in (the transition's o_t); none at the episode's start
+        p.OBSERVATION_BEFORE: (history[-2].get("observation") if len(history) > 1 else p.NONE) if transition else None,
         p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
         p.OBSERVATION: state.get("observation", ""),
     }
@@ -167,6 +177,15 @@ def _fact_words(fact: Iterable[str]) -> tuple[str, ...]:
     return tuple(" ".join(str(part).lower().split()) for part in fact)
 
 
+# Per ``extraction_reads`` switch value: the reply's schema and the role's prompt
+EXTRACTIONS: dict[str, tuple[type[Extraction] | type[TransitionExtraction], str]] = {
+    "belief": (Extraction, RELATION_RETRIEVER),
+    "history": (Extraction, RELATION_RETRIEVER),
+    "belief_only": (BeliefExtraction, RELATION_RETRIEVER_BELIEF),
+    "transition": (TransitionExtraction, RELATION_RETRIEVER_TRANSITION),
+}
+
+
 def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     if runtime.context.switches.oracle_extraction:
         return oracle_extraction(state, session)
@@ -177,8 +196,7 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
         # read before word for word: nothing in it is new to memory
         return {"extraction": [], "outdated": [], "decided": {"extracted": [], "skipped": "read before"}}
     sections = extraction_sections(state, memory, runtime.context.switches)
-    belief_only = runtime.context.switches.extraction_reads == "belief_only"
-    schema, system = (BeliefExtraction, RELATION_RETRIEVER_BELIEF) if belief_only else (Extraction, RELATION_RETRIEVER)
+    schema, system = EXTRACTIONS[runtime.context.switches.extraction_reads]
     extraction, update = ask_structured(
         runtime.context,
         node="relation_retriever",
@@ -201,5 +219,11 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
         **update,
         "extraction": triplets,
         "outdated": outdated,
-        "decided": {"extracted": triplets, "outdated": outdated, "ungrounded": dropped, **decided},
+        "decided": {
+            "extracted": triplets,
+            "outdated": outdated,
+            "ungrounded": dropped,
+            **decided,
+            **({"transition": extraction.transition} if isinstance(extraction, TransitionExtraction) else {}),
+        },
     }

@@ -94,6 +94,25 @@ class Extraction(BaseModel):
     )
 
 
+class TransitionExtraction(BaseModel):
+    """DAVIS's relation retriever (§3.2): the transition (o_t, a_t, o_t+1) summarized first, then its facts."""
+
+    reply_tokens: ClassVar[int] = 600
+    transition: Annotated[str, _clip(400)] = text(
+        400, "what the LAST ACTION did, from the OBSERVATION BEFORE to the OBSERVATION, in one or two sentences", ""
+    )
+    triplets: Annotated[Triplets, _keep(14)] = Field(
+        default_factory=list,
+        description="[subject, relation, object] facts the transition's summary states",
+        json_schema_extra={"maxItems": 14},
+    )
+    outdated: Annotated[Triplets, _keep(6)] = Field(
+        default_factory=list,
+        description="known facts (from KNOWN FACTS) the transition ended",
+        json_schema_extra={"maxItems": 6},
+    )
+
+
 class BeliefExtraction(Extraction):
     """STMA's relation retriever: the facts a whole belief states (its map, where things are, the recipe), restated
     every step, so room for more of them than one observation holds (STMA's own example has 17)."""

@@ -308,6 +308,29 @@ def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monke
     assert "revealing a carrot" in sections_of(model.calls[2])[p.HISTORY]
 
 
+def test_davis_takes_its_facts_from_a_summary_of_the_transition(monkeypatch):
+    """DAVIS §3.2: the model summarises (o_t, a_t, o_t+1) and the KG's facts come from that summary."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+
+    history = [{"step": 3, "action": "go east", "observation": "-= Kitchen =- A closed fridge."},
+               {"step": 4, "action": "open fridge", "observation": "You open the fridge, revealing a carrot."}]
+    state = {**STATE, "belief": "Recipe: carrot.", "history": history, "last_action": "open fridge",
+             "observation": "You open the fridge, revealing a carrot."}
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured(
+        "TransitionExtraction", transition="The agent opened the fridge: a carrot is inside.",
+        triplets=[["carrot", "in", "fridge"], ["fridge", "is", "open"]], outdated=[])]))
+    update = retriever_module.relation_retriever(state, runtime(preset="davis"), fake_session(WorldMemory()))
+    read = sections_of(model.calls[0])
+    assert read[p.OBSERVATION_BEFORE] == "-= Kitchen =- A closed fridge." and read[p.LAST_ACTION] == "open fridge"
+    assert read[p.OBSERVATION] == "You open the fridge, revealing a carrot." and p.BELIEF not in read
+    assert update["decided"]["transition"] == "The agent opened the fridge: a carrot is inside."
+    assert update["extraction"] == [["carrot", "in", "fridge"], ["fridge", "is", "open"]]
+    first = retriever_module.extraction_sections({**state, "history": history[:1]}, WorldMemory(), PRESETS["davis"])
+    assert first[p.OBSERVATION_BEFORE] == p.NONE  # the episode's start: nothing came before
+
+
 def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_saying_why(monkeypatch):
     """No model maps a plan step that is not a valid command to another one: the planner hears why."""
 

@@ -32,6 +32,7 @@ from ...nodes.schemas import (
     PlanStep,
     SpatialBelief,
     TrajectorySummary,
+    TransitionExtraction,
     TransitionPrediction,
 )
 from . import extract as ex
@@ -220,6 +221,16 @@ def extraction_from_belief(b: dict[str, str]) -> Extraction:
         for state in states:
             out.add(ingredient, "needs", state)
     return Extraction(triplets=[[a, r, o] for a, r, o in out.triplets], outdated=[])
+
+
+def transition_extraction(s: Sections) -> TransitionExtraction:
+    """DAVIS's relation retriever: the transition told in a line (the command and the first line of its answer), then
+    the facts of the observation by the rule-based extractor."""
+    action = "" if is_empty(s.get(p.LAST_ACTION)) else (s.get(p.LAST_ACTION) or "")
+    answer = (s.get(p.OBSERVATION) or "").strip().split("\n")[0]
+    facts = extraction(s)
+    summary = f"'{action}': {answer}" if action else f"The episode starts: {answer}"
+    return TransitionExtraction(transition=summary, triplets=facts.triplets, outdated=facts.outdated)
 
 
 def extraction(s: Sections) -> Extraction:

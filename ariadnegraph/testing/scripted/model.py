@@ -39,6 +39,7 @@ from ...nodes.schemas import (
     Plan,
     SpatialBelief,
     TrajectorySummary,
+    TransitionExtraction,
     TransitionPrediction,
 )
 from ...prompting import parse_sections
@@ -63,6 +64,7 @@ RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
     Expansion: brain.expand,
     TrajectorySummary: brain.summarize_trajectory,
     ParagraphSummary: brain.summarize_paragraphs,
+    TransitionExtraction: brain.transition_extraction,
 }
 ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
 
