@@ -73,6 +73,7 @@ class Preset:
     reject_invalid: bool = False  # the critic rejects a command the game would not take and the planner hears why (STMA
     # appendix B.1); off: it is not judged, and the actor grounds it to a valid one (ours)
     outcome_check: bool = True  # critic compares expected and actual outcome (DAVIS)
+    critic_reasoning: bool = False  # the critic reasons before its verdict, and its feedback may be long (STMA D.5)
     react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
     reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
@@ -236,6 +237,7 @@ PRESETS: dict[str, Preset] = {
         reflections=False,
         extraction_reads="belief_only",
         reject_invalid=True,
+        critic_reasoning=True,
         go_to=False,
         grounding=False,
     ),

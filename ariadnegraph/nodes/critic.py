@@ -28,8 +28,10 @@ from .common import (
     extra_commands,
     with_issue,
 )
-from .prompts import CRITIC
-from .schemas import Critique
+from .prompts import CRITIC, CRITIC_REASONED
+from .schemas import Critique, ReasonedCritique
+
+Verdict = Critique | ReasonedCritique  # STMA's critic reasons first (appendix D.5); the verdict reads the same
 
 
 def is_valid_command(
@@ -83,7 +85,18 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     judged = bool(expected or (preset.precheck and (not invalid or preset.reject_invalid)))  # a model's verdict
     if invalid and not preset.reject_invalid:
         sections[p.PROPOSED_ACTION] = None
-    if judged:
+    verdict: Verdict
+    if judged and preset.critic_reasoning:
+        verdict, update = ask_structured(
+            context,
+            node="critic",
+            schema=ReasonedCritique,
+            system=CRITIC_REASONED,
+            sections=sections,
+            fallback=ReasonedCritique(outcome_matches=True, action_approved=True),
+            step=state.get("step", 0),
+        )
+    elif judged:
         verdict, update = ask_structured(
             context,
             node="critic",
@@ -124,7 +137,7 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
 
 
 def routed(
-    state: AgentState, preset: Preset, proposed: str, expected: str | None, verdict: Critique, update: dict[str, Any]
+    state: AgentState, preset: Preset, proposed: str, expected: str | None, verdict: Verdict, update: dict[str, Any]
 ) -> dict[str, Any]:
     """Back to the planner (``needs_plan``) when the last outcome deviated from what was expected (with a
     reflection, where the preset keeps them) or the next command was rejected, while the step's replans last;

@@ -219,6 +219,15 @@ sentence why and what to do instead.
 Reply with JSON only, for example:
 {{"outcome_matches": true, "action_approved": false, "feedback": "The apple is already roasted; roasting it again burns it. Slice it instead."}}"""
 
+CRITIC_REASONED = f"""{AGENT}
+Your job: judge the PROPOSED ACTION before it runs. First reason, in "reasoning": what situation the MAP and the
+BELIEF show; whether the SUBGOAL still suits the GOAL (if not, say which subgoal would); whether the command is
+among the VALID COMMANDS (if not, reject it) and follows the ENVIRONMENT's rules; whether it moves the SUBGOAL on
+now. Each command changes what the next ones mean, and trying something new is worth it: reject only for a clear
+reason. Then give the verdict, and when you reject, the feedback: why, the key problem, and what to do instead.
+Reply with JSON only, for example:
+{{"reasoning": "The map shows the knife on the counter here and the subgoal is to slice the apple; the apple is held but no knife is.", "outcome_matches": true, "action_approved": false, "feedback": "Slicing needs the knife in the inventory. Take the knife from the counter first, then slice the apple."}}"""
+
 EXPLORATION_CHECK = f"""{AGENT}
 Your job: read the SUBGOAL and the CURRENT PLAN and say whether they need exploring: finding, locating or
 reaching something not seen yet.

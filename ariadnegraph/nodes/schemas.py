@@ -204,6 +204,22 @@ class Critique(BaseModel):
     )
 
 
+class ReasonedCritique(BaseModel):
+    """STMA's critic (appendix D.5): its reasoning first, then the verdict, then detailed feedback."""
+
+    reply_tokens: ClassVar[int] = 400
+    reasoning: Annotated[str, _clip(600)] = text(
+        600, "the situation, whether the subgoal still suits the goal, whether the command is valid and useful", ""
+    )
+    outcome_matches: bool = Field(
+        default=True, description="the actual outcome agrees with the expected one (true when nothing was expected)"
+    )
+    action_approved: bool = Field(description="the proposed action can be run now and serves the subgoal")
+    feedback: Annotated[str, _clip(600)] = text(
+        600, "why not, the key problem, and what to do instead (or which subgoal to take); empty when all is well", ""
+    )
+
+
 class ActionChoice(BaseModel):
     """Actor: the command to send, chosen from the valid commands."""
 

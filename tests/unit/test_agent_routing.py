@@ -16,6 +16,7 @@ from ariadnegraph.models import call_structured
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import critic as critic_module
 from ariadnegraph.nodes import planner as planner_module
+from ariadnegraph.nodes.prompts import CRITIC_REASONED
 from ariadnegraph.nodes.schemas import Critique, Plan
 from tests.fakes import QueuedChatModel, fake_session, structured, tool_reply
 
@@ -718,7 +719,7 @@ def test_ariadne_does_not_offer_reading_again_a_text_it_keeps(monkeypatch):
 def test_stma_critic_rejects_a_command_the_game_would_not_take_and_the_planner_hears_why(monkeypatch):
     """STMA appendix B.1: the critic rejects an invalid command and the planner revises its plan; ours (ariadne_full)
     lets the actor ground it instead. The critic model approving it does not let it through."""
-    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=True)]))
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ReasonedCritique", reasoning="The stove is in the kitchen.", outcome_matches=True, action_approved=True)]))
     state = {**STATE, "plan": [{"action": "cook carrot with stove", "expected": "fried"}]}
     command = critic_module.critic(state, runtime(preset="stma"))
     assert agent.route_after_critic(command) == "planner"
@@ -731,16 +732,18 @@ def test_stma_critic_rejects_a_command_the_game_would_not_take_and_the_planner_h
     assert "'cook carrot with stove' was rejected" in sections_of(model.calls[1])[p.FEEDBACK]
     assert planned["plan"] == [{"action": "take carrot", "expected": "You take", "by": "model"}]
     # the critic's own reason comes with it when it rejects too
-    model.replies.append(structured("Critique", outcome_matches=True, action_approved=False, feedback="there is no stove here"))
-    assert "there is no stove here" in critic_module.critic(state, runtime(preset="stma"))["feedback"]
+    long = "there is no stove here, " + "the carrot must be taken to the kitchen first, " * 5  # D.5's detailed feedback
+    model.replies.append(structured("ReasonedCritique", reasoning="The stove is in the kitchen.", outcome_matches=True, action_approved=False, feedback=long))
+    assert long.strip() in critic_module.critic(state, runtime(preset="stma"))["feedback"] and len(long) > 200
+    assert model.calls[-1]["messages"][0].content == CRITIC_REASONED  # reasoning before the verdict (D.5)
     # without grounding a short form is not valid as written; with our grounding switched on the actor maps it
-    model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
+    model.replies.append(structured("ReasonedCritique", reasoning="The stove is in the kitchen.", outcome_matches=True, action_approved=True))
     short = {**STATE, "plan": [{"action": "slice carrot", "expected": ""}]}
     assert agent.route_after_critic(critic_module.critic(short, runtime(preset="stma"))) == "planner"
-    model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
+    model.replies.append(structured("ReasonedCritique", reasoning="The stove is in the kitchen.", outcome_matches=True, action_approved=True))
     assert agent.route_after_critic(critic_module.critic(short, runtime(preset="stma", switch_overrides={"grounding": True}))) == "actor"
     # a valid command the critic approves goes to the actor; ours still sends an invalid one to the actor unjudged
-    model.replies.append(structured("Critique", outcome_matches=True, action_approved=True))
+    model.replies.append(structured("ReasonedCritique", reasoning="The stove is in the kitchen.", outcome_matches=True, action_approved=True))
     assert agent.route_after_critic(critic_module.critic(STATE, runtime(preset="stma"))) == "actor"
     calls = len(model.calls)
     assert agent.route_after_critic(critic_module.critic(state, runtime(preset="ariadne_full"))) == "actor" and len(model.calls) == calls

@@ -30,6 +30,7 @@ from ...nodes.schemas import (
     ParagraphSummary,
     Plan,
     PlanStep,
+    ReasonedCritique,
     SpatialBelief,
     TrajectorySummary,
     TransitionExtraction,
@@ -895,6 +896,14 @@ def _explore(sit: Situation, why: str, avoid: set[str] | None = None) -> tuple[s
 
 # =================================================================================================
 # Critic
+
+
+def reasoned_critique(s: Sections) -> ReasonedCritique:
+    """STMA's critic: the double's verdict, with the reasoning it rests on (the command's validity)."""
+    verdict = critique(s)
+    valid = (s.get(p.PROPOSED_ACTION) or "").strip().lower() in {c.lower() for c in items(s.get(p.ADMISSIBLE))}
+    reasoning = f"The proposed action is {'among' if valid else 'not among'} the valid commands."
+    return ReasonedCritique(reasoning=reasoning, **verdict.model_dump())
 
 
 def critique(s: Sections) -> Critique:

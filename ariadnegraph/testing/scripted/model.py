@@ -37,6 +37,7 @@ from ...nodes.schemas import (
     Outdated,
     ParagraphSummary,
     Plan,
+    ReasonedCritique,
     SpatialBelief,
     TrajectorySummary,
     TransitionExtraction,
@@ -65,6 +66,7 @@ RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
     TrajectorySummary: brain.summarize_trajectory,
     ParagraphSummary: brain.summarize_paragraphs,
     TransitionExtraction: brain.transition_extraction,
+    ReasonedCritique: brain.reasoned_critique,
 }
 ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
 
