@@ -74,6 +74,9 @@ class Preset:
     # appendix B.1); off: it is not judged, and the actor grounds it to a valid one (ours)
     outcome_check: bool = True  # critic compares expected and actual outcome (DAVIS)
     critic_reasoning: bool = False  # the critic reasons before its verdict, and its feedback may be long (STMA D.5)
+    # with the step's replans used up, a command the critic rejected is played anyway (ours), or withheld: the step
+    # looks instead and the next one plans again, so no rejected command is sent (STMA alg. 2, lines 13-15)
+    rejected: Literal["played", "withheld"] = "played"
     react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
     reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
@@ -238,6 +241,7 @@ PRESETS: dict[str, Preset] = {
         extraction_reads="belief_only",
         reject_invalid=True,
         critic_reasoning=True,
+        rejected="withheld",
         go_to=False,
         grounding=False,
     ),

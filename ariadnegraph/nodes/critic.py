@@ -20,6 +20,8 @@ from ..agent.state import AgentState
 from ..envs.families import GameFamily
 from ..envs.text import go_to_target, is_listed, safe_command
 from .common import (
+    BY,
+    BY_WITHHELD,
     INADMISSIBLE,
     ask_structured,
     belief_section,
@@ -141,7 +143,7 @@ def routed(
 ) -> dict[str, Any]:
     """Back to the planner (``needs_plan``) when the last outcome deviated from what was expected (with a
     reflection, where the preset keeps them) or the next command was rejected, while the step's replans last;
-    else on to the actor."""
+    else on to the actor: with the rejected command, or (``rejected="withheld"``) a look in its place."""
     can_replan = state.get("replans", 0) < preset.max_replans
     if expected and not verdict.outcome_matches and can_replan:
         mismatch = (
@@ -153,6 +155,11 @@ def routed(
         else:  # DAVIS without its critic (D-C): the mismatch still triggers a new plan, with no critique to learn from
             update = {**update, "plan": [], "feedback": mismatch}
         return {**update, "needs_plan": True}
-    if preset.precheck and not verdict.action_approved and can_replan:
+    rejected = preset.precheck and not verdict.action_approved
+    if rejected and can_replan:
         return {**update, "needs_plan": True, "feedback": f"'{proposed}' was rejected: {verdict.feedback}".strip()}
+    if rejected and preset.rejected == "withheld":  # STMA sends no rejected command: this step looks, the next replans
+        look = {"action": safe_command(state.get("admissible") or []), "expected": "", BY: BY_WITHHELD}
+        feedback = f"'{proposed}' was rejected again and not played: {verdict.feedback}".strip()
+        return {**update, "needs_plan": False, "plan": [look], "feedback": feedback}
     return {**update, "needs_plan": False}

@@ -95,6 +95,30 @@ def test_approved_action_goes_to_the_actor_and_replans_are_bounded(monkeypatch):
     assert agent.route_after_critic(critic_module.critic(exhausted, runtime(max_replans=2))) == "actor"
 
 
+def test_stma_never_sends_a_command_its_critic_rejected_ours_plays_it_once_the_replans_are_used_up(monkeypatch):
+    """STMA's algorithm 2 replans on every rejection and never executes a rejected action: with the step's replans
+    used up the step looks (changing nothing) and the next step plans again, hearing why; ours plays the command."""
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes.common import BY, BY_WITHHELD
+
+    def rejection() -> AIMessage:
+        return structured("ReasonedCritique", reasoning="The carrot is not cut yet.", outcome_matches=True,
+                          action_approved=False, feedback="slice the carrot first")
+
+    use_model(monkeypatch, QueuedChatModel(replies=[rejection(), rejection()]))
+    exhausted = {**STATE, "replans": 2}
+    stma = runtime(preset="stma")
+    update = critic_module.critic(exhausted, stma)
+    assert agent.route_after_critic(update) == "actor" and update["plan"] == [{"action": "look", "expected": "", BY: BY_WITHHELD}]
+    assert "slice the carrot first" in update["feedback"] and "not played" in update["feedback"]
+    acted = actor_module.actor({**exhausted, **update}, stma, fake_session())
+    assert acted["command"] == "look" and acted["plan"] == []  # the next step plans again
+    assert critic_module.critic({**STATE, "replans": 1}, stma)["needs_plan"] is True  # while replans last, a replan
+    use_model(monkeypatch, QueuedChatModel(replies=[structured("Critique", outcome_matches=True, action_approved=False, feedback="no")]))
+    ours = critic_module.critic(exhausted, runtime())
+    assert agent.route_after_critic(ours) == "actor" and "plan" not in ours  # the plan's rejected step is played
+
+
 def test_no_planner_call_while_a_plan_is_being_followed():
     full = {"switches": switch_values(PRESETS["ariadne_full"])}  # as the environment node keeps them
     assert agent.route_after_aggregator({**full, "plan": [{"action": "go east"}], "needs_plan": False}) == "critic"
