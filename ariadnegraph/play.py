@@ -238,7 +238,7 @@ def play(
     )
     run = RunDir.create(context.run_dir, run_id, meta)
     if seed_facts:
-        seed_run(run, seed_facts, seeded_from)
+        seed_run(run, seed_facts, seeded_from, context.switches.embeddings)
     graph_input = {
         "env": env,
         "seed": seed,
@@ -250,12 +250,13 @@ def play(
     return _drive(run, context, graph_input, max_steps, on_step, store, watch)
 
 
-def seed_run(run: RunDir, facts: Sequence[Triplet], source: str | None) -> None:
+def seed_run(run: RunDir, facts: Sequence[Triplet], source: str | None, new_embeddings: str | None = None) -> None:
     """Seed a run's memory before its first step, and only once the facts are committed record in run.json
     that it was seeded: a kill or a full disk in between leaves a run that says nothing was seeded, and is
     seeded again (:func:`play_trials`; seeding the same facts twice adds nothing)."""
     with run.writer():
-        with WorldMemory(run.memory_path) as memory:  # one atomic write, before the first step
+        # one atomic write, before the first step (a new memory with the preset's embeddings)
+        with WorldMemory(run.memory_path, new_embeddings=new_embeddings) as memory:
             memory.seed(facts)
         run.write_meta({**run.meta(), "seeded": {"from": source, "facts": len(facts)}})
 
@@ -363,7 +364,7 @@ def play_trials(
         rid = trial_run_id(first, k)
         if (Path(context.run_dir) / rid / META_FILE).is_file():
             if facts and _unseeded(RunDir.open(context.run_dir, rid)):
-                seed_run(RunDir.open(context.run_dir, rid), facts, source)
+                seed_run(RunDir.open(context.run_dir, rid), facts, source, context.switches.embeddings)
             result = resume(rid, run_dir=context.run_dir, on_step=on_step, store=store, watch=watch)
             given = list(RunDir.open(context.run_dir, rid).meta().get("lessons") or [])
         else:

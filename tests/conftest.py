@@ -17,6 +17,9 @@ os.environ.setdefault("ARIADNE_PRESET", "ariadne_full")
 # A run that names no model plays with the default local model (pulled on first use); the tests play with the
 # scripted double unless they name a model (tests/integration/test_real_model.py; the default's own test clears it).
 os.environ.setdefault("ARIADNE_MODEL", "scripted")
+# The paper presets embed with e5 by default (~45 ms a text on 2 cores); the plumbing tests embed with hashing, and
+# tests/unit/test_embeddings_e5.py clears this to check the presets' own choice.
+os.environ.setdefault("ARIADNE_EMBEDDINGS", "hashing")
 
 
 @pytest.fixture(scope="session", autouse=True)

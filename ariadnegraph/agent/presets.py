@@ -82,6 +82,9 @@ class Preset:
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
     grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
     actor_commands: int = 1  # most game commands the actor may turn one plan step into (DAVIS: L' >= L), each validated
+    # what memory search embeds with (a new memory; --embeddings / $ARIADNE_EMBEDDINGS chooses otherwise): hashing of
+    # words and trigrams (lexical, instant), or e5, a sentence-embedding model (the papers retrieve with neural ones)
+    embeddings: Literal["hashing", "e5"] = "hashing"
     invalidate: bool = True  # contradicted facts are closed; False: the KG only appends timestamped facts (DAVIS §3.2)
     # the conflict rules (one place per thing, exclusive states, one room each way) close what a new fact contradicts,
     # besides what outdated detection names; False: only what the model names is closed (AriGraph §2)
@@ -210,6 +213,7 @@ PRESETS: dict[str, Preset] = {
         history_full_text=True,
         exploration_check=True,
         conflict_rules=False,
+        embeddings="e5",
         aggregator="off",
         qa_turns=0,
         planner="every_step",
@@ -226,6 +230,7 @@ PRESETS: dict[str, Preset] = {
         "rejecting what the game would not take; commands sent as planned (no go-to, no grounding: ours, "
         "--set go_to=true / grounding=true, labelled as additions)",
         retrieval="stma",
+        embeddings="e5",
         hops_directed=True,
         summarizer_history=HISTORY_BUFFER,
         summary="trajectory",
@@ -253,6 +258,7 @@ PRESETS: dict[str, Preset] = {
         "critic comparing predicted and actual, reflections; the KG's facts taken from a summary of each transition "
         "and only appended, timestamped (§3.2)",
         invalidate=False,
+        embeddings="e5",
         extraction_reads="transition",
         retrieval="temporal",
         stma_hops=2,
@@ -294,7 +300,7 @@ PRESETS: dict[str, Preset] = {
     "rag": Preset(
         "RAG baseline (AriGraph §4.1): top-5 past observations (k=5 ours: the paper says top-k) by similarity to "
         "observation + plan, last 5 steps, planner + ReAct choice every step",
-        **{**_BASELINE, "retrieval": "rag", "episodic_k": 5},
+        **{**_BASELINE, "retrieval": "rag", "episodic_k": 5, "embeddings": "e5"},
     ),
 }
 

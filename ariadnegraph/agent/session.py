@@ -195,7 +195,7 @@ def open_session(
         try:
             run = _open_run(run_dir, state, create, context)
             try:
-                session = _rebuild(run, env, state)
+                session = _rebuild(run, env, state, context.switches.embeddings if context else None)
             except BaseException:
                 run.release_writer()
                 raise
@@ -206,9 +206,9 @@ def open_session(
         return session
 
 
-def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
+def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any], new_embeddings: str | None = None) -> Session:
     """The session of ``state`` from the run's files (see ``open_session``): checks and replays first,
-    cuts the files only once everything agrees."""
+    cuts the files only once everything agrees. ``new_embeddings``: the preset's, for a memory created here."""
     records = list(run.steps())
     restoring = "observation" in state  # a checkpointed state; else the episode's first step
     if not restoring:
@@ -243,6 +243,7 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any]) -> Session:
     family = family_of(state["env"])
     memory = WorldMemory(
         run.memory_path,
+        new_embeddings=new_embeddings,
         rewind_to=rewind if (not restoring or "memory_step" in state) else None,
         rules=ConflictRules(state_groups=(*STATE_GROUPS, *family.state_groups)),  # the family's exclusive states too
     )

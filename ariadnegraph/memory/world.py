@@ -89,6 +89,7 @@ class WorldMemory(MemoryQueries):
         path: str | Path | None = None,
         *,
         embeddings: Embeddings | str | None = None,
+        new_embeddings: str | None = None,
         aliases: dict[str, str] | None = None,
         rules: ConflictRules | None = None,
         chroma_url: str | None = None,
@@ -96,7 +97,9 @@ class WorldMemory(MemoryQueries):
         check_log: bool = False,
         rewind_to: int | None = None,
     ) -> None:
-        """``check_log``: also recompute the log's hash chain over the events a snapshot covers (see
+        """``new_embeddings``: what a memory created here is built with where neither ``embeddings`` nor the setting
+        (``$ARIADNE_EMBEDDINGS``) says (a preset's default); a saved memory keeps its own.
+        ``check_log``: also recompute the log's hash chain over the events a snapshot covers (see
         ``_open_storage``); the run checks (agent/integrity.py) and readers ask for it. ``rewind_to``: keep
         only what was recorded up to that step's episode (-1: only facts seeded before the first step) and
         cut the rest from the log once the kept part has loaded (a resumed or forked run continues from
@@ -105,13 +108,14 @@ class WorldMemory(MemoryQueries):
         self._log: EventLog | None = None
         if self.directory is not None:
             if not (self.directory / MEMORY_FILE).is_file():
-                embeddings = _built(embeddings or embeddings_setting())  # built once, for the creation and here
+                # built once, for the creation and here
+                embeddings = _built(embeddings or embeddings_setting() or new_embeddings)
                 _create(self.directory, embeddings=embeddings, chroma_url=chroma_url)
             self._log = EventLog(self.directory / MEMORY_FILE)
             # a saved memory is read with the embeddings it was built with; a new one with the setting's
             embeddings = embeddings or self._log.get_meta("embeddings")
         try:
-            self.embeddings = _built(embeddings or embeddings_setting())
+            self.embeddings = _built(embeddings or embeddings_setting() or new_embeddings)
         except BaseException:
             if self._log is not None:
                 self._log.close()

@@ -46,6 +46,26 @@ def test_a_memory_keeps_the_embeddings_it_was_built_with(tmp_path, monkeypatch) 
         assert fresh.embeddings.spec == "hashing:256"
 
 
+@pytest.mark.parametrize(("preset", "setting", "built"), [
+    ("arigraph", None, "e5"), ("stma", None, "e5"), ("davis", None, "e5"), ("rag", None, "e5"),
+    ("ariadne_full", None, "hashing:256"), ("stma", "hashing", "hashing:256"),
+])
+def test_the_paper_presets_search_memory_with_a_sentence_embedding_unless_told_otherwise(tmp_path, monkeypatch, preset, setting, built):
+    """Their papers retrieve with neural embeddings (AriGraph: Contriever; STMA: nomic-embed-text); the setting wins."""
+    from ariadnegraph.agent.context import AgentContext
+    from ariadnegraph.play import play
+    from ariadnegraph.runs import RunDir
+
+    if setting is None:
+        monkeypatch.delenv("ARIADNE_EMBEDDINGS", raising=False)
+    else:
+        monkeypatch.setenv("ARIADNE_EMBEDDINGS", setting)
+    play("cooking:1", seed=1, max_steps=1, run_id="r", context=AgentContext(preset=preset, run_dir=str(tmp_path)))
+    monkeypatch.setenv("ARIADNE_EMBEDDINGS", "hashing")  # the setting is for new memories: the run's keeps its own
+    with WorldMemory(RunDir.open(tmp_path, "r").memory_path) as memory:
+        assert memory.embeddings.spec == built
+
+
 @pytest.mark.parametrize(("spec", "message"), [("hashing:big", "takes a dimension"), ("nonsense", "names no provider")])
 def test_bad_embeddings_are_refused(spec, message) -> None:
     with pytest.raises(ValueError, match=message):
