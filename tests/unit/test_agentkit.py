@@ -123,8 +123,9 @@ def test_a_bad_declaration_fails_in_one_line_naming_the_node(text, message):
 
 def test_the_crafter_graph_follows_the_papers_nodes():
     spec = load_thoughts("crafter")
-    assert [n.name for n in spec.nodes] == ["observe", "action_result", "reflect", "challenge", "gate", "plan_summary", "learn",
-                                            "unknowns", "act"]
+    assert [n.name for n in spec.nodes] == ["observe", "action_result", "unexpected", "mistakes", "reflect", "challenge", "gate",
+                                            "plan_summary", "learn", "unknowns", "act"]
+    assert {"unexpected", "mistakes"} <= set(spec.node("challenge").after)  # F.1: the challenge weighs both
     assert spec.action_node.name == "act" and spec.action_node.repeat == "repeats"
     assert [a.node.name for a in spec.node("gate").adds] == ["plan_subgoals", "choose_skill", "skill_feedback"]
     assert spec.node("gate").adds[2].every == 3  # AgentKit 3.2: feedback every 3 steps under a skill
@@ -256,6 +257,8 @@ def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_rea
     planning = next(sections for sections in seen if "Write three subgoals" in sections["QUESTION"])
     assert "challenge: challenge 1" in planning["CHALLENGE"] and "reflection: reflection 1" in planning["REFLECT"]
     assert "summary: summary 1" in planning["OBSERVE"] and "vitals" in planning["OBSERVE"]
+    challenge = next(sections for sections in seen if "which one comes first" in sections["QUESTION"])
+    assert "unexpected: unexpected 1" in challenge["UNEXPECTED"] and "mistake: mistake 1" in challenge["MISTAKES"]
     gate = next(sections for sections in seen if "still fit the top challenge" in sections["QUESTION"])
     assert "INVENTORY" in gate and "summary: summary 1" in gate["OBSERVE"]  # completion checked against what is held
 
