@@ -88,24 +88,15 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     if invalid and not preset.reject_invalid:
         sections[p.PROPOSED_ACTION] = None
     verdict: Verdict
-    if judged and preset.critic_reasoning:
+    if judged:
+        schema, system = (ReasonedCritique, CRITIC_REASONED) if preset.critic_reasoning else (Critique, CRITIC)
         verdict, update = ask_structured(
             context,
             node="critic",
-            schema=ReasonedCritique,
-            system=CRITIC_REASONED,
+            schema=schema,
+            system=system,
             sections=sections,
-            fallback=ReasonedCritique(outcome_matches=True, action_approved=True),
-            step=state.get("step", 0),
-        )
-    elif judged:
-        verdict, update = ask_structured(
-            context,
-            node="critic",
-            schema=Critique,
-            system=CRITIC,
-            sections=sections,
-            fallback=Critique(outcome_matches=True, action_approved=True),
+            fallback=schema(outcome_matches=True, action_approved=True),
             step=state.get("step", 0),
         )
     else:
