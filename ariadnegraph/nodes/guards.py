@@ -354,8 +354,8 @@ def way_forward(s: Situation) -> tuple[str, str]:
 
 def never_shown(s: Situation) -> str | None:
     """A valid command that shows a thing (examine, read) the episode has not played anywhere yet."""
-    candidates = [c for c in s.admissible if shown_again(c) and c not in s.tried]
-    if not candidates:
+    candidates = [c for c in s.admissible if shown_again(c)]
+    if not candidates:  # (no need to read the trajectory)
         return None
     played = played_before(s.session.run)
     return next((c for c in candidates if c not in played), None)

@@ -56,7 +56,7 @@ class Belief(BaseModel):
     )
 
 
-class ParagraphSummary(BaseModel):
+class ParagraphSummary(Belief):
     """Summarizer, AriGraph's way (appendix E's summarization prompt): the situation in at most three paragraphs."""
 
     reply_tokens: ClassVar[int] = 600
@@ -67,7 +67,7 @@ class ParagraphSummary(BaseModel):
     )
 
 
-class TrajectorySummary(BaseModel):
+class TrajectorySummary(Belief):
     """Summarizer, STMA's way (appendix D.1): the history buffer told afresh each time, step by step, then whole."""
 
     reply_tokens: ClassVar[int] = 1000

@@ -19,7 +19,7 @@ from .prompts import SUMMARIZER, SUMMARIZER_PARAGRAPHS, SUMMARIZER_TRAJECTORY
 from .schemas import Belief, ParagraphSummary, TrajectorySummary
 
 # Per ``summary`` switch value: the reply's schema and the role's prompt
-SUMMARIES: dict[str, tuple[type[Belief] | type[TrajectorySummary] | type[ParagraphSummary], str]] = {
+SUMMARIES: dict[str, tuple[type[Belief], str]] = {
     "belief": (Belief, SUMMARIZER),
     "trajectory": (TrajectorySummary, SUMMARIZER_TRAJECTORY),
     "paragraphs": (ParagraphSummary, SUMMARIZER_PARAGRAPHS),
