@@ -89,14 +89,18 @@ def critic(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         sections[p.PROPOSED_ACTION] = None
     verdict: Verdict
     if judged:
-        schema, system = (ReasonedCritique, CRITIC_REASONED) if preset.critic_reasoning else (Critique, CRITIC)
+        schema, system, fallback = (
+            (ReasonedCritique, CRITIC_REASONED, ReasonedCritique(reasoning="", action_approved=True))
+            if preset.critic_reasoning
+            else (Critique, CRITIC, Critique(action_approved=True))
+        )
         verdict, update = ask_structured(
             context,
             node="critic",
             schema=schema,
             system=system,
             sections=sections,
-            fallback=schema(outcome_matches=True, action_approved=True),
+            fallback=fallback,
             step=state.get("step", 0),
         )
     else:

@@ -28,11 +28,12 @@ Reply with JSON only, for example:
 SUMMARIZER_TRAJECTORY = f"""{AGENT}
 Your job: write the agent's belief afresh from RECENT HISTORY, the steps it took and what the game answered
 (a line in parentheses under a step is the critic's word before that command). First one line a step, in order:
-the command, what came of it, and every move with its direction ("go east: from the Hall into the Kitchen").
+the command, what came of it, and every move with its direction ("go east: from the Hall into the Kitchen"); step 0
+is the start, where no command was played yet: write only what was there. Never write a step the history lacks.
 Then, under "Texts read:", every instruction read (a recipe, a note) word for word: the agent follows it later.
 Then what the steps add up to: what is done, what the agent is after, where needed things are.
 Reply with JSON only, for example:
-{{"belief": "Step 1 open fridge: the fridge holds a red apple.\nStep 2 go east: from the Kitchen into the Pantry.\nTexts read:\nexamine note: Take the apple, then slice it.\nSo far: the apple is in the fridge, in the Kitchen; it has not been taken."}}"""
+{{"belief": "Step 0, the start: in the Kitchen, with a closed fridge and an exit east.\nStep 1 open fridge: the fridge holds a red apple.\nStep 2 go east: from the Kitchen into the Pantry.\nTexts read:\nexamine note: Take the apple, then slice it.\nSo far: the apple is in the fridge, in the Kitchen; it has not been taken."}}"""
 
 SUMMARIZER_PARAGRAPHS = f"""{AGENT}
 Your job: write the summary the deciding parts of the agent will read instead of the game's text: it is all they

@@ -208,8 +208,9 @@ class ReasonedCritique(BaseModel):
     """STMA's critic (appendix D.5): its reasoning first, then the verdict, then detailed feedback."""
 
     reply_tokens: ClassVar[int] = 400
+    # required (no default): under a grammar a small model otherwise leaves it out and judges without reasoning
     reasoning: Annotated[str, _clip(600)] = text(
-        600, "the situation, whether the subgoal still suits the goal, whether the command is valid and useful", ""
+        600, "the situation, whether the subgoal still suits the goal, whether the command is valid and useful"
     )
     outcome_matches: bool = Field(
         default=True, description="the actual outcome agrees with the expected one (true when nothing was expected)"

@@ -17,7 +17,7 @@ from ariadnegraph.nodes import common
 from ariadnegraph.nodes import critic as critic_module
 from ariadnegraph.nodes import planner as planner_module
 from ariadnegraph.nodes.prompts import CRITIC_REASONED
-from ariadnegraph.nodes.schemas import Critique, Plan
+from ariadnegraph.nodes.schemas import Critique, Plan, ReasonedCritique
 from tests.fakes import QueuedChatModel, fake_session, structured, tool_reply
 
 
@@ -760,6 +760,8 @@ def test_stma_critic_rejects_a_command_the_game_would_not_take_and_the_planner_h
     model.replies.append(structured("ReasonedCritique", reasoning="The stove is in the kitchen.", outcome_matches=True, action_approved=False, feedback=long))
     assert long.strip() in critic_module.critic(state, runtime(preset="stma"))["feedback"] and len(long) > 200
     assert model.calls[-1]["messages"][0].content == CRITIC_REASONED  # reasoning before the verdict (D.5)
+    # required, so a grammar makes the model write it (the 1.5B left it out when it was optional)
+    assert ReasonedCritique.model_json_schema()["required"][0] == "reasoning"
     # without grounding a short form is not valid as written; with our grounding switched on the actor maps it
     model.replies.append(structured("ReasonedCritique", reasoning="The stove is in the kitchen.", outcome_matches=True, action_approved=True))
     short = {**STATE, "plan": [{"action": "slice carrot", "expected": ""}]}
