@@ -258,8 +258,6 @@ def _play(args: argparse.Namespace) -> int:
         return 0
     if not args.env:
         raise CliError("play needs --env SPEC (or --resume RUN_ID)")
-    if args.carry_memory and args.trials < 2:
-        raise CliError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
     context = AgentContext(
         **({"model": args.model} if args.model else {}),  # none named: the context's default
         preset=args.preset,
@@ -268,12 +266,15 @@ def _play(args: argparse.Namespace) -> int:
         switch_overrides=parse_switches(args.set),
         memory_from=args.memory_from,
     )
+    trials = args.trials or context.switches.trials  # the reflexion preset plays 3 unless told
+    if args.carry_memory and trials < 2:
+        raise CliError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
     _pull_on_first_use(context.model)  # before the run writes anything
-    show = (lambda r: _print_summary(r, args.json, args.run_dir)) if args.trials > 1 else None
+    show = (lambda r: _print_summary(r, args.json, args.run_dir)) if trials > 1 else None
     with view or nullcontext():
         results = play_trials(
             args.env,
-            trials=args.trials,
+            trials=trials,
             carry_memory=args.carry_memory,
             seed=args.seed,
             variation=args.variation,
@@ -286,14 +287,12 @@ def _play(args: argparse.Namespace) -> int:
             store=args.store,
             watch=view,
         )
-    if args.trials == 1:
+    if trials == 1:
         _print_summary(results[0], args.json, args.run_dir)
     elif not args.json:
         print(
             "won by trial: "
-            + " ".join(
-                f"{k}:{'yes' if any(r['won'] for r in results[:k]) else 'no'}" for k in range(1, args.trials + 1)
-            )
+            + " ".join(f"{k}:{'yes' if any(r['won'] for r in results[:k]) else 'no'}" for k in range(1, trials + 1))
         )
     return 0
 
@@ -745,9 +744,10 @@ def _memory_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trials",
         type=POSITIVE,
-        default=1,
+        default=None,
         metavar="N",
-        help="play the game again after a failure, up to N times, with the model's reflections (Reflexion)",
+        help="play the game again after a failure, up to N times, with the model's reflections (Reflexion; "
+        "default: the preset's, 3 for reflexion, else 1)",
     )
     parser.add_argument(
         "--carry-memory", action="store_true", help="with --trials: a trial's memory starts with the previous one's"

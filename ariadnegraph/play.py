@@ -211,7 +211,8 @@ def play(
         # no thought graph for this env, or one that cannot be read or is malformed: the same
         load_thoughts(thoughts_for(context.switches.thoughts, env, context.preset))
     check_split(env, split)
-    check_switches(context.preset, context.switches, env)  # an oracle the game gives no truth for: the same
+    # an oracle the game gives no truth for, RAP with no gold runs to retrieve: the same
+    check_switches(context.preset, context.switches, env, context.memory_from)
     options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
     make(env, **options).close()  # bad env spec: fail before any write
     if context.memory_from:  # a damaged row of the namespace the run is seeded from: the same
@@ -324,7 +325,7 @@ def _check_same_episode(run: RunDir, asked: dict[str, Any], context: AgentContex
 def play_trials(
     env: str,
     *,
-    trials: int,
+    trials: int | None = None,
     carry_memory: bool = False,
     seed: int | None = None,
     variation: int | None = None,
@@ -343,8 +344,10 @@ def play_trials(
     """Play the same game up to ``trials`` times, until a win (Reflexion): after a failed trial the model
     writes a lesson that every later trial is shown; with ``carry_memory`` a trial's memory also starts
     with what the previous one knew of the world. Resumable: a trial whose run exists is continued (or
-    read, if finished), and only what is missing is played. Returns one summary per trial played."""
+    read, if finished), and only what is missing is played. Returns one summary per trial played.
+    ``trials``: None plays the preset's (the ``reflexion`` preset's 3, every other preset's 1)."""
     context = context or AgentContext()
+    trials = context.switches.trials if trials is None else trials
     if not 1 <= trials <= 100:
         raise ValueError(f"trials must be between 1 and 100, got {trials}")
     first = check_run_id(run_id) if run_id else new_run_id(env)

@@ -29,6 +29,7 @@ KNOWN_FACTS = "KNOWN FACTS"
 MEMORY = "MEMORY"
 RECALLED = "WHAT MEMORY RECALLS"  # the ask graph: the steps, episodes and facts a question points at
 EPISODES = "RELEVANT EPISODES"
+EXPERIENCES = "PAST EXPERIENCES"  # RAP: moments of gold runs like this one, with the commands played next
 LOCATION = "LOCATION"
 INVENTORY = "INVENTORY"
 ADMISSIBLE = "VALID COMMANDS"
@@ -77,6 +78,7 @@ ORDER = (
     KNOWN_FACTS,
     MEMORY,
     EPISODES,
+    EXPERIENCES,
     LOCATION,
     INVENTORY,
     NEXT_STEP,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 HISTORY_BUFFER = 25  # STMA's history buffer: the steps its summarizer reads (appendix A)
-Retrieval = Literal["arigraph", "stma", "temporal", "rag", "none"]
+Retrieval = Literal["arigraph", "stma", "temporal", "rag", "rap", "none"]
 Aggregation = Literal["off", "text", "llm"]
 Cadence = Literal["when_needed", "every_step", "never"]
 Monologue = Literal["tools", "transitions", "rollout"]
@@ -78,7 +78,13 @@ class Preset:
     # looks instead and the next one plans again, so no rejected command is sent (STMA alg. 2, lines 13-15)
     rejected: Literal["played", "withheld"] = "played"
     react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
+    choice_reasoning: bool = True  # that choice reasons first; False: the valid command is named with no thought
+    # (SayCan's choice of the skill the language model rates most useful, here the one greedy decoding under a
+    # grammar of the valid commands names, not each command's likelihood)
     reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
+    # Reflexion (Shinn et al. 2023): a lost game is played again, up to this many trials, each later trial shown the
+    # lessons the model wrote after the failed ones (the graph plays one trial; play and eval read it, --trials wins)
+    trials: int = 1
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
     grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
     actor_commands: int = 1  # most game commands the actor may turn one plan step into (DAVIS: L' >= L), each validated
@@ -297,6 +303,47 @@ PRESETS: dict[str, Preset] = {
         "a family with no graph is refused; the episodes are still stored in memory",
         **{**_BASELINE, "planner": "never", "react_choice": False, "thoughts": "auto"},
     ),
+    "reflexion": Preset(
+        "Reflexion baseline (Shinn et al. 2023, as STMA and DAVIS run it): the ReAct agent, and a lost game played "
+        "again up to 3 trials (3 is ours: the papers give none), each later trial shown the last 3 lessons the model "
+        "wrote after the failed ones; AriGraph's 'RAG with Reflexion' is --set retrieval=rag episodic_k=5",
+        **{**_BASELINE, "planner": "never", "trials": 3},
+    ),
+    "adaplanner": Preset(
+        "AdaPlanner baseline (Sun et al. 2023, as STMA runs it): a plan of up to 8 steps written at once, each with "
+        "the outcome it expects, played as written; a step whose outcome differs stops the plan and the planner "
+        "revises it told what was expected and what happened (its out-of-plan refinement); no memory beyond the last "
+        "5 steps. Not here: its plans as Python code with assertions, and its skill discovery (winning plans kept "
+        "as examples)",
+        **{
+            **_BASELINE,
+            "planner": "when_needed",
+            "react_choice": False,
+            "outcome_check": True,
+            "plan_length": 8,
+            "grounding": False,
+        },
+    ),
+    "saycan": Preset(
+        "SayCan baseline (Ahn et al. 2022, as DAVIS runs it): every step the model names the valid command (a "
+        "skill the game affords) most useful towards the goal, with no reasoning and no plan, reading the goal and "
+        "the commands played so far (with the first line each answered: ours); the greedy choice under a grammar "
+        "of the valid commands stands in for scoring each command's likelihood",
+        **{
+            **_BASELINE,
+            "planner": "never",
+            "choice_reasoning": False,
+            "history_length": None,
+            "history_full_text": False,
+        },
+    ),
+    "rap": Preset(
+        "RAP baseline (Kagaya et al. 2024, as DAVIS runs it: its memory is gold runs, read with `ariadne memory "
+        "seed-gold` and named by --memory-from): the ReAct agent shown, every step, the 3 moments of the gold runs "
+        "most like the goal and the observation (3 and the e5 embedding are ours), each with the command played, "
+        "what it showed and the next 3 commands its run played",
+        **{**_BASELINE, "planner": "never", "retrieval": "rap", "episodic_k": 3, "embeddings": "e5"},
+    ),
     "rag": Preset(
         "RAG baseline (AriGraph §4.1): top-5 past observations (k=5 ours: the paper says top-k) by similarity to "
         "observation + plan, last 5 steps, planner + ReAct choice every step",
@@ -333,7 +380,20 @@ def preset_of(values: dict[str, Any] | None) -> Preset | None:
 
 # The names, as a type: the context schema offers them as choices (a test keeps the two lists equal).
 PresetName = Literal[
-    "ariadne", "ariadne_full", "arigraph", "stma", "davis", "react", "full_history", "summary", "agentkit", "rag"
+    "ariadne",
+    "ariadne_full",
+    "arigraph",
+    "stma",
+    "davis",
+    "react",
+    "full_history",
+    "summary",
+    "agentkit",
+    "reflexion",
+    "adaplanner",
+    "saycan",
+    "rap",
+    "rag",
 ]
 
 
@@ -394,12 +454,13 @@ _ORACLE_ROLE = {
 }
 
 
-def check_switches(preset_name: str, preset: Preset, env: str | None = None) -> None:
+def check_switches(preset_name: str, preset: Preset, env: str | None = None, memory_from: str | None = None) -> None:
     """Refused in one line before a run is created: switches that leave no role choosing the commands (no planner,
     no ReAct choice, no thought graph: the actor would play its safe command every step, with no model call); an
     oracle switch on a preset that never runs its role (no extraction: ``knowledge_graph`` off; no planner:
     ``planner=never`` or a thought graph choosing the commands), or on a game that does not give the truth it reads
-    (``env``, when known)."""
+    (``env``, when known); with ``env`` known (a run about to play), RAP's retrieval with no namespace of gold runs
+    (``memory_from``) to retrieve from."""
     if preset.planner == "never" and not preset.react_choice and not preset.thoughts:
         raise SwitchesRefused(
             f"preset '{preset_name}' as set has nothing that chooses a command (planner=never, react_choice=false, "
@@ -419,6 +480,11 @@ def check_switches(preset_name: str, preset: Preset, env: str | None = None) -> 
                 f"switch '{switch}' replaces {_ORACLE_ROLE[switch]}, which preset '{preset_name}' never runs "
                 f"({idle[switch]}): it would change nothing but the run's label"
             )
+    if env is not None and preset.retrieval == "rap" and not memory_from:
+        raise SwitchesRefused(
+            f"preset '{preset_name}' retrieves moments of gold runs (retrieval=rap): give --memory-from AGENT, a "
+            "namespace `ariadne memory seed-gold` filled for this game's family"
+        )
     if env is not None and any(getattr(preset, switch) for switch in ORACLE_SWITCHES):
         from ..envs.registry import gives_truth
 
@@ -441,7 +507,7 @@ def get_preset(name: str) -> Preset:
 SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(Preset) if f.name != "description")
 
 
-_MINIMUM = {"plan_length": 1, "actor_commands": 1, "search_width": 1}  # a plan of no action is no plan
+_MINIMUM = {"plan_length": 1, "actor_commands": 1, "search_width": 1, "trials": 1}  # a plan of no action is no plan
 # Bounds of the number switches (a switch is also a server client's request): the state keeps STMA's buffer of
 # summarizer_history steps (agent/state.py), a plan at most 8 steps (nodes/schemas.Plan); the rest far past any paper's.
 _MAXIMUM = {
@@ -458,6 +524,7 @@ _MAXIMUM = {
     "search_depth": 10,
     "search_width": 100,
     "memory_facts": 1000,
+    "trials": 100,
 }
 
 

@@ -63,8 +63,15 @@ def world_history(
 ) -> list[DatedFact]:
     """What the world model questions (DAVIS §3.2-3.4): the namespace's dated transitions (read once per
     session), then every fact this episode recorded so far, each with its run and step."""
+    return [*recalled_transitions(state, session, memory_from, store), *dated_transitions(session.memory, THIS_EPISODE)]
+
+
+def recalled_transitions(
+    state: Mapping[str, Any], session: Session, memory_from: str | None, store: BaseStore | None
+) -> list[DatedFact]:
+    """The namespace's dated transitions (its gold runs), read once per session: DAVIS's history, RAP's experience."""
     if session.recalled is None:
         session.recalled = []
         if memory_from and store is not None:
             session.recalled = LongTermMemory(store).transitions(Namespace(memory_from, env_family(state["env"])))
-    return [*session.recalled, *dated_transitions(session.memory, THIS_EPISODE)]
+    return session.recalled

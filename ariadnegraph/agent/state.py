@@ -104,6 +104,7 @@ class AgentState(EpisodeInput, total=False):
     outdated: list[list[str]]
     memory_text: list[str]  # retrieved facts, time-ordered, as shown to the planner
     episodes_text: list[str]
+    experiences_text: list[str]  # RAP: the gold runs' moments most like this one, with what they did next
     unexplored: list[str]
     spatial_belief: str
     notes: list[str]  # world-model QA findings for the planner

@@ -21,7 +21,53 @@ class QuotedRow:
 
     @property
     def label(self) -> str:
-        return f"{self.system} ({self.model}) — quoted, {self.source}"
+        """'Reflexion (GPT-4o) — quoted, STMA table 1; ours: reflexion' (the preset that plays it here)."""
+        ours = PLAYED_HERE.get(self.system)
+        return f"{self.system} ({self.model}) — quoted, {self.source}" + (f"; ours: {ours}" if ours else "")
+
+
+# The preset (or ablation cell) that plays each quoted system here, so a table's quoted row names the row of ours to
+# read it against. Quoted systems with no entry are not built: NOT_PLAYED_HERE says why.
+PLAYED_HERE: dict[str, str] = {
+    "ReAct": "react",
+    "Reflexion": "reflexion",
+    "AdaPlanner": "adaplanner",
+    "STMA": "stma",
+    "Full History": "full_history",
+    "Summary": "summary",
+    "RAG": "rag",
+    "AriGraph": "arigraph",
+    "AriGraph w/o exploration": "--ablate arigraph",
+    "AriGraph w/o episodic": "--ablate arigraph",
+    **{
+        cell: "--ablate stma-table2"
+        for cell in (
+            "STMA w/o Spatio-Temporal Memory",
+            "STMA w/o Summarizer",
+            "STMA w/o Summarizer for Spatial Memory",
+            "STMA w/o Spatial Memory",
+            "STMA w/o Relation Aggregator",
+            "STMA w/o Critic",
+        )
+    },
+    "AgentKit": "agentkit",
+    "SayCan": "saycan",
+    "RAP": "rap",
+    "DAVIS": "davis",
+}
+NOT_PLAYED_HERE: dict[str, str] = {
+    "Simulacra": "not built: memories scored by recency, importance and relevance, with reflections (Park et al.)",
+    "Human Top-3": "people",
+    "Human All": "people",
+    "Human Experts": "people",
+    "Ariadne (Room obs)": "AriGraph's NetHack agent: arigraph on nethack is ours, not its room-observation setup",
+    "NetPlay (Room obs)": "not built (Jeurissen et al.)",
+    "NetPlay (Level obs)": "not built (Jeurissen et al.)",
+    "SPRING": "not built: reads the Crafter paper's LaTeX (Wu et al. 2023)",
+    "CoT": "not built",
+    "TALES zero-shot agent": "not built: TALES's agent writes a free-text command from the history (react is nearest)",
+    "Random": "not built",
+}
 
 
 # --- STMA (Lei et al. 2025), table 1 (baselines + STMA) and table 2 (ablations, Qwen2.5-72b).

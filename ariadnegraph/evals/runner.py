@@ -62,7 +62,7 @@ def plan_eval(
     max_steps: int | None = None,
     switches: Sequence[str] | None = None,
     ablate: str | None = None,
-    trials: int = 1,
+    trials: int | None = None,
     carry_memory: bool = False,
     memory_from: str | None = None,
     store: str | None = None,
@@ -80,13 +80,15 @@ def plan_eval(
     out_dir = check_output(out or Path(DEFAULT_OUT) / spec.name, "--out", folder=True)
     systems = _systems(presets, ablate, parse_switches(switches))
     _check_backend(workers, backend, address)
-    _check_counts(max_failures=max_failures, attempts=attempts, trials=trials, carry_memory=carry_memory)
+    _check_counts(max_failures=max_failures, attempts=attempts, trials=trials)
+    if carry_memory and min(trials or _preset_trials(preset, changed) for preset, changed, _, _ in systems) < 2:
+        raise EvalError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
     store_file = _store_file(memory_from, store)
     check_models(AgentContext(model=model, base_url=base_url))  # an unknown provider fails before any write
     _check_storage()
     prices = load_prices(prices_file)
     games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
-    _check_systems(systems, games)
+    _check_systems(systems, games, memory_from)
     if store_file and memory_from:  # no Store there: one line, nothing created
         _check_namespace(store_file, memory_from, games)
     jobs = [
@@ -99,7 +101,7 @@ def plan_eval(
             base_url,
             tuple(sorted(changed.items())),
             label,
-            trials,
+            trials or _preset_trials(preset, changed),
             carry_memory,
             memory_from,
             store_file,
@@ -172,15 +174,20 @@ def _check_backend(workers: int, backend: str, address: str | None) -> None:
             check_ray_address(address)
 
 
-def _check_counts(*, max_failures: int | None, attempts: int | None, trials: int, carry_memory: bool) -> None:
+def _check_counts(*, max_failures: int | None, attempts: int | None, trials: int | None) -> None:
     if max_failures is not None and max_failures < 0:
         raise EvalError(f"max failures must be 0 or more, got {max_failures}")
     if attempts is not None and attempts < 1:
         raise EvalError(f"attempts must be at least 1, got {attempts}")
-    if not 1 <= trials <= 100:
+    if trials is not None and not 1 <= trials <= 100:
         raise EvalError(f"trials must be between 1 and 100, got {trials}")
-    if carry_memory and trials < 2:
-        raise EvalError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
+
+
+def _preset_trials(preset: str, changed: dict[str, Any]) -> int:
+    """The trials a system plays when --trials does not say (Reflexion's preset plays several)."""
+    from ..agent.presets import PRESETS
+
+    return int(changed.get("trials", PRESETS[preset].trials))
 
 
 def _store_file(memory_from: str | None, store: str | None) -> str | None:
@@ -197,7 +204,7 @@ def _store_file(memory_from: str | None, store: str | None) -> str | None:
         raise EvalError(str(exc)) from None
 
 
-def _check_systems(systems: Sequence[System], games: Sequence[Game]) -> None:
+def _check_systems(systems: Sequence[System], games: Sequence[Game], memory_from: str | None = None) -> None:
     """What each system plays with on each game, as ``play`` checks it: an oracle switch it cannot use (the
     preset never runs that role, or the game gives no truth for it), no thought graph for a game, or one that
     cannot be read: refused before any write."""
@@ -208,7 +215,7 @@ def _check_systems(systems: Sequence[System], games: Sequence[Game]) -> None:
         try:
             switches = AgentContext(preset=cast(PresetName, preset), switch_overrides=changed).switches
             for env in dict.fromkeys(game.env for game in games):
-                check_switches(preset, switches, env)
+                check_switches(preset, switches, env, memory_from)
                 if switches.thoughts:
                     load_thoughts(thoughts_for(switches.thoughts, env, preset))
         except ValueError as exc:

@@ -304,7 +304,10 @@ def _scienceworld(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
                 mean, std = cast(tuple[float | None, float | None], q.cells.get(task) or (None, None))
                 row += [_num(mean), _num(std, 1)]
             rows.append(row)
-    legend = "; ".join(f"{q.system}: {q.model}" for q in quoted.SCIENCEWORLD)
+    legend = "; ".join(
+        f"{q.system}: {q.model}" + (f", ours: {quoted.PLAYED_HERE[q.system]}" if q.system in quoted.PLAYED_HERE else "")
+        for q in quoted.SCIENCEWORLD
+    )
     note = (
         f"Scores are ScienceWorld's 0-100, averaged over {suite.name}'s test variations. Quoted: "
         f"{quoted.SCIENCEWORLD[0].source} "

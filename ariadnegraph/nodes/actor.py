@@ -40,7 +40,7 @@ from .common import (
     working_memory,
 )
 from .guards import Decision, Reason, Situation, guard
-from .prompts import ACTOR, REACT, expansion_prompt
+from .prompts import ACTOR, REACT, SAYCAN, expansion_prompt
 from .schemas import Command, Expansion, action_choice
 
 FROM_ACTOR = "from_actor"  # a plan step the actor wrote (an expansion's): grounded when due, never expanded again
@@ -308,12 +308,13 @@ def _react(
     fallback = plan[0]["action"] if plan else safe_command(admissible)
     if admissible:
         fallback = episode_family(state).ground(fallback, admissible) or safe_command(admissible)
-    schema = action_choice(admissible + places)
+    thinks = context.switches.choice_reasoning
+    schema = action_choice(admissible + places, reasoning=thinks)
     choice, update = ask_structured(
         context,
         node="actor",
         schema=schema,
-        system=REACT,
+        system=REACT if thinks else SAYCAN,
         sections=sections,
         fallback=schema(action=fallback),
         step=state.get("step", 0),
@@ -327,7 +328,7 @@ def _react(
                     "command": first,
                     "expected": moves[0]["expected"],
                     "plan": routed(moves, BY_MODEL)[1:],
-                    "reason": choice.reasoning or None,
+                    "reason": getattr(choice, "reasoning", "") or None,
                     **update,
                     "decided": grounding(
                         plan[0]["action"] if plan else None, first, "choice", chosen=choice.action, by=BY_MODEL
@@ -341,7 +342,7 @@ def _react(
         "command": command,
         "expected": plan[0].get("expected") or None if followed else None,
         "plan": plan[1:] if followed else plan,
-        "reason": choice.reasoning or None,
+        "reason": getattr(choice, "reasoning", "") or None,
         **update,
         "decided": grounding(
             plan[0]["action"] if plan else None,

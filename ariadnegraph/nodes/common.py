@@ -432,6 +432,7 @@ def working_memory(
         p.BELIEF: belief_section(state, preset),
         p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
         p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in ("arigraph", "rag") else None,
+        p.EXPERIENCES: (state.get("experiences_text") or []) if preset.retrieval == "rap" else None,
         p.SPATIAL: (state.get("spatial_belief") or p.NONE) if preset.aggregator != "off" else None,
         p.EXPLORATION: (state.get("unexplored") or []) if preset.unexplored_exits else None,
         p.NOTES: (state.get("notes") or []) if preset.qa_turns != 0 else None,

@@ -54,7 +54,8 @@ def episode_state(state: AgentState, context: AgentContext, *, served: bool = Fa
         if served and state.get("env"):
             check_served_spec(state["env"])
         check_episode_input(state)
-        check_switches(context.preset, context.switches, state["env"])  # an oracle the game gives no truth for
+        # an oracle the game gives no truth for, RAP with no gold runs to retrieve
+        check_switches(context.preset, context.switches, state["env"], context.memory_from)
         check_models(context)  # a server run gets here without play(): nothing is written yet
         state = {**state, "run_id": run_id_for(state)}
     check_recursion_budget(state, context, state.get("remaining_steps"))

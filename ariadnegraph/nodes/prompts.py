@@ -241,6 +241,12 @@ plan that can be done now; do not repeat what just failed.
 Reply with JSON only, for example:
 {{"reasoning": "The knife is on the counter and the recipe needs slicing.", "action": "take knife from counter"}}"""
 
+SAYCAN = f"""{AGENT}
+Your job: name the valid command most useful now towards the goal, given the commands already played. Write
+no reasoning: only the command, exactly as listed.
+Reply with JSON only, for example:
+{{"action": "take knife from counter"}}"""
+
 ACTOR = f"""{AGENT}
 Your job: choose the valid command that best carries out the PROPOSED ACTION. If none of them does what it
 asks, choose one that changes nothing, such as 'look', rather than one that does something else.

@@ -2,8 +2,9 @@
 
 ``arigraph`` (default): semantic facts by AriGraph BFS and episodes by eq. 1; ``stma``: top-n entities
 then k-hop (STMA alg. 1); ``temporal``: the same neighbourhood (DAVIS §3.3); ``rag``: past observations
-most similar to the observation and plan. Facts are shown in the order they became true (DAVIS), with
-the unexplored exits (AriGraph appendix B) — behind AriGraph's exploration check when the preset has it.
+most similar to the observation and plan; ``rap``: moments of the namespace's gold runs most like the present.
+Facts are shown in the order they became true (DAVIS), with the unexplored exits (AriGraph appendix B) — behind
+AriGraph's exploration check when the preset has it.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.recall import recalled_transitions
 from ..agent.session import Session
 from ..agent.state import AgentState
 from ..memory import order_by_time
+from ..memory.experience import experience_line, moments, similar_moments
 from .common import ask_structured, environment_section
 from .prompts import EXPLORATION_CHECK
 from .schemas import ExplorationCheck
@@ -49,6 +52,8 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
     elif preset.retrieval == "rag":
         plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
         episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodic_k, before=step)
+    elif preset.retrieval == "rap":
+        return {"experiences_text": experiences(state, runtime, session), "unexplored": []}
     facts = order_by_time(facts)[-preset.memory_facts :] if preset.retrieval != "stma" else order_by_time(facts)
     update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
@@ -79,3 +84,12 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
         if explore:
             update["unexplored"] = [p.exits_line(room, dirs) for room, dirs in memory.unexplored_exits().items()]
     return update
+
+
+def experiences(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> list[str]:
+    """RAP: the moments of the namespace's gold runs closest to the goal and what the agent sees now, each with
+    the commands its run played next."""
+    gold = moments(recalled_transitions(state, session, runtime.context.memory_from, runtime.store))
+    query = f"{state.get('goal', '')}\n{state.get('observation', '')}"
+    found = similar_moments(query, gold, session.memory.embedder.embed, runtime.context.switches.episodic_k)
+    return [experience_line(moment, gold) for moment in found]

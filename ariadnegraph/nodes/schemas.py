@@ -278,14 +278,23 @@ class Expansion(BaseModel):
 CHOICES_IN_SCHEMA = 400  # more valid commands than this are left out of the schema (a grammar that large is slow)
 
 
-def action_choice(valid: list[str]) -> type[ActionChoice]:
-    """ActionChoice whose action must be one of ``valid``: under a grammar the model can only write a
-    valid command, and elsewhere a command that is not one is sent back as a schema error."""
+class CommandChoice(BaseModel):
+    """Actor with no thought first (SayCan): the command to send, chosen from the valid commands."""
+
+    reply_tokens: ClassVar[int] = 40
+    action: Annotated[str, _clip(80)] = text(80, "exactly one of the valid commands")
+
+
+def action_choice(valid: list[str], reasoning: bool = True) -> type[ActionChoice] | type[CommandChoice]:
+    """ActionChoice (CommandChoice with no ``reasoning``) whose action must be one of ``valid``: under a grammar
+    the model can only write a valid command, and elsewhere a command that is not one is sent back as a schema
+    error."""
+    base: type[ActionChoice] | type[CommandChoice] = ActionChoice if reasoning else CommandChoice
     if not valid or len(valid) > CHOICES_IN_SCHEMA:
-        return ActionChoice
+        return base
     choices: Any = Literal.__getitem__(tuple(dict.fromkeys(valid)))
     return create_model(
-        "ActionChoice", __base__=ActionChoice, action=(choices, Field(description="exactly one of the valid commands"))
+        base.__name__, __base__=base, action=(choices, Field(description="exactly one of the valid commands"))
     )
 
 

@@ -309,6 +309,27 @@ def test_without_its_critic_davis_replans_on_a_mismatch_but_learns_nothing(monke
     assert "was expected to give '-= Hall =-'" in d_c["feedback"]
 
 
+def test_adaplanner_follows_its_plan_until_an_outcome_differs_then_revises_it_told_what_was_expected(monkeypatch):
+    """AdaPlanner's closed loop: a plan is played as written while outcomes match (no planner call); an outcome that
+    differs drops the plan and the planner is asked again with what was expected (its out-of-plan refinement)."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    plan = [{"action": "open fridg", "expected": "You open the fridge"}, {"action": "take carrot", "expected": "taken"}]
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))
+    played = actor_module.actor({**STATE, "plan": plan}, runtime(preset="adaplanner"), fake_session(WorldMemory()))
+    assert played["command"] == "open fridg" and played["plan"] == plan[1:] and model.calls == []  # as written
+    matches = structured("Critique", outcome_matches=True, action_approved=True, feedback="")
+    use_model(monkeypatch, QueuedChatModel(replies=[matches]))
+    state = {**STATE, "plan": plan[1:], "expected": "You open the fridge", "observation": "You open the fridge."}
+    assert agent.route_after_critic(critic_module.critic(state, runtime(preset="adaplanner"))) != "planner"
+    differs = structured("Critique", outcome_matches=False, action_approved=True, feedback="the fridge is locked")
+    use_model(monkeypatch, QueuedChatModel(replies=[differs]))
+    update = critic_module.critic({**state, "observation": "The fridge is locked."}, runtime(preset="adaplanner"))
+    assert agent.route_after_critic(update) == "planner" and update["plan"] == [] and "reflections" not in update
+    assert "was expected to give 'You open the fridge'" in update["feedback"]
+
+
 def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monkeypatch):
     """STMA's KG is extracted from the summarized information; without the summarizer for spatial memory it
     is extracted from the raw history buffer (the belief is still the planner's)."""

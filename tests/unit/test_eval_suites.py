@@ -223,7 +223,7 @@ def test_cells_csv_and_stma_markdown_layout():
     md = markdown_tables(suite, records)
     assert "| system | L1 SR | L1 AS | L2 SR | L2 AS |" in md
     assert "| **ariadne** (scripted) — ours | 50.0 | 75.0±25.0 | 0.0 | 0.0±0.0 |" in md
-    assert "| STMA (GPT-4o) — quoted, STMA table 1 | 100.0 | 100.0±0.0 | 75.0 | 91.1±15.9 |" in md
+    assert "| STMA (GPT-4o) — quoted, STMA table 1; ours: stma | 100.0 | 100.0±0.0 | 75.0 | 91.1±15.9 |" in md
     assert "| react (scripted) | all | 1 | 1.00 | 100.0 | 4.0 | 10.0 | 1000 | 100 | ? | 1.0 | 0.50 | — |" in md
 
 
@@ -232,7 +232,7 @@ def test_arigraph_layout_reports_mean_of_three_best_attempts():
     records = [dict(_record("ariadne", "cook", 1, s, attempt=i + 1, max_score=11), env="arigraph:cook") for i, s in enumerate(scores)]
     md = markdown_tables(get_suite("arigraph"), records)
     assert "| **ariadne** (scripted) — ours | — | — | — | 0.83 (best 1.00, mean 0.50, n=5) | — | — | — |" in md
-    assert "| AriGraph (gpt-4-0125-preview) — quoted, AriGraph table 4 | 1.00 | 1.00 | 1.00 | 1.00 | 1.00 | 0.65 | 0.79 |" in md
+    assert "| AriGraph (gpt-4-0125-preview) — quoted, AriGraph table 4; ours: arigraph | 1.00 | 1.00 | 1.00 | 1.00 | 1.00 | 0.65 | 0.79 |" in md
 
 
 def test_scienceworld_layout_groups_tasks_by_subject():

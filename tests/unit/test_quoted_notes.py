@@ -36,3 +36,16 @@ def test_the_scienceworld_table_says_how_davis_chose_variations_and_seeded_memor
               "fidelity": None}
     md = markdown_tables(get_suite("scienceworld"), [record])
     assert "at random, ours are the first three" in md and "gold rollouts of five training variations" in md
+
+
+def test_every_quoted_system_names_the_preset_that_plays_it_here_or_why_none_does() -> None:
+    from ariadnegraph.agent.presets import ABLATIONS, PRESETS
+    from ariadnegraph.evals import quoted
+
+    tables = [value for value in vars(quoted).values() if isinstance(value, tuple)]
+    rows = [row for table in tables for row in table if isinstance(row, quoted.QuotedRow)]
+    assert {row.system for row in rows} <= quoted.PLAYED_HERE.keys() | quoted.NOT_PLAYED_HERE.keys()
+    for played in quoted.PLAYED_HERE.values():
+        assert played in PRESETS or played.removeprefix("--ablate ") in ABLATIONS, played
+    reflexion = next(row for row in quoted.STMA_COOKING if row.system == "Reflexion")
+    assert reflexion.label == "Reflexion (GPT-4o) — quoted, STMA table 1; ours: reflexion"
