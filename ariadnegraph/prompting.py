@@ -29,6 +29,7 @@ KNOWN_FACTS = "KNOWN FACTS"
 MEMORY = "MEMORY"
 RECALLED = "WHAT MEMORY RECALLS"  # the ask graph: the steps, episodes and facts a question points at
 EPISODES = "RELEVANT EPISODES"
+INSIGHTS = "INSIGHTS"  # Simulacra: reflections written on what was observed
 EXPERIENCES = "PAST EXPERIENCES"  # RAP: moments of gold runs like this one, with the commands played next
 LOCATION = "LOCATION"
 INVENTORY = "INVENTORY"
@@ -78,6 +79,7 @@ ORDER = (
     KNOWN_FACTS,
     MEMORY,
     EPISODES,
+    INSIGHTS,
     EXPERIENCES,
     LOCATION,
     INVENTORY,

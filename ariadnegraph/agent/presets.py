@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 HISTORY_BUFFER = 25  # STMA's history buffer: the steps its summarizer reads (appendix A)
-Retrieval = Literal["arigraph", "stma", "temporal", "rag", "rap", "none"]
+Retrieval = Literal["arigraph", "stma", "temporal", "rag", "rap", "simulacra", "none"]
 Aggregation = Literal["off", "text", "llm"]
 Cadence = Literal["when_needed", "every_step", "never"]
 Monologue = Literal["tools", "transitions", "rollout"]
@@ -344,6 +344,14 @@ PRESETS: dict[str, Preset] = {
         "what it showed and the next 3 commands its run played",
         **{**_BASELINE, "planner": "never", "retrieval": "rap", "episodic_k": 3, "embeddings": "e5"},
     ),
+    "simulacra": Preset(
+        "Simulacra baseline (AriGraph §4.1: Generative Agents' memory, Park et al. 2023): each observation rated "
+        "for importance (1-10) by the model when stored; the top-5 past observations by recency (0.995 a step) + "
+        "importance + relevance to observation + plan (k=5 and the step as the unit of time are ours); once the "
+        "importance since the last reflection adds up to 150, the model writes up to 3 insights on what it observed "
+        "since, shown with memory; planner + ReAct choice every step",
+        **{**_BASELINE, "retrieval": "simulacra", "episodic_k": 5, "embeddings": "e5"},
+    ),
     "rag": Preset(
         "RAG baseline (AriGraph §4.1): top-5 past observations (k=5 ours: the paper says top-k) by similarity to "
         "observation + plan, last 5 steps, planner + ReAct choice every step",
@@ -393,6 +401,7 @@ PresetName = Literal[
     "adaplanner",
     "saycan",
     "rap",
+    "simulacra",
     "rag",
 ]
 

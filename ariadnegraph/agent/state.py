@@ -21,6 +21,7 @@ from .presets import HISTORY_BUFFER
 
 HISTORY_KEPT = HISTORY_BUFFER + 1  # the longest window a preset reads (STMA's buffer) and the current step
 READINGS_KEPT = 3
+INSIGHTS_KEPT = 9  # Simulacra: three reflections of three insights each (ours)
 
 
 def add_usage(
@@ -105,6 +106,9 @@ class AgentState(EpisodeInput, total=False):
     memory_text: list[str]  # retrieved facts, time-ordered, as shown to the planner
     episodes_text: list[str]
     experiences_text: list[str]  # RAP: the gold runs' moments most like this one, with what they did next
+    importance: dict[str, int]  # Simulacra: each observation's importance (1-10) as the model rated it, by step
+    insights: Annotated[list[str], keep_last(INSIGHTS_KEPT)]  # Simulacra: reflections on what was observed
+    reflected_at: int  # Simulacra: the step of the last reflection (-1: none yet)
     unexplored: list[str]
     spatial_belief: str
     notes: list[str]  # world-model QA findings for the planner

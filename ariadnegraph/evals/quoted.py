@@ -53,10 +53,10 @@ PLAYED_HERE: dict[str, str] = {
     "AgentKit": "agentkit",
     "SayCan": "saycan",
     "RAP": "rap",
+    "Simulacra": "simulacra",
     "DAVIS": "davis",
 }
 NOT_PLAYED_HERE: dict[str, str] = {
-    "Simulacra": "not built: memories scored by recency, importance and relevance, with reflections (Park et al.)",
     "Human Top-3": "people",
     "Human All": "people",
     "Human Experts": "people",

@@ -106,6 +106,14 @@ class MemoryQueries:
         ranked = self.episode_index.top_k(self.embedder.embed([query]), k, allowed)[0]
         return [(self.episodes[step], score) for step, score in ranked]  # type: ignore[index]
 
+    def episode_relevance(self, query: str, before: int) -> dict[int, float]:
+        """Every past observation's similarity to ``query`` (cosine), by step (the Simulacra baseline scores them)."""
+        allowed = {s for s in self.episodes if s < before}
+        if not allowed:
+            return {}
+        ranked = self.episode_index.top_k(self.embedder.embed([query]), len(allowed), allowed)[0]
+        return {cast(int, step): float(score) for step, score in ranked}
+
     def history(self, as_of: int | None = None) -> list[Fact]:
         """Every fact recorded, open or closed, as memory knew them at step ``as_of`` (None: now)."""
         return self.kg.history(as_of)

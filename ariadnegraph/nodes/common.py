@@ -48,6 +48,8 @@ MODEL_NODES: dict[str, ModelNode] = {
     "actor": ModelNode("actor", 5),
     "exploration_check": ModelNode("planner", 6),
     "aggregator": ModelNode("summarizer", 7),  # the server has 8 slots (models.local.server.SLOTS)
+    "importance": ModelNode("extraction", 1),  # Simulacra's memory roles, in the slots of the roles it does not run
+    "insights": ModelNode("summarizer", 0),
     "reflection": ModelNode("planner", None),
     "thoughts": ModelNode("planner", None),  # AgentKit's thought graph
 }
@@ -167,6 +169,9 @@ def merged(updates: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         replies = add_usage(replies, update.get("replies"))
         fallbacks += update.get("fallbacks") or []
     return {"usage": usage, "replies": replies, **({"fallbacks": fallbacks} if fallbacks else {})}
+
+
+EPISODE_RETRIEVALS = ("arigraph", "rag", "simulacra")  # the retrievals that fetch past observations (episodes)
 
 
 def fell_back(update: Mapping[str, Any], node: str) -> bool:
@@ -431,7 +436,8 @@ def working_memory(
         p.ADMISSIBLE: offered_commands(state, context),
         p.BELIEF: belief_section(state, preset),
         p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
-        p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in ("arigraph", "rag") else None,
+        p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in EPISODE_RETRIEVALS else None,
+        p.INSIGHTS: (state.get("insights") or []) if preset.retrieval == "simulacra" else None,
         p.EXPERIENCES: (state.get("experiences_text") or []) if preset.retrieval == "rap" else None,
         p.SPATIAL: (state.get("spatial_belief") or p.NONE) if preset.aggregator != "off" else None,
         p.EXPLORATION: (state.get("unexplored") or []) if preset.unexplored_exits else None,

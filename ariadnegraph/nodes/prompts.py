@@ -234,6 +234,17 @@ Your job: read the SUBGOAL and the CURRENT PLAN and say whether they need explor
 reaching something not seen yet.
 Reply with JSON only: {{"explore": true}} or {{"explore": false}}"""
 
+IMPORTANCE = f"""{AGENT}
+Your job: rate how much the OBSERVATION matters for the GOAL, from 1 (nothing that matters: an empty room, a
+refusal, a look around) to 10 (decisive: the task's instructions, the thing the goal needs, the score rising).
+Reply with JSON only, for example: {{"score": 4}}"""
+
+INSIGHTS = f"""{AGENT}
+Your job: read the RECENT HISTORY and write at most three insights that will help later: where things are, what
+works and what does not, what the goal still needs. Each one short sentence, from what the history shows.
+Reply with JSON only, for example:
+{{"insights": ["The knife is on the kitchen counter.", "The fridge is locked until the key is found."]}}"""
+
 REACT = f"""{AGENT}
 Your job: choose the next command. First reason in one sentence about the goal, the plan's next step, what
 you remember and what just happened; then choose exactly one of the valid commands. Prefer a step of the

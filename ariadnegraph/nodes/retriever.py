@@ -2,7 +2,8 @@
 
 ``arigraph`` (default): semantic facts by AriGraph BFS and episodes by eq. 1; ``stma``: top-n entities
 then k-hop (STMA alg. 1); ``temporal``: the same neighbourhood (DAVIS §3.3); ``rag``: past observations
-most similar to the observation and plan; ``rap``: moments of the namespace's gold runs most like the present.
+most similar to the observation and plan; ``rap``: moments of the namespace's gold runs most like the present;
+``simulacra``: past observations by recency, importance and relevance, with reflections (Park et al.).
 Facts are shown in the order they became true (DAVIS), with the unexplored exits (AriGraph appendix B) — behind
 AriGraph's exploration check when the preset has it.
 """
@@ -20,9 +21,10 @@ from ..agent.session import Session
 from ..agent.state import AgentState
 from ..memory import order_by_time
 from ..memory.experience import experience_line, moments, similar_moments
-from .common import ask_structured, environment_section
-from .prompts import EXPLORATION_CHECK
-from .schemas import ExplorationCheck
+from ..memory.generative import NEUTRAL_IMPORTANCE, generative_ranking, reflection_due
+from .common import ask_structured, environment_section, merged
+from .prompts import EXPLORATION_CHECK, IMPORTANCE, INSIGHTS
+from .schemas import ExplorationCheck, Importance, Insights
 
 EPISODE_CHARS = 1200  # one retrieved episode in the planner's prompt (a recipe with its directions fits)
 
@@ -54,6 +56,8 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
         episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodic_k, before=step)
     elif preset.retrieval == "rap":
         return {"experiences_text": experiences(state, runtime, session), "unexplored": []}
+    elif preset.retrieval == "simulacra":
+        return generative_memory(state, context, session)
     facts = order_by_time(facts)[-preset.memory_facts :] if preset.retrieval != "stma" else order_by_time(facts)
     update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
@@ -84,6 +88,64 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
         if explore:
             update["unexplored"] = [p.exits_line(room, dirs) for room, dirs in memory.unexplored_exits().items()]
     return update
+
+
+REFLECTION_READS = 30  # most observations one reflection reads (Park et al. read the 100 newest records: ours)
+REFLECTION_CHARS = 300  # one observation as a reflection reads it
+
+
+def generative_memory(state: AgentState, context: AgentContext, session: Session) -> dict[str, Any]:
+    """Simulacra (Park et al. 2023, AriGraph's baseline): the new observation is rated for importance (one call),
+    the past ones most recent + important + relevant to the observation and plan are retrieved, and once the
+    importance since the last reflection adds up, the model writes insights on what it observed since (one call)."""
+    step = state.get("step", 0)
+    memory = session.memory
+    importance = {int(k): v for k, v in (state.get("importance") or {}).items()}
+    calls: list[dict[str, Any]] = []
+    if step not in importance:  # a step replayed after a crash keeps the rating it had
+        rated, usage = ask_structured(
+            context,
+            node="importance",
+            schema=Importance,
+            system=IMPORTANCE,
+            sections={
+                p.ENVIRONMENT: environment_section(state),
+                p.GOAL: state.get("goal", ""),
+                p.OBSERVATION: state.get("observation", ""),
+            },
+            fallback=Importance(score=NEUTRAL_IMPORTANCE),
+            step=step,
+        )
+        importance[step] = rated.score
+        calls.append(usage)
+    plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
+    relevance = memory.episode_relevance(f"{state.get('observation', '')}\n{plan}", before=step)
+    chosen = generative_ranking(relevance, importance, now=step, k=context.switches.episodic_k)
+    update: dict[str, Any] = {
+        "episodes_text": [p.episode_line(s, p.clip(memory.episodes[s].text, EPISODE_CHARS)) for s in chosen],
+        "importance": {str(k): v for k, v in importance.items()},
+        "memory_text": [],
+        "unexplored": [],
+    }
+    since = state.get("reflected_at", -1)
+    if reflection_due(importance, since):
+        recent = [memory.episodes[s] for s in sorted(memory.episodes) if since < s <= step][-REFLECTION_READS:]
+        written, usage = ask_structured(
+            context,
+            node="insights",
+            schema=Insights,
+            system=INSIGHTS,
+            sections={
+                p.ENVIRONMENT: environment_section(state),
+                p.GOAL: state.get("goal", ""),
+                p.HISTORY: [p.episode_line(e.step, p.clip(e.text, REFLECTION_CHARS)) for e in recent],
+            },
+            fallback=Insights(insights=[]),
+            step=step,
+        )
+        update.update({"insights": written.insights, "reflected_at": step})
+        calls.append(usage)
+    return {**update, **merged(calls)}
 
 
 def experiences(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> list[str]:

@@ -182,6 +182,23 @@ class Reflection(BaseModel):
     )
 
 
+class Importance(BaseModel):
+    """Simulacra (Park et al.): how much an observation matters, rated when it is stored."""
+
+    reply_tokens: ClassVar[int] = 16
+    score: int = Field(ge=1, le=10, description="1: nothing that matters; 10: decisive for the goal")
+
+
+class Insights(BaseModel):
+    """Simulacra (Park et al.): reflections on the recent observations, kept and shown with memory."""
+
+    reply_tokens: ClassVar[int] = 200
+    insights: Annotated[list[Annotated[str, _clip(160)]], _keep(3)] = Field(
+        description="at most three lessons or conclusions about the world and the task",
+        json_schema_extra={"maxItems": 3},
+    )
+
+
 class ExplorationCheck(BaseModel):
     """Exploration check (AriGraph appendix B): does the plan need exploring?"""
 

@@ -35,6 +35,8 @@ from ...nodes.schemas import (
     Expansion,
     ExplorationCheck,
     Extraction,
+    Importance,
+    Insights,
     Outdated,
     ParagraphSummary,
     Plan,
@@ -45,7 +47,7 @@ from ...nodes.schemas import (
     TransitionPrediction,
 )
 from ...prompting import parse_sections
-from . import brain, memqa, qa
+from . import brain, generative, memqa, qa
 
 # The protocol the double plugs in by: a structured call binds its schema as the one tool, named after the
 # schema's class (models.structured); a schema with a rule here is answered by the rule, from the prompt's
@@ -69,6 +71,8 @@ RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
     ParagraphSummary: brain.summarize_paragraphs,
     TransitionExtraction: brain.transition_extraction,
     ReasonedCritique: brain.reasoned_critique,
+    Importance: generative.importance,
+    Insights: generative.insights,
 }
 ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
 
