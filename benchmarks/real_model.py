@@ -424,6 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=None, help="default: the set's budget, else 50")
     parser.add_argument("--out", default="benchmark-results/real_model")
     parser.add_argument(
+        "--memory-from",
+        default=None,
+        metavar="AGENT",
+        help="seed each episode from AGENT's namespace (the rap preset's gold runs: `ariadne memory seed-gold`)",
+    )
+    parser.add_argument(
         "--played-only", action="store_true", help="the tables of the episodes already played under --out; play none"
     )
     args = parser.parse_args(argv)
@@ -471,6 +477,7 @@ def main(argv: list[str] | None = None) -> int:
                         preset=name,
                         switch_overrides=parse_switches(changes),
                         run_dir=str(out / "runs"),
+                        memory_from=args.memory_from,
                     )
                     if (out / "runs" / run_id).exists():  # killed earlier: finish it
                         resume(run_id, run_dir=out / "runs")
