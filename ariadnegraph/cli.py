@@ -1006,7 +1006,7 @@ def _add_eval(commands: Any) -> None:
         "--ablate",
         default=None,
         metavar="GRID",
-        help="play a paper's ablation grid instead of --preset: stma-table2, davis or arigraph",
+        help="play a paper's ablation grid instead of --preset: stma-table2, davis, arigraph or arigraph-random-walk",
     )
     _memory_options(evaluate)
     evaluate.add_argument("--checkpointer", default=None, metavar="sqlite|postgres://...", help=CHECKPOINTER_HELP)

@@ -78,6 +78,9 @@ class Preset:
     # looks instead and the next one plans again, so no rejected command is sent (STMA alg. 2, lines 13-15)
     rejected: Literal["played", "withheld"] = "played"
     react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
+    # every command drawn at random from the valid ones (seeded by the run and the step): memory is built as the
+    # preset builds it while nothing decides (AriGraph appendix C, figure 6: the graph's growth on a random walk)
+    random_walk: bool = False
     choice_reasoning: bool = True  # that choice reasons first; False: the valid command is named with no thought
     # (SayCan's choice of the skill the language model rates most useful, here the one greedy decoding under a
     # grammar of the valid commands names, not each command's likelihood)
@@ -470,7 +473,7 @@ def check_switches(preset_name: str, preset: Preset, env: str | None = None, mem
     ``planner=never`` or a thought graph choosing the commands), or on a game that does not give the truth it reads
     (``env``, when known); with ``env`` known (a run about to play), RAP's retrieval with no namespace of gold runs
     (``memory_from``) to retrieve from."""
-    if preset.planner == "never" and not preset.react_choice and not preset.thoughts:
+    if preset.planner == "never" and not preset.react_choice and not preset.thoughts and not preset.random_walk:
         raise SwitchesRefused(
             f"preset '{preset_name}' as set has nothing that chooses a command (planner=never, react_choice=false, "
             "no thought graph): every step would play the same safe command with no model call"
@@ -654,6 +657,16 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
         Variant("D-A", "davis", {**_APPEND_ONLY, "grounding": False, "go_to": False, "actor_commands": 1}),
         Variant("D-C", "davis", {**_APPEND_ONLY, "reflections": False}),
         Variant("D+W with fact invalidation (ours)", "davis", {"invalidate": True}),
+    ),
+    # AriGraph appendix C (figure 6): the graph built by the preset's pipeline while the commands are drawn at random
+    # (no planner, no exploration check, no choice), beside AriGraph playing; the tables show each one's growth.
+    "arigraph-random-walk": (
+        Variant("AriGraph", "arigraph", {}),
+        Variant(
+            "AriGraph random walk",
+            "arigraph",
+            {"random_walk": True, "planner": "never", "react_choice": False, "exploration_check": False},
+        ),
     ),
     # AriGraph table 4: without exploration (no exploration check, no unexplored exits), without episodic memory.
     "arigraph": (

@@ -7,6 +7,7 @@ comes; without ``grounding`` the planned command is sent as written (DAVIS's D-A
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -26,6 +27,7 @@ from .common import (
     BY,
     BY_FALLBACK,
     BY_MODEL,
+    BY_RANDOM,
     BY_ROUTE,
     BY_SCRIPT,
     INADMISSIBLE,
@@ -140,8 +142,12 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         given = script[min(state.get("step", 0), len(script) - 1)]
         return {"command": given, "reason": None, "decided": grounding(None, given, "script", by=BY_SCRIPT)}
     preset = context.switches
-    plan = list(state.get("plan") or [])
     admissible = state.get("admissible") or []
+    if preset.random_walk:  # AriGraph appendix C: the same on a replay or a resume (seeded by the run and the step)
+        draw = random.Random(f"{state.get('run_id')}:{state.get('step', 0)}")
+        drawn = draw.choice(admissible) if admissible else safe_command(admissible)
+        return {"command": drawn, "reason": None, "decided": grounding(None, drawn, "random", by=BY_RANDOM)}
+    plan = list(state.get("plan") or [])
     update: dict[str, Any] = {}
     if preset.go_to or preset.explore:
         memory = session.memory

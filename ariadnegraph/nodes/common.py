@@ -63,6 +63,7 @@ BY_SCRIPT = "script"
 BY_FALLBACK = "fallback"
 BY_ORACLE = "oracle"
 BY_WITHHELD = "withheld"  # a command the critic rejected, not sent: a look in its place (STMA)
+BY_RANDOM = "random"  # drawn at random from the valid commands (the random_walk switch)
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
 UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions

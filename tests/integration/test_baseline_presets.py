@@ -140,3 +140,21 @@ def test_rap_is_shown_the_gold_runs_moments_most_like_the_present_and_is_refused
         and "--memory-from" in refused.stderr
     )
     assert not (runs / "rap-2").exists() and len(list(runs.iterdir())) == 1  # nothing written for the refused run
+
+
+def test_a_random_walk_builds_the_graph_as_arigraph_does_while_commands_are_drawn_at_random(tmp_path: Path) -> None:
+    """AriGraph appendix C (figure 6): the commands are drawn from the valid ones, the same on a replay, and the
+    graph is still built by the preset's extraction."""
+    from ariadnegraph.agent.presets import ablation
+
+    cell = next(v for v in ablation("arigraph-random-walk") if v.label == "AriGraph random walk")
+    played = []
+    for folder in ("one", "two"):
+        context = AgentContext(preset="arigraph", switch_overrides=cell.switches, run_dir=str(tmp_path / folder))
+        result = play("arigraph:clean", max_steps=6, context=context, run_id="walk")
+        trajectory = [json.loads(line) for line in (tmp_path / folder / "walk" / "trajectory.jsonl").read_text().splitlines()]
+        assert all(t["action"] in before["valid"] for before, t in zip(trajectory, trajectory[1:]))
+        assert {"planner", "actor", "exploration_check"}.isdisjoint(result["replies_by_node"])
+        assert result["replies_by_node"]["relation_retriever"]["parsed"] == 7  # the graph is built every step
+        played.append([t["action"] for t in trajectory[1:]])
+    assert played[0] == played[1] and len(set(played[0])) > 1
