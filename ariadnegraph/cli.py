@@ -653,10 +653,17 @@ def _runs_last(args: argparse.Namespace) -> int:
     return _runs_show(args)
 
 
+def _preset_of(run_dir: str, run_id: str) -> str:
+    from .runs import RunDir
+
+    return str(RunDir.open(run_dir, run_id).meta()["context"].get("preset", "?"))
+
+
 def _memqa(args: argparse.Namespace) -> int:
     from .evals.memqa.answerers import ANSWERERS
     from .evals.memqa.evaluate import evaluate
-    from .evals.memqa.report import counts, rounds_table, summarize, table
+    from .evals.memqa.fixed import fixed_replays, gap, gap_table
+    from .evals.memqa.report import counts, rounds_table, seed_stability, summarize, table
     from .runs import write_output
 
     answerers = args.answerer or list(ANSWERERS)
@@ -676,12 +683,24 @@ def _memqa(args: argparse.Namespace) -> int:
     if out is not None:  # whole or not at all, like every output file: a failed question leaves the old file
         write_output(out, "".join(json.dumps(row, default=str) + "\n" for row in rows))
     summary = summarize(rows)
-    rounds = rounds_table(rows)
-    print(
-        json.dumps(summary)
-        if args.json
-        else f"{table(summary)}\n{counts(summary)}" + (f"\n\n{rounds}" if rounds else "")
-    )
+    extra = [text for text in (rounds_table(rows), seed_stability(rows)) if text]
+    if args.fixed_log:  # EMemBench §5.2: the same runs' settings, their memory rebuilt from one frozen log
+        replays = fixed_replays(args.run_dir, args.fixed_log, args.run_ids)
+        fixed_rows = evaluate(
+            args.run_dir,
+            list(replays.values()),
+            answerers=answerers,
+            horizon=horizon,
+            per_type=args.per_type,
+            seed=args.seed,
+            model=args.model,
+            base_url=args.base_url,
+            paraphrase_with=args.paraphrase,
+        )
+        labels = {run_id: f"{_preset_of(args.run_dir, run_id)}: {run_id}" for run_id in replays}
+        extra.append(gap_table(gap(rows, fixed_rows, replays), labels))
+    shown = f"{table(summary)}\n{counts(summary)}" + "".join(f"\n\n{text}" for text in extra)
+    print(json.dumps(summary) if args.json else shown)
     return 0
 
 
@@ -1136,7 +1155,14 @@ def _add_memqa(commands: Any) -> None:
         metavar="FILE",
         help="write every item, answer and score as JSON lines (once all are scored)",
     )
-    memqa.set_defaults(func=_memqa, existing_runs=("run_ids",))
+    memqa.add_argument(
+        "--fixed-log",
+        default=None,
+        metavar="RUN_ID",
+        help="also replay this run's commands with each run's settings (their memory rebuilt from one frozen log) "
+        "and print interactive minus fixed accuracy (EMemBench §5.2)",
+    )
+    memqa.set_defaults(func=_memqa, existing_runs=("run_ids", "fixed_log"))
 
 
 def build_parser() -> argparse.ArgumentParser:

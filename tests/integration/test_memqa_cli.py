@@ -50,3 +50,25 @@ def test_memory_beats_in_context_on_old_evidence(played: tuple[Path, str], tmp_p
     assert old_memory["n"] >= 10
     assert old_memory["acc"] > old_in_context["acc"] + 30
     assert summary["memory"]["all"]["f1"] > summary["in-context"]["all"]["f1"]
+
+
+def test_fixed_log_replays_it_with_each_runs_settings_and_prints_interactive_minus_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """EMemBench §5.2: each run's memory rebuilt from one frozen log, the same questions asked of each."""
+    runs = {preset: play("cooking:2", seed=3, max_steps=12, context=AgentContext(preset=preset, run_dir=str(tmp_path)),
+                         run_id=f"own-{preset}") for preset in ("ariadne_full", "react")}
+    frozen = play("cooking:2", seed=3, max_steps=14, context=AgentContext(preset="ariadne", run_dir=str(tmp_path)), run_id="frozen")
+    assert frozen["steps"] == 14
+    args = ["memqa", *(r["run_id"] for r in runs.values()), "--fixed-log", "frozen", "--run-dir", str(tmp_path),
+            "--answerer", "memory", "--answerer", "in-context", "--per-type", "1"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "interactive minus fixed" in printed and "react: own-react " in printed and "ariadne_full: own-ariadne_full " in printed
+    commands = lambda run_id: [json.loads(line)["action"] for line in (tmp_path / run_id / "trajectory.jsonl").read_text().splitlines()][1:]  # noqa: E731
+    for preset in runs:
+        replayed = f"frozen-fixed-as-own-{preset}"
+        assert commands(replayed) == commands("frozen")  # the frozen log's commands, as given
+        assert json.loads((tmp_path / replayed / "run.json").read_text())["context"]["preset"] == preset
+    before = (tmp_path / "frozen-fixed-as-own-react" / "trajectory.jsonl").read_text()
+    assert main(args) == 0 and (tmp_path / "frozen-fixed-as-own-react" / "trajectory.jsonl").read_text() == before  # reused

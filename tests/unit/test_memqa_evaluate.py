@@ -80,3 +80,25 @@ def test_a_run_without_reasons_gets_no_reason_questions(tmp_path):
                                                   for r in lines))
     templates = {i.template for i in pipeline.questions(tmp_path, "bare", per_type=40)}
     assert not templates & {"A_reason", "A_valid_action", "C_keyword_count_reason"}
+
+
+def test_runs_of_several_seeds_give_each_answerers_accuracy_per_seed_and_its_standard_deviation(tmp_path):
+    """EMemBench §5.1: the SD of accuracy across seeds, from the runs' own seeds."""
+    from ariadnegraph.evals.memqa.report import by_seed, seed_stability
+
+    for run_id, seed in (("a", 1), ("b", 42)):
+        write_run(tmp_path, run_id, memory=True)
+        meta = json.loads((tmp_path / run_id / "run.json").read_text())
+        (tmp_path / run_id / "run.json").write_text(json.dumps({**meta, "seed": seed}))
+    rows = pipeline.evaluate(tmp_path, ["a", "b"], answerers=("in-context",), per_type=1, horizon=20)
+    assert {(r["run_id"], r["seed"]) for r in rows} == {("a", 1), ("b", 42)}
+    # the episodes' own seeds never change the sampling seed: run b alone gets the same questions
+    alone = pipeline.evaluate(tmp_path, ["b"], answerers=("in-context",), per_type=1, horizon=20)
+    assert [r["question"] for r in rows if r["run_id"] == "b"] == [r["question"] for r in alone]
+    assert set(by_seed(rows)["in-context"]) == {"1", "42"}
+    # hand-made rows: 100% on one seed, 50% on the other, so the SD of (1.0, 0.5) is 0.3536
+    made = [{"answerer": "memory", "seed": 1, "score": 1.0}, {"answerer": "memory", "seed": 7, "score": 1.0},
+            {"answerer": "memory", "seed": 7, "score": 0.0}]
+    text = seed_stability(made)
+    assert "100.0, 50.0" in text and "SD 0.3536" in text
+    assert seed_stability([r for r in made if r["seed"] == 7]) == ""  # one seed: nothing to compare

@@ -77,6 +77,8 @@ def _evaluate(
     for run_id, at in ((r, h) for r in run_ids for h in horizons):  # several horizons: accuracy against rounds played
         items = questions(run_dir, run_id, horizon=at, per_type=per_type, seed=seed)
         chosen = model or run_model(run_dir, run_id)
+        meta = RunDir.open(run_dir, run_id).meta()
+        episode_seed = meta.get("variation") if meta.get("variation") is not None else meta.get("seed")
         original = {item.id: item.question for item in items}
         if paraphrase_with != OFF:
             items = paraphrase(items, paraphrase_with or chosen, base_url)
@@ -89,6 +91,8 @@ def _evaluate(
                     **item.to_dict(),
                     "answerer": kind,
                     "model": chosen,
+                    "env": meta.get("env"),
+                    "seed": episode_seed,
                     "reply": reply,
                     "prediction": prediction,
                     "score": score(item.answer, prediction, item.answer_type),

@@ -4,6 +4,7 @@ the in-context window of the last 10 turns, or older)."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -93,6 +94,32 @@ def rounds_table(rows: Iterable[dict[str, Any]]) -> str:
         r = pearson([(k, c["acc"]) for k, c in cells.items()])
         shown = f"{r:.2f}" if r is not None else "-"
         lines.append(f"{answerer:<13}{values}{shown:>8}")
+    return "\n".join(lines)
+
+
+def by_seed(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """answerer -> the episode's seed (a variation, else the game seed; "-" when none) -> accuracy (percent) over
+    the questions of that seed's runs: EMemBench's stability across seeds (§5.1)."""
+    groups: dict[str, dict[str, list[float]]] = {}
+    for r in rows:
+        seed = "-" if r.get("seed") is None else str(r["seed"])
+        groups.setdefault(r["answerer"], {}).setdefault(seed, []).append(float(r["score"]))
+    return {a: {s: 100 * sum(v) / len(v) for s, v in sorted(g.items())} for a, g in groups.items()}
+
+
+def seed_stability(rows: Iterable[dict[str, Any]]) -> str:
+    """Each answerer's accuracy per seed and their standard deviation (EMemBench §5.1 reports it as a fraction:
+    0.0364 for GPT-5.1 on text games); empty with fewer than two seeds."""
+    found = by_seed(rows)
+    seeds = sorted({s for g in found.values() for s in g})
+    if len(seeds) < 2:
+        return ""
+    lines = [f"stability across seeds (EMemBench §5.1): accuracy per seed ({', '.join(seeds)}) and its SD"]
+    for answerer, cells in found.items():
+        values = [cells[s] / 100 for s in seeds if s in cells]
+        sd = statistics.stdev(values) if len(values) > 1 else None
+        shown = ", ".join(f"{cells[s]:.1f}" if s in cells else "-" for s in seeds)
+        lines.append(f"{answerer:<13} {shown}   SD {sd:.4f}" if sd is not None else f"{answerer:<13} {shown}   SD -")
     return "\n".join(lines)
 
 

@@ -1,0 +1,91 @@
+"""Interactive against fixed memory QA (EMemBench §5.2, figure 2).
+
+Interactively, each agent is questioned on the episode it played itself. In the fixed setting, one log is
+frozen and every agent's memory is rebuilt from it: here the fixed run's commands are played again, as given
+(``script``: no role decides), with each agent's preset and switches, so its memory reads the same observations,
+and the same question set (the same trajectory, the same seed) is asked of each. The gap is
+``acc_interactive - acc_fixed`` per ability, overall accuracy and F1, per agent and answerer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...agent.context import AgentContext
+from ...runs import META_FILE, RUN_ID_CHARS, RunDir, check_run_id
+from .report import summarize
+from .templates import ABILITIES
+
+FIXED_SUFFIX = "-fixed-as-"  # the replay of a fixed log with another run's settings: '<fixed>-fixed-as-<run>'
+
+
+def replay_id(fixed_id: str, run_id: str) -> str:
+    return check_run_id(f"{fixed_id}{FIXED_SUFFIX}{run_id}"[:RUN_ID_CHARS])
+
+
+def fixed_replays(run_dir: str | Path, fixed_id: str, run_ids: Sequence[str]) -> dict[str, str]:
+    """run id -> the fixed log played again with that run's preset, switches and model (played once: an existing
+    replay is reused). Its memory is rebuilt from the fixed log's observations; no role decides a command."""
+    from ...play import play
+
+    fixed = RunDir.open(run_dir, fixed_id)
+    meta = fixed.meta()
+    commands = [str(step["action"]) for step in list(fixed.steps())[1:] if step.get("action")]
+    replays = {}
+    for run_id in run_ids:
+        replayed = replay_id(fixed_id, run_id)
+        if not (Path(run_dir) / replayed / META_FILE).is_file():
+            saved = RunDir.open(run_dir, run_id).meta()["context"]
+            known = {f.name for f in dataclasses.fields(AgentContext)}
+            context = AgentContext(**{**{k: v for k, v in saved.items() if k in known}, "run_dir": str(run_dir)})
+            play(
+                str(meta["env"]),
+                seed=meta.get("seed"),
+                variation=meta.get("variation"),
+                split=meta.get("split"),
+                max_steps=max(len(commands), 1),
+                context=context,
+                run_id=replayed,
+                script=commands,
+            )
+        replays[run_id] = replayed
+    return replays
+
+
+def gap(
+    interactive: Sequence[dict[str, Any]], fixed: Sequence[dict[str, Any]], replays: Mapping[str, str]
+) -> dict[tuple[str, str], dict[str, float | None]]:
+    """(run id, answerer) -> ability (and "acc", "f1") -> interactive minus fixed, in percentage points (None where
+    either side has no question of that ability)."""
+    out: dict[tuple[str, str], dict[str, float | None]] = {}
+    for run_id, replayed in replays.items():
+        mine = summarize(r for r in interactive if r["run_id"] == run_id)
+        frozen = summarize(r for r in fixed if r["run_id"] == replayed)
+        for answerer in mine.keys() & frozen.keys():
+            a, b = mine[answerer]["all"], frozen[answerer]["all"]
+            out[run_id, answerer] = {
+                key: None if a[key] is None or b[key] is None else a[key] - b[key] for key in (*ABILITIES, "acc", "f1")
+            }
+    return out
+
+
+def gap_table(gaps: Mapping[tuple[str, str], Mapping[str, float | None]], labels: Mapping[str, str]) -> str:
+    """EMemBench's figure 2 as text: one row per run (labelled by ``labels``, e.g. its preset) and answerer."""
+    head = f"{'run':<40} {'answerer':<13}" + "".join(f"{a[:8]:>9}" for a in ABILITIES) + f"{'ACC':>8}{'F1':>7}"
+    lines = [
+        "interactive minus fixed (EMemBench §5.2, percentage points; positive: the interactive setting scores higher)",
+        head,
+        "-" * len(head),
+    ]
+    for (run_id, answerer), cells in gaps.items():
+        values = "".join(f"{cells[a]:>+9.1f}" if cells[a] is not None else f"{'-':>9}" for a in ABILITIES)
+        acc, f1 = cells["acc"], cells["f1"]
+        lines.append(
+            f"{labels.get(run_id, run_id)[:40]:<40} {answerer:<13}{values}"
+            + (f"{acc:>+8.1f}" if acc is not None else f"{'-':>8}")
+            + (f"{f1:>+7.1f}" if f1 is not None else f"{'-':>7}")
+        )
+    return "\n".join(lines)
