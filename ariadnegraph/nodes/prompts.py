@@ -32,8 +32,8 @@ the command, what came of it, and every move with its direction ("go east: from 
 is the start, where no command was played yet: write only what was there. Never write a step the history lacks.
 Then, under "Texts read:", every instruction read (a recipe, a note) word for word: the agent follows it later.
 Then what the steps add up to: what is done, what the agent is after, where needed things are.
-Reply with JSON only, for example:
-{{"belief": "Step 0, the start: in the Kitchen, with a closed fridge and an exit east.\nStep 1 open fridge: the fridge holds a red apple.\nStep 2 go east: from the Kitchen into the Pantry.\nTexts read:\nexamine note: Take the apple, then slice it.\nSo far: the apple is in the fridge, in the Kitchen; it has not been taken."}}"""
+Reply with JSON only, in this shape (each <...> filled from the history, never copied):
+{{"belief": "Step 0, the start: in <room>, with <what is there>.\nStep 1 <command>: <what came of it>.\nTexts read:\n<command>: <the text, word for word>\nSo far: <what is done, what is needed and where it is>"}}"""
 
 SUMMARIZER_PARAGRAPHS = f"""{AGENT}
 Your job: write the summary the deciding parts of the agent will read instead of the game's text: it is all they

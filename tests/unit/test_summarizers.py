@@ -109,3 +109,13 @@ def test_the_summary_baseline_rewrites_its_last_summary_from_the_recent_steps_as
     assert system == SUMMARIZER_PARAGRAPHS and sections[p.PREVIOUS_BELIEF] == "old summary"
     assert [step for step, _, _ in p.parse_history_transcript(sections[p.HISTORY])] == [2, 3, 4, 5, 6]  # the last 5
     assert sections[p.OBSERVATION] == "room 7"
+
+
+def test_the_trajectory_summary_shows_its_shape_with_placeholders_not_a_world_the_model_could_copy() -> None:
+    """The 1.5B model wrote the example's kitchen, fridge and note into its step-0 belief of a game starting in a
+    pantry (cooking:2@38201): the example now names no room, thing or text."""
+    from ariadnegraph.nodes.prompts import SUMMARIZER_TRAJECTORY
+
+    example = SUMMARIZER_TRAJECTORY.split("Reply with JSON only", 1)[1]
+    assert "<room>" in example and "<command>" in example
+    assert not any(word in example.lower() for word in ("kitchen", "fridge", "apple", "pantry", "note", "east"))
