@@ -123,12 +123,19 @@ def test_a_bad_declaration_fails_in_one_line_naming_the_node(text, message):
 
 def test_the_crafter_graph_follows_the_papers_nodes():
     spec = load_thoughts("crafter")
-    assert [n.name for n in spec.nodes] == ["observe", "action_result", "unexpected", "mistakes", "reflect", "challenge", "gate",
-                                            "plan_summary", "learn", "unknowns", "act"]
+    assert [n.name for n in spec.nodes] == ["observe", "action_result", "unexpected", "mistakes", "reflect", "challenge",
+                                            "plan_sketch", "gate", "plan_summary", "learn", "unknowns", "guide", "act"]
+    # F.1: the plan sketch before the gate; the top subgoal singled out with its guide, read by the skill choice, the
+    # unknowns and the actor; at most three guiding questions before the actor (planner-adaptive)
+    assert "plan_sketch" in spec.node("gate").after and "challenge" in spec.node("plan_sketch").after
+    assert {"guide", "unknowns"} <= set(spec.node("act").after) and "db.top_subgoal" in spec.node("act").reads
+    assert "db.top_subgoal" in spec.node("unknowns").reads and "db.top_subgoal" in spec.node("guide").reads
     assert {"unexpected", "mistakes"} <= set(spec.node("challenge").after)  # F.1: the challenge weighs both
     assert spec.action_node.name == "act" and spec.action_node.repeat == "repeats"
-    assert [a.node.name for a in spec.node("gate").adds] == ["plan_subgoals", "choose_skill", "skill_feedback"]
-    assert spec.node("gate").adds[2].every == 3  # AgentKit 3.2: feedback every 3 steps under a skill
+    assert [a.node.name for a in spec.node("gate").adds] == ["plan_subgoals", "top_subgoal", "choose_skill", "skill_feedback"]
+    assert spec.node("gate").adds[3].every == 3  # AgentKit 3.2: feedback every 3 steps under a skill
+    assert set(spec.node("gate").adds[1].node.output) == {"subgoal", "completion_criteria", "guide"}
+    assert "db.top_subgoal" in spec.node("gate").adds[2].node.reads
     assert spec.keep["knowledge"].kind == "collect" and spec.keep["knowledge"].answers == "unknown"
     assert spec.keep["history"].size == 25  # section 3.1: reflection on the 25 most recent steps
     assert "manual" in spec.node("learn").reads and "previous_observation" in spec.node("learn").reads  # o_{T-1}, o_T and I
