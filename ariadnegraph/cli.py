@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -645,7 +645,26 @@ def _runs_show(args: argparse.Namespace) -> int:
         lines.append(("switches", ", ".join(f"{k}={v}" for k, v in meta["context"]["switch_overrides"].items())))
     for key, value in lines:
         print(f"{key + ':':<10} {value}")
+    if getattr(args, "learned", False):
+        _show_learned(args.run_dir, run_id, meta)
     return 0
+
+
+def _show_learned(run_dir: str, run_id: str, meta: Mapping[str, Any]) -> None:
+    from dataclasses import replace
+
+    from .agent.integrity import checked_copies
+    from .agent.presets import PRESETS, parse_switches
+    from .evals.agentkit_analysis import analysis_text
+    from .runs import RunDir
+
+    preset = PRESETS.get(str(meta["context"].get("preset")))
+    changed = parse_switches(meta["context"].get("switch_overrides") or {})
+    if preset is None or not replace(preset, **changed).thoughts:
+        raise CliError(f"run {run_id} played no thought graph: --learned shows what an AgentKit agent learned")
+    with checked_copies(run_dir, [run_id]) as copies:
+        print()
+        print(analysis_text(RunDir.open(copies, run_id)))
 
 
 def _runs_last(args: argparse.Namespace) -> int:
@@ -1100,6 +1119,11 @@ def _add_runs(commands: Any) -> None:
     listing.set_defaults(func=_runs_list)
     showing = runs_commands.add_parser("show", help="one run's settings and result")
     showing.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    showing.add_argument(
+        "--learned",
+        action="store_true",
+        help="an AgentKit run: its actions per skill and the knowledge base and skills it ended with",
+    )
     _run_dir_option(showing)
     showing.set_defaults(func=_runs_show)
     last = runs_commands.add_parser("last", help="the run played (or resumed) last, as `runs show` shows it")

@@ -227,6 +227,9 @@ def _last_action(state: AgentState, pending: dict[str, Any] | None) -> str:
     return f"{last} ({times} times in a row)" if times > 1 and (pending or {}).get("command") == last else last
 
 
+SKILL_DECIDED = "skill"  # the trajectory line's record of the skill a command was played under (AgentKit fig. 4)
+
+
 def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     """The agent node: one pass of the thought graph written for this environment chooses this step's
     command, and how often to play it; a command still to be repeated is played without a pass."""
@@ -247,6 +250,7 @@ def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             "thought_db": {**db, REPEAT_KEY: {**pending, "left": left}},
             "thought_trace": [],
             "reason": f"repeat {int(pending['times']) - left} of {pending['times']}",
+            "decided": {SKILL_DECIDED: [str(db.get("skill") or "")]},
         }
     observation = state.get("observation", "")
     inputs = {
@@ -279,4 +283,5 @@ def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         "usage": result.get("usage") or {},
         "replies": result.get("replies") or {},
         "thought_trace": result.get("ran") or [],
+        "decided": {SKILL_DECIDED: [str(thought_db.get("skill") or "")]},  # the step's line: actions per skill
     }
