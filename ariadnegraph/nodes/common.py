@@ -146,9 +146,11 @@ def ask_structured(
     sections: Mapping[str, object],
     fallback: T,
     step: int,
+    reply_tokens: int | None = None,
 ) -> tuple[T, dict[str, Any]]:
-    """The parsed reply (or ``fallback``) and the state update that accounts for the call."""
-    model = chat_model(context, node, max_tokens=getattr(schema, "reply_tokens", None))
+    """The parsed reply (or ``fallback``) and the state update that accounts for the call; ``reply_tokens``: the
+    reply's budget when this call needs less than the schema's."""
+    model = chat_model(context, node, max_tokens=reply_tokens or getattr(schema, "reply_tokens", None))
     result = call_structured(
         model,
         schema,

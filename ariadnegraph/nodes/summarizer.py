@@ -19,6 +19,11 @@ from .prompts import SUMMARIZER, SUMMARIZER_PARAGRAPHS, SUMMARIZER_TRAJECTORY
 from .schemas import Belief, ParagraphSummary, TrajectorySummary
 
 # Per ``summary`` switch value: the reply's schema and the role's prompt
+# A trajectory summary's budget grows with the steps it tells (a line each, plus the texts read): the 1.5B model
+# looped to the schema's 1000 tokens on a 4-step buffer (50 s a call on 2 cores)
+TRAJECTORY_TOKENS_BASE = 200
+TRAJECTORY_TOKENS_PER_STEP = 40
+
 SUMMARIES: dict[str, tuple[type[Belief], str]] = {
     "belief": (Belief, SUMMARIZER),
     "trajectory": (TrajectorySummary, SUMMARIZER_TRAJECTORY),
@@ -32,7 +37,10 @@ def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
     buffer = switches.summarizer_history  # STMA: the summarizer reads the history buffer
     history = state.get("history") or []
     afresh = switches.summary == "trajectory"
+    budget = None
     if afresh:  # the buffer ends with this step's observation, which it tells like the others
+        told = len(history[-(buffer or HISTORY_BUFFER) :])
+        budget = min(TrajectorySummary.reply_tokens, TRAJECTORY_TOKENS_BASE + TRAJECTORY_TOKENS_PER_STEP * told)
         sections = {
             p.ENVIRONMENT: environment_section(state),
             p.GOAL: state.get("goal", ""),
@@ -56,5 +64,6 @@ def summarizer(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
         sections=sections,
         fallback=schema(belief=previous),
         step=state.get("step", 0),
+        reply_tokens=budget,
     )
     return {"belief": belief.belief, "decided": {"belief": belief.belief}, **update}

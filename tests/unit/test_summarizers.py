@@ -119,3 +119,23 @@ def test_the_trajectory_summary_shows_its_shape_with_placeholders_not_a_world_th
     example = SUMMARIZER_TRAJECTORY.split("Reply with JSON only", 1)[1]
     assert "<room>" in example and "<command>" in example
     assert not any(word in example.lower() for word in ("kitchen", "fridge", "apple", "pantry", "note", "east"))
+
+
+def test_the_trajectory_summarys_budget_grows_with_the_steps_it_tells(monkeypatch) -> None:
+    """A line a step: a short buffer gets a short budget (the 1.5B model looped to 1000 tokens on 4 steps), a full
+    one the schema's 1000."""
+    from ariadnegraph.nodes.schemas import TrajectorySummary
+    from ariadnegraph.nodes.summarizer import TRAJECTORY_TOKENS_BASE, TRAJECTORY_TOKENS_PER_STEP
+
+    budgets: list[int | None] = []
+
+    def load(*args, max_tokens=None, **kwargs):
+        budgets.append(max_tokens)
+        return QueuedChatModel(replies=[structured("TrajectorySummary", belief="Step 0, the start.")])
+
+    monkeypatch.setattr(common, "load_chat_model", load)
+    for steps in (4, 30):
+        history = [{"step": s, "action": "look" if s else None, "observation": "-= Hall =-"} for s in range(steps)]
+        state = {"run_id": "r", "step": steps - 1, "goal": "Cook", "history": history, "observation": "-= Hall =-"}
+        summarizer(state, Runtime(context=AgentContext(preset="stma")))
+    assert budgets == [TRAJECTORY_TOKENS_BASE + 4 * TRAJECTORY_TOKENS_PER_STEP, TrajectorySummary.reply_tokens]
