@@ -68,6 +68,10 @@ class Preset:
     # needed); rollout: DAVIS's algorithm 1, one step imagined at a time, chosen knowing the outcomes predicted before
     planner: Cadence = "when_needed"  # when_needed: AgentKit's gate; every_step: AriGraph; never: ReAct only
     plan_length: int = 8  # most actions kept from one plan
+    # actions: a subgoal and the commands towards it, each with its expected outcome (ours, DAVIS); goals: the main
+    # goal and sub-goals, each with a reason that tracks its progress, worded the same until done or irrelevant, the
+    # commands chosen by the ReAct choice (AriGraph appendix E's planning prompt)
+    plan_form: Literal["actions", "goals"] = "actions"
     expected_rewards: bool = False  # plan steps predict the reward too (DAVIS)
     precheck: bool = True  # critic checks each action before it runs (STMA)
     reject_invalid: bool = False  # the critic rejects a command the game would not take and the planner hears why (STMA
@@ -216,12 +220,13 @@ PRESETS: dict[str, Preset] = {
     ),
     "arigraph": Preset(
         "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS with d=2, w=5, top-2 episodes, history 5: "
-        "values ours, the paper gives none), exploration check and unexplored exits, planner every step, ReAct "
-        "action choice, go-to; a fact is closed only when outdated detection names it",
+        "values ours, the paper gives none), exploration check and unexplored exits, planner every step keeping a "
+        "main goal and sub-goals, ReAct action choice, go-to; a fact is closed only when outdated detection names it",
         summarizer=False,
         history_full_text=True,
         exploration_check=True,
         conflict_rules=False,
+        plan_form="goals",
         embeddings="e5",
         aggregator="off",
         qa_turns=0,

@@ -23,8 +23,8 @@ from .common import (
     fell_back,
     working_memory,
 )
-from .prompts import planner_prompt, rollout_prompt
-from .schemas import Plan, PlanStep
+from .prompts import PLANNER_GOALS, planner_prompt, rollout_prompt
+from .schemas import GoalPlan, Plan, PlanStep, SubGoal
 
 
 def fallback_plan(state: AgentState) -> Plan:
@@ -91,6 +91,35 @@ def imagine_step(state: AgentState, context: AgentContext, session: Session) -> 
     }
 
 
+def goal_plan(state: AgentState, context: AgentContext, session: Session) -> dict[str, Any]:
+    """AriGraph's planner (appendix E): the main goal and sub-goals, each with its progress; the sub-goals are the
+    plan's steps, which the ReAct choice reads and turns into a command (the first is the step's subgoal)."""
+    fallback = GoalPlan(main_goal=state.get("goal", ""), plan_steps=[SubGoal(sub_goal=fallback_plan(state).subgoal)])
+    planned, update = ask_structured(
+        context,
+        node="planner",
+        schema=GoalPlan,
+        system=PLANNER_GOALS,
+        sections=working_memory(state, context, session.run),
+        fallback=fallback,
+        step=state.get("step", 0),
+    )
+    goals = [g for g in planned.plan_steps if g.sub_goal.strip()] or fallback.plan_steps
+    by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
+    kept = [{"action": g.sub_goal, "expected": g.reason, BY: by} for g in goals[: context.switches.plan_length]]
+    plans = [{"subgoal": kept[0]["action"], "main_goal": planned.main_goal, "steps": [s["action"] for s in kept]}]
+    return {
+        "plan": kept,
+        "decided": {"plans": [{**plans[0], "feedback": state.get("feedback"), "emotion": planned.emotion}]},
+        "subgoal": kept[0]["action"],
+        "reason": kept[0]["expected"] or None,
+        "needs_plan": False,
+        "feedback": None,
+        "replans": state.get("replans", 0) + 1,
+        **update,
+    }
+
+
 def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     context = runtime.context
     preset = context.switches
@@ -98,6 +127,8 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
         return oracle_plan(state, context, session)
     if preset.monologue == "rollout" and preset.qa_turns != 0 and not preset.plan_choice:
         return imagine_step(state, context, session)
+    if preset.plan_form == "goals":
+        return goal_plan(state, context, session)
     if preset.plan_choice:
         plan, update, by = choose_command(state, context, session)
     else:

@@ -198,6 +198,16 @@ def planner_prompt(max_actions: int, rewards: bool) -> str:
     )
 
 
+PLANNER_GOALS = f"""{AGENT}
+Your job: keep the plan: the main goal and the sub-goals that lead to it, the most urgent first, at least one. Read
+the CURRENT PLAN, the memory, the episodes, the recent history and the observation. Keep each sub-goal, worded exactly
+as before and in its place, until the observation shows it is done or no longer helps the main goal; only its
+"reason" changes, to say how far it has come. Then delete it and move the next one up, or write a new one. If
+something must be found, make finding it a sub-goal. If something must be obtained, it is done only once it is in
+the inventory. Mind what the inventory holds.
+Reply with JSON only, for example:
+{{"main_goal": "Find the key and open the chest", "plan_steps": [{{"sub_goal": "Find the key", "reason": "not seen in the two rooms visited; the hall is unexplored"}}, {{"sub_goal": "Open the chest in the attic", "reason": "needs the key"}}], "emotion": "curious: a new room to search"}}"""
+
 PLAN_CHOICE = f"""{AGENT}
 Your job: choose the next command. NEXT STEP, when given, says what to do now: the first item not done yet of a list
 the agent read (TEXTS READ marks each item [done], [to do] or [in inventory]); otherwise follow the GOAL. First write

@@ -162,6 +162,23 @@ class Plan(BaseModel):
     )
 
 
+class SubGoal(BaseModel):
+    sub_goal: Annotated[str, _clip(120)] = text(120, "the sub-goal, worded as before until it is done")
+    reason: Annotated[str, _clip(160)] = text(160, "its progress so far, and why it serves the main goal", default="")
+
+
+class GoalPlan(BaseModel):
+    """Planner, AriGraph's way (appendix E): the main goal, sub-goals in priority order with their progress, and the
+    agent's emotion; a command is chosen from them by the ReAct choice."""
+
+    reply_tokens: ClassVar[int] = 360
+    main_goal: Annotated[str, _clip(160)] = text(160, "the main goal")
+    plan_steps: Annotated[list[SubGoal], _keep(5)] = Field(
+        description="the sub-goals, the most urgent first (at least one)", json_schema_extra={"maxItems": 5}
+    )
+    emotion: Annotated[str, _clip(80)] = text(80, "the agent's current emotion and why, briefly", default="")
+
+
 class Decision(BaseModel):
     """Planner (``plan_choice``): a sentence of reasoning (required, first: the grammar makes the model think
     before it commits), then the next command written out."""

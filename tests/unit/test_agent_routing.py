@@ -330,6 +330,30 @@ def test_adaplanner_follows_its_plan_until_an_outcome_differs_then_revises_it_to
     assert "was expected to give 'You open the fridge'" in update["feedback"]
 
 
+def test_arigraphs_planner_keeps_a_main_goal_and_sub_goals_that_the_react_choice_reads(monkeypatch):
+    """AriGraph appendix E: the planner writes the main goal and sub-goals with their progress; the sub-goals are the
+    plan the next planning call reads back (to keep their wording) and the ReAct choice turns into a command."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    goals = structured("GoalPlan", main_goal="Cook the meal", emotion="curious",
+                       plan_steps=[{"sub_goal": "Take the carrot", "reason": "it lies here"},
+                                   {"sub_goal": "Find the knife", "reason": "not seen yet"}])
+    choice = structured("ActionChoice", reasoning="the carrot lies here", action="take carrot")
+    model = use_model(monkeypatch, QueuedChatModel(replies=[goals, choice, goals]))
+    session = fake_session(WorldMemory())
+    state = {**STATE, "plan": [], "feedback": None}
+    planned = planner_module.planner(state, runtime(preset="arigraph"), session)
+    assert [s["action"] for s in planned["plan"]] == ["Take the carrot", "Find the knife"]
+    assert planned["subgoal"] == "Take the carrot" and planned["decided"]["plans"][0]["main_goal"] == "Cook the meal"
+    chosen = actor_module.actor({**state, **planned}, runtime(preset="arigraph"), session)
+    assert chosen["command"] == "take carrot"
+    assert sections_of(model.calls[1])[p.PROPOSED_ACTION] == "Take the carrot"
+    planner_module.planner({**state, **planned, "step": 5}, runtime(preset="arigraph"), session)
+    shown = sections_of(model.calls[2])[p.PLAN]
+    assert "Take the carrot" in shown and "Find the knife" in shown  # the previous sub-goals, to keep their wording
+
+
 def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monkeypatch):
     """STMA's KG is extracted from the summarized information; without the summarizer for spatial memory it
     is extracted from the raw history buffer (the belief is still the planner's)."""

@@ -46,7 +46,7 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
             "oracle_extraction": "true", "oracle_plan": "true", "env_map": "false", "object_memory": "false", "keys_first": "false", "hops_directed": "true", "explore": "false", "progress_shown": "false", "rules_shield": "false", "follow_lists": "false",
             "monologue": "transitions", "actor_commands": "3", "max_replans": "4", "search_depth": "3", "search_width": "7",
             "memory_facts": "10", "summary": "paragraphs", "buffer_feedback": "true", "memory_cadence": "plan", "conflict_rules": "false", "critic_reasoning": "true", "rejected": "withheld", "embeddings": "e5", "trials": "3",
-            "choice_reasoning": "false", "random_walk": "true"}
+            "choice_reasoning": "false", "random_walk": "true", "plan_form": "goals"}
 
 
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():

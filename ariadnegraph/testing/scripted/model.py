@@ -35,6 +35,7 @@ from ...nodes.schemas import (
     Expansion,
     ExplorationCheck,
     Extraction,
+    GoalPlan,
     Importance,
     Insights,
     Outdated,
@@ -47,7 +48,7 @@ from ...nodes.schemas import (
     TransitionPrediction,
 )
 from ...prompting import parse_sections
-from . import brain, generative, memqa, qa
+from . import brain, generative, memqa, plans, qa
 
 # The protocol the double plugs in by: a structured call binds its schema as the one tool, named after the
 # schema's class (models.structured); a schema with a rule here is answered by the rule, from the prompt's
@@ -72,6 +73,7 @@ RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
     TransitionExtraction: brain.transition_extraction,
     ReasonedCritique: brain.reasoned_critique,
     Importance: generative.importance,
+    GoalPlan: plans.goal_plan,
     Insights: generative.insights,
 }
 ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
