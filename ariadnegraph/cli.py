@@ -688,9 +688,7 @@ def _memqa(args: argparse.Namespace) -> int:
     answerers = args.answerer or list(ANSWERERS)
     out = _output_file(args.out, "--out")
     horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
-    rows = evaluate(
-        args.run_dir,
-        args.run_ids,
+    asked = dict(
         answerers=answerers,
         horizon=horizon,
         per_type=args.per_type,
@@ -699,26 +697,23 @@ def _memqa(args: argparse.Namespace) -> int:
         base_url=args.base_url,
         paraphrase_with=args.paraphrase,
     )
-    if out is not None:  # whole or not at all, like every output file: a failed question leaves the old file
-        write_output(out, "".join(json.dumps(row, default=str) + "\n" for row in rows))
-    summary = summarize(rows)
+    rows = evaluate(args.run_dir, args.run_ids, **asked)
+    summary: dict[str, Any] = summarize(rows)
     extra = [text for text in (rounds_table(rows), seed_stability(rows)) if text]
+    written = rows
     if args.fixed_log:  # EMemBench §5.2: the same runs' settings, their memory rebuilt from one frozen log
         replays = fixed_replays(args.run_dir, args.fixed_log, args.run_ids)
-        fixed_rows = evaluate(
-            args.run_dir,
-            list(replays.values()),
-            answerers=answerers,
-            horizon=horizon,
-            per_type=args.per_type,
-            seed=args.seed,
-            model=args.model,
-            base_url=args.base_url,
-            paraphrase_with=args.paraphrase,
-        )
+        fixed_rows = [{**row, "setting": "fixed"} for row in evaluate(args.run_dir, list(replays.values()), **asked)]
+        gaps = gap(rows, fixed_rows, replays)
         labels = {run_id: f"{_preset_of(args.run_dir, run_id)}: {run_id}" for run_id in replays}
-        extra.append(gap_table(gap(rows, fixed_rows, replays), labels))
-    shown = f"{table(summary)}\n{counts(summary)}" + "".join(f"\n\n{text}" for text in extra)
+        extra.append(gap_table(gaps, labels))
+        written = [*({**row, "setting": "interactive"} for row in rows), *fixed_rows]
+        by_run = {f"{run} {answerer}": cells for (run, answerer), cells in gaps.items()}
+        summary = {**summary, "interactive_minus_fixed": by_run}
+    if out is not None:  # whole or not at all, like every output file: a failed question leaves the old file
+        write_output(out, "".join(json.dumps(row, default=str) + "\n" for row in written))
+    own = summarize(rows)
+    shown = f"{table(own)}\n{counts(own)}" + "".join(f"\n\n{text}" for text in extra)
     print(json.dumps(summary) if args.json else shown)
     return 0
 

@@ -63,7 +63,7 @@ def events(node: str, values: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield "notes", _short(" | ".join(values["notes"]), 240)
     if isinstance(decided, dict):
         for plan in decided.get("plans") or []:
-            steps = ", ".join(plan.get("steps") or []) or "(no steps)"
+            steps = ", ".join(plan.get("steps") or plan.get("sub_goals") or []) or "(no steps)"
             yield "plan", _short(f"{plan.get('subgoal') or ''} -> {steps}", 240)
         for verdict in decided.get("verdicts") or []:
             yield _verdict(verdict, values.get("feedback"))

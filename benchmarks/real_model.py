@@ -20,6 +20,7 @@ arigraph:hunt, and four of TALES's TextWorldExpress settings at its test seed in
 
 Episodes are saved under ``--out`` (run directories and ``episodes.jsonl``); a rerun with the same
 ``--out`` skips finished ones and resumes a killed one, so a killed benchmark continues where it stopped.
+Each row is one episode: a preset that plays trials (``reflexion``) is measured on its first.
 The weights are pulled on first use (``ariadne models pull NAME`` ahead of time); the engine comes with the
 install (``ariadne models list`` names it).
 
@@ -461,7 +462,8 @@ def main(argv: list[str] | None = None) -> int:
             for game in args.games:  # each game under every preset before the next: a partial table compares
                 for preset in args.presets:
                     steps = args.max_steps or game_budget(game)
-                    key = f"{model}|{preset}|{game}|{steps}"
+                    seeded = f"|memory={args.memory_from}" if args.memory_from else ""  # another episode than unseeded
+                    key = f"{model}|{preset}|{game}|{steps}{seeded}"
                     run_id = run_id_of(key)
                     if (
                         key in done

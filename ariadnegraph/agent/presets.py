@@ -90,7 +90,8 @@ class Preset:
     # grammar of the valid commands names, not each command's likelihood)
     reflections: bool = True  # mismatch reflections kept and shown to the planner (DAVIS)
     # Reflexion (Shinn et al. 2023): a lost game is played again, up to this many trials, each later trial shown the
-    # lessons the model wrote after the failed ones (the graph plays one trial; play and eval read it, --trials wins)
+    # lessons the model wrote after the failed ones (the graph plays one trial: `ariadne play` and `eval` read it and
+    # --trials wins; a LangGraph server thread is one trial)
     trials: int = 1
     go_to: bool = True  # 'go to <place>' expanded along the KG's map (AriGraph)
     grounding: bool = True  # the actor turns a planned command into a valid one; False: sent as written (DAVIS D-A)
@@ -314,7 +315,7 @@ PRESETS: dict[str, Preset] = {
     "reflexion": Preset(
         "Reflexion baseline (Shinn et al. 2023, as STMA and DAVIS run it): the ReAct agent, and a lost game played "
         "again up to 3 trials (3 is ours: the papers give none), each later trial shown the last 3 lessons the model "
-        "wrote after the failed ones; AriGraph's 'RAG with Reflexion' is --set retrieval=rag episodic_k=5",
+        "wrote after the failed ones; AriGraph's 'RAG with Reflexion' is --preset rag --set trials=3",
         **{**_BASELINE, "planner": "never", "trials": 3},
     ),
     "adaplanner": Preset(
@@ -471,6 +472,32 @@ _ORACLE_ROLE = {
 }
 
 
+def _unplayable(preset: Preset) -> list[tuple[str, str]]:
+    """Switches that would do nothing, or something else than they say, with the others as set (each with why)."""
+    found = []
+    if preset.plan_form == "goals" and not (
+        preset.planner == "every_step" and preset.react_choice and not preset.plan_choice and not preset.thoughts
+    ):
+        found.append(
+            (
+                "plan_form",
+                "would not play: sub-goals are turned into commands by the ReAct choice and replanned every step "
+                "(it needs planner=every_step and react_choice=true, with plan_choice=false and no thought graph)",
+            )
+        )
+    if preset.random_walk and (preset.planner != "never" or preset.thoughts or preset.exploration_check):
+        found.append(
+            (
+                "random_walk",
+                "would still ask the model for what the draw throws away (it needs planner=never, "
+                "exploration_check=false and no thought graph)",
+            )
+        )
+    if not preset.choice_reasoning and not preset.react_choice:
+        found.append(("choice_reasoning", "would change nothing: it is the ReAct choice's (react_choice=false)"))
+    return found
+
+
 def check_switches(preset_name: str, preset: Preset, env: str | None = None, memory_from: str | None = None) -> None:
     """Refused in one line before a run is created: switches that leave no role choosing the commands (no planner,
     no ReAct choice, no thought graph: the actor would play its safe command every step, with no model call); an
@@ -497,6 +524,8 @@ def check_switches(preset_name: str, preset: Preset, env: str | None = None, mem
                 f"switch '{switch}' replaces {_ORACLE_ROLE[switch]}, which preset '{preset_name}' never runs "
                 f"({idle[switch]}): it would change nothing but the run's label"
             )
+    for switch, problem in _unplayable(preset):
+        raise SwitchesRefused(f"switch '{switch}' {problem} (preset '{preset_name}' as set)")
     if env is not None and preset.retrieval == "rap" and not memory_from:
         raise SwitchesRefused(
             f"preset '{preset_name}' retrieves moments of gold runs (retrieval=rap): give --memory-from AGENT, a "
@@ -670,7 +699,13 @@ ABLATIONS: dict[str, tuple[Variant, ...]] = {
         Variant(
             "AriGraph random walk",
             "arigraph",
-            {"random_walk": True, "planner": "never", "react_choice": False, "exploration_check": False},
+            {
+                "random_walk": True,
+                "planner": "never",
+                "react_choice": False,
+                "exploration_check": False,
+                "plan_form": "actions",
+            },
         ),
     ),
     # AriGraph table 4: without exploration (no exploration check, no unexplored exits), without episodic memory.

@@ -61,7 +61,8 @@ def similar_moments(query: str, found: Sequence[Moment], embed: EmbedFn, k: int)
 
 def experience_line(moment: Moment, found: Sequence[Moment], following: int = FOLLOWING) -> str:
     """How the agent reads a retrieved moment: its run and step, the command and what it showed, then the
-    commands the run played next."""
+    commands the run played next (those of its steps that showed something new: a step that learned no fact left
+    no dated transition in the namespace)."""
     after = [m.action for m in found if m.source == moment.source and m.step > moment.step and m.action]
     did = f" after '{moment.action}'" if moment.action else ""
     shown = "; ".join(moment.facts[:MOMENT_FACTS]) or "nothing new"

@@ -94,7 +94,11 @@ def imagine_step(state: AgentState, context: AgentContext, session: Session) -> 
 def goal_plan(state: AgentState, context: AgentContext, session: Session) -> dict[str, Any]:
     """AriGraph's planner (appendix E): the main goal and sub-goals, each with its progress; the sub-goals are the
     plan's steps, which the ReAct choice reads and turns into a command (the first is the step's subgoal)."""
-    fallback = GoalPlan(main_goal=state.get("goal", ""), plan_steps=[SubGoal(sub_goal=fallback_plan(state).subgoal)])
+    # an unusable reply keeps the sub-goals the plan has (their wording is what the prompt asks to keep)
+    held = [SubGoal(sub_goal=s["action"], reason=s.get("expected") or "") for s in state.get("plan") or []]
+    fallback = GoalPlan(
+        main_goal=state.get("goal", ""), plan_steps=held or [SubGoal(sub_goal=fallback_plan(state).subgoal)]
+    )
     planned, update = ask_structured(
         context,
         node="planner",
@@ -107,10 +111,11 @@ def goal_plan(state: AgentState, context: AgentContext, session: Session) -> dic
     goals = [g for g in planned.plan_steps if g.sub_goal.strip()] or fallback.plan_steps
     by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
     kept = [{"action": g.sub_goal, "expected": g.reason, BY: by} for g in goals[: context.switches.plan_length]]
-    plans = [{"subgoal": kept[0]["action"], "main_goal": planned.main_goal, "steps": [s["action"] for s in kept]}]
+    # sub-goals, not commands: the diagnostics that ground a plan's steps as commands do not read them
+    written = {"subgoal": kept[0]["action"], "main_goal": planned.main_goal, "sub_goals": [s["action"] for s in kept]}
     return {
         "plan": kept,
-        "decided": {"plans": [{**plans[0], "feedback": state.get("feedback"), "emotion": planned.emotion}]},
+        "decided": {"plans": [{**written, "feedback": state.get("feedback"), "emotion": planned.emotion}]},
         "subgoal": kept[0]["action"],
         "reason": kept[0]["expected"] or None,
         "needs_plan": False,

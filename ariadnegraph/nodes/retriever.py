@@ -35,6 +35,7 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
     memory = session.memory
     step = state.get("step", 0)
     facts, episodes = [], []
+    own: dict[str, Any] = {}  # what rap and simulacra fetch for sections of their own, with the calls they made
     if preset.retrieval == "arigraph":
         # AriGraph queries with what the agent just saw, plus what it is trying to do.
         queries: list[str] = []
@@ -55,15 +56,17 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
         plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
         episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodic_k, before=step)
     elif preset.retrieval == "rap":
-        return {"experiences_text": experiences(state, runtime, session), "unexplored": []}
+        own = {"experiences_text": experiences(state, runtime, session)}
     elif preset.retrieval == "simulacra":
-        return generative_memory(state, context, session)
+        own = generative_memory(state, context, session)
+    calls = [own] if "usage" in own else []
     facts = order_by_time(facts)[-preset.memory_facts :] if preset.retrieval != "stma" else order_by_time(facts)
     update: dict[str, Any] = {
         "memory_text": [f.describe() for f in facts],
         # whole episodes, as AriGraph shows them: a recipe read ten steps ago is in its episode's text
         "episodes_text": [p.episode_line(e.step, p.clip(e.text, EPISODE_CHARS)) for e, _ in episodes if e.step != step],
         "unexplored": [],
+        **{key: value for key, value in own.items() if key not in ("usage", "replies", "fallbacks")},
     }
     if preset.unexplored_exits:
         explore = True
@@ -84,10 +87,10 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
                 step=step,
             )
             explore = check.explore
-            update.update(usage)
+            calls.append(usage)
         if explore:
             update["unexplored"] = [p.exits_line(room, dirs) for room, dirs in memory.unexplored_exits().items()]
-    return update
+    return {**update, **merged(calls)} if calls else update
 
 
 REFLECTION_READS = 30  # most observations one reflection reads (Park et al. read the 100 newest records: ours)
@@ -102,7 +105,7 @@ def generative_memory(state: AgentState, context: AgentContext, session: Session
     memory = session.memory
     importance = {int(k): v for k, v in (state.get("importance") or {}).items()}
     calls: list[dict[str, Any]] = []
-    if step not in importance:  # a step replayed after a crash keeps the rating it had
+    if step not in importance:  # rated once (a state that holds this step's rating makes no call)
         rated, usage = ask_structured(
             context,
             node="importance",
@@ -124,8 +127,6 @@ def generative_memory(state: AgentState, context: AgentContext, session: Session
     update: dict[str, Any] = {
         "episodes_text": [p.episode_line(s, p.clip(memory.episodes[s].text, EPISODE_CHARS)) for s in chosen],
         "importance": {str(k): v for k, v in importance.items()},
-        "memory_text": [],
-        "unexplored": [],
     }
     since = state.get("reflected_at", -1)
     if reflection_due(importance, since):

@@ -65,7 +65,8 @@ def test_saycan_names_a_valid_command_with_no_reasoning_every_step(tmp_path: Pat
     assert all(c["prompt"][0]["content"] == SAYCAN for c in chosen)
     # the commands played so far are in each later choice's prompt (SayCan reads what it already did)
     played = [json.loads(line) for line in (tmp_path / "s" / "trajectory.jsonl").read_text().splitlines()][1:]
-    assert played[0]["action"] in human(chosen[-1])
+    told = p.parse_sections(human(chosen[-1]))[p.FULL_HISTORY].splitlines()
+    assert [line.split(" -> ")[0] for line in told] == ["- (start)", *(f"- {line['action']}" for line in played[:3])]
 
 
 def test_the_choice_with_no_reasoning_has_only_the_command_and_only_valid_ones() -> None:

@@ -71,4 +71,11 @@ def test_fixed_log_replays_it_with_each_runs_settings_and_prints_interactive_min
         assert commands(replayed) == commands("frozen")  # the frozen log's commands, as given
         assert json.loads((tmp_path / replayed / "run.json").read_text())["context"]["preset"] == preset
     before = (tmp_path / "frozen-fixed-as-own-react" / "trajectory.jsonl").read_text()
-    assert main(args) == 0 and (tmp_path / "frozen-fixed-as-own-react" / "trajectory.jsonl").read_text() == before  # reused
+    assert main([*args, "--json"]) == 0 and (tmp_path / "frozen-fixed-as-own-react" / "trajectory.jsonl").read_text() == before  # reused
+    gaps = json.loads(capsys.readouterr().out)["interactive_minus_fixed"]
+    assert set(gaps) == {f"own-{preset} {answerer}" for preset in runs for answerer in ("memory", "in-context")}
+    # a replay made with other settings than the run it stands for is refused, not questioned
+    meta = json.loads((tmp_path / "frozen-fixed-as-own-react" / "run.json").read_text())
+    meta["context"]["preset"] = "full_history"
+    (tmp_path / "frozen-fixed-as-own-react" / "run.json").write_text(json.dumps(meta))
+    assert main(args) == 2 and "with other settings than own-react (preset)" in capsys.readouterr().err

@@ -346,12 +346,17 @@ def test_arigraphs_planner_keeps_a_main_goal_and_sub_goals_that_the_react_choice
     planned = planner_module.planner(state, runtime(preset="arigraph"), session)
     assert [s["action"] for s in planned["plan"]] == ["Take the carrot", "Find the knife"]
     assert planned["subgoal"] == "Take the carrot" and planned["decided"]["plans"][0]["main_goal"] == "Cook the meal"
+    assert "steps" not in planned["decided"]["plans"][0]  # sub-goals are no commands for the plan diagnostics
     chosen = actor_module.actor({**state, **planned}, runtime(preset="arigraph"), session)
     assert chosen["command"] == "take carrot"
     assert sections_of(model.calls[1])[p.PROPOSED_ACTION] == "Take the carrot"
     planner_module.planner({**state, **planned, "step": 5}, runtime(preset="arigraph"), session)
     shown = sections_of(model.calls[2])[p.PLAN]
     assert "Take the carrot" in shown and "Find the knife" in shown  # the previous sub-goals, to keep their wording
+    # an unusable reply keeps the sub-goals the plan has
+    model.replies.extend([AIMessage(content="no plan here")] * 3)
+    kept = planner_module.planner({**state, **planned, "step": 6}, runtime(preset="arigraph"), session)
+    assert [s["action"] for s in kept["plan"]] == ["Take the carrot", "Find the knife"]
 
 
 def test_the_relation_retriever_reads_the_belief_or_the_raw_history_buffer(monkeypatch):

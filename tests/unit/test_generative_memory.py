@@ -51,6 +51,18 @@ def test_the_retriever_rates_the_new_observation_retrieves_by_the_three_scores_a
     assert update["insights"] == ["The carrot is in the fridge."] and update["reflected_at"] == 19
     read = parse_sections(model.calls[1]["messages"][-1].content)
     assert "step 1:" in read[p.HISTORY] and "step 19:" in read[p.HISTORY]
-    # a step replayed after a crash keeps its rating, and nothing new since the reflection: no call at all
+    # a state that holds this step's rating, with nothing new since the reflection: no call at all
     again = retriever_module.retriever({**state, **update}, context, fake_session(memory))
     assert again["importance"]["19"] == 7 and len(model.calls) == 2 and "insights" not in again
+
+
+def test_simulacra_keeps_the_unexplored_exits_when_a_run_asks_for_them(monkeypatch) -> None:
+    memory = WorldMemory()
+    memory.observe(0, "-= Kitchen =- An exit north.", [("player", "in", "kitchen"), ("kitchen", "has exit", "north")])
+    model = QueuedChatModel(replies=[structured("Importance", score=3)])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    state = {"run_id": "r", "step": 0, "goal": "Cook", "observation": "-= Kitchen =- An exit north.", "admissible": []}
+    context = Runtime(context=AgentContext(preset="simulacra", switch_overrides={"unexplored_exits": True}))
+    update = retriever_module.retriever(state, context, fake_session(memory))
+    assert update["importance"] == {"0": 3} and any("north" in line for line in update["unexplored"])
+    assert update["usage"]["importance"]["calls"] == 1

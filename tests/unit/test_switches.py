@@ -49,11 +49,27 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
             "choice_reasoning": "false", "random_walk": "true", "plan_form": "goals"}
 
 
+# switches that play only beside others (agent/presets._unplayable refuses them alone)
+NEEDS = {"plan_form": ["planner=every_step", "react_choice=true"], "random_walk": ["planner=never"],
+         "choice_reasoning": ["react_choice=true"]}
+
+
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
     assert set(SWITCHES) == {f.name for f in fields(Preset)} - {"description"} == set(EXAMPLES)
     for name, text in EXAMPLES.items():
-        context = AgentContext(switch_overrides=parse_switches([f"{name}={text}"]))
+        context = AgentContext(switch_overrides=parse_switches([f"{name}={text}", *NEEDS.get(name, [])]))
         assert getattr(context.switches, name) == context.switch_overrides[name] != getattr(PRESETS["ariadne"], name), name
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    (["plan_form=goals"], "switch 'plan_form' would not play"),  # ariadne_full plans when needed, with no ReAct choice
+    (["random_walk=true"], "switch 'random_walk' would still ask the model"),
+    (["choice_reasoning=false"], "switch 'choice_reasoning' would change nothing"),
+])
+def test_a_switch_that_would_do_nothing_as_the_others_are_set_is_refused_in_one_line(given, message):
+    with pytest.raises(ValueError) as refused:
+        AgentContext(switch_overrides=parse_switches(given))
+    assert message in str(refused.value) and "\n" not in str(refused.value)
 
 
 @pytest.mark.parametrize(("assignment", "message"), [

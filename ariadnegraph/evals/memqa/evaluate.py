@@ -92,6 +92,7 @@ def _evaluate(
                     "answerer": kind,
                     "model": chosen,
                     "env": meta.get("env"),
+                    "preset": (meta.get("context") or {}).get("preset"),
                     "seed": episode_seed,
                     "reply": reply,
                     "prediction": prediction,

@@ -10,6 +10,7 @@ and the same question set (the same trajectory, the same seed) is asked of each.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,13 +24,22 @@ FIXED_SUFFIX = "-fixed-as-"  # the replay of a fixed log with another run's sett
 
 
 def replay_id(fixed_id: str, run_id: str) -> str:
-    return check_run_id(f"{fixed_id}{FIXED_SUFFIX}{run_id}"[:RUN_ID_CHARS])
+    """'<fixed>-fixed-as-<run>', or, too long for a run id, both cut short with a hash of the two (never one
+    replay for two runs)."""
+    whole = f"{fixed_id}{FIXED_SUFFIX}{run_id}"
+    if len(whole) <= RUN_ID_CHARS:
+        return check_run_id(whole)
+    digest = hashlib.sha1(f"{fixed_id}|{run_id}".encode()).hexdigest()[:12]
+    return check_run_id(f"{fixed_id[:50]}{FIXED_SUFFIX}{run_id[:50]}-{digest}")
+
+
+SETTINGS = ("preset", "switch_overrides", "model")  # what a replay must share with the run it stands for
 
 
 def fixed_replays(run_dir: str | Path, fixed_id: str, run_ids: Sequence[str]) -> dict[str, str]:
     """run id -> the fixed log played again with that run's preset, switches and model (played once: an existing
     replay is reused). Its memory is rebuilt from the fixed log's observations; no role decides a command."""
-    from ...play import play
+    from ...play import play, resume
 
     fixed = RunDir.open(run_dir, fixed_id)
     meta = fixed.meta()
@@ -37,8 +47,18 @@ def fixed_replays(run_dir: str | Path, fixed_id: str, run_ids: Sequence[str]) ->
     replays = {}
     for run_id in run_ids:
         replayed = replay_id(fixed_id, run_id)
-        if not (Path(run_dir) / replayed / META_FILE).is_file():
-            saved = RunDir.open(run_dir, run_id).meta()["context"]
+        saved = RunDir.open(run_dir, run_id).meta()["context"]
+        if (Path(run_dir) / replayed / META_FILE).is_file():  # played before: the same settings, and finished
+            had = RunDir.open(run_dir, replayed).meta()
+            differ = [key for key in SETTINGS if had["context"].get(key) != saved.get(key)]
+            if differ:
+                raise ValueError(
+                    f"run {replayed} replays {fixed_id} with other settings than {run_id} ({', '.join(differ)}): "
+                    "remove it to replay again"
+                )
+            if "result" not in had:  # killed while it played: finish it before it is questioned
+                resume(replayed, run_dir=run_dir)
+        else:
             known = {f.name for f in dataclasses.fields(AgentContext)}
             context = AgentContext(**{**{k: v for k, v in saved.items() if k in known}, "run_dir": str(run_dir)})
             play(
@@ -59,11 +79,15 @@ def gap(
     interactive: Sequence[dict[str, Any]], fixed: Sequence[dict[str, Any]], replays: Mapping[str, str]
 ) -> dict[tuple[str, str], dict[str, float | None]]:
     """(run id, answerer) -> ability (and "acc", "f1") -> interactive minus fixed, in percentage points (None where
-    either side has no question of that ability)."""
+    either side has no question of that ability). The overall figures are over the abilities both sides were asked
+    (a run's own log may hold questions the replay cannot have, such as the reasons it gave)."""
     out: dict[tuple[str, str], dict[str, float | None]] = {}
     for run_id, replayed in replays.items():
-        mine = summarize(r for r in interactive if r["run_id"] == run_id)
-        frozen = summarize(r for r in fixed if r["run_id"] == replayed)
+        own = [r for r in interactive if r["run_id"] == run_id]
+        frozen_rows = [r for r in fixed if r["run_id"] == replayed]
+        shared = {r["ability"] for r in own} & {r["ability"] for r in frozen_rows}
+        mine = summarize(r for r in own if r["ability"] in shared)
+        frozen = summarize(r for r in frozen_rows if r["ability"] in shared)
         for answerer in mine.keys() & frozen.keys():
             a, b = mine[answerer]["all"], frozen[answerer]["all"]
             out[run_id, answerer] = {

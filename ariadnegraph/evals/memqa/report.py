@@ -97,29 +97,29 @@ def rounds_table(rows: Iterable[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def by_seed(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """answerer -> the episode's seed (a variation, else the game seed; "-" when none) -> accuracy (percent) over
-    the questions of that seed's runs: EMemBench's stability across seeds (§5.1)."""
-    groups: dict[str, dict[str, list[float]]] = {}
+def by_seed(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str, str, str], dict[str, float]]:
+    """(game, preset, model, answerer) -> the episode's seed (a variation, else the game seed; "-" when none) ->
+    accuracy (percent) over the questions of that seed's runs: EMemBench's stability across seeds (§5.1), each
+    agent on each game apart, so the spread is the seeds' and not the agents' or the games'."""
+    groups: dict[tuple[str, str, str, str], dict[str, list[float]]] = {}
     for r in rows:
         seed = "-" if r.get("seed") is None else str(r["seed"])
-        groups.setdefault(r["answerer"], {}).setdefault(seed, []).append(float(r["score"]))
-    return {a: {s: 100 * sum(v) / len(v) for s, v in sorted(g.items())} for a, g in groups.items()}
+        key = (str(r.get("env")), str(r.get("preset")), str(r.get("model")), str(r["answerer"]))
+        groups.setdefault(key, {}).setdefault(seed, []).append(float(r["score"]))
+    return {key: {s: 100 * sum(v) / len(v) for s, v in sorted(g.items())} for key, g in groups.items()}
 
 
 def seed_stability(rows: Iterable[dict[str, Any]]) -> str:
-    """Each answerer's accuracy per seed and their standard deviation (EMemBench §5.1 reports it as a fraction:
-    0.0364 for GPT-5.1 on text games); empty with fewer than two seeds."""
-    found = by_seed(rows)
-    seeds = sorted({s for g in found.values() for s in g})
-    if len(seeds) < 2:
+    """Per game, agent and answerer played on two seeds or more: the accuracy per seed and its standard deviation
+    (as EMemBench §5.1 reports it, a fraction: 0.0364 for GPT-5.1 on text games); empty when none was."""
+    found = {key: cells for key, cells in by_seed(rows).items() if len(cells) > 1}
+    if not found:
         return ""
-    lines = [f"stability across seeds (EMemBench §5.1): accuracy per seed ({', '.join(seeds)}) and its SD"]
-    for answerer, cells in found.items():
-        values = [cells[s] / 100 for s in seeds if s in cells]
-        sd = statistics.stdev(values) if len(values) > 1 else None
-        shown = ", ".join(f"{cells[s]:.1f}" if s in cells else "-" for s in seeds)
-        lines.append(f"{answerer:<13} {shown}   SD {sd:.4f}" if sd is not None else f"{answerer:<13} {shown}   SD -")
+    lines = ["stability across seeds (EMemBench §5.1): accuracy per seed, and its SD"]
+    for (env, preset, model, answerer), cells in found.items():
+        shown = ", ".join(f"{seed} {acc:.1f}" for seed, acc in cells.items())
+        sd = statistics.stdev(acc / 100 for acc in cells.values())
+        lines.append(f"{env} {preset} ({model}) {answerer}: {shown}   SD {sd:.4f}")
     return "\n".join(lines)
 
 
