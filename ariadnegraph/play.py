@@ -420,7 +420,9 @@ def play_trials(
     return results
 
 
-def _saved_context(run: RunDir, meta: RunMeta) -> AgentContext:
+def saved_context(run: RunDir, meta: RunMeta) -> AgentContext:
+    """The settings a run was played with (its run.json), as a context that plays in the run's folder; a run.json
+    missing what continuing needs, or holding settings this version does not know, is refused."""
     missing = [
         key
         for key, found in (("max_steps", "max_steps" in meta), ("context.preset", "preset" in meta["context"]))
@@ -452,7 +454,7 @@ def resume(
     with _full_disk_named(run), run.writer():
         check = check_copy(run)  # every file read through on a copy: a damaged run is refused untouched
         meta = check.meta
-        context = _saved_context(run, meta)
+        context = saved_context(run, meta)
         check_models(context)
         with checkpointer(run) as saver:
             snapshot = (

@@ -53,8 +53,7 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
         query = f"{state.get('goal', '')}\n{state.get('observation', '')}"
         facts = memory.stma_retrieve(query, n=preset.stma_n, k=preset.stma_hops, directed=preset.hops_directed)
     elif preset.retrieval == "rag":
-        plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
-        episodes = memory.similar_episodes(f"{state.get('observation', '')}\n{plan}", k=preset.episodic_k, before=step)
+        episodes = memory.similar_episodes(seen_and_planned(state), k=preset.episodic_k, before=step)
     elif preset.retrieval == "rap":
         own = {"experiences_text": experiences(state, runtime, session)}
     elif preset.retrieval == "simulacra":
@@ -93,6 +92,12 @@ def retriever(state: AgentState, runtime: Runtime[AgentContext], session: Sessio
     return {**update, **merged(calls)} if calls else update
 
 
+def seen_and_planned(state: AgentState) -> str:
+    """What past observations are compared with (RAG, Simulacra): the observation, the subgoal and the plan."""
+    plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
+    return f"{state.get('observation', '')}\n{plan}"
+
+
 REFLECTION_READS = 30  # most observations one reflection reads (Park et al. read the 100 newest records: ours)
 REFLECTION_CHARS = 300  # one observation as a reflection reads it
 
@@ -121,8 +126,7 @@ def generative_memory(state: AgentState, context: AgentContext, session: Session
         )
         importance[step] = rated.score
         calls.append(usage)
-    plan = " ".join([state.get("subgoal") or ""] + [s["action"] for s in state.get("plan") or []])
-    relevance = memory.episode_relevance(f"{state.get('observation', '')}\n{plan}", before=step)
+    relevance = memory.episode_relevance(seen_and_planned(state), before=step)
     chosen = generative_ranking(relevance, importance, now=step, k=context.switches.episodic_k)
     update: dict[str, Any] = {
         "episodes_text": [p.episode_line(s, p.clip(memory.episodes[s].text, EPISODE_CHARS)) for s in chosen],

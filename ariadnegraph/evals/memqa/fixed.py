@@ -9,13 +9,11 @@ and the same question set (the same trajectory, the same seed) is asked of each.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...agent.context import AgentContext
 from ...runs import META_FILE, RUN_ID_CHARS, RunDir, check_run_id
 from .report import summarize
 from .templates import ABILITIES
@@ -39,7 +37,7 @@ SETTINGS = ("preset", "switch_overrides", "model")  # what a replay must share w
 def fixed_replays(run_dir: str | Path, fixed_id: str, run_ids: Sequence[str]) -> dict[str, str]:
     """run id -> the fixed log played again with that run's preset, switches and model (played once: an existing
     replay is reused). Its memory is rebuilt from the fixed log's observations; no role decides a command."""
-    from ...play import play, resume
+    from ...play import play, resume, saved_context
 
     fixed = RunDir.open(run_dir, fixed_id)
     meta = fixed.meta()
@@ -59,8 +57,8 @@ def fixed_replays(run_dir: str | Path, fixed_id: str, run_ids: Sequence[str]) ->
             if "result" not in had:  # killed while it played: finish it before it is questioned
                 resume(replayed, run_dir=run_dir)
         else:
-            known = {f.name for f in dataclasses.fields(AgentContext)}
-            context = AgentContext(**{**{k: v for k, v in saved.items() if k in known}, "run_dir": str(run_dir)})
+            played_as = RunDir.open(run_dir, run_id)
+            context = saved_context(played_as, played_as.meta())
             play(
                 str(meta["env"]),
                 seed=meta.get("seed"),
