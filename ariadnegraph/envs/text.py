@@ -450,12 +450,6 @@ def steps_of(goal: str) -> list[str]:
     return [part.strip(" .!?") for part in _CLAUSES.split(goal or "") if part.strip(" .!?")]
 
 
-def last_step_of(goal: str) -> str:
-    """The last thing a goal asks for ("Read the recipe, cook the meal, then eat the meal": "eat the meal")."""
-    parts = steps_of(goal)
-    return parts[-1] if parts else ""
-
-
 def goal_steps_left(goal: str | Sequence[str], done_commands: Sequence[str]) -> list[str]:
     """The steps of a goal of several steps (a goal's text, or its steps as a game family reads them) that no
     command that raised the score carried out: a step is carried out by a command whose every word (by stem) the

@@ -18,7 +18,7 @@ from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs.families import GENERIC, GameFamily, family_named, family_of
-from ..envs.text import TO_DO, checklist, goal_steps_left, last_step_of, list_item
+from ..envs.text import TO_DO, checklist, goal_steps_left, list_item
 from ..memory import WorldMemory
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
 from ..runs import RunDir, StepRecord
@@ -362,8 +362,8 @@ def next_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> t
             listed = listed or mark is not None
             if mark == TO_DO:
                 return heading, list_item(line)
-    last = last_step_of(state.get("goal") or "")
-    return (None, last) if listed and last else None
+    steps = episode_family(state).goal_steps(state.get("goal") or "")
+    return (None, steps[-1]) if listed and steps else None
 
 
 def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:

@@ -744,7 +744,7 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     assert common.next_step(state, context, session.run).startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
     run.append_step({"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
     run.append_step({"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
-    assert common.next_step({**state, "inventory": ["coin"]}, context, session.run).startswith("and put it into the box found in the bar (the GOAL's next step")
+    assert common.next_step({**state, "inventory": ["coin"]}, context, session.run).startswith("put the coin into the box found in the bar (the GOAL's next step")
 
 
 def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):

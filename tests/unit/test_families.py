@@ -289,6 +289,29 @@ def test_a_step_that_says_where_its_thing_is_is_done_to_the_thing_or_its_holder(
     assert cooking.command_for_item("Read the recipe in the cookbook", ["go west", "look"]) is None
 
 
+def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for():
+    """TWX mapreader (dev game since it showed this): the goal's second step was read as "and put it into the box found
+    in the bar", WHERE looked for a thing named "it into box found" (not seen yet, so search elsewhere) and no command
+    was found for it; the 1.5B model walked between the two rooms for 97 steps with `put coin in box` valid."""
+    mapreader = family_of("twx:mapreader")
+    goal = ("Your task is to take the coin that is located in the shower, and put it into the box found in the bar. "
+            "A map is provided, that you may find helpful.")
+    take, put = mapreader.goal_steps(goal)  # the remark and its relative clause are no steps
+    assert (take, put) == ("Your task is to take the coin that is located in the shower",
+                           "put the coin into the box found in the bar")
+    assert mapreader.things_named(put) == ["coin", "box", "bar"]  # the thing moved, where it goes, where that is
+    valid = ["move west", "put coin in box", "put map in box", "take coin"]
+    assert mapreader.command_for_item(put, valid) == "put coin in box"
+    assert mapreader.command_for_item(take, valid) == "take coin"  # past the goal's preface
+    assert mapreader.command_for_item(put, ["move west", "put map in box"]) is None  # the coin not held: no command
+    science = family_of("scienceworld:melt")
+    assert science.goal_steps("Your task is to melt ice. First, focus on the substance. Then, take actions that will "
+                              "cause it to change its state of matter.") == [
+        "Your task is to melt ice", "focus on the substance",
+        "take actions that will cause it to change its state of matter"]  # bare "First", "Then" are no steps;
+    # "it" after no verb of the step is left as written
+
+
 def test_a_cooking_goal_that_never_names_the_cookbook_starts_by_reading_the_recipe():
     """AriGraph's cook_hard (first played at 8db9db1, since a dev game): its goal, "Prepare the meal from the recipe
     and eat it", is one step, so no NEXT STEP said to read the recipe; the 1.5B model wandered 52 steps first."""

@@ -19,7 +19,17 @@ from .. import text
 
 Triplet = tuple[str, str, str]
 PRONOUNS = frozenset({"it", "them", "this", "that", "one"})  # a thing an instruction names by the step before
-_HELD_IN = re.compile(r"^(?P<thing>.+?)\s+(?:that is\s+)?(?:located\s+)?(?:in|on|inside|from)\s+(?P<holder>.+)$")
+_NAMED_BEFORE = frozenset({"it", "them"})  # the pronouns a goal's step is rewritten with the thing of the step before
+_HELD_IN = re.compile(
+    r"^(?P<thing>.+?)\s+(?:that is\s+)?(?:located\s+|found\s+)?(?:in|on|inside|from)\s+(?P<holder>.+)$"
+)
+# "put the coin into the box found in the bar": the thing moved, how, and where to
+_PLACED = re.compile(r"^(?P<thing>.+?)\s+(?P<how>into|inside|in|onto|on)\s+(?P<destination>.+)$")
+PLACING_VERBS = frozenset({"put", "place", "insert"})
+_PREPOSITIONS = {"into": ("in", "into"), "inside": ("in", "into"), "in": ("in", "into"), "onto": ("on",), "on": ("on",)}
+_BARE_CONNECTIVES = frozenset({"and", "then", "first", "next", "finally", "also"})
+_RELATIVE = frozenset({"that", "which", "who", "where"})
+_CONNECTIVE = re.compile(r"^(?:and then|and|then|also)\s+", re.IGNORECASE)  # "..., and put it into the box"
 
 
 def held_in(thing: str) -> tuple[str, str]:
@@ -137,6 +147,11 @@ class GameFamily:
         verb = text.verb_of(words, self.synonyms)
         instruction = verb is not None and len(words) > 1 and (verb in self.verbs or words[0] in self.verbs)
         thing = " ".join(words[1:] if instruction else words)
+        placed = _PLACED.match(thing) if instruction and verb in PLACING_VERBS else None
+        if placed:  # "put the coin into the box found in the bar": the coin, where it goes, and where that is
+            moved = placed["thing"] if placed["thing"] not in PRONOUNS else ""
+            destination, place = held_in(placed["destination"])
+            return [t for t in dict.fromkeys([moved, destination, place, *self.tools_needed(item)]) if t]
         if thing in PRONOUNS:  # "take it": the thing was named by the step before
             return [*self.tools_needed(item)]
         # "the recipe in the cookbook", "the coin that is located in the shower": the thing, and where it is said to be
@@ -153,8 +168,35 @@ class GameFamily:
         return words[first:] if first is not None else words
 
     def goal_steps(self, goal: str) -> list[str]:
-        """A goal's steps in order, as the family reads it: its clauses ("Check the cookbook, then enjoy your meal")."""
-        return text.steps_of(goal)
+        """A goal's steps in order, as the family reads it: its clauses ("Check the cookbook, then enjoy your meal"),
+        without the word joining one to the one before, and a thing the step before named written out where a step
+        says "it" ("take the coin ..., and put it into the box": "put the coin into the box")."""
+        steps: list[str] = []
+        for clause in text.steps_of(goal):
+            clause = _CONNECTIVE.sub("", clause)
+            if clause.lower() in _BARE_CONNECTIVES:  # "First, focus on the substance"
+                continue
+            steps.append(self._named_again(clause, steps[-1]) if steps else clause)
+        return steps
+
+    def instructs(self, clause: str) -> bool:
+        """Whether a clause asks for an action of the family's verbs, perhaps after a preface ("Your task is to take
+        the coin"), not a remark ("A map is provided") nor a relative clause adding to the one before ("that you may
+        find helpful")."""
+        words = text.command_words(clause, self.ignored_words)
+        if not words or words[0] in _RELATIVE:
+            return False
+        acted = self._acted_on(words)
+        return acted[0] in self.verbs or text.verb_of(acted, self.synonyms) in self.verbs
+
+    def _named_again(self, step: str, before: str) -> str:
+        """``step`` with the thing ``before`` named written where it says "it" right after its verb."""
+        words = step.split()
+        verb_at = next((i for i, word in enumerate(words) if word.lower() in self.verbs), None)
+        if verb_at is None or verb_at + 1 >= len(words) or words[verb_at + 1].lower() not in _NAMED_BEFORE:
+            return step
+        named = self.things_named(before) if self.instructs(before) else []
+        return " ".join([*words[: verb_at + 1], f"the {named[0]}", *words[verb_at + 2 :]]) if named else step
 
     def opens_locks(self, thing: str) -> bool:
         """Whether a thing is a key of the family's locks, worth taking wherever it lies (TextWorld's keys)."""
@@ -171,6 +213,15 @@ class GameFamily:
         thing, holder = held_in(" ".join(words[1:]))
         return [f"{words[0]} {thing}", f"{words[0]} {holder}"] if holder else []
 
+    def _placed(self, item: str) -> list[str]:
+        """ "put the coin into the box found in the bar" as commands put it: "put coin in box", "put coin into box"."""
+        words = text.command_words(item, self.ignored_words)
+        placed = _PLACED.match(" ".join(words[1:])) if len(words) > 2 and words[0] in PLACING_VERBS else None
+        if not placed:
+            return []
+        destination = held_in(placed["destination"])[0]
+        return [f"{words[0]} {placed['thing']} {how} {destination}" for how in _PREPOSITIONS[placed["how"]]]
+
     @property
     def synonyms(self) -> Mapping[str, str]:
         return {**text.VERB_SYNONYMS, **self.verb_synonyms}
@@ -184,7 +235,10 @@ class GameFamily:
         """The one valid command that does a list item, as written or as the family words it (or, for a step that
         says where its thing is, done to the thing or its holder: "take the coin that is located in the cubicle" is
         "take coin", "read the recipe in the cookbook" is "read cookbook"); None when none or several do."""
-        for wording in (item, *self.phrasings(item), *self._on_holder(item)):
+        acted = " ".join(self._acted_on(text.command_words(item, self.ignored_words)))  # "Your task is to take ..."
+        for wording in dict.fromkeys(
+            (item, acted, *self.phrasings(item), *self._on_holder(acted), *self._placed(acted))
+        ):
             command = text.command_for_item(wording, valid, synonyms=self.synonyms, ignored=self.ignored_words)
             if command is not None:
                 return command

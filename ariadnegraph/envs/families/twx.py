@@ -21,5 +21,11 @@ class TextWorldExpress(GameFamily):
     def covers(self, prefix: str, rest: str) -> bool:
         return prefix == "twx" and rest.startswith(self.games)
 
+    def goal_steps(self, goal: str) -> list[str]:
+        """TextWorldExpress's goals put remarks among their steps ("A map is provided, that you may find helpful"):
+        only the clauses that instruct are steps."""
+        steps = super().goal_steps(goal)
+        return [step for step in steps if self.instructs(step)] or steps
+
     def perceive(self, seen: Observed) -> Sighting:
         return parse_twx.sighting(seen)
