@@ -161,11 +161,16 @@ def keys_first(s: Situation) -> Decision | None:
 
 def least_taken_instead(s: Situation, command: str) -> Decision | None:
     """With nothing left to explore, a way out of here taken fewer times than the pacing move (hunt_hard, first
-    played at 8c7708f: 'go north'/'go south' between two rooms for 90 steps)."""
+    played at 8c7708f: 'go north'/'go south' between two rooms for 90 steps); where there is none, the way forward,
+    unless it is the same move or changes nothing (TWX mapreader, first played at 5ee4f95: 'move west'/'move east'
+    between two rooms of one exit each for 97 steps, the coin held and 'put coin in box' valid in one of them)."""
     others = [c for c in exits_least_taken(s) if c != command]
-    if not others or s.times_here(others[0]) >= s.times_here(command):
+    if others and s.times_here(others[0]) < s.times_here(command):
+        return Decision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
+    forward, why = way_forward(s)
+    if forward == command or is_no_op(forward, s.family):
         return None
-    return Decision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
+    return Decision(Reason.PACING, f"'{command}' was already played twice from here; instead {why}", command=forward)
 
 
 def exits_least_taken(s: Situation) -> list[str]:
@@ -313,6 +318,10 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     item = needed_item(s.state, s.context, s.session.run)
     if item is None:
         return None
+    does = s.family.command_for_item(item, s.admissible)
+    shown = does is not None and shown_again(does) and does in played_before(s.session.run)
+    if does is not None and does not in s.tried and not shown:  # the step can be done here and now
+        return does, "what the next step asks, valid here"
     location = s.state.get("location")
     found = finding.needs(item, s.family, s.memory, location)
     return finding.next_move(found, finding.leads(s.memory, location), s.memory, s.state, s.family)

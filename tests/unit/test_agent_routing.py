@@ -650,6 +650,36 @@ def test_a_key_here_is_taken_and_a_held_one_used_before_the_plans_step_and_pacin
     assert actor_module.actor(pacing, ariadne, fake_session(WorldMemory()))["command"] == "go south"
 
 
+def test_pacing_between_two_rooms_with_no_other_way_out_plays_the_way_forward(monkeypatch, tmp_path):
+    """TWX mapreader (first played at 5ee4f95, since a dev game): the coin taken, the model walked 'move west' /
+    'move east' between the bar and the shower, one exit each, for 97 steps; 'put coin in box' was valid in the bar."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried: dict = {"move west": (2, "You are in the shower.")}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:mapreader", "context": {"model": "scripted"}})
+    for step, (action, score) in enumerate([(None, 0), ("move west", 0), ("take coin", 0.5), ("move east", 0.5)]):
+        run.append_step({"step": step, "action": action, "observation": "", "score": score, "trail": str(step)})
+    goal = "Your task is to take the coin that is located in the shower, and put it into the box found in the bar"
+    state = {**STATE, "env": "twx:mapreader", "goal": goal, "readings": [], "inventory": ["coin", "map"],
+             "location": "bar", "replans": 0, "admissible": ["look around", "move west", "put coin in box", "put map in box"],
+             "plan": [{"action": "move west", "expected": ""}]}
+    ariadne = runtime(preset="ariadne")
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory(), run=run))
+    assert update["command"] == "put coin in box", update["decided"]
+    assert update["decided"]["actor"][0]["by"] == "pacing"
+    tried["move west"] = (1, "You are in the shower.")  # walked once from here: the move is played
+    assert actor_module.actor(state, ariadne, fake_session(WorldMemory(), run=run))["command"] == "move west"
+    # nothing the way forward offers but what changes nothing: the move is played, not a look
+    tried["move west"] = (2, "You are in the shower.")
+    bare = {**state, "goal": "Find the exit", "admissible": ["look around", "move west"]}
+    assert actor_module.actor(bare, ariadne, fake_session(WorldMemory(), run=run))["command"] == "move west"
+
+
 def test_a_thing_is_not_put_back_where_it_was_just_taken_from(monkeypatch, tmp_path):
     """AriGraph's clean (first played at 8db9db1, since a dev game): the model took six things from where they lay
     out of place and put each straight back there, losing the point the take earned."""
