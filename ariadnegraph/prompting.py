@@ -210,6 +210,11 @@ def goal_next(step: str) -> str:
     return f"{step} (the GOAL's next step: the steps before it raised the score; nothing read yet)"
 
 
+def said_now(command: str) -> str:
+    """The NEXT STEP when the game's latest text says what to play now (Simon says)."""
+    return f"{command} (what the game's latest text says to do now)"
+
+
 def not_listed() -> str:
     """Why a critic that rejects what the game would not take rejected a command (STMA): the words the planner reads."""
     return f"it is not a valid command here (not among {ADMISSIBLE}): choose one of them."

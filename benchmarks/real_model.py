@@ -100,7 +100,9 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # held-out figure, and once it showed a flaw it is a dev game for what follows. twx:cookingworld@0 (the brief said
 # "grill on the BBQ": TextWorldExpress grills on its barbeque, or in the toaster where the kitchen is all; 'look
 # around' 30 times in a one-room game) is one since 2026-11-27; twx:mapreader@0 (the coin taken, then 97 moves between
-# two rooms with 'put coin in box' valid in one) since stop 46.
+# two rooms with 'put coin in box' valid in one) since stop 46; twx:simonsays10@0 and twx:simonsays50@0 (both lost at
+# step 4: the model chose a command said two steps before, the no-op guard sent it back and the way forward took a
+# thing: "Incorrect!") since stop 47.
 
 
 def stma_held_out(level: int, games: int = 8) -> list[str]:

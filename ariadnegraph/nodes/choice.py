@@ -34,6 +34,7 @@ from .common import (
     next_step,
     offered_commands,
     played_before,
+    said_now,
     tried_here,
     working_memory,
 )
@@ -123,13 +124,15 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
         family = episode_family(state)
         avoid |= {c for c in tried if is_no_op(c, family)}
         avoid |= {c for c in played_before(session.run) if shown_again(c)}
+    said = said_now(state, context) if context.switches.follow_lists else None
+    avoid.discard(said or "")  # what the game says to play now is played, even again
     offered = offered_commands(state, context)
     admissible = [c for c in offered if c not in avoid] or offered
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
     if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):
         places.append(EXPLORE)
-    item = next_item(state, context, session.run) if context.switches.follow_lists else None
+    item = (None, said) if said else next_item(state, context, session.run) if context.switches.follow_lists else None
     if item is None and context.switches.follow_lists and (goal_step := goal_step_left(state, context, session.run)):
         item = (None, goal_step)  # nothing read yet: the goal's next step ("read the recipe in the cookbook")
     if item is not None and (command := item_command(state, item[1], admissible)) is not None:

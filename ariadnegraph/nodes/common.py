@@ -377,15 +377,30 @@ def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir)
     return left[0] if left else None
 
 
+def said_now(state: Mapping[str, Any], context: AgentContext) -> str | None:
+    """The command the game's latest text says to play now, as the game family reads it (Simon says), with
+    ``pin_readings`` and ``progress_shown`` (what the NEXT STEP is shown with)."""
+    preset = context.switches
+    if not (preset.pin_readings and preset.progress_shown):
+        return None
+    return episode_family(state).said_to_play(state.get("observation") or "")
+
+
 def needed_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
-    """What the next step asks for: the next item of a list read, else the goal's next step."""
+    """What the next step asks for: what the game says to play now, else the next item of a list read, else the
+    goal's next step."""
+    if said := said_now(state, context):
+        return said
     item = next_item(state, context, run)
     return item[1] if item is not None else goal_step_left(state, context, run)
 
 
 def next_step(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
     """The NEXT STEP section: the first item to do of a list read, under its heading; every item done: what the goal
-    asks last; nothing read yet: the first of a goal's several steps; else None (the goal says what to do)."""
+    asks last; nothing read yet: the first of a goal's several steps; else None (the goal says what to do). What the
+    game's latest text says to play now comes first."""
+    if said := said_now(state, context):
+        return p.said_now(said)
     item = next_item(state, context, run)
     if item is None:
         left = goal_step_left(state, context, run)

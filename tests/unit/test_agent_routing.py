@@ -811,6 +811,38 @@ def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_i
     assert played == ["examine blueberry", "touch pea", "examine pea", "touch pea"] and model.calls == []
 
 
+def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monkeypatch, tmp_path):
+    """TWX simonsays10@0 (first played at 82926a5, since a dev game): each command is said after the one before,
+    "Simon says, 'touch blueberry'"; the 1.5B model chose 'examine blueberry' (said two steps before), the no-op
+    guard sent it back and the way forward took the tomato: "Incorrect!", the game lost at step 4 of 10."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:simonsays10", "context": {"model": "scripted"}})
+    said = ["examine blueberry", "examine pea", "touch pea", "examine blueberry"]
+    run.append_step({"step": 0, "action": None, "observation": f"Simon says, '{said[0]}'.", "score": 0, "trail": "0"})
+    session = fake_session(WorldMemory(), run=run)
+    valid = ["examine blueberry", "examine pea", "touch pea", "touch blueberry", "take tomato"]
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))
+    ariadne = runtime(preset="ariadne")
+    played = []
+    for step, command in enumerate(said, start=1):
+        state = {**STATE, "env": "twx:simonsays10", "goal": "Your task is to do exactly what Simon says.",
+                 "readings": [], "inventory": [], "admissible": valid, "step": step,
+                 "observation": f"Simon says, '{command}'.", "replans": 0}
+        assert common.next_step(state, ariadne.context, session.run).startswith(f"{command} (what the game's latest")
+        plan = planner_module.planner(state, ariadne, session)["plan"]
+        update = actor_module.actor({**state, "plan": plan}, ariadne, session)
+        played.append(update["command"])
+        run.append_step({"step": step, "action": update["command"], "observation": "", "score": step / 10, "trail": str(step)})
+    assert played == said and model.calls == []  # 'examine blueberry' again: said, so played, by code
+    assert family_of("twx:simonsayswithmemory10").said_to_play("Simon says, take these actions in order: a, b") is None
+    react = runtime(preset="react")  # no NEXT STEP: the model reads the game's text itself
+    assert common.said_now({**STATE, "env": "twx:simonsays10", "observation": "Simon says, 'touch pea'."}, react.context) is None
+
+
 def test_ariadne_does_not_offer_reading_again_a_text_it_keeps(monkeypatch):
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     state = {**STATE, "env": "cooking:1", "readings": ["examine cookbook:\nIngredients:\ncarrot"],

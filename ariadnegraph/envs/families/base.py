@@ -198,6 +198,11 @@ class GameFamily:
         named = self.things_named(before) if self.instructs(before) else []
         return " ".join([*words[: verb_at + 1], f"the {named[0]}", *words[verb_at + 2 :]]) if named else step
 
+    def said_to_play(self, observation: str) -> str | None:
+        """The command the game's latest text tells the player to play now, where the family's games say one (TWX's
+        Simon says: "Simon says, 'touch pea'"), else None."""
+        return None
+
     def opens_locks(self, thing: str) -> bool:
         """Whether a thing is a key of the family's locks, worth taking wherever it lies (TextWorld's keys)."""
         return False
