@@ -52,9 +52,10 @@ nodes:
 
 
 class FormModel(BaseChatModel):
-    """Answers each form by its tool's name; ``judge`` says yes only on its first call."""
+    """Answers each form by its tool's name; ``judge`` says ``changes`` in turn (yes on its first call), then no."""
 
     calls: list[dict[str, Any]] = []
+    changes: tuple[str, ...] = ("yes",)
 
     @property
     def _llm_type(self) -> str:
@@ -69,8 +70,9 @@ class FormModel(BaseChatModel):
         self.calls.append({"tool": tool["name"], "prompt": prompt})
         judged = sum(1 for c in self.calls if c["tool"] == "JudgeThought")
         answers = {"LookThought": {"seen": "a tree to the east"},
-                   "JudgeThought": {"change": "yes" if judged == 1 else "no"},
+                   "JudgeThought": {"change": self.changes[judged - 1] if judged <= len(self.changes) else "no"},
                    "ReplanThought": {"plan": "1. walk east 2. collect wood"},
+                   "RecapThought": {"recap": "the plan holds"},
                    "ActionChoice": {"action": "move right", "command": "move right", "note": "walked east"}}
         args = answers[tool["name"]]
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[
@@ -104,6 +106,85 @@ def test_a_declared_graph_compiles_composes_and_adds_a_temporary_node_for_one_st
     second = run_step(graph, first["db"], model)
     assert second["ran"] == ["look", "judge", "act"] and "replan" not in second["outputs"]  # gone the next step
     assert second["db"]["history"] == ["walked east", "walked east"]
+
+
+# The paper's removal (section 2.2): judge's "no" skips the planner and hides recap's output from the actor, this step.
+REMOVING = """
+name: removing
+database: {plan: "(none)"}
+nodes:
+  - name: look
+    prompt: What do you see?
+    reads: [observation]
+    output: {seen: what is there}
+  - name: judge
+    prompt: Must the plan change?
+    after: [look]
+    output: {change: yes or no}
+    removes:
+      - when: {field: change, equals: "no"}
+        nodes: [replan]
+        edges: [[recap, act]]
+  - name: replan
+    prompt: Write the new plan.
+    after: [judge]
+    output: {plan: the plan}
+    store: {db.plan: plan}
+  - name: recap
+    prompt: Sum up the plan.
+    after: [judge]
+    output: {recap: one line}
+  - name: act
+    prompt: Choose the command.
+    reads: [valid_commands, db.plan]
+    after: [look, replan, recap]
+    choose: command
+    output: {command: one valid command, note: one line}
+"""
+
+
+def test_a_declared_removal_skips_a_node_for_its_step_only_and_the_nodes_after_it_still_run(model):
+    spec = parse_thoughts(REMOVING, "removing.yaml")
+    graph = build_thoughts(spec).compile(checkpointer=False)
+    model.changes = ("no", "yes")
+    first = run_step(graph, dict(spec.database), model)
+    assert first["ran"] == ["look", "judge", "recap", "act"] and first["removed"] == ["replan"]  # replan skipped
+    assert "replan" not in first["outputs"] and first["db"].get("plan", "(none)") == "(none)"
+    assert first["outputs"]["act"]["command"] == "move right"  # the actor after it still ran
+    act_prompt = model.calls[-1]["prompt"]
+    assert "## LOOK\nseen: a tree to the east" in act_prompt  # its other dependencies are composed ...
+    assert "## REPLAN" not in act_prompt and "## RECAP" not in act_prompt  # ... not the removed node, nor the cut edge
+    assert [c["tool"] for c in model.calls].count("ReplanThought") == 0
+    second = run_step(graph, first["db"], model)  # the removal was for the first step only
+    assert second["ran"][:2] == ["look", "judge"] and set(second["ran"][2:4]) == {"replan", "recap"}
+    assert second["ran"][-1] == "act" and not second.get("removed") and second["db"]["plan"] == "1. walk east 2. collect wood"
+    act_prompt = model.calls[-1]["prompt"]
+    assert "## REPLAN\nplan: 1. walk east" in act_prompt and "## RECAP\nrecap: the plan holds" in act_prompt
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("nodes: [replan]", "nodes: [ghost]", "node 'judge' removes unknown node 'ghost'"),
+    ("nodes: [replan]", "nodes: [look]", "node 'judge' removes 'look', which is not after it: only a node not yet evaluated"),
+    ("nodes: [replan]", "nodes: [judge]", "node 'judge' removes 'judge', which is not after it"),
+    ("nodes: [replan]", "nodes: [act]", "node 'judge' removes 'act', the node that chooses the command, which is never removed"),
+    ("    store: {db.plan: plan}", "    store: {db.plan: plan}\n    removable: false", "removes 'replan', which is declared removable: false"),
+    ("    store: {db.plan: plan}", "    store: {db.plan: plan}\n    removable: 'no'", "node 'replan': 'removable' is true or false"),
+    ("edges: [[recap, act]]", "edges: [[look, act]]", "removes the edge look -> act, but 'look' is not after it"),
+    ("edges: [[recap, act]]", "edges: [[replan, recap]]", "removes the edge replan -> recap, which is not declared"),
+    ("edges: [[recap, act]]", "edges: [recap, act]", "node 'judge': 'removes' edges must be a list of [from, to]"),
+    ('equals: "no"', "equals: no", "node 'judge': 'removes' when: equals is YAML's False; quote the text"),
+    ('{field: change, equals: "no"}', "{every: 2, count: db.plan}", "node 'judge' counts db.plan, which is not declared per"),
+    ("        nodes: [replan]\n        edges: [[recap, act]]\n", "", "node 'judge': each of 'removes' is {when: ..., nodes:"),
+    ("    removes:\n", "    adds:\n      - when: {field: change, equals: 'x'}\n        node: {name: t, prompt: y, output: {o: t}, "
+     "removes: []}\n    removes:\n", "temporary node 't': a temporary node neither removes nodes nor is removed"),
+])
+def test_a_bad_removal_is_refused_when_the_graph_is_read_in_one_line(old, new, message):
+    """AgentKit's safeguard (appendix A): only what is not evaluated yet can be removed, checked before anything runs."""
+    assert old in REMOVING
+    with pytest.raises(AgentKitError) as refused:
+        parse_thoughts(REMOVING.replace(old, new), "bad.yaml")
+    assert str(refused.value).startswith("bad.yaml: ") and message in str(refused.value), str(refused.value)
+    assert "\n" not in str(refused.value)
 
 
 @pytest.mark.parametrize(("text", "message"), [
