@@ -27,7 +27,7 @@ Shape of a file::
         removes:                     # optional: nodes and edges taken out, for this step only
           - when: {field: update, equals: "no"}     # the same conditions as adds
             nodes: [replan]          # nodes that come after this one: skipped this step
-            edges: [[look, act]]     # dependencies between nodes after this one: not composed this step
+            edges: [[recap, act]]    # dependencies between nodes after this one: not composed this step
         removable: false             # optional: no node may remove this one (the chooser never is)
 
 A node runs once its dependencies have; a temporary node runs right after the node that added it,

@@ -205,7 +205,8 @@ def test_a_bad_declaration_fails_in_one_line_naming_the_node(text, message):
 def test_the_crafter_graph_follows_the_papers_nodes():
     spec = load_thoughts("crafter")
     assert [n.name for n in spec.nodes] == ["observe", "action_result", "unexpected", "mistakes", "reflect", "challenge",
-                                            "plan_sketch", "gate", "plan_summary", "learn", "unknowns", "guide", "act"]
+                                            "plan_sketch", "gate", "plan_subgoals", "top_subgoal", "choose_skill",
+                                            "plan_summary", "learn", "unknowns", "guide", "act"]
     # F.1: the plan sketch before the gate; the top subgoal singled out with its guide, read by the skill choice, the
     # unknowns and the actor; at most three guiding questions before the actor (planner-adaptive)
     assert "plan_sketch" in spec.node("gate").after and "challenge" in spec.node("plan_sketch").after
@@ -213,10 +214,16 @@ def test_the_crafter_graph_follows_the_papers_nodes():
     assert "db.top_subgoal" in spec.node("unknowns").reads and "db.top_subgoal" in spec.node("guide").reads
     assert {"unexpected", "mistakes"} <= set(spec.node("challenge").after)  # F.1: the challenge weighs both
     assert spec.action_node.name == "act" and spec.action_node.repeat == "repeats"
-    assert [a.node.name for a in spec.node("gate").adds] == ["plan_subgoals", "top_subgoal", "choose_skill", "skill_feedback"]
-    assert spec.node("gate").adds[3].every == 3  # AgentKit 3.2: feedback every 3 steps under a skill
-    assert set(spec.node("gate").adds[1].node.output) == {"subgoal", "completion_criteria", "guide"}
-    assert "db.top_subgoal" in spec.node("gate").adds[2].node.reads
+    # section 2.2's example: when no update is needed, the gate removes the planner for the step; the nodes after it
+    # (the plan's summary, the unknowns, the actor) still run, reading the stored subgoals
+    [removal] = spec.node("gate").removes
+    assert (removal.field, removal.equals) == ("update", "no")
+    assert removal.nodes == ("plan_subgoals", "top_subgoal", "choose_skill") and removal.edges == ()
+    assert "choose_skill" in spec.node("plan_summary").after and "top_subgoal" in spec.node("unknowns").after
+    assert [a.node.name for a in spec.node("gate").adds] == ["skill_feedback"]
+    assert spec.node("gate").adds[0].every == 3  # AgentKit 3.2: feedback every 3 steps under a skill
+    assert set(spec.node("top_subgoal").output) == {"subgoal", "completion_criteria", "guide"}
+    assert "db.top_subgoal" in spec.node("choose_skill").reads and spec.node("choose_skill").after == ("top_subgoal",)
     assert spec.keep["knowledge"].kind == "collect" and spec.keep["knowledge"].answers == "unknown"
     assert spec.keep["history"].size == 25  # section 3.1: reflection on the 25 most recent steps
     assert "manual" in spec.node("learn").reads and "previous_observation" in spec.node("learn").reads  # o_{T-1}, o_T and I
@@ -321,6 +328,9 @@ def test_what_the_knowledge_base_learns_at_step_1_is_still_there_at_step_5(monke
     assert databases[-1]["skills"] == ["Explore: walk to new places"] and databases[-1]["skill"] == "Explore"
     # every 3 steps under one skill, its feedback: after the 3rd step played under Explore (at the 4th pass)
     assert fake.calls.count("SkillFeedbackThought") == 1 and databases[-1]["skill_feedback"]["Explore"]["items"]
+    # the gate says update at step 1 only: the planner ran then, and was removed at steps 2-5, the nodes after it not
+    assert [fake.calls.count(t) for t in ("PlanSubgoalsThought", "TopSubgoalThought", "ChooseSkillThought")] == [1, 1, 1]
+    assert fake.calls.count("PlanSummaryThought") == 5 and fake.calls.count("UnknownsThought") == 5
 
 
 def test_the_chosen_repeat_count_plays_the_command_again_without_thinking(monkeypatch, tmp_path):
