@@ -204,9 +204,13 @@ def test_a_bad_declaration_fails_in_one_line_naming_the_node(text, message):
 
 def test_the_crafter_graph_follows_the_papers_nodes():
     spec = load_thoughts("crafter")
-    assert [n.name for n in spec.nodes] == ["observe", "action_result", "unexpected", "mistakes", "reflect", "challenge",
-                                            "plan_sketch", "gate", "plan_subgoals", "top_subgoal", "choose_skill",
-                                            "plan_summary", "learn", "unknowns", "guide", "act"]
+    assert [n.name for n in spec.nodes] == ["observe", "action_result", "current_actions", "unexpected", "mistakes",
+                                            "reflect", "challenge", "plan_sketch", "gate", "plan_subgoals", "top_subgoal",
+                                            "choose_skill", "plan_summary", "learn", "unknowns", "guide", "act"]
+    # F.1 obs_current_actions: after s-action, reading the observation and the manual's actions; F.1's readers
+    assert spec.node("current_actions").after == ("action_result",)
+    assert set(spec.node("current_actions").reads) == {"manual", "observation"}
+    assert all("current_actions" in spec.node(n).after for n in ("mistakes", "top_subgoal", "unknowns", "act"))
     # F.1: the plan sketch before the gate; the top subgoal singled out with its guide, read by the skill choice, the
     # unknowns and the actor; at most three guiding questions before the actor (planner-adaptive)
     assert "plan_sketch" in spec.node("gate").after and "challenge" in spec.node("plan_sketch").after
@@ -339,12 +343,18 @@ def test_the_chosen_repeat_count_plays_the_command_again_without_thinking(monkey
     assert [d["_repeat"]["left"] for d in databases] == [2, 1, 0, 2, 1, 0]
 
 
-def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_read_the_manual(monkeypatch, tmp_path):
-    from ariadnegraph.envs.families import family_of
-
+def composed(monkeypatch) -> list[dict]:
+    """The sections of every thought node's prompt, in the order the nodes are asked."""
     seen: list[dict] = []
     original = thoughts_module.role_messages
     monkeypatch.setattr(thoughts_module, "role_messages", lambda system, sections: seen.append(dict(sections)) or original(system, sections))
+    return seen
+
+
+def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_read_the_manual(monkeypatch, tmp_path):
+    from ariadnegraph.envs.families import family_of
+
+    seen = composed(monkeypatch)
     play_crafter(monkeypatch, tmp_path, steps=1)
     assert len(seen) >= 9 and all(sections["ENVIRONMENT"] == family_of("crafter").brief for sections in seen)
     learn = next(sections for sections in seen if "unknown list can you now answer" in sections["QUESTION"])
@@ -359,6 +369,25 @@ def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_rea
     assert "unexpected: unexpected 1" in challenge["UNEXPECTED"] and "mistake: mistake 1" in challenge["MISTAKES"]
     gate = next(sections for sections in seen if "still fit the top challenge" in sections["QUESTION"])
     assert "INVENTORY" in gate and "summary: summary 1" in gate["OBSERVE"]  # completion checked against what is held
+
+
+def test_every_actions_requirements_are_checked_each_step_and_the_planner_and_the_actor_read_it(monkeypatch, tmp_path):
+    """F.1 obs_current_actions: after the last action's result, each action of the manual checked against the
+    observation; F.1's planner_mistake, top-subgoal, subgoal_analysis and actor nodes read it (here: mistakes,
+    top_subgoal, unknowns, act), every step, whether the gate replans or not."""
+    seen = composed(monkeypatch)
+    fake, _ = play_crafter(monkeypatch, tmp_path, steps=2)
+    assert fake.calls.count("CurrentActionsThought") == 2 and fake.calls.count("PlanSubgoalsThought") == 1
+    analysis = next(sections for sections in seen if "list of actions" in sections["QUESTION"])
+    assert "You face" in analysis["OBSERVATION"] and "Inventory:" in analysis["OBSERVATION"]  # what is near and held
+    assert "- make wood pickaxe: a table nearby; wood in the inventory" in analysis["MANUAL"]  # what an action needs
+    assert "success: success 1" in analysis["ACTION RESULT"]  # F.1: after s-action
+    readers = ("make a mistake", "Single out the highest priority subgoal", "What does the top subgoal need", "Choose the command")
+    for question in readers:
+        reader = next(sections for sections in seen if question in sections["QUESTION"])
+        assert reader["CURRENT ACTIONS"] == "possible: possible 1\nblocked: blocked 1\nunlocks: unlocks 1", question
+    actor_at_step_2 = [sections for sections in seen if "Choose the command" in sections["QUESTION"]][1]
+    assert actor_at_step_2["CURRENT ACTIONS"].startswith("possible: possible 2")  # the planner was removed, not it
 
 
 def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_line(tmp_path):
