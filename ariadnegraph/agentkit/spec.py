@@ -174,7 +174,7 @@ def _field_problem(name: Any) -> str:
     return ""
 
 
-NODE_KEYS = ("name", "prompt", "output", "after", "reads", "store", "choose", "repeat", "adds")
+NODE_KEYS = ("name", "prompt", "output", "after", "reads", "store", "choose", "repeat", "adds", "removes", "removable")
 
 
 def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
@@ -186,7 +186,7 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
         raise AgentKitError(f"{where}: names starting with '__' are LangGraph's ({START}, {END}); choose another")
     if temporary and {"removes", "removable"} & set(raw):
         raise AgentKitError(f"{where}: a temporary node neither removes nodes nor is removed (it runs only when added)")
-    unknown = set(raw) - {*NODE_KEYS, "removes", "removable"}
+    unknown = set(raw) - set(NODE_KEYS)
     if unknown:
         raise AgentKitError(f"{where} has unknown keys: {', '.join(sorted(map(str, unknown)))}")
     if not isinstance(raw.get("prompt"), str) or not raw["prompt"].strip():
