@@ -24,10 +24,19 @@ Shape of a file::
             node: {name: replan, prompt: "...", output: {...}, store: {...}}
           - when: {every: 3, count: db.skill_steps} # ... or every 3 writes under the current group
             node: {...}
+        removes:                     # optional: nodes and edges taken out, for this step only
+          - when: {field: update, equals: "no"}     # the same conditions as adds
+            nodes: [replan]          # nodes that come after this one: skipped this step
+            edges: [[recap, act]]    # dependencies between nodes after this one: not composed this step
+        removable: false             # optional: no node may remove this one (the chooser never is)
 
 A node runs once its dependencies have; a temporary node runs right after the node that added it,
-once, and is gone at the end of the step. Invalid YAML, an unknown dependency, a node that needs
-itself (a cycle) or a malformed node fails in one line naming the node.
+once, and is gone at the end of the step. A removed node is skipped for the step (AgentKit section 2.2:
+removing a node takes its edges with it, so the nodes after it still run, without its output; a removed
+edge only hides its first node's output from its second). Only what has not been evaluated yet can be
+removed, so a node removes only nodes that come after it, as the paper's safeguard (appendix A) asks.
+Invalid YAML, an unknown dependency, a node that needs itself (a cycle), a removal of a node that may
+have run by then or a malformed node fails in one line naming the node.
 
 Which graph a preset plays is its ``thoughts`` switch: a built-in name or a path plays that graph on
 any environment; ``auto`` plays the graph its game family names (``GameFamily.thought_graph``)
@@ -76,16 +85,30 @@ class AgentKitError(ValueError):
     """A declaration that cannot be compiled; the message is one line and names the node."""
 
 
-@dataclass(frozen=True)
-class Addition:
-    """A temporary node and when it is added: an output ``field`` that starts with ``equals``, or
-    ``every`` writes under the current group of the per-entry ``count``."""
+@dataclass(frozen=True, kw_only=True)
+class When:
+    """When a node's answer changes the graph for this step: an output ``field`` that starts with ``equals``,
+    or ``every`` writes under the current group of the per-entry ``count``."""
 
-    node: "NodeSpec"
     field: str = ""
     equals: str = ""
     every: int = 0
     count: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Addition(When):
+    """A temporary node, added when the condition holds."""
+
+    node: "NodeSpec"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Removal(When):
+    """Declared nodes, and edges (``(from, to)``), removed for this step when the condition holds."""
+
+    nodes: tuple[str, ...] = ()
+    edges: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +122,8 @@ class NodeSpec:
     choose: str | None = None
     repeat: str | None = None
     adds: tuple[Addition, ...] = ()
+    removes: tuple[Removal, ...] = ()
+    removable: bool = True
 
 
 @dataclass(frozen=True)
@@ -149,6 +174,9 @@ def _field_problem(name: Any) -> str:
     return ""
 
 
+NODE_KEYS = ("name", "prompt", "output", "after", "reads", "store", "choose", "repeat", "adds", "removes", "removable")
+
+
 def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"].isidentifier():
         raise AgentKitError(f"{source}: every node needs a 'name' (letters, digits, _), got {raw!r:.80}")
@@ -156,7 +184,9 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
     where = f"{source}: {'temporary ' if temporary else ''}node '{name}'"
     if name in (START, END) or name.startswith("__"):
         raise AgentKitError(f"{where}: names starting with '__' are LangGraph's ({START}, {END}); choose another")
-    unknown = set(raw) - {"name", "prompt", "output", "after", "reads", "store", "choose", "repeat", "adds"}
+    if temporary and {"removes", "removable"} & set(raw):
+        raise AgentKitError(f"{where}: a temporary node neither removes nodes nor is removed (it runs only when added)")
+    unknown = set(raw) - set(NODE_KEYS)
     if unknown:
         raise AgentKitError(f"{where} has unknown keys: {', '.join(sorted(map(str, unknown)))}")
     if not isinstance(raw.get("prompt"), str) or not raw["prompt"].strip():
@@ -196,6 +226,10 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
     if choose is not None and "action" in output and choose != "action":  # the chooser's reply names its command so
         raise AgentKitError(f"{where}: output field 'action' is the chosen command's; name the field 'choose' names so")
     adds = [] if raw.get("adds") is None else _additions(raw["adds"], output, where, source, temporary)
+    removes = [] if raw.get("removes") is None else _removals(raw["removes"], output, where)
+    removable = raw.get("removable", True)
+    if not isinstance(removable, bool):
+        raise AgentKitError(f"{where}: 'removable' is true or false, got {removable!r:.60}")
     return NodeSpec(
         name=name,
         prompt=raw["prompt"].strip(),
@@ -206,10 +240,29 @@ def _node(raw: Any, source: str, temporary: bool = False) -> NodeSpec:
         choose=choose,
         repeat=repeat,
         adds=tuple(adds),
+        removes=tuple(removes),
+        removable=removable,
     )
 
 
 WHEN_HELP = "when: {field: <an output field>, equals: <value>} or {every: <steps>, count: db.<a per-entry>}"
+REMOVES_HELP = "{when: ..., nodes: [names], edges: [[from, to]]}"
+
+
+def _when(when: Any, output: dict[str, str], where: str, key: str) -> dict[str, Any]:
+    """The condition of one of a node's ``adds`` or ``removes`` (``key``), as When's fields."""
+    if not isinstance(when, dict):
+        raise AgentKitError(f"{where}: '{key}' needs {WHEN_HELP}, got when: {when!r:.60}")
+    equals = when.get("equals")
+    if set(when) == {"field", "equals"} and when["field"] in output:
+        if isinstance(equals, bool):  # YAML reads yes, no, on, off as true or false
+            raise AgentKitError(f"{where}: '{key}' when: equals is YAML's {equals}; quote the text (equals: 'yes')")
+        if not isinstance(equals, (str, int, float)) or not str(equals).strip():
+            raise AgentKitError(f"{where}: '{key}' when: equals needs a value (text), got {equals!r:.60}")
+        return {"field": when["field"], "equals": str(equals).strip().lower()}
+    if set(when) == {"every", "count"} and type(when["every"]) is int and when["every"] > 0 and _db_key(when["count"]):
+        return {"every": when["every"], "count": when["count"].removeprefix(DB_PREFIX)}
+    raise AgentKitError(f"{where}: '{key}' needs {WHEN_HELP}, got when: {when!r:.60}")
 
 
 def _additions(raw: Any, output: dict[str, str], where: str, source: str, temporary: bool) -> list[Addition]:
@@ -222,26 +275,39 @@ def _additions(raw: Any, output: dict[str, str], where: str, source: str, tempor
     for item in raw:
         if not isinstance(item, dict) or set(item) != {"when", "node"}:
             raise AgentKitError(f"{where}: each of 'adds' is {{when: ..., node: ...}}, got {item!r:.60}")
-        when, node = item["when"], _node(item["node"], source, temporary=True)
-        if not isinstance(when, dict):
-            raise AgentKitError(f"{where}: 'adds' needs {WHEN_HELP}, got when: {when!r:.60}")
-        equals = when.get("equals")
-        if set(when) == {"field", "equals"} and when["field"] in output:
-            if isinstance(equals, bool):  # YAML reads yes, no, on, off as true or false
-                raise AgentKitError(f"{where}: 'adds' when: equals is YAML's {equals}; quote the text (equals: 'yes')")
-            if not isinstance(equals, (str, int, float)) or not str(equals).strip():
-                raise AgentKitError(f"{where}: 'adds' when: equals needs a value (text), got {equals!r:.60}")
-            adds.append(Addition(node, field=when["field"], equals=str(equals).strip().lower()))
-        elif (
-            set(when) == {"every", "count"}
-            and type(when["every"]) is int
-            and when["every"] > 0
-            and _db_key(when["count"])
-        ):
-            adds.append(Addition(node, every=when["every"], count=when["count"].removeprefix(DB_PREFIX)))
-        else:
-            raise AgentKitError(f"{where}: 'adds' needs {WHEN_HELP}, got when: {when!r:.60}")
+        node = _node(item["node"], source, temporary=True)
+        adds.append(Addition(node=node, **_when(item["when"], output, where, "adds")))
     return adds
+
+
+def _removals(raw: Any, output: dict[str, str], where: str) -> list[Removal]:
+    """A node's ``removes``: a list of {when: ..., nodes: [...], edges: [[from, to], ...]} (nodes, edges or both).
+    Which names are declared and not yet evaluated is checked once the whole graph is read (_check_removals)."""
+    if not isinstance(raw, list):
+        raise AgentKitError(f"{where}: 'removes' must be a list of {REMOVES_HELP}")
+    removes = []
+    for item in raw:
+        if (
+            not isinstance(item, dict)
+            or "when" not in item
+            or not {"nodes", "edges"} & set(item)
+            or (set(item) - {"when", "nodes", "edges"})
+        ):
+            raise AgentKitError(f"{where}: each of 'removes' is {REMOVES_HELP}, got {item!r:.60}")
+        nodes = _strings(item.get("nodes"), where, "removes: nodes")
+        edges = item.get("edges") or []
+        if not isinstance(edges, list) or not all(
+            isinstance(e, list) and len(e) == 2 and all(isinstance(n, str) and n.strip() for n in e) for e in edges
+        ):
+            raise AgentKitError(f"{where}: 'removes' edges must be a list of [from, to] node names, got {edges!r:.60}")
+        removes.append(
+            Removal(
+                nodes=nodes,
+                edges=tuple((start, end) for start, end in edges),
+                **_when(item["when"], output, where, "removes"),
+            )
+        )
+    return removes
 
 
 # What each kind of keep declaration takes (database.py): ``last`` keeps the last N, ``collect`` merges items,
@@ -311,10 +377,43 @@ def _check_wiring(nodes: list[NodeSpec], graph: nx.DiGraph, keep: dict[str, Keep
                     f"{source}: temporary node '{addition.node.name}' (added by '{node.name}') depends on "
                     f"'{late[0]}', which is not '{node.name}' or a node that runs before it"
                 )
-            if addition.every and (addition.count not in keep or keep[addition.count].kind != "per"):
+        for rule in (*node.adds, *node.removes):
+            if rule.every and (rule.count not in keep or keep[rule.count].kind != "per"):
                 raise AgentKitError(
-                    f"{source}: node '{node.name}' counts db.{addition.count}, which is not declared per: in 'keep'"
+                    f"{source}: node '{node.name}' counts db.{rule.count}, which is not declared per: in 'keep'"
                 )
+
+
+def _check_removals(nodes: list[NodeSpec], graph: nx.DiGraph, source: str) -> None:
+    """AgentKit's safeguard (appendix A): a node removes only what is not evaluated yet, here what comes after it
+    in the declared DAG (LangGraph runs those later); never the chooser, nor a node declared removable: false."""
+    declared = {n.name: n for n in nodes}
+    for node in nodes:
+        later = nx.descendants(graph, node.name)
+        where = f"{source}: node '{node.name}' removes"
+        for removal in node.removes:
+            for name in removal.nodes:
+                if name not in declared:
+                    raise AgentKitError(f"{where} unknown node '{name}' (a declared node, not a temporary one)")
+                if name not in later:
+                    raise AgentKitError(
+                        f"{where} '{name}', which is not after it: only a node not yet evaluated, one that comes "
+                        f"after '{node.name}', can be removed"
+                    )
+                if declared[name].choose:
+                    raise AgentKitError(f"{where} '{name}', the node that chooses the command, which is never removed")
+                if not declared[name].removable:
+                    raise AgentKitError(f"{where} '{name}', which is declared removable: false")
+            for start, end in removal.edges:
+                if end not in declared or start not in declared[end].after:
+                    raise AgentKitError(
+                        f"{where} the edge {start} -> {end}, which is not declared ('{end}' after '{start}')"
+                    )
+                if start not in later:
+                    raise AgentKitError(
+                        f"{where} the edge {start} -> {end}, but '{start}' is not after it: only an edge between "
+                        f"nodes not yet evaluated can be removed"
+                    )
 
 
 def parse_thoughts(text: str, source: str) -> ThoughtSpec:
@@ -362,6 +461,7 @@ def parse_thoughts(text: str, source: str) -> ThoughtSpec:
             f"{source}: database '{wrong[0]}' must start as a {type(keep[wrong[0]].start()).__name__}, as its keep says"
         )
     _check_wiring(nodes, graph, keep, source)
+    _check_removals(nodes, graph, source)
     return ThoughtSpec(
         name=str(raw.get("name") or Path(source).stem),
         system=str(raw.get("system") or "").strip(),

@@ -5,8 +5,11 @@ Each declared node becomes a graph node. It composes its prompt the way AgentKit
 does (the database entries and episode inputs it reads, then its dependencies' outputs, then its own
 question), asks for its output fields as a schema (the node that chooses the command gets the valid
 commands as an enum), and its after-query writes the database and may add temporary nodes: those are
-evaluated right after it, once, for this step only (they are not part of the compiled graph). A reply
-that cannot be read is sent back with the problem (``call_structured``), then falls back.
+evaluated right after it, once, for this step only (they are not part of the compiled graph). It may also
+remove nodes and edges after it for this step (AgentKit section 2.2): a removed node stays in the compiled
+graph but returns at once without a call, so LangGraph still starts the nodes after it, which compose
+without its output (the state's ``removed`` and ``removed_edges`` start empty each step). A reply that
+cannot be read is sent back with the problem (``call_structured``), then falls back.
 
 The database persists across steps in the agent's state (``thought_db``); each entry keeps what is
 written to it as the graph's ``keep`` declares (:mod:`.database`: a step history, a knowledge base that
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Collection
 from functools import cache
 from typing import Annotated, Any
 
@@ -34,7 +38,7 @@ from ..models import call_structured
 from ..nodes.common import chat_model, environment_section, episode_family, reply_update, role_messages
 from ..nodes.schemas import action_choice
 from . import database
-from .spec import DB_PREFIX, FIELD_CHARS, TEMPLATE, Addition, NodeSpec, ThoughtSpec, load_thoughts, thoughts_for
+from .spec import DB_PREFIX, FIELD_CHARS, TEMPLATE, NodeSpec, ThoughtSpec, When, load_thoughts, thoughts_for
 
 NODE = "thoughts"
 REPEAT_MOST = 6  # the actor plans at most the next 6 steps (AgentKit F.1, actor-actions): no longer repeat
@@ -55,6 +59,8 @@ class ThoughtState(TypedDict, total=False):
     db: Annotated[dict[str, Any], merge_outputs]  # the database, as it stands after this step's writes
     outputs: Annotated[dict[str, dict[str, str]], merge_outputs]  # node name -> its fields, this step
     ran: Annotated[list[str], operator.add]  # nodes evaluated this step, temporary ones included, in order
+    removed: Annotated[list[str], operator.add]  # declared nodes removed for this step (skipped)
+    removed_edges: Annotated[list[tuple[str, str]], operator.add]  # (from, to): from's output hidden from to
     usage: Annotated[dict[str, dict[str, int]], add_usage]
     replies: Annotated[dict[str, dict[str, int]], add_usage]
 
@@ -86,17 +92,20 @@ def compose(
     db: dict[str, Any],
     outputs: dict[str, dict[str, str]],
     spec: ThoughtSpec | None = None,
+    hidden: Collection[str] = (),
 ) -> dict[str, object]:
     """AgentKit's default compose: the ENVIRONMENT brief every node is given, what the node reads, its
-    dependencies' outputs, then its question."""
+    dependencies' outputs, then its question. A dependency removed this step (it has no output) or whose
+    edge to this node was removed (``hidden``) is left out, as the paper's removal takes the edge away."""
     sections: dict[str, object] = {p.ENVIRONMENT: inputs.get("environment") or None}
     keep = spec.keep if spec is not None else {}
     for key in node.reads:
         value = database.shown(db, keep, key.removeprefix(DB_PREFIX)) if key.startswith(DB_PREFIX) else inputs.get(key)
         sections[_section_name(key)] = value if isinstance(value, list) else ("" if value is None else str(value))
     for dependency in node.after:
-        answer = outputs.get(dependency) or {}
-        sections[_section_name(dependency)] = "\n".join(f"{k}: {v}" for k, v in answer.items())
+        if dependency in hidden or dependency not in outputs:
+            continue
+        sections[_section_name(dependency)] = "\n".join(f"{k}: {v}" for k, v in outputs[dependency].items())
     sections[p.QUESTION] = node.prompt
     return sections
 
@@ -123,11 +132,12 @@ def _write(
     return writes
 
 
-def _added(addition: Addition, answer: dict[str, str], db: dict[str, Any], spec: ThoughtSpec) -> bool:
-    if addition.every:
-        steps = database.steps_under(db, spec.keep, addition.count)
-        return steps > 0 and steps % addition.every == 0
-    return answer.get(addition.field, "").strip().lower().startswith(addition.equals)
+def _holds(when: When, answer: dict[str, str], db: dict[str, Any], spec: ThoughtSpec) -> bool:
+    """Whether an addition's or a removal's condition holds for this answer and database."""
+    if when.every:
+        steps = database.steps_under(db, spec.keep, when.count)
+        return steps > 0 and steps % when.every == 0
+    return answer.get(when.field, "").strip().lower().startswith(when.equals)
 
 
 def evaluate(
@@ -137,8 +147,10 @@ def evaluate(
     db: dict[str, Any],
     outputs: dict[str, dict[str, str]],
     context: AgentContext,
+    hidden: Collection[str] = (),
 ) -> dict[str, Any]:
-    """One node: compose, query, after-query (database writes, temporary nodes). Returns a state update."""
+    """One node: compose, query, after-query (database writes, removals, temporary nodes). Returns a state
+    update."""
     valid = list(inputs.get("valid_commands") or [])
     schema = output_schema(node, valid)
     fallback_fields = {name: "" for name in node.output}
@@ -146,7 +158,7 @@ def evaluate(
         fallback_fields.pop(node.choose)
         fallback_fields["action"] = safe_command(valid)
     model = chat_model(context, NODE)
-    messages = role_messages(spec.system, compose(node, inputs, db, outputs, spec))
+    messages = role_messages(spec.system, compose(node, inputs, db, outputs, spec, hidden))
     result = call_structured(
         model,
         schema,
@@ -167,12 +179,16 @@ def evaluate(
         "usage": accounting["usage"],
         "replies": accounting["replies"],
     }
+    removals = [r for r in node.removes if _holds(r, answer, {**db, **writes}, spec)]
+    if removals:  # the spec checked that each comes after this node: LangGraph has not started them
+        update["removed"] = [name for r in removals for name in r.nodes]
+        update["removed_edges"] = [edge for r in removals for edge in r.edges]
     for addition in node.adds:
-        if _added(addition, answer, {**db, **writes}, spec):
+        if _holds(addition, answer, {**db, **writes}, spec):
             # A temporary node: evaluated now, after the node that added it (and the ones it added before),
             # and gone at the end of the step.
             extra = evaluate(addition.node, spec, inputs, {**db, **writes}, {**outputs, **update["outputs"]}, context)
-            update = {
+            update |= {
                 "outputs": {**update["outputs"], **extra["outputs"]},
                 "db": {**writes, **extra["db"]},
                 "ran": update["ran"] + extra["ran"],
@@ -185,14 +201,19 @@ def evaluate(
 
 def _graph_node(node: NodeSpec, spec: ThoughtSpec):
     def run(state: ThoughtState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        return evaluate(node, spec, state["inputs"], state.get("db") or {}, state.get("outputs") or {}, runtime.context)
+        if node.name in (state.get("removed") or []):
+            return {}  # removed for this step: no call, and LangGraph still starts the nodes after it
+        hidden = {start for start, end in state.get("removed_edges") or [] if end == node.name}
+        db, outputs = state.get("db") or {}, state.get("outputs") or {}
+        return evaluate(node, spec, state["inputs"], db, outputs, runtime.context, hidden)
 
     run.__name__ = node.name
     return run
 
 
 def build_thoughts(spec: ThoughtSpec) -> StateGraph[ThoughtState, AgentContext, ThoughtState, ThoughtState]:
-    """The declared DAG as a StateGraph: a node starts when all its dependencies are done."""
+    """The declared DAG as a StateGraph: a node starts when all its dependencies are done (a removed one is done at
+    once, so LangGraph's static DAG runs what AgentKit's Kahn traversal of the graph without it would)."""
     builder = StateGraph(ThoughtState, context_schema=AgentContext)
     needed_by = {n.name: [m.name for m in spec.nodes if n.name in m.after] for n in spec.nodes}
     for node in spec.nodes:

@@ -52,9 +52,10 @@ nodes:
 
 
 class FormModel(BaseChatModel):
-    """Answers each form by its tool's name; ``judge`` says yes only on its first call."""
+    """Answers each form by its tool's name; ``judge`` says ``changes`` in turn (yes on its first call), then no."""
 
     calls: list[dict[str, Any]] = []
+    changes: tuple[str, ...] = ("yes",)
 
     @property
     def _llm_type(self) -> str:
@@ -69,8 +70,9 @@ class FormModel(BaseChatModel):
         self.calls.append({"tool": tool["name"], "prompt": prompt})
         judged = sum(1 for c in self.calls if c["tool"] == "JudgeThought")
         answers = {"LookThought": {"seen": "a tree to the east"},
-                   "JudgeThought": {"change": "yes" if judged == 1 else "no"},
+                   "JudgeThought": {"change": self.changes[judged - 1] if judged <= len(self.changes) else "no"},
                    "ReplanThought": {"plan": "1. walk east 2. collect wood"},
+                   "RecapThought": {"recap": "the plan holds"},
                    "ActionChoice": {"action": "move right", "command": "move right", "note": "walked east"}}
         args = answers[tool["name"]]
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[
@@ -106,6 +108,85 @@ def test_a_declared_graph_compiles_composes_and_adds_a_temporary_node_for_one_st
     assert second["db"]["history"] == ["walked east", "walked east"]
 
 
+# The paper's removal (section 2.2): judge's "no" skips the planner and hides recap's output from the actor, this step.
+REMOVING = """
+name: removing
+database: {plan: "(none)"}
+nodes:
+  - name: look
+    prompt: What do you see?
+    reads: [observation]
+    output: {seen: what is there}
+  - name: judge
+    prompt: Must the plan change?
+    after: [look]
+    output: {change: yes or no}
+    removes:
+      - when: {field: change, equals: "no"}
+        nodes: [replan]
+        edges: [[recap, act]]
+  - name: replan
+    prompt: Write the new plan.
+    after: [judge]
+    output: {plan: the plan}
+    store: {db.plan: plan}
+  - name: recap
+    prompt: Sum up the plan.
+    after: [judge]
+    output: {recap: one line}
+  - name: act
+    prompt: Choose the command.
+    reads: [valid_commands, db.plan]
+    after: [look, replan, recap]
+    choose: command
+    output: {command: one valid command, note: one line}
+"""
+
+
+def test_a_declared_removal_skips_a_node_for_its_step_only_and_the_nodes_after_it_still_run(model):
+    spec = parse_thoughts(REMOVING, "removing.yaml")
+    graph = build_thoughts(spec).compile(checkpointer=False)
+    model.changes = ("no", "yes")
+    first = run_step(graph, dict(spec.database), model)
+    assert first["ran"] == ["look", "judge", "recap", "act"] and first["removed"] == ["replan"]  # replan skipped
+    assert "replan" not in first["outputs"] and first["db"].get("plan", "(none)") == "(none)"
+    assert first["outputs"]["act"]["command"] == "move right"  # the actor after it still ran
+    act_prompt = model.calls[-1]["prompt"]
+    assert "## LOOK\nseen: a tree to the east" in act_prompt  # its other dependencies are composed ...
+    assert "## REPLAN" not in act_prompt and "## RECAP" not in act_prompt  # ... not the removed node, nor the cut edge
+    assert [c["tool"] for c in model.calls].count("ReplanThought") == 0
+    second = run_step(graph, first["db"], model)  # the removal was for the first step only
+    assert second["ran"][:2] == ["look", "judge"] and set(second["ran"][2:4]) == {"replan", "recap"}
+    assert second["ran"][-1] == "act" and not second.get("removed") and second["db"]["plan"] == "1. walk east 2. collect wood"
+    act_prompt = model.calls[-1]["prompt"]
+    assert "## REPLAN\nplan: 1. walk east" in act_prompt and "## RECAP\nrecap: the plan holds" in act_prompt
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("nodes: [replan]", "nodes: [ghost]", "node 'judge' removes unknown node 'ghost'"),
+    ("nodes: [replan]", "nodes: [look]", "node 'judge' removes 'look', which is not after it: only a node not yet evaluated"),
+    ("nodes: [replan]", "nodes: [judge]", "node 'judge' removes 'judge', which is not after it"),
+    ("nodes: [replan]", "nodes: [act]", "node 'judge' removes 'act', the node that chooses the command, which is never removed"),
+    ("    store: {db.plan: plan}", "    store: {db.plan: plan}\n    removable: false", "removes 'replan', which is declared removable: false"),
+    ("    store: {db.plan: plan}", "    store: {db.plan: plan}\n    removable: 'no'", "node 'replan': 'removable' is true or false"),
+    ("edges: [[recap, act]]", "edges: [[look, act]]", "removes the edge look -> act, but 'look' is not after it"),
+    ("edges: [[recap, act]]", "edges: [[replan, recap]]", "removes the edge replan -> recap, which is not declared"),
+    ("edges: [[recap, act]]", "edges: [recap, act]", "node 'judge': 'removes' edges must be a list of [from, to]"),
+    ('equals: "no"', "equals: no", "node 'judge': 'removes' when: equals is YAML's False; quote the text"),
+    ('{field: change, equals: "no"}', "{every: 2, count: db.plan}", "node 'judge' counts db.plan, which is not declared per"),
+    ("        nodes: [replan]\n        edges: [[recap, act]]\n", "", "node 'judge': each of 'removes' is {when: ..., nodes:"),
+    ("    removes:\n", "    adds:\n      - when: {field: change, equals: 'x'}\n        node: {name: t, prompt: y, output: {o: t}, "
+     "removes: []}\n    removes:\n", "temporary node 't': a temporary node neither removes nodes nor is removed"),
+])
+def test_a_bad_removal_is_refused_when_the_graph_is_read_in_one_line(old, new, message):
+    """AgentKit's safeguard (appendix A): only what is not evaluated yet can be removed, checked before anything runs."""
+    assert old in REMOVING
+    with pytest.raises(AgentKitError) as refused:
+        parse_thoughts(REMOVING.replace(old, new), "bad.yaml")
+    assert str(refused.value).startswith("bad.yaml: ") and message in str(refused.value), str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("nodes: [\n  - name: a\n   prompt: x", "invalid YAML at line"),
     ("nodes:\n  - {name: a, prompt: x, output: {o: t}, after: [b]}\n  - {name: b, prompt: y, output: {o: t}, after: [a], choose: o}",
@@ -123,8 +204,13 @@ def test_a_bad_declaration_fails_in_one_line_naming_the_node(text, message):
 
 def test_the_crafter_graph_follows_the_papers_nodes():
     spec = load_thoughts("crafter")
-    assert [n.name for n in spec.nodes] == ["observe", "action_result", "unexpected", "mistakes", "reflect", "challenge",
-                                            "plan_sketch", "gate", "plan_summary", "learn", "unknowns", "guide", "act"]
+    assert [n.name for n in spec.nodes] == ["observe", "action_result", "current_actions", "unexpected", "mistakes",
+                                            "reflect", "challenge", "plan_sketch", "gate", "plan_subgoals", "top_subgoal",
+                                            "choose_skill", "plan_summary", "learn", "unknowns", "guide", "act"]
+    # F.1 obs_current_actions: after s-action, reading the observation and the manual's actions; F.1's readers
+    assert spec.node("current_actions").after == ("action_result",)
+    assert set(spec.node("current_actions").reads) == {"manual", "observation"}
+    assert all("current_actions" in spec.node(n).after for n in ("mistakes", "top_subgoal", "unknowns", "act"))
     # F.1: the plan sketch before the gate; the top subgoal singled out with its guide, read by the skill choice, the
     # unknowns and the actor; at most three guiding questions before the actor (planner-adaptive)
     assert "plan_sketch" in spec.node("gate").after and "challenge" in spec.node("plan_sketch").after
@@ -132,10 +218,16 @@ def test_the_crafter_graph_follows_the_papers_nodes():
     assert "db.top_subgoal" in spec.node("unknowns").reads and "db.top_subgoal" in spec.node("guide").reads
     assert {"unexpected", "mistakes"} <= set(spec.node("challenge").after)  # F.1: the challenge weighs both
     assert spec.action_node.name == "act" and spec.action_node.repeat == "repeats"
-    assert [a.node.name for a in spec.node("gate").adds] == ["plan_subgoals", "top_subgoal", "choose_skill", "skill_feedback"]
-    assert spec.node("gate").adds[3].every == 3  # AgentKit 3.2: feedback every 3 steps under a skill
-    assert set(spec.node("gate").adds[1].node.output) == {"subgoal", "completion_criteria", "guide"}
-    assert "db.top_subgoal" in spec.node("gate").adds[2].node.reads
+    # section 2.2's example: when no update is needed, the gate removes the planner for the step; the nodes after it
+    # (the plan's summary, the unknowns, the actor) still run, reading the stored subgoals
+    [removal] = spec.node("gate").removes
+    assert (removal.field, removal.equals) == ("update", "no")
+    assert removal.nodes == ("plan_subgoals", "top_subgoal", "choose_skill") and removal.edges == ()
+    assert "choose_skill" in spec.node("plan_summary").after and "top_subgoal" in spec.node("unknowns").after
+    assert [a.node.name for a in spec.node("gate").adds] == ["skill_feedback"]
+    assert spec.node("gate").adds[0].every == 3  # AgentKit 3.2: feedback every 3 steps under a skill
+    assert set(spec.node("top_subgoal").output) == {"subgoal", "completion_criteria", "guide"}
+    assert "db.top_subgoal" in spec.node("choose_skill").reads and spec.node("choose_skill").after == ("top_subgoal",)
     assert spec.keep["knowledge"].kind == "collect" and spec.keep["knowledge"].answers == "unknown"
     assert spec.keep["history"].size == 25  # section 3.1: reflection on the 25 most recent steps
     assert "manual" in spec.node("learn").reads and "previous_observation" in spec.node("learn").reads  # o_{T-1}, o_T and I
@@ -240,6 +332,9 @@ def test_what_the_knowledge_base_learns_at_step_1_is_still_there_at_step_5(monke
     assert databases[-1]["skills"] == ["Explore: walk to new places"] and databases[-1]["skill"] == "Explore"
     # every 3 steps under one skill, its feedback: after the 3rd step played under Explore (at the 4th pass)
     assert fake.calls.count("SkillFeedbackThought") == 1 and databases[-1]["skill_feedback"]["Explore"]["items"]
+    # the gate says update at step 1 only: the planner ran then, and was removed at steps 2-5, the nodes after it not
+    assert [fake.calls.count(t) for t in ("PlanSubgoalsThought", "TopSubgoalThought", "ChooseSkillThought")] == [1, 1, 1]
+    assert fake.calls.count("PlanSummaryThought") == 5 and fake.calls.count("UnknownsThought") == 5
 
 
 def test_the_chosen_repeat_count_plays_the_command_again_without_thinking(monkeypatch, tmp_path):
@@ -248,12 +343,18 @@ def test_the_chosen_repeat_count_plays_the_command_again_without_thinking(monkey
     assert [d["_repeat"]["left"] for d in databases] == [2, 1, 0, 2, 1, 0]
 
 
-def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_read_the_manual(monkeypatch, tmp_path):
-    from ariadnegraph.envs.families import family_of
-
+def composed(monkeypatch) -> list[dict]:
+    """The sections of every thought node's prompt, in the order the nodes are asked."""
     seen: list[dict] = []
     original = thoughts_module.role_messages
     monkeypatch.setattr(thoughts_module, "role_messages", lambda system, sections: seen.append(dict(sections)) or original(system, sections))
+    return seen
+
+
+def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_read_the_manual(monkeypatch, tmp_path):
+    from ariadnegraph.envs.families import family_of
+
+    seen = composed(monkeypatch)
     play_crafter(monkeypatch, tmp_path, steps=1)
     assert len(seen) >= 9 and all(sections["ENVIRONMENT"] == family_of("crafter").brief for sections in seen)
     learn = next(sections for sections in seen if "unknown list can you now answer" in sections["QUESTION"])
@@ -268,6 +369,25 @@ def test_every_thought_node_gets_the_environment_brief_and_the_crafter_nodes_rea
     assert "unexpected: unexpected 1" in challenge["UNEXPECTED"] and "mistake: mistake 1" in challenge["MISTAKES"]
     gate = next(sections for sections in seen if "still fit the top challenge" in sections["QUESTION"])
     assert "INVENTORY" in gate and "summary: summary 1" in gate["OBSERVE"]  # completion checked against what is held
+
+
+def test_every_actions_requirements_are_checked_each_step_and_the_planner_and_the_actor_read_it(monkeypatch, tmp_path):
+    """F.1 obs_current_actions: after the last action's result, each action of the manual checked against the
+    observation; F.1's planner_mistake, top-subgoal, subgoal_analysis and actor nodes read it (here: mistakes,
+    top_subgoal, unknowns, act), every step, whether the gate replans or not."""
+    seen = composed(monkeypatch)
+    fake, _ = play_crafter(monkeypatch, tmp_path, steps=2)
+    assert fake.calls.count("CurrentActionsThought") == 2 and fake.calls.count("PlanSubgoalsThought") == 1
+    analysis = next(sections for sections in seen if "list of actions" in sections["QUESTION"])
+    assert "You face" in analysis["OBSERVATION"] and "Inventory:" in analysis["OBSERVATION"]  # what is near and held
+    assert "- make wood pickaxe: a table nearby; wood in the inventory" in analysis["MANUAL"]  # what an action needs
+    assert "success: success 1" in analysis["ACTION RESULT"]  # F.1: after s-action
+    readers = ("make a mistake", "Single out the highest priority subgoal", "What does the top subgoal need", "Choose the command")
+    for question in readers:
+        reader = next(sections for sections in seen if question in sections["QUESTION"])
+        assert reader["CURRENT ACTIONS"] == "possible: possible 1\nblocked: blocked 1\nunlocks: unlocks 1", question
+    actor_at_step_2 = [sections for sections in seen if "Choose the command" in sections["QUESTION"]][1]
+    assert actor_at_step_2["CURRENT ACTIONS"].startswith("possible: possible 2")  # the planner was removed, not it
 
 
 def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_line(tmp_path):
