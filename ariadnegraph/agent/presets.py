@@ -52,6 +52,10 @@ class Preset:
     # STMA §4.2, R: b -> G'); the observation with the raw history buffer (summarizer_history records, or
     # HISTORY_BUFFER where the preset keeps none; STMA's "w/o Summarizer for Spatial Memory"); or the transition
     # (o_t, a_t, o_t+1), summarized first and its facts taken from that summary (DAVIS §3.2)
+    # a pronoun in the observations the relation retriever reads ('it', 'its', 'they', 'them') written as the thing
+    # named last before it, by rules (envs/text.resolve_pronouns): DAVIS resolves coreference before extraction with
+    # CoreNLP (§3.2), which downloads its models at run time; the rules are ours
+    coreference: bool = False
     outdated_scope: Literal["room", "entities"] = (
         "room"  # which stored facts outdated detection compares: those about the
     )
@@ -271,10 +275,12 @@ PRESETS: dict[str, Preset] = {
         "before it with an inner monologue of <= 5 graph-QA turns "
         "over dated facts (gold runs included, as history), an actor expanding a step into up to 3 valid commands, "
         "critic comparing predicted and actual, reflections; the KG's facts taken from a summary of each transition "
-        "and only appended, timestamped (§3.2)",
+        "read with its pronouns resolved (by rules: the paper's CoreNLP is not run), and only appended, timestamped "
+        "(§3.2)",
         invalidate=False,
         embeddings="e5",
         extraction_reads="transition",
+        coreference=True,
         retrieval="temporal",
         stma_hops=2,
         history_full_text=True,
@@ -495,6 +501,8 @@ def _unplayable(preset: Preset) -> list[tuple[str, str]]:
         )
     if not preset.choice_reasoning and not preset.react_choice:
         found.append(("choice_reasoning", "would change nothing: it is the ReAct choice's (react_choice=false)"))
+    if preset.coreference and preset.extraction_reads == "belief_only":
+        found.append(("coreference", "would change nothing: the extraction reads no observation (belief_only)"))
     return found
 
 

@@ -304,3 +304,51 @@ def test_an_expansion_whose_first_command_is_not_valid_falls_back_to_grounding(m
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="ariadne_full")), session)
     assert update["command"] == "open fridge" and [s["action"] for s in update["plan"]] == ["go east"] and len(model.calls) == 1
+
+
+# -- §3.2: coreference resolved before extraction (rules standing in for CoreNLP) -------------------------------------
+def test_davis_extraction_reads_the_observation_with_its_pronouns_resolved(monkeypatch):
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+
+    history = [{"step": 1, "action": "look", "observation": "-= Attic =- An old attic."},
+               {"step": 2, "action": "go north", "observation": "You see a chest. It is closed."}]
+    state = {"run_id": "r", "step": 2, "goal": "g", "env": "cooking:1", "history": history, "last_action": "go north",
+             "observation": "You see a chest. It is closed."}
+    model = QueuedChatModel(replies=[structured("TransitionExtraction", transition="A closed chest is here.",
+                                                triplets=[["chest", "is", "closed"]], outdated=[])])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = retriever_module.relation_retriever(state, Runtime(context=AgentContext(preset="davis")),
+                                                 fake_session(WorldMemory()))
+    read = p.parse_sections([m for m in model.calls[0]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert read[p.OBSERVATION] == "You see a chest. The chest is closed."
+    assert update["extraction"] == [["chest", "is", "closed"]]
+    assert update["decided"]["resolved"] == "You see a chest. The chest is closed."
+    # what the game said is kept as it was: only extraction reads the resolved text
+    assert state["observation"] == "You see a chest. It is closed."
+    # a pronoun opening the observation is the thing the command acted on, else the one the observation before named
+    after = {**state, "last_action": "open chest", "observation": "It is locked."}
+    read = retriever_module.extraction_sections(after, WorldMemory(), PRESETS["davis"])
+    assert read[p.OBSERVATION] == "The chest is locked."
+    from ariadnegraph.envs.text import resolve_pronouns
+
+    assert resolve_pronouns("It is locked.", "wooden box") == "The wooden box is locked."
+    assert resolve_pronouns("There is an apple on the table. Its skin is red.") == (
+        "There is an apple on the table. The apple's skin is red.")
+    assert resolve_pronouns("You see two coins. You take them.") == "You see two coins. You take the coins."
+
+
+def test_text_without_pronouns_is_unchanged_and_other_presets_read_the_observation_as_it_is():
+    from ariadnegraph.envs.text import resolve_pronouns
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+
+    for text in ("You see a chest. The chest is closed.", "-= Kitchen =-\nA fridge.", "It is dark here.",
+                 "It is closed.", "You open the chest and find it empty."):  # nothing to refer to, or ambiguous
+        assert resolve_pronouns(text) == text
+    state = {"run_id": "r", "step": 2, "goal": "g", "env": "cooking:1", "last_action": "look",
+             "history": [{"step": 1, "observation": "You see a chest."}, {"step": 2, "observation": "It is closed."}],
+             "observation": "It is closed."}
+    assert retriever_module.extraction_sections(state, WorldMemory(), PRESETS["davis"])[p.OBSERVATION] == (
+        "The chest is closed.")
+    assert [name for name, preset in PRESETS.items() if preset.coreference] == ["davis"]
+    for name in ("ariadne_full", "arigraph"):
+        assert retriever_module.extraction_sections(state, WorldMemory(), PRESETS[name])[p.OBSERVATION] == "It is closed."
