@@ -52,6 +52,10 @@ class Preset:
     # STMA §4.2, R: b -> G'); the observation with the raw history buffer (summarizer_history records, or
     # HISTORY_BUFFER where the preset keeps none; STMA's "w/o Summarizer for Spatial Memory"); or the transition
     # (o_t, a_t, o_t+1), summarized first and its facts taken from that summary (DAVIS §3.2)
+    # a pronoun in the observations the relation retriever reads ('it', 'its', 'they', 'them') written as the thing
+    # named last before it, by rules (envs/text.resolve_pronouns): DAVIS resolves coreference before extraction with
+    # CoreNLP (§3.2), which downloads its models at run time; the rules are ours
+    coreference: bool = False
     outdated_scope: Literal["room", "entities"] = (
         "room"  # which stored facts outdated detection compares: those about the
     )
@@ -73,13 +77,19 @@ class Preset:
     # commands chosen by the ReAct choice (AriGraph appendix E's planning prompt)
     plan_form: Literal["actions", "goals"] = "actions"
     expected_rewards: bool = False  # plan steps predict the reward too (DAVIS)
+    # once the world model has predicted a plan (monologue transitions or rollout), a model call checks the whole
+    # trajectory (each command with its predicted outcome and reward) before any of it is played; one it rejects goes
+    # back to the planner with the reason while the step's replans last, then ``rejected`` decides (DAVIS's algorithm
+    # 1, lines 7-8, optional there: see the davis preset)
+    safety_check: bool = False
     precheck: bool = True  # critic checks each action before it runs (STMA)
     reject_invalid: bool = False  # the critic rejects a command the game would not take and the planner hears why (STMA
     # appendix B.1); off: it is not judged, and the actor grounds it to a valid one (ours)
     outcome_check: bool = True  # critic compares expected and actual outcome (DAVIS)
     critic_reasoning: bool = False  # the critic reasons before its verdict, and its feedback may be long (STMA D.5)
-    # with the step's replans used up, a command the critic rejected is played anyway (ours), or withheld: the step
-    # looks instead and the next one plans again, so no rejected command is sent (STMA alg. 2, lines 13-15)
+    # with the step's replans used up, a command the critic (or a trajectory the safety check) rejected is played anyway
+    # (ours), or withheld: the step looks instead and the next one plans again, so nothing rejected is sent (STMA alg.
+    # 2, lines 13-15)
     rejected: Literal["played", "withheld"] = "played"
     react_choice: bool = False  # actor asks the model to reason and choose every step (ReAct, AriGraph)
     # every command drawn at random from the valid ones (seeded by the run and the step): memory is built as the
@@ -157,6 +167,11 @@ class Preset:
     @property
     def critic(self) -> bool:
         return self.precheck or self.outcome_check
+
+    @property
+    def predicts(self) -> bool:
+        """Whether the world model predicts each planned step's outcome after the planner (DAVIS's algorithms 1-2)."""
+        return self.qa_turns != 0 and self.monologue in ("transitions", "rollout")
 
     @property
     def needs_retriever(self) -> bool:
@@ -271,10 +286,17 @@ PRESETS: dict[str, Preset] = {
         "before it with an inner monologue of <= 5 graph-QA turns "
         "over dated facts (gold runs included, as history), an actor expanding a step into up to 3 valid commands, "
         "critic comparing predicted and actual, reflections; the KG's facts taken from a summary of each transition "
-        "and only appended, timestamped (§3.2)",
+        "read with its pronouns resolved (by rules: the paper's CoreNLP is not run), and only appended, timestamped "
+        "(§3.2)",
         invalidate=False,
         embeddings="e5",
         extraction_reads="transition",
+        coreference=True,
+        # Algorithm 1's safety check is marked optional and nothing in the paper's experiments runs it: table 5's
+        # settings do not name it, ScienceWorld states no safety constraint, §7.4 leaves safety-critical evaluation to
+        # future work, and its action ("alert supervisor") needs a person watching; so the preset plays without it, as
+        # the paper's results were obtained
+        safety_check=False,
         retrieval="temporal",
         stma_hops=2,
         history_full_text=True,
@@ -495,6 +517,16 @@ def _unplayable(preset: Preset) -> list[tuple[str, str]]:
         )
     if not preset.choice_reasoning and not preset.react_choice:
         found.append(("choice_reasoning", "would change nothing: it is the ReAct choice's (react_choice=false)"))
+    if preset.safety_check and (not preset.predicts or (preset.monologue == "rollout" and preset.plan_choice)):
+        found.append(
+            (
+                "safety_check",
+                "would check nothing: no trajectory is predicted (it needs qa_turns above 0 and monologue=transitions, "
+                "or monologue=rollout with plan_choice=false)",
+            )
+        )
+    if preset.coreference and preset.extraction_reads == "belief_only":
+        found.append(("coreference", "would change nothing: the extraction reads no observation (belief_only)"))
     return found
 
 

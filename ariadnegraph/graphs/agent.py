@@ -3,8 +3,8 @@
 
 Per step: environment → summarizer → relation_retriever → memory_update → retriever → aggregator →
 (world_model_qa → planner, only when a plan is needed; DAVIS: planner → world_model_qa, which predicts each
-planned step's outcome, and back to the planner for the next step until L are imagined) → critic → actor →
-environment; after the last
+planned step's outcome, and back to the planner for the next step until L are imagined, or for a new plan when
+the safety check rejects the predicted trajectory) → critic → actor → environment; after the last
 step's memory_update, finish (the result into run.json, the game released). The critic
 sends the planner back to work when the last outcome deviated from its expectation or the next
 action is rejected (bounded per step); otherwise planned actions run without a planner call. Under STMA's
@@ -89,11 +89,6 @@ def _memory_path(preset: Preset) -> Literal["summarizer", "relation_retriever", 
     return "relation_retriever" if preset.knowledge_graph else "memory_update"
 
 
-def _predicts(preset: Preset) -> bool:
-    """DAVIS's world model runs after the planner: algorithm 2 for each planned step (or the step just imagined)."""
-    return preset.qa_turns != 0 and preset.monologue in ("transitions", "rollout")
-
-
 def route_after_environment(
     state: AgentState,
 ) -> Literal["summarizer", "relation_retriever", "memory_update", "critic", "actor"]:
@@ -140,16 +135,17 @@ def route_after_aggregator(state: AgentState) -> Literal["world_model_qa", "plan
 def route_after_planner(state: AgentState) -> Literal["world_model_qa", "critic", "actor"]:
     """DAVIS's world model predicts the new plan's outcomes; presets without a critic act on the plan at once."""
     preset = _switches(state)
-    if _predicts(preset):
+    if preset.predicts:  # DAVIS's world model runs after the planner: algorithm 2 for each step planned or imagined
         return "world_model_qa"
     return "critic" if preset.critic else "actor"
 
 
 def route_after_world_model_qa(state: AgentState) -> Literal["planner", "critic", "actor"]:
-    """The monologue before planning hands its notes to the planner; DAVIS's predictions go to execution, or, while
-    its trajectory is still being imagined (algorithm 1), back to the policy for the next step."""
+    """The monologue before planning hands its notes to the planner; DAVIS's predictions go to execution, or back to
+    the policy: while its trajectory is still being imagined (algorithm 1), or when the safety check rejected it
+    (``needs_plan``, algorithm 1 lines 7-8)."""
     preset = _switches(state)
-    if not _predicts(preset) or state.get("rollout"):
+    if not preset.predicts or state.get("rollout") or state.get("needs_plan"):
         return "planner"
     return "critic" if preset.critic else "actor"
 

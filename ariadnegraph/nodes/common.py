@@ -51,6 +51,7 @@ MODEL_NODES: dict[str, ModelNode] = {
     "importance": ModelNode("extraction", 1),  # Simulacra's memory roles, in the slots of the roles it does not run
     "insights": ModelNode("summarizer", 0),
     "reflection": ModelNode("planner", None),
+    "safety_check": ModelNode("critic", None),  # DAVIS's check of the predicted trajectory: a critic's judgement
     "thoughts": ModelNode("planner", None),  # AgentKit's thought graph
 }
 # Who chose a command (a plan step's and the actor's record ``by``): the model, or code (a list read followed, the moves
@@ -62,7 +63,7 @@ BY_ROUTE = "route"
 BY_SCRIPT = "script"
 BY_FALLBACK = "fallback"
 BY_ORACLE = "oracle"
-BY_WITHHELD = "withheld"  # a command the critic rejected, not sent: a look in its place (STMA)
+BY_WITHHELD = "withheld"  # a command the critic (or a plan the safety check) rejected, not sent: a look instead (STMA)
 BY_RANDOM = "random"  # drawn at random from the valid commands (the random_walk switch)
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones

@@ -130,6 +130,17 @@ empty: you will see the answer under INNER MONOLOGUE and be asked again. Once yo
 Reply with JSON only, for example:
 {{"question": "", "observation": "You open the fridge, revealing a red apple", "reward": "0"}}"""
 
+# DAVIS's algorithm 1, lines 7-8: the whole predicted trajectory checked before any of it is played
+SAFETY_CHECK = f"""{AGENT}
+Your job: check a plan before it is played. PREDICTED SO FAR lists its commands in order, from the OBSERVATION on,
+each with the outcome (and score change) the world model predicted for it. Say it is not safe only when a command
+or its predicted outcome does lasting harm: it breaks a rule of the ENVIRONMENT, destroys or loses something the
+GOAL needs, or ends the episode in failure. A plan that is slow or may not work is safe. When it is not safe, name
+the command and say why in one sentence.
+Reply with JSON only, for example:
+{{"safe": true, "reason": ""}}
+{{"safe": false, "reason": "'eat red apple' destroys the apple the recipe needs."}}"""
+
 # the world model's graph QA (DAVIS §3.4): first the kinds of entities and the two entities a question is about ...
 ENTITY_FOCUS = """You answer questions about the memory of a text environment. Memory holds facts [subject, relation,
 object], each dated by the run and the step it was learned at. Read the QUESTION and the ENTITIES memory knows

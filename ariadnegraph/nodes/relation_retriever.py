@@ -1,6 +1,7 @@
 """Relation retriever: facts (triplets) stated by the observation, read with the belief beside it (ours), by
 the belief alone (STMA §4.2: the retriever maps the temporal belief to triplets), or by the observation with the
-raw history buffer (STMA's "w/o Summarizer for Spatial Memory").
+raw history buffer (STMA's "w/o Summarizer for Spatial Memory"). With ``coreference`` (DAVIS §3.2) the observations
+are read with their pronouns written as the things they refer to (by rules: envs/text.resolve_pronouns).
 
 Outdated facts are found in the same call among the known facts about the room and the inventory (ours), or,
 with ``outdated_scope="entities"``, in a second call comparing the new triplets with every stored fact touching
@@ -24,6 +25,7 @@ from ..agent.context import AgentContext
 from ..agent.presets import HISTORY_BUFFER, Preset
 from ..agent.session import Session
 from ..agent.state import AgentState
+from ..envs.text import command_thing, last_named, resolve_pronouns
 from ..envs.textworld_env import true_triplets
 from ..memory import PLAYER, WorldMemory
 from ..vocabulary import DIRECTIONS
@@ -56,7 +58,7 @@ def extraction_sections(
     """What the model reads to extract this step's facts: the observation with the belief (or, with
     ``extraction_reads="history"``, the raw history buffer instead), and the known facts about the room the
     agent was in and what it carries (what this observation may update); with ``extraction_reads="belief_only"``
-    the belief alone (STMA)."""
+    the belief alone (STMA). With ``coreference`` the observations are read with their pronouns resolved (DAVIS)."""
     if preset is not None and preset.extraction_reads == "belief_only":
         return {
             p.ENVIRONMENT: environment_section(state),
@@ -66,6 +68,13 @@ def extraction_sections(
     raw = preset is not None and preset.extraction_reads == "history"
     transition = preset is not None and preset.extraction_reads == "transition"
     history = state.get("history") or []
+    # the observation the last action was taken in (the transition's o_t); none at the episode's start
+    before = history[-2].get("observation") if len(history) > 1 else None
+    observation = state.get("observation", "")
+    if preset is not None and preset.coreference:  # DAVIS §3.2: coreference resolved before extraction (by rules)
+        named = command_thing(state.get("last_action")) or last_named(before or "")
+        observation = resolve_pronouns(observation, named)
+        before = resolve_pronouns(before) if before else before
     previous_location = memory.location()
     view = memory.current()
     keys = {memory.key(name) for name in (previous_location, "inventory", state.get("location")) if name}
@@ -80,10 +89,9 @@ def extraction_sections(
         p.HISTORY: history_section(history[:-1], preset.summarizer_history or HISTORY_BUFFER, True)
         if raw and preset
         else None,
-        # DAVIS: the observation the last action was taken in (the transition's o_t); none at the episode's start
-        p.OBSERVATION_BEFORE: (history[-2].get("observation") if len(history) > 1 else p.NONE) if transition else None,
+        p.OBSERVATION_BEFORE: (before if len(history) > 1 else p.NONE) if transition else None,  # DAVIS's o_t
         p.LAST_ACTION: state.get("last_action") or p.EPISODE_START,
-        p.OBSERVATION: state.get("observation", ""),
+        p.OBSERVATION: observation,
     }
 
 
@@ -215,6 +223,8 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
         update = merged([update, checked])
     else:
         outdated, _ = grounded([list(t) for t in extraction.outdated], sections)
+    read = sections.get(p.OBSERVATION)  # the observation as extraction read it: kept when coreference changed it
+    resolved = {"resolved": read} if read is not None and read != state.get("observation", "") else {}
     return {
         **update,
         "extraction": triplets,
@@ -225,5 +235,6 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
             "ungrounded": dropped,
             **decided,
             **({"transition": extraction.transition} if isinstance(extraction, TransitionExtraction) else {}),
+            **resolved,
         },
     }

@@ -274,6 +274,14 @@ class TransitionPrediction(BaseModel):
     reward: Annotated[str, _clip(8)] = text(8, "predicted score change, e.g. '+1' or '0'", default="")
 
 
+class SafetyVerdict(BaseModel):
+    """DAVIS's safety check (algorithm 1, lines 7-8): may the predicted trajectory be played."""
+
+    reply_tokens: ClassVar[int] = 100
+    safe: bool = Field(description="false only when a command or its predicted outcome does lasting harm")
+    reason: Annotated[str, _clip(200)] = text(200, "when not safe: the command and why, in one sentence", default="")
+
+
 EntityKind = Literal[
     "place", "thing", "state", "direction", "agent"
 ]  # memory.transitions.ENTITY_TYPES (a test keeps them equal)

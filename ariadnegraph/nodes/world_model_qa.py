@@ -6,7 +6,9 @@
 - ``transitions`` (DAVIS, algorithms 1-2): after planning, for each planned step the model predicts the
   game's answer and reward; while it needs to know something it asks one question instead, answered by
   §3.4's graph search over dated facts (gold runs read into memory, and this episode), and is asked
-  again with the monologue so far, at most ``qa_turns`` questions per step (:func:`predict_transitions`).
+  again with the monologue so far, at most ``qa_turns`` questions per step (:func:`predict_transitions`);
+  ``rollout`` interleaves it with the planner, one imagined step at a time (:func:`predict_rollout_step`). With
+  ``safety_check`` the whole predicted trajectory is then judged before any of it is played (:func:`safety_checked`).
 
 The loop is a small graph (prepare → think ⇄ tools), ``build_monologue(kg_of)``: ``kg_of`` hands the
 tools node the memory it reads (the ``world_model_qa`` node: the live session's, handed to it; the ``ask``
@@ -46,6 +48,7 @@ from ..agent.readers import MemoryView
 from ..agent.recall import world_history
 from ..agent.session import Session
 from ..agent.state import AgentState, add_usage
+from ..envs.text import safe_command
 from ..memory.transitions import ENTITY_TYPES, THIS_EPISODE, DatedFact, EmbedFn, entity_types, graph_search
 from ..models import FALLBACK, PARSED, REASKED, REPAIRED, invoke_model, usage_of
 from ..models.prompts import REASK_TOOL
@@ -65,6 +68,8 @@ from ..prompting import QUESTION, render_sections
 from ..tools.kg_recall import recall
 from ..tools.kg_tools import KG_TOOLS, TOOL_NAMES, KGReader, call_kg_tool
 from .common import (
+    BY,
+    BY_WITHHELD,
     ask_structured,
     belief_section,
     chat_model,
@@ -74,8 +79,8 @@ from .common import (
     role_messages,
     trace_reply,
 )
-from .prompts import ASK, FINAL_ANSWER, GRAPH_ANSWER, TRANSITION, WORLD_MODEL_QA, entity_focus_prompt
-from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS, EntityFocus, TransitionPrediction
+from .prompts import ASK, FINAL_ANSWER, GRAPH_ANSWER, SAFETY_CHECK, TRANSITION, WORLD_MODEL_QA, entity_focus_prompt
+from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS, EntityFocus, SafetyVerdict, TransitionPrediction
 
 NODE = "world_model_qa"
 
@@ -471,7 +476,14 @@ def predict_transitions(state: AgentState, runtime: Runtime[AgentContext], sessi
         searches += found
         updates += asked
     decided = {"notes": notes, "monologue": searches, "predicted": p.prediction_lines(plan)}
-    return {"plan": plan, "notes": notes, "decided": decided, **merged(updates)}
+    checked, update = safety_checked(plan, state, context)
+    return {
+        "plan": plan,
+        "notes": notes,
+        **checked,
+        "decided": {**decided, **checked.get("decided", {})},
+        **merged([*updates, update]),
+    }
 
 
 def predict_rollout_step(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
@@ -492,4 +504,71 @@ def predict_rollout_step(state: AgentState, runtime: Runtime[AgentContext], sess
     if len(rollout) < context.switches.plan_length:
         return {"rollout": rollout, "notes": notes, "decided": decided, **merged(updates)}
     plans = [{"subgoal": state.get("subgoal"), "steps": [s["action"] for s in rollout], "feedback": None}]
-    return {"plan": rollout, "rollout": [], "notes": notes, "decided": {**decided, "plans": plans}, **merged(updates)}
+    checked, update = safety_checked(rollout, state, context)
+    return {
+        "plan": rollout,
+        "rollout": [],
+        "notes": notes,
+        **checked,
+        "decided": {**decided, "plans": plans, **checked.get("decided", {})},
+        **merged([*updates, update]),
+    }
+
+
+# -- DAVIS's algorithm 1, lines 7-8: the predicted trajectory checked before any of it is played ---------------------
+SAFETY_NODE = "safety_check"
+
+
+def safety_checked(
+    trajectory: list[dict[str, str]], state: AgentState, context: AgentContext
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """With ``safety_check``, one call judges the whole predicted ``trajectory`` (each command with its predicted
+    outcome and reward) before any of it is played. Returns (what the verdict changes in the state, the call's
+    accounting): only its record when it passes, nothing when no check is made. A rejected trajectory is dropped
+    and the planner asked for a new plan with the reason, while the step's replans last (each new plan counts one,
+    so this ends); then, as ``rejected`` says, it is played anyway or withheld (the step looks instead). An
+    unreadable reply passes it, as the critic's approves (counted as a fallback). Algorithm 1 checks tau after each
+    step's prediction: tau only grows, so this one check after the last sees every step those would, at one call a
+    plan; and with no supervisor to alert, a rejection is a new plan."""
+    preset = context.switches
+    if not preset.safety_check or not trajectory:
+        return {}, {}
+    sections = {
+        p.ENVIRONMENT: environment_section(state),
+        p.GOAL: state.get("goal", ""),
+        p.BELIEF: belief_section(state, preset),
+        p.LOCATION: state.get("location") or p.UNKNOWN,
+        p.INVENTORY: p.inventory_text(state.get("inventory")),
+        p.OBSERVATION: state.get("observation", ""),
+        p.PREDICTED: p.prediction_lines(trajectory),
+    }
+    verdict, update = ask_structured(
+        context,
+        node=SAFETY_NODE,
+        schema=SafetyVerdict,
+        system=SAFETY_CHECK,
+        sections=sections,
+        fallback=SafetyVerdict(safe=True),
+        step=state.get("step", 0),
+    )
+    record = {"trajectory": sections[p.PREDICTED], "safe": verdict.safe, "reason": verdict.reason or None}
+    if verdict.safe:
+        return {"decided": {"safety": [{**record, "then": "played"}]}}, update
+    reason = verdict.reason.strip() or "no reason given"
+    commands = "; ".join(step["action"] for step in trajectory)
+    if state.get("replans", 0) < preset.max_replans:
+        return {
+            "plan": [],
+            "rollout": [],
+            "needs_plan": True,
+            "feedback": f"the plan '{commands}' was rejected before it was played: {reason}",
+            "decided": {"safety": [{**record, "then": "replanned"}]},
+        }, update
+    if preset.rejected == "withheld":
+        look = {"action": safe_command(state.get("admissible") or []), "expected": "", BY: BY_WITHHELD}
+        return {
+            "plan": [look],
+            "feedback": f"the plan '{commands}' was rejected again and not played: {reason}",
+            "decided": {"safety": [{**record, "then": "withheld"}]},
+        }, update
+    return {"decided": {"safety": [{**record, "then": "played"}]}}, update

@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, get_args
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
@@ -304,3 +305,151 @@ def test_an_expansion_whose_first_command_is_not_valid_falls_back_to_grounding(m
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="ariadne_full")), session)
     assert update["command"] == "open fridge" and [s["action"] for s in update["plan"]] == ["go east"] and len(model.calls) == 1
+
+
+# -- algorithm 1, lines 7-8: the predicted trajectory checked before any of it is played ---------------------------
+# A rollout of two steps whose first is imagined and predicted, and whose second the world model now predicts.
+ROLLOUT_STATE: dict[str, Any] = {
+    "run_id": "r", "step": 3, "goal": "g", "observation": "-= Kitchen =- A closed fridge.", "env": "cooking:1",
+    "admissible": ["open fridge", "look"], "plan": [], "replans": 1, "notes": [],
+    "rollout": [{"action": "open fridge", "expected": "revealing a red apple", "reward": "0"},
+                {"action": "eat red apple", "expected": "", "reward": ""}],
+}
+SECOND_PREDICTED = structured("TransitionPrediction", question="", observation="You eat the red apple", reward="-1")
+TRAJECTORY = ["open fridge -> revealing a red apple (reward 0)", "eat red apple -> You eat the red apple (reward -1)"]
+
+
+def predict_last_step(monkeypatch, replies, state=None, **switches):
+    """The world model predicts the rollout's last step under davis with ``switches``: (update, model)."""
+    model = QueuedChatModel(replies=[SECOND_PREDICTED, *replies])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    session = fake_session(gold_run_memory())
+    session.recalled = []
+    runtime = Runtime(context=AgentContext(preset="davis", switch_overrides={"plan_length": 2, **switches}))
+    return qa_module.world_model_qa({**ROLLOUT_STATE, **(state or {})}, runtime, session), model
+
+
+def routed_after(update: dict[str, Any], **switches) -> str:
+    preset = AgentContext(preset="davis", switch_overrides={"plan_length": 2, **switches}).switches
+    return agent.route_after_world_model_qa({**ROLLOUT_STATE, **update, "switches": switch_values(preset)})
+
+
+def test_the_safety_check_reads_the_whole_predicted_trajectory_and_a_rejection_replans_with_its_reason(monkeypatch):
+    """Algorithm 1, lines 7-8: once every step's outcome is predicted, the trajectory (each command with its predicted
+    outcome and reward) is judged before anything is played; a rejected one goes back to the planner with the reason."""
+    from ariadnegraph.nodes import planner as planner_module
+
+    reason = "'eat red apple' destroys the apple the recipe needs."
+    update, model = predict_last_step(monkeypatch, [structured("SafetyVerdict", safe=False, reason=reason)],
+                                      safety_check=True)
+    assert model.calls[1]["tools"] == ["SafetyVerdict"]
+    shown = p.parse_sections([m for m in model.calls[1]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert shown[p.PREDICTED].splitlines() == [f"- {line}" for line in TRAJECTORY]  # every step, predicted outcome
+    # nothing of it is played: no plan in hand, and the graph goes back to the planner, not to the critic or actor
+    assert update["plan"] == [] and update["rollout"] == [] and update["needs_plan"] is True
+    assert routed_after(update, safety_check=True) == "planner"
+    assert reason in update["feedback"] and "open fridge; eat red apple" in update["feedback"]
+    assert update["decided"]["safety"] == [{"trajectory": TRAJECTORY, "safe": False, "reason": reason,
+                                            "then": "replanned"}]
+    assert update["replies"]["safety_check"] == {"parsed": 1}
+    # the new plan starts a new rollout, told why the last one was rejected, and counts as the step's next plan
+    model = QueuedChatModel(replies=[structured("Plan", subgoal="s", steps=[{"action": "look", "expected": ""}])])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    state = {**ROLLOUT_STATE, **{k: v for k, v in update.items() if k != "decided"}}
+    replanned = planner_module.planner(state, Runtime(context=AgentContext(preset="davis")), fake_session(WorldMemory()))
+    asked = p.parse_sections([m for m in model.calls[0]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert reason in asked[p.FEEDBACK] and asked[p.PREDICTED] == p.NONE
+    assert replanned["rollout"] == [{"action": "look", "expected": "", "reward": "", "by": "model"}]
+    assert replanned["replans"] == 2
+
+
+def test_an_approved_trajectory_plays_as_before_and_the_switch_off_asks_nothing(monkeypatch):
+    approved, model = predict_last_step(monkeypatch, [structured("SafetyVerdict", safe=True, reason="")],
+                                        safety_check=True)
+    assert len(model.calls) == 2 and approved["decided"]["safety"][0]["safe"] is True
+    unchecked, model = predict_last_step(monkeypatch, [])  # the davis preset: no safety check
+    assert PRESETS["davis"].safety_check is False
+    assert [call["tools"] for call in model.calls] == [["TransitionPrediction"]] and "safety" not in unchecked["decided"]
+    for update in (approved, unchecked):
+        assert [(s["action"], s["expected"]) for s in update["plan"]] == [("open fridge", "revealing a red apple"),
+                                                                         ("eat red apple", "You eat the red apple")]
+        assert update["rollout"] == [] and not update.get("needs_plan") and "feedback" not in update
+        assert routed_after(update, safety_check=True) == "critic"
+
+
+def test_a_rejection_with_the_replans_used_up_plays_or_withholds_and_an_unreadable_verdict_passes(monkeypatch):
+    """The step's replan bound holds (no loop): past it the rejected trajectory is played (davis: rejected=played),
+    or withheld (a look instead); a reply that cannot be read passes the trajectory, counted as a fallback."""
+    no = structured("SafetyVerdict", safe=False, reason="it loses the game")
+    played, _ = predict_last_step(monkeypatch, [no], state={"replans": 2}, safety_check=True)
+    assert [s["action"] for s in played["plan"]] == ["open fridge", "eat red apple"] and not played.get("needs_plan")
+    assert played["decided"]["safety"][0]["then"] == "played" and routed_after(played, safety_check=True) == "critic"
+    withheld, _ = predict_last_step(monkeypatch, [no], state={"replans": 2}, safety_check=True, rejected="withheld")
+    assert withheld["plan"] == [{"action": "look", "expected": "", "by": "withheld"}]
+    assert "it loses the game" in withheld["feedback"] and routed_after(withheld, safety_check=True) == "critic"
+    garbled = AIMessage(content="I think it is fine")
+    passed, _ = predict_last_step(monkeypatch, [garbled, garbled, garbled], safety_check=True)
+    assert passed["replies"]["safety_check"]["fallback"] == 1 and passed["decided"]["safety"][0]["safe"] is True
+    assert [s["action"] for s in passed["plan"]] == ["open fridge", "eat red apple"]
+
+
+def test_a_plan_written_whole_is_checked_once_predicted_and_a_check_of_nothing_predicted_is_refused(monkeypatch):
+    """monologue=transitions: the same check, after the written plan's last step is predicted; with no prediction to
+    check (no world model) the switch is refused."""
+    written = {"plan": [{"action": "eat red apple", "expected": "", "reward": ""}], "rollout": []}
+    rejected, model = predict_last_step(monkeypatch, [structured("SafetyVerdict", safe=False, reason="no apple left")],
+                                        state=written, monologue="transitions", safety_check=True)
+    shown = p.parse_sections([m for m in model.calls[1]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert shown[p.PREDICTED] == "- eat red apple -> You eat the red apple (reward -1)"
+    assert rejected["plan"] == [] and rejected["needs_plan"] is True and "no apple left" in rejected["feedback"]
+    assert routed_after(rejected, monologue="transitions", safety_check=True) == "planner"
+    with pytest.raises(ValueError, match="switch 'safety_check' would check nothing"):
+        AgentContext(preset="davis", switch_overrides={"qa_turns": 0, "safety_check": True})
+
+
+# -- §3.2: coreference resolved before extraction (rules standing in for CoreNLP) -------------------------------------
+def test_davis_extraction_reads_the_observation_with_its_pronouns_resolved(monkeypatch):
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+
+    history = [{"step": 1, "action": "look", "observation": "-= Attic =- An old attic."},
+               {"step": 2, "action": "go north", "observation": "You see a chest. It is closed."}]
+    state = {"run_id": "r", "step": 2, "goal": "g", "env": "cooking:1", "history": history, "last_action": "go north",
+             "observation": "You see a chest. It is closed."}
+    model = QueuedChatModel(replies=[structured("TransitionExtraction", transition="A closed chest is here.",
+                                                triplets=[["chest", "is", "closed"]], outdated=[])])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = retriever_module.relation_retriever(state, Runtime(context=AgentContext(preset="davis")),
+                                                 fake_session(WorldMemory()))
+    read = p.parse_sections([m for m in model.calls[0]["messages"] if isinstance(m, HumanMessage)][0].content)
+    assert read[p.OBSERVATION] == "You see a chest. The chest is closed."
+    assert update["extraction"] == [["chest", "is", "closed"]]
+    assert update["decided"]["resolved"] == "You see a chest. The chest is closed."
+    # what the game said is kept as it was: only extraction reads the resolved text
+    assert state["observation"] == "You see a chest. It is closed."
+    # a pronoun opening the observation is the thing the command acted on, else the one the observation before named
+    after = {**state, "last_action": "open chest", "observation": "It is locked."}
+    read = retriever_module.extraction_sections(after, WorldMemory(), PRESETS["davis"])
+    assert read[p.OBSERVATION] == "The chest is locked."
+    from ariadnegraph.envs.text import resolve_pronouns
+
+    assert resolve_pronouns("It is locked.", "wooden box") == "The wooden box is locked."
+    assert resolve_pronouns("There is an apple on the table. Its skin is red.") == (
+        "There is an apple on the table. The apple's skin is red.")
+    assert resolve_pronouns("You see two coins. You take them.") == "You see two coins. You take the coins."
+
+
+def test_text_without_pronouns_is_unchanged_and_other_presets_read_the_observation_as_it_is():
+    from ariadnegraph.envs.text import resolve_pronouns
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+
+    for text in ("You see a chest. The chest is closed.", "-= Kitchen =-\nA fridge.", "It is dark here.",
+                 "It is closed.", "You open the chest and find it empty."):  # nothing to refer to, or ambiguous
+        assert resolve_pronouns(text) == text
+    state = {"run_id": "r", "step": 2, "goal": "g", "env": "cooking:1", "last_action": "look",
+             "history": [{"step": 1, "observation": "You see a chest."}, {"step": 2, "observation": "It is closed."}],
+             "observation": "It is closed."}
+    assert retriever_module.extraction_sections(state, WorldMemory(), PRESETS["davis"])[p.OBSERVATION] == (
+        "The chest is closed.")
+    assert [name for name, preset in PRESETS.items() if preset.coreference] == ["davis"]
+    for name in ("ariadne_full", "arigraph"):
+        assert retriever_module.extraction_sections(state, WorldMemory(), PRESETS[name])[p.OBSERVATION] == "It is closed."

@@ -14,6 +14,7 @@ from ariadnegraph.nodes.schemas import (
     Critique,
     Extraction,
     Plan,
+    SafetyVerdict,
     SpatialBelief,
 )
 from ariadnegraph.testing.scripted import ScriptedChatModel
@@ -53,6 +54,16 @@ def test_every_role_schema_validates():
     model = ScriptedChatModel()
     for schema in (Belief, Extraction, SpatialBelief, Plan, Critique, ActionChoice):
         assert isinstance(model.with_structured_output(schema).invoke(planner_prompt()), schema)
+
+
+def test_the_safety_check_rejects_a_trajectory_predicted_to_lose_the_game():
+    def judged(*lines: str) -> SafetyVerdict:
+        prompt = [HumanMessage(content=p.render_sections({p.GOAL: GOAL, p.PREDICTED: list(lines)}))]
+        return ScriptedChatModel().with_structured_output(SafetyVerdict).invoke(prompt)
+
+    assert judged("open fridge -> You open the fridge (reward 0)").safe is True
+    lost = judged("open fridge -> You open the fridge", "eat raw chicken -> You eat it. You have died. (reward 0)")
+    assert lost.safe is False and "'eat raw chicken'" in lost.reason
 
 
 def test_malformed_replies_then_valid_through_parse_and_retry():

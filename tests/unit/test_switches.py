@@ -46,12 +46,13 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
             "oracle_extraction": "true", "oracle_plan": "true", "env_map": "false", "object_memory": "false", "keys_first": "false", "hops_directed": "true", "explore": "false", "progress_shown": "false", "rules_shield": "false", "follow_lists": "false",
             "monologue": "transitions", "actor_commands": "3", "max_replans": "4", "search_depth": "3", "search_width": "7",
             "memory_facts": "10", "summary": "paragraphs", "buffer_feedback": "true", "memory_cadence": "plan", "conflict_rules": "false", "critic_reasoning": "true", "rejected": "withheld", "embeddings": "e5", "trials": "3",
-            "choice_reasoning": "false", "random_walk": "true", "plan_form": "goals"}
+            "choice_reasoning": "false", "random_walk": "true", "plan_form": "goals", "safety_check": "true",
+            "coreference": "true"}
 
 
 # switches that play only beside others (agent/presets._unplayable refuses them alone)
 NEEDS = {"plan_form": ["planner=every_step", "react_choice=true"], "random_walk": ["planner=never"],
-         "choice_reasoning": ["react_choice=true"]}
+         "choice_reasoning": ["react_choice=true"], "safety_check": ["qa_turns=5", "monologue=transitions"]}
 
 
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
@@ -65,6 +66,9 @@ def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
     (["plan_form=goals"], "switch 'plan_form' would not play"),  # ariadne_full plans when needed, with no ReAct choice
     (["random_walk=true"], "switch 'random_walk' would still ask the model"),
     (["choice_reasoning=false"], "switch 'choice_reasoning' would change nothing"),
+    (["safety_check=true"], "switch 'safety_check' would check nothing"),  # ariadne predicts no outcome (qa_turns=0)
+    (["safety_check=true", "qa_turns=5", "monologue=rollout", "plan_choice=true"], "switch 'safety_check' would check nothing"),
+    (["coreference=true", "extraction_reads=belief_only"], "switch 'coreference' would change nothing"),
 ])
 def test_a_switch_that_would_do_nothing_as_the_others_are_set_is_refused_in_one_line(given, message):
     with pytest.raises(ValueError) as refused:

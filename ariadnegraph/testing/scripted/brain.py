@@ -31,6 +31,7 @@ from ...nodes.schemas import (
     Plan,
     PlanStep,
     ReasonedCritique,
+    SafetyVerdict,
     SpatialBelief,
     TrajectorySummary,
     TransitionExtraction,
@@ -1024,6 +1025,18 @@ def predict(s: Sections) -> TransitionPrediction:
     expected = s.get(p.EXPECTED, "")
     guess = expected if not is_empty(expected) else monologue[-1].rpartition(" -> ")[2]
     return TransitionPrediction(observation=guess[:120], reward="0")
+
+
+_LOST = re.compile(r"\byou (?:have )?(?:lost|died|die)\b|\bgame over\b", re.IGNORECASE)
+
+
+def safety(s: Sections) -> SafetyVerdict:
+    """DAVIS's safety check: a trajectory is not safe when a step is predicted to lose the game."""
+    for line in items(s.get(p.PREDICTED)):
+        command, _, outcome = line.partition(p.ARROW)
+        if _LOST.search(outcome):
+            return SafetyVerdict(safe=False, reason=f"'{command.strip()}' is predicted to lose the game")
+    return SafetyVerdict(safe=True)
 
 
 def focus(s: Sections) -> EntityFocus:
