@@ -109,40 +109,48 @@ def item_command(state: AgentState, item: str, admissible: list[str]) -> str | N
     return None
 
 
+def followed_item(state: AgentState, context: AgentContext, session: Session) -> tuple[str | None, str] | None:
+    """What code follows when one valid command does it, as (its list's heading or None, the item): what the game's
+    latest text says to play now, else the next item of a list read, else the goal's next step."""
+    if said := said_now(state, context):
+        return None, said
+    if item := next_item(state, context, session.run):
+        return item
+    goal_step = goal_step_left(state, context, session.run)  # nothing read yet ("read the recipe in the cookbook")
+    return (None, goal_step) if goal_step else None
+
+
 def choose_command(state: AgentState, context: AgentContext, session: Session) -> tuple[Plan, dict[str, Any], str]:
     """``plan_choice``: a sentence of reasoning, then the next command, written out (after a thought, a small
     model writes the command it means; forced into an enum of commands, or asked for a number in a long list,
     it lands on another one); a plan of that one step, which the actor plays when it is a valid command or
     sends back when not, and who chose it (common.BY_*). The known places to go to are offered beside the valid
     commands."""
-    # not offered: what was sent back this step, and what was played twice already from here and changed nothing
+    # not offered: what was sent back this step, and what was played twice already from here
     avoid = set(state.get("avoid") or [])
     tried = tried_here(state, session.run)
     if context.switches.loop_guard:
         avoid |= {c for c, (n, _) in tried.items() if n >= 2}
-    if context.switches.object_memory:  # what changes nothing is played once (nodes/guards.no_op_again)
-        family = episode_family(state)
-        avoid |= {c for c in tried if is_no_op(c, family)}
-        avoid |= {c for c in played_before(session.run) if shown_again(c)}
-    said = said_now(state, context) if context.switches.follow_lists else None
-    avoid.discard(said or "")  # what the game says to play now is played, even again
     offered = offered_commands(state, context)
-    admissible = [c for c in offered if c not in avoid] or offered
-    memory = session.memory
-    places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
-    if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):
-        places.append(EXPLORE)
-    item = (None, said) if said else next_item(state, context, session.run) if context.switches.follow_lists else None
-    if item is None and context.switches.follow_lists and (goal_step := goal_step_left(state, context, session.run)):
-        item = (None, goal_step)  # nothing read yet: the goal's next step ("read the recipe in the cookbook")
-    if item is not None and (command := item_command(state, item[1], admissible)) is not None:
-        # the list read (or the goal) says what to do, and one valid command does it word for word: no model asked
+    item = followed_item(state, context, session) if context.switches.follow_lists else None
+    if item is not None and (command := item_command(state, item[1], [c for c in offered if c not in avoid])):
+        # what the game says now, the list read or the goal says what to do, and one valid command does it word for
+        # word: no model asked (even a command that changes nothing, played before: Simon says 'examine pea' twice)
         step = p.step_line(*item) if item[0] is not None else item[1]
         return (
             Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"{FOLLOWED}{step}", steps=[PlanStep(action=command)]),
             {},
             BY_LIST,
         )
+    if context.switches.object_memory:  # what changes nothing is played once (nodes/guards.no_op_again)
+        family = episode_family(state)
+        avoid |= {c for c in tried if is_no_op(c, family)}
+        avoid |= {c for c in played_before(session.run) if shown_again(c)}
+    admissible = [c for c in offered if c not in avoid] or offered
+    memory = session.memory
+    places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
+    if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):
+        places.append(EXPLORE)
     fallback = safe_command(state.get("admissible") or [])
     chosen, update = ask_structured(
         context,

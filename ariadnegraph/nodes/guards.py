@@ -28,7 +28,7 @@ from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore,
 from ..memory import WorldMemory
 from ..vocabulary import SAFE_COMMANDS
 from . import finding
-from .common import episode_family, explore_moves, last_played, needed_item, played_before, said_now, tried_here
+from .common import episode_family, explore_moves, last_played, needed_item, played_before, tried_here
 
 
 class Reason(StrEnum):
@@ -112,10 +112,12 @@ class Situation:
     def replans_left(self) -> bool:
         return self.state.get("replans", 0) < self.preset.max_replans
 
-    @property
-    def said_by_the_game(self) -> bool:
-        """Whether the command is what the game's latest text says to play now (Simon says): played, even again."""
-        return self.command is not None and self.command == said_now(self.state, self.context)
+    @cached_property
+    def asked_now(self) -> bool:
+        """Whether the command is what the next step asks word for word (what the game says to play now, a list's next
+        item): played even when it changes nothing and was played before (Simon says 'examine pea' twice)."""
+        item = needed_item(self.state, self.context, self.session.run) if self.command is not None else None
+        return item is not None and self.family.command_for_item(item, self.admissible) == self.command
 
     def times_here(self, command: str | None) -> int:
         return self.tried.get(command, (0, ""))[0] if command else 0
@@ -240,8 +242,6 @@ def repeated(s: Situation) -> Decision | None:
     of a dead end: pacing and stalls catch moves)."""
     if not s.preset.loop_guard or s.command is None or direction_of_command(s.command) is not None:
         return None
-    if s.said_by_the_game:
-        return None
     count, answer = s.tried.get(s.command, (0, ""))
     if count < 2:
         return None
@@ -275,7 +275,7 @@ def no_op_again(s: Situation) -> Decision | None:
     inventory at most once in the same situation, showing a thing again (examine, read) at most once in the episode
     (its answer is the same wherever it is asked: the 1.5B model examined a shelf, an oven, a BBQ and a table in
     turn, a third of its steps)."""
-    if not s.preset.object_memory or s.command is None or not is_no_op(s.command, s.family) or s.said_by_the_game:
+    if not s.preset.object_memory or s.command is None or not is_no_op(s.command, s.family) or s.asked_now:
         return None
     again = shown_again(s.command) and s.command in played_before(s.session.run)
     if s.times_here(s.command) < 1 and not again:

@@ -783,13 +783,16 @@ def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_i
     to do again until a second command raising the score carried it out."""
 
     from ariadnegraph.envs.text import inline_lists
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.nodes.memory_update import text_read
     from ariadnegraph.runs import RunDir
 
     start = ("Your task is to do exactly what Simon says.\n\nSimon says, take these actions in order: "
-             "examine blueberry, touch pea, examine pea, touch pea.")
+             "examine blueberry, touch pea, examine pea, touch pea, examine blueberry.")
     assert text_read({"last_action": None, "observation": start}).splitlines() == [
-        "(start):", "Simon says, take these actions in order:", "- examine blueberry", "- touch pea", "- examine pea", "- touch pea"]
+        "(start):", "Simon says, take these actions in order:", "- examine blueberry", "- touch pea", "- examine pea",
+        "- touch pea", "- examine blueberry"]
     room = "You are in the kitchen. You see a counter that has a knife, a green apple, and a cookbook on it."
     assert inline_lists(room) == [] and text_read({"last_action": None, "observation": room}) is None
     assert text_read({"last_action": "look", "observation": start}) is None  # only the start: a list said later is read
@@ -797,18 +800,21 @@ def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_i
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:simonsayswithmemory10", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": start, "score": 0, "trail": "0"})
-    session = fake_session(run=run)
-    valid = ["examine blueberry", "examine pea", "touch pea", "touch blueberry"]
+    session = fake_session(WorldMemory(), run=run)
+    valid = ["examine blueberry", "examine pea", "touch pea", "touch blueberry", "take tomato"]
     state = {**STATE, "env": "twx:simonsayswithmemory10", "goal": "Your task is to do exactly what Simon says.",
              "readings": [text_read({"last_action": None, "observation": start})], "inventory": [], "admissible": valid}
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
     ariadne = runtime(preset="ariadne")
     played = []
-    for step in range(1, 5):
-        command = planner_module.planner(state, ariadne, session)["plan"][0]["action"]
+    for step in range(1, 6):  # the last item examines again what the first did (simonsayswithmemory10@0, first
+        # played at 6481524, since a dev game: the no-op guard sent it back and the way forward took the tomato)
+        plan = planner_module.planner({**state, "step": step}, ariadne, session)["plan"]
+        command = actor_module.actor({**state, "step": step, "plan": plan, "replans": 0}, ariadne, session)["command"]
         played.append(command)
         run.append_step({"step": step, "action": command, "observation": "(no answer)", "score": step / 10, "trail": str(step)})
-    assert played == ["examine blueberry", "touch pea", "examine pea", "touch pea"] and model.calls == []
+    assert played == ["examine blueberry", "touch pea", "examine pea", "touch pea", "examine blueberry"]
+    assert model.calls == []
 
 
 def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monkeypatch, tmp_path):
