@@ -129,7 +129,8 @@ subprocess.Popen = NoChild
 from ariadnegraph.evals.memqa.evaluate import evaluate
 rows = evaluate(sys.argv[1], ["hand"], answerers=("mem0", "langmem"), per_type=1, seed=1, model="openai:scripted",
                 base_url=sys.argv[2], paraphrase_with="off")
-print(json.dumps({"tried": TRIED, "rows": len(rows), "built": sorted({(r["answerer"], r["ingest_usage"]["calls"]) for r in rows})}))
+built = sorted({(r["answerer"], r["ingest_usage"]["calls"]) for r in rows})
+print(json.dumps({"tried": TRIED, "rows": len(rows), "built": built}))
 """
 
 
