@@ -148,7 +148,11 @@ def cost_table(found: dict[str, dict[str, dict[str, int]]]) -> str:
     if not found:
         return ""
     head = f"{'answerer':<13}{'memory calls':>14}{'tokens':>12}{'answer calls':>14}{'tokens':>12}"
-    lines = ["model calls and tokens (prompt + completion) per answerer: building its memory, answering", head]
+    lines = [
+        "model calls and tokens (prompt + completion) per answerer: building its memory, answering (the memory "
+        "answerer's KG was built while the run was played: that cost is the run's)",
+        head,
+    ]
     lines.append("-" * len(head))
     for answerer, cell in found.items():
         ingest, answer = cell["ingest"], cell["answer"]
