@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
-from .config import DEFAULT_MODEL, MEMQA_PER_TYPE
+from .config import DEFAULT_MODEL, MEMQA_ANSWERERS, MEMQA_EXTRA, MEMQA_MEMORY_AGENTS, MEMQA_PER_TYPE
 
 MODEL_HELP = (
     "'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see "
@@ -678,15 +678,54 @@ def _preset_of(run_dir: str, run_id: str) -> str:
     return str(RunDir.open(run_dir, run_id).meta()["context"].get("preset", "?"))
 
 
+MEMQA_PLAY_OPTIONS = ("preset", "levels", "limit", "max_steps", "play_out")  # what only --play reads
+
+
+def _memqa_play(args: argparse.Namespace) -> tuple[str, list[str]]:
+    """``--play SUITE``: the suite's episodes played by ``ariadne eval``'s runner (resumable, in --play-out), then
+    the folder of their runs and the runs to question (an episode's last trial)."""
+    from .evals.runner import plan_eval, run_eval
+
+    plan = plan_eval(
+        args.play,
+        args.preset or [],
+        args.model or "scripted",
+        base_url=args.base_url,
+        out=args.play_out,
+        groups=[g.strip() for g in args.levels.split(",") if g.strip()] if args.levels else None,
+        limit=args.limit,
+        max_steps=args.max_steps,
+        command=_shown_command(sys.argv[1:]) if Path(sys.argv[0]).name == "ariadne" else "",
+    )
+    records = run_eval(plan)
+    failed = sum(1 for r in records if r.get("failed"))
+    if failed:
+        raise CliError(
+            f"{failed} of {len(plan.jobs)} episodes failed (listed in {plan.out / 'report.md'}): nothing questioned; "
+            "the same command plays them again"
+        )
+    return str(plan.runs_dir), [r["trials"][-1]["run_id"] for r in records]  # an episode's last trial
+
+
 def _memqa(args: argparse.Namespace) -> int:
-    from .evals.memqa.answerers import ANSWERERS
+    from .evals.memqa.answerers import ANSWERERS, check_answerers
     from .evals.memqa.evaluate import evaluate
     from .evals.memqa.fixed import fixed_replays, gap, gap_table
-    from .evals.memqa.report import counts, rounds_table, seed_stability, summarize, table
+    from .evals.memqa.report import cost_table, costs, counts, rounds_table, seed_stability, summarize, table
     from .runs import write_output
 
     answerers = args.answerer or list(ANSWERERS)
+    check_answerers(answerers)  # a memory agent's library missing: one line, before any episode is played
     out = _output_file(args.out, "--out")
+    run_dir, run_ids = args.run_dir, args.run_ids
+    if args.play:
+        if run_ids or args.fixed_log:
+            raise CliError("--play questions the episodes it plays: give RUN_IDs (and --fixed-log) or --play, not both")
+        run_dir, run_ids = _memqa_play(args)
+    elif not run_ids:
+        raise CliError("memqa needs RUN_IDs to question, or --play SUITE to play them first (e.g. --play emembench)")
+    elif given := [name for name in MEMQA_PLAY_OPTIONS if getattr(args, name) is not None]:
+        raise CliError(f"--{given[0].replace('_', '-')} goes with --play SUITE")
     horizon = args.horizon if args.horizon and len(args.horizon) > 1 else (args.horizon or [None])[0]
     asked = dict(
         answerers=answerers,
@@ -697,15 +736,16 @@ def _memqa(args: argparse.Namespace) -> int:
         base_url=args.base_url,
         paraphrase_with=args.paraphrase,
     )
-    rows = evaluate(args.run_dir, args.run_ids, **asked)
+    rows = evaluate(run_dir, run_ids, **asked)
     summary: dict[str, Any] = summarize(rows)
-    extra = [text for text in (rounds_table(rows), seed_stability(rows)) if text]
+    spent = costs(rows)
+    extra = [text for text in (rounds_table(rows), seed_stability(rows), cost_table(spent)) if text]
     written = rows
     if args.fixed_log:  # EMemBench §5.2: the same runs' settings, their memory rebuilt from one frozen log
-        replays = fixed_replays(args.run_dir, args.fixed_log, args.run_ids)
-        fixed_rows = [{**row, "setting": "fixed"} for row in evaluate(args.run_dir, list(replays.values()), **asked)]
+        replays = fixed_replays(run_dir, args.fixed_log, run_ids)
+        fixed_rows = [{**row, "setting": "fixed"} for row in evaluate(run_dir, list(replays.values()), **asked)]
         gaps = gap(rows, fixed_rows, replays)
-        labels = {run_id: f"{_preset_of(args.run_dir, run_id)}: {run_id}" for run_id in replays}
+        labels = {run_id: f"{_preset_of(run_dir, run_id)}: {run_id}" for run_id in replays}
         extra.append(gap_table(gaps, labels))
         written = [*({**row, "setting": "interactive"} for row in rows), *fixed_rows]
         by_run = {f"{run} {answerer}": cells for (run, answerer), cells in gaps.items()}
@@ -714,7 +754,7 @@ def _memqa(args: argparse.Namespace) -> int:
         write_output(out, "".join(json.dumps(row, default=str) + "\n" for row in written))
     own = summarize(rows)
     shown = f"{table(own)}\n{counts(own)}" + "".join(f"\n\n{text}" for text in extra)
-    print(json.dumps(summary) if args.json else shown)
+    print(json.dumps({**summary, "cost": spent}) if args.json else shown)
     return 0
 
 
@@ -1131,7 +1171,7 @@ def _add_memqa(commands: Any) -> None:
     memqa = commands.add_parser("memqa", help="experience-conditioned memory QA (EMemBench) on one or more runs")
     memqa.add_argument(
         "run_ids",
-        nargs="+",
+        nargs="*",
         metavar="RUN_ID",
         help="runs to question (several: one table over the suite); an id, a unique prefix or 'last'",
     )
@@ -1155,8 +1195,10 @@ def _add_memqa(commands: Any) -> None:
     memqa.add_argument(
         "--answerer",
         action="append",
-        choices=["in-context", "full-history", "memory"],
-        help="answerer; repeat for several (default: all three)",
+        choices=[*MEMQA_ANSWERERS, *MEMQA_MEMORY_AGENTS],
+        help=f"answerer; repeat for several (default: {', '.join(MEMQA_ANSWERERS)}); "
+        f"{' and '.join(MEMQA_MEMORY_AGENTS)} are EMemBench's memory agents, the real libraries "
+        f"(pip install -e '.[{MEMQA_EXTRA}]'), built from the run's turns by the answering model",
     )
     memqa.add_argument("--model", default=None, help="answering model (default: the run's model)")
     memqa.add_argument("--base-url", default=None, help="OpenAI-compatible server for the model")
@@ -1180,6 +1222,24 @@ def _add_memqa(commands: Any) -> None:
         metavar="RUN_ID",
         help="also replay this run's commands with each run's settings (their memory rebuilt from one frozen log) "
         "and print interactive minus fixed accuracy (EMemBench §5.2)",
+    )
+    memqa.add_argument(
+        "--play",
+        default=None,
+        metavar="SUITE",
+        help="play the suite's episodes first (as `ariadne eval SUITE` does, with --preset and --model), then "
+        "question them: emembench is EMemBench's protocol (200 steps; text games on seed 42, Crafter on seeds 1, 42, "
+        "43, 100, 123)",
+    )
+    memqa.add_argument("--preset", action="append", default=None, metavar="PRESET", help="with --play: the agent")
+    memqa.add_argument("--levels", default=None, metavar="G,...", help="with --play: only these of its games")
+    memqa.add_argument("--limit", type=POSITIVE, default=None, metavar="N", help="with --play: its first N games")
+    memqa.add_argument("--max-steps", type=POSITIVE, default=None, help="with --play: replace its step limit")
+    memqa.add_argument(
+        "--play-out",
+        default=None,
+        metavar="DIR",
+        help="with --play: where its episodes go (default eval-results/SUITE)",
     )
     memqa.set_defaults(func=_memqa, existing_runs=("run_ids", "fixed_log"))
 

@@ -28,6 +28,10 @@ RUN_DIR_ENV = "ARIADNE_RUN_DIR"  # where runs are written and read (--run-dir se
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 DEFAULT_RUN_DIR = "runs"
 MEMQA_PER_TYPE = 2  # memory-QA questions per ability type and run: EMemBench's max_per_type (A.6)
+MEMQA_ANSWERERS = ("in-context", "full-history", "memory")  # memory QA's answerers, asked unless --answerer says
+# EMemBench's memory agents (§4.1), each the real library, installed with the extra of this name: asked when named
+MEMQA_MEMORY_AGENTS = ("mem0", "langmem")
+MEMQA_EXTRA = "memagents"
 STORE_FILE = "memory-store.sqlite"
 
 

@@ -21,6 +21,7 @@ GOAL = "GOAL"
 COMMANDS = "EXTRA COMMANDS"  # commands the agent understands beyond the game's own (go to)
 QUESTION = "QUESTION"
 TRANSCRIPT = "EPISODE TRANSCRIPT"  # memory QA: the turns an answerer is shown (evals.memqa)
+RETRIEVED = "RETRIEVED MEMORIES"  # memory QA: what a memory agent (Mem0, LangMem) retrieved for the question
 REFLECTIONS = "REFLECTIONS"
 LESSONS = "LESSONS FROM EARLIER TRIALS"  # Reflexion: what failed attempts taught (the same all episode)
 FULL_HISTORY = "EPISODE SO FAR"  # every step since the start: it only grows, so it stays in the cached prefix
@@ -71,6 +72,7 @@ ORDER = (
     READINGS,
     PROGRESS,
     TRANSCRIPT,
+    RETRIEVED,
     QUESTION,
     ENTITIES,
     DATED_FACTS,

@@ -114,6 +114,20 @@ NETHACK_MAX_STEPS = 500
 CRAFTER_SEEDS = 3
 CRAFTER_MAX_STEPS = 10_000
 
+# EMemBench's play protocol (§3.3 "Reproducibility"; app. A.6): episodes capped at 200 steps; text games on seed 42,
+# Crafter on seeds 1, 42, 43, 100, 123; the episodes are then questioned (`ariadne memqa --play emembench`). No
+# Jericho game is played (the paper's 15): TextWorld's three generated families stand in, each at a hard level that
+# tw-make builds on seed 42 (the seed picks the generated world): parser games compiled to the Z-machine and played
+# through Jericho's interpreter as Jericho's are, with rooms, objects, containers, doors and a score to question.
+EMEMBENCH_MAX_STEPS = 200
+EMEMBENCH_TEXT_SEED = 42
+EMEMBENCH_TEXT_GAMES: dict[str, str] = {
+    "cooking": "cooking:4",  # STMA's hardest cooking level: 12 rooms, a recipe to read, cut, cook and eat
+    "treasure": "treasure:30",  # treasure hunter, hardest mode: 20 rooms, locked doors and keys, distractors
+    "coin": "coin:50",  # coin collector: a 50-room maze, the coin at its end
+}
+EMEMBENCH_CRAFTER_SEEDS = (1, 42, 43, 100, 123)
+
 
 class SuiteError(ValueError):
     """A suite name or a subset selection that does not exist."""
@@ -249,6 +263,20 @@ def _crafter_groups() -> dict[str, list[Game]]:
     }
 
 
+def _emembench_groups() -> dict[str, list[Game]]:
+    text = {
+        group: [
+            Game(env, group, EMEMBENCH_MAX_STEPS, seed=EMEMBENCH_TEXT_SEED, label=f"{env} seed {EMEMBENCH_TEXT_SEED}")
+        ]
+        for group, env in EMEMBENCH_TEXT_GAMES.items()
+    }
+    crafter = [
+        Game("crafter", "crafter", EMEMBENCH_MAX_STEPS, seed=seed, label=f"crafter seed {seed}")
+        for seed in EMEMBENCH_CRAFTER_SEEDS
+    ]
+    return {**text, "crafter": crafter}
+
+
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in (
@@ -308,6 +336,14 @@ SUITES: dict[str, Suite] = {
             "AgentKit (Wu et al. 2024) section 4.1, table 1; BALROG (Paglieri et al. 2024) progression",
             "progression",
             _crafter_groups,
+        ),
+        Suite(
+            "emembench",
+            "EMemBench's episodes: TextWorld's cooking, treasure and coin games on seed 42 (for its Jericho games) and "
+            "Crafter on seeds 1, 42, 43, 100, 123, 200 steps each; question them with `ariadne memqa --play emembench`",
+            "EMemBench (anonymous ACL submission) section 3.3, appendix A.6",
+            "emembench",
+            _emembench_groups,
         ),
     )
 }

@@ -443,6 +443,19 @@ def _crafter_figures(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return [score, reward]
 
 
+def _emembench(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
+    """EMemBench's episodes: per game, the normalised score reached and the steps played (its results are the
+    memory-QA accuracy of these runs, which `ariadne memqa` prints)."""
+    games = [g for g in suite.groups() if any(r["group"] == g for r in records)]
+    header = ["system"] + games
+    rows = _our_rows(records, games, lambda c: [f"{100 * c.norm_score:.1f} ({c.steps:.0f} steps, n={c.episodes})"])
+    note = (
+        "Normalised score (%) and steps played, mean over the game's seeds. EMemBench reports no game score: its "
+        "table is the accuracy of the questions asked of these runs (`ariadne memqa --play emembench` plays and asks)."
+    )
+    return _table(header, rows) + "\n\n" + note
+
+
 LAYOUTS: dict[str, Callable[[Suite, Sequence[Mapping[str, Any]]], str]] = {
     "stma": _stma,
     "arigraph": _arigraph,
@@ -450,6 +463,7 @@ LAYOUTS: dict[str, Callable[[Suite, Sequence[Mapping[str, Any]]], str]] = {
     "scienceworld": _scienceworld,
     "tales": _tales,
     "progression": _progression,
+    "emembench": _emembench,
 }
 
 

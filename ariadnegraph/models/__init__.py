@@ -24,7 +24,7 @@ from .structured import (
     call_structured,
     read_reply,
 )
-from .usage import Usage, estimate_tokens, usage_of
+from .usage import Usage, UsageMeter, estimate_tokens, metered, usage_of
 
 __all__ = [
     "FALLBACK",
@@ -39,11 +39,13 @@ __all__ = [
     "StructuredOutputError",
     "StructuredResult",
     "Usage",
+    "UsageMeter",
     "call_structured",
     "estimate_tokens",
     "invoke_model",
     "is_local",
     "load_chat_model",
+    "metered",
     "model_label",
     "read_reply",
     "usage_of",

@@ -8,11 +8,18 @@ download its encodings at first use, which fails offline).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
+from langchain_core.outputs import LLMResult
+from langchain_core.tracers.context import register_configure_hook
 
 CHARS_PER_TOKEN = 4
 
@@ -75,3 +82,40 @@ def usage_of(prompt: Sequence[BaseMessage], reply: BaseMessage) -> Usage:
         return usage_from_metadata(dict(metadata))
     prompt_text = "".join(message_text(m) for m in prompt)
     return Usage(1, estimate_tokens(prompt_text), estimate_tokens(message_text(reply)), estimated=True)
+
+
+class UsageMeter(BaseCallbackHandler):
+    """Adds up :func:`usage_of` every chat-model call that ends while it is the current meter (:func:`metered`)."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self._prompts: dict[UUID, list[BaseMessage]] = {}
+        self._lock = threading.Lock()  # a library may call the model from its worker threads
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._prompts[run_id] = list(messages[0]) if messages else []
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        prompt = self._prompts.pop(run_id, [])
+        generation = response.generations[0][0] if response.generations and response.generations[0] else None
+        message = getattr(generation, "message", None)
+        if message is not None:
+            with self._lock:
+                self.usage = self.usage.add(usage_of(prompt, message))
+
+
+# LangChain hands the current meter to every model call it configures in this context, wherever the call is made
+# (inside a library such as Mem0 or LangMem too): registered once, as each registration is kept for the process.
+_METER: ContextVar[UsageMeter | None] = ContextVar("ariadne_usage_meter", default=None)
+register_configure_hook(_METER, inheritable=True)
+
+
+@contextmanager
+def metered() -> Iterator[UsageMeter]:
+    """The model calls made inside, counted: a meter opened inside another counts its calls alone."""
+    meter = UsageMeter()
+    token = _METER.set(meter)
+    try:
+        yield meter
+    finally:
+        _METER.reset(token)

@@ -28,7 +28,9 @@ def test_cli_runs_all_three_answerers(played: tuple[Path, str], tmp_path: Path, 
     out = tmp_path / "items.jsonl"
     assert main(["memqa", run_id, "--run-dir", str(root), "--per-type", "3", "--seed", "1", "--json", "--out", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert set(summary) == {"in-context", "full-history", "memory"}
+    spent = summary.pop("cost")  # model calls and tokens per answerer: building its memory, answering
+    assert set(summary) == set(spent) == {"in-context", "full-history", "memory"}
+    assert all(spent[a]["answer"]["calls"] > 0 and spent[a]["ingest"]["calls"] == 0 for a in spent)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert {r["answerer"] for r in rows} == set(summary)
     per = len(rows) // 3
@@ -79,3 +81,34 @@ def test_fixed_log_replays_it_with_each_runs_settings_and_prints_interactive_min
     meta["context"]["preset"] = "full_history"
     (tmp_path / "frozen-fixed-as-own-react" / "run.json").write_text(json.dumps(meta))
     assert main(args) == 2 and "with other settings than own-react (preset)" in capsys.readouterr().err
+
+
+def test_play_emembench_plays_its_episodes_with_the_runner_then_questions_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """EMemBench's protocol: `--play emembench` plays the suite's episodes as `ariadne eval` does (here one Crafter
+    seed, a few steps) and questions the runs it played."""
+    out = tmp_path / "played"
+    rows_file = tmp_path / "items.jsonl"
+    args = ["memqa", "--play", "emembench", "--preset", "react", "--levels", "crafter", "--limit", "1",
+            "--max-steps", "6", "--play-out", str(out), "--answerer", "full-history", "--per-type", "1"]
+    assert main([*args, "--out", str(rows_file)]) == 0
+    printed = capsys.readouterr().out
+    assert "full-history" in printed and "model calls and tokens" in printed
+    episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert [(e["env"], e["seed"], e["max_steps"], e["preset"]) for e in episodes] == [("crafter", 1, 6, "react")]
+    rows = [json.loads(line) for line in rows_file.read_text().splitlines()]
+    assert rows and {r["run_id"] for r in rows} == {episodes[0]["run_id"]} and {r["seed"] for r in rows} == {1}
+    assert "| system | crafter |" in (out / "report.md").read_text()
+    assert main([*args, "--json"]) == 0  # played already: the runner resumes, nothing is played again
+    assert len((out / "episodes.jsonl").read_text().splitlines()) == 1
+    capsys.readouterr()
+    played = ["memqa", episodes[0]["run_id"], "--run-dir", str(out / "runs")]
+    assert main([*played, "--play", "emembench"]) == 2
+    assert main(["memqa", "--run-dir", str(tmp_path)]) == 2
+    assert main([*played, "--preset", "react"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "ariadne: error: --play questions the episodes it plays: give RUN_IDs (and --fixed-log) or --play, not both",
+        "ariadne: error: memqa needs RUN_IDs to question, or --play SUITE to play them first (e.g. --play emembench)",
+        "ariadne: error: --preset goes with --play SUITE",
+    ]

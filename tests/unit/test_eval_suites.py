@@ -207,6 +207,21 @@ def test_an_episode_record_out_of_range_is_refused_when_written_and_when_read(tm
     append_record(path, _record("ariadne", "1", 3, 0.0, cost=None))  # in range (an unknown cost is null): written
 
 
+def test_emembench_suite_is_the_papers_protocol_200_steps_text_games_on_seed_42_crafter_on_five_seeds(tmp_path):
+    suite = get_suite("emembench")
+    games = suite.games()
+    assert {g.max_steps for g in games} == {200}  # EMemBench A.6: every episode capped at 200 steps
+    text = [g for g in games if g.env != "crafter"]
+    assert [(g.env, g.seed) for g in text] == [("cooking:4", 42), ("treasure:30", 42), ("coin:50", 42)]
+    assert [g.seed for g in games if g.env == "crafter"] == [1, 42, 43, 100, 123]
+    assert [g.env for g in suite.games(groups=["crafter"], limit=1, max_steps=3)] == ["crafter"]
+    plan = plan_eval("emembench", ["react"], out=tmp_path / "out")
+    assert len(plan.jobs) == 8 and len({j.run_id for j in plan.jobs}) == 8
+    records = [dict(_record("react", "crafter", seed, 2.0, max_score=22), env="crafter", seed=seed) for seed in (1, 42)]
+    md = markdown_tables(suite, records)
+    assert "| system | crafter |" in md and "| **react** (scripted) — ours | 9.1 (4 steps, n=2) |" in md
+
+
 def test_cells_csv_and_stma_markdown_layout():
     records = [_record("ariadne", "1", 1, 4.0), _record("ariadne", "1", 2, 2.0), _record("ariadne", "2", 1, 0.0),
                _record("react", "1", 1, 4.0, cost=None)]

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from ...agent.integrity import checked_copies
+from ...models import metered
 from ...runs import RunDir
-from .answerers import ANSWERERS, extract_answer, make_answerer
+from .answerers import ANSWERERS, check_answerers, extract_answer, make_answerer
 from .episodes import load_episode
 from .generate import PER_TYPE, QAItem, generate
 from .paraphrase import paraphrase
@@ -41,9 +42,12 @@ def evaluate(
     paraphrase_with: str | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """One scored row per (question, answerer): the item, the reply, the extracted prediction, the score.
+    """One scored row per (question, answerer): the item, the reply, the extracted prediction, the score, and what
+    answering cost (``usage``: model calls and tokens; a memory agent's rows also carry ``ingest_usage``, what
+    building its memory of that run up to that horizon cost, the same on each of them).
     ``paraphrase_with``: None rewrites questions with the answering model (a real one; the scripted
     double rewrites nothing), "off" keeps the generated wording, else the model that rewrites them."""
+    check_answerers(answerers)
     with checked_copies(run_dir, run_ids) as copies:  # read from checked copies: the runs' files are never written
         return _evaluate(
             copies,
@@ -85,7 +89,8 @@ def _evaluate(
         for kind in answerers:
             answer = make_answerer(kind, run_dir, run_id, chosen, base_url)
             for item in items:
-                reply = answer(item)
+                with metered() as meter:  # a memory agent's building of its memory is metered apart, inside
+                    reply = answer(item)
                 prediction = extract_answer(reply)
                 row = {
                     **item.to_dict(),
@@ -98,7 +103,11 @@ def _evaluate(
                     "prediction": prediction,
                     "score": score(item.answer, prediction, item.answer_type),
                     "paraphrased": item.question != original[item.id],
+                    "usage": meter.usage.to_dict(),
                 }
+                ingested = getattr(answer, "ingest_usage", {}).get(item.horizon)
+                if ingested is not None:
+                    row["ingest_usage"] = ingested.to_dict()
                 rows.append(row)
                 if on_row:
                     on_row(row)

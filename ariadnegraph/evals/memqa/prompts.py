@@ -31,6 +31,16 @@ Use only the transcript; do not guess from what usually happens in such games.
 
 {ANSWER_RULES}"""
 
+# A memory agent's answer (EMemBench's answer prompt is one for every method): the transcript's framing and rules,
+# the memories its library retrieved for the question in place of the turns.
+RETRIEVED_SYSTEM = f"""You are questioned about an episode of a text game that you played. A memory
+system was given each of your turns (the step number, the command you typed, why you chose it, the commands
+listed as valid, the game's answer, what you were carrying and your score) and kept memories of them; below
+are the memories it retrieved for this question, most relevant first, one paragraph each. Step 0 is the
+start, before any command. Use only these memories; do not guess from what usually happens in such games.
+
+{ANSWER_RULES}"""
+
 MEMORY_RULES = f"""Answer from what your memory of the episode recalls, or look up more with the tools
 (facts hold from one step until another; step 0 is the start, before any command).
 {ANSWER_RULES}"""
@@ -63,6 +73,11 @@ def render_turn(
     if score is not None:
         lines.append(f"{SCORE} {score:g}" if isinstance(score, (int, float)) else f"{SCORE} {score}")
     return "\n".join(lines)
+
+
+def render_memories(memories: Iterable[str]) -> str:
+    """Retrieved memories as the answer prompt shows them: one paragraph each, in the order retrieved."""
+    return "\n\n".join("\n".join(line.strip() for line in m.splitlines() if line.strip()) for m in memories)
 
 
 def render_transcript(turns: Iterable[Mapping[str, Any]]) -> str:

@@ -123,6 +123,46 @@ def seed_stability(rows: Iterable[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+COST_KEYS = ("calls", "prompt_tokens", "completion_tokens")
+
+
+def costs(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+    """answerer -> {"ingest", "answer"} -> model calls and tokens: answering summed over the questions, a memory
+    agent's building of its memories once per (run, horizon) it was built for (rows without usage count nothing)."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    built: set[tuple[str, str, Any]] = set()
+    for r in rows:
+        cell = out.setdefault(r["answerer"], {part: dict.fromkeys(COST_KEYS, 0) for part in ("ingest", "answer")})
+        for key in COST_KEYS:
+            cell["answer"][key] += int((r.get("usage") or {}).get(key, 0))
+        built_for = (r["answerer"], str(r.get("run_id")), r.get("horizon"))
+        if r.get("ingest_usage") and built_for not in built:
+            built.add(built_for)
+            for key in COST_KEYS:
+                cell["ingest"][key] += int(r["ingest_usage"].get(key, 0))
+    return out
+
+
+def cost_table(found: dict[str, dict[str, dict[str, int]]]) -> str:
+    """What each answerer cost: model calls and tokens (prompt + completion) to build its memory, and to answer."""
+    if not found:
+        return ""
+    head = f"{'answerer':<13}{'memory calls':>14}{'tokens':>12}{'answer calls':>14}{'tokens':>12}"
+    lines = [
+        "model calls and tokens (prompt + completion) per answerer: building its memory, answering (the memory "
+        "answerer's KG was built while the run was played: that cost is the run's)",
+        head,
+    ]
+    lines.append("-" * len(head))
+    for answerer, cell in found.items():
+        ingest, answer = cell["ingest"], cell["answer"]
+        lines.append(
+            f"{answerer:<13}{ingest['calls']:>14}{ingest['prompt_tokens'] + ingest['completion_tokens']:>12}"
+            f"{answer['calls']:>14}{answer['prompt_tokens'] + answer['completion_tokens']:>12}"
+        )
+    return "\n".join(lines)
+
+
 def counts(summary: dict[str, dict[str, dict[str, Any]]]) -> str:
     """Questions per ability and evidence age (the same for every answerer)."""
     first = next(iter(summary.values()), None)

@@ -141,7 +141,8 @@ def _question(s: Mapping[str, str]) -> str | None:
 def recognises(s: Mapping[str, str]) -> bool:
     """A memory-QA question: it comes with the answering rules (their 'not answerable' line)."""
     q = _question(s)
-    return q is not None and NOT_ANSWERABLE in q.lower() or (q is not None and not is_empty(s.get(p.TRANSCRIPT) or ""))
+    shown = not is_empty(s.get(p.TRANSCRIPT) or "") or p.RETRIEVED in s  # retrieved memories, even none
+    return q is not None and (NOT_ANSWERABLE in q.lower() or shown)
 
 
 def _split(question: str) -> tuple[str, int | None]:
@@ -533,7 +534,20 @@ def answer(question: str, view: View) -> str:
     return " ".join(str(found).split())  # one line, as the rules ask
 
 
+def retrieved_view(body: str) -> View:
+    """Retrieved memories read as the turns they hold (a memory kept word for word), put back in step order: they
+    come most relevant first, with gaps."""
+    blocks = [b for b in (body or "").split("\n\n") if b.strip()]
+    turns = sorted((h[0], b) for b in blocks if (h := p.parse_step_header(b.strip().splitlines()[0])) is not None)
+    return transcript_view("\n\n".join(b for _, b in turns))
+
+
 def final_answer(s: Mapping[str, str], results: list) -> str:
     question = _question(s) or ""
-    view = kg_view(results) if results else transcript_view(s.get(p.TRANSCRIPT, ""))
+    if results:
+        view = kg_view(results)
+    elif p.RETRIEVED in s:
+        view = retrieved_view(s[p.RETRIEVED])
+    else:
+        view = transcript_view(s.get(p.TRANSCRIPT, ""))
     return answer(question, view)

@@ -49,7 +49,7 @@ from ...nodes.schemas import (
     TransitionPrediction,
 )
 from ...prompting import parse_sections
-from . import brain, generative, memqa, plans, qa
+from . import brain, generative, memagents, memqa, plans, qa
 
 # The protocol the double plugs in by: a structured call binds its schema as the one tool, named after the
 # schema's class (models.structured); a schema with a rule here is answered by the rule, from the prompt's
@@ -160,6 +160,8 @@ class ScriptedChatModel(BaseChatModel):
         role = next((n for n in names if n in ROLES), None)
         if role is not None:
             reply = self._structured(role, messages, seed)
+        elif memagents.writes_langmem(kwargs.get("tools") or []):
+            reply = memagents.langmem_memories(messages, lambda i: _call_id(seed, i))
         elif len(names) == 1 and kwargs.get("tool_choice") == "any":
             reply = self._form(kwargs["tools"][0], messages, seed)
         elif names:
@@ -234,6 +236,8 @@ class ScriptedChatModel(BaseChatModel):
         return AIMessage(content="", tool_calls=tool_calls)
 
     def _plain(self, messages: Sequence[BaseMessage]) -> AIMessage:
+        if (facts := memagents.mem0_facts(messages)) is not None:
+            return AIMessage(content=facts)
         sections = _sections(messages)
         results, _ = _tool_results(messages)
         if memqa.recognises(sections):
