@@ -102,7 +102,8 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # around' 30 times in a one-room game) is one since 2026-11-27; twx:mapreader@0 (the coin taken, then 97 moves between
 # two rooms with 'put coin in box' valid in one) since stop 46; twx:simonsays10@0 and twx:simonsays50@0 (both lost at
 # step 4: the model chose a command said two steps before, the no-op guard sent it back and the way forward took a
-# thing: "Incorrect!") since stop 47.
+# thing: "Incorrect!") since stop 47; twx:simonsayswithmemory{10,50,100}{,verbose}@0 (each lost at step 10: the list's
+# tenth command examined again what the second had, the no-op guard sent it back) since stop 47.
 
 
 def stma_held_out(level: int, games: int = 8) -> list[str]:
