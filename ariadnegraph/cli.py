@@ -688,7 +688,7 @@ def _memqa_play(args: argparse.Namespace) -> tuple[str, list[str]]:
 
     plan = plan_eval(
         args.play,
-        args.preset or [],
+        args.preset,
         args.model or "scripted",
         base_url=args.base_url,
         out=args.play_out,
@@ -721,6 +721,8 @@ def _memqa(args: argparse.Namespace) -> int:
     if args.play:
         if run_ids or args.fixed_log:
             raise CliError("--play questions the episodes it plays: give RUN_IDs (and --fixed-log) or --play, not both")
+        if len(args.preset or []) != 1:  # one table an answerer: the runs of several agents would be mixed in it
+            raise CliError("--play needs one --preset: the agent whose episodes are questioned (e.g. --preset ariadne)")
         run_dir, run_ids = _memqa_play(args)
     elif not run_ids:
         raise CliError("memqa needs RUN_IDs to question, or --play SUITE to play them first (e.g. --play emembench)")

@@ -183,6 +183,12 @@ def _verb_normalised(words: tuple[str, ...], synonyms: Synonyms = VERB_SYNONYMS)
     return words
 
 
+def with_verb_named(words: tuple[str, ...], synonyms: Synonyms = VERB_SYNONYMS) -> tuple[str, ...]:
+    """A command's words with its verb, of one word or several, under the one name text games take it by ("pick up
+    the objects": take, the, objects)."""
+    return _verb_normalised(words, synonyms)
+
+
 def verb_of(words: tuple[str, ...], synonyms: Synonyms = VERB_SYNONYMS) -> str | None:
     """The verb a command's words start with, under the one name text games take it by; None for no words."""
     return _verb_normalised(words, synonyms)[0] if words else None
@@ -488,7 +494,8 @@ _PHRASE_WORDS = 4  # the longest name a rule takes ("a closed wooden chest of dr
 # "it" that names nothing ("It seems...", "It is dark here")
 _EXPLETIVE = re.compile(
     r"\s+(?:seems|appears|looks like|is (?:too |very |quite |getting )?(?:dark|light|raining|time|late|early|possible|"
-    r"impossible|hard|difficult|easy|useless|no use|not possible))\b",
+    r"impossible|hard|difficult|easy|useless|no use|not possible))\b"
+    r"|\s+is\s*[!?.]",  # "Is that what I think it is? It is!" (TextWorld's rooms): it refers to nothing
     re.IGNORECASE,
 )
 

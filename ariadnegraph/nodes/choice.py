@@ -30,11 +30,10 @@ from .common import (
     go_to_choices,
     goal_step_left,
     needed_item,
-    next_item,
     next_step,
     offered_commands,
     played_before,
-    said_now,
+    said_or_listed,
     tried_here,
     working_memory,
 )
@@ -109,15 +108,11 @@ def item_command(state: AgentState, item: str, admissible: list[str]) -> str | N
     return None
 
 
-def followed_item(state: AgentState, context: AgentContext, session: Session) -> tuple[str | None, str] | None:
-    """What code follows when one valid command does it, as (its list's heading or None, the item): what the game's
-    latest text says to play now, else the next item of a list read, else the goal's next step."""
-    if said := said_now(state, context):
-        return None, said
-    if item := next_item(state, context, session.run):
-        return item
-    goal_step = goal_step_left(state, context, session.run)  # nothing read yet ("read the recipe in the cookbook")
-    return (None, goal_step) if goal_step else None
+def _followed(item: tuple[str | None, str], command: str) -> tuple[Plan, dict[str, Any], str]:
+    """A plan of the one command that does ``item`` (its list's heading or None, the item), by code."""
+    step = p.step_line(*item) if item[0] is not None else item[1]
+    plan = Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"{FOLLOWED}{step}", steps=[PlanStep(action=command)])
+    return plan, {}, BY_LIST
 
 
 def choose_command(state: AgentState, context: AgentContext, session: Session) -> tuple[Plan, dict[str, Any], str]:
@@ -132,21 +127,20 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     if context.switches.loop_guard:
         avoid |= {c for c, (n, _) in tried.items() if n >= 2}
     offered = offered_commands(state, context)
-    item = followed_item(state, context, session) if context.switches.follow_lists else None
-    if item is not None and (command := item_command(state, item[1], [c for c in offered if c not in avoid])):
-        # what the game says now, the list read or the goal says what to do, and one valid command does it word for
-        # word: no model asked (even a command that changes nothing, played before: Simon says 'examine pea' twice)
-        step = p.step_line(*item) if item[0] is not None else item[1]
-        return (
-            Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"{FOLLOWED}{step}", steps=[PlanStep(action=command)]),
-            {},
-            BY_LIST,
-        )
+    follows = context.switches.follow_lists
+    said = said_or_listed(state, context, session.run) if follows else None
+    if said is not None and (command := item_command(state, said[1], [c for c in offered if c not in avoid])):
+        # what the game says now or the list read says what to do, and one valid command does it word for word: no
+        # model asked (even a command that changes nothing, played before: Simon says 'examine pea' twice)
+        return _followed(said, command)
     if context.switches.object_memory:  # what changes nothing is played once (nodes/guards.no_op_again)
         family = episode_family(state)
         avoid |= {c for c in tried if is_no_op(c, family)}
         avoid |= {c for c in played_before(session.run) if shown_again(c)}
     admissible = [c for c in offered if c not in avoid] or offered
+    goal_step = goal_step_left(state, context, session.run) if follows and said is None else None
+    if goal_step and (command := item_command(state, goal_step, admissible)):  # nothing read yet: the goal's step
+        return _followed((None, goal_step), command)
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
     if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):

@@ -387,12 +387,18 @@ def said_now(state: Mapping[str, Any], context: AgentContext) -> str | None:
     return episode_family(state).said_to_play(state.get("observation") or "")
 
 
+def said_or_listed(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> tuple[str | None, str] | None:
+    """What the game's latest text says to play now (no heading), else the next item of a list read (under its
+    heading), else None."""
+    if said := said_now(state, context):
+        return None, said
+    return next_item(state, context, run)
+
+
 def needed_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
     """What the next step asks for: what the game says to play now, else the next item of a list read, else the
     goal's next step."""
-    if said := said_now(state, context):
-        return said
-    item = next_item(state, context, run)
+    item = said_or_listed(state, context, run)
     return item[1] if item is not None else goal_step_left(state, context, run)
 
 

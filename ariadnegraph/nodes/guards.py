@@ -28,7 +28,15 @@ from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore,
 from ..memory import WorldMemory
 from ..vocabulary import SAFE_COMMANDS
 from . import finding
-from .common import episode_family, explore_moves, last_played, needed_item, played_before, tried_here
+from .common import (
+    episode_family,
+    explore_moves,
+    last_played,
+    needed_item,
+    played_before,
+    said_or_listed,
+    tried_here,
+)
 
 
 class Reason(StrEnum):
@@ -114,10 +122,11 @@ class Situation:
 
     @cached_property
     def asked_now(self) -> bool:
-        """Whether the command is what the next step asks word for word (what the game says to play now, a list's next
-        item): played even when it changes nothing and was played before (Simon says 'examine pea' twice)."""
-        item = needed_item(self.state, self.context, self.session.run) if self.command is not None else None
-        return item is not None and self.family.command_for_item(item, self.admissible) == self.command
+        """Whether the command is what the game says to play now or the next item of a list read, word for word:
+        played even when it changes nothing and was played before (Simon says 'examine pea' twice). Not a goal's
+        step: it is done once the score rises, and reading the cookbook again would not raise it."""
+        item = said_or_listed(self.state, self.context, self.session.run) if self.command is not None else None
+        return item is not None and self.family.command_for_item(item[1], self.admissible) == self.command
 
     def times_here(self, command: str | None) -> int:
         return self.tried.get(command, (0, ""))[0] if command else 0
@@ -327,7 +336,9 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
         return None
     does = s.family.command_for_item(item, s.admissible)
     shown = does is not None and shown_again(does) and does in played_before(s.session.run)
-    if does is not None and does not in s.tried and not shown:  # the step can be done here and now
+    inventory, readings = s.state.get("inventory"), s.state.get("readings") or []
+    allowed = does is not None and bool(s.family.allowed([does], inventory, readings))  # the rules shield's word
+    if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
     location = s.state.get("location")
     found = finding.needs(item, s.family, s.memory, location)

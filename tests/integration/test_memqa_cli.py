@@ -107,8 +107,11 @@ def test_play_emembench_plays_its_episodes_with_the_runner_then_questions_them(
     assert main([*played, "--play", "emembench"]) == 2
     assert main(["memqa", "--run-dir", str(tmp_path)]) == 2
     assert main([*played, "--preset", "react"]) == 2
+    assert main(["memqa", "--play", "emembench", "--preset", "react", "--preset", "ariadne"]) == 2
+    assert main(["memqa", "--play", "emembench"]) == 2
     assert capsys.readouterr().err.splitlines() == [
         "ariadne: error: --play questions the episodes it plays: give RUN_IDs (and --fixed-log) or --play, not both",
         "ariadne: error: memqa needs RUN_IDs to question, or --play SUITE to play them first (e.g. --play emembench)",
         "ariadne: error: --preset goes with --play SUITE",
+        *["ariadne: error: --play needs one --preset: the agent whose episodes are questioned (e.g. --preset ariadne)"] * 2,
     ]

@@ -442,8 +442,10 @@ def test_text_without_pronouns_is_unchanged_and_other_presets_read_the_observati
     from ariadnegraph.envs.text import resolve_pronouns
     from ariadnegraph.nodes import relation_retriever as retriever_module
 
+    closet = ("-= Closet =-\nYou're now in a closet. Oh wow! Is that what I think it is? It is! It's a crate.")
     for text in ("You see a chest. The chest is closed.", "-= Kitchen =-\nA fridge.", "It is dark here.",
-                 "It is closed.", "You open the chest and find it empty."):  # nothing to refer to, or ambiguous
+                 "It is closed.", "You open the chest and find it empty.", closet):  # nothing to refer to, or ambiguous
+        # (the closet: a TextWorld room's own words, where "it" refers to nothing named)
         assert resolve_pronouns(text) == text
     state = {"run_id": "r", "step": 2, "goal": "g", "env": "cooking:1", "last_action": "look",
              "history": [{"step": 1, "observation": "You see a chest."}, {"step": 2, "observation": "It is closed."}],

@@ -310,6 +310,17 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
         "Your task is to melt ice", "focus on the substance",
         "take actions that will cause it to change its state of matter"]  # bare "First", "Then" are no steps;
     # "it" after no verb of the step is left as written
+    commonsense = family_of("twx:textworldcommonsense")  # a verb of two words after the preface ("pick up": take)
+    pick, place = commonsense.goal_steps("Your task is to pick up objects, then place them in their usual locations "
+                                         "in the environment.")
+    assert commonsense.things_named(pick) == ["objects"] and place.startswith("place the objects in")
+    treasure = family_of("treasure:1")  # "it" is the thing of the last step that instructs, not of a remark
+    assert treasure.goal_steps("Take the carrot. Once done, eat it") == ["Take the carrot", "Once done",
+                                                                          "eat the carrot"]
+    # a step placing a thing is done by that placing only, never by another place for it
+    cooking = family_of("cooking:1")
+    assert cooking.command_for_item("put the hat on the bed", ["put hat on shelf", "take hat"]) is None
+    assert cooking.command_for_item("put the hat on the bed", ["put hat on shelf", "put hat on bed"]) == "put hat on bed"
 
 
 def test_a_cooking_goal_that_never_names_the_cookbook_starts_by_reading_the_recipe():

@@ -146,7 +146,7 @@ class GameFamily:
         words = self._acted_on(text.command_words(item, self.ignored_words))
         verb = text.verb_of(words, self.synonyms)
         instruction = verb is not None and len(words) > 1 and (verb in self.verbs or words[0] in self.verbs)
-        thing = " ".join(words[1:] if instruction else words)
+        thing = " ".join(text.with_verb_named(words, self.synonyms)[1:] if instruction else words)
         placed = _PLACED.match(thing) if instruction and verb in PLACING_VERBS else None
         if placed:  # "put the coin into the box found in the bar": the coin, where it goes, and where that is
             moved = placed["thing"] if placed["thing"] not in PRONOUNS else ""
@@ -163,7 +163,8 @@ class GameFamily:
         search the environment and find the coin": "find coin"); words with no verb, or one first, are kept."""
         if not words or words[0] in self.verbs or text.verb_of(words, self.synonyms) in self.verbs:
             return words
-        later = (i for i, word in enumerate(words[:-1]) if i and self.synonyms.get(word, word) in self.verbs)
+        # a verb of several words counts too ("your task is to pick up objects": "pick up" is take)
+        later = (i for i in range(1, len(words) - 1) if text.verb_of(words[i:], self.synonyms) in self.verbs)
         first = next(later, None)
         return words[first:] if first is not None else words
 
@@ -176,7 +177,8 @@ class GameFamily:
             clause = _CONNECTIVE.sub("", clause)
             if clause.lower() in _BARE_CONNECTIVES:  # "First, focus on the substance"
                 continue
-            steps.append(self._named_again(clause, steps[-1]) if steps else clause)
+            instructing = [step for step in steps if self.instructs(step)]  # not a remark ("Once done")
+            steps.append(self._named_again(clause, instructing[-1]) if instructing else clause)
         return steps
 
     def instructs(self, clause: str) -> bool:
@@ -195,7 +197,7 @@ class GameFamily:
         verb_at = next((i for i, word in enumerate(words) if word.lower() in self.verbs), None)
         if verb_at is None or verb_at + 1 >= len(words) or words[verb_at + 1].lower() not in _NAMED_BEFORE:
             return step
-        named = self.things_named(before) if self.instructs(before) else []
+        named = self.things_named(before)
         return " ".join([*words[: verb_at + 1], f"the {named[0]}", *words[verb_at + 2 :]]) if named else step
 
     def said_to_play(self, observation: str) -> str | None:
@@ -241,9 +243,9 @@ class GameFamily:
         says where its thing is, done to the thing or its holder: "take the coin that is located in the cubicle" is
         "take coin", "read the recipe in the cookbook" is "read cookbook"); None when none or several do."""
         acted = " ".join(self._acted_on(text.command_words(item, self.ignored_words)))  # "Your task is to take ..."
-        for wording in dict.fromkeys(
-            (item, acted, *self.phrasings(item), *self._on_holder(acted), *self._placed(acted))
-        ):
+        # a step placing a thing is done by that placing only ("put the hat on the bed" is not "put hat on shelf")
+        placed = self._placed(acted)
+        for wording in dict.fromkeys((item, acted, *self.phrasings(item), *(placed or self._on_holder(acted)))):
             command = text.command_for_item(wording, valid, synonyms=self.synonyms, ignored=self.ignored_words)
             if command is not None:
                 return command
