@@ -18,7 +18,7 @@ from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs.families import GENERIC, GameFamily, family_named, family_of
-from ..envs.text import TO_DO, checklist, goal_steps_left, list_item
+from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_command
 from ..memory import WorldMemory
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
 from ..runs import RunDir, StepRecord
@@ -477,3 +477,19 @@ def working_memory(
         if history != 0
         else None,
     }
+
+
+def after_rejection(state: Mapping[str, Any], preset: Preset, rejected: str, why: str) -> tuple[str, dict[str, Any]]:
+    """What a rejection (the critic's of a command, the safety check's of a plan) leads to, and the update: while the
+    step's replans last, back to the planner told why ("replanned"); past them, with ``rejected="withheld"``, a look
+    played in its place ("withheld"); else it is played all the same ("played", no update)."""
+    if state.get("replans", 0) < preset.max_replans:
+        return "replanned", {"needs_plan": True, "feedback": f"{rejected} was rejected: {why}".strip()}
+    if preset.rejected == "withheld":  # STMA sends no rejected command: this step looks, the next replans
+        look = {"action": safe_command(state.get("admissible") or []), "expected": "", BY: BY_WITHHELD}
+        return "withheld", {
+            "needs_plan": False,
+            "plan": [look],
+            "feedback": f"{rejected} was rejected again and not played: {why}".strip(),
+        }
+    return "played", {}

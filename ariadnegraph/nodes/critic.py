@@ -20,9 +20,8 @@ from ..agent.state import AgentState
 from ..envs.families import GameFamily
 from ..envs.text import go_to_target, is_listed, safe_command
 from .common import (
-    BY,
-    BY_WITHHELD,
     INADMISSIBLE,
+    after_rejection,
     ask_structured,
     belief_section,
     environment_section,
@@ -150,11 +149,7 @@ def routed(
         else:  # DAVIS without its critic (D-C): the mismatch still triggers a new plan, with no critique to learn from
             update = {**update, "plan": [], "feedback": mismatch}
         return {**update, "needs_plan": True}
-    rejected = preset.precheck and not verdict.action_approved
-    if rejected and can_replan:
-        return {**update, "needs_plan": True, "feedback": f"'{proposed}' was rejected: {verdict.feedback}".strip()}
-    if rejected and preset.rejected == "withheld":  # STMA sends no rejected command: this step looks, the next replans
-        look = {"action": safe_command(state.get("admissible") or []), "expected": "", BY: BY_WITHHELD}
-        feedback = f"'{proposed}' was rejected again and not played: {verdict.feedback}".strip()
-        return {**update, "needs_plan": False, "plan": [look], "feedback": feedback}
+    if preset.precheck and not verdict.action_approved:
+        _, then = after_rejection(state, preset, f"'{proposed}'", verdict.feedback.strip())
+        return {**update, "needs_plan": False, **then}
     return {**update, "needs_plan": False}

@@ -48,7 +48,6 @@ from ..agent.readers import MemoryView
 from ..agent.recall import world_history
 from ..agent.session import Session
 from ..agent.state import AgentState, add_usage
-from ..envs.text import safe_command
 from ..memory.transitions import ENTITY_TYPES, THIS_EPISODE, DatedFact, EmbedFn, entity_types, graph_search
 from ..models import FALLBACK, PARSED, REASKED, REPAIRED, invoke_model, usage_of
 from ..models.prompts import REASK_TOOL
@@ -68,8 +67,7 @@ from ..prompting import QUESTION, render_sections
 from ..tools.kg_recall import recall
 from ..tools.kg_tools import KG_TOOLS, TOOL_NAMES, KGReader, call_kg_tool
 from .common import (
-    BY,
-    BY_WITHHELD,
+    after_rejection,
     ask_structured,
     belief_section,
     chat_model,
@@ -556,19 +554,7 @@ def safety_checked(
         return {"decided": {"safety": [{**record, "then": "played"}]}}, update
     reason = verdict.reason.strip() or "no reason given"
     commands = "; ".join(step["action"] for step in trajectory)
-    if state.get("replans", 0) < preset.max_replans:
-        return {
-            "plan": [],
-            "rollout": [],
-            "needs_plan": True,
-            "feedback": f"the plan '{commands}' was rejected before it was played: {reason}",
-            "decided": {"safety": [{**record, "then": "replanned"}]},
-        }, update
-    if preset.rejected == "withheld":
-        look = {"action": safe_command(state.get("admissible") or []), "expected": "", BY: BY_WITHHELD}
-        return {
-            "plan": [look],
-            "feedback": f"the plan '{commands}' was rejected again and not played: {reason}",
-            "decided": {"safety": [{**record, "then": "withheld"}]},
-        }, update
-    return {"decided": {"safety": [{**record, "then": "played"}]}}, update
+    then, rejection = after_rejection(state, preset, f"the plan '{commands}', before it was played,", reason)
+    if then == "replanned":  # the new plan starts a new rollout
+        rejection = {**rejection, "plan": [], "rollout": []}
+    return {**rejection, "decided": {"safety": [{**record, "then": then}]}}, update
