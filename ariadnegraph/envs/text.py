@@ -433,6 +433,19 @@ def command_for_item(
     return found[0] if len(found) == 1 else None
 
 
+_PLACING = re.compile(
+    r"^(?P<verb>put|place|insert|drop)\s+(?P<thing>.+?)\s+(?P<how>into|inside|in|onto|on)\s+(?P<destination>.+)$",
+    re.IGNORECASE,
+)
+
+
+def placing(command: str) -> tuple[str, str, str, str] | None:
+    """A command or instruction placing a thing, as (verb, thing, how, destination): "put the coin into the box found
+    in the bar" is (put, the coin, into, the box found in the bar); None for any other."""
+    found = _PLACING.match(" ".join((command or "").split()))
+    return (found["verb"].lower(), found["thing"], found["how"].lower(), found["destination"]) if found else None
+
+
 _TAKEN_THING = re.compile(r"^(?:take|pick up|get)\s+(.+?)(?:\s+(?:from|off|out of|in|on)\s+.+)?$")
 
 

@@ -11,7 +11,6 @@ else what changes nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -24,7 +23,7 @@ from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.families import GameFamily
 from ..envs.families.base import held_in
-from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore, safe_command, take_first
+from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore, placing, safe_command, take_first
 from ..memory import WorldMemory
 from ..vocabulary import SAFE_COMMANDS
 from . import finding
@@ -66,7 +65,6 @@ SEND_BACK_REASONS = frozenset(
         Reason.STALLED,
     }
 )
-PUTTING = re.compile(r"^(?:put|place|insert|drop)\s+(?P<thing>.+?)\s+(?:on|in|into|inside|onto)\s+(?P<holder>.+)$")
 NO_OP_VERBS = ("examine", "read", "x", "look at")  # what shows a thing again without changing it
 TAKING = tuple(f"{verb} " for verb in TAKING_VERBS)
 
@@ -264,10 +262,10 @@ def repeated(s: Situation) -> Decision | None:
 def undoes(s: Situation) -> Decision | None:
     """Putting a thing back on the holder it was last taken from undoes the take (``loop_guard``; AriGraph's clean,
     first played at 8db9db1: six things taken from where they lay out of place and put straight back there)."""
-    put = PUTTING.match(" ".join((s.command or "").split())) if s.preset.loop_guard else None
+    put = placing(s.command or "") if s.preset.loop_guard else None
     if put is None:
         return None
-    thing, holder = put["thing"].lower(), put["holder"].lower()
+    thing, holder = put[1].lower(), put[3].lower()
     takes = (held_in(c.split(" ", 1)[1].lower()) for c in last_played(s.session.run, TAKING))
     taken_from = next((where for taken, where in takes if taken == thing), None)
     if taken_from != holder:

@@ -23,10 +23,8 @@ _NAMED_BEFORE = frozenset({"it", "them"})  # the pronouns a goal's step is rewri
 _HELD_IN = re.compile(
     r"^(?P<thing>.+?)\s+(?:that is\s+)?(?:located\s+|found\s+)?(?:in|on|inside|from)\s+(?P<holder>.+)$"
 )
-# "put the coin into the box found in the bar": the thing moved, how, and where to
-_PLACED = re.compile(r"^(?P<thing>.+?)\s+(?P<how>into|inside|in|onto|on)\s+(?P<destination>.+)$")
-PLACING_VERBS = frozenset({"put", "place", "insert"})
-_PREPOSITIONS = {"into": ("in", "into"), "inside": ("in", "into"), "in": ("in", "into"), "onto": ("on",), "on": ("on",)}
+# how a placing is worded by the commands games take ("put coin in box", "insert coin into box", "put hat on bed")
+_PLACED_AS = {"into": ("in", "into"), "inside": ("in", "into"), "in": ("in", "into"), "onto": ("on",), "on": ("on",)}
 _BARE_CONNECTIVES = frozenset({"and", "then", "first", "next", "finally", "also"})
 _RELATIVE = frozenset({"that", "which", "who", "where"})
 _CONNECTIVE = re.compile(r"^(?:and then|and|then|also)\s+", re.IGNORECASE)  # "..., and put it into the box"
@@ -147,10 +145,11 @@ class GameFamily:
         verb = text.verb_of(words, self.synonyms)
         instruction = verb is not None and len(words) > 1 and (verb in self.verbs or words[0] in self.verbs)
         thing = " ".join(text.with_verb_named(words, self.synonyms)[1:] if instruction else words)
-        placed = _PLACED.match(thing) if instruction and verb in PLACING_VERBS else None
+        placed = text.placing(f"{verb} {thing}") if instruction else None
         if placed:  # "put the coin into the box found in the bar": the coin, where it goes, and where that is
-            moved = placed["thing"] if placed["thing"] not in PRONOUNS else ""
-            destination, place = held_in(placed["destination"])
+            _, moved, _, where = placed
+            moved = moved if moved not in PRONOUNS else ""
+            destination, place = held_in(where)
             return [t for t in dict.fromkeys([moved, destination, place, *self.tools_needed(item)]) if t]
         if thing in PRONOUNS:  # "take it": the thing was named by the step before
             return [*self.tools_needed(item)]
@@ -223,11 +222,11 @@ class GameFamily:
     def _placed(self, item: str) -> list[str]:
         """ "put the coin into the box found in the bar" as commands put it: "put coin in box", "put coin into box"."""
         words = text.command_words(item, self.ignored_words)
-        placed = _PLACED.match(" ".join(words[1:])) if len(words) > 2 and words[0] in PLACING_VERBS else None
+        placed = text.placing(" ".join(words))
         if not placed:
             return []
-        destination = held_in(placed["destination"])[0]
-        return [f"{words[0]} {placed['thing']} {how} {destination}" for how in _PREPOSITIONS[placed["how"]]]
+        verb, thing, how, where = placed
+        return [f"{verb} {thing} {worded} {held_in(where)[0]}" for worded in _PLACED_AS[how]]
 
     @property
     def synonyms(self) -> Mapping[str, str]:
