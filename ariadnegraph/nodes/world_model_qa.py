@@ -44,6 +44,7 @@ from typing_extensions import TypedDict
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.presets import Preset
 from ..agent.readers import MemoryView
 from ..agent.recall import world_history
 from ..agent.session import Session
@@ -293,6 +294,18 @@ def agent_monologue(session: MemoryView) -> CompiledStateGraph[QAState, AgentCon
 warnings.filterwarnings("ignore", message="`durability` has no effect when no checkpointer is present")
 
 
+def situation_sections(state: AgentState, preset: Preset) -> dict[str, object]:
+    """What a prediction and the safety check read of the step, in the order consecutive calls share."""
+    return {
+        p.ENVIRONMENT: environment_section(state),
+        p.GOAL: state.get("goal", ""),
+        p.BELIEF: belief_section(state, preset),
+        p.LOCATION: state.get("location") or p.UNKNOWN,
+        p.INVENTORY: p.inventory_text(state.get("inventory")),
+        p.OBSERVATION: state.get("observation", ""),
+    }
+
+
 def world_model_qa(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     if runtime.context.switches.monologue == "transitions":
         return predict_transitions(state, runtime, session)
@@ -421,12 +434,7 @@ def predict_step(
     asked: set[str] = set()
     for turn in range(preset.qa_turns + 1):
         sections = {
-            p.ENVIRONMENT: environment_section(state),
-            p.GOAL: state.get("goal", ""),
-            p.BELIEF: belief_section(state, preset),
-            p.LOCATION: state.get("location") or p.UNKNOWN,
-            p.INVENTORY: p.inventory_text(state.get("inventory")),
-            p.OBSERVATION: state.get("observation", ""),
+            **situation_sections(state, preset),
             p.PREDICTED: predicted or p.NONE,
             p.PROPOSED_ACTION: planned["action"],
             p.EXPECTED: planned.get("expected") or p.NOTHING_EXPECTED,  # the planner's own guess
@@ -532,12 +540,7 @@ def safety_checked(
     if not preset.safety_check or not trajectory:
         return {}, {}
     sections = {
-        p.ENVIRONMENT: environment_section(state),
-        p.GOAL: state.get("goal", ""),
-        p.BELIEF: belief_section(state, preset),
-        p.LOCATION: state.get("location") or p.UNKNOWN,
-        p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.OBSERVATION: state.get("observation", ""),
+        **situation_sections(state, preset),
         p.PREDICTED: p.prediction_lines(trajectory),
     }
     verdict, update = ask_structured(
