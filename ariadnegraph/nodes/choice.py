@@ -23,17 +23,17 @@ from .common import (
     BY_FALLBACK,
     BY_LIST,
     BY_MODEL,
+    NextStep,
     ask_structured,
     episode_family,
     explore_moves,
     fell_back,
     go_to_choices,
-    goal_step_left,
     needed_item,
     next_step,
     offered_commands,
     played_before,
-    said_or_listed,
+    step_command,
     tried_here,
     working_memory,
 )
@@ -65,7 +65,7 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session) 
     shown = working_memory(state, context, session.run, replace(context.switches, history_length=window))
     return {
         **{name: shown.get(name) for name in CHOICE_SECTIONS},
-        p.NEXT_STEP: next_step(state, context, session.run),
+        p.NEXT_STEP: step.line() if (step := next_step(state, context, session.run)) else None,
         p.WHERE: where_section(state, context, session),
         p.FEEDBACK: state.get("feedback") or None,
     }
@@ -94,24 +94,10 @@ LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]
 FOLLOWED = "followed in code: "  # the reasoning of a plan step a list read gave, no model asked
 
 
-def item_command(state: AgentState, item: str, admissible: list[str]) -> str | None:
-    """The one valid command that does a list item read word for word, as written or as the game family words it;
-    else the one that takes the tool the item needs and the inventory lacks ("chop the tuna": take the knife)."""
-    family = episode_family(state)
-    command = family.command_for_item(item, admissible)
-    if command is not None:
-        return command
-    held = " ".join(state.get("inventory") or []).lower()
-    for tool in family.tools_needed(item):
-        if tool not in held and (command := family.command_for_item(tool, admissible)) is not None:
-            return command
-    return None
-
-
-def _followed(item: tuple[str | None, str], command: str) -> tuple[Plan, dict[str, Any], str]:
-    """A plan of the one command that does ``item`` (its list's heading or None, the item), by code."""
-    step = p.step_line(*item) if item[0] is not None else item[1]
-    plan = Plan(subgoal=f"{p.NEXT_STEP}: {step}", reasoning=f"{FOLLOWED}{step}", steps=[PlanStep(action=command)])
+def _followed(step: NextStep, command: str) -> tuple[Plan, dict[str, Any], str]:
+    """A plan of the one command that does the next step, by code."""
+    shown = p.step_line(step.heading, step.text)
+    plan = Plan(subgoal=f"{p.NEXT_STEP}: {shown}", reasoning=f"{FOLLOWED}{shown}", steps=[PlanStep(action=command)])
     return plan, {}, BY_LIST
 
 
@@ -127,20 +113,19 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     if context.switches.loop_guard:
         avoid |= {c for c, (n, _) in tried.items() if n >= 2}
     offered = offered_commands(state, context)
-    follows = context.switches.follow_lists
-    said = said_or_listed(state, context, session.run) if follows else None
-    if said is not None and (command := item_command(state, said[1], [c for c in offered if c not in avoid])):
+    step = next_step(state, context, session.run) if context.switches.follow_lists else None
+    unavoided = [c for c in offered if c not in avoid]
+    if step and step.word_for_word and (command := step_command(state, step.text, unavoided)):
         # what the game says now or the list read says what to do, and one valid command does it word for word: no
         # model asked (even a command that changes nothing, played before: Simon says 'examine pea' twice)
-        return _followed(said, command)
+        return _followed(step, command)
     if context.switches.object_memory:  # what changes nothing is played once (nodes/guards.no_op_again)
         family = episode_family(state)
         avoid |= {c for c in tried if is_no_op(c, family)}
         avoid |= {c for c in played_before(session.run) if shown_again(c)}
     admissible = [c for c in offered if c not in avoid] or offered
-    goal_step = goal_step_left(state, context, session.run) if follows and said is None else None
-    if goal_step and (command := item_command(state, goal_step, admissible)):  # nothing read yet: the goal's step
-        return _followed((None, goal_step), command)
+    if step and not step.word_for_word and (command := step_command(state, step.text, admissible)):
+        return _followed(step, command)  # nothing read yet: the goal's step, unless it changes nothing again
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
     if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):

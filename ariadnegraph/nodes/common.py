@@ -387,36 +387,63 @@ def said_now(state: Mapping[str, Any], context: AgentContext) -> str | None:
     return episode_family(state).said_to_play(state.get("observation") or "")
 
 
-def said_or_listed(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> tuple[str | None, str] | None:
-    """What the game's latest text says to play now (no heading), else the next item of a list read (under its
-    heading), else None."""
+@dataclass(frozen=True)
+class NextStep:
+    """What the next step asks, and where it comes from (``kind``): ``said``, the game's latest text says to play it
+    now; ``listed``, the first item to do of a list read, under its heading (no heading: every item is done and this
+    is what the goal asks last); ``goal``, nothing read yet and this is a step of the goal (``first``: its first)."""
+
+    kind: str
+    text: str
+    heading: str | None = None
+    first: bool = False
+
+    @property
+    def word_for_word(self) -> bool:
+        """Said now or listed: played even when it changes nothing and was played before (Simon says 'examine pea'
+        twice). A goal's step is not: it is done once the score rises, and reading the recipe again would not."""
+        return self.kind != "goal"
+
+    def line(self) -> str:
+        """The NEXT STEP section."""
+        if self.kind == "said":
+            return p.said_now(self.text)
+        if self.kind == "goal":
+            return p.goal_first(self.text) if self.first else p.goal_next(self.text)
+        return p.step_line(self.heading, self.text) if self.heading is not None else p.all_done(self.text)
+
+
+def next_step(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> NextStep | None:
+    """What the next step asks, in this order: what the game's latest text says to play now, else the first item to
+    do of a list read (every item done: what the goal asks last), else, nothing read yet, the goal's next step; None
+    when the goal alone says what to do."""
     if said := said_now(state, context):
-        return None, said
-    return next_item(state, context, run)
+        return NextStep("said", said)
+    if item := next_item(state, context, run):
+        return NextStep("listed", item[1], heading=item[0])
+    if (left := goal_step_left(state, context, run)) is None:
+        return None
+    first = episode_family(state).goal_steps(state.get("goal") or "")[0]
+    return NextStep("goal", left, first=left == first)
 
 
 def needed_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
-    """What the next step asks for: what the game says to play now, else the next item of a list read, else the
-    goal's next step."""
-    item = said_or_listed(state, context, run)
-    return item[1] if item is not None else goal_step_left(state, context, run)
+    """What the next step asks for (WHERE looks for it), or None."""
+    step = next_step(state, context, run)
+    return step.text if step is not None else None
 
 
-def next_step(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
-    """The NEXT STEP section: the first item to do of a list read, under its heading; every item done: what the goal
-    asks last; nothing read yet: the first of a goal's several steps; else None (the goal says what to do). What the
-    game's latest text says to play now comes first."""
-    if said := said_now(state, context):
-        return p.said_now(said)
-    item = next_item(state, context, run)
-    if item is None:
-        left = goal_step_left(state, context, run)
-        if left is None:
-            return None
-        first = episode_family(state).goal_steps(state.get("goal") or "")[0]
-        return p.goal_first(left) if left == first else p.goal_next(left)
-    heading, step = item
-    return p.step_line(heading, step) if heading is not None else p.all_done(step)
+def step_command(state: Mapping[str, Any], step: str, admissible: Sequence[str]) -> str | None:
+    """The one valid command that does a step word for word, as written or as the game family words it; else the one
+    that takes the tool the step needs and the inventory lacks ("chop the tuna": take the knife)."""
+    family = episode_family(state)
+    if (command := family.command_for_item(step, admissible)) is not None:
+        return command
+    held = " ".join(state.get("inventory") or []).lower()
+    for tool in family.tools_needed(step):
+        if tool not in held and (command := family.command_for_item(tool, admissible)) is not None:
+            return command
+    return None
 
 
 def readings_section(state: Mapping[str, Any], run: RunDir, preset: Preset) -> list[str] | str | None:

@@ -32,8 +32,9 @@ from .common import (
     explore_moves,
     last_played,
     needed_item,
+    next_step,
     played_before,
-    said_or_listed,
+    step_command,
     tried_here,
 )
 
@@ -120,11 +121,12 @@ class Situation:
 
     @cached_property
     def asked_now(self) -> bool:
-        """Whether the command is what the game says to play now or the next item of a list read, word for word:
-        played even when it changes nothing and was played before (Simon says 'examine pea' twice). Not a goal's
-        step: it is done once the score rises, and reading the cookbook again would not raise it."""
-        item = said_or_listed(self.state, self.context, self.session.run) if self.command is not None else None
-        return item is not None and self.family.command_for_item(item[1], self.admissible) == self.command
+        """Whether the command is the one the chooser follows for what the game says to play now or for the next
+        item of a list read (``NextStep.word_for_word``): played even when it changes nothing and was played before."""
+        step = next_step(self.state, self.context, self.session.run) if self.command is not None else None
+        if step is None or not step.word_for_word:
+            return False
+        return step_command(self.state, step.text, self.admissible) == self.command
 
     def times_here(self, command: str | None) -> int:
         return self.tried.get(command, (0, ""))[0] if command else 0

@@ -771,10 +771,10 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     session = fake_session(run=run)
     state = {**STATE, "env": "twx:mapreader", "readings": [], "goal": goal, "inventory": [], "location": "bar"}
     context = runtime(preset="ariadne").context
-    assert common.next_step(state, context, session.run).startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
+    assert common.next_step(state, context, session.run).line().startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
     run.append_step({"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
     run.append_step({"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
-    assert common.next_step({**state, "inventory": ["coin"]}, context, session.run).startswith("put the coin into the box found in the bar (the GOAL's next step")
+    assert common.next_step({**state, "inventory": ["coin"]}, context, session.run).line().startswith("put the coin into the box found in the bar (the GOAL's next step")
 
 
 def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):
@@ -838,7 +838,7 @@ def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monke
         state = {**STATE, "env": "twx:simonsays10", "goal": "Your task is to do exactly what Simon says.",
                  "readings": [], "inventory": [], "admissible": valid, "step": step,
                  "observation": f"Simon says, '{command}'.", "replans": 0}
-        assert common.next_step(state, ariadne.context, session.run).startswith(f"{command} (what the game's latest")
+        assert common.next_step(state, ariadne.context, session.run).line().startswith(f"{command} (what the game's latest")
         plan = planner_module.planner(state, ariadne, session)["plan"]
         update = actor_module.actor({**state, "plan": plan}, ariadne, session)
         played.append(update["command"])
