@@ -212,6 +212,11 @@ def goal_next(step: str) -> str:
     return f"{step} (the GOAL's next step: the steps before it raised the score; nothing read yet)"
 
 
+def key_opens(step: str, key: str) -> str:
+    """The NEXT STEP when a text read said a key held opens a lock not opened yet (a treasure hunt's notes)."""
+    return f"{step} (a text read said the {key} opens it, and you hold the {key})"
+
+
 def said_now(command: str) -> str:
     """The NEXT STEP when the game's latest text says what to play now (Simon says)."""
     return f"{command} (what the game's latest text says to do now)"

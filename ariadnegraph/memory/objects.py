@@ -20,6 +20,7 @@ from .temporal_kg import KGView
 PLACEMENTS = frozenset({"in", "on"})
 INVENTORY = "inventory"
 CLOSED = frozenset({"closed", "locked"})
+UNLOCKS = "unlocks"  # a key and the lock a text said it opens ("The key 2 unlocks Red locker.")
 
 
 def departed(view: KGView, facts: Iterable[Triplet], shown: Iterable[str], key: Callable[[str], str]) -> list[Fact]:
@@ -72,6 +73,18 @@ def state_of(view: KGView, thing: str) -> str | None:
     """Whether ``thing`` (a key) is open, closed or locked, as memory holds it now (None: never said)."""
     found = [f for f in view.find(subject_key=thing, relation="is") if f.object_key in ("open", *CLOSED)]
     return max(found, key=lambda f: (f.valid_from, f.id)).object_key if found else None
+
+
+def locks_to_open(view: KGView, history: Iterable[Fact]) -> list[tuple[str, str, str | None]]:
+    """Each lock a text said a held key opens, never seen open: (the key, the lock, its state now; keys), the key
+    read first first."""
+    opened = ever_open(history)
+    found = []
+    for fact in sorted(view.find(relation=UNLOCKS), key=lambda f: (f.valid_from, f.id)):
+        held = placement(view, fact.subject_key)
+        if held is not None and held.object_key == INVENTORY and fact.object_key not in opened:
+            found.append((fact.subject_key, fact.object_key, state_of(view, fact.object_key)))
+    return found
 
 
 def door_keys(view: KGView) -> set[str]:

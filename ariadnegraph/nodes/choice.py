@@ -65,7 +65,7 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session) 
     shown = working_memory(state, context, session.run, replace(context.switches, history_length=window))
     return {
         **{name: shown.get(name) for name in CHOICE_SECTIONS},
-        p.NEXT_STEP: step.line() if (step := next_step(state, context, session.run)) else None,
+        p.NEXT_STEP: step.line() if (step := next_step(state, context, session)) else None,
         p.WHERE: where_section(state, context, session),
         p.FEEDBACK: state.get("feedback") or None,
     }
@@ -76,7 +76,7 @@ def where_section(state: AgentState, context: AgentContext, session: Session) ->
     where to search for it."""
     if not context.switches.object_memory:
         return None
-    item = needed_item(state, context, session.run)
+    item = needed_item(state, context, session)
     if item is None:
         return None
     location = state.get("location")
@@ -113,7 +113,7 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     if context.switches.loop_guard:
         avoid |= {c for c, (n, _) in tried.items() if n >= 2}
     offered = offered_commands(state, context)
-    step = next_step(state, context, session.run) if context.switches.follow_lists else None
+    step = next_step(state, context, session) if context.switches.follow_lists else None
     unavoided = [c for c in offered if c not in avoid]
     if step and step.word_for_word and (command := step_command(state, step.text, unavoided)):
         # what the game says now or the list read says what to do, and one valid command does it word for word: no

@@ -16,10 +16,12 @@ from pydantic import BaseModel
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
+from ..agent.session import Session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs.families import GENERIC, GameFamily, family_named, family_of
 from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_command
 from ..memory import WorldMemory
+from ..memory import objects as om
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
 from ..runs import RunDir, StepRecord
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
@@ -391,18 +393,20 @@ def said_now(state: Mapping[str, Any], context: AgentContext) -> str | None:
 class NextStep:
     """What the next step asks, and where it comes from (``kind``): ``said``, the game's latest text says to play it
     now; ``listed``, the first item to do of a list read, under its heading (no heading: every item is done and this
-    is what the goal asks last); ``goal``, nothing read yet and this is a step of the goal (``first``: its first)."""
+    is what the goal asks last); ``goal``, nothing read yet and this is a step of the goal (``first``: its first);
+    ``key``, a text read said a key held opens a lock memory has not seen open (``key``: that key)."""
 
     kind: str
     text: str
     heading: str | None = None
     first: bool = False
+    key: str | None = None
 
     @property
     def word_for_word(self) -> bool:
         """Said now or listed: played even when it changes nothing and was played before (Simon says 'examine pea'
         twice). A goal's step is not: it is done once the score rises, and reading the recipe again would not."""
-        return self.kind != "goal"
+        return self.kind in ("said", "listed")
 
     def line(self) -> str:
         """The NEXT STEP section."""
@@ -410,26 +414,39 @@ class NextStep:
             return p.said_now(self.text)
         if self.kind == "goal":
             return p.goal_first(self.text) if self.first else p.goal_next(self.text)
+        if self.kind == "key":
+            return p.key_opens(self.text, self.key or "key")
         return p.step_line(self.heading, self.text) if self.heading is not None else p.all_done(self.text)
 
 
-def next_step(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> NextStep | None:
+def next_step(state: Mapping[str, Any], context: AgentContext, session: Session) -> NextStep | None:
     """What the next step asks, in this order: what the game's latest text says to play now, else the first item to
-    do of a list read (every item done: what the goal asks last), else, nothing read yet, the goal's next step; None
-    when the goal alone says what to do."""
+    do of a list read (every item done: what the goal asks last), else, nothing read yet, the goal's next step, else
+    (``object_memory``) a lock a text said a held key opens; None when the goal alone says what to do."""
     if said := said_now(state, context):
         return NextStep("said", said)
-    if item := next_item(state, context, run):
+    if item := next_item(state, context, session.run):
         return NextStep("listed", item[1], heading=item[0])
-    if (left := goal_step_left(state, context, run)) is None:
+    if (left := goal_step_left(state, context, session.run)) is not None:
+        first = episode_family(state).goal_steps(state.get("goal") or "")[0]
+        return NextStep("goal", left, first=left == first)
+    return lock_to_open(session.memory) if context.switches.object_memory else None
+
+
+def lock_to_open(memory: WorldMemory) -> NextStep | None:
+    """The first lock a text read said a held key opens, not seen open yet: unlock it with that key, or, unlocked
+    already, open it (a treasure hunt's notes: "The key 2 unlocks Red locker.")."""
+    found = om.locks_to_open(memory.current(), memory.all_facts)
+    if not found:
         return None
-    first = episode_family(state).goal_steps(state.get("goal") or "")[0]
-    return NextStep("goal", left, first=left == first)
+    key, lock, state = (memory.entity_name(name) if name else name for name in found[0])
+    text = f"open {lock}" if state == "closed" else f"unlock {lock} with {key}"
+    return NextStep("key", text, key=key)
 
 
-def needed_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
+def needed_item(state: Mapping[str, Any], context: AgentContext, session: Session) -> str | None:
     """What the next step asks for (WHERE looks for it), or None."""
-    step = next_step(state, context, run)
+    step = next_step(state, context, session)
     return step.text if step is not None else None
 
 

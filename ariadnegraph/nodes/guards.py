@@ -123,7 +123,7 @@ class Situation:
     def asked_now(self) -> bool:
         """Whether the command is the one the chooser follows for what the game says to play now or for the next
         item of a list read (``NextStep.word_for_word``): played even when it changes nothing and was played before."""
-        step = next_step(self.state, self.context, self.session.run) if self.command is not None else None
+        step = next_step(self.state, self.context, self.session) if self.command is not None else None
         if step is None or not step.word_for_word:
             return False
         return step_command(self.state, step.text, self.admissible) == self.command
@@ -331,7 +331,7 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     """What the next step of a list read needs, from memory (``object_memory``): (command, why), or None."""
     if not s.preset.object_memory:
         return None
-    item = needed_item(s.state, s.context, s.session.run)
+    item = needed_item(s.state, s.context, s.session)
     if item is None:
         return None
     does = s.family.command_for_item(item, s.admissible)

@@ -749,7 +749,53 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
     update = planner_module.planner({**unread, "admissible": ["go west", "look"]}, ariadne, session)
     assert update["plan"][0]["action"] == "go west" and len(model.calls) == 2
     assert sections_of(model.calls[1])[p.NEXT_STEP].startswith("Read the recipe in the cookbook (the GOAL's first step")
-    assert common.next_step({**unread, "env": "coin:1", "goal": "Find the coin"}, ariadne.context, session.run) is None  # one step: the goal says it
+    assert common.next_step({**unread, "env": "coin:1", "goal": "Find the coin"}, ariadne.context, session) is None  # one step: the goal says it
+
+
+def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it_was_seen(monkeypatch, tmp_path):
+    """AriGraph's hunt (scripted, 2026-11-28): "The key 2 unlocks Red locker." was read at step 27 with Key 2 held and
+    the Red locker seen in Room C at step 11; nothing the agent was shown said so, and it unlocked it at step 71."""
+    import json
+    from pathlib import Path
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes.choice import where_section
+    from ariadnegraph.nodes.memory_update import memory_update
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    recorded = json.loads((Path(__file__).parents[1] / "fixtures" / "observations" / "textworld_hunt.json").read_text())
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "arigraph:hunt", "context": {"model": "scripted"}})
+    session, context = fake_session(memory=WorldMemory(), run=run), runtime(preset="ariadne")
+
+    def seen(step: dict) -> dict:
+        state = {**STATE, "env": "arigraph:hunt", "goal": "Find the treasure", "readings": [], "step": step["step"],
+                 "last_action": step["action"], "observation": step["observation"], "admissible": step["valid"],
+                 "location": step["location"], "inventory": step["inventory"]}
+        memory_update(state, context, session)
+        run.append_step({"step": step["step"], "action": step["action"], "observation": step["observation"],
+                         "score": 0, "trail": str(step["step"])})
+        return state
+
+    for step in recorded["steps"][:8]:  # Key 1 taken, Room C's Red locker seen, the White locker unlocked and opened
+        state = seen(step)
+    assert common.next_step(state, context.context, session) is None  # Key 1's locker is open: nothing a note says left
+    state = seen(recorded["steps"][8])  # Key 2 taken: no note read about it yet
+    assert common.next_step(state, context.context, session) is None
+    state = seen(recorded["steps"][9])  # "The key 2 unlocks Red locker."
+    step = common.next_step(state, context.context, session)
+    assert (step.kind, step.text) == ("key", "unlock red locker with key 2") and "you hold the key 2" in step.line()
+    assert where_section(state, context.context, session)[0] == p.where_line("red locker", p.placed_text("in", "Room C", "Room C", False, False))
+    # the model is shown it, and where the locker is; in Room C the chooser plays it with no model asked
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))
+    in_c = {**state, "location": "Room C", "admissible": ["unlock Red locker with Key 2", "go north", "go east", "look"]}
+    update = planner_module.planner(in_c, context, session)
+    assert update["plan"][0]["action"] == "unlock Red locker with Key 2" and update["plan"][0]["by"] == "list" and not model.calls
+    # unlocked, it is opened; once seen open, no note asks anything
+    session.memory.observe(10, "You unlock the Red locker.", [("red locker", "is", "closed")], [], action="unlock Red locker with Key 2")
+    assert common.next_step(state, context.context, session).text == "open red locker"
+    session.memory.observe(11, "You open the Red locker.", [("red locker", "is", "open")], [], action="open Red locker")
+    assert common.next_step(state, context.context, session) is None
 
 
 def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypatch, tmp_path):
@@ -771,10 +817,10 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     session = fake_session(run=run)
     state = {**STATE, "env": "twx:mapreader", "readings": [], "goal": goal, "inventory": [], "location": "bar"}
     context = runtime(preset="ariadne").context
-    assert common.next_step(state, context, session.run).line().startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
+    assert common.next_step(state, context, session).line().startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
     run.append_step({"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
     run.append_step({"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
-    assert common.next_step({**state, "inventory": ["coin"]}, context, session.run).line().startswith("put the coin into the box found in the bar (the GOAL's next step")
+    assert common.next_step({**state, "inventory": ["coin"]}, context, session).line().startswith("put the coin into the box found in the bar (the GOAL's next step")
 
 
 def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):
@@ -838,7 +884,7 @@ def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monke
         state = {**STATE, "env": "twx:simonsays10", "goal": "Your task is to do exactly what Simon says.",
                  "readings": [], "inventory": [], "admissible": valid, "step": step,
                  "observation": f"Simon says, '{command}'.", "replans": 0}
-        assert common.next_step(state, ariadne.context, session.run).line().startswith(f"{command} (what the game's latest")
+        assert common.next_step(state, ariadne.context, session).line().startswith(f"{command} (what the game's latest")
         plan = planner_module.planner(state, ariadne, session)["plan"]
         update = actor_module.actor({**state, "plan": plan}, ariadne, session)
         played.append(update["command"])

@@ -155,7 +155,8 @@ class GameFamily:
             return [*self.tools_needed(item)]
         # "the recipe in the cookbook", "the coin that is located in the shower": the thing, and where it is said to be
         thing, holder = held_in(thing)
-        return [t for t in dict.fromkeys([thing, holder, *self.tools_needed(item)]) if t]
+        thing, _, tool = thing.partition(" with ")  # "unlock the red locker with key 2": the locker, then the key
+        return [t for t in dict.fromkeys([thing, holder, tool, *self.tools_needed(item)]) if t]
 
     def _acted_on(self, words: tuple[str, ...]) -> tuple[str, ...]:
         """An instruction's words from its first verb: a goal's sentence often opens with a preface ("your task is to

@@ -3,7 +3,8 @@
 TextWorld describes a room with randomised filler ("Look out! It's a- oh, never mind, it's just a fridge."), but
 its valid commands are regular and list everything the player can see and reach: ``take X from Y`` (X is in or on
 Y), ``take X`` (on the floor), ``open Y`` / ``close Y`` / ``unlock Y with K`` (Y closed, open, locked),
-``examine T`` (T is here), ``drop X`` (X is carried). So the room, the supports and the open containers are shown
+``examine T`` (T is here), ``drop X`` (X is carried). What a text says a key opens is kept too (a treasure hunt's
+notes: "The key 2 unlocks Red locker."). So the room, the supports and the open containers are shown
 whole each step, and a closed container shows nothing of what it holds. Doors and exits behind them come from the
 text ("There is a closed frosted-glass door leading west."): a closed door lists no 'go' command. Where a game lists
 no valid commands, the text's own sentences stand in ("On the counter you see a knife and an apple.", "You open the
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ...memory.objects import UNLOCKS
 from ...memory.spatial import EXIT_RELATION, door_relation
 from ...vocabulary import DIRECTIONS
 from .base import Observed, Sighting, Triplet
@@ -40,6 +42,10 @@ _SEEN_ON = re.compile(r"\bYou (?:can )?(?:see|make out) (?P<things>[^.!?]+?) on 
 _CONTAINS = re.compile(r"\bThe (?P<holder>[\w' -]+?) contains (?P<things>[^.!?]+)[.!?]", re.I)
 _REVEALING = re.compile(r"\bYou open the (?P<holder>[\w' -]+?), revealing (?P<things>[^.!?]+)[.!?]", re.I)
 _FLOOR = re.compile(r"\bThere is an? (?P<thing>[\w' -]+?) on the floor\b", re.I)
+# what a text says a key opens ("The key 2 unlocks Red locker.", "The key 1 lying in room A opens the white locker.")
+_KEY_OPENS = re.compile(
+    r"\bThe (?P<key>key \w+|[\w-]+ key)(?: lying [^.!?]*?)? (?:opens|unlocks) (?:the )?(?P<lock>[\w' -]+?)[.!?]", re.I
+)
 _LIST = re.compile(r",\s*(?:and\s+)?|\s+and\s+(?=(?:a|an|the|some)\s)", re.I)
 _ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.I)
 
@@ -69,6 +75,8 @@ def sighting(seen: Observed) -> Sighting:
             facts[(room, door_relation(found["dir"].lower()), door)] = None
             if found["state"]:
                 facts[(door, "is", found["state"].lower())] = None
+    for m in _KEY_OPENS.finditer(seen.text):
+        facts[(m["key"].lower(), UNLOCKS, m["lock"].lower())] = None
     if valid:
         held = {m["thing"] for m in _matches(_DROP, valid)}
         for thing in held:
