@@ -38,6 +38,7 @@ from .common import (
     fell_back,
     go_to_choices,
     merged,
+    shown_commands,
     with_issue,
     working_memory,
 )
@@ -104,7 +105,7 @@ def expand_step(
         p.GOAL: state.get("goal", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.ADMISSIBLE: admissible,
+        p.ADMISSIBLE: shown_commands(state, admissible),
         p.OBSERVATION: state.get("observation", ""),
         p.PROPOSED_ACTION: step["action"],
     }
@@ -268,13 +269,14 @@ def _closest_valid(
 ) -> tuple[str, dict[str, Any], str]:
     """The valid command closest to a step that is not one, as the model picks it: (command, update, how)."""
     how = "model"
+    shown = shown_commands(state, admissible)
     sections = {
         p.ENVIRONMENT: environment_section(state),
-        p.ADMISSIBLE: admissible,
+        p.ADMISSIBLE: shown,
         p.OBSERVATION: state.get("observation", ""),
         p.PROPOSED_ACTION: step["action"],
     }
-    schema = action_choice(admissible)
+    schema = action_choice(shown)
     choice, chosen = ask_structured(
         context,
         node="actor",
@@ -309,13 +311,13 @@ def _react(
         **working_memory({**state, "plan": plan}, context, session.run),
         p.COMMANDS: None,
         p.PROPOSED_ACTION: plan[0]["action"] if plan else None,
-        p.ADMISSIBLE: admissible + places,
+        p.ADMISSIBLE: (shown := shown_commands(state, admissible)) + places,
     }
     fallback = plan[0]["action"] if plan else safe_command(admissible)
     if admissible:
         fallback = episode_family(state).ground(fallback, admissible) or safe_command(admissible)
     thinks = context.switches.choice_reasoning
-    schema = action_choice(admissible + places, reasoning=thinks)
+    schema = action_choice(shown + places, reasoning=thinks)
     choice, update = ask_structured(
         context,
         node="actor",

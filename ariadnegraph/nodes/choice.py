@@ -33,6 +33,7 @@ from .common import (
     next_step,
     offered_commands,
     played_before,
+    shown_commands,
     step_command,
     tried_here,
     working_memory,
@@ -136,7 +137,7 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
         node="planner",
         schema=Decision,
         system=PLAN_CHOICE,
-        sections={**choice_sections(state, context, session), p.ADMISSIBLE: [*admissible, *places]},
+        sections={**choice_sections(state, context, session), p.ADMISSIBLE: shown_commands(state, admissible) + places},
         fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
         step=state.get("step", 0),
     )

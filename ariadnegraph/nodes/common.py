@@ -279,6 +279,13 @@ def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[st
     return episode_family(state).allowed(valid, state.get("inventory"), state.get("readings") or [])
 
 
+def shown_commands(state: Mapping[str, Any], commands: Sequence[str]) -> list[str]:
+    """The commands a model is shown of ``commands`` (valid ones): the game family's cut where it lists too many to
+    read (GameFamily.shown_commands), the goal and what is carried making one relevant."""
+    focus = " ".join([state.get("goal") or "", *(state.get("inventory") or [])])
+    return episode_family(state).shown_commands(commands, focus)
+
+
 def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[dict[str, str]] | None:
     """'explore' as single moves: along the map to the nearest place with an exit not taken yet, then through
     it (each with the room it should reach; the last one's is not known); None when no such exit is left."""
@@ -502,7 +509,7 @@ def working_memory(
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.ADMISSIBLE: offered_commands(state, context),
+        p.ADMISSIBLE: shown_commands(state, offered_commands(state, context)),
         p.BELIEF: belief_section(state, preset),
         p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
         p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in EPISODE_RETRIEVALS else None,

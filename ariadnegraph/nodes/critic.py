@@ -27,6 +27,7 @@ from .common import (
     environment_section,
     episode_family,
     extra_commands,
+    shown_commands,
     with_issue,
 )
 from .prompts import CRITIC, CRITIC_REASONED
@@ -55,7 +56,7 @@ def critic_sections(state: AgentState, preset: Preset, proposed: str, expected: 
         # the subgoal the proposed command serves: STMA's critic judges against it first (appendix D.5)
         p.SUBGOAL: (state.get("subgoal") or p.NONE) if preset.precheck else None,
         p.COMMANDS: extra_commands(preset),
-        p.ADMISSIBLE: state.get("admissible") or [],
+        p.ADMISSIBLE: shown_commands(state, state.get("admissible") or []),
         p.BELIEF: belief_section(state, preset),
         p.SPATIAL: state.get("spatial_belief") if preset.aggregator == "llm" else None,
         p.LAST_ACTION: state.get("last_action") or p.NONE,

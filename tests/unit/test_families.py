@@ -342,3 +342,21 @@ def test_a_cooking_goal_that_never_names_the_cookbook_starts_by_reading_the_reci
     assert family_of("cooking:1").goal_steps(generated) == ["Check the cookbook in the kitchen for the recipe", "Once done",
                                                             "enjoy your meal"]  # it says so itself
     assert family_of("treasure:1").goal_steps("Find the treasure") == ["Find the treasure"]  # no recipe to read
+
+
+def test_scienceworld_shows_a_model_sixty_of_its_valid_commands_the_goal_and_moves_first():
+    """ScienceWorld lists every verb on every thing and pair of things (about 1,300 commands, 32,000 characters, in
+    its kitchen at 15 steps of melt): a prompt of about 8,000 tokens, two minutes a step for the 1.5B model."""
+    things = [f"thing {i}" for i in range(40)] + ["lead", "metal pot"]
+    valid = ["look around", "inventory", "go to hallway", "go to workshop"]
+    valid += [f"{verb} {t}" for verb in ("look at", "focus on", "mix", "pick up") for t in things]
+    valid += [f"move {a} to {b}" for a in things for b in things if a != b]
+    science, textworld = family_of("scienceworld:melt"), family_of("treasure:2")
+    assert textworld.shown_commands(valid, "melt lead") == valid  # a family that lists few: all of them
+    shown = science.shown_commands(valid, "Your task is to melt lead. First, focus on the substance.")
+    assert len(shown) == 60 and len(valid) > 1600
+    assert shown == [c for c in valid if c in shown]  # in the game's order
+    assert {"look around", "inventory", "go to hallway", "go to workshop"} <= set(shown)  # moves, one-word commands
+    assert {"focus on lead", "pick up lead", "mix lead", "look at lead"} <= set(shown)  # what the goal names
+    assert {"look at thing 0", "focus on thing 0", "mix thing 0", "pick up thing 0"} <= set(shown)  # every verb at work
+    assert any(c.startswith("move ") and "lead" in c for c in shown)
