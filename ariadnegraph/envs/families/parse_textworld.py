@@ -46,6 +46,10 @@ _FLOOR = re.compile(r"\bThere is an? (?P<thing>[\w' -]+?) on the floor\b", re.I)
 _KEY_OPENS = re.compile(
     r"\bThe (?P<key>key \w+|[\w-]+ key)(?: lying [^.!?]*?)? (?:opens|unlocks) (?:the )?(?P<lock>[\w' -]+?)[.!?]", re.I
 )
+# ... and a lock's key named in the sentence after it ("... from the golden locker. It opens with a golden key")
+_OPENS_WITH = re.compile(
+    r"\b(?P<lock>[\w-]+ [\w-]+)\. It (?:opens|unlocks) with (?:a|an|the) (?P<key>[\w-]+ key)\b", re.I
+)
 _LIST = re.compile(r",\s*(?:and\s+)?|\s+and\s+(?=(?:a|an|the|some)\s)", re.I)
 _ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.I)
 
@@ -75,8 +79,9 @@ def sighting(seen: Observed) -> Sighting:
             facts[(room, door_relation(found["dir"].lower()), door)] = None
             if found["state"]:
                 facts[(door, "is", found["state"].lower())] = None
-    for m in _KEY_OPENS.finditer(seen.text):
-        facts[(m["key"].lower(), UNLOCKS, m["lock"].lower())] = None
+    for pattern in (_KEY_OPENS, _OPENS_WITH):
+        for m in pattern.finditer(seen.text):
+            facts[(m["key"].lower(), UNLOCKS, m["lock"].lower())] = None
     if valid:
         held = {m["thing"] for m in _matches(_DROP, valid)}
         for thing in held:
