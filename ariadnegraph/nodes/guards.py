@@ -42,7 +42,7 @@ from .common import (
 class Reason(StrEnum):
     """Why a guard played something else than the plan's step, or sent it back."""
 
-    KEYS_FIRST = "keys first"  # a key lying here is taken, a lock whose key is held unlocked
+    KEYS_FIRST = "keys first"  # a key lying here is taken, a lock whose key is held unlocked, a note here read
     PACING = "pacing"  # a move made twice from here already: explore instead
     TAKE_FIRST = "take first"  # not valid now, and a thing it names can be taken here: take it first
     NO_EXIT_LEFT = "no exit left"  # 'explore' with every exit taken
@@ -165,8 +165,9 @@ def pacing(s: Situation) -> Decision | None:
 
 
 def keys_first(s: Situation) -> Decision | None:
-    """A key the family names lying here, or a lock whose key is held (``keys_first``): that first (AriGraph's hunt:
-    the 1.5B model examined lockers beside Key 1, and walked away from the key in a locker it had opened)."""
+    """A key the family names lying here, a lock whose key is held, or a note here never read (``keys_first``): that
+    first (AriGraph's hunt: the 1.5B model examined lockers beside Key 1, and walked away from the key in a locker it
+    had opened; a note says which lock the next key opens)."""
     if not s.preset.keys_first or s.command is None or not s.admissible:
         return None
     found = unlocking(s)
@@ -389,7 +390,8 @@ def never_shown(s: Situation) -> str | None:
 
 
 def unlocking(s: Situation) -> tuple[str, str] | None:
-    """A lock and its key (the family's keys): a valid 'unlock' not played from here, else a key lying here."""
+    """A lock and its key (the family's keys): a valid 'unlock' not played from here, else a key lying here, else a
+    note lying here never read (the family's notes that tell the way: which lock the next key opens)."""
     unlock = [c for c in s.admissible if c.lower().startswith("unlock ") and c not in s.tried]
     if unlock:
         return unlock[0], "a lock whose key is held"
@@ -398,7 +400,18 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
         for c in s.admissible
         if c.lower().startswith(TAKING) and c not in s.tried and s.family.opens_locks(held_in(c.split(" ", 1)[1])[0])
     ]
-    return (keys[0], "a key lying here: locks need it") if keys else None
+    if keys:
+        return keys[0], "a key lying here: locks need it"
+    reading = ("examine ", "read ")
+    read = {c.lower().split(" ", 1)[1] for c in played_before(s.session.run) if c.lower().startswith(reading)}
+    notes = [
+        c
+        for c in s.admissible
+        if c.lower().startswith(reading)
+        and s.family.tells_the_way(thing := c.split(" ", 1)[1])
+        and thing.lower() not in read
+    ]
+    return (notes[0], "a note here not read yet: it says where to go next") if notes else None
 
 
 def untried_reach(s: Situation) -> str | None:

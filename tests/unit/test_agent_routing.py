@@ -650,6 +650,30 @@ def test_a_key_here_is_taken_and_a_held_one_used_before_the_plans_step_and_pacin
     assert actor_module.actor(pacing, ariadne, fake_session(WorldMemory()))["command"] == "go south"
 
 
+def test_a_note_here_never_read_is_read_before_the_plans_step(monkeypatch, tmp_path):
+    """AriGraph's hunt: each opened locker holds the next key and a note saying which lock it opens ("The notes you find
+    tell you where to go next"); a note is read once, where it lies, before the plan's step."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "arigraph:hunt", "context": {"model": "scripted"}})
+    run.append_step({"step": 0, "action": None, "observation": "-= Room G =-", "score": 0, "trail": "0"})
+    ariadne = runtime(preset="ariadne")
+    opened = {**STATE, "env": "arigraph:hunt", "inventory": ["Key 1", "Key 2"], "location": "Room G",
+              "admissible": ["close White locker", "examine Note 2", "examine White locker", "go west", "look",
+                             "take Note 2 from White locker"],
+              "plan": [{"action": "go west", "expected": ""}], "replans": 0}
+    update = actor_module.actor(opened, ariadne, fake_session(WorldMemory(), run=run))
+    assert update["command"] == "examine Note 2" and update["decided"]["actor"][0]["by"] == "keys first"
+    run.append_step({"step": 1, "action": "examine Note 2", "observation": "The key 2 unlocks Red locker.", "score": 0, "trail": "1"})
+    assert actor_module.actor(opened, ariadne, fake_session(WorldMemory(), run=run))["command"] == "go west"  # read once
+    other = {**opened, "env": "twx:mapreader", "admissible": ["examine Note 2", "go west", "look"]}
+    assert actor_module.actor(other, ariadne, fake_session(WorldMemory()))["command"] == "go west"  # a family with no notes
+    assert family_of("arigraph:hunt").tells_the_way("Note 2") and not family_of("arigraph:hunt").tells_the_way("notebook")
+
+
 def test_pacing_between_two_rooms_with_no_other_way_out_plays_the_way_forward(monkeypatch, tmp_path):
     """TWX mapreader (first played at 5ee4f95, since a dev game): the coin taken, the model walked 'move west' /
     'move east' between the bar and the shower, one exit each, for 97 steps; 'put coin in box' was valid in the bar."""

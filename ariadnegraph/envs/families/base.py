@@ -217,6 +217,11 @@ class GameFamily:
         """Whether a thing is a key of the family's locks, worth taking wherever it lies (TextWorld's keys)."""
         return False
 
+    def tells_the_way(self, thing: str) -> bool:
+        """Whether a thing is a note that says where to go next, worth reading once wherever it lies (a treasure
+        hunt's notes: "The key 2 unlocks Red locker.")."""
+        return False
+
     def places_named(self, item: str) -> list[str]:
         """The room an instruction must be done in, when the family's rules name one ("prepare meal": the kitchen)."""
         return []

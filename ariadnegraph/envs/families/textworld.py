@@ -18,6 +18,10 @@ class TextWorld(GameFamily):
         """A key: "Key 1", "Golden key", "keycard" (the treasure hunts lock their lockers and doors)."""
         return any(word.startswith("key") for word in thing.lower().split())
 
+    def tells_the_way(self, thing: str) -> bool:
+        """A note: "Note 2" (AriGraph's hunts: "The notes you find tell you where to go next")."""
+        return "note" in thing.lower().split()
+
     def perceive(self, seen: Observed) -> Sighting:
         return parse_textworld.sighting(seen)
 
