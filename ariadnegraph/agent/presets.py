@@ -56,6 +56,10 @@ class Preset:
     # named last before it, by rules (envs/text.resolve_pronouns): DAVIS resolves coreference before extraction with
     # CoreNLP (§3.2), which downloads its models at run time; the rules are ours
     coreference: bool = False
+    # the extractor words any relation (AriGraph's appendix E: at most 7 words a triplet) and writes no fact of where
+    # the player is (its "you, are in, location"), which the env's room names instead; off: our fixed relation
+    # vocabulary (in, on, has exit, DIRECTION of, is STATE, the recipe's), which the map and object readers know
+    open_relations: bool = False
     outdated_scope: Literal["room", "entities"] = (
         "room"  # which stored facts outdated detection compares: those about the
     )
@@ -237,7 +241,8 @@ PRESETS: dict[str, Preset] = {
     "arigraph": Preset(
         "AriGraph (Anokhin et al. 2024): semantic + episodic memory (BFS with d=2, w=5, top-2 episodes, history 5: "
         "values ours, the paper gives none), exploration check and unexplored exits, planner every step keeping a "
-        "main goal and sub-goals, ReAct action choice, go-to; a fact is closed only when outdated detection names it",
+        "main goal and sub-goals, ReAct action choice, go-to; a fact is closed only when outdated detection names it; "
+        "relations worded freely, the player's room from the env (appendix E)",
         summarizer=False,
         history_full_text=True,
         exploration_check=True,
@@ -252,6 +257,7 @@ PRESETS: dict[str, Preset] = {
         react_choice=True,
         reflections=False,
         outdated_scope="entities",
+        open_relations=True,
     ),
     "stma": Preset(
         "STMA (Lei et al. 2025): a history buffer of 25 steps (with the critic's feedback) summarized afresh into "
@@ -525,6 +531,8 @@ def _unplayable(preset: Preset) -> list[tuple[str, str]]:
                 "or monologue=rollout with plan_choice=false)",
             )
         )
+    if preset.open_relations and preset.extraction_reads not in ("belief", "history"):
+        found.append(("open_relations", "would change nothing: only the observation's extraction words open relations"))
     if preset.coreference and preset.extraction_reads == "belief_only":
         found.append(("coreference", "would change nothing: the extraction reads no observation (belief_only)"))
     return found

@@ -28,11 +28,15 @@ from ..memory.spatial import PLAYER, current_location
 from .common import episode_family
 
 
-def place_facts(memory: WorldMemory, state: AgentState, env_map: bool = False) -> list[tuple[str, str, str]]:
-    """The player's place, and the way from the last place when a move changed it; with ``env_map``
-    (any world whose env names the room), also the exits the valid 'go DIRECTION' commands show."""
+def place_facts(
+    memory: WorldMemory, state: AgentState, env_map: bool = False, player_from_env: bool = False
+) -> list[tuple[str, str, str]]:
+    """The player's place, and the way from the last place when a move changed it, where the env names the room and
+    the extractor writes no place of the player (``player_from_env``: open relations) or the map is the env's
+    (``env_map``), or the family names a position; with ``env_map`` also the exits the valid 'go' commands show."""
     place = state.get("location")
-    if not place or not state.get("env") or not (env_map or episode_family(state).tracks_position):
+    named = env_map or player_from_env or episode_family(state).tracks_position
+    if not place or not state.get("env") or not named:
         return []
     facts = [(PLAYER, "in", place)]
     if env_map:
@@ -68,7 +72,8 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Se
         # triplets as the relation retriever passed them on (their shape checked where the reply came in:
         # nodes/schemas.py)
         triplets = [(t[0], t[1], t[2]) for t in state.get("extraction", [])]
-        triplets += place_facts(memory, state, runtime.context.switches.env_map)
+        switches = runtime.context.switches
+        triplets += place_facts(memory, state, switches.env_map, player_from_env=switches.open_relations)
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", [])]
         if runtime.context.switches.object_memory:
             seen, ended = perceived(memory, state)

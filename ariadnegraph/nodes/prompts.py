@@ -61,6 +61,24 @@ counter. On the counter is a knife. There is an exit to the south."
 {{"triplets": [["player", "in", "Kitchen"], ["Kitchen", "north of", "Hallway"], ["fridge", "in", "Kitchen"], ["fridge", "is", "closed"], ["counter", "in", "Kitchen"], ["knife", "on", "counter"], ["Kitchen", "has exit", "south"]], "outdated": [["player", "in", "Hallway"]]}}
 Reply with JSON only."""
 
+# AriGraph's extraction (its appendix E, in our words): any relation, short atomic names, no fact of where the player is
+RELATION_RETRIEVER_OPEN = f"""{AGENT}
+Your job: turn the OBSERVATION into facts [subject, relation, object] for the agent's memory. Subject and object are
+single things or places, named as the game names them; the relation is any short phrase that says how they are
+linked (a fact is at most 7 words in all). Break a long fact into simple ones ("the fridge holds a carrot and milk":
+["fridge", "holds", "carrot"], ["fridge", "holds", "milk"]). Write only what the text states, never a guess; never
+use "none" or "nothing" as a name.
+- a thing taken: [THING, "is in", "inventory"], and nothing else about it
+- how places connect: [ROOM, "has exit", DIRECTION], and [ROOM B, "DIRECTION of", ROOM A] after going DIRECTION from A
+- what a note or a text read says: facts of what it names ("The key 2 unlocks Red locker." ["key 2", "unlocks", "red
+  locker"])
+- never where the player is ("you", "are in", ROOM): the agent knows its room
+Under "outdated" list facts from KNOWN FACTS that the observation shows are no longer true.
+Example: LAST ACTION "go north", OBSERVATION "-= Kitchen =- You see a closed fridge and a counter. On the counter is a
+knife. There is an exit to the south. A note on the wall says the oven is broken."
+{{"triplets": [["Kitchen", "north of", "Hallway"], ["Kitchen", "contains", "fridge"], ["fridge", "is", "closed"], ["Kitchen", "contains", "counter"], ["knife", "is on", "counter"], ["Kitchen", "has exit", "south"], ["note", "is on", "wall"], ["note", "says broken", "oven"]], "outdated": []}}
+Reply with JSON only."""
+
 # STMA's relation retriever reads the belief alone (its §4.2: R maps the temporal belief to triplets; appendix D.2)
 RELATION_RETRIEVER_BELIEF = f"""{AGENT}
 Your job: turn the BELIEF, a summary of the episode so far, into facts [subject, relation, object] about where

@@ -15,7 +15,7 @@ the facts shown, the inventory, the task) is dropped before memory sees it and c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -28,6 +28,8 @@ from ..agent.state import AgentState
 from ..envs.text import command_thing, last_named, resolve_pronouns
 from ..envs.textworld_env import true_triplets
 from ..memory import PLAYER, WorldMemory
+from ..memory.normalize import normalize_relation
+from ..memory.spatial import PLAYER_ALIASES
 from ..vocabulary import DIRECTIONS
 from .common import UNGROUNDED, ask_structured, environment_section, history_section, merged, with_issue
 from .prompts import (
@@ -35,6 +37,7 @@ from .prompts import (
     RECIPE,
     RELATION_RETRIEVER,
     RELATION_RETRIEVER_BELIEF,
+    RELATION_RETRIEVER_OPEN,
     RELATION_RETRIEVER_TRANSITION,
 )
 from .schemas import BeliefExtraction, Extraction, Outdated, TransitionExtraction
@@ -181,6 +184,12 @@ def detect_outdated(
     }
 
 
+def player_location(triplet: Sequence[str]) -> bool:
+    """A fact of where the player is ("you, are in, Kitchen")."""
+    subject = " ".join(triplet[0].lower().split())
+    return (subject == PLAYER or subject in PLAYER_ALIASES) and normalize_relation(triplet[1]) in ("in", "at")
+
+
 def _fact_words(fact: Iterable[str]) -> tuple[str, ...]:
     return tuple(" ".join(str(part).lower().split()) for part in fact)
 
@@ -205,6 +214,8 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
         return {"extraction": [], "outdated": [], "decided": {"extracted": [], "skipped": "read before"}}
     sections = extraction_sections(state, memory, runtime.context.switches)
     schema, system = EXTRACTIONS[runtime.context.switches.extraction_reads]
+    if runtime.context.switches.open_relations and system == RELATION_RETRIEVER:
+        system = RELATION_RETRIEVER_OPEN
     extraction, update = ask_structured(
         runtime.context,
         node="relation_retriever",
@@ -215,6 +226,8 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
         step=state.get("step", 0),
     )
     triplets, dropped = grounded([list(t) for t in extraction.triplets], sections)
+    if runtime.context.switches.open_relations:  # where the player is comes from the env's room (appendix E)
+        triplets = [t for t in triplets if not player_location(t)]
     update = with_issue(update, "relation_retriever", UNGROUNDED, dropped)
     decided: dict[str, Any] = {}
     if runtime.context.switches.outdated_scope == "entities":

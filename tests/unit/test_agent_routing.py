@@ -406,6 +406,36 @@ def test_davis_takes_its_facts_from_a_summary_of_the_transition(monkeypatch):
     assert first[p.OBSERVATION_BEFORE] == p.NONE  # the episode's start: nothing came before
 
 
+def test_arigraph_extracts_open_relations_and_never_where_the_player_is(monkeypatch):
+    """AriGraph's appendix E: any relation (at most 7 words a triplet), and no "you, are in, location" fact: the
+    player's room is the one the env names."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.memory.spatial import current_location
+    from ariadnegraph.nodes import relation_retriever as retriever_module
+    from ariadnegraph.nodes.memory_update import memory_update
+    from ariadnegraph.nodes.prompts import RELATION_RETRIEVER, RELATION_RETRIEVER_OPEN
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    seen = "-= Kitchen =- You see a closed fridge. A note on the wall says the oven is broken."
+    state = {**STATE, "env": "arigraph:hunt", "location": "Kitchen", "last_action": "go north", "observation": seen}
+    replies = [structured("Extraction", triplets=[["you", "are in", "Kitchen"], ["Kitchen", "contains", "fridge"],
+                                                  ["note", "says broken", "oven"]], outdated=[]),
+               structured("Outdated", outdated=[])]
+    model = use_model(monkeypatch, QueuedChatModel(replies=list(replies)))
+    arigraph, session = runtime(preset="arigraph"), fake_session(WorldMemory())
+    update = retriever_module.relation_retriever(state, arigraph, session)
+    assert model.calls[0]["messages"][0].content == RELATION_RETRIEVER_OPEN
+    assert update["extraction"] == [["Kitchen", "contains", "fridge"], ["note", "says broken", "oven"]]
+    memory_update({**state, **update}, arigraph, session)
+    assert current_location(session.memory.current()) == "kitchen"  # from the env's room
+    assert {("fridge", "contains"), ("oven", "says broken")} <= {(f.object_key, f.relation) for f in session.memory.current().facts.values()}
+    # the fixed vocabulary with the switch off: the player's room is the model's fact
+    model = use_model(monkeypatch, QueuedChatModel(replies=list(replies)))
+    fixed = runtime(preset="arigraph", switch_overrides={"open_relations": False})
+    update = retriever_module.relation_retriever(state, fixed, fake_session(WorldMemory()))
+    assert model.calls[0]["messages"][0].content == RELATION_RETRIEVER and ["you", "are in", "Kitchen"] in update["extraction"]
+
+
 def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_saying_why(monkeypatch):
     """No model maps a plan step that is not a valid command to another one: the planner hears why."""
 

@@ -47,7 +47,7 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
             "monologue": "transitions", "actor_commands": "3", "max_replans": "4", "search_depth": "3", "search_width": "7",
             "memory_facts": "10", "summary": "paragraphs", "buffer_feedback": "true", "memory_cadence": "plan", "conflict_rules": "false", "critic_reasoning": "true", "rejected": "withheld", "embeddings": "e5", "trials": "3",
             "choice_reasoning": "false", "random_walk": "true", "plan_form": "goals", "safety_check": "true",
-            "coreference": "true"}
+            "coreference": "true", "open_relations": "true"}
 
 
 # switches that play only beside others (agent/presets._unplayable refuses them alone)
