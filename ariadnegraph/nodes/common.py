@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from langchain_core.callbacks import dispatch_custom_event
 from langchain_core.language_models import BaseChatModel
@@ -396,6 +396,9 @@ def said_now(state: Mapping[str, Any], context: AgentContext) -> str | None:
     return episode_family(state).said_to_play(state.get("observation") or "")
 
 
+NextStepKind = Literal["said", "listed", "goal", "key"]
+
+
 @dataclass(frozen=True)
 class NextStep:
     """What the next step asks, and where it comes from (``kind``): ``said``, the game's latest text says to play it
@@ -403,7 +406,7 @@ class NextStep:
     is what the goal asks last); ``goal``, nothing read yet and this is a step of the goal (``first``: its first);
     ``key``, a text read said a key held opens a lock memory has not seen open (``key``: that key)."""
 
-    kind: str
+    kind: NextStepKind
     text: str
     heading: str | None = None
     first: bool = False
