@@ -34,6 +34,7 @@ ABBREVIATIONS = {
 
 LOOK = "look"
 SAFE_COMMANDS = (LOOK, "look around", "inventory")  # change nothing in the world (TextWorld, ScienceWorld)
+READING_COMMANDS = ("read ", "examine ", "x ")  # what reads a text (a recipe, a note)
 
 DOOR_STATES = ("open", "closed", "locked")
 # (a game family's own words, such as cooking's, are its module's: envs/families/)

@@ -409,6 +409,7 @@ def switch_values(preset: Preset) -> dict[str, Any]:
 
 # Switches that were renamed to the setting's name (so a name means one thing end to end), by their old names: a
 # checkpoint's switches, a run.json's overrides and a user's --set written before still read as they meant.
+OPEN_RELATION_READS = ("belief", "history")  # the extractions that read the observation: open_relations words them
 RENAMED_SWITCHES = {"history": "history_length", "episodes_k": "episodic_k"}
 
 
@@ -531,7 +532,7 @@ def _unplayable(preset: Preset) -> list[tuple[str, str]]:
                 "or monologue=rollout with plan_choice=false)",
             )
         )
-    if preset.open_relations and preset.extraction_reads not in ("belief", "history"):
+    if preset.open_relations and preset.extraction_reads not in OPEN_RELATION_READS:
         found.append(("open_relations", "would change nothing: only the observation's extraction words open relations"))
     if preset.coreference and preset.extraction_reads == "belief_only":
         found.append(("coreference", "would change nothing: the extraction reads no observation (belief_only)"))

@@ -327,13 +327,21 @@ def _reported(words: set[str], report: set[str]) -> bool:
     return bool(words) and all(any(_said(w, r) for r in report) for w in words)
 
 
-def relevant_commands(valid: Sequence[str], focus: str, limit: int) -> list[str]:
-    """At most ``limit`` of ``valid``, in their order: the moves and the commands of one word ("go to kitchen",
-    "inventory"), then each verb's commands in turns (every verb's first, then every verb's second, ...), a verb's
-    commands on the things the focus names first. For a game whose valid commands are every verb on every thing and
-    pair of things (ScienceWorld lists about a thousand): every verb shown at work, on what the goal is about."""
+def relevant_commands(valid: Sequence[str], focus: str, limit: int, keep: Sequence[str] = ()) -> list[str]:
+    """At most ``limit`` of ``valid`` (more only for ``keep``), in their order: ``keep`` (the plan's step), the moves
+    and the commands of one word ("go to kitchen", "inventory"), then each verb's commands in turns (every verb's
+    first, then every verb's second, ...), a verb's commands on the things the focus names first. For a game whose
+    valid commands are every verb on every thing and pair of things (ScienceWorld lists about a thousand): every verb
+    shown at work, on what the goal is about."""
+    valid = [command for command in dict.fromkeys(valid) if command.split()]
+    kept = {" ".join(c.lower().split()) for c in keep}
     wanted = _stems(focus)
-    always = [i for i, c in enumerate(valid) if len(c.split()) == 1 or c.lower().startswith(("go ", "look around"))]
+    first = [i for i, c in enumerate(valid) if " ".join(c.lower().split()) in kept]
+    always = first + [
+        i
+        for i, c in enumerate(valid)
+        if i not in first and (len(c.split()) == 1 or c.lower().startswith(("go ", "look around")))
+    ]
     by_verb: dict[str, list[int]] = {}
     for i, command in enumerate(valid):
         if i not in always:
@@ -342,8 +350,8 @@ def relevant_commands(valid: Sequence[str], focus: str, limit: int) -> list[str]
     for commands in by_verb.values():
         named = sorted(commands, key=lambda i: -len(_stems(" ".join(valid[i].split()[1:])) & wanted))
         rank |= {i: (turn, -len(_stems(valid[i]) & wanted)) for turn, i in enumerate(named)}
-    keep = set((always + sorted(rank, key=lambda i: rank[i]))[:limit])
-    return [command for i, command in enumerate(valid) if i in keep]
+    shown = set(first) | set((always + sorted(rank, key=lambda i: rank[i]))[:limit])
+    return [command for i, command in enumerate(valid) if i in shown]
 
 
 def _stem_list(text: str) -> list[str]:

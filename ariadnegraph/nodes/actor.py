@@ -105,7 +105,7 @@ def expand_step(
         p.GOAL: state.get("goal", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.ADMISSIBLE: shown_commands(state, admissible),
+        p.ADMISSIBLE: shown_commands(state, admissible, keep=[step["action"]]),
         p.OBSERVATION: state.get("observation", ""),
         p.PROPOSED_ACTION: step["action"],
     }
@@ -269,7 +269,8 @@ def _closest_valid(
 ) -> tuple[str, dict[str, Any], str]:
     """The valid command closest to a step that is not one, as the model picks it: (command, update, how)."""
     how = "model"
-    shown = shown_commands(state, admissible)
+    safe = safe_command(admissible)
+    shown = shown_commands(state, admissible, keep=[safe])  # the schema admits the fallback
     sections = {
         p.ENVIRONMENT: environment_section(state),
         p.ADMISSIBLE: shown,
@@ -283,7 +284,7 @@ def _closest_valid(
         schema=schema,
         system=ACTOR,
         sections=sections,
-        fallback=schema(action=safe_command(admissible)),
+        fallback=schema(action=safe),
         step=state.get("step", 0),
     )
     update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
@@ -311,11 +312,12 @@ def _react(
         **working_memory({**state, "plan": plan}, context, session.run),
         p.COMMANDS: None,
         p.PROPOSED_ACTION: plan[0]["action"] if plan else None,
-        p.ADMISSIBLE: (shown := shown_commands(state, admissible)) + places,
     }
     fallback = plan[0]["action"] if plan else safe_command(admissible)
     if admissible:
         fallback = episode_family(state).ground(fallback, admissible) or safe_command(admissible)
+    shown = shown_commands(state, admissible, keep=[fallback])  # the schema admits the fallback
+    sections[p.ADMISSIBLE] = shown + places
     thinks = context.switches.choice_reasoning
     schema = action_choice(shown + places, reasoning=thinks)
     choice, update = ask_structured(
@@ -343,7 +345,7 @@ def _react(
                     ),
                 }
     command = episode_family(state).ground(choice.action, admissible) if admissible else choice.action
-    if command is None:  # only without the choices in the schema (too many to list)
+    if command is None:  # only without the choices in the schema (more than CHOICES_IN_SCHEMA)
         command, update = fallback, with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())
     return {

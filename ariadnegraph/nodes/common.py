@@ -279,11 +279,12 @@ def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[st
     return episode_family(state).allowed(valid, state.get("inventory"), state.get("readings") or [])
 
 
-def shown_commands(state: Mapping[str, Any], commands: Sequence[str]) -> list[str]:
+def shown_commands(state: Mapping[str, Any], commands: Sequence[str], keep: Sequence[str | None] = ()) -> list[str]:
     """The commands a model is shown of ``commands`` (valid ones): the game family's cut where it lists too many to
-    read (GameFamily.shown_commands), the goal and what is carried making one relevant."""
+    read (GameFamily.shown_commands), the goal and what is carried making one relevant; ``keep`` always (the step
+    proposed, a fallback: a choice the schema must admit)."""
     focus = " ".join([state.get("goal") or "", *(state.get("inventory") or [])])
-    return episode_family(state).shown_commands(commands, focus)
+    return episode_family(state).shown_commands(commands, focus, [c for c in keep if c])
 
 
 def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[dict[str, str]] | None:
@@ -449,7 +450,10 @@ def lock_to_open(memory: WorldMemory) -> NextStep | None:
     found = om.locks_to_open(memory.current(), memory.all_facts)
     if not found:
         return None
-    key, lock, state = (memory.entity_name(name) if name else name for name in found[0])
+    # a lock memory has seen first: a name no thing has (a note read awry) never hides one that has
+    seen = [lock for lock in found if om.last_seen(memory.all_facts, lock[1]) is not None]
+    key, lock, state = (seen or found)[0]
+    key, lock = memory.entity_name(key), memory.entity_name(lock)
     text = f"open {lock}" if state == "closed" else f"unlock {lock} with {key}"
     return NextStep("key", text, key=key)
 

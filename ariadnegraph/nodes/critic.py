@@ -50,13 +50,15 @@ def is_valid_command(
 def critic_sections(state: AgentState, preset: Preset, proposed: str, expected: str | None) -> dict[str, object]:
     """What the critic reads: the last outcome against what was expected of it, and the next command to judge."""
     rewards = preset.expected_rewards and expected is not None
+    valid = state.get("admissible") or []
+    judged = episode_family(state).ground(proposed, valid) if valid else None  # shown whatever the cut: it is judged
     return {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         # the subgoal the proposed command serves: STMA's critic judges against it first (appendix D.5)
         p.SUBGOAL: (state.get("subgoal") or p.NONE) if preset.precheck else None,
         p.COMMANDS: extra_commands(preset),
-        p.ADMISSIBLE: shown_commands(state, state.get("admissible") or []),
+        p.ADMISSIBLE: shown_commands(state, valid, keep=[judged]),
         p.BELIEF: belief_section(state, preset),
         p.SPATIAL: state.get("spatial_belief") if preset.aggregator == "llm" else None,
         p.LAST_ACTION: state.get("last_action") or p.NONE,

@@ -25,7 +25,7 @@ from ..envs.families import GameFamily
 from ..envs.families.base import held_in
 from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore, placing, safe_command, take_first
 from ..memory import WorldMemory
-from ..vocabulary import SAFE_COMMANDS
+from ..vocabulary import READING_COMMANDS, SAFE_COMMANDS
 from . import finding
 from .common import (
     episode_family,
@@ -402,12 +402,11 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
     ]
     if keys:
         return keys[0], "a key lying here: locks need it"
-    reading = ("examine ", "read ")
-    read = {c.lower().split(" ", 1)[1] for c in played_before(s.session.run) if c.lower().startswith(reading)}
+    read = {c.lower().split(" ", 1)[1] for c in played_before(s.session.run) if c.lower().startswith(READING_COMMANDS)}
     notes = [
         c
         for c in s.admissible
-        if c.lower().startswith(reading)
+        if c.lower().startswith(READING_COMMANDS)
         and s.family.tells_the_way(thing := c.split(" ", 1)[1])
         and thing.lower() not in read
     ]

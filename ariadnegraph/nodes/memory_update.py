@@ -25,6 +25,7 @@ from ..envs.text import direction_of_command, inline_lists
 from ..memory import WorldMemory
 from ..memory.objects import departed
 from ..memory.spatial import PLAYER, current_location
+from ..vocabulary import READING_COMMANDS
 from .common import episode_family
 
 
@@ -51,6 +52,12 @@ def place_facts(
     return facts
 
 
+def left_place(memory: WorldMemory, state: AgentState) -> list[tuple[str, str, str]]:
+    """The fact of where the player was, when the env's room says it moved."""
+    before, place = current_location(memory.current()), state.get("location")
+    return [(PLAYER, "in", before)] if before and place and memory.key(place) != before else []
+
+
 def perceived(memory: WorldMemory, state: AgentState) -> tuple[list[tuple[str, str, str]], list[int]]:
     """What the family's parser reads off this step's observation (``object_memory``), and the facts it shows have
     ended (a thing no longer where memory placed it)."""
@@ -75,7 +82,9 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Se
         switches = runtime.context.switches
         triplets += place_facts(memory, state, switches.env_map, player_from_env=switches.open_relations)
         outdated: list[int | tuple[str, str, str]] = [(t[0], t[1], t[2]) for t in state.get("outdated", [])]
-        if runtime.context.switches.object_memory:
+        if switches.open_relations:  # the room left: no outdated detection compares a fact code wrote
+            outdated += left_place(memory, state)
+        if switches.object_memory:
             seen, ended = perceived(memory, state)
             triplets += seen
             outdated += ended
@@ -95,7 +104,6 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Se
     return update
 
 
-READING_COMMANDS = ("read ", "examine ", "x ")
 READING_MIN_CHARS = 100  # shorter answers to 'examine' describe a thing ("The shelf is wobbly."), not a text
 
 

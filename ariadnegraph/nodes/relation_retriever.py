@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
-from ..agent.presets import HISTORY_BUFFER, Preset
+from ..agent.presets import HISTORY_BUFFER, OPEN_RELATION_READS, Preset
 from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.text import command_thing, last_named, resolve_pronouns
@@ -184,10 +184,13 @@ def detect_outdated(
     }
 
 
+PLAYER_PLACE_RELATIONS = frozenset({"in", "at", "inside", "located in", "located at", "standing in", "now in"})
+
+
 def player_location(triplet: Sequence[str]) -> bool:
     """A fact of where the player is ("you, are in, Kitchen")."""
     subject = " ".join(triplet[0].lower().split())
-    return (subject == PLAYER or subject in PLAYER_ALIASES) and normalize_relation(triplet[1]) in ("in", "at")
+    return (subject == PLAYER or subject in PLAYER_ALIASES) and normalize_relation(triplet[1]) in PLAYER_PLACE_RELATIONS
 
 
 def _fact_words(fact: Iterable[str]) -> tuple[str, ...]:
@@ -214,7 +217,7 @@ def relation_retriever(state: AgentState, runtime: Runtime[AgentContext], sessio
         return {"extraction": [], "outdated": [], "decided": {"extracted": [], "skipped": "read before"}}
     sections = extraction_sections(state, memory, runtime.context.switches)
     schema, system = EXTRACTIONS[runtime.context.switches.extraction_reads]
-    if runtime.context.switches.open_relations and system == RELATION_RETRIEVER:
+    if runtime.context.switches.open_relations and runtime.context.switches.extraction_reads in OPEN_RELATION_READS:
         system = RELATION_RETRIEVER_OPEN
     extraction, update = ask_structured(
         runtime.context,

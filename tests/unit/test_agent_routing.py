@@ -406,6 +406,28 @@ def test_davis_takes_its_facts_from_a_summary_of_the_transition(monkeypatch):
     assert first[p.OBSERVATION_BEFORE] == p.NONE  # the episode's start: nothing came before
 
 
+def test_a_cut_command_list_still_admits_the_plans_step_and_the_critic_sees_what_it_judges(monkeypatch):
+    """ScienceWorld shows a model 60 of its valid commands: a plan's step outside them is still a choice the ReAct
+    schema admits (it is the fallback), and the critic is shown the command it judges."""
+    from ariadnegraph.agent.presets import PRESETS
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes.critic import critic_sections
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    things = [f"thing {i}" for i in range(30)]
+    valid = ["look around", "go to hallway"] + [f"move {a} to {b}" for a in things for b in things if a != b]
+    step = "move thing 29 to thing 28"  # the last of 872: far outside the 60 shown
+    state = {**STATE, "env": "scienceworld:melt", "goal": "Your task is to melt lead.", "inventory": [],
+             "admissible": valid, "plan": [{"action": step, "expected": ""}], "location": "kitchen"}
+    model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="as planned", action=step)]))
+    update = actor_module.actor(state, runtime(preset="react"), fake_session(WorldMemory()))
+    shown = sections_of(model.calls[0])[p.ADMISSIBLE].splitlines()
+    assert update["command"] == step and f"- {step}" in shown and len(shown) <= 61
+    judged = critic_sections(state, PRESETS["stma"], step, None)[p.ADMISSIBLE]
+    assert step in judged and len(judged) <= 61
+
+
 def test_arigraph_extracts_open_relations_and_never_where_the_player_is(monkeypatch):
     """AriGraph's appendix E: any relation (at most 7 words a triplet), and no "you, are in, location" fact: the
     player's room is the one the env names."""
@@ -428,6 +450,10 @@ def test_arigraph_extracts_open_relations_and_never_where_the_player_is(monkeypa
     assert update["extraction"] == [["Kitchen", "contains", "fridge"], ["note", "says broken", "oven"]]
     memory_update({**state, **update}, arigraph, session)
     assert current_location(session.memory.current()) == "kitchen"  # from the env's room
+    moved = {**state, "step": 5, "location": "Hallway", "last_action": "go south", "observation": "-= Hallway =-",
+             "extraction": [], "outdated": []}
+    memory_update(moved, arigraph, session)  # the room left is no longer where the player is
+    assert [f.object_key for f in session.memory.current().find(subject_key="player")] == ["hallway"]
     assert {("fridge", "contains"), ("oven", "says broken")} <= {(f.object_key, f.relation) for f in session.memory.current().facts.values()}
     # the fixed vocabulary with the switch off: the player's room is the model's fact
     model = use_model(monkeypatch, QueuedChatModel(replies=list(replies)))

@@ -360,3 +360,6 @@ def test_scienceworld_shows_a_model_sixty_of_its_valid_commands_the_goal_and_mov
     assert {"focus on lead", "pick up lead", "mix lead", "look at lead"} <= set(shown)  # what the goal names
     assert {"look at thing 0", "focus on thing 0", "mix thing 0", "pick up thing 0"} <= set(shown)  # every verb at work
     assert any(c.startswith("move ") and "lead" in c for c in shown)
+    # what must be shown whatever its rank (a plan's step, a fallback) is, and a command listed twice is shown once
+    kept = science.shown_commands(valid + ["look around"], "melt lead", keep=["Move thing 3 to thing 7"])
+    assert "move thing 3 to thing 7" in kept and kept.count("look around") == 1

@@ -109,12 +109,12 @@ class GameFamily:
     tracks_position: ClassVar[bool] = False  # the env names the player's place (a level, a region), not a room
     commands_shown: ClassVar[int | None] = None  # the most valid commands a model is shown at once (None: all)
 
-    def shown_commands(self, valid: Sequence[str], focus: str) -> list[str]:
+    def shown_commands(self, valid: Sequence[str], focus: str, keep: Sequence[str] = ()) -> list[str]:
         """The valid commands a model is shown: all, or past ``commands_shown`` the ones the focus (the goal, what is
-        carried) makes relevant (text.relevant_commands); grounding still reads every valid command."""
+        carried) makes relevant, and ``keep`` (text.relevant_commands); grounding still reads every valid command."""
         if self.commands_shown is None or len(valid) <= self.commands_shown:
             return list(valid)
-        return text.relevant_commands(valid, focus, self.commands_shown)
+        return text.relevant_commands(valid, focus, self.commands_shown, keep)
 
     def covers(self, prefix: str, rest: str) -> bool:
         """Whether an env spec ``prefix:rest`` is a game of this family (the registry asks, in its order)."""

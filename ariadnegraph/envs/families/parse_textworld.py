@@ -44,7 +44,9 @@ _REVEALING = re.compile(r"\bYou open the (?P<holder>[\w' -]+?), revealing (?P<th
 _FLOOR = re.compile(r"\bThere is an? (?P<thing>[\w' -]+?) on the floor\b", re.I)
 # what a text says a key opens ("The key 2 unlocks Red locker.", "The key 1 lying in room A opens the white locker.")
 _KEY_OPENS = re.compile(
-    r"\bThe (?P<key>key \w+|[\w-]+ key)(?: lying [^.!?]*?)? (?:opens|unlocks) (?:the )?(?P<lock>[\w' -]+?)[.!?]", re.I
+    r"\bThe (?P<key>key \w+|[\w-]+ key)(?: lying [^.!?]*?)? (?:opens|unlocks) (?:the )?(?P<lock>[\w' -]+?)"
+    r"(?: (?:in|at) [^.!?]*)?[.!?]",  # the lock's name, not where it is ("... Red locker in Room C.")
+    re.I,
 )
 # ... and a lock's key named in the sentence after it ("... from the golden locker. It opens with a golden key")
 _OPENS_WITH = re.compile(
