@@ -414,11 +414,15 @@ def where_line(thing: str, where: str, searches: Iterable[str] = ()) -> str:
     return f"{thing}: {where}" + (f"; search: {', '.join(listed)}" if listed else "")
 
 
-def placed_text(relation: str, holder: str, room: str | None, here: bool, closed: bool) -> str:
-    """ "in the fridge (closed) in Kitchen, here"."""
+def placed_text(
+    relation: str, holder: str, room: str | None, here: bool, closed: bool, moves: Iterable[str] = ()
+) -> str:
+    """ "in the fridge (closed) in Kitchen, here"; elsewhere with the way there: "on the counter in Kitchen; the way
+    there: go east, go north"."""
     state = " (closed)" if closed else ""
     place = "" if room is None or room.lower() == holder.lower() else f" in {room}"
-    return f"{relation} the {holder}{state}{place}" + (", here" if here else "")
+    way = ", ".join(f"go {d}" for d in moves)
+    return f"{relation} the {holder}{state}{place}" + (", here" if here else f"; the way there: {way}" if way else "")
 
 
 def room_text(here: bool, moves: Iterable[str]) -> str:

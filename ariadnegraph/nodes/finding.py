@@ -109,7 +109,8 @@ def where_lines(
         elif need.place:
             lines.append(p.where_line(need.thing, p.room_text(need.here, [d for d, _ in need.moves])))
         else:
-            where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed)
+            moves = [d for d, _ in need.moves]
+            where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed, moves)
             lines.append(p.where_line(need.thing, where))
     if unseen:  # what was never seen: where to search, here first (the commands as written), then elsewhere
         lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None)))

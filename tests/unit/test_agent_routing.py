@@ -865,7 +865,7 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
     state = seen(recorded["steps"][9])  # "The key 2 unlocks Red locker."
     step = common.next_step(state, context.context, session)
     assert (step.kind, step.text) == ("key", "unlock red locker with key 2") and "you hold the key 2" in step.line()
-    assert where_section(state, context.context, session)[0] == p.where_line("red locker", p.placed_text("in", "Room C", "Room C", False, False))
+    assert where_section(state, context.context, session)[0] == "red locker: in the Room C; the way there: go west, go west"
     # the model is shown it, and where the locker is; in Room C the chooser plays it with no model asked
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
     in_c = {**state, "location": "Room C", "admissible": ["unlock Red locker with Key 2", "go north", "go east", "look"]}
