@@ -144,7 +144,8 @@ class Preset:
     # the game family's parser writes what each observation shows into the KG (where things are, open or closed, the
     # doors and exits; envs/families), and memory closes what the observation shows has left
     object_memory: bool = False
-    # a key the game family names lying here is taken, and a lock whose key is held unlocked, before the plan's step
+    # a key the game family names lying here is taken, a lock whose key is held unlocked, a note that tells the way
+    # read, and the thing the goal names taken where a valid command takes it, before the plan's step
     keys_first: bool = False
     explore: bool = (
         False  # 'explore' is one of the choices (to the nearest exit not taken yet, along the map); pacing between

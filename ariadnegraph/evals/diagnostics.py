@@ -39,6 +39,7 @@ from ..agent.presets import system_label
 from ..envs.families import family_of
 from ..envs.text import go_to_target, ground_command
 from ..memory.conflicts import DIRECTION_RELATIONS
+from ..nodes.actor import GUARD_HOW
 from ..runs import RunDir
 from ..vocabulary import DIRECTIONS
 from .fidelity import MissingOracle, rooms_of, run_fidelity, truth_triplets
@@ -73,7 +74,8 @@ class StepDiagnosis:
     instead: str | None = (
         None  # the actor played something else than the plan: "explore" (pacing), "fallback" (replans used up),
     )
-    # "take first" (a step not valid now that names a thing to take here), "keys first" (a key here, a lock to unlock)
+    # "take first" (a step not valid now that names a thing to take here), "keys first" (a key here, a lock to unlock),
+    # "goal in reach" (what the goal names, taken here): nodes/actor.GUARD_HOW
     false_rejections: int = 0
     failed_approvals: int = 0
     wrong_outcome_verdicts: int = 0
@@ -213,9 +215,7 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         d.sent_back = sum(r.get("how") == "sent back" for r in records)
         d.ruled_out = sum(r.get("how") == "sent back" and _reason(r) == "ruled out" for r in records)
         actor = records[-1] if records else {}
-        d.instead = (
-            actor.get("how") if actor.get("how") in ("explore", "fallback", "take first", "keys first") else None
-        )
+        d.instead = actor.get("how") if actor.get("how") in GUARD_HOW.values() else None
         # (a fallback after the step was sent back is the actor refusing it on purpose, counted apart: not a drift)
         if actor.get("planned") and (
             actor.get("how") == "model" or (actor.get("how") == "fallback" and not d.sent_back)
@@ -305,7 +305,7 @@ def _totals(
             "ruled_out": sum(s.ruled_out for s in steps),
             "explored_instead": sum(s.instead == "explore" for s in steps),
             "fallbacks": sum(s.instead == "fallback" for s in steps),
-            "took_first": sum(s.instead in ("take first", "keys first") for s in steps),
+            "took_first": sum(s.instead in ("take first", "keys first", "goal in reach") for s in steps),
         },
         "critic": {
             "verdicts": sum(s.verdicts for s in steps),

@@ -206,6 +206,7 @@ def routed(moves: list[dict[str, str]], by: str) -> list[dict[str, str]]:
 # how a guard's decision is recorded (the diagnostics and the report read ``how``; ``reason`` says which guard)
 GUARD_HOW = {
     Reason.KEYS_FIRST: "keys first",
+    Reason.GOAL_IN_REACH: "goal in reach",
     Reason.PACING: "explore",
     Reason.TAKE_FIRST: "take first",
     Reason.WAY_FORWARD: "fallback",

@@ -11,6 +11,7 @@ else what changes nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -43,6 +44,7 @@ class Reason(StrEnum):
     """Why a guard played something else than the plan's step, or sent it back."""
 
     KEYS_FIRST = "keys first"  # a key lying here is taken, a lock whose key is held unlocked, a note here read
+    GOAL_IN_REACH = "goal in reach"  # the thing the goal names can be taken here: taken
     PACING = "pacing"  # a move made twice from here already: explore instead
     TAKE_FIRST = "take first"  # not valid now, and a thing it names can be taken here: take it first
     NO_EXIT_LEFT = "no exit left"  # 'explore' with every exit taken
@@ -68,6 +70,8 @@ SEND_BACK_REASONS = frozenset(
 )
 NO_OP_VERBS = ("examine", "read", "x", "look at")  # what shows a thing again without changing it
 TAKING = tuple(f"{verb} " for verb in TAKING_VERBS)
+FINDING = (*TAKING, "find ", "retrieve ", "get ", "collect ", "fetch ", "grab ")  # a goal's step that has a thing taken
+TAKEN = re.compile(rf"^(?:{'|'.join(TAKING_VERBS)}) (?P<thing>.+?)(?: from .+)?$")  # "take treasure from locker"
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,27 @@ def keys_first(s: Situation) -> Decision | None:
     if found is None or found[0] == s.command:
         return None
     return Decision(Reason.KEYS_FIRST, found[1], command=found[0])
+
+
+def goal_in_reach(s: Situation) -> Decision | None:
+    """The thing the goal names, not held, that a valid command takes here (``keys_first``): taken before the plan's
+    step (AriGraph's hunt, at e615233: the 1.5B opened the golden locker, "revealing a treasure", and walked away)."""
+    if not s.preset.keys_first or s.command is None or not s.admissible:
+        return None
+    held = {thing.lower() for thing in s.state.get("inventory") or []}
+    for step in s.family.goal_steps(s.state.get("goal") or ""):
+        if not step.lower().startswith(FINDING):  # "check the cookbook" names a thing to read, not to take
+            continue
+        for thing in s.family.things_named(step):
+            if thing.lower() in held:
+                continue
+            for command in s.admissible:
+                taken = TAKEN.match(command.lower())
+                if taken and taken["thing"] == thing.lower():
+                    if command == s.command:
+                        return None
+                    return Decision(Reason.GOAL_IN_REACH, f"the {thing} the goal names is here", command=command)
+    return None
 
 
 def least_taken_instead(s: Situation, command: str) -> Decision | None:
@@ -439,7 +464,7 @@ def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | 
     return Decision(Reason.WAY_FORWARD, why, command=command)
 
 
-PLAYING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (keys_first, pacing, taking_first)
+PLAYING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (goal_in_reach, keys_first, pacing, taking_first)
 SENDING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (
     no_exit_left,
     not_valid,

@@ -730,6 +730,28 @@ def test_a_note_here_never_read_is_read_before_the_plans_step(monkeypatch, tmp_p
     assert family_of("arigraph:hunt").tells_the_way("Note 2") and not family_of("arigraph:hunt").tells_the_way("notebook")
 
 
+def test_the_thing_the_goal_names_is_taken_where_a_valid_command_takes_it(monkeypatch):
+    """AriGraph's hunt with the 1.5B (at e615233): "You open the Golden locker, revealing a treasure."; the model wrote
+    'go west' ("you have already opened the Golden locker") and never came back."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    ariadne = runtime(preset="ariadne")
+    opened = {**STATE, "env": "arigraph:hunt", "goal": "Find the treasure", "inventory": ["Golden key"], "location": "Room A",
+              "admissible": ["close Golden locker", "examine treasure", "go west", "look", "take treasure from Golden locker"],
+              "plan": [{"action": "go west", "expected": ""}], "replans": 0}
+    update = actor_module.actor(opened, ariadne, fake_session(WorldMemory()))
+    assert update["command"] == "take treasure from Golden locker" and update["decided"]["actor"][0]["by"] == "goal in reach"
+    assert actor_module.actor({**opened, "inventory": ["treasure"]}, ariadne, fake_session(WorldMemory()))["command"] == "go west"
+    without = runtime(preset="ariadne", switch_overrides={"keys_first": False})
+    assert actor_module.actor(opened, without, fake_session(WorldMemory()))["command"] == "go west"
+    # a goal's step that does not ask for the thing ("check the cookbook"): not taken
+    cooking = {**opened, "env": "cooking:3", "goal": "Check the cookbook in the kitchen for the recipe. Once done, enjoy your meal!",
+               "admissible": ["go west", "look", "take cookbook"]}
+    assert actor_module.actor(cooking, ariadne, fake_session(WorldMemory()))["command"] == "go west"
+
+
 def test_pacing_between_two_rooms_with_no_other_way_out_plays_the_way_forward(monkeypatch, tmp_path):
     """TWX mapreader (first played at 5ee4f95, since a dev game): the coin taken, the model walked 'move west' /
     'move east' between the bar and the shower, one exit each, for 97 steps; 'put coin in box' was valid in the bar."""
