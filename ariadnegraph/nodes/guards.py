@@ -11,7 +11,6 @@ else what changes nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -71,7 +70,6 @@ SEND_BACK_REASONS = frozenset(
 NO_OP_VERBS = ("examine", "read", "x", "look at")  # what shows a thing again without changing it
 TAKING = tuple(f"{verb} " for verb in TAKING_VERBS)
 FINDING = (*TAKING, "find ", "retrieve ", "get ", "collect ", "fetch ", "grab ")  # a goal's step that has a thing taken
-TAKEN = re.compile(rf"^(?:{'|'.join(TAKING_VERBS)}) (?P<thing>.+?)(?: from .+)?$")  # "take treasure from locker"
 
 
 @dataclass(frozen=True)
@@ -190,14 +188,12 @@ def goal_in_reach(s: Situation) -> Decision | None:
         if not step.lower().startswith(FINDING):  # "check the cookbook" names a thing to read, not to take
             continue
         for thing in s.family.things_named(step):
-            if thing.lower() in held:
-                continue
-            for command in s.admissible:
-                taken = TAKEN.match(command.lower())
-                if taken and taken["thing"] == thing.lower():
-                    if command == s.command:
-                        return None
-                    return Decision(Reason.GOAL_IN_REACH, f"the {thing} the goal names is here", command=command)
+            # the valid command that takes it, as the family grounds a short 'take X' ("take treasure from locker")
+            command = s.family.ground(f"take {thing}", s.admissible) if thing.lower() not in held else None
+            if command is not None and command.lower().startswith(TAKING):
+                if command == s.command:
+                    return None
+                return Decision(Reason.GOAL_IN_REACH, f"the {thing} the goal names is here", command=command)
     return None
 
 
