@@ -39,7 +39,7 @@ from ..agent.presets import system_label
 from ..envs.families import family_of
 from ..envs.text import go_to_target, ground_command
 from ..memory.conflicts import DIRECTION_RELATIONS
-from ..nodes.actor import GUARD_HOW
+from ..nodes.actor import GUARD_HOW, TAKES_FIRST
 from ..runs import RunDir
 from ..vocabulary import DIRECTIONS
 from .fidelity import MissingOracle, rooms_of, run_fidelity, truth_triplets
@@ -305,7 +305,7 @@ def _totals(
             "ruled_out": sum(s.ruled_out for s in steps),
             "explored_instead": sum(s.instead == "explore" for s in steps),
             "fallbacks": sum(s.instead == "fallback" for s in steps),
-            "took_first": sum(s.instead in ("take first", "keys first", "goal in reach") for s in steps),
+            "took_first": sum(s.instead in TAKES_FIRST for s in steps),
         },
         "critic": {
             "verdicts": sum(s.verdicts for s in steps),

@@ -211,6 +211,8 @@ GUARD_HOW = {
     Reason.TAKE_FIRST: "take first",
     Reason.WAY_FORWARD: "fallback",
 }
+# the guards that take a thing here before the plan's step (the diagnostics count them as "took first")
+TAKES_FIRST = frozenset(GUARD_HOW[reason] for reason in (Reason.KEYS_FIRST, Reason.GOAL_IN_REACH, Reason.TAKE_FIRST))
 
 
 def guarded(decision: Decision, planned: str, grounded: str | None, update: dict[str, Any]) -> dict[str, Any]:

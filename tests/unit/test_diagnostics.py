@@ -137,3 +137,14 @@ def test_what_the_actor_played_instead_of_the_plan_is_counted(tmp_path):
     ])
     actor = diagnose(run).totals["actor"]
     assert (actor["sent_back"], actor["ruled_out"], actor["fallbacks"], actor["explored_instead"], actor["drift"]) == (1, 1, 1, 1, 0)
+
+
+def test_every_guard_that_takes_a_thing_before_the_plan_counts_as_took_first(tmp_path):
+    took = [("take key from ground", "keys first"), ("take treasure", "goal in reach"), ("take knife from counter", "take first")]
+    run = write_run(tmp_path, [
+        ({"action": None, "observation": "-= Kitchen =-"}, {"facts": KITCHEN, "location": "kitchen", "inventory": []}),
+        *(({"action": played, "observation": "Taken.", "decided": {"actor": [{"planned": "go north", "played": played, "how": how}]}},
+           {"facts": KITCHEN, "location": "kitchen", "inventory": []}) for played, how in took),
+    ])
+    actor = diagnose(run).totals["actor"]
+    assert (actor["took_first"], actor["explored_instead"], actor["fallbacks"]) == (3, 0, 0)
