@@ -35,7 +35,14 @@ from ..agent.context import AgentContext
 from ..agent.state import AgentState, add_usage
 from ..envs.text import safe_command
 from ..models import call_structured
-from ..nodes.common import chat_model, environment_section, episode_family, reply_update, role_messages
+from ..nodes.common import (
+    chat_model,
+    environment_section,
+    episode_family,
+    reply_update,
+    role_messages,
+    shown_commands,
+)
 from ..nodes.schemas import action_choice
 from . import database
 from .spec import DB_PREFIX, FIELD_CHARS, TEMPLATE, NodeSpec, ThoughtSpec, When, load_thoughts, thoughts_for
@@ -248,6 +255,24 @@ def _last_action(state: AgentState, pending: dict[str, Any] | None) -> str:
     return f"{last} ({times} times in a row)" if times > 1 and (pending or {}).get("command") == last else last
 
 
+def episode_inputs(state: AgentState, db: dict[str, Any], pending: dict[str, Any] | None) -> dict[str, Any]:
+    """What a thought node may read of this step (``reads:`` names them). The valid commands are those a model is
+    shown (ScienceWorld lists about a thousand: the family's cut); what the chooser picks is checked against all."""
+    return {
+        "goal": state.get("goal", ""),
+        "observation": state.get("observation", ""),
+        "valid_commands": shown_commands(state, list(state.get("admissible") or [])),
+        "inventory": p.inventory_text(state.get("inventory")),
+        "location": state.get("location") or p.UNKNOWN,
+        "step": state.get("step", 0),
+        "last_action": _last_action(state, pending),
+        "score": state.get("score", 0),
+        "environment": environment_section(state) or "",
+        "manual": episode_family(state).manual() or "",
+        "previous_observation": db.get(SEEN_KEY) or GAME_START,
+    }
+
+
 SKILL_DECIDED = "skill"  # the trajectory line's record of the skill a command was played under (AgentKit fig. 4)
 
 
@@ -274,19 +299,7 @@ def thoughts(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             "decided": {SKILL_DECIDED: [str(db.get("skill") or "")]},
         }
     observation = state.get("observation", "")
-    inputs = {
-        "goal": state.get("goal", ""),
-        "observation": observation,
-        "valid_commands": valid,
-        "inventory": p.inventory_text(state.get("inventory")),
-        "location": state.get("location") or p.UNKNOWN,
-        "step": state.get("step", 0),
-        "last_action": _last_action(state, pending),
-        "score": state.get("score", 0),
-        "environment": environment_section(state) or "",
-        "manual": episode_family(state).manual() or "",
-        "previous_observation": db.get(SEEN_KEY) or GAME_START,
-    }
+    inputs = episode_inputs(state, db, pending)
     result = graph.invoke({"inputs": inputs, "db": db, "outputs": {}}, context=context, durability="exit")
     answer = (result.get("outputs") or {}).get(spec.action_node.name, {})
     chosen = answer.get(spec.action_node.choose or "", "")

@@ -487,3 +487,17 @@ def test_a_bad_graph_is_refused_before_the_run_folder_exists(tmp_path):
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
     assert bad.stderr.startswith("ariadne: error: bad.yaml: node '__start__'")
     assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_a_thought_node_reads_the_commands_the_family_shows_a_model():
+    from ariadnegraph.agentkit.thoughts import episode_inputs
+    from ariadnegraph.envs.families import family_of
+
+    things = [f"thing {n}" for n in range(30)]
+    science = [f"{verb} {thing}" for verb in ("look at", "pick up", "open", "focus on") for thing in things]
+    science += [f"move {a} to {b}" for a in things for b in things[:20]]  # 600 more: ScienceWorld's pairs
+    shown = episode_inputs({"env": "scienceworld:melt", "goal": "melt ice", "admissible": science}, {}, None)
+    assert len(science) == 720 and len(shown["valid_commands"]) <= family_of("scienceworld:melt").commands_shown
+    assert set(shown["valid_commands"]) <= set(science)
+    crafter = ["noop", "move left", "do", "sleep"]
+    assert episode_inputs({"env": "crafter", "admissible": crafter}, {}, None)["valid_commands"] == crafter
