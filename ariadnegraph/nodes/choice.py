@@ -10,6 +10,7 @@ here already, or (``object_memory``) changes nothing and was played here once, i
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +24,7 @@ from .common import (
     BY_FALLBACK,
     BY_LIST,
     BY_MODEL,
+    BY_ROUTE,
     NextStep,
     ask_structured,
     episode_family,
@@ -102,6 +104,26 @@ def _followed(step: NextStep, command: str) -> tuple[Plan, dict[str, Any], str]:
     return plan, {}, BY_LIST
 
 
+def walk_to_step(
+    state: AgentState, step: NextStep, session: Session, admissible: Sequence[str]
+) -> tuple[Plan, dict[str, Any], str] | None:
+    """The first move toward the room where memory has what the next step needs (a lock a note named, an ingredient
+    seen in the garden), as a plan played by code (``BY_ROUTE``); None when nothing it needs is elsewhere."""
+    location = state.get("location")
+    found = finding.needs(step.text, episode_family(state), session.memory, location)
+    walk = finding.way_to_seen(found, episode_family(state), admissible)
+    if walk is None:
+        return None
+    command, why = walk
+    shown = p.step_line(step.heading, step.text)
+    plan = Plan(
+        subgoal=f"{p.NEXT_STEP}: {shown}",
+        reasoning=f"{FOLLOWED}{shown}: {why}",
+        steps=[PlanStep(action=command)],
+    )
+    return plan, {}, BY_ROUTE
+
+
 def choose_command(state: AgentState, context: AgentContext, session: Session) -> tuple[Plan, dict[str, Any], str]:
     """``plan_choice``: a sentence of reasoning, then the next command, written out (after a thought, a small
     model writes the command it means; forced into an enum of commands, or asked for a number in a long list,
@@ -127,6 +149,8 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     admissible = [c for c in offered if c not in avoid] or offered
     if step and not step.word_for_word and (command := step_command(state, step.text, admissible)):
         return _followed(step, command)  # nothing read yet: the goal's step, unless it changes nothing again
+    if step and context.switches.object_memory and (walk := walk_to_step(state, step, session, admissible)):
+        return walk  # what the step needs, memory saw in another room: the way there is code's, not the model's
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []
     if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(state, memory):

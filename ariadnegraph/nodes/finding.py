@@ -159,18 +159,33 @@ def next_move(
                 return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
             if need.here:
                 continue  # here, but nothing takes it (an appliance, a room: the step is done here)
-            if need.moves and (command := _valid(f"go {need.moves[0][0]}", family, valid)):
-                if need.place:
-                    return command, f"the step is done in {need.room}"
-                where = (
-                    f"in {need.room}"
-                    if need.holder == need.room
-                    else f"{need.relation} the {need.holder} in {need.room}"
-                )
-                return command, f"the {need.thing} is {where}"
+            if move := _toward_seen(need, family, valid):
+                return move
             continue
         if search := search_move(searches, memory, state, family):
             return search[0], f"the {need.thing} is not seen yet: {search[1]}"
+    return None
+
+
+def _toward_seen(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
+    """The first move of the way to the room where memory has ``need`` now, when a valid command makes it, and why."""
+    if not need.moves or need.room is None or (command := _valid(f"go {need.moves[0][0]}", family, valid)) is None:
+        return None
+    if need.place:
+        return command, f"the step is done in {need.room}"
+    where = f"in {need.room}" if need.holder == need.room else f"{need.relation} the {need.holder} in {need.room}"
+    return command, f"the {need.thing} is {where}"
+
+
+def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
+    """The first move toward a thing the next step needs that memory has now in another room (or the room the step
+    is done in), and why; None when the step needs nothing elsewhere that memory has seen, or no valid command walks
+    there. What is held, here or never seen is the planner's (or the way forward's) to get."""
+    for need in found:
+        if need.held or need.here or need.gone or need.holder is None:
+            continue
+        if move := _toward_seen(need, family, valid):
+            return move
     return None
 
 

@@ -888,11 +888,23 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
     step = common.next_step(state, context.context, session)
     assert (step.kind, step.text) == ("key", "unlock red locker with key 2") and "you hold the key 2" in step.line()
     assert where_section(state, context.context, session)[0] == "red locker: in the Room C; the way there: go west, go west"
-    # the model is shown it, and where the locker is; in Room C the chooser plays it with no model asked
+    # away from it, code walks the way there, the model not asked (the 1.5B on hunt, shown the way, walked 30 steps
+    # elsewhere with the golden key held, 2026-11-28); with object memory or list following off, the model chooses
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
+    assert "go west" in state["admissible"] and "go south" in state["admissible"]
+    update = planner_module.planner(state, context, session)
+    assert update["plan"][0]["action"] == "go west" and update["plan"][0]["by"] == "route" and not model.calls
+    assert update["reason"].endswith("the red locker is in Room C")
+    for switch in ("object_memory", "follow_lists"):
+        model.replies.append(structured("Decision", reasoning="south", action="go south"))
+        off = runtime(preset="ariadne", switch_overrides={switch: False})
+        assert planner_module.planner(state, off, session)["plan"][0]["action"] == "go south"
+    assert len(model.calls) == 2
+    # in Room C the chooser plays it with no model asked
     in_c = {**state, "location": "Room C", "admissible": ["unlock Red locker with Key 2", "go north", "go east", "look"]}
     update = planner_module.planner(in_c, context, session)
-    assert update["plan"][0]["action"] == "unlock Red locker with Key 2" and update["plan"][0]["by"] == "list" and not model.calls
+    assert update["plan"][0]["action"] == "unlock Red locker with Key 2" and update["plan"][0]["by"] == "list"
+    assert len(model.calls) == 2
     # unlocked, it is opened; once seen open, no note asks anything
     session.memory.observe(10, "You unlock the Red locker.", [("red locker", "is", "closed")], [], action="unlock Red locker with Key 2")
     assert common.next_step(state, context.context, session).text == "open red locker"
