@@ -276,7 +276,9 @@ def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[st
         valid = [command for command in valid if command.strip().lower() not in read]
     if not preset.rules_shield or not state.get("env"):
         return valid
-    return episode_family(state).allowed(valid, state.get("inventory"), state.get("readings") or [])
+    return episode_family(state).allowed(
+        valid, state.get("inventory"), state.get("readings") or [], state.get("goal") or ""
+    )
 
 
 def shown_commands(state: Mapping[str, Any], commands: Sequence[str], keep: Sequence[str | None] = ()) -> list[str]:

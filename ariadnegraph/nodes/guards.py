@@ -109,6 +109,10 @@ class Situation:
         return self.session.memory
 
     @property
+    def goal(self) -> str:
+        return self.state.get("goal") or ""
+
+    @property
     def admissible(self) -> list[str]:
         return list(self.state.get("admissible") or [])
 
@@ -265,7 +269,7 @@ def ruin(s: Situation) -> str | None:
     """Why the command breaks the game family's rules for good (``rules_shield``), else None."""
     if not (s.preset.rules_shield and s.command and s.state.get("env")):
         return None
-    return s.family.ruinous(s.command, s.state.get("inventory"), s.state.get("readings") or [])
+    return s.family.ruinous(s.command, s.state.get("inventory"), s.state.get("readings") or [], s.goal)
 
 
 def repeated(s: Situation) -> Decision | None:
@@ -359,7 +363,7 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     does = s.family.command_for_item(item, s.admissible)
     shown = does is not None and shown_again(does) and does in played_before(s.session.run)
     inventory, readings = s.state.get("inventory"), s.state.get("readings") or []
-    allowed = does is not None and bool(s.family.allowed([does], inventory, readings))  # the rules shield's word
+    allowed = does is not None and bool(s.family.allowed([does], inventory, readings, s.goal))  # the shield's word
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
     location = s.state.get("location")
@@ -438,7 +442,7 @@ def untried_reach(s: Situation) -> str | None:
     """A valid command that takes or opens a thing here, not played from this situation and not against the family's
     rules: before a look that changes nothing (a coin lying in the room, with no exit left, is taken)."""
     reach = [c for c in s.admissible if c.lower().startswith((*TAKING, "open ")) and c not in s.tried]
-    allowed = s.family.allowed(reach, s.state.get("inventory"), s.state.get("readings") or [])
+    allowed = s.family.allowed(reach, s.state.get("inventory"), s.state.get("readings") or [], s.goal)
     return allowed[0] if allowed else None
 
 

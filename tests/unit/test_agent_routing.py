@@ -1165,3 +1165,21 @@ def test_ariadne_shows_a_thing_again_at_most_once_an_episode_and_looks_once_a_si
     assert look["command"] == "look"  # not yet played in this situation
     forgetful = runtime(preset="ariadne", switch_overrides={"object_memory": False})
     assert actor_module.actor(state, forgetful, session)["command"] == "examine shelf"  # without object memory: played
+
+
+def test_ariadne_sends_back_a_scienceworld_focus_on_what_the_task_does_not_name(monkeypatch, tmp_path):
+    """melt (held-out, 2026-11-28): told "First, focus on the substance" of "melt lead", the 1.5B's first command was
+    'focus on substance in toilet' (the water): the task failed at step 1. The rules shield now sends it back."""
+    from ariadnegraph.nodes import actor as actor_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    goal = ("Your task is to melt lead. First, focus on the substance. Then, take actions that will cause it to change "
+            "its state of matter.")
+    state = {**STATE, "env": "scienceworld:melt", "goal": goal, "readings": [], "location": "bathroom",
+             "admissible": ["focus on substance in toilet", "look at substance in toilet", "go to kitchen", "look around"],
+             "plan": [{"action": "focus on substance in toilet", "expected": ""}]}
+    update = actor_module.actor(state, runtime(preset="ariadne"), fake_session())
+    assert update["command"] is None and update["avoid"] == ["focus on substance in toilet"]
+    assert "the task says to focus on the lead" in update["feedback"]
+    shieldless = runtime(preset="ariadne", switch_overrides={"rules_shield": False})
+    assert actor_module.actor(state, shieldless, fake_session())["command"] == "focus on substance in toilet"

@@ -66,7 +66,7 @@ def test_a_family_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
             def covers(self, prefix, rest):
                 return prefix == "treasure" and rest == "99"
 
-            def ruinous(self, command, inventory, readings=()):
+            def ruinous(self, command, inventory, readings=(), goal=""):
                 return "the trap closes" if command == "pull red lever" else None
 
             def perceive(self, seen):
@@ -316,8 +316,8 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     science = family_of("scienceworld:melt")
     assert science.goal_steps("Your task is to melt ice. First, focus on the substance. Then, take actions that will "
                               "cause it to change its state of matter.") == [
-        "Your task is to melt ice", "focus on the substance",
-        "take actions that will cause it to change its state of matter"]  # bare "First", "Then" are no steps;
+        "Your task is to melt ice", "focus on ice",
+        "take actions that will cause it to change its state of matter"]  # bare "First", "Then" are no steps; "the substance" is the ice;
     # "it" after no verb of the step is left as written
     commonsense = family_of("twx:textworldcommonsense")  # a verb of two words after the preface ("pick up": take)
     pick, place = commonsense.goal_steps("Your task is to pick up objects, then place them in their usual locations "
@@ -363,3 +363,43 @@ def test_scienceworld_shows_a_model_sixty_of_its_valid_commands_the_goal_and_mov
     # what must be shown whatever its rank (a plan's step, a fallback) is, and a command listed twice is shown once
     kept = science.shown_commands(valid + ["look around"], "melt lead", keep=["Move thing 3 to thing 7"])
     assert "move thing 3 to thing 7" in kept and kept.count("look around") == 1
+
+
+# ScienceWorld's own task descriptions (variation 0, `easy`), as the env states them
+MELT = ("Your task is to melt lead. First, focus on the substance. Then, take actions that will cause it to change its "
+        "state of matter.")
+MEASURE = ("Your task is to measure the melting point of solid unknown substance C, which is located around the kitchen. "
+           "First, focus on the thermometer. Next, focus on the solid unknown substance C. If the melting point of solid "
+           "unknown substance C is above 150.0 degrees celsius, focus on the orange box. If the melting point of solid "
+           "unknown substance C is below 150.0 degrees celsius, focus on the yellow box.")
+FIND = ("Your task is to find a(n) living thing. First, focus on the thing. Then, move it to the red box in the "
+        "kitchen.")
+LIFESPAN = ("Your task is to find the animal with the longest life span.  The animals are in the 'outside' location.  "
+            "Focus on the animal with the longest life span.")
+
+
+@pytest.mark.parametrize("goal, command, ruled_out", [
+    (MELT, "focus on substance in toilet", True),  # the 1.5B's first command on melt (the water): the task failed
+    (MELT, "focus on lead", False),
+    (MELT, "focus on lead in crucible", False),
+    (MELT, "look at substance in toilet", False),  # only a focus is an answer
+    (MEASURE, "focus on thermometer", False),
+    (MEASURE, "focus on unknown substance c", False),
+    (MEASURE, "focus on orange box", False),
+    (MEASURE, "focus on red box", True),
+    (MEASURE, "focus on unknown substance b", True),
+    (FIND, "focus on baby chicken", False),  # "the thing": a kind to find, which the family cannot tell
+    (LIFESPAN, "focus on elephant", False),
+])
+def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, command, ruled_out):
+    family = family_of("scienceworld:melt")
+    why = family.ruinous(command, [], [], goal)
+    assert (why is not None) == ruled_out
+    assert why is None or "fails the task" in why
+    assert family.allowed([command, "look around"], [], [], goal) == (["look around"] if ruled_out else [command, "look around"])
+
+
+def test_scienceworld_reads_the_substance_of_a_change_of_state_as_the_one_the_task_names():
+    family = family_of("scienceworld:melt")
+    assert family.goal_steps(MELT)[1] == "focus on lead" and family.things_named("focus on lead") == ["lead"]
+    assert family.command_for_item("focus on lead", ["look at lead", "focus on lead"]) == "focus on lead"

@@ -125,17 +125,19 @@ class GameFamily:
         return None
 
     # -- rules: what ruins the game for good ---------------------------------------------------------------------
-    def ruinous(self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = ()) -> str | None:
-        """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient), else None.
-        ``readings``: the texts the agent read (a recipe), as TEXTS READ keeps them."""
+    def ruinous(
+        self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
+    ) -> str | None:
+        """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient, a failed task), else
+        None. ``readings``: the texts the agent read (a recipe), as TEXTS READ keeps them; ``goal``: the task."""
         return None
 
     def allowed(
-        self, commands: Sequence[str], inventory: Iterable[str] | None, readings: Sequence[str] = ()
+        self, commands: Sequence[str], inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
     ) -> list[str]:
         """``commands`` without the ruinous ones."""
         held = list(inventory or [])
-        return [c for c in commands if self.ruinous(c, held, readings) is None]
+        return [c for c in commands if self.ruinous(c, held, readings, goal) is None]
 
     # -- instructions and commands -------------------------------------------------------------------------------
     def phrasings(self, item: str) -> list[str]:

@@ -31,8 +31,9 @@ SCIENCEWORLD = (
     "A text simulation of elementary science tasks (ScienceWorld): rooms of a house, a workshop, a greenhouse and "
     "the outdoors, with substances, containers, devices, plants and animals. You act by sending one command at a "
     "time from the valid commands, such as 'open door to kitchen', 'go to kitchen', 'pick up thermometer', "
-    "'focus on substance', 'use thermometer on water', 'wait'. The task says what to do and what to focus on; "
-    "the score (0-100) rises as you complete its steps."
+    "'use thermometer on water', 'wait'. The task says what to do and what to focus on: 'focus on X' is your answer, "
+    "and focusing on anything the task does not mean fails the task at once. The score (0-100) rises as you complete "
+    "its steps."
 )
 
 TEXTWORLD_EXPRESS = (

@@ -1,15 +1,66 @@
 """ScienceWorld: elementary science tasks in a house, a workshop, a greenhouse and the outdoors; read by the
-ScienceWorld parser (its looks list each thing, what it holds and the doors to the rooms next door)."""
+ScienceWorld parser (its looks list each thing, what it holds and the doors to the rooms next door).
+
+Its one rule that ends a task for good: ``focus on X`` is the answer a task asks for, and focusing on anything
+else fails the task on the spot (the 1.5B's first command on a melt task, told "First, focus on the substance", was
+``focus on substance in toilet``: the water, and the task was over). The task names what to focus on, directly ("focus
+on the thermometer", "focus on the green paint") or as "the substance" of a change of state ("melt lead"); where it
+names only a kind to find ("the thing", "the animal with the longest life span"), the family cannot tell, and no
+focus is ruled out.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Sequence
+
 from . import parse_scienceworld, prompts
 from .base import GameFamily, Observed, Sighting
+
+_FOCUS = re.compile(r"^focus on (?P<thing>.+)$")
+_GOAL_FOCUS = re.compile(r"\bfocus on (?:the |a |an )?(?P<thing>[^.,;]+)", re.I)
+# "Your task is to melt lead." / "... to change the state of matter of water.": what "the substance" is
+_CHANGED = re.compile(r"\byour task is to (?:boil|melt|freeze|change the state of matter of) (?P<thing>[^.,;]+)", re.I)
+_SUBSTANCE = "substance"  # how a change-of-state task names its substance in its focus sentence
+# the words of a focus sentence that name a kind, not a thing: the family cannot say which thing is meant
+_KINDS = frozenset({"thing", "animal", "plant", "seed", "inclined", "stages", "intermediate"})
+_WHERE = re.compile(r"\s+(?:in|on|inside)\s+.*$")  # "lead in crucible": the thing, not where it is
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in name.lower().split() if w not in ("the", "a", "an")]
+
+
+def focus_targets(goal: str) -> list[str] | None:
+    """What the task says to focus on, as names (``["thermometer", "solid unknown substance c", "orange box", ...]``;
+    "the substance" of a change of state is the task's substance); None when a focus names a kind, not a thing, or the
+    task says nothing of focusing."""
+    changed = _CHANGED.search(goal)
+    targets = []
+    for found in _GOAL_FOCUS.finditer(goal):
+        words = _words(found["thing"])
+        if words == [_SUBSTANCE] and changed:
+            words = _words(changed["thing"])
+        if not words or _KINDS & set(words) or words == [_SUBSTANCE]:
+            return None
+        targets.append(" ".join(words))
+    return targets or None
+
+
+def names_target(thing: str, target: str) -> bool:
+    """Whether a command's thing is the target: the same last word, and one's words among the other's ("unknown
+    substance c" is "solid unknown substance c"; "substance" alone is not; "red box" is not "blue box")."""
+    named, wanted = _words(_WHERE.sub("", thing)), _words(target)
+    if not named or named[-1] != wanted[-1]:
+        return False
+    return set(named) <= set(wanted) or set(wanted) <= set(named)
 
 
 class ScienceWorld(GameFamily):
     name = "scienceworld"
     brief = prompts.SCIENCEWORLD
+    verbs = GameFamily.verbs | {"focus", "activate", "deactivate", "pour", "mix", "connect"}
+    verb_synonyms = {"focus on": "focus"}  # "focus on the lead" acts on the lead
     # its valid commands are every verb on every thing and pair of things (300-1,300 a step, 32,000 characters in
     # the kitchen): shown whole, a step's prompt is about 8,000 tokens, two minutes of a 1.5B model's reading on 2 cores
     commands_shown = 60  # (the env's max_admissible option cuts what the game lists, alphabetically; unset here)
@@ -19,6 +70,24 @@ class ScienceWorld(GameFamily):
 
     def perceive(self, seen: Observed) -> Sighting:
         return parse_scienceworld.sighting(seen)
+
+    def ruinous(
+        self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
+    ) -> str | None:
+        focused = _FOCUS.match(" ".join(command.lower().split()))
+        targets = focus_targets(goal) if focused else None
+        if focused is None or targets is None or any(names_target(focused["thing"], t) for t in targets):
+            return None
+        return f"the task says to focus on the {' or the '.join(targets)}; focusing on anything else fails the task"
+
+    def goal_steps(self, goal: str) -> list[str]:
+        """The base reading, "the substance" written as the task's ("First, focus on the substance" of "melt lead":
+        "focus on lead")."""
+        changed = _CHANGED.search(goal)
+        steps = super().goal_steps(goal)
+        if not changed:
+            return steps
+        return [re.sub(r"\bthe substance\b", changed["thing"].strip(), step, flags=re.I) for step in steps]
 
 
 FAMILY = ScienceWorld()

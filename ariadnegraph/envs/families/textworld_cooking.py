@@ -128,7 +128,9 @@ class CookingRules(GameFamily):
     state_groups = (frozenset({RAW, *COOK_STATES, BURNED, "cooked"}), frozenset({"uncut", *CUT_STATES}))
     appliances: Appliances = TEXTWORLD_APPLIANCES  # where each way of cooking is done in the family's games
 
-    def ruinous(self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = ()) -> str | None:
+    def ruinous(
+        self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
+    ) -> str | None:
         return ruins_a_meal(command, inventory, readings, self.appliances)
 
     def phrasings(self, item: str) -> list[str]:
