@@ -43,3 +43,11 @@ def test_the_tables_count_per_level_what_the_model_chose_and_what_code_played():
     assert "| m | ariadne | cooking:3 | 2 | 1 | 0.75 | 14 | 46 |" in text
     assert "| m | ariadne | cooking:4 | 1 | 0 | 0.50 | 0 | 50 |" in text
     assert "| 6 (list 6) |" in text  # per episode: how many commands code played, and which code
+
+
+def test_no_game_is_both_held_out_and_dev():
+    """A held-out game that showed a flaw moves to dev and leaves the held-out set (never tuned on while held out)."""
+    held_out = {game for _, games in real_model.HELD_OUT_36.values() for game in games}
+    dev = {game for _, games in real_model.DEV_36.values() for game in games} | set(real_model.DEV)
+    assert held_out and not held_out & dev
+    assert not held_out & set(real_model.SHOWED_A_FLAW)
