@@ -1,10 +1,11 @@
 """Who played each command of a run: the model, or code (and which code).
 
 Every step's actor record says ``by`` whom its command was chosen (nodes/common.BY_*): ``model`` (a planner's or a
-chooser's reply), ``list`` (a list read, followed in code), ``route`` (the moves of a 'go to' or 'explore' the model
-chose, walked by code), a guard's reason (``pacing``, ``take first``, ``way forward``: nodes/guards.Reason),
-``fallback`` (a reply that could not be used), ``script`` or ``oracle``. A run recorded before the attribution has
-none: its steps count as ``unknown``.
+chooser's reply), ``list`` (a list read, followed in code), ``walk`` (toward what the next step needs, seen in
+another room: code, no model asked), ``route`` (the moves of a 'go to' or 'explore' the model chose, walked by
+code), a guard's reason (``pacing``, ``take first``, ``way forward``: nodes/guards.Reason), ``fallback`` (a reply
+that could not be used), ``script`` or ``oracle``. A run recorded before the attribution has none: its steps count
+as ``unknown``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The lean planner of small models (``plan_choice``, the ``ariadne`` preset): the next command, chosen.
 
 A list read says what to do next, and when one valid command does its next item word for word it is played with
-no model call (``follow_lists``); otherwise the model reads a lean prompt (no map text, no plan: 'go to' and
+no model call (``follow_lists``), as is the way to what it needs when memory saw that in another room
+(``object_memory``: ``walk_to_step``); otherwise the model reads a lean prompt (no map text, no plan: 'go to' and
 'explore' are among the choices), the next step worked out in code (NEXT STEP) and what it needs from memory (WHERE:
 nodes/finding.py), writes one sentence of reasoning, then the command. What was sent back this step, played twice
 here already, or (``object_memory``) changes nothing and was played here once, is not offered.
@@ -24,7 +25,7 @@ from .common import (
     BY_FALLBACK,
     BY_LIST,
     BY_MODEL,
-    BY_ROUTE,
+    BY_WALK,
     NextStep,
     ask_structured,
     episode_family,
@@ -108,10 +109,14 @@ def walk_to_step(
     state: AgentState, step: NextStep, session: Session, admissible: Sequence[str]
 ) -> tuple[Plan, dict[str, Any], str] | None:
     """The first move toward the room where memory has what the next step needs (a lock a note named, an ingredient
-    seen in the garden), as a plan played by code (``BY_ROUTE``); None when nothing it needs is elsewhere."""
+    seen in the garden), as a plan played by code (``BY_WALK``); None when nothing it needs is elsewhere. A command
+    played twice from this very situation is not played again, loop guard or not (two needs in two rooms would
+    otherwise walk the agent between them)."""
     location = state.get("location")
+    tried = tried_here(state, session.run)
+    fresh = [command for command in admissible if tried.get(command, (0, ""))[0] < 2]
     found = finding.needs(step.text, episode_family(state), session.memory, location)
-    walk = finding.way_to_seen(found, episode_family(state), admissible)
+    walk = finding.way_to_seen(found, episode_family(state), fresh)
     if walk is None:
         return None
     command, why = walk
@@ -121,7 +126,7 @@ def walk_to_step(
         reasoning=f"{FOLLOWED}{shown}: {why}",
         steps=[PlanStep(action=command)],
     )
-    return plan, {}, BY_ROUTE
+    return plan, {}, BY_WALK
 
 
 def choose_command(state: AgentState, context: AgentContext, session: Session) -> tuple[Plan, dict[str, Any], str]:

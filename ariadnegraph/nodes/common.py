@@ -56,11 +56,13 @@ MODEL_NODES: dict[str, ModelNode] = {
     "safety_check": ModelNode("critic", None),  # DAVIS's check of the predicted trajectory: a critic's judgement
     "thoughts": ModelNode("planner", None),  # AgentKit's thought graph
 }
-# Who chose a command (a plan step's and the actor's record ``by``): the model, or code (a list read followed, the moves
-# of a route the model chose, a guard's reason: nodes/guards.Reason, a given script, a fallback for an unusable reply)
+# Who chose a command (a plan step's and the actor's record ``by``): the model, or code (a list read followed, the way
+# to what it needs walked, the moves of a route the model chose, a guard's reason: nodes/guards.Reason, a given script,
+# a fallback for an unusable reply)
 BY = "by"
 BY_MODEL = "model"
 BY_LIST = "list"
+BY_WALK = "walk"  # toward what the next step needs, seen in another room (nodes/choice.walk_to_step): no model asked
 BY_ROUTE = "route"
 BY_SCRIPT = "script"
 BY_FALLBACK = "fallback"

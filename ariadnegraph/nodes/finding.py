@@ -3,9 +3,10 @@
 The next step of a list read ("carrot", "slice the carrot", "roast the carrot") names things: the thing, the tool
 it needs, the appliance it is done at (the game family says which, ``GameFamily.things_named``). For each, object
 memory (memory/objects.py) says where it is now or was last seen and the way there, or, when it was never seen,
-where to search next: the nearest container never seen open, closed door or exit not taken (the frontier). The
-planner reads this as the WHERE section; the way forward (a step sent back with the replans used up, a stall)
-plays its first command, so code walks the same frontier the planner was shown.
+where to search next: the nearest container never seen open, closed door or exit not taken (the frontier). What
+memory saw in another room the chooser walks to in code before asking the model (``way_to_seen``); the planner reads
+the rest as the WHERE section, and the way forward (a step sent back with the replans used up, a stall) plays its
+first command, so code walks the same frontier the planner was shown.
 """
 
 from __future__ import annotations
@@ -178,9 +179,15 @@ def _toward_seen(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[
 
 
 def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
-    """The first move toward a thing the next step needs that memory has now in another room (or the room the step
-    is done in), and why; None when the step needs nothing elsewhere that memory has seen, or no valid command walks
-    there. What is held, here or never seen is the planner's (or the way forward's) to get."""
+    """The first command toward what the next step needs that memory has seen in another room (or the room the step
+    is done in), and why: a thing it needs that lies here and a valid command takes is taken first (no walking away
+    from it); then the first move of the way there. None when the step needs nothing elsewhere that memory has seen,
+    or no valid command walks there; what was never seen is the planner's (or the way forward's) to search for."""
+    if not any(n.moves and not (n.held or n.here or n.gone or n.holder is None) for n in found):
+        return None
+    for need in found:
+        if need.here and not need.held and not need.place and (command := family.command_for_item(need.thing, valid)):
+            return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
     for need in found:
         if need.held or need.here or need.gone or need.holder is None:
             continue

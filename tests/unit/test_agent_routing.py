@@ -893,18 +893,26 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
     assert "go west" in state["admissible"] and "go south" in state["admissible"]
     update = planner_module.planner(state, context, session)
-    assert update["plan"][0]["action"] == "go west" and update["plan"][0]["by"] == "route" and not model.calls
+    assert update["plan"][0]["action"] == "go west" and update["plan"][0]["by"] == "walk" and not model.calls
     assert update["reason"].endswith("the red locker is in Room C")
     for switch in ("object_memory", "follow_lists"):
         model.replies.append(structured("Decision", reasoning="south", action="go south"))
         off = runtime(preset="ariadne", switch_overrides={switch: False})
         assert planner_module.planner(state, off, session)["plan"][0]["action"] == "go south"
     assert len(model.calls) == 2
+    # a move played twice from this very situation is not walked a third time, loop guard or not: the model chooses
+    here = {"location": state["location"], "inventory": state["inventory"], "score": state.get("score", 0)}
+    for n, (action, where) in enumerate([("look", here), ("go west", {"location": "Room D"}), ("go east", here),
+                                         ("go west", {"location": "Room D"}), ("go east", here)]):
+        run.append_step({"step": 10 + n, "action": action, "observation": "", "trail": f"t{n}", "score": 0, **where})
+    model.replies.append(structured("Decision", reasoning="south", action="go south"))
+    unguarded = runtime(preset="ariadne", switch_overrides={"loop_guard": False})
+    assert planner_module.planner(state, unguarded, session)["plan"][0]["action"] == "go south" and len(model.calls) == 3
     # in Room C the chooser plays it with no model asked
     in_c = {**state, "location": "Room C", "admissible": ["unlock Red locker with Key 2", "go north", "go east", "look"]}
     update = planner_module.planner(in_c, context, session)
     assert update["plan"][0]["action"] == "unlock Red locker with Key 2" and update["plan"][0]["by"] == "list"
-    assert len(model.calls) == 2
+    assert len(model.calls) == 3
     # unlocked, it is opened; once seen open, no note asks anything
     session.memory.observe(10, "You unlock the Red locker.", [("red locker", "is", "closed")], [], action="unlock Red locker with Key 2")
     assert common.next_step(state, context.context, session).text == "open red locker"

@@ -77,3 +77,20 @@ def test_a_step_done_in_a_room_walks_there():
     assert move == ("go west", "the step is done in Kitchen")
     assert finding.next_move(finding.needs("prepare meal", cooking, memory, "Kitchen"), [], memory,
                              {"location": "Kitchen", "admissible": ["prepare meal"]}, cooking) is None  # here: the step is the list's
+
+
+def test_the_walk_to_what_a_step_needs_takes_what_lies_here_first_and_walks_only_to_what_was_seen():
+    """'roast the carrot': the carrot in the garden (here), the oven in the kitchen. Walking to the oven first would
+    leave the carrot behind, and from the kitchen the walk would lead back to it: between two rooms for good."""
+    from ariadnegraph.envs.families import family_of
+
+    cooking = family_of("cooking:1")
+    carrot = finding.Need("carrot", holder="garden", room="garden", here=True)
+    oven = finding.Need("oven", holder="kitchen", room="kitchen", moves=(("east", "kitchen"),))
+    valid = ["take carrot", "go east", "look"]
+    assert finding.way_to_seen([carrot, oven], cooking, valid)[0] == "take carrot"
+    held = finding.Need("carrot", held=True)
+    assert finding.way_to_seen([held, oven], cooking, valid) == ("go east", "the oven is in kitchen")
+    # nothing seen elsewhere: nothing walked (what was never seen is searched for by the planner or the way forward)
+    assert finding.way_to_seen([carrot, finding.Need("oven")], cooking, valid) is None
+    assert finding.way_to_seen([held, oven], cooking, ["look"]) is None  # no valid command walks there

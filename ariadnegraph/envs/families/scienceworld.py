@@ -6,7 +6,8 @@ else fails the task on the spot (the 1.5B's first command on a melt task, told "
 ``focus on substance in toilet``: the water, and the task was over). The task names what to focus on, directly ("focus
 on the thermometer", "focus on the green paint") or as "the substance" of a change of state ("melt lead"); where it
 names only a kind to find ("the thing", "the animal with the longest life span"), the family cannot tell, and no
-focus is ruled out.
+focus is ruled out. Nor does it know which of the boxes a measurement asks for (each named box is allowed), nor which
+water a boil task means (any thing of the substance's name is).
 """
 
 from __future__ import annotations
@@ -81,12 +82,15 @@ class ScienceWorld(GameFamily):
         return f"the task says to focus on the {' or the '.join(targets)}; focusing on anything else fails the task"
 
     def goal_steps(self, goal: str) -> list[str]:
-        """The base reading, "the substance" written as the task's ("First, focus on the substance" of "melt lead":
-        "focus on lead")."""
+        """The base reading; a change of state's steps without the sentence restating the task (no command carries
+        "Your task is to melt lead" out word for word, so the NEXT STEP would never move past it), and with "the
+        substance" written as the task's ("First, focus on the substance" of "melt lead": "focus on lead")."""
         changed = _CHANGED.search(goal)
         steps = super().goal_steps(goal)
         if not changed:
             return steps
+        if len(steps) > 1 and steps[0].lower().startswith("your task is to"):
+            steps = steps[1:]
         return [re.sub(r"\bthe substance\b", changed["thing"].strip(), step, flags=re.I) for step in steps]
 
 
