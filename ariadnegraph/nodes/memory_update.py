@@ -117,7 +117,7 @@ def text_read(state: AgentState) -> str | None:
     are said once and must be followed in order long after the observation that said them has scrolled away."""
     action, observation = (state.get("last_action") or "").lower(), state.get("observation") or ""
     if not action:
-        listed = inline_lists(observation)
+        listed = inline_lists(observation) if episode_family(state).lists_at_start else []
         return f"{START_READING}:\n" + "\n".join(listed) if listed else None
     lines = [" ".join(line.split()) for line in observation.splitlines()]
     lines = [line for line in lines if line and line.strip("-=_*")]

@@ -964,6 +964,12 @@ def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_i
     room = "You are in the kitchen. You see a counter that has a knife, a green apple, and a cookbook on it."
     assert inline_lists(room) == [] and text_read({"last_action": None, "observation": room}) is None
     assert text_read({"last_action": "look", "observation": start}) is None  # only the start: a list said later is read
+    # ScienceWorld's start lists what a holder holds after a colon: no instructions (melt#2, 2026-11-28: its NEXT STEP
+    # was "the toilet." for 80 steps, the way forward searching for it, never for the tin the task named)
+    bathroom = ("This room is called the bathroom. In it, you see:\n\ta toilet. In the toilet is: A drain, which is "
+                "open, a substance called water.\n\ta glass cup (containing nothing)")
+    assert inline_lists(bathroom)  # read as a list by the generic reading
+    assert text_read({"env": "scienceworld:melt", "last_action": None, "observation": bathroom}) is None
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:simonsayswithmemory10", "context": {"model": "scripted"}})

@@ -108,6 +108,9 @@ class GameFamily:
     thought_graph: ClassVar[str | None] = None  # the AgentKit graph written for the family (agentkit/NAME.yaml)
     tracks_position: ClassVar[bool] = False  # the env names the player's place (a level, a region), not a room
     commands_shown: ClassVar[int | None] = None  # the most valid commands a model is shown at once (None: all)
+    # a list the start states on one line is instructions, kept as a text read (TWX's Simon says: "take these actions
+    # in order: a, b, c"); False where the start's lines after a colon list what a room holds
+    lists_at_start: ClassVar[bool] = True
 
     def shown_commands(self, valid: Sequence[str], focus: str, keep: Sequence[str] = ()) -> list[str]:
         """The valid commands a model is shown: all, or past ``commands_shown`` the ones the focus (the goal, what is

@@ -65,6 +65,9 @@ class ScienceWorld(GameFamily):
     # its valid commands are every verb on every thing and pair of things (300-1,300 a step, 32,000 characters in
     # the kitchen): shown whole, a step's prompt is about 8,000 tokens, two minutes of a 1.5B model's reading on 2 cores
     commands_shown = 60  # (the env's max_admissible option cuts what the game lists, alphabetically; unset here)
+    # "In the toilet is: A drain, which is open, a substance called water." lists a holder's contents, not things to
+    # do (read as a list, it was the NEXT STEP of a melt task for 80 steps: "the toilet." searched for, never tin)
+    lists_at_start = False
 
     def covers(self, prefix: str, rest: str) -> bool:
         return prefix == "scienceworld"
