@@ -106,7 +106,9 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # tenth command examined again what the second had, the no-op guard sent it back) since stop 47.
 # ScienceWorld's variations are drawn as above; one that showed a flaw moves to dev and the sample's next (the same
 # seed, one more drawn) takes its place: scienceworld:melt#0 (2026-11-28: told "First, focus on the substance" of
-# "melt lead", the 1.5B focused on the toilet's water at step 1 and the task failed; the rules shield now knows it).
+# "melt lead", the 1.5B focused on the toilet's water at step 1 and the task failed; the rules shield now knows it);
+# scienceworld:melt#2 (2026-11-28: the start's "In the toilet is: A drain, ..." was kept as a list of things to do, the
+# NEXT STEP for 80 steps; GameFamily.lists_at_start now says ScienceWorld's start states none).
 
 
 def stma_held_out(level: int, games: int = 8) -> list[str]:
@@ -146,7 +148,7 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
         tuple(
             f"scienceworld:{task}#{v}"
             for task, variations in (
-                ("melt", (2, 5, 7)),  # 0 showed a flaw: the sample's fourth, 2, took its place
+                ("melt", (5, 6, 7)),  # 0 and 2 showed flaws: the sample's fourth and fifth took their places
                 ("measure-melting-point-unknown-substance", (0, 10, 36)),
                 ("chemistry-mix-paint-secondary-color", (1, 2, 8)),
                 ("test-conductivity", (68, 167, 186)),
@@ -165,7 +167,15 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
     ),
     "arigraph": (150, ("treasure:2@3701", "treasure:3@3702")),
     "twx": (100, ("twx:cookingworld@0/dev", "twx:coincollector@0/dev", "twx:mapreader@0/dev")),
-    "scienceworld": (80, ("scienceworld:melt#0/dev", "scienceworld:find-living-thing#0/dev", "scienceworld:melt#0")),
+    "scienceworld": (
+        80,
+        (
+            "scienceworld:melt#0/dev",
+            "scienceworld:find-living-thing#0/dev",
+            "scienceworld:melt#0",
+            "scienceworld:melt#2",
+        ),
+    ),
 }
 
 
