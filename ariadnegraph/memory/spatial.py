@@ -50,10 +50,19 @@ def is_exit_fact(fact: Fact) -> bool:
     return fact.relation == EXIT_RELATION and fact.object_key in OPPOSITE
 
 
+def is_named_exit(fact: Fact) -> bool:
+    """An exit that names the room it leads to, not a direction (ScienceWorld's "A door to the kitchen": its moves
+    are 'go to kitchen')."""
+    return fact.relation == EXIT_RELATION and fact.object_key not in OPPOSITE
+
+
 def navigation_graph(view: KGView, assume_reversible: bool = True) -> nx.DiGraph:
     """Directed graph of rooms: edge ``B -> A`` with attribute ``direction`` when A is ``direction`` of B."""
     graph = nx.DiGraph()
     for fact in view.facts.values():
+        if is_named_exit(fact):  # the move is 'go to ROOM' (its direction: "to ROOM"); the game lists the way back
+            graph.add_edge(fact.subject_key, fact.object_key, direction=f"to {view.entity_name(fact.object_key)}")
+            continue
         direction = direction_of(fact.relation)
         if direction is None:
             continue
@@ -72,6 +81,8 @@ def locations(view: KGView) -> set[str]:
             places.update((fact.subject_key, fact.object_key))
         elif is_exit_fact(fact):
             places.add(fact.subject_key)
+        elif is_named_exit(fact):
+            places.update((fact.subject_key, fact.object_key))
         elif fact.subject_key == PLAYER and fact.relation in ("in", "at"):
             places.add(fact.object_key)
         elif fact.relation == "is" and fact.object_key == "location":

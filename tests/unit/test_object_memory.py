@@ -94,3 +94,28 @@ def test_the_walk_to_what_a_step_needs_takes_what_lies_here_first_and_walks_only
     # nothing seen elsewhere: nothing walked (what was never seen is searched for by the planner or the way forward)
     assert finding.way_to_seen([carrot, finding.Need("oven")], cooking, valid) is None
     assert finding.way_to_seen([held, oven], cooking, ["look"]) is None  # no valid command walks there
+
+
+def test_a_world_whose_doors_name_the_rooms_they_lead_to_has_a_map_and_a_frontier_beyond_this_room():
+    """ScienceWorld ("A door to the hallway"): its exits were no places, so memory's map was the room the player stood
+    in. On held-out melt#2 (2026-11-28) the way forward, with no place left to search, answered "nothing else to do"
+    25 times in the art studio while the workshop, the bedroom and the outdoors were never entered."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.memory import WorldMemory, spatial
+
+    memory = WorldMemory()
+    memory.observe(0, "This room is called the bathroom.", [("player", "in", "bathroom"), ("bathroom", "has exit", "kitchen")], [])
+    memory.observe(1, "This room is called the kitchen.", [("player", "in", "kitchen"), ("kitchen", "has exit", "bathroom"),
+                   ("kitchen", "has exit", "hallway"), ("kitchen", "has exit", "outside")], [], action="go to kitchen")
+    memory.observe(2, "This room is called the hallway.", [("player", "in", "hallway"), ("hallway", "has exit", "kitchen"),
+                   ("hallway", "has exit", "workshop"), ("hallway", "has exit", "art studio")], [], action="go to hallway")
+    memory.observe(3, "This room is called the art studio.", [("player", "in", "art studio"),
+                   ("art studio", "has exit", "hallway")], [], action="go to art studio")
+    view = memory.current()
+    assert {"bathroom", "kitchen", "hallway", "art studio", "workshop", "outside"} <= spatial.locations(view)
+    assert spatial.shortest_path(view, "art studio", "kitchen") == [("to hallway", "hallway"), ("to kitchen", "kitchen")]
+    leads = om.leads(view, memory.all_facts, "art studio")
+    assert [(lead.room, lead.command) for lead in leads] == [("hallway", "go to workshop"), ("kitchen", "go to outside")]
+    state = {"location": "art studio", "admissible": ["go to hallway", "look around"]}
+    assert finding.search_move(leads, memory, state, family_of("scienceworld:melt")) == (
+        "go to hallway", "go to workshop in hallway")
