@@ -382,6 +382,7 @@ LIFESPAN = ("Your task is to find the animal with the longest life span.  The an
     (MELT, "focus on substance in toilet", True),  # the 1.5B's first command on melt (the water): the task failed
     (MELT, "focus on lead", False),
     (MELT, "focus on lead in crucible", False),
+    (MELT, "focus on cup containing lead", True),  # melt#2's dev replay: "focus on tin" grounded to it, the cup
     (MELT, "look at substance in toilet", False),  # only a focus is an answer
     (MEASURE, "focus on thermometer", False),
     (MEASURE, "focus on unknown substance c", False),

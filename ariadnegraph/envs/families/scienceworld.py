@@ -25,7 +25,8 @@ _CHANGED = re.compile(r"\byour task is to (?:boil|melt|freeze|change the state o
 _SUBSTANCE = "substance"  # how a change-of-state task names its substance in its focus sentence
 # the words of a focus sentence that name a kind, not a thing: the family cannot say which thing is meant
 _KINDS = frozenset({"thing", "animal", "plant", "seed", "inclined", "stages", "intermediate"})
-_WHERE = re.compile(r"\s+(?:in|on|inside)\s+.*$")  # "lead in crucible": the thing, not where it is
+# "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
+_WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
 
 
 def _words(name: str) -> list[str]:
@@ -50,7 +51,8 @@ def focus_targets(goal: str) -> list[str] | None:
 
 def names_target(thing: str, target: str) -> bool:
     """Whether a command's thing is the target: the same last word, and one's words among the other's ("unknown
-    substance c" is "solid unknown substance c"; "substance" alone is not; "red box" is not "blue box")."""
+    substance c" is "solid unknown substance c"; "substance" alone is not; "red box" is not "blue box"; "cup
+    containing tin" is a cup, not tin)."""
     named, wanted = _words(_WHERE.sub("", thing)), _words(target)
     if not named or named[-1] != wanted[-1]:
         return False
