@@ -11,7 +11,7 @@ here already, or (``object_memory``) changes nothing and was played here once, i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -98,35 +98,30 @@ LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]
 FOLLOWED = "followed in code: "  # the reasoning of a plan step a list read gave, no model asked
 
 
-def _followed(step: NextStep, command: str) -> tuple[Plan, dict[str, Any], str]:
-    """A plan of the one command that does the next step, by code."""
+def _followed(step: NextStep, command: str, why: str = "", by: str = BY_LIST) -> tuple[Plan, dict[str, Any], str]:
+    """A plan of the one command that does the next step (or walks toward it: ``why``), by code."""
     shown = p.step_line(step.heading, step.text)
-    plan = Plan(subgoal=f"{p.NEXT_STEP}: {shown}", reasoning=f"{FOLLOWED}{shown}", steps=[PlanStep(action=command)])
-    return plan, {}, BY_LIST
+    reasoning = f"{FOLLOWED}{shown}: {why}" if why else f"{FOLLOWED}{shown}"
+    plan = Plan(subgoal=f"{p.NEXT_STEP}: {shown}", reasoning=reasoning, steps=[PlanStep(action=command)])
+    return plan, {}, by
 
 
 def walk_to_step(
-    state: AgentState, step: NextStep, session: Session, admissible: Sequence[str]
+    state: AgentState,
+    step: NextStep,
+    session: Session,
+    admissible: Sequence[str],
+    tried: Mapping[str, tuple[int, str]],
 ) -> tuple[Plan, dict[str, Any], str] | None:
     """The first move toward the room where memory has what the next step needs (a lock a note named, an ingredient
     seen in the garden), as a plan played by code (``BY_WALK``); None when nothing it needs is elsewhere. A command
-    played twice from this very situation is not played again, loop guard or not (two needs in two rooms would
-    otherwise walk the agent between them)."""
-    location = state.get("location")
-    tried = tried_here(state, session.run)
+    played twice from this very situation (``tried``) is not played again, loop guard or not (two needs in two rooms
+    would otherwise walk the agent between them)."""
+    family = episode_family(state)
     fresh = [command for command in admissible if tried.get(command, (0, ""))[0] < 2]
-    found = finding.needs(step.text, episode_family(state), session.memory, location)
-    walk = finding.way_to_seen(found, episode_family(state), fresh)
-    if walk is None:
-        return None
-    command, why = walk
-    shown = p.step_line(step.heading, step.text)
-    plan = Plan(
-        subgoal=f"{p.NEXT_STEP}: {shown}",
-        reasoning=f"{FOLLOWED}{shown}: {why}",
-        steps=[PlanStep(action=command)],
-    )
-    return plan, {}, BY_WALK
+    found = finding.needs(step.text, family, session.memory, state.get("location"))
+    walk = finding.way_to_seen(found, family, fresh)
+    return _followed(step, walk[0], why=walk[1], by=BY_WALK) if walk else None
 
 
 def choose_command(state: AgentState, context: AgentContext, session: Session) -> tuple[Plan, dict[str, Any], str]:
@@ -154,7 +149,7 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     admissible = [c for c in offered if c not in avoid] or offered
     if step and not step.word_for_word and (command := step_command(state, step.text, admissible)):
         return _followed(step, command)  # nothing read yet: the goal's step, unless it changes nothing again
-    if step and context.switches.object_memory and (walk := walk_to_step(state, step, session, admissible)):
+    if step and context.switches.object_memory and (walk := walk_to_step(state, step, session, admissible, tried)):
         return walk  # what the step needs, memory saw in another room: the way there is code's, not the model's
     memory = session.memory
     places = go_to_choices(state, memory) if context.switches.go_to and admissible else []

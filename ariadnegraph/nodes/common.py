@@ -278,9 +278,19 @@ def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[st
         valid = [command for command in valid if command.strip().lower() not in read]
     if not preset.rules_shield or not state.get("env"):
         return valid
-    return episode_family(state).allowed(
-        valid, state.get("inventory"), state.get("readings") or [], state.get("goal") or ""
-    )
+    return within_rules(state, valid)
+
+
+def breaks_rules(state: Mapping[str, Any], command: str) -> str | None:
+    """Why the game family's rules say ``command`` ruins the episode, given what the state holds (what is carried, the
+    texts read, the goal), else None: the one place the rules are asked (GameFamily.ruinous)."""
+    inventory, readings, goal = state.get("inventory"), state.get("readings") or [], state.get("goal") or ""
+    return episode_family(state).ruinous(command, list(inventory or []), readings, goal)
+
+
+def within_rules(state: Mapping[str, Any], commands: Sequence[str]) -> list[str]:
+    """``commands`` without those the game family's rules say ruin the episode (``breaks_rules``)."""
+    return [command for command in commands if breaks_rules(state, command) is None]
 
 
 def shown_commands(state: Mapping[str, Any], commands: Sequence[str], keep: Sequence[str | None] = ()) -> list[str]:

@@ -156,8 +156,8 @@ def next_move(
         if need.holder is not None and not need.gone and need.room is not None:
             if need.here and need.closed and (command := _valid(f"open {need.holder}", family, valid)):
                 return command, f"the {need.thing} is in the closed {need.holder}"
-            if need.here and (command := family.command_for_item(need.thing, valid)):
-                return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
+            if need.here and (take := _take_here(need, family, valid)):
+                return take
             if need.here:
                 continue  # here, but nothing takes it (an appliance, a room: the step is done here)
             if move := _toward_seen(need, family, valid):
@@ -166,6 +166,13 @@ def next_move(
         if search := search_move(searches, memory, state, family):
             return search[0], f"the {need.thing} is not seen yet: {search[1]}"
     return None
+
+
+def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
+    """The valid command that takes (or does) what ``need`` names, lying here, and why; None when none does."""
+    if (command := family.command_for_item(need.thing, valid)) is None:
+        return None
+    return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
 
 
 def _toward_seen(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
@@ -186,8 +193,8 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
     if not any(n.moves and not (n.held or n.here or n.gone or n.holder is None) for n in found):
         return None
     for need in found:
-        if need.here and not need.held and not need.place and (command := family.command_for_item(need.thing, valid)):
-            return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
+        if need.here and not need.held and not need.place and (take := _take_here(need, family, valid)):
+            return take
     for need in found:
         if need.held or need.here or need.gone or need.holder is None:
             continue

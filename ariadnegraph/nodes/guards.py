@@ -28,6 +28,7 @@ from ..memory import WorldMemory
 from ..vocabulary import READING_COMMANDS, SAFE_COMMANDS
 from . import finding
 from .common import (
+    breaks_rules,
     episode_family,
     explore_moves,
     last_played,
@@ -36,6 +37,7 @@ from .common import (
     played_before,
     step_command,
     tried_here,
+    within_rules,
 )
 
 
@@ -188,7 +190,7 @@ def goal_in_reach(s: Situation) -> Decision | None:
     if not s.preset.keys_first or s.command is None or not s.admissible:
         return None
     held = {thing.lower() for thing in s.state.get("inventory") or []}
-    for step in s.family.goal_steps(s.state.get("goal") or ""):
+    for step in s.family.goal_steps(s.goal):
         if not step.lower().startswith(FINDING):  # "check the cookbook" names a thing to read, not to take
             continue
         for thing in s.family.things_named(step):
@@ -269,7 +271,7 @@ def ruin(s: Situation) -> str | None:
     """Why the command breaks the game family's rules for good (``rules_shield``), else None."""
     if not (s.preset.rules_shield and s.command and s.state.get("env")):
         return None
-    return s.family.ruinous(s.command, s.state.get("inventory"), s.state.get("readings") or [], s.goal)
+    return breaks_rules(s.state, s.command)
 
 
 def repeated(s: Situation) -> Decision | None:
@@ -362,8 +364,7 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
         return None
     does = s.family.command_for_item(item, s.admissible)
     shown = does is not None and shown_again(does) and does in played_before(s.session.run)
-    inventory, readings = s.state.get("inventory"), s.state.get("readings") or []
-    allowed = does is not None and bool(s.family.allowed([does], inventory, readings, s.goal))  # the shield's word
+    allowed = does is not None and breaks_rules(s.state, does) is None  # the shield's word
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
     location = s.state.get("location")
@@ -442,7 +443,7 @@ def untried_reach(s: Situation) -> str | None:
     """A valid command that takes or opens a thing here, not played from this situation and not against the family's
     rules: before a look that changes nothing (a coin lying in the room, with no exit left, is taken)."""
     reach = [c for c in s.admissible if c.lower().startswith((*TAKING, "open ")) and c not in s.tried]
-    allowed = s.family.allowed(reach, s.state.get("inventory"), s.state.get("readings") or [], s.goal)
+    allowed = within_rules(s.state, reach)
     return allowed[0] if allowed else None
 
 
