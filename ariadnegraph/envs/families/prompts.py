@@ -30,10 +30,13 @@ TWX_APPLIANCES = (
 SCIENCEWORLD = (
     "A text simulation of elementary science tasks (ScienceWorld): rooms of a house, a workshop, a greenhouse and "
     "the outdoors, with substances, containers, devices, plants and animals. You act by sending one command at a "
-    "time from the valid commands, such as 'open door to kitchen', 'go to kitchen', 'pick up thermometer', "
-    "'use thermometer on water', 'wait'. The task says what to do and what to focus on: 'focus on X' is your answer, "
-    "and focusing on anything the task does not mean fails the task at once. The score (0-100) rises as you complete "
-    "its steps."
+    "time from the valid commands, such as 'open door to kitchen', 'go to kitchen', 'pick up thermometer', 'use "
+    "thermometer on water', 'wait'. The task says what to do and what to focus on: 'focus on X' is your answer, and"
+    " focusing on anything the task does not mean fails the task at once. Heat changes what a thing is: to melt or "
+    "boil something, put it (or a container holding it) in or on a heat source such as a stove, an oven, a blast "
+    "furnace or a fire pit, activate the source and wait a few steps; to freeze it, put it in a freezer; 'use "
+    "thermometer on X' reads a temperature. Many doors between rooms are closed: open one to go through it. The "
+    "score (0-100) rises as you complete its steps."
 )
 
 TEXTWORLD_EXPRESS = (
