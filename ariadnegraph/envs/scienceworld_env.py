@@ -169,6 +169,25 @@ _LOCATION_RE = re.compile(r"^\s*This (?:[\w ]+?) is called the (.+?)\.(?:\s|$)")
 _ARTICLE_RE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 
 
+_AMBIGUOUS = "Ambiguous request"
+_READING_RE = re.compile(r"^\s*(\d+):\s*(.+?)\s*$", re.MULTILINE)
+
+
+def resolve_ambiguity(command: str, text: str, step: Any) -> str:
+    """ScienceWorld's answer to ``command``, its question settled. A command naming one of several things alike
+    ("look at door" in a room of two doors, "look at wood cup" with three cups) is answered by a numbered list of
+    readings and a wait for a number: whatever comes next is read as that number ("look at air" then: "Unknown
+    action"). The first reading is taken (``step("0")``, the same command, no step of ours spent), and the answer
+    says which."""
+    if not text.lstrip().startswith(_AMBIGUOUS):
+        return text
+    readings = _READING_RE.findall(text)
+    answer = step("0")
+    if not readings:
+        return answer
+    return f"('{command}' could mean {len(readings)} things; taken as '{readings[0][1]}')\n{answer}"
+
+
 def parse_location(look: str) -> str | None:
     """``"This room is called the kitchen. ..."`` -> ``"kitchen"``."""
     match = _LOCATION_RE.match(look or "")
@@ -338,7 +357,7 @@ class ScienceWorldTextEnv:
         truth = self._truth
 
         def act(server: Any) -> dict[str, Any]:
-            snap = {"text": server.step(cmd)}
+            snap = {"text": resolve_ambiguity(cmd, server.step(cmd), server.step)}
             snap.update(_snapshot(server, truth))
             return snap
 

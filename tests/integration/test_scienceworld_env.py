@@ -17,6 +17,7 @@ from ariadnegraph.envs.jvm_pool import ENV_MAX_MB, jvm_pool
 from ariadnegraph.envs.scienceworld_env import (
     ScienceWorldTextEnv,
     make_scienceworld,
+    resolve_ambiguity,
     resolve_scienceworld_task,
     scienceworld_tasks,
 )
@@ -240,6 +241,18 @@ def test_compound_commands_never_reach_the_game():
         assert obs.location == first.location
 
 
+def test_an_ambiguous_command_is_settled_and_the_next_one_is_played():
+    # the greenhouse has two doors: ScienceWorld asks which, and reads whatever comes next as the number
+    with make_scienceworld(TASK) as env:
+        env.reset()
+        settled = env.step("look at door")
+        assert "Ambiguous request" not in settled.text
+        assert "'look at door' could mean 2 things; taken as 'look at door between greenhouse and" in settled.text
+        assert "A door to the" in settled.text and settled.moves == 1
+        after = env.step("look at air")
+        assert after.text == "a substance called air", after.text  # not "Unknown action": no question left open
+
+
 def test_oracle_is_hidden_from_the_agent():
     with make_scienceworld(TASK) as env:
         obs = env.reset()
@@ -262,3 +275,18 @@ def test_the_object_tree_gives_the_true_facts_after_every_command():
         for command in first.oracle.walkthrough[:2]:  # open the door to outside, go there
             moved = env.step(command)
         assert ("at", "P", "outside") in moved.oracle.facts and ("at", "P", "greenhouse") not in moved.oracle.facts
+
+
+def test_ambiguity_is_answered_with_the_first_reading_only_when_asked():
+    answered: list[str] = []
+
+    def step(command: str) -> str:
+        answered.append(command)
+        return "a wood cup (containing red paint)"
+
+    asked = "Ambiguous request: Please enter the number ... (or blank to cancel):\n0:\tlook at wood cup (in art studio)\n1:\tlook at wood cup (in inventory)"
+    text = resolve_ambiguity("look at wood cup", asked, step)
+    assert answered == ["0"]
+    assert text == "('look at wood cup' could mean 2 things; taken as 'look at wood cup (in art studio)')\na wood cup (containing red paint)"
+    assert resolve_ambiguity("look at air", "a substance called air", step) == "a substance called air"
+    assert answered == ["0"]  # nothing asked, nothing answered
