@@ -317,8 +317,14 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     assert science.goal_steps("Your task is to melt ice. First, focus on the substance. Then, take actions that will "
                               "cause it to change its state of matter.") == [
         "focus on ice",
-        "take actions that will cause it to change its state of matter"]  # bare "First", "Then" are no steps; the
-    # task restated is none either; "the substance" is the ice; "it" after no verb of the step is left as written
+        "heat the ice"]  # bare "First", "Then" are no steps; the task restated is none either; "the substance" is the
+    # ice; "take actions that will cause it to change its state of matter" is what does it, no thing to take
+    assert science.goal_steps("Your task is to freeze water. First, focus on the substance. Then, take actions that "
+                              "will cause it to change its state of matter.")[1] == "cool the water"
+    assert science.things_named("heat the ice") == ["ice"]
+    changed = science.goal_steps("Your task is to change the state of matter of water. First, focus on the substance. "
+                                 "Then, take actions that will cause it to change its state of matter.")
+    assert changed == ["focus on water", "heat the water"]  # any change counts
     commonsense = family_of("twx:textworldcommonsense")  # a verb of two words after the preface ("pick up": take)
     pick, place = commonsense.goal_steps("Your task is to pick up objects, then place them in their usual locations "
                                          "in the environment.")

@@ -21,7 +21,13 @@ from .base import GameFamily, Observed, Sighting
 _FOCUS = re.compile(r"^focus on (?P<thing>.+)$")
 _GOAL_FOCUS = re.compile(r"\bfocus on (?:the |a |an )?(?P<thing>[^.,;]+)", re.I)
 # "Your task is to melt lead." / "... to change the state of matter of water.": what "the substance" is
-_CHANGED = re.compile(r"\byour task is to (?:boil|melt|freeze|change the state of matter of) (?P<thing>[^.,;]+)", re.I)
+_CHANGED = re.compile(
+    r"\byour task is to (?P<change>boil|melt|freeze|change the state of matter of) (?P<thing>[^.,;]+)", re.I
+)
+# "Then, take actions that will cause it to change its state of matter": no thing to take; read as what does it
+_CHANGE_STEP = re.compile(r"^take actions that will cause it to change its state of matter\b", re.I)
+# any change of state counts for "change the state of matter of": heating changes a solid or a liquid
+_HOW_CHANGED = {"melt": "heat", "boil": "heat", "freeze": "cool", "change the state of matter of": "heat"}
 _SUBSTANCE = "substance"  # how a change-of-state task names its substance in its focus sentence
 # the words of a focus sentence that name a kind, not a thing: the family cannot say which thing is meant
 _KINDS = frozenset({"thing", "animal", "plant", "seed", "inclined", "stages", "intermediate"})
@@ -62,7 +68,7 @@ def names_target(thing: str, target: str) -> bool:
 class ScienceWorld(GameFamily):
     name = "scienceworld"
     brief = prompts.SCIENCEWORLD
-    verbs = GameFamily.verbs | {"focus", "activate", "deactivate", "pour", "mix", "connect"}
+    verbs = GameFamily.verbs | {"focus", "activate", "deactivate", "pour", "mix", "connect", "heat", "cool"}
     verb_synonyms = {"focus on": "focus"}  # "focus on the lead" acts on the lead
     # its valid commands are every verb on every thing and pair of things (300-1,300 a step, 32,000 characters in
     # the kitchen): shown whole, a step's prompt is about 8,000 tokens, two minutes of a 1.5B model's reading on 2 cores
@@ -88,15 +94,19 @@ class ScienceWorld(GameFamily):
 
     def goal_steps(self, goal: str) -> list[str]:
         """The base reading; a change of state's steps without the sentence restating the task (no command carries
-        "Your task is to melt lead" out word for word, so the NEXT STEP would never move past it), and with "the
-        substance" written as the task's ("First, focus on the substance" of "melt lead": "focus on lead")."""
+        "Your task is to melt lead" out word for word, so the NEXT STEP would never move past it), with "the
+        substance" written as the task's ("First, focus on the substance" of "melt lead": "focus on lead"), and "take
+        actions that will cause it to change its state of matter" as what does that ("heat the lead": read as a thing
+        to take, it sent the way forward searching for "actions that will cause it ..." on melt#5)."""
         changed = _CHANGED.search(goal)
         steps = super().goal_steps(goal)
         if not changed:
             return steps
         if len(steps) > 1 and steps[0].lower().startswith("your task is to"):
             steps = steps[1:]
-        return [re.sub(r"\bthe substance\b", changed["thing"].strip(), step, flags=re.I) for step in steps]
+        thing, how = changed["thing"].strip(), _HOW_CHANGED.get(" ".join(changed["change"].lower().split()))
+        steps = [re.sub(r"\bthe substance\b", thing, step, flags=re.I) for step in steps]
+        return [f"{how} the {thing}" if how and _CHANGE_STEP.match(step) else step for step in steps]
 
 
 FAMILY = ScienceWorld()
