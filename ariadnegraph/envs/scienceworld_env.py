@@ -188,6 +188,19 @@ def resolve_ambiguity(command: str, text: str, step: Any) -> str:
     return f"('{command}' could mean {len(readings)} things; taken as '{readings[0][1]}')\n{answer}"
 
 
+_MOVED_RE = re.compile(r"^You move to the [^.\n]+\.$")
+
+
+def with_room_entered(text: str, look: str) -> str:
+    """The answer to a move, with the room it entered. ScienceWorld answers 'go to hallway' with "You move to the
+    hallway." only, so what the room holds and where its doors lead stayed unknown until a 'look around' (memory saw
+    the hallway's six doors at melt#5's step 47, after two visits); TextWorld describes a room on entering it, and so
+    does this, with the look that takes no game time."""
+    if not _MOVED_RE.match(text.strip()) or not look.strip():
+        return text
+    return f"{text.strip()}\n\n{look.strip()}"
+
+
 def parse_location(look: str) -> str | None:
     """``"This room is called the kitchen. ..."`` -> ``"kitchen"``."""
     match = _LOCATION_RE.match(look or "")
@@ -359,6 +372,7 @@ class ScienceWorldTextEnv:
         def act(server: Any) -> dict[str, Any]:
             snap = {"text": resolve_ambiguity(cmd, server.step(cmd), server.step)}
             snap.update(_snapshot(server, truth))
+            snap["text"] = with_room_entered(snap["text"], snap["look"])
             return snap
 
         try:

@@ -151,6 +151,13 @@ def leads(view: KGView, history: Sequence[Fact], here: str | None) -> list[Lead]
             if direction not in on_exits or state_of(view, on_exits[direction]) not in CLOSED:
                 found.append((d, Lead("exit", direction, room, f"go {direction}")))
         for other in _named_exits(view, room, visited):  # worlds that name the room an exit leads to (ScienceWorld)
-            found.append((d, Lead("exit", view.entity_name(other), room, f"go to {view.entity_name(other)}")))
+            name = view.entity_name(other)
+            shut = next(
+                (f.object_key for f in view.find(subject_key=room, relation=spatial.door_relation(f"to {name}"))), None
+            )
+            if shut is not None and state_of(view, shut) in CLOSED:  # no 'go to' is valid through a closed door
+                found.append((d, Lead("door", view.entity_name(shut), room, f"open {view.entity_name(shut)}")))
+            else:
+                found.append((d, Lead("exit", name, room, f"go to {name}")))
     found.sort(key=lambda item: (item[0], ("container", "door", "exit").index(item[1].kind), item[1].name))
     return [lead for _, lead in found]

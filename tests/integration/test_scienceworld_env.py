@@ -253,6 +253,17 @@ def test_an_ambiguous_command_is_settled_and_the_next_one_is_played():
         assert after.text == "a substance called air", after.text  # not "Unknown action": no question left open
 
 
+def test_a_move_shows_the_room_it_entered():
+    with make_scienceworld(TASK) as env:
+        start = env.reset()
+        moved = env.step("go to outside") if "go to outside" in start.admissible_actions else env.step("go to hallway")
+        first, _, rest = moved.text.partition("\n\n")
+        assert first.startswith("You move to the "), moved.text
+        assert rest.startswith(f"This {'outside location' if moved.location == 'outside' else 'room'} is called the "), moved.text
+        assert "You also see:" in rest  # its doors: where it leads
+        assert env.step("look at air").text == "a substance called air"  # what is not a move is as the game says
+
+
 def test_oracle_is_hidden_from_the_agent():
     with make_scienceworld(TASK) as env:
         obs = env.reset()

@@ -119,3 +119,22 @@ def test_a_world_whose_doors_name_the_rooms_they_lead_to_has_a_map_and_a_frontie
     state = {"location": "art studio", "admissible": ["go to hallway", "look around"]}
     assert finding.search_move(leads, memory, state, family_of("scienceworld:melt")) == (
         "go to hallway", "go to workshop in hallway")
+
+
+def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
+    """ScienceWorld's 'go to kitchen' is valid only once the door to the kitchen is open: the lead is that door."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+
+    look = ("This room is called the hallway. In it, you see: \n\tthe agent\n\ta substance called air\nYou also see:\n"
+            "\tA door to the kitchen (that is closed)\n\tA door to the workshop (that is open)\n")
+    science = family_of("scienceworld:melt")
+    facts = science.perceive(Observed(look, location="hallway")).facts
+    assert ("hallway", "to kitchen door", "door to the kitchen") in facts and ("door to the kitchen", "is", "closed") in facts
+    memory = WorldMemory()
+    memory.observe(0, look, [("player", "in", "hallway"), *facts], [])
+    leads = om.leads(memory.current(), memory.all_facts, "hallway")
+    assert [(lead.kind, lead.command) for lead in leads] == [("door", "open door to the kitchen"), ("exit", "go to workshop")]
+    state = {"location": "hallway", "admissible": ["open door to kitchen", "go to workshop", "look around"]}
+    assert finding.search_move(leads, memory, state, science) == ("open door to kitchen", "open door to the kitchen here")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ...memory.spatial import EXIT_RELATION
+from ...memory.spatial import EXIT_RELATION, door_relation
 from .base import Observed, Sighting, Triplet
 
 _ROOM = re.compile(r"This [\w ]+? is called the (?P<room>[^.]+)\.")  # "This room", "This outside location"
@@ -100,6 +100,7 @@ def sighting(seen: Observed) -> Sighting:
         for door in _DOOR_LINE.finditer(seen.text):
             other = door["room"].strip()
             facts[(room, EXIT_RELATION, other)] = None
+            facts[(room, door_relation(f"to {other}"), f"door to the {other}")] = None  # which door the exit has
             facts[(f"door to the {other}", "is", door["state"].lower())] = None
     for now in _NOW.finditer(seen.text):
         facts[(now["thing"].strip(), "is", now["state"])] = None
