@@ -224,7 +224,7 @@ def exits_least_taken(s: Situation) -> list[str]:
 
 def taking_first(s: Situation) -> Decision | None:
     """A step not valid now that names a thing that can be taken here (``strict_grounding``): take it first."""
-    if s.command is not None or not s.preset.strict_grounding or not s.admissible:
+    if s.command is not None or not s.preset.strict_grounding or not s.admissible or not s.family.takes_what_lies_about:
         return None
     needed = take_first(s.planned, s.admissible)
     return Decision(Reason.TAKE_FIRST, f"'{s.planned}' needs the thing taken first", command=needed) if needed else None
@@ -440,9 +440,11 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
 
 
 def untried_reach(s: Situation) -> str | None:
-    """A valid command that takes or opens a thing here, not played from this situation and not against the family's
-    rules: before a look that changes nothing (a coin lying in the room, with no exit left, is taken)."""
-    reach = [c for c in s.admissible if c.lower().startswith((*TAKING, "open ")) and c not in s.tried]
+    """A valid command that takes (where the family finds it worth it) or opens a thing here, not played from this
+    situation and not against the family's rules: before a look that changes nothing (a coin lying in the room, with
+    no exit left, is taken)."""
+    verbs = (*TAKING, "open ") if s.family.takes_what_lies_about else ("open ",)
+    reach = [c for c in s.admissible if c.lower().startswith(verbs) and c not in s.tried]
     allowed = within_rules(s.state, reach)
     return allowed[0] if allowed else None
 

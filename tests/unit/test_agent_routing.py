@@ -624,6 +624,29 @@ def test_the_way_forward_takes_the_thing_here_before_a_look_that_changes_nothing
     assert again["command"] == "look around", again["decided"]
 
 
+def test_where_carrying_changes_nothing_the_way_forward_opens_but_takes_nothing(monkeypatch):
+    """ScienceWorld (melt#0/dev at 2f961fa): with nothing else to do the way forward picked up the table, the bed and,
+    for 'open closet' (open already, so not valid), the closet: furniture can be carried there, to no use."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried = {"look around": (9, "This room is called the bedroom.")}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "scienceworld:melt", "inventory": [], "location": "bedroom",
+             "admissible": ["look around", "pick up table", "pick up closet", "open drawer"],
+             "plan": [{"action": "open closet", "expected": ""}], "replans": ariadne.context.switches.max_replans}
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    assert update["command"] == "open drawer", update["decided"]
+    assert update["decided"]["actor"][0]["why"] == "a thing here not taken or opened yet"
+    tried["open drawer"] = (1, "The drawer is now open.")
+    again = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    assert again["command"] == "look around", again["decided"]  # not 'pick up closet', 'pick up table'
+
+
 def test_with_no_way_out_the_way_forward_examines_what_it_never_has_instead_of_looking_again(monkeypatch):
     """Held-out twx:cookingworld@0, one room, every container open: 'look around' played at 30 steps in a row,
     'nothing else to do'. What changes nothing is played once in a situation; then a thing never examined."""

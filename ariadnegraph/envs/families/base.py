@@ -111,6 +111,10 @@ class GameFamily:
     # a list the start states on one line is instructions, kept as a text read (TWX's Simon says: "take these actions
     # in order: a, b, c"); False where the start's lines after a colon list what a room holds
     lists_at_start: ClassVar[bool] = True
+    # whether a thing lying about is worth taking for its own sake: where the way forward has nothing else to do, and
+    # before a command not valid now that names it (a coin, a key, a knife); False where furniture, animals and the
+    # like can be picked up and carrying changes nothing (ScienceWorld)
+    takes_what_lies_about: ClassVar[bool] = True
 
     def shown_commands(self, valid: Sequence[str], focus: str, keep: Sequence[str] = ()) -> list[str]:
         """The valid commands a model is shown: all, or past ``commands_shown`` the ones the focus (the goal, what is
