@@ -325,6 +325,21 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     changed = science.goal_steps("Your task is to change the state of matter of water. First, focus on the substance. "
                                  "Then, take actions that will cause it to change its state of matter.")
     assert changed == ["focus on water", "heat the water"]  # any change counts
+    # the dev variations' other tasks: the restatement, the remarks and every guarded branch are no steps for code
+    find = "Your task is to find a(n) living thing. First, focus on the thing. Then, move it to the red box in the kitchen."
+    assert science.goal_steps(find) == ["focus on the thing", "move the thing to the red box in the kitchen"]
+    conductive = ("Your task is to determine if paper clip is electrically conductive. The paper clip is located around the "
+                  "workshop. First, focus on the paper clip. If it is electrically conductive, place it in the red box. If "
+                  "it is electrically nonconductive, place it in the green box.")
+    assert science.goal_steps(conductive) == ["focus on the paper clip"]  # which box: the model's to find out
+    assert science.goal_steps("Your task is to use chemistry to create orange paint. When you are done, focus on the "
+                              "orange paint.") == ["focus on the orange paint"]
+    measure = ("Your task is to measure the melting point of solid unknown substance O, which is located around the kitchen. "
+               "First, focus on the thermometer. Next, focus on the solid unknown substance O. If the melting point of "
+               "solid unknown substance O is above -10.0 degrees celsius, focus on the blue box. If the melting point of "
+               "solid unknown substance O is below -10.0 degrees celsius, focus on the orange box. The boxes are located "
+               "around the kitchen.")
+    assert science.goal_steps(measure) == ["focus on the thermometer", "focus on the solid unknown substance O"]
     commonsense = family_of("twx:textworldcommonsense")  # a verb of two words after the preface ("pick up": take)
     pick, place = commonsense.goal_steps("Your task is to pick up objects, then place them in their usual locations "
                                          "in the environment.")
@@ -409,5 +424,5 @@ def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, 
 def test_scienceworld_reads_the_substance_of_a_change_of_state_as_the_one_the_task_names():
     family = family_of("scienceworld:melt")
     assert family.goal_steps(MELT)[0] == "focus on lead" and family.things_named("focus on lead") == ["lead"]
-    assert family.goal_steps(MEASURE)[0].startswith("Your task is to measure")  # only a change of state's is dropped
+    assert family.goal_steps(MEASURE)[0] == "focus on the thermometer"  # every task restated is dropped, not only a change of state
     assert family.command_for_item("focus on lead", ["look at lead", "focus on lead"]) == "focus on lead"

@@ -27,6 +27,7 @@ _CHANGED = re.compile(
 # "Then, take actions that will cause it to change its state of matter": no thing to take; read as what does it
 _CHANGE_STEP = re.compile(r"^take actions that will cause it to change its state of matter\b", re.I)
 # any change of state counts for "change the state of matter of": heating changes a solid or a liquid
+_CONDITION = re.compile(r"^if\b", re.I)  # "If the melting point of ... is above 150.0 degrees celsius"
 _HOW_CHANGED = {"melt": "heat", "boil": "heat", "freeze": "cool", "change the state of matter of": "heat"}
 _SUBSTANCE = "substance"  # how a change-of-state task names its substance in its focus sentence
 # the words of a focus sentence that name a kind, not a thing: the family cannot say which thing is meant
@@ -96,20 +97,31 @@ class ScienceWorld(GameFamily):
         return f"the task says to focus on the {' or the '.join(targets)}; focusing on anything else fails the task"
 
     def goal_steps(self, goal: str) -> list[str]:
-        """The base reading; a change of state's steps without the sentence restating the task (no command carries
-        "Your task is to melt lead" out word for word, so the NEXT STEP would never move past it), with "the
-        substance" written as the task's ("First, focus on the substance" of "melt lead": "focus on lead"), and "take
-        actions that will cause it to change its state of matter" as what does that ("heat the lead": read as a thing
-        to take, it sent the way forward searching for "actions that will cause it ..." on melt#5)."""
-        changed = _CHANGED.search(goal)
+        """The steps code may follow: the base reading without the sentence restating the task (no command carries
+        "Your task is to melt lead" out word for word, so the NEXT STEP would never move past it), without remarks
+        ("The boxes are located around the kitchen", "When you are done") and without a condition or the step it
+        guards ("If it is electrically conductive, place it in the red box": which branch holds is the model's to
+        find out, never code's). A change of state's "the substance" is written as the task's ("focus on lead"), and
+        "take actions that will cause it to change its state of matter" as what does that ("heat the lead": read as a
+        thing to take, it sent the way forward searching for "actions that will cause it ..." on melt#5)."""
         steps = super().goal_steps(goal)
-        if not changed:
-            return steps
         if len(steps) > 1 and steps[0].lower().startswith("your task is to"):
             steps = steps[1:]
+        kept: list[str] = []
+        guarded = False
+        for step in steps:
+            if _CONDITION.match(step):
+                guarded = True  # the next step that instructs is this condition's
+            elif self.instructs(step):
+                if not guarded:
+                    kept.append(step)
+                guarded = False
+        changed = _CHANGED.search(goal)
+        if not changed:
+            return kept
         thing, how = changed["thing"].strip(), _HOW_CHANGED.get(" ".join(changed["change"].lower().split()))
-        steps = [re.sub(r"\bthe substance\b", thing, step, flags=re.I) for step in steps]
-        return [f"{how} the {thing}" if how and _CHANGE_STEP.match(step) else step for step in steps]
+        kept = [re.sub(r"\bthe substance\b", thing, step, flags=re.I) for step in kept]
+        return [f"{how} the {thing}" if how and _CHANGE_STEP.match(step) else step for step in kept]
 
 
 FAMILY = ScienceWorld()
