@@ -188,15 +188,14 @@ def resolve_ambiguity(command: str, text: str, step: Any) -> str:
     return f"('{command}' could mean {len(readings)} things; taken as '{readings[0][1]}')\n{answer}"
 
 
-_MOVED_RE = re.compile(r"^You move to the [^.\n]+\.$")
-
-
-def with_room_entered(text: str, look: str) -> str:
-    """The answer to a move, with the room it entered. ScienceWorld answers 'go to hallway' with "You move to the
-    hallway." only, so what the room holds and where its doors lead stayed unknown until a 'look around' (memory saw
-    the hallway's six doors at melt#5's step 47, after two visits); TextWorld describes a room on entering it, and so
-    does this, with the look that takes no game time."""
-    if not _MOVED_RE.match(text.strip()) or not look.strip():
+def with_room_entered(text: str, look: str, before: str | None) -> str:
+    """The answer to a command that took the player to another room, with that room. ScienceWorld answers 'go to
+    hallway' with "You move to the hallway." only ('teleport to kitchen', 'go to door' alike), so what the room held
+    and where its doors led stayed unknown until a 'look around' (memory saw the hallway's six doors at melt#5's step
+    47, after two visits); TextWorld describes a room on entering it, and so does this, with the look that takes no
+    game time."""
+    entered = parse_location(look)
+    if entered is None or entered == before or not look.strip():
         return text
     return f"{text.strip()}\n\n{look.strip()}"
 
@@ -372,7 +371,6 @@ class ScienceWorldTextEnv:
         def act(server: Any) -> dict[str, Any]:
             snap = {"text": resolve_ambiguity(cmd, server.step(cmd), server.step)}
             snap.update(_snapshot(server, truth))
-            snap["text"] = with_room_entered(snap["text"], snap["look"])
             return snap
 
         try:
@@ -382,7 +380,8 @@ class ScienceWorldTextEnv:
             self._lease.jvm = None  # the pool has killed it
             raise
         self._steps += 1
-        obs = self._observation(snap["text"].strip(), snap, last_action=cmd)
+        text = with_room_entered(snap["text"].strip(), snap["look"], self._last.location)
+        obs = self._observation(text, snap, last_action=cmd)
         self._last = obs
         if obs.done:
             self._end_episode()

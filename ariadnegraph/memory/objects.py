@@ -156,7 +156,7 @@ def leads(view: KGView, history: Sequence[Fact], here: str | None) -> list[Lead]
                 (f.object_key for f in view.find(subject_key=room, relation=spatial.door_relation(f"to {name}"))), None
             )
             if shut is not None and state_of(view, shut) in CLOSED:  # no 'go to' is valid through a closed door
-                found.append((d, Lead("door", view.entity_name(shut), room, f"open {view.entity_name(shut)}")))
+                found.append((d, Lead("door", view.entity_name(shut), room, f"open door to {name}")))
             else:
                 found.append((d, Lead("exit", name, room, f"go to {name}")))
     found.sort(key=lambda item: (item[0], ("container", "door", "exit").index(item[1].kind), item[1].name))

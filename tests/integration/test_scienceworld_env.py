@@ -17,7 +17,6 @@ from ariadnegraph.envs.jvm_pool import ENV_MAX_MB, jvm_pool
 from ariadnegraph.envs.scienceworld_env import (
     ScienceWorldTextEnv,
     make_scienceworld,
-    resolve_ambiguity,
     resolve_scienceworld_task,
     scienceworld_tasks,
 )
@@ -287,17 +286,3 @@ def test_the_object_tree_gives_the_true_facts_after_every_command():
             moved = env.step(command)
         assert ("at", "P", "outside") in moved.oracle.facts and ("at", "P", "greenhouse") not in moved.oracle.facts
 
-
-def test_ambiguity_is_answered_with_the_first_reading_only_when_asked():
-    answered: list[str] = []
-
-    def step(command: str) -> str:
-        answered.append(command)
-        return "a wood cup (containing red paint)"
-
-    asked = "Ambiguous request: Please enter the number ... (or blank to cancel):\n0:\tlook at wood cup (in art studio)\n1:\tlook at wood cup (in inventory)"
-    text = resolve_ambiguity("look at wood cup", asked, step)
-    assert answered == ["0"]
-    assert text == "('look at wood cup' could mean 2 things; taken as 'look at wood cup (in art studio)')\na wood cup (containing red paint)"
-    assert resolve_ambiguity("look at air", "a substance called air", step) == "a substance called air"
-    assert answered == ["0"]  # nothing asked, nothing answered

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ariadnegraph.envs.scienceworld_env import resolve_ambiguity, with_room_entered
 from ariadnegraph.envs.text import (
     clean_feedback,
     is_movement,
@@ -199,3 +200,27 @@ def test_a_short_verb_is_reported_by_its_own_forms_only():
     marks = dict(checklist(["Directions:", "fry the block of cheese"], [taken], []))
     assert marks["fry the block of cheese"] == "to do"
     assert dict(checklist(["Directions:", "fry the block of cheese"], [taken, fried], []))["fry the block of cheese"] == "done"
+
+
+def test_ambiguity_is_answered_with_the_first_reading_only_when_asked():
+    answered: list[str] = []
+
+    def step(command: str) -> str:
+        answered.append(command)
+        return "a wood cup (containing red paint)"
+
+    asked = "Ambiguous request: Please enter the number ... (or blank to cancel):\n0:\tlook at wood cup (in art studio)\n1:\tlook at wood cup (in inventory)"
+    text = resolve_ambiguity("look at wood cup", asked, step)
+    assert answered == ["0"]
+    assert text == "('look at wood cup' could mean 2 things; taken as 'look at wood cup (in art studio)')\na wood cup (containing red paint)"
+    assert resolve_ambiguity("look at air", "a substance called air", step) == "a substance called air"
+    assert answered == ["0"]  # nothing asked, nothing answered
+
+
+def test_a_command_that_took_the_player_elsewhere_shows_the_room_entered():
+    look = "This room is called the kitchen. In it, you see: \n\ta stove\nYou also see:\n\tA door to the hallway (that is open)"
+    for answer in ("You move to the kitchen.", "You teleport to the kitchen.", "You move through the door to the kitchen.",
+                   "('go to door' could mean 3 things; taken as 'go door between hallway and kitchen')\nYou move through the door to the kitchen."):
+        assert with_room_entered(answer, look, "hallway") == f"{answer}\n\n{look}"
+    assert with_room_entered("The door is closed.", look.replace("kitchen", "hallway", 1), "hallway") == "The door is closed."
+    assert with_room_entered("a stove, which is off", look, "kitchen") == "a stove, which is off"  # no move: as said

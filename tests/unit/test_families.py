@@ -273,7 +273,7 @@ def test_scienceworld_a_look_lists_each_thing_what_it_holds_and_the_doors():
     facts = set(seen.facts)
     assert {("counter", "in", "kitchen"), ("bowl", "on", "counter"), ("banana", "in", "bowl"),
             ("fridge", "is", "closed"), ("sodium chloride", "in", "glass jar"), ("glass cup", "on", "table"),
-            ("kitchen", "has exit", "bathroom"), ("door to the bathroom", "is", "open")} <= facts
+            ("kitchen", "has exit", "bathroom"), ("kitchen door to the bathroom", "is", "open")} <= facts
     assert not any(")" in part for fact in facts for part in fact)
     assert "fridge" not in seen.shown and "bowl" in seen.shown
 
@@ -340,6 +340,12 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
                "solid unknown substance O is below -10.0 degrees celsius, focus on the orange box. The boxes are located "
                "around the kitchen.")
     assert science.goal_steps(measure) == ["focus on the thermometer", "focus on the solid unknown substance O"]
+    # a step whose verb the family does not know is a step all the same; a condition that instructs is one clause
+    temperature = ("Your task is to measure the temperature of unknown substance B, which is located around the kitchen. "
+                   "First, focus on the thermometer. Next, measure the temperature of unknown substance B.")
+    assert science.goal_steps(temperature) == ["focus on the thermometer", "measure the temperature of unknown substance B"]
+    assert science.goal_steps("Your task is to sort things. If so put it in the red box. Then, focus on the red box.") == [
+        "focus on the red box"]
     commonsense = family_of("twx:textworldcommonsense")  # a verb of two words after the preface ("pick up": take)
     pick, place = commonsense.goal_steps("Your task is to pick up objects, then place them in their usual locations "
                                          "in the environment.")

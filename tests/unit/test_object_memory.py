@@ -131,10 +131,20 @@ def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
             "\tA door to the kitchen (that is closed)\n\tA door to the workshop (that is open)\n")
     science = family_of("scienceworld:melt")
     facts = science.perceive(Observed(look, location="hallway")).facts
-    assert ("hallway", "to kitchen door", "door to the kitchen") in facts and ("door to the kitchen", "is", "closed") in facts
+    door = "hallway door to the kitchen"  # each room's own door: the outside's door to the kitchen is another
+    assert ("hallway", "to kitchen door", door) in facts and (door, "is", "closed") in facts
     memory = WorldMemory()
     memory.observe(0, look, [("player", "in", "hallway"), *facts], [])
     leads = om.leads(memory.current(), memory.all_facts, "hallway")
-    assert [(lead.kind, lead.command) for lead in leads] == [("door", "open door to the kitchen"), ("exit", "go to workshop")]
+    assert [(lead.kind, lead.command) for lead in leads] == [("door", "open door to kitchen"), ("exit", "go to workshop")]
     state = {"location": "hallway", "admissible": ["open door to kitchen", "go to workshop", "look around"]}
-    assert finding.search_move(leads, memory, state, science) == ("open door to kitchen", "open door to the kitchen here")
+    assert finding.search_move(leads, memory, state, science) == ("open door to kitchen", "open door to kitchen here")
+    # the game's answer names no door: the command says which, and the room it is opened from whose
+    opened = science.perceive(Observed("The door is now open.", command="open door to kitchen", location="hallway"))
+    assert (door, "is", "open") in opened.facts
+    memory.observe(1, "The door is now open.", list(opened.facts), [], action="open door to kitchen")
+    assert [lead.command for lead in om.leads(memory.current(), memory.all_facts, "hallway")] == ["go to kitchen", "go to workshop"]
+    # the outside's door to the kitchen, closed, is not the hallway's
+    outside = science.perceive(Observed("This outside location is called the outside. Here you see: \n\tthe agent\n"
+                                        "You also see:\n\tA door to the kitchen (that is closed)\n", location="outside"))
+    assert ("outside door to the kitchen", "is", "closed") in outside.facts and (door, "is", "closed") not in outside.facts

@@ -73,6 +73,22 @@ def _place(listed: str, relation: str, holder: str, facts: dict[Triplet, None], 
             _place(inside, "in", name, facts, shown)
 
 
+_DOOR_TO = re.compile(r"^door to the (?P<room>.+)$", re.I)
+_DOOR_COMMAND = re.compile(r"^(?:open|close) door to (?:the )?(?P<room>.+)$", re.I)
+
+
+def room_door(room: str, other: str) -> str:
+    """The door of ``room`` to ``other``: each room's own ("the door to the kitchen" from the hallway is not the one
+    from the outside; one name for both had the hallway's open door read as closed when the outside's was)."""
+    return f"{room} door to the {other}"
+
+
+def room_here(seen: Observed) -> str | None:
+    """The room the observation is in: the one its look names, else the one the env says."""
+    found = _ROOM.search(seen.text)
+    return found["room"].strip() if found else seen.location
+
+
 def sighting(seen: Observed) -> Sighting:
     """The facts a ScienceWorld observation shows (a look), and the holders it shows whole."""
     found = _ROOM.search(seen.text)
@@ -100,10 +116,15 @@ def sighting(seen: Observed) -> Sighting:
         for door in _DOOR_LINE.finditer(seen.text):
             other = door["room"].strip()
             facts[(room, EXIT_RELATION, other)] = None
-            facts[(room, door_relation(f"to {other}"), f"door to the {other}")] = None  # which door the exit has
-            facts[(f"door to the {other}", "is", door["state"].lower())] = None
+            facts[(room, door_relation(f"to {other}"), room_door(room, other))] = None  # which door the exit has
+            facts[(room_door(room, other), "is", door["state"].lower())] = None
     for now in _NOW.finditer(seen.text):
-        facts[(now["thing"].strip(), "is", now["state"])] = None
+        thing = now["thing"].strip()
+        # "The door is now open." (after 'open door to kitchen'): this room's door to the kitchen
+        opened = _DOOR_TO.match(thing) or (_DOOR_COMMAND.match(seen.command or "") if thing.lower() == "door" else None)
+        if opened and (here := room_here(seen)):
+            thing = room_door(here, opened["room"])
+        facts[(thing, "is", now["state"])] = None
     if seen.inventory is not None:
         for thing in seen.inventory:
             facts[(_thing(thing)[0], "in", "inventory")] = None

@@ -26,8 +26,11 @@ _CHANGED = re.compile(
 )
 # "Then, take actions that will cause it to change its state of matter": no thing to take; read as what does it
 _CHANGE_STEP = re.compile(r"^take actions that will cause it to change its state of matter\b", re.I)
-# any change of state counts for "change the state of matter of": heating changes a solid or a liquid
 _CONDITION = re.compile(r"^if\b", re.I)  # "If the melting point of ... is above 150.0 degrees celsius"
+# what a task says that is no step: where things are, and "When you are done" (its verbs are the family's or not:
+# "measure the temperature", "plant it in a pot" are steps all the same)
+_REMARK = re.compile(r"\b(?:is|are) located\b|\bcan be found\b|\bare in the\b|^which\b|^when you are done$", re.I)
+# any change of state counts for "change the state of matter of": heating changes a solid or a liquid
 _HOW_CHANGED = {"melt": "heat", "boil": "heat", "freeze": "cool", "change the state of matter of": "heat"}
 _SUBSTANCE = "substance"  # how a change-of-state task names its substance in its focus sentence
 # the words of a focus sentence that name a kind, not a thing: the family cannot say which thing is meant
@@ -111,8 +114,8 @@ class ScienceWorld(GameFamily):
         guarded = False
         for step in steps:
             if _CONDITION.match(step):
-                guarded = True  # the next step that instructs is this condition's
-            elif self.instructs(step):
+                guarded = not self.instructs(step)  # "If it is conductive", then its step; "If so put it ..." is one
+            elif not _REMARK.search(step):
                 if not guarded:
                     kept.append(step)
                 guarded = False
