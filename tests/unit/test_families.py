@@ -340,6 +340,15 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
                "solid unknown substance O is below -10.0 degrees celsius, focus on the orange box. The boxes are located "
                "around the kitchen.")
     assert science.goal_steps(measure) == ["focus on the thermometer", "focus on the solid unknown substance O"]
+    # a look names a thing in full, the valid commands by a shorter name: memory's command is played as the game's
+    valid = ["open cupboard", "open drawer", "open freezer", "go to hallway"]
+    assert science.ground("open large cupboard", valid) == "open cupboard"
+    assert science.ground("open ultra low temperature freezer", valid) == "open freezer"
+    assert science.ground("open red box", ["open box", "open green box"]) == "open box"  # the one with every word
+    assert science.ground("open red box", ["open green box"]) is None  # another thing, not a shorter name
+    assert science.ground("close large cupboard", valid) is None  # another verb
+    inventory = science.perceive(Observed("You move the gallium to the inventory.", inventory=["substance called gallium"]))
+    assert ("gallium", "in", "inventory") in inventory.facts  # the inventory lists it with no article: the same gallium
     # a step whose verb the family does not know is a step all the same; a condition that instructs is one clause
     temperature = ("Your task is to measure the temperature of unknown substance B, which is located around the kitchen. "
                    "First, focus on the thermometer. Next, measure the temperature of unknown substance B.")

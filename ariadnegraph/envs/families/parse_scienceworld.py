@@ -33,7 +33,8 @@ _STATE_CLAUSE = re.compile(r"^(?:which|currently)\b", re.I)  # "which is off": a
 _NOW = re.compile(r"\bThe (?P<thing>[^.]+?) is now (?P<state>open|closed)\.")
 _DOOR_STATE = re.compile(r"The (?P<holder>[^.]+?) door is (?P<state>open|closed|locked)")
 _ARTICLE = re.compile(r"^(?:a|an|the|some)\s+(?:substance called\s+)?", re.I)
-_CALLED = re.compile(r"^(?:a|an)\s+substance called\s+", re.I)
+# "a substance called water" in a look; "substance called gallium" in the inventory (the env drops its articles)
+_CALLED = re.compile(r"^(?:(?:a|an)\s+)?substance called\s+", re.I)
 
 
 def _split_top(listed: str) -> list[str]:

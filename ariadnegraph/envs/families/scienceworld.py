@@ -87,6 +87,29 @@ class ScienceWorld(GameFamily):
     def covers(self, prefix: str, rest: str) -> bool:
         return prefix == "scienceworld"
 
+    def ground(self, command: str, valid: Sequence[str]) -> str | None:
+        """The base grounding; else the one valid command of the same verb and the same last word whose words are
+        all in ``command``: a look names a thing in full ("a large cupboard", "an ultra low temperature freezer"),
+        the valid commands by a shorter name ("open cupboard"). Memory's 'open large cupboard' had no valid command,
+        and on melt#6 the way forward walked between the art studio and the hallway for 30 steps: the cupboard was
+        the nearest place to search from the hallway, and from the art studio, where no command opened it, the
+        workshop's freezer was."""
+        grounded = super().ground(command, valid)
+        if grounded is not None:
+            return grounded
+        words = command.lower().split()
+        if len(words) < 3:
+            return None
+        shorter = [
+            c
+            for c in valid
+            if len(named := c.lower().split()) < len(words)
+            and named[0] == words[0]
+            and named[-1] == words[-1]
+            and set(named) <= set(words)
+        ]
+        return shorter[0] if len(shorter) == 1 else None
+
     def perceive(self, seen: Observed) -> Sighting:
         return parse_scienceworld.sighting(seen)
 
