@@ -11,7 +11,7 @@ first command, so code walks the same frontier the planner was shown.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,6 +144,7 @@ def next_move(
     memory: WorldMemory,
     state: Mapping[str, Any],
     family: GameFamily,
+    worn: Collection[str] = (),
 ) -> tuple[str, str] | None:
     """The first valid command toward what the next step needs, and why: open the closed thing it is in, take it, go
     toward its room; for a thing never seen, the nearest lead: open it or go through it here, else go toward it.
@@ -163,7 +164,7 @@ def next_move(
             if move := _toward_seen(need, family, valid):
                 return move
             continue
-        if search := search_move(searches, memory, state, family):
+        if search := search_move(searches, memory, state, family, worn):
             return search[0], f"the {need.thing} is not seen yet: {search[1]}"
     return None
 
@@ -204,16 +205,22 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
 
 
 def search_move(
-    searches: Sequence[om.Lead], memory: WorldMemory, state: Mapping[str, Any], family: GameFamily
+    searches: Sequence[om.Lead],
+    memory: WorldMemory,
+    state: Mapping[str, Any],
+    family: GameFamily,
+    worn: Collection[str] = (),
 ) -> tuple[str, str] | None:
     """The first valid command toward the nearest place not searched yet (a lead: open it or go through it here, else
-    go toward its room), and what it searches; None when no lead gives one."""
+    go toward its room), and what it searches; None when no lead gives one. A command in ``worn`` (played often from
+    this very situation) is no way to a lead: walking toward one lead and back toward another is a loop, whatever
+    kept the nearest lead from being searched once there."""
     valid = list(state.get("admissible") or [])
     location = state.get("location")
     here = memory.key(location) if location else spatial.current_location(memory.current())
     for lead in searches:
         command = lead.command if lead.room == here else _toward(lead.room, memory, here)
-        if command and (command := _valid(command, family, valid)):
+        if command and (command := _valid(command, family, valid)) and command not in worn:
             where = "here" if lead.room == here else f"in {memory.entity_name(lead.room)}"
             return command, f"{lead.command} {where}"
     return None

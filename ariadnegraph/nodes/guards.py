@@ -40,6 +40,10 @@ from .common import (
     within_rules,
 )
 
+# a move the way forward made this often from one situation (the same place, inventory and score) is a loop between
+# two leads (held-out melt#6: 30 steps between the art studio and the hallway); a third is walked toward instead
+WORN_AFTER = 3
+
 
 class Reason(StrEnum):
     """Why a guard played something else than the plan's step, or sent it back."""
@@ -122,6 +126,11 @@ class Situation:
     def tried(self) -> dict[str, tuple[int, str]]:
         """What was played from this very situation (place, inventory, score), how often, and the game's answer."""
         return tried_here(self.state, self.session.run)
+
+    @cached_property
+    def worn(self) -> set[str]:
+        """Commands played ``WORN_AFTER`` times or more from this very situation: no way to a place to search."""
+        return {command for command, (times, _) in self.tried.items() if times >= WORN_AFTER}
 
     @property
     def replans_left(self) -> bool:
@@ -369,7 +378,7 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
         return does, "what the next step asks, valid here"
     location = s.state.get("location")
     found = finding.needs(item, s.family, s.memory, location)
-    return finding.next_move(found, finding.leads(s.memory, location), s.memory, s.state, s.family)
+    return finding.next_move(found, finding.leads(s.memory, location), s.memory, s.state, s.family, s.worn)
 
 
 def way_forward(s: Situation) -> tuple[str, str]:
@@ -384,7 +393,9 @@ def way_forward(s: Situation) -> tuple[str, str]:
     if lock := unlocking(s):
         return lock
     if s.preset.object_memory and (
-        search := finding.search_move(finding.leads(s.memory, s.state.get("location")), s.memory, s.state, s.family)
+        search := finding.search_move(
+            finding.leads(s.memory, s.state.get("location")), s.memory, s.state, s.family, s.worn
+        )
     ):
         return search[0], f"not searched yet: {search[1]}"
     if move := unexplored_move(s):

@@ -148,3 +148,25 @@ def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
     outside = science.perceive(Observed("This outside location is called the outside. Here you see: \n\tthe agent\n"
                                         "You also see:\n\tA door to the kitchen (that is closed)\n", location="outside"))
     assert ("outside door to the kitchen", "is", "closed") in outside.facts and (door, "is", "closed") not in outside.facts
+
+
+def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
+    """Held-out melt#6 (2026-11-28): the nearest lead from the hallway was a cupboard in the art studio no valid command
+    opened; from the art studio the nearest that could be searched was the workshop's freezer, through the hallway.
+    30 steps between the two rooms: a move played three times from one situation leads nowhere new."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    memory.observe(0, "This room is called the kitchen.", [("player", "in", "kitchen"), ("kitchen", "has exit", "hallway"),
+                   ("kitchen", "has exit", "outside")], [])
+    memory.observe(1, "This room is called the hallway.", [("player", "in", "hallway"), ("hallway", "has exit", "kitchen"),
+                   ("hallway", "has exit", "workshop")], [], action="go to hallway")
+    leads = om.leads(memory.current(), memory.all_facts, "hallway")
+    assert [(lead.room, lead.command) for lead in leads] == [("hallway", "go to workshop"), ("kitchen", "go to outside")]
+    state = {"location": "hallway", "admissible": ["go to kitchen", "go to workshop", "look around"]}
+    science = family_of("scienceworld:melt")
+    assert finding.search_move(leads, memory, state, science)[0] == "go to workshop"
+    assert finding.search_move(leads, memory, state, science, worn={"go to workshop"}) == (
+        "go to kitchen", "go to outside in kitchen")
+    assert finding.search_move(leads, memory, state, science, worn={"go to workshop", "go to kitchen"}) is None
