@@ -170,6 +170,7 @@ _ARTICLE_RE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 
 
 _AMBIGUOUS = "Ambiguous request"
+_WHERE_HELD = re.compile(r"\s*\([^()]*\)\s*$")  # a reading's "(in inventory, in agent, in art studio)"
 _READING_RE = re.compile(r"^\s*(\d+):\s*(.+?)\s*$", re.MULTILINE)
 
 
@@ -178,14 +179,20 @@ def resolve_ambiguity(command: str, text: str, step: Any) -> str:
     ("look at door" in a room of two doors, "look at wood cup" with three cups) is answered by a numbered list of
     readings and a wait for a number: whatever comes next is read as that number ("look at air" then: "Unknown
     action"). The first reading is taken (``step("0")``, the same command, no step of ours spent), and the answer
-    says which."""
+    says which; but a focus, which cannot be taken back, is not guessed between different things ("focus on door":
+    the door to the outside or the one to the hallway): it is cancelled (``step("")``) and the answer lists them."""
     if not text.lstrip().startswith(_AMBIGUOUS):
         return text
-    readings = _READING_RE.findall(text)
+    readings = [reading for _, reading in _READING_RE.findall(text)]
+    things = {_WHERE_HELD.sub("", reading) for reading in readings}  # "wood cup (in inventory, in agent)": a wood cup
+    if command.lower().startswith("focus on") and len(things) > 1:
+        step("")
+        listed = "; ".join(readings)
+        return f"('{command}' could mean {len(readings)} things: {listed}. Nothing was focused on: name the one meant.)"
     answer = step("0")
     if not readings:
         return answer
-    return f"('{command}' could mean {len(readings)} things; taken as '{readings[0][1]}')\n{answer}"
+    return f"('{command}' could mean {len(readings)} things; taken as '{readings[0]}')\n{answer}"
 
 
 def with_room_entered(text: str, look: str, before: str | None) -> str:

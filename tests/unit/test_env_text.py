@@ -224,3 +224,21 @@ def test_a_command_that_took_the_player_elsewhere_shows_the_room_entered():
         assert with_room_entered(answer, look, "hallway") == f"{answer}\n\n{look}"
     assert with_room_entered("The door is closed.", look.replace("kitchen", "hallway", 1), "hallway") == "The door is closed."
     assert with_room_entered("a stove, which is off", look, "kitchen") == "a stove, which is off"  # no move: as said
+
+
+def test_a_focus_is_never_guessed_between_different_things():
+    answered: list[str] = []
+
+    def step(command: str) -> str:
+        answered.append(command)
+        return "You focus on the ice cream." if command == "0" else "Unknown action."
+
+    doors = "Ambiguous request: ...\n0:\tfocus on door between greenhouse and outside\n1:\tfocus on door between greenhouse and hallway\n"
+    text = resolve_ambiguity("focus on door", doors, step)
+    assert answered == [""]  # cancelled: nothing focused on
+    assert text.startswith("('focus on door' could mean 2 things: focus on door between greenhouse and outside; ")
+    assert "Nothing was focused on" in text
+    alike = "Ambiguous request: ...\n0:\tfocus on ice cream (in freezer, in kitchen)\n1:\tfocus on ice cream (in inventory, in agent)\n"
+    assert resolve_ambiguity("focus on ice cream", alike, step).endswith("You focus on the ice cream.")
+    assert answered == ["", "0"]  # the same thing wherever it lies: the first
+
