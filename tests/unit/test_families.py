@@ -427,6 +427,12 @@ LIFESPAN = ("Your task is to find the animal with the longest life span.  The an
     (MEASURE, "focus on unknown substance b", True),
     (FIND, "focus on baby chicken", False),  # "the thing": a kind to find, which the family cannot tell
     (LIFESPAN, "focus on elephant", False),
+    (FIND, "focus on living room", True),  # held-out find-living-thing#9's step 5: "a living thing" is no room
+    (FIND, "focus on door to kitchen", True),
+    (FIND, "focus on air", True),
+    (LIFESPAN, "focus on outside", True),
+    (MELT, "focus on kitchen", True),
+    (FIND, "focus on living thing", False),  # a thing may be called so
 ])
 def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, command, ruled_out):
     family = family_of("scienceworld:melt")

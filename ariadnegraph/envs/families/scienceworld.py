@@ -35,6 +35,21 @@ _HOW_CHANGED = {"melt": "heat", "boil": "heat", "freeze": "cool", "change the st
 _SUBSTANCE = "substance"  # how a change-of-state task names its substance in its focus sentence
 # the words of a focus sentence that name a kind, not a thing: the family cannot say which thing is meant
 _KINDS = frozenset({"thing", "animal", "plant", "seed", "inclined", "stages", "intermediate"})
+# what no task's focus is: ScienceWorld's rooms, the doors between them, the air, the player (held-out
+# find-living-thing#9: told to focus on "a living thing", the 1.5B focused on the living room at step 5)
+_ROOMS = (
+    "kitchen",
+    "bathroom",
+    "workshop",
+    "art studio",
+    "greenhouse",
+    "outside",
+    "living room",
+    "bedroom",
+    "hallway",
+    "foundry",
+)
+_NEVER_FOCUSED = re.compile(rf"^(?:the )?(?:{'|'.join(_ROOMS)}|door\b.*|air|agent|inventory)$")
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
 
@@ -117,8 +132,12 @@ class ScienceWorld(GameFamily):
         self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
     ) -> str | None:
         focused = _FOCUS.match(" ".join(command.lower().split()))
-        targets = focus_targets(goal) if focused else None
-        if focused is None or targets is None or any(names_target(focused["thing"], t) for t in targets):
+        if focused is None:
+            return None
+        if _NEVER_FOCUSED.match(focused["thing"]):  # whatever the task names, or when it names only a kind
+            return "no task asks to focus on a room, a door or the air; focusing on anything else fails the task"
+        targets = focus_targets(goal)
+        if targets is None or any(names_target(focused["thing"], t) for t in targets):
             return None
         return f"the task says to focus on the {' or the '.join(targets)}; focusing on anything else fails the task"
 
