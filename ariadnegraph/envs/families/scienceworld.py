@@ -37,7 +37,7 @@ _SUBSTANCE = "substance"  # how a change-of-state task names its substance in it
 _KINDS = frozenset({"thing", "animal", "plant", "seed", "inclined", "stages", "intermediate"})
 # what no task's focus is: ScienceWorld's rooms, the doors between them, the air, the player (held-out
 # find-living-thing#9: told to focus on "a living thing", the 1.5B focused on the living room at step 5)
-_ROOMS = (
+ROOMS = (  # the game's rooms, the same in every task and variation
     "kitchen",
     "bathroom",
     "workshop",
@@ -49,7 +49,7 @@ _ROOMS = (
     "hallway",
     "foundry",
 )
-_NEVER_FOCUSED = re.compile(rf"^(?:the )?(?:{'|'.join(_ROOMS)}|door\b.*|air|agent|inventory)$")
+_NEVER_FOCUSED = re.compile(rf"^(?:the )?(?:{'|'.join(ROOMS)}|door\b.*|air|agent|inventory)$")
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
 

@@ -20,21 +20,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ...envs.families.scienceworld import ROOMS as SCIENCEWORLD_ROOMS  # its locations when no facts are logged
 from ...envs.text import direction_of_command, parse_location
 
-# ScienceWorld's rooms: the game's location vocabulary when a run logs no facts.
-SCIENCEWORLD_ROOMS = (
-    "kitchen",
-    "bathroom",
-    "workshop",
-    "art studio",
-    "greenhouse",
-    "outside",
-    "foundry",
-    "bedroom",
-    "living room",
-    "hallway",
-)
 _NOT_ENTITIES = {"P", "I", "RECIPE"}
 _DIRECTIONAL = re.compile(r"^(?:north|south|east|west)_of$")
 
