@@ -114,7 +114,10 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # scienceworld:melt#6 (2026-11-28: 73 points at step 26, then 30 steps between the art studio and the hallway toward
 # a 'large cupboard' no valid command named so, 'open cupboard' being the game's; mended in 9773afd);
 # scienceworld:find-living-thing#9 (2026-11-28: told to focus on "a living thing", the 1.5B focused on the living
-# room at step 5 and the task failed; a focus on a room, a door or the air is now ruled out). The six tasks' draws
+# room at step 5 and the task failed; a focus on a room, a door or the air is now ruled out);
+# scienceworld:test-conductivity#68 (2026-11-28: "The sodium chloride is located around the living room" was dropped
+# as a remark and the goal's one step left no NEXT STEP; the kitchen jar's sodium chloride no command named, then 60
+# steps of searching the house; the room the task names is now where the step is done). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence.
 
 
@@ -158,7 +161,7 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
                 ("melt", (7, 4, 8)),  # 0, 2, 5 and 6 showed flaws: the sample's fourth to seventh took their places
                 ("measure-melting-point-unknown-substance", (0, 10, 36)),
                 ("chemistry-mix-paint-secondary-color", (1, 2, 8)),
-                ("test-conductivity", (68, 167, 186)),
+                ("test-conductivity", (110, 167, 186)),  # 68 showed a flaw: the sample's fourth took its place
                 ("lifespan-longest-lived", (17, 23, 27)),
                 ("find-living-thing", (69, 73, 52)),  # 9 showed a flaw: the sample's fourth draw took its place
             )
@@ -184,6 +187,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:melt#5",
             "scienceworld:melt#6",
             "scienceworld:find-living-thing#9",
+            "scienceworld:test-conductivity#68",
         ),
     ),
 }

@@ -496,12 +496,14 @@ def steps_of(goal: str) -> list[str]:
     return [part.strip(" .!?") for part in _CLAUSES.split(goal or "") if part.strip(" .!?")]
 
 
-def goal_steps_left(goal: str | Sequence[str], done_commands: Sequence[str]) -> list[str]:
-    """The steps of a goal of several steps (a goal's text, or its steps as a game family reads them) that no
-    command that raised the score carried out: a step is carried out by a command whose every word (by stem) the
-    step holds ("take the coin that is located in the shower" by "take coin"). [] for a goal of one step."""
-    parts = steps_of(goal) if isinstance(goal, str) else list(goal)
-    if len(parts) < 2:
+def goal_steps_left(goal: str, done_commands: Sequence[str], steps: Sequence[str] | None = None) -> list[str]:
+    """The steps of ``goal`` (its clauses, or ``steps``: as a game family reads them) that no command that raised the
+    score carried out: a step is carried out by a command whose every word (by stem) the step holds ("take the coin
+    that is located in the shower" by "take coin"). [] for a goal of one clause read as one step: it says itself. A
+    family's one step read from a goal of several ("First, focus on the sodium chloride", the rest remarks and
+    conditions) is a step all the same."""
+    parts = steps_of(goal) if steps is None else list(steps)
+    if len(parts) < 2 and len(steps_of(goal)) < 2:
         return []
     done = [_stems(command) for command in done_commands if command]
     return [part for part in parts if not any(_reported(words, _stems(part)) for words in done)]

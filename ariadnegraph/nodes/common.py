@@ -398,8 +398,9 @@ def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir)
     preset = context.switches
     if not (preset.pin_readings and preset.progress_shown) or state.get("readings"):
         return None
-    steps = episode_family(state).goal_steps(state.get("goal") or "")
-    left = goal_steps_left(steps, [record.get("action") or "" for record in score_rises(run)])
+    goal = state.get("goal") or ""
+    steps = episode_family(state).goal_steps(goal)
+    left = goal_steps_left(goal, [record.get("action") or "" for record in score_rises(run)], steps)
     return left[0] if left else None
 
 

@@ -40,12 +40,14 @@ class Need:
     place: bool = False  # a room the step is done in (the thing is the room), not a thing to find
 
 
-def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | None) -> list[Need]:
-    """What memory knows of each thing ``item`` names (in the family's order: the thing, then its tool, appliance)."""
+def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | None, goal: str = "") -> list[Need]:
+    """What memory knows of each thing ``item`` names (in the family's order: the thing, then its tool, appliance),
+    then of the room it is done in (the family's rules or the task, ``goal``, name it)."""
     view = memory.current()
     history = memory.all_facts
     here = memory.key(location) if location else spatial.current_location(view)
     places = spatial.locations(view)
+    told = [memory.key(room) for room in family.places_named(item, goal)]
     found = []
     for thing in family.things_named(item):
         key = memory.key(thing)
@@ -58,6 +60,9 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
             found.append(Need(thing, held=True, step=seen.valid_from))
             continue
         room = om.room_of(view, seen.object_key, places) if now is not None else None
+        if told and room is not None and room not in told:  # a thing of its name, not the one the task places
+            found.append(Need(thing))
+            continue
         moves = spatial.shortest_path(view, here, room) if here and room and room != here else None
         found.append(
             Need(
@@ -72,8 +77,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
                 moves=tuple(moves or ()),
             )
         )
-    for room in family.places_named(item):
-        key = memory.key(room)
+    for room, key in zip(family.places_named(item, goal), told, strict=True):
         if key not in places:
             found.append(Need(room, place=True))  # a room not found yet: search for it
             continue
@@ -81,6 +85,14 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
         name = memory.entity_name(key)
         found.append(Need(name, holder=name, room=name, here=key == here, moves=tuple(moves or ()), place=True))
     return found
+
+
+def done_elsewhere(item: str, family: GameFamily, goal: str, location: str | None) -> bool:
+    """Whether the room ``item`` is done in (the family's rules or the task name it) is not the player's: a thing of
+    the step's name lying here is not the one meant (a task's sodium chloride "located around the living room", not
+    the salt in the kitchen's jar: focusing on the wrong one fails the task)."""
+    rooms = [room.lower() for room in family.places_named(item, goal)]
+    return bool(rooms) and (location or "").lower() not in rooms
 
 
 def leads(memory: WorldMemory, location: str | None) -> list[om.Lead]:

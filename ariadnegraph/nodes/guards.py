@@ -371,13 +371,14 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     item = needed_item(s.state, s.context, s.session)
     if item is None:
         return None
-    does = s.family.command_for_item(item, s.admissible)
+    location = s.state.get("location")
+    elsewhere = finding.done_elsewhere(item, s.family, s.goal, location)
+    does = None if elsewhere else s.family.command_for_item(item, s.admissible)
     shown = does is not None and shown_again(does) and does in played_before(s.session.run)
     allowed = does is not None and breaks_rules(s.state, does) is None  # the shield's word
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
-    location = s.state.get("location")
-    found = finding.needs(item, s.family, s.memory, location)
+    found = finding.needs(item, s.family, s.memory, location, s.goal)
     return finding.next_move(found, finding.leads(s.memory, location), s.memory, s.state, s.family, s.worn)
 
 

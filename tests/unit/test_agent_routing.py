@@ -947,6 +947,7 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     """Nothing read: NEXT STEP was the goal's first step for the whole episode, even after the score rose for it
     (twx mapreader: "take the coin ..., and put it into the box ..." kept asking to take the coin held)."""
 
+    from ariadnegraph.envs.families import family_of
     from ariadnegraph.envs.text import goal_steps_left
     from ariadnegraph.runs import RunDir
 
@@ -955,6 +956,14 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     assert goal_steps_left(goal, ["take coin"]) == ["and put it into the box found in the bar"]
     assert goal_steps_left(goal, ["take white cap"]) == goal_steps_left(goal, [])  # a word the step lacks
     assert goal_steps_left("Find the coin", ["take coin"]) == []  # a goal of one step: it says it itself
+    assert goal_steps_left("Find the coin", [], ["Find the coin"]) == []  # read as one step by its family, too
+    # one step a family reads from a goal of several is a step: ScienceWorld's conditions and remarks are no steps
+    conductive = ("Your task is to determine if sodium chloride is electrically conductive. The sodium chloride is "
+                  "located around the living room. First, focus on the sodium chloride. If it is electrically "
+                  "conductive, place it in the orange box.")
+    steps = family_of("scienceworld:test-conductivity").goal_steps(conductive)
+    assert goal_steps_left(conductive, [], steps) == ["focus on the sodium chloride"]
+    assert goal_steps_left(conductive, ["focus on sodium chloride"], steps) == []
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:mapreader", "context": {"model": "scripted"}})

@@ -368,6 +368,26 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     assert cooking.command_for_item("put the hat on the bed", ["put hat on shelf", "put hat on bed"]) == "put hat on bed"
 
 
+def test_scienceworld_a_step_is_done_in_the_room_the_task_says_its_thing_is_in():
+    """Held-out test-conductivity#68 (2026-11-28): "The sodium chloride is located around the living room" was
+    dropped as a remark; the 1.5B tried the kitchen jar's sodium chloride, which no command the game took named, and
+    the way forward searched the house for 60 steps."""
+    from ariadnegraph.envs.families.scienceworld import told_where
+
+    science = family_of("scienceworld:test-conductivity")
+    conductive = ("Your task is to determine if sodium chloride is electrically conductive. The sodium chloride is "
+                  "located around the living room. First, focus on the sodium chloride. If it is electrically "
+                  "conductive, place it in the orange box.")
+    assert told_where(conductive) == [("sodium chloride", "living room")]
+    assert science.places_named("focus on the sodium chloride", conductive) == ["living room"]
+    assert science.places_named("focus on the orange box", conductive) == []  # the task says nothing of the box
+    assert science.places_named("focus on the thermometer", MEASURE) == []
+    assert science.places_named("focus on the solid unknown substance C", MEASURE) == ["kitchen"]  # "..., which is"
+    assert science.places_named("focus on the animal with the longest life span", LIFESPAN) == ["outside"]  # a kind
+    assert science.places_named("focus on lead", MELT) == []
+    assert told_where("The paper clip is located around the attic.") == []  # no room of the game's
+
+
 def test_a_cooking_goal_that_never_names_the_cookbook_starts_by_reading_the_recipe():
     """AriGraph's cook_hard (first played at 8db9db1, since a dev game): its goal, "Prepare the meal from the recipe
     and eat it", is one step, so no NEXT STEP said to read the recipe; the 1.5B model wandered 52 steps first."""

@@ -79,6 +79,47 @@ def test_a_step_done_in_a_room_walks_there():
                              {"location": "Kitchen", "admissible": ["prepare meal"]}, cooking) is None  # here: the step is the list's
 
 
+def test_a_thing_the_task_places_in_another_room_is_not_the_one_lying_here():
+    """ScienceWorld's "The sodium chloride is located around the living room": the salt in the kitchen's jar is not
+    the one meant (focusing on the wrong one fails the task). A family that says where the step is done (here a test
+    family reading the goal) sends the walk there, and nothing here is taken for it."""
+    from ariadnegraph.envs.families.base import GameFamily
+
+    class TaskSaysWhere(GameFamily):
+        name = "task says where"
+
+        def places_named(self, item: str, goal: str) -> list[str]:
+            return ["Pantry"] if "around the pantry" in goal else []
+
+    memory, family = remembered(upto=2), TaskSaysWhere()
+    goal = "The knife is located around the pantry. Take the knife."
+    state = {"location": "Kitchen", "admissible": ["take knife from counter", "go east", "look"]}
+    found = finding.needs("take the knife", family, memory, "Kitchen", goal)
+    assert [(n.thing, n.holder, n.place) for n in found] == [("knife", None, False), ("Pantry", "Pantry", True)]
+    assert finding.next_move(found, [], memory, state, family) == ("go east", "the step is done in Pantry")
+    assert finding.done_elsewhere("take the knife", family, goal, "Kitchen")
+    assert not finding.done_elsewhere("take the knife", family, goal, "Pantry")
+    assert not finding.done_elsewhere("take the knife", family, "Take the knife.", "Kitchen")
+    anywhere = finding.needs("take the knife", family, memory, "Kitchen", "Take the knife.")  # the task says nothing
+    assert finding.next_move(anywhere, [], memory, state, family)[0] == "take knife from counter"
+
+
+def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_elsewhere():
+    """Held-out test-conductivity#68: the kitchen's jar holds "a substance called sodium chloride"; the one the task
+    means is around the living room, and 'focus on sodium chloride', listed valid in the kitchen, is not played there."""
+    from ariadnegraph.nodes.choice import goal_step_here
+    from ariadnegraph.nodes.common import NextStep
+
+    goal = ("Your task is to determine if sodium chloride is electrically conductive. The sodium chloride is located "
+            "around the living room. First, focus on the sodium chloride. If it is electrically conductive, place it "
+            "in the orange box.")
+    step = NextStep("goal", "focus on the sodium chloride")
+    valid = ["focus on sodium chloride", "go to hallway", "look around"]
+    state = {"env": "scienceworld:test-conductivity", "goal": goal, "location": "kitchen", "admissible": valid}
+    assert goal_step_here(state, step, valid) is None
+    assert goal_step_here({**state, "location": "living room"}, step, valid) == "focus on sodium chloride"
+
+
 def test_the_walk_to_what_a_step_needs_takes_what_lies_here_first_and_walks_only_to_what_was_seen():
     """'roast the carrot': the carrot in the garden (here), the oven in the kitchen. Walking to the oven first would
     leave the carrot behind, and from the kitchen the walk would lead back to it: between two rooms for good."""

@@ -231,8 +231,9 @@ class GameFamily:
         hunt's notes: "The key 2 unlocks Red locker.")."""
         return False
 
-    def places_named(self, item: str) -> list[str]:
-        """The room an instruction must be done in, when the family's rules name one ("prepare meal": the kitchen)."""
+    def places_named(self, item: str, goal: str) -> list[str]:
+        """The room an instruction must be done in, when the family's rules or the task (``goal``) name one ("prepare
+        meal": the kitchen)."""
         return []
 
     def _on_holder(self, item: str) -> list[str]:

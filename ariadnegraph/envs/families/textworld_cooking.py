@@ -150,7 +150,7 @@ class CookingRules(GameFamily):
             return []
         return [*super().things_named(item), *appliance_for(item, self.appliances)]
 
-    def places_named(self, item: str) -> list[str]:
+    def places_named(self, item: str, goal: str) -> list[str]:
         """The meal is prepared in the kitchen (the brief's "'prepare meal' in the kitchen")."""
         return ["kitchen"] if " ".join(item.lower().split()).startswith("prepare") else []
 
