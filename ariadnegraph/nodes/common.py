@@ -290,8 +290,7 @@ def breaks_rules(state: Mapping[str, Any], command: str) -> str | None:
 
 def within_rules(state: Mapping[str, Any], commands: Sequence[str]) -> list[str]:
     """``commands`` without those the game family's rules say ruin the episode (``breaks_rules``)."""
-    inventory, readings, goal = state.get("inventory"), state.get("readings") or [], state.get("goal") or ""
-    return episode_family(state).allowed(commands, inventory, readings, goal)
+    return [command for command in commands if breaks_rules(state, command) is None]
 
 
 def shown_commands(state: Mapping[str, Any], commands: Sequence[str], keep: Sequence[str | None] = ()) -> list[str]:

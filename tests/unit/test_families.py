@@ -347,6 +347,7 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     assert science.ground("open red box", ["open box", "open green box"]) == "open box"  # the one with every word
     assert science.ground("open red box", ["open green box"]) is None  # another thing, not a shorter name
     assert science.ground("close large cupboard", valid) is None  # another verb
+    assert science.ground("focus on red box", ["focus on box", "look around"]) is None  # the answer: named in full
     inventory = science.perceive(Observed("You move the gallium to the inventory.", inventory=["substance called gallium"]))
     assert ("gallium", "in", "inventory") in inventory.facts  # the inventory lists it with no article: the same gallium
     # a step whose verb the family does not know is a step all the same; a condition that instructs is one clause

@@ -134,12 +134,12 @@ class ScienceWorld(GameFamily):
         the valid commands by a shorter name ("open cupboard"). Memory's 'open large cupboard' had no valid command,
         and on melt#6 the way forward walked between the art studio and the hallway for 30 steps: the cupboard was
         the nearest place to search from the hallway, and from the art studio, where no command opened it, the
-        workshop's freezer was."""
+        workshop's freezer was. Never a focus: 'focus on red box' is not 'focus on box'."""
         grounded = super().ground(command, valid)
         if grounded is not None:
             return grounded
         words = command.lower().split()
-        if len(words) < 3:
+        if len(words) < 3 or words[0] == "focus":  # a focus is the task's answer: on the thing named in full, or none
             return None
         shorter = [
             c
