@@ -117,7 +117,9 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # room at step 5 and the task failed; a focus on a room, a door or the air is now ruled out);
 # scienceworld:test-conductivity#68 (2026-11-28: "The sodium chloride is located around the living room" was dropped
 # as a remark and the goal's one step left no NEXT STEP; the kitchen jar's sodium chloride no command named, then 60
-# steps of searching the house; the room the task names is now where the step is done). The six tasks' draws
+# steps of searching the house; the room the task names is now where the step is done); scienceworld:melt#7
+# (2026-11-28: the caesium focused on at step 32, 73 points, then never heated, as on melt#5 and #6: the way forward
+# looked at wires; code now heats a thing in the blast furnace). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence.
 
 
@@ -158,7 +160,7 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
         tuple(
             f"scienceworld:{task}#{v}"
             for task, variations in (
-                ("melt", (7, 4, 8)),  # 0, 2, 5 and 6 showed flaws: the sample's fourth to seventh took their places
+                ("melt", (4, 8, 3)),  # 0, 2, 5, 6 and 7 showed flaws: the sample's fourth to eighth took their places
                 ("measure-melting-point-unknown-substance", (0, 10, 36)),
                 ("chemistry-mix-paint-secondary-color", (1, 2, 8)),
                 ("test-conductivity", (110, 167, 186)),  # 68 showed a flaw: the sample's fourth took its place
@@ -188,6 +190,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:melt#6",
             "scienceworld:find-living-thing#9",
             "scienceworld:test-conductivity#68",
+            "scienceworld:melt#7",
         ),
     ),
 }

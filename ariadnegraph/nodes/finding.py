@@ -34,6 +34,7 @@ class Need:
     room: str | None = None  # the room of that holder (a name); None when memory cannot say
     here: bool = False  # the room is the player's
     closed: bool = False  # the holder is a closed container
+    shut: bool = False  # the thing itself is closed, and the family opens what a step uses (a blast furnace)
     gone: bool = False  # memory saw it there once, but not any more (taken away, eaten)
     step: int | None = None  # when it was seen there
     moves: tuple[tuple[str, str], ...] = ()  # the way from here to its room ("go east" into room)
@@ -72,6 +73,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
                 room=memory.entity_name(room) if room else None,
                 here=room is not None and room == here,
                 closed=om.state_of(view, seen.object_key) in om.CLOSED,
+                shut=family.opens_what_it_uses and om.state_of(view, key) in om.CLOSED,
                 gone=now is None,
                 step=seen.valid_from,
                 moves=tuple(moves or ()),
@@ -182,7 +184,10 @@ def next_move(
 
 
 def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
-    """The valid command that takes (or does) what ``need`` names, lying here, and why; None when none does."""
+    """The valid command that takes (or does) what ``need`` names, lying here, and why (a thing the step uses, shut:
+    opening it); None when none does."""
+    if need.shut and (command := _valid(f"open {need.thing}", family, valid)):
+        return command, f"the {need.thing} the step uses is closed"
     if (command := family.command_for_item(need.thing, valid)) is None:
         return None
     return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
@@ -201,9 +206,11 @@ def _toward_seen(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[
 def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
     """The first command toward what the next step needs that memory has seen in another room (or the room the step
     is done in), and why: a thing it needs that lies here and a valid command takes is taken first (no walking away
-    from it); then the first move of the way there. None when the step needs nothing elsewhere that memory has seen,
-    or no valid command walks there; what was never seen is the planner's (or the way forward's) to search for."""
-    if not any(n.moves and not (n.held or n.here or n.gone or n.holder is None) for n in found):
+    from it; a shut thing it uses is opened); then the first move of the way there. None when the step needs nothing
+    elsewhere that memory has seen (nor a shut thing here it uses), or no valid command walks there; what was never
+    seen is the planner's (or the way forward's) to search for."""
+    elsewhere = any(n.moves and not (n.held or n.here or n.gone or n.holder is None) for n in found)
+    if not elsewhere and not any(n.here and n.shut for n in found):
         return None
     for need in found:
         if need.here and not need.held and not need.place and (take := _take_here(need, family, valid)):

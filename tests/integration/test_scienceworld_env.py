@@ -263,6 +263,38 @@ def test_a_move_shows_the_room_it_entered():
         assert env.step("look at air").text == "a substance called air"  # what is not a move is as the game says
 
 
+def test_the_familys_way_to_heat_a_thing_melts_it_as_the_game_plays():
+    """Dev melt#5 (gallium): the goal's "heat the gallium" as the family words it, then what each answer leaves to play
+    (open the closed furnace, turn it on): the game takes every command and the task is won."""
+    from ariadnegraph.envs.families import family_of
+
+    science = family_of("scienceworld:melt")
+    with make_scienceworld("melt", variation=5, max_steps=200) as env:
+        env.reset()
+        gold = env._walkthrough  # the game's own path to the gallium, and the walk to the foundry
+        for command in [*gold[: gold.index("pick up gallium") + 1], "focus on gallium", "open door to hallway",
+                        "go to hallway", "open door to kitchen", "go to kitchen", "open door to outside", "go to outside",
+                        "open door to foundry", "go to foundry"]:  # fmt: skip
+            seen = env.step(command)
+        assert seen.score == 70 and not seen.won
+        step = science.goal_steps(env.goal)[-1]
+        assert step == "heat the gallium"
+        # the furnace is shut: the game lists no command that puts a thing in it (finding opens what a step uses)
+        assert science.command_for_item(step, seen.admissible_actions) is None
+        assert "open blast furnace" in seen.admissible_actions
+        seen = env.step("open blast furnace")
+        played = []
+        command = science.command_for_item(step, seen.admissible_actions)
+        while command is not None and not seen.done and len(played) < 4:
+            seen = env.step(command)
+            played.append(command)
+            command = science.said_to_play(seen.text) or science.command_for_item(step, seen.admissible_actions)
+        assert played == ["move gallium to blast furnace", "activate blast furnace"]
+        assert science.said_to_play("That can't be moved there, because the blast furnace isn't open.") == (
+            "open blast furnace")  # the answer had the furnace been closed again
+        assert seen.won and seen.score == 100
+
+
 def test_oracle_is_hidden_from_the_agent():
     with make_scienceworld(TASK) as env:
         obs = env.reset()

@@ -321,7 +321,14 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     # ice; "take actions that will cause it to change its state of matter" is what does it, no thing to take
     assert science.goal_steps("Your task is to freeze water. First, focus on the substance. Then, take actions that "
                               "will cause it to change its state of matter.")[1] == "cool the water"
-    assert science.things_named("heat the ice") == ["ice"]
+    assert science.things_named("heat the ice") == ["ice", "blast furnace"]  # where code heats it
+    assert science.phrasings("heat the ice") == ["move ice to blast furnace"]
+    assert science.phrasings("cool the water") == ["move water to freezer"] and science.phrasings("focus on ice") == []
+    # what the game's answer leaves to play: a thing on a heat source heats once it is on; a closed holder is opened
+    assert science.said_to_play("You move the gallium to the blast furnace.") == "activate blast furnace"
+    assert science.said_to_play("You move the tin to the stove.") == "activate stove"
+    assert science.said_to_play("You move the gallium to the inventory.") is None
+    assert science.said_to_play("That can't be moved there, because the freezer isn't open.") == "open freezer"
     changed = science.goal_steps("Your task is to change the state of matter of water. First, focus on the substance. "
                                  "Then, take actions that will cause it to change its state of matter.")
     assert changed == ["focus on water", "heat the water"]  # any change counts

@@ -191,6 +191,37 @@ def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
     assert ("outside door to the kitchen", "is", "closed") in outside.facts and (door, "is", "closed") not in outside.facts
 
 
+def test_scienceworld_heats_a_held_thing_in_the_blast_furnace_it_saw_opening_it_first():
+    """Held-out melt#5, #6 and #7 focused on the metal and never heated it. 'heat the gallium' names the gallium and
+    the blast furnace: code walks to the furnace memory saw, opens it (shut, the game lists no 'move gallium to blast
+    furnace'), then puts the gallium in."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+
+    science = family_of("scienceworld:melt")
+    foundry = ("This room is called the foundry. In it, you see: \n\tthe agent\n\ta substance called air\n\ta blast "
+               "furnace, which is turned off. The blast furnace door is closed. \nYou also see:\n\tA door to the outside "
+               "(that is open)\n")
+    outside = ("This outside location is called the outside. Here you see: \n\tthe agent\nYou also see:\n\tA door "
+               "to the foundry (that is open)\n")
+    memory = WorldMemory()
+    for step, (look, room) in enumerate([(foundry, "foundry"), (outside, "outside")]):
+        seen = science.perceive(Observed(look, location=room, inventory=["substance called gallium"]))
+        memory.observe(step, look, [("player", "in", room), *seen.facts], [])
+    assert science.things_named("heat the gallium") == ["gallium", "blast furnace"]
+    away = finding.needs("heat the gallium", science, memory, "outside")
+    assert finding.way_to_seen(away, science, ["go to foundry", "look around"]) == (
+        "go to foundry", "the blast furnace is in foundry")
+    here = finding.needs("heat the gallium", science, memory, "foundry")
+    assert [(n.thing, n.held, n.here, n.shut) for n in here] == [("gallium", True, False, False),
+                                                                 ("blast furnace", False, True, True)]
+    valid = ["open blast furnace", "activate blast furnace", "go to outside", "look around"]
+    assert finding.way_to_seen(here, science, valid) == ("open blast furnace", "the blast furnace the step uses is closed")
+    cooking = family_of("cooking:1")  # TextWorld cooks with a shut oven: nothing is opened for it
+    assert not cooking.opens_what_it_uses
+
+
 def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
     """Held-out melt#6 (2026-11-28): the nearest lead from the hallway was a cupboard in the art studio no valid command
     opened; from the art studio the nearest that could be searched was the workshop's freezer, through the hallway.

@@ -115,6 +115,9 @@ class GameFamily:
     # before a command not valid now that names it (a coin, a key, a knife); False where furniture, animals and the
     # like can be picked up and carrying changes nothing (ScienceWorld)
     takes_what_lies_about: ClassVar[bool] = True
+    # whether a closed thing a step names is opened before the step: ScienceWorld puts a thing into its furnace or
+    # freezer (and lists no 'move X to blast furnace' while it is shut); TextWorld cooks with a shut oven
+    opens_what_it_uses: ClassVar[bool] = False
 
     def shown_commands(self, valid: Sequence[str], focus: str, keep: Sequence[str] = ()) -> list[str]:
         """The valid commands a model is shown: all, or past ``commands_shown`` the ones the focus (the goal, what is
