@@ -414,6 +414,11 @@ def where_line(thing: str, where: str, searches: Iterable[str] = ()) -> str:
     return f"{thing}: {where}" + (f"; search: {', '.join(listed)}" if listed else "")
 
 
+def of_kind(thing: str, kind: str) -> str:
+    """ "adult bee (a living thing)": a thing memory saw, named with the kind the step asks for."""
+    return f"{thing} (a {kind})"
+
+
 def placed_text(
     relation: str, holder: str, room: str | None, here: bool, closed: bool, moves: Iterable[str] = ()
 ) -> str:

@@ -39,6 +39,7 @@ class Need:
     step: int | None = None  # when it was seen there
     moves: tuple[tuple[str, str], ...] = ()  # the way from here to its room ("go east" into room)
     place: bool = False  # a room the step is done in (the thing is the room), not a thing to find
+    kind: str | None = None  # the kind the step names, when the thing is one memory saw of that kind ("living thing")
 
 
 def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | None, goal: str = "") -> list[Need]:
@@ -48,12 +49,14 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
     history = memory.all_facts
     here = memory.key(location) if location else spatial.current_location(view)
     places = spatial.locations(view)
-    told = [memory.key(room) for room in family.places_named(item, goal)]
     found = []
     for thing in family.things_named(item):
-        key = memory.key(thing)
+        key, kind = memory.key(thing), None
         now = om.placement(view, key)
         seen = now or om.last_seen(history, key)
+        if seen is None and (instance := _of_kind(thing, family, memory, places, here)):  # "the living thing"
+            kind, key, now = thing, instance, om.placement(view, instance)
+            thing, seen = memory.entity_name(instance), now
         if seen is None:
             found.append(Need(thing))
             continue
@@ -61,6 +64,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
             found.append(Need(thing, held=True, step=seen.valid_from))
             continue
         room = om.room_of(view, seen.object_key, places) if now is not None else None
+        told = [memory.key(place) for place in family.where_told(thing, goal)]
         if told and room is not None and room not in told:  # a thing of its name, not the one the task places
             found.append(Need(thing))
             continue
@@ -77,9 +81,11 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
                 gone=now is None,
                 step=seen.valid_from,
                 moves=tuple(moves or ()),
+                kind=kind,
             )
         )
-    for room, key in zip(family.places_named(item, goal), told, strict=True):
+    for room in family.places_named(item, goal):
+        key = memory.key(room)
         if key not in places:
             found.append(Need(room, place=True))  # a room not found yet: search for it
             continue
@@ -87,6 +93,21 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
         name = memory.entity_name(key)
         found.append(Need(name, holder=name, room=name, here=key == here, moves=tuple(moves or ()), place=True))
     return found
+
+
+def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str], here: str | None) -> str | None:
+    """A thing memory places now that is of the kind ``kind`` names (the family says by its name), the one here first,
+    else the one seen last; None when memory holds none."""
+    view = memory.current()
+    placed = {
+        f.subject_key: f
+        for f in view.facts.values()
+        if f.relation in om.PLACEMENTS and f.subject_key != spatial.PLAYER and f.subject_key not in places
+    }
+    things = [thing for thing in placed if family.is_a(memory.entity_name(thing), kind)]
+    if not things:
+        return None
+    return min(things, key=lambda t: (om.room_of(view, t, places) != here, -placed[t].valid_from))
 
 
 def done_elsewhere(item: str, family: GameFamily, goal: str, location: str | None) -> bool:
@@ -126,7 +147,7 @@ def where_lines(
         else:
             moves = [d for d, _ in need.moves]
             where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed, moves)
-            lines.append(p.where_line(need.thing, where))
+            lines.append(p.where_line(p.of_kind(need.thing, need.kind) if need.kind else need.thing, where))
     if unseen:  # what was never seen: where to search, here first (the commands as written), then elsewhere
         lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None)))
         here = memory.key(location) if location else None

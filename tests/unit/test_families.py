@@ -334,7 +334,14 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     assert changed == ["focus on water", "heat the water"]  # any change counts
     # the dev variations' other tasks: the restatement, the remarks and every guarded branch are no steps for code
     find = "Your task is to find a(n) living thing. First, focus on the thing. Then, move it to the red box in the kitchen."
-    assert science.goal_steps(find) == ["focus on the thing", "move the thing to the red box in the kitchen"]
+    assert science.goal_steps(find) == ["focus on the living thing", "move the living thing to the red box in the kitchen"]
+    assert science.things_named("move the living thing to the red box in the kitchen") == ["living thing", "red box"]
+    assert science.places_named("move the living thing to the red box in the kitchen", find) == ["kitchen"]
+    # "the living thing" is a kind the family knows by ScienceWorld's names: an animal's life stage, a plant
+    living = ["adult bee", "baby beaver", "egg turtle", "juvenile chameleon", "pea plant"]
+    assert all(science.is_a(name, "living thing") for name in living)
+    assert not any(science.is_a(name, "living thing") for name in ["living room", "picture", "air", "bee hive", "table"])
+    assert not family_of("cooking:1").is_a("adult bee", "living thing")  # a family that knows no kinds
     conductive = ("Your task is to determine if paper clip is electrically conductive. The paper clip is located around the "
                   "workshop. First, focus on the paper clip. If it is electrically conductive, place it in the red box. If "
                   "it is electrically nonconductive, place it in the green box.")

@@ -88,8 +88,11 @@ def test_a_thing_the_task_places_in_another_room_is_not_the_one_lying_here():
     class TaskSaysWhere(GameFamily):
         name = "task says where"
 
-        def places_named(self, item: str, goal: str) -> list[str]:
+        def where_told(self, thing: str, goal: str) -> list[str]:
             return ["Pantry"] if "around the pantry" in goal else []
+
+        def places_named(self, item: str, goal: str) -> list[str]:
+            return [room for thing in self.things_named(item) for room in self.where_told(thing, goal)]
 
     memory, family = remembered(upto=2), TaskSaysWhere()
     goal = "The knife is located around the pantry. Take the knife."
@@ -220,6 +223,32 @@ def test_scienceworld_heats_a_held_thing_in_the_blast_furnace_it_saw_opening_it_
     assert finding.way_to_seen(here, science, valid) == ("open blast furnace", "the blast furnace the step uses is closed")
     cooking = family_of("cooking:1")  # TextWorld cooks with a shut oven: nothing is opened for it
     assert not cooking.opens_what_it_uses
+
+
+def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that_kind():
+    """Held-out find-living-thing#9: told to focus on "the thing", the 1.5B focused on the living room; the bee in
+    the hallway it had walked past lives. WHERE names it with its kind, and the walk goes to it."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+
+    science = family_of("scienceworld:find-living-thing")
+    goal = "Your task is to find a(n) living thing. First, focus on the thing. Then, move it to the red box in the workshop."
+    hallway = ("This room is called the hallway. In it, you see: \n\tthe agent\n\ta substance called air\n\ta adult bee"
+               "\n\ta picture\nYou also see:\n\tA door to the art studio (that is open)\n")
+    studio = ("This room is called the art studio. In it, you see: \n\tthe agent\n\ta substance called air\n\ta wood "
+              "cup (containing yellow paint)\nYou also see:\n\tA door to the hallway (that is open)\n")
+    memory = WorldMemory()
+    for step, (look, room) in enumerate([(hallway, "hallway"), (studio, "art studio")]):
+        memory.observe(step, look, [("player", "in", room), *science.perceive(Observed(look, location=room)).facts], [])
+    focus, move = science.goal_steps(goal)
+    found = finding.needs(focus, science, memory, "art studio", goal)
+    assert finding.where_lines(found, [], memory, "art studio") == [
+        "adult bee (a living thing): in the hallway; the way there: go to hallway"]
+    assert finding.way_to_seen(found, science, ["go to hallway", "look around"]) == ("go to hallway", "the adult bee is in hallway")
+    # the step after names the box and the room it is done in: the bee lying in the hallway is still the one
+    assert [(n.thing, n.kind, n.place) for n in finding.needs(move, science, memory, "art studio", goal)] == [
+        ("adult bee", "living thing", False), ("red box", None, False), ("workshop", None, True)]
 
 
 def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():

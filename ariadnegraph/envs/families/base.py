@@ -234,6 +234,16 @@ class GameFamily:
         hunt's notes: "The key 2 unlocks Red locker.")."""
         return False
 
+    def is_a(self, name: str, kind: str) -> bool:
+        """Whether a thing of this name is of the kind a step names where it names no thing (ScienceWorld's "living
+        thing": an adult bee, a baby beaver), as the family's names tell; the default knows no kinds."""
+        return False
+
+    def where_told(self, thing: str, goal: str) -> list[str]:
+        """The rooms the task (``goal``) says ``thing`` is in, where the family's tasks say so; a thing of its name
+        seen elsewhere is not the one meant."""
+        return []
+
     def places_named(self, item: str, goal: str) -> list[str]:
         """The room an instruction must be done in, when the family's rules or the task (``goal``) name one ("prepare
         meal": the kitchen)."""

@@ -65,11 +65,17 @@ _TOLD_WHERE = (
 # boils on the spot once on (the stove takes many steps and melts no lead), or into the freezer
 _HEATED = re.compile(r"^(?P<how>heat|cool) (?:the )?(?P<thing>.+)$", re.I)
 _CHANGED_IN = {"heat": "blast furnace", "cool": "freezer"}
+_MOVED = re.compile(r"^move (?P<thing>.+?) to (?P<where>.+)$", re.I)
 _HEAT_SOURCES = ("blast furnace", "stove", "oven", "fire pit")
 # the game's answers that say what to play next: a thing put on a heat source heats once it is on; a thing not put
 # in a closed one goes in once it is open
 _PUT_ON_HEAT = re.compile(rf"^You move the .+? to the (?P<source>{'|'.join(_HEAT_SOURCES)})\.", re.I | re.M)
 _NOT_OPEN = re.compile(r"because the (?P<holder>[^.,]+?) isn't open\b", re.I)
+# "Your task is to find a(n) living thing. First, focus on the thing.": what "the thing" is
+_FIND_KIND = re.compile(r"\byour task is to find a\(n\) (?P<kind>[^.,;]+)", re.I)
+# what lives, as ScienceWorld names it: an animal by its life stage ("adult bee", "baby beaver", "egg turtle"), a plant
+_LIVING = re.compile(r"\b(?:egg|baby|juvenile|adult|larva|pupa|seedling|plant)\b", re.I)
+_KIND_NAMES = {"living thing": _LIVING}
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
 
@@ -165,8 +171,13 @@ class ScienceWorld(GameFamily):
         return parse_scienceworld.sighting(seen)
 
     def things_named(self, item: str) -> list[str]:
-        """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace)."""
-        changed = _HEATED.match(" ".join(item.split()))
+        """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace); "move
+        the living thing to the red box in the workshop" the thing and the box (the room is a place: places_named)."""
+        words = " ".join(item.split())
+        if moved := _MOVED.match(words):  # ScienceWorld's 'move' puts a thing somewhere (elsewhere it is 'go')
+            holder = moved["where"].partition(" in the ")[0]  # its room: places_named
+            return [t for t in (" ".join(_words(moved["thing"])), " ".join(_words(holder))) if t]
+        changed = _HEATED.match(words)
         if changed is None:
             return super().things_named(item)
         return [" ".join(_words(changed["thing"])), _CHANGED_IN[changed["how"].lower()]]
@@ -191,15 +202,28 @@ class ScienceWorld(GameFamily):
             return f"open {refused['holder'].strip().lower()}"
         return None
 
+    def is_a(self, name: str, kind: str) -> bool:
+        """A "living thing" is a thing named by its life stage or a plant (held-out find-living-thing#9: told to focus
+        on "the thing", the 1.5B focused on the living room; the bee in the hallway it had walked past lives)."""
+        pattern = _KIND_NAMES.get(" ".join(_words(kind)))
+        return pattern is not None and pattern.search(name) is not None
+
+    def where_told(self, thing: str, goal: str) -> list[str]:
+        """ "The sodium chloride is located around the living room": the living room; "The animals are in the
+        'outside' location": the outside, for any animal the step names."""
+        named = _singular(_words(thing))
+        return [room for told, room in told_where(goal) if _singular(told.split()) <= named]
+
     def places_named(self, item: str, goal: str) -> list[str]:
         """The room the task says a thing the step names is in ("The sodium chloride is located around the living
-        room": the step "focus on the sodium chloride" is done there). Dropped as a remark, it left held-out
+        room": the step "focus on the sodium chloride" is done there), or the step itself ("move it to the red box in
+        the workshop"). Dropped as a remark, it left held-out
         test-conductivity#68 searching the house for 60 steps; the one sodium chloride it had seen, in the kitchen's
         jar, no command the game took named."""
-        named = [_singular(_words(thing)) for thing in self.things_named(item)]
-        return list(
-            dict.fromkeys(room for thing, room in told_where(goal) if any(_singular(thing.split()) <= n for n in named))
-        )
+        told = [room for thing in self.things_named(item) for room in self.where_told(thing, goal)]
+        moved = _MOVED.match(" ".join(item.split()))
+        room = " ".join(_words(moved["where"].partition(" in the ")[2])) if moved else ""
+        return list(dict.fromkeys([*told, *([room] if room in ROOMS else [])]))
 
     def ruinous(
         self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
@@ -234,6 +258,9 @@ class ScienceWorld(GameFamily):
                 if not guarded:
                     kept.append(step)
                 guarded = False
+        found = _FIND_KIND.search(goal)
+        if found and (kind := " ".join(_words(found["kind"]))) in _KIND_NAMES:  # "the thing" is the living thing
+            kept = [re.sub(r"\bthe thing\b", f"the {kind}", step, flags=re.I) for step in kept]
         changed = _CHANGED.search(goal)
         if not changed:
             return kept
