@@ -108,8 +108,9 @@ def _followed(step: NextStep, command: str, why: str = "", by: str = BY_LIST) ->
 
 def goal_step_here(state: AgentState, step: NextStep, admissible: Sequence[str]) -> str | None:
     """The valid command that does the goal's next step here; None when none does, or when the step is done in
-    another room (a thing of its name lying here is not the one the task means: held-out test-conductivity#68)."""
-    if finding.done_elsewhere(step.text, episode_family(state), state.get("goal") or "", state.get("location")):
+    another room (a thing of its name lying here is likely not the one the task means: test-conductivity#68)."""
+    family, goal, location = episode_family(state), state.get("goal") or "", state.get("location")
+    if finding.done_elsewhere(step.text, family, goal, location, state.get("inventory") or []):
         return None
     return step_command(state, step.text, admissible)
 

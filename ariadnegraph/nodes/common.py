@@ -19,7 +19,7 @@ from ..agent.presets import Preset
 from ..agent.session import Session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs.families import GENERIC, GameFamily, family_named, family_of
-from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_command
+from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_command, steps_of
 from ..memory import WorldMemory
 from ..memory import objects as om
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
@@ -392,13 +392,18 @@ def next_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> t
 
 
 def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
-    """Nothing read yet: what a goal of several steps ("read the recipe, cook, eat") asks first, then, once a command
+    """Nothing read yet: what a goal of several steps ("read the recipe, cook, eat"; a family may read one step from
+    several clauses: "focus on the sodium chloride") asks first, then, once a command
     that raised the score carried a step out, the step after it (``pin_readings`` with ``progress_shown``)."""
     preset = context.switches
     if not (preset.pin_readings and preset.progress_shown) or state.get("readings"):
         return None
-    goal = state.get("goal") or ""
-    steps = episode_family(state).goal_steps(goal)
+    goal, family = state.get("goal") or "", episode_family(state)
+    steps = family.goal_steps(goal)
+    if len(steps) == 1 and (not family.instructs(steps[0]) or steps[0] == steps_of(goal)[0]):
+        return (
+            None  # a lone step that is the goal's own opening, or no instruction ("starting from earliest to latest")
+        )
     left = goal_steps_left(goal, [record.get("action") or "" for record in score_rises(run)], steps)
     return left[0] if left else None
 

@@ -110,12 +110,18 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
     return min(things, key=lambda t: (om.room_of(view, t, places) != here, -placed[t].valid_from))
 
 
-def done_elsewhere(item: str, family: GameFamily, goal: str, location: str | None) -> bool:
-    """Whether the room ``item`` is done in (the family's rules or the task name it) is not the player's: a thing of
-    the step's name lying here is not the one meant (a task's sodium chloride "located around the living room", not
-    the salt in the kitchen's jar: focusing on the wrong one fails the task)."""
+def done_elsewhere(
+    item: str, family: GameFamily, goal: str, location: str | None, inventory: Sequence[str] = ()
+) -> bool:
+    """Whether the step is done in a room (the family's rules or the task name it) that is not the player's, with
+    nothing it names in hand: a thing of its name lying here is likely not the one meant (test-conductivity#68: the
+    kitchen jar's sodium chloride, which no command the game took named, where the task's was "located around the
+    living room"). False where the player's room is not known."""
     rooms = [room.lower() for room in family.places_named(item, goal)]
-    return bool(rooms) and (location or "").lower() not in rooms
+    if not rooms or not location or location.lower() in rooms:
+        return False
+    held = " ".join(inventory).lower()
+    return not any(thing.lower() in held for thing in family.things_named(item))
 
 
 def leads(memory: WorldMemory, location: str | None) -> list[om.Lead]:

@@ -372,7 +372,7 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     if item is None:
         return None
     location = s.state.get("location")
-    elsewhere = finding.done_elsewhere(item, s.family, s.goal, location)
+    elsewhere = finding.done_elsewhere(item, s.family, s.goal, location, s.state.get("inventory") or [])
     does = None if elsewhere else s.family.command_for_item(item, s.admissible)
     shown = does is not None and shown_again(does) and does in played_before(s.session.run)
     allowed = does is not None and breaks_rules(s.state, does) is None  # the shield's word

@@ -975,6 +975,15 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     run.append_step({"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
     run.append_step({"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
     assert common.next_step({**state, "inventory": ["coin"]}, context, session).line().startswith("put the coin into the box found in the bar (the GOAL's next step")
+    # a family's lone step is followed when it instructs and is not the goal's opening itself
+    conductive_state = {**state, "env": "scienceworld:test-conductivity", "goal": conductive, "location": "kitchen"}
+    assert common.goal_step_left(conductive_state, context, run) == "focus on the sodium chloride"
+    pecking = ("Your task is to read and follow the instructions book found in the environment. A map is provided, that "
+               "you may find helpful.")  # TWX peckingorder: its one instruction is the goal's opening, no step to follow
+    assert common.goal_step_left({**state, "env": "twx:peckingorder", "goal": pecking}, context, run) is None
+    stages = ("Your task is to focus on the life stages of the frog, starting from earliest to latest. The frog is in "
+              "the 'outside' location.")  # read as "starting from earliest to latest": no instruction
+    assert common.goal_step_left({**state, "env": "scienceworld:identify-life-stages-1", "goal": stages}, context, run) is None
 
 
 def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):

@@ -121,6 +121,9 @@ def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_else
     state = {"env": "scienceworld:test-conductivity", "goal": goal, "location": "kitchen", "admissible": valid}
     assert goal_step_here(state, step, valid) is None
     assert goal_step_here({**state, "location": "living room"}, step, valid) == "focus on sodium chloride"
+    # held, it is the one: no walking back to the living room with it
+    assert goal_step_here({**state, "location": "hallway", "inventory": ["substance called sodium chloride"]}, step,
+                          valid) == "focus on sodium chloride"  # fmt: skip
 
 
 def test_the_walk_to_what_a_step_needs_takes_what_lies_here_first_and_walks_only_to_what_was_seen():
@@ -196,8 +199,8 @@ def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
 
 def test_scienceworld_heats_a_held_thing_in_the_blast_furnace_it_saw_opening_it_first():
     """Held-out melt#5, #6 and #7 focused on the metal and never heated it. 'heat the gallium' names the gallium and
-    the blast furnace: code walks to the furnace memory saw, opens it (shut, the game lists no 'move gallium to blast
-    furnace'), then puts the gallium in."""
+    the blast furnace: code walks to the furnace memory saw and opens it (shut, the game lists no 'move gallium to
+    blast furnace'); the integration test plays the rest against the game."""
     from ariadnegraph.envs.families import family_of
     from ariadnegraph.envs.families.base import Observed
     from ariadnegraph.memory import WorldMemory
@@ -221,8 +224,13 @@ def test_scienceworld_heats_a_held_thing_in_the_blast_furnace_it_saw_opening_it_
                                                                  ("blast furnace", False, True, True)]
     valid = ["open blast furnace", "activate blast furnace", "go to outside", "look around"]
     assert finding.way_to_seen(here, science, valid) == ("open blast furnace", "the blast furnace the step uses is closed")
-    cooking = family_of("cooking:1")  # TextWorld cooks with a shut oven: nothing is opened for it
-    assert not cooking.opens_what_it_uses
+    # TextWorld cooks with a shut oven: the walk to what 'roast the carrot' needs never opens it
+    from tests.recorded import remembered_cooking
+
+    kitchen, cooking = remembered_cooking(upto=2), family_of("cooking:1")
+    roast = finding.needs("roast the carrot", cooking, kitchen, "Kitchen")
+    assert [(n.thing, n.here, n.shut) for n in roast] == [("carrot", False, False), ("oven", True, False)]
+    assert finding.way_to_seen(roast, cooking, ["open oven", "go east", "look"]) is None
 
 
 def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that_kind():

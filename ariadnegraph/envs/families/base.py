@@ -142,13 +142,6 @@ class GameFamily:
         None. ``readings``: the texts the agent read (a recipe), as TEXTS READ keeps them; ``goal``: the task."""
         return None
 
-    def allowed(
-        self, commands: Sequence[str], inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
-    ) -> list[str]:
-        """``commands`` without the ruinous ones."""
-        held = list(inventory or [])
-        return [c for c in commands if self.ruinous(c, held, readings, goal) is None]
-
     # -- instructions and commands -------------------------------------------------------------------------------
     def phrasings(self, item: str) -> list[str]:
         """Other wordings of an instruction read, as the family's commands put it, for matching a valid command."""

@@ -29,7 +29,10 @@ _CHANGE_STEP = re.compile(r"^take actions that will cause it to change its state
 _CONDITION = re.compile(r"^if\b", re.I)  # "If the melting point of ... is above 150.0 degrees celsius"
 # what a task says that is no step: where things are, and "When you are done" (its verbs are the family's or not:
 # "measure the temperature", "plant it in a pot" are steps all the same)
-_REMARK = re.compile(r"\b(?:is|are) located\b|\bcan be found\b|\bare in the\b|^which\b|^when you are done$", re.I)
+_REMARK = re.compile(
+    r"\b(?:is|are) located\b|\bcan be found\b|\bare in the\b|\bis in the '[^']+' location|^which\b|^when you are done$",
+    re.I,
+)
 # any change of state counts for "change the state of matter of": heating changes a solid or a liquid
 _HOW_CHANGED = {"melt": "heat", "boil": "heat", "freeze": "cool", "change the state of matter of": "heat"}
 _SUBSTANCE = "substance"  # how a change-of-state task names its substance in its focus sentence
@@ -61,15 +64,27 @@ _TOLD_WHERE = (
     ),
     re.compile(r"(?:^|[.!?]\s+)(?:the )?(?P<thing>[^.,;!?]+?) (?:is|are) in the '(?P<room>[^']+)' location", re.I),
 )
-# how code heats or cools a thing (goal_steps writes a change of state so): into the blast furnace, which melts and
-# boils on the spot once on (the stove takes many steps and melts no lead), or into the freezer
+# how code heats or cools a thing (goal_steps writes a melt or a freeze so): the blast furnace (3,000 degrees) melts a
+# metal on the spot, but takes ice straight past water to steam, and the melt task never sees it liquid; the stove
+# (260 degrees at most) melts ice and chocolate, never lead, and tin only after some 20 steps. The kitchen's freezer
+# goes down to -18 degrees; mercury freezes at -39, in the workshop's ultra low temperature freezer.
 _HEATED = re.compile(r"^(?P<how>heat|cool) (?:the )?(?P<thing>.+)$", re.I)
-_CHANGED_IN = {"heat": "blast furnace", "cool": "freezer"}
+_METALS = frozenset({"lead", "tin", "gallium", "caesium", "mercury", "iron", "copper", "zinc", "aluminum", "bronze"})
+_FROZEN_IN = {"mercury": "ultra low temperature freezer"}
+
+
+def _changed_in(how: str, thing: str) -> str:
+    """Where code heats (``how``: heat) or cools ``thing``."""
+    if how.lower() == "cool":
+        return _FROZEN_IN.get(thing, "freezer")
+    return "blast furnace" if thing in _METALS else "stove"
+
+
 _MOVED = re.compile(r"^move (?P<thing>.+?) to (?P<where>.+)$", re.I)
-_HEAT_SOURCES = ("blast furnace", "stove", "oven", "fire pit")
-# the game's answers that say what to play next: a thing put on a heat source heats once it is on; a thing not put
-# in a closed one goes in once it is open
-_PUT_ON_HEAT = re.compile(rf"^You move the .+? to the (?P<source>{'|'.join(_HEAT_SOURCES)})\.", re.I | re.M)
+_HEAT_SOURCES = ("blast furnace", "stove", "oven", "hot plate")  # turned on by 'activate' (a fire pit is lit)
+# the game's answers that say what to play next: a thing put on a heat source heats once it is on ("(disconnecting
+# X)You move the X ..." when it was wired); a thing not put in a closed one goes in once it is open
+_PUT_ON_HEAT = re.compile(rf"(?:^|\))You move the .+? to the (?P<source>{'|'.join(_HEAT_SOURCES)})\.", re.I | re.M)
 _NOT_OPEN = re.compile(r"because the (?P<holder>[^.,]+?) isn't open\b", re.I)
 # "Your task is to find a(n) living thing. First, focus on the thing.": what "the thing" is
 _FIND_KIND = re.compile(r"\byour task is to find a\(n\) (?P<kind>[^.,;]+)", re.I)
@@ -171,7 +186,8 @@ class ScienceWorld(GameFamily):
         return parse_scienceworld.sighting(seen)
 
     def things_named(self, item: str) -> list[str]:
-        """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace); "move
+        """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace; the
+        stove for ice; "cool the water": the freezer); "move
         the living thing to the red box in the workshop" the thing and the box (the room is a place: places_named)."""
         words = " ".join(item.split())
         if moved := _MOVED.match(words):  # ScienceWorld's 'move' puts a thing somewhere (elsewhere it is 'go')
@@ -180,17 +196,19 @@ class ScienceWorld(GameFamily):
         changed = _HEATED.match(words)
         if changed is None:
             return super().things_named(item)
-        return [" ".join(_words(changed["thing"])), _CHANGED_IN[changed["how"].lower()]]
+        thing = " ".join(_words(changed["thing"]))
+        return [thing, _changed_in(changed["how"], thing)]
 
     def phrasings(self, item: str) -> list[str]:
         """ "heat the caesium" is done by 'move caesium to blast furnace' (the game then says what is left: open it,
         turn it on: ``said_to_play``). Held-out melt#5, #6 and #7 each focused on the metal (70-73 of 100) and never
-        heated it: the 1.5B, told by the brief and the NEXT STEP, looked at wires and picked things up instead."""
+        heated it: the 1.5B, told by the brief and the NEXT STEP, looked at wires and picked things up instead. (A
+        liquid is moved in what holds it: 'move water to stove' is no valid command, and the model's to word.)"""
         changed = _HEATED.match(" ".join(item.split()))
         if changed is None:
             return []
         thing = " ".join(_words(changed["thing"]))
-        return [f"move {thing} to {_CHANGED_IN[changed['how'].lower()]}"]
+        return [f"move {thing} to {_changed_in(changed['how'], thing)}"]
 
     def said_to_play(self, observation: str) -> str | None:
         """What the game's answer leaves to play: a thing put on a heat source, the source turned on ("You move the
