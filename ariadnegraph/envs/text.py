@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..vocabulary import ABBREVIATIONS, DIRECTIONS, LOOK, SAFE_COMMANDS
 
@@ -496,17 +496,27 @@ def steps_of(goal: str) -> list[str]:
     return [part.strip(" .!?") for part in _CLAUSES.split(goal or "") if part.strip(" .!?")]
 
 
-def goal_steps_left(goal: str, done_commands: Sequence[str], steps: Sequence[str] | None = None) -> list[str]:
+def goal_steps_left(
+    goal: str,
+    done_commands: Sequence[str],
+    steps: Sequence[str] | None = None,
+    carries_out: Callable[[str, str], bool] | None = None,
+) -> list[str]:
     """The steps of ``goal`` (its clauses, or ``steps``: as a game family reads them) that no command that raised the
     score carried out: a step is carried out by a command whose every word (by stem) the step holds ("take the coin
-    that is located in the shower" by "take coin"). [] for a goal of one clause read as one step: it says itself. A
-    family's one step read from a goal of several ("First, focus on the sodium chloride", the rest remarks and
-    conditions) is a step all the same."""
+    that is located in the shower" by "take coin"), or as ``carries_out`` (step, command) says (the game family's
+    reading: "focus on the living thing" by 'focus on adult bee'). [] for a goal of one clause read as one step: it
+    says itself. A family's one step read from a goal of several ("First, focus on the sodium chloride", the rest
+    remarks and conditions) is a step all the same."""
     parts = steps_of(goal) if steps is None else list(steps)
     if len(parts) < 2 and len(steps_of(goal)) < 2:
         return []
-    done = [_stems(command) for command in done_commands if command]
-    return [part for part in parts if not any(_reported(words, _stems(part)) for words in done)]
+    done = [command for command in done_commands if command]
+
+    def carried(part: str, command: str) -> bool:
+        return _reported(_stems(command), _stems(part)) or (carries_out is not None and carries_out(part, command))
+
+    return [part for part in parts if not any(carried(part, command) for command in done)]
 
 
 # -- coreference before extraction (DAVIS §3.2 runs CoreNLP; these rules stand in for it) --------------------------

@@ -400,11 +400,11 @@ def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir)
         return None
     goal, family = state.get("goal") or "", episode_family(state)
     steps = family.goal_steps(goal)
-    if len(steps) == 1 and (not family.instructs(steps[0]) or steps[0] == steps_of(goal)[0]):
-        return (
-            None  # a lone step that is the goal's own opening, or no instruction ("starting from earliest to latest")
-        )
-    left = goal_steps_left(goal, [record.get("action") or "" for record in score_rises(run)], steps)
+    # a lone step that is the goal's own opening, or no instruction ("starting from earliest to latest"): none
+    if len(steps) == 1 and (not family.instructs(steps[0]) or steps[:1] == steps_of(goal)[:1]):
+        return None
+    done = [record.get("action") or "" for record in score_rises(run)]
+    left = goal_steps_left(goal, done, steps, family.carries_out)
     return left[0] if left else None
 
 

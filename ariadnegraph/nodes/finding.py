@@ -27,7 +27,7 @@ LEADS_SHOWN = 3  # places to search listed for a thing not seen yet
 class Need:
     """One thing the next step names, as memory knows it."""
 
-    thing: str  # as the step names it
+    thing: str  # as the step names it (a thing of the kind it names: as memory names it)
     held: bool = False
     holder: str | None = None  # the holder it is in or on now, or was last seen in (a name)
     relation: str = "in"  # in or on the holder
@@ -43,8 +43,9 @@ class Need:
 
 
 def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | None, goal: str = "") -> list[Need]:
-    """What memory knows of each thing ``item`` names (in the family's order: the thing, then its tool, appliance),
-    then of the room it is done in (the family's rules or the task, ``goal``, name it)."""
+    """What memory knows of each thing ``item`` names (in the family's order: the thing, then its tool, appliance; a
+    kind the family knows, "the living thing", as a thing memory saw of that kind), then of the room it is done in
+    (the family's rules or the task, ``goal``, name it)."""
     view = memory.current()
     history = memory.all_facts
     here = memory.key(location) if location else spatial.current_location(view)
@@ -54,14 +55,14 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
         key, kind = memory.key(thing), None
         now = om.placement(view, key)
         seen = now or om.last_seen(history, key)
-        if seen is None and (instance := _of_kind(thing, family, memory, places, here)):  # "the living thing"
+        if seen is None and thing in family.kinds and (instance := _of_kind(thing, family, memory, places, here)):
             kind, key, now = thing, instance, om.placement(view, instance)
             thing, seen = memory.entity_name(instance), now
         if seen is None:
             found.append(Need(thing))
             continue
         if seen.object_key == om.INVENTORY and now is not None:
-            found.append(Need(thing, held=True, step=seen.valid_from))
+            found.append(Need(thing, held=True, step=seen.valid_from, kind=kind))
             continue
         room = om.room_of(view, seen.object_key, places) if now is not None else None
         told = [memory.key(place) for place in family.where_told(thing, goal)]
@@ -96,8 +97,9 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
 
 
 def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str], here: str | None) -> str | None:
-    """A thing memory places now that is of the kind ``kind`` names (the family says by its name), the one here first,
-    else the one seen last; None when memory holds none."""
+    """A thing memory places now that is of the kind ``kind`` names (the family says by its name): the one held first
+    (taken, it is the one the task goes on with), then the one here, then the one seen last; None when memory holds
+    none."""
     view = memory.current()
     placed = {
         f.subject_key: f
@@ -107,7 +109,14 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
     things = [thing for thing in placed if family.is_a(memory.entity_name(thing), kind)]
     if not things:
         return None
-    return min(things, key=lambda t: (om.room_of(view, t, places) != here, -placed[t].valid_from))
+    return min(
+        things,
+        key=lambda t: (
+            placed[t].object_key != om.INVENTORY,
+            om.room_of(view, t, places) != here,
+            -placed[t].valid_from,
+        ),
+    )
 
 
 def done_elsewhere(
@@ -120,8 +129,8 @@ def done_elsewhere(
     rooms = [room.lower() for room in family.places_named(item, goal)]
     if not rooms or not location or location.lower() in rooms:
         return False
-    held = " ".join(inventory).lower()
-    return not any(thing.lower() in held for thing in family.things_named(item))
+    held = f" {' '.join(' '.join(inventory).lower().split())} "
+    return not any(f" {' '.join(thing.lower().split())} " in held for thing in family.things_named(item))
 
 
 def leads(memory: WorldMemory, location: str | None) -> list[om.Lead]:
@@ -143,7 +152,9 @@ def where_lines(
     lines, unseen = [], []
     for need in found:
         if need.held:
-            lines.append(p.where_line(need.thing, "in your inventory"))
+            lines.append(
+                p.where_line(p.of_kind(need.thing, need.kind) if need.kind else need.thing, "in your inventory")
+            )
         elif need.gone:
             lines.append(p.where_line(need.thing, p.not_seen_text(need.holder)))
         elif need.holder is None:

@@ -984,6 +984,13 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     stages = ("Your task is to focus on the life stages of the frog, starting from earliest to latest. The frog is in "
               "the 'outside' location.")  # read as "starting from earliest to latest": no instruction
     assert common.goal_step_left({**state, "env": "scienceworld:identify-life-stages-1", "goal": stages}, context, run) is None
+    assert common.goal_step_left({**state, "env": "cooking:1", "goal": ""}, context, run) is None  # no goal: no crash
+    # a step naming a kind is carried out by a focus on a thing of that kind that raised the score
+    find = "Your task is to find a(n) living thing. First, focus on the thing. Then, move it to the red box in the workshop."
+    finding_state = {**state, "env": "scienceworld:find-living-thing", "goal": find}
+    assert common.goal_step_left(finding_state, context, run) == "focus on the living thing"
+    run.append_step({"step": 3, "action": "focus on adult bee", "observation": "You focus on the adult bee.", "score": 0.9, "trail": "3"})
+    assert common.goal_step_left(finding_state, context, run) == "move the living thing to the red box in the workshop"
 
 
 def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):

@@ -103,6 +103,9 @@ def test_a_thing_the_task_places_in_another_room_is_not_the_one_lying_here():
     assert finding.done_elsewhere("take the knife", family, goal, "Kitchen")
     assert not finding.done_elsewhere("take the knife", family, goal, "Pantry")
     assert not finding.done_elsewhere("take the knife", family, "Take the knife.", "Kitchen")
+    assert not finding.done_elsewhere("take the knife", family, goal, None)  # where the player is not known: no veto
+    assert not finding.done_elsewhere("take the knife", family, goal, "Kitchen", ["knife"])  # in hand: it is the one
+    assert finding.done_elsewhere("take the knife", family, goal, "Kitchen", ["knifes sheath"])  # whole words only
     anywhere = finding.needs("take the knife", family, memory, "Kitchen", "Take the knife.")  # the task says nothing
     assert finding.next_move(anywhere, [], memory, state, family)[0] == "take knife from counter"
 
@@ -257,6 +260,17 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
     # the step after names the box and the room it is done in: the bee lying in the hallway is still the one
     assert [(n.thing, n.kind, n.place) for n in finding.needs(move, science, memory, "art studio", goal)] == [
         ("adult bee", "living thing", False), ("red box", None, False), ("workshop", None, True)]
+    # two living things: the one here before the one elsewhere; the one held before both
+    greenhouse = ("This room is called the greenhouse. In it, you see: \n\tthe agent\n\ta flower pot 1 (containing a "
+                  "pea plant in the adult stage)\nYou also see:\n\tA door to the hallway (that is open)\n")
+    memory.observe(2, greenhouse, [("player", "in", "greenhouse"),
+                                   *science.perceive(Observed(greenhouse, location="greenhouse")).facts], [])
+    assert finding.needs(focus, science, memory, "greenhouse", goal)[0].thing == "pea plant in the adult stage"
+    assert finding.needs(focus, science, memory, "art studio", goal)[0].thing == "pea plant in the adult stage"  # seen last
+    memory.observe(3, "You move the adult bee to the inventory.", [("adult bee", "in", "inventory")], [])
+    held = finding.needs(move, science, memory, "greenhouse", goal)
+    assert (held[0].thing, held[0].held) == ("adult bee", True)
+    assert finding.where_lines(held[:1], [], memory, "greenhouse") == ["adult bee (a living thing): in your inventory"]
 
 
 def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():

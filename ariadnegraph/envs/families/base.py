@@ -118,6 +118,8 @@ class GameFamily:
     # whether a closed thing a step names is opened before the step: ScienceWorld puts a thing into its furnace or
     # freezer (and lists no 'move X to blast furnace' while it is shut); TextWorld cooks with a shut oven
     opens_what_it_uses: ClassVar[bool] = False
+    # the kinds a step may name in place of a thing, known by a thing's name (``is_a``): ScienceWorld's "living thing"
+    kinds: ClassVar[frozenset[str]] = frozenset()
 
     def shown_commands(self, valid: Sequence[str], focus: str, keep: Sequence[str] = ()) -> list[str]:
         """The valid commands a model is shown: all, or past ``commands_shown`` the ones the focus (the goal, what is
@@ -230,6 +232,11 @@ class GameFamily:
     def is_a(self, name: str, kind: str) -> bool:
         """Whether a thing of this name is of the kind a step names where it names no thing (ScienceWorld's "living
         thing": an adult bee, a baby beaver), as the family's names tell; the default knows no kinds."""
+        return False
+
+    def carries_out(self, step: str, command: str) -> bool:
+        """Whether a command that raised the score carried out ``step`` though the step lacks its words (a kind the
+        step names, done to a thing of that kind); by words alone (text.goal_steps_left) by default."""
         return False
 
     def where_told(self, thing: str, goal: str) -> list[str]:

@@ -5,10 +5,10 @@ Its one rule that ends a task for good: ``focus on X`` is the answer a task asks
 else fails the task on the spot (the 1.5B's first command on a melt task, told "First, focus on the substance", was
 ``focus on substance in toilet``: the water, and the task was over). The task names what to focus on, directly ("focus
 on the thermometer", "focus on the green paint") or as "the substance" of a change of state ("melt lead"); where it
-names only a kind to find ("the thing", "the animal with the longest life span"), the family cannot tell, and no
-focus is ruled out. Nor does it know which of the boxes a measurement asks for (each named box is allowed), nor which
-water a boil task means (any thing of the substance's name is).
-"""
+names only a kind to find ("the thing", "the animal with the longest life span"), no focus is ruled out (the family
+knows a living thing by its name, ``is_a``, but not which one a task means). Nor does it know which of the boxes a
+measurement asks for (each named box is allowed), nor which water a boil task means (any thing of the substance's name
+is)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from . import parse_scienceworld, prompts
-from .base import GameFamily, Observed, Sighting
+from .base import PRONOUNS, GameFamily, Observed, Sighting
 
 _FOCUS = re.compile(r"^focus on (?P<thing>.+)$")
 _GOAL_FOCUS = re.compile(r"\bfocus on (?:the |a |an )?(?P<thing>[^.,;]+)", re.I)
@@ -64,10 +64,12 @@ _TOLD_WHERE = (
     ),
     re.compile(r"(?:^|[.!?]\s+)(?:the )?(?P<thing>[^.,;!?]+?) (?:is|are) in the '(?P<room>[^']+)' location", re.I),
 )
-# how code heats or cools a thing (goal_steps writes a melt or a freeze so): the blast furnace (3,000 degrees) melts a
-# metal on the spot, but takes ice straight past water to steam, and the melt task never sees it liquid; the stove
-# (260 degrees at most) melts ice and chocolate, never lead, and tin only after some 20 steps. The kitchen's freezer
-# goes down to -18 degrees; mercury freezes at -39, in the workshop's ultra low temperature freezer.
+# how code heats or cools a thing (goal_steps writes a melt or a freeze so): the blast furnace (3,000 degrees; a tick
+# closes a tenth of the gap) melts a metal on the spot, but takes ice straight past water to steam, and the melt task
+# never sees it liquid; the oven (540) shows ice liquid for two ticks; the stove (260) melts no lead, and half the
+# change-of-state variations break it ("The stove appears broken"). The kitchen's freezer goes down to -18 degrees;
+# mercury freezes at -39, in the workshop's ultra low temperature freezer. (A liquid is moved in what holds it: 'move
+# water to freezer' is no valid command, and the model's to word.)
 _HEATED = re.compile(r"^(?P<how>heat|cool) (?:the )?(?P<thing>.+)$", re.I)
 _METALS = frozenset({"lead", "tin", "gallium", "caesium", "mercury", "iron", "copper", "zinc", "aluminum", "bronze"})
 _FROZEN_IN = {"mercury": "ultra low temperature freezer"}
@@ -77,7 +79,7 @@ def _changed_in(how: str, thing: str) -> str:
     """Where code heats (``how``: heat) or cools ``thing``."""
     if how.lower() == "cool":
         return _FROZEN_IN.get(thing, "freezer")
-    return "blast furnace" if thing in _METALS else "stove"
+    return "blast furnace" if thing in _METALS else "oven"
 
 
 _MOVED = re.compile(r"^move (?P<thing>.+?) to (?P<where>.+)$", re.I)
@@ -89,7 +91,9 @@ _NOT_OPEN = re.compile(r"because the (?P<holder>[^.,]+?) isn't open\b", re.I)
 # "Your task is to find a(n) living thing. First, focus on the thing.": what "the thing" is
 _FIND_KIND = re.compile(r"\byour task is to find a\(n\) (?P<kind>[^.,;]+)", re.I)
 # what lives, as ScienceWorld names it: an animal by its life stage ("adult bee", "baby beaver", "egg turtle"), a plant
-_LIVING = re.compile(r"\b(?:egg|baby|juvenile|adult|larva|pupa|seedling|plant)\b", re.I)
+_LIVING = re.compile(
+    r"\b(?:egg|baby|juvenile|adult|larva|pupa|tadpole|caterpillar|hatchling|seed|seedling|plant|tree)\b", re.I
+)
 _KIND_NAMES = {"living thing": _LIVING}
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
@@ -155,6 +159,7 @@ class ScienceWorld(GameFamily):
     # ('pick up closet' because 'open closet', already open, was not valid), not one of them of any use
     takes_what_lies_about = False
     opens_what_it_uses = True
+    kinds = frozenset(_KIND_NAMES)
 
     def covers(self, prefix: str, rest: str) -> bool:
         return prefix == "scienceworld"
@@ -187,12 +192,13 @@ class ScienceWorld(GameFamily):
 
     def things_named(self, item: str) -> list[str]:
         """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace; the
-        stove for ice; "cool the water": the freezer); "move
+        oven for ice; "cool the water": the freezer); "move
         the living thing to the red box in the workshop" the thing and the box (the room is a place: places_named)."""
         words = " ".join(item.split())
         if moved := _MOVED.match(words):  # ScienceWorld's 'move' puts a thing somewhere (elsewhere it is 'go')
             holder = moved["where"].partition(" in the ")[0]  # its room: places_named
-            return [t for t in (" ".join(_words(moved["thing"])), " ".join(_words(holder))) if t]
+            thing = " ".join(_words(moved["thing"]))
+            return [t for t in (thing if thing not in PRONOUNS else "", " ".join(_words(holder))) if t]
         changed = _HEATED.match(words)
         if changed is None:
             return super().things_named(item)
@@ -221,14 +227,22 @@ class ScienceWorld(GameFamily):
         return None
 
     def is_a(self, name: str, kind: str) -> bool:
-        """A "living thing" is a thing named by its life stage or a plant (held-out find-living-thing#9: told to focus
-        on "the thing", the 1.5B focused on the living room; the bee in the hallway it had walked past lives)."""
+        """A "living thing" is a thing named by its life stage, a plant, a seed or a tree (held-out
+        find-living-thing#9: told to focus on "the thing", the 1.5B focused on the living room; the bee in the hallway
+        it had walked past lives)."""
         pattern = _KIND_NAMES.get(" ".join(_words(kind)))
         return pattern is not None and pattern.search(name) is not None
 
+    def carries_out(self, step: str, command: str) -> bool:
+        """A step naming a kind is carried out by its verb on a thing of that kind ("focus on the living thing" by
+        'focus on adult bee'): a second focus would replace the first, and the task could not be finished."""
+        verb = step.split()[0].lower() if step.split() else ""
+        kinds = [thing for thing in self.things_named(step) if thing in self.kinds]
+        return bool(kinds) and command.lower().startswith(f"{verb} ") and any(self.is_a(command, k) for k in kinds)
+
     def where_told(self, thing: str, goal: str) -> list[str]:
         """ "The sodium chloride is located around the living room": the living room; "The animals are in the
-        'outside' location": the outside, for any animal the step names."""
+        'outside' location": the outside, for a step that names an animal."""
         named = _singular(_words(thing))
         return [room for told, room in told_where(goal) if _singular(told.split()) <= named]
 
