@@ -223,9 +223,11 @@ def next_move(
 
 def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
     """The valid command that takes (or does) what ``need`` names, lying here, and why (a thing the step uses, shut:
-    opening it); None when none does."""
+    opening it); None when none does, or when the thing is one of a kind the step names."""
     if need.shut and (command := _valid(f"open {need.thing}", family, valid)):
         return command, f"the {need.thing} the step uses is closed"
+    if need.kind is not None:  # one of a kind memory saw (a bee of many): which one the step means is the model's
+        return None
     if (command := family.command_for_item(need.thing, valid)) is None:
         return None
     return command, f"the {need.thing} is {need.relation} the {need.holder}, here"

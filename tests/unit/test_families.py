@@ -351,9 +351,10 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     assert not family_of("cooking:1").is_a("adult bee", "living thing")  # a family that knows no kinds
     # a step naming a kind is carried out by its verb on a thing of that kind: a second focus would undo the first
     assert science.carries_out("focus on the living thing", "focus on adult bee")
-    assert not science.carries_out("focus on the living thing", "focus on picture")
+    assert science.carries_out("focus on the living thing", "focus on living thing in flower pot 8")  # the game's name
     assert not science.carries_out("focus on the living thing", "pick up adult bee")
     assert science.carries_out("move the living thing to the red box in the kitchen", "move adult bee to red box")
+    assert not science.carries_out("move the living thing to the red box in the kitchen", "move adult bee to green box")
     assert not science.carries_out("focus on lead", "focus on adult bee")  # no kind named: by its words only
     assert science.things_named("move it to the red box") == ["red box"]  # "it": the step before's thing
     conductive = ("Your task is to determine if paper clip is electrically conductive. The paper clip is located around the "

@@ -234,11 +234,18 @@ class ScienceWorld(GameFamily):
         return pattern is not None and pattern.search(name) is not None
 
     def carries_out(self, step: str, command: str) -> bool:
-        """A step naming a kind is carried out by its verb on a thing of that kind ("focus on the living thing" by
-        'focus on adult bee'): a second focus would replace the first, and the task could not be finished."""
-        verb = step.split()[0].lower() if step.split() else ""
-        kinds = [thing for thing in self.things_named(step) if thing in self.kinds]
-        return bool(kinds) and command.lower().startswith(f"{verb} ") and any(self.is_a(command, k) for k in kinds)
+        """A step naming a kind is carried out by a command of its verb that raised the score and names every other
+        thing the step does ("focus on the living thing" by 'focus on adult bee', or by the game's own 'focus on living
+        thing in flower pot 8'; "move the living thing to the red box ..." by 'move adult bee to red box'): the game
+        took it. A second focus would replace the first, and the task could not be finished (dev
+        find-living-thing#9 focused on a peach tree three times, then carried bees about)."""
+        words = step.lower().split()
+        named = self.things_named(step)
+        if not words or not any(thing in self.kinds for thing in named):
+            return False
+        said = f" {' '.join(command.lower().split())} "
+        others = [thing for thing in named if thing not in self.kinds]
+        return said.startswith(f" {words[0]} ") and all(f" {thing.lower()} " in said for thing in others)
 
     def where_told(self, thing: str, goal: str) -> list[str]:
         """ "The sodium chloride is located around the living room": the living room; "The animals are in the
