@@ -119,7 +119,9 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # as a remark and the goal's one step left no NEXT STEP; the kitchen jar's sodium chloride no command named, then 60
 # steps of searching the house; the room the task names is now where the step is done); scienceworld:melt#7
 # (2026-11-28: the caesium focused on at step 32, 73 points, then never heated, as on melt#5 and #6: the way forward
-# looked at wires; code now heats a thing in the blast furnace). The six tasks' draws
+# looked at wires; code now heats a thing in the blast furnace); scienceworld:melt#4 (2026-11-28: mercury, liquid in a
+# cup in the workshop, focused on at step 32, then 45 steps walked between it and the foundry's furnace; the way to
+# what was seen now skips a move played often from one situation). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence.
 
 
@@ -160,7 +162,7 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
         tuple(
             f"scienceworld:{task}#{v}"
             for task, variations in (
-                ("melt", (4, 8, 3)),  # 0, 2, 5, 6 and 7 showed flaws: the sample's fourth to eighth took their places
+                ("melt", (8, 3, 1)),  # 0, 2, 5, 6, 7 and 4 showed flaws: the sample's fourth to ninth took their places
                 ("measure-melting-point-unknown-substance", (0, 10, 36)),
                 ("chemistry-mix-paint-secondary-color", (1, 2, 8)),
                 ("test-conductivity", (110, 167, 186)),  # 68 showed a flaw: the sample's fourth took its place
@@ -191,6 +193,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:find-living-thing#9",
             "scienceworld:test-conductivity#68",
             "scienceworld:melt#7",
+            "scienceworld:melt#4",
         ),
     ),
 }

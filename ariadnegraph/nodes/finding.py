@@ -201,7 +201,9 @@ def next_move(
     """The first valid command toward what the next step needs, and why: open the closed thing it is in, take it, go
     toward its room; for a thing never seen, the nearest lead: open it or go through it here, else go toward it.
     None when memory gives no way (nothing needed, or no valid command does it)."""
-    valid = list(state.get("admissible") or [])
+    # a move played often from this very situation is no way to what was seen either: two needs in two rooms would
+    # walk the agent between them (held-out melt#4: the mercury in the workshop, the blast furnace in the foundry)
+    valid = [command for command in state.get("admissible") or [] if command not in worn]
     # what memory has seen first (a thing here, a room known), then a search for what it never saw
     for need in sorted(found, key=lambda n: n.holder is None or n.gone):
         if need.held:

@@ -297,3 +297,14 @@ def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
     assert finding.search_move(leads, memory, state, science, worn={"go to workshop"}) == (
         "go to kitchen", "go to outside in kitchen")
     assert finding.search_move(leads, memory, state, science, worn={"go to workshop", "go to kitchen"}) is None
+
+    # nor toward what was seen: held-out melt#4 walked between the mercury in the workshop and the furnace in the
+    # foundry for 20 steps
+    memory.observe(2, "This room is called the workshop.", [("player", "in", "workshop"), ("workshop", "has exit", "hallway"),
+                   ("gallium", "in", "glass cup"), ("glass cup", "on", "table"), ("table", "in", "workshop")], [])
+    memory.observe(3, "This room is called the kitchen.", [("player", "in", "kitchen"), ("kitchen", "has exit", "hallway"),
+                   ("blast furnace", "in", "kitchen")], [])
+    found = finding.needs("heat the gallium", science, memory, "hallway")
+    assert finding.next_move(found, [], memory, state, science) == ("go to workshop", "the gallium is in the glass cup in workshop")
+    assert finding.next_move(found, [], memory, state, science, worn={"go to workshop"}) == (
+        "go to kitchen", "the blast furnace is in kitchen")
