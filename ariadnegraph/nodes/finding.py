@@ -41,6 +41,11 @@ class Need:
     place: bool = False  # a room the step is done in (the thing is the room), not a thing to find
     kind: str | None = None  # the kind the step names, when the thing is one memory saw of that kind ("living thing")
 
+    @property
+    def label(self) -> str:
+        """How WHERE names it: "adult bee (a living thing)" for one of a kind, else the thing."""
+        return p.of_kind(self.thing, self.kind) if self.kind else self.thing
+
 
 def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | None, goal: str = "") -> list[Need]:
     """What memory knows of each thing ``item`` names (in the family's order: the thing, then its tool, appliance; a
@@ -152,9 +157,7 @@ def where_lines(
     lines, unseen = [], []
     for need in found:
         if need.held:
-            lines.append(
-                p.where_line(p.of_kind(need.thing, need.kind) if need.kind else need.thing, "in your inventory")
-            )
+            lines.append(p.where_line(need.label, "in your inventory"))
         elif need.gone:
             lines.append(p.where_line(need.thing, p.not_seen_text(need.holder)))
         elif need.holder is None:
@@ -164,7 +167,7 @@ def where_lines(
         else:
             moves = [d for d, _ in need.moves]
             where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed, moves)
-            lines.append(p.where_line(p.of_kind(need.thing, need.kind) if need.kind else need.thing, where))
+            lines.append(p.where_line(need.label, where))
     if unseen:  # what was never seen: where to search, here first (the commands as written), then elsewhere
         lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None)))
         here = memory.key(location) if location else None

@@ -90,7 +90,7 @@ _PUT_ON_HEAT = re.compile(rf"(?:^|\))You move the .+? to the (?P<source>{'|'.joi
 _NOT_OPEN = re.compile(r"because the (?P<holder>[^.,]+?) isn't open\b", re.I)
 # "Your task is to find a(n) living thing. First, focus on the thing.": what "the thing" is
 _FIND_KIND = re.compile(r"\byour task is to find a\(n\) (?P<kind>[^.,;]+)", re.I)
-# what lives, as ScienceWorld names it: an animal by its life stage ("adult bee", "baby beaver", "egg turtle"), a plant
+# what lives, as ScienceWorld names it: an animal by its life stage ("adult bee", "baby beaver", "turtle egg"), a plant
 _LIVING = re.compile(
     r"\b(?:egg|baby|juvenile|adult|larva|pupa|tadpole|caterpillar|hatchling|seed|seedling|plant|tree)\b", re.I
 )
@@ -192,8 +192,8 @@ class ScienceWorld(GameFamily):
 
     def things_named(self, item: str) -> list[str]:
         """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace; the
-        oven for ice; "cool the water": the freezer); "move
-        the living thing to the red box in the workshop" the thing and the box (the room is a place: places_named)."""
+        oven for ice; "cool the water": the freezer); "move the living thing to the red box in the workshop" the thing
+        and the box (the room is a place: places_named)."""
         words = " ".join(item.split())
         if moved := _MOVED.match(words):  # ScienceWorld's 'move' puts a thing somewhere (elsewhere it is 'go')
             holder = moved["where"].partition(" in the ")[0]  # its room: places_named
@@ -256,9 +256,8 @@ class ScienceWorld(GameFamily):
     def places_named(self, item: str, goal: str) -> list[str]:
         """The room the task says a thing the step names is in ("The sodium chloride is located around the living
         room": the step "focus on the sodium chloride" is done there), or the step itself ("move it to the red box in
-        the workshop"). Dropped as a remark, it left held-out
-        test-conductivity#68 searching the house for 60 steps; the one sodium chloride it had seen, in the kitchen's
-        jar, no command the game took named."""
+        the workshop"). Dropped as a remark, it left held-out test-conductivity#68 searching the house for 60 steps; the
+        one sodium chloride it had seen, in the kitchen's jar, no command the game took named."""
         told = [room for thing in self.things_named(item) for room in self.where_told(thing, goal)]
         moved = _MOVED.match(" ".join(item.split()))
         room = " ".join(_words(moved["where"].partition(" in the ")[2])) if moved else ""
