@@ -501,15 +501,22 @@ def goal_steps_left(
     done_commands: Sequence[str],
     steps: Sequence[str] | None = None,
     carries_out: Callable[[str, str], bool] | None = None,
+    instructs: Callable[[str], bool] | None = None,
 ) -> list[str]:
     """The steps of ``goal`` (its clauses, or ``steps``: as a game family reads them) that no command that raised the
     score carried out: a step is carried out by a command whose every word (by stem) the step holds ("take the coin
     that is located in the shower" by "take coin"), or as ``carries_out`` (step, command) says (the game family's
-    reading: "focus on the living thing" by 'focus on adult bee'). [] for a goal of one clause read as one step: it
-    says itself. A family's one step read from a goal of several ("First, focus on the sodium chloride", the rest
-    remarks and conditions) is a step all the same."""
+    reading: "focus on the living thing" by 'focus on adult bee'). [] for a goal of one clause, and for a lone step
+    that is the goal's own opening or, by ``instructs``, no instruction ("starting from earliest to latest"): it says
+    itself. A family's one step read from a goal of several ("First, focus on the sodium chloride", the rest remarks
+    and conditions) is a step all the same."""
     parts = steps_of(goal) if steps is None else list(steps)
-    if len(parts) < 2 and len(steps_of(goal)) < 2:
+    clauses = steps_of(goal)
+    if not parts:
+        return []
+    if len(parts) == 1 and (
+        len(clauses) < 2 or parts[0] == clauses[0] or (instructs is not None and not instructs(parts[0]))
+    ):
         return []
     done = [command for command in done_commands if command]
 

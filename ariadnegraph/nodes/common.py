@@ -19,7 +19,7 @@ from ..agent.presets import Preset
 from ..agent.session import Session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs.families import GENERIC, GameFamily, family_named, family_of
-from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_command, steps_of
+from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_command
 from ..memory import WorldMemory
 from ..memory import objects as om
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
@@ -399,12 +399,8 @@ def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir)
     if not (preset.pin_readings and preset.progress_shown) or state.get("readings"):
         return None
     goal, family = state.get("goal") or "", episode_family(state)
-    steps = family.goal_steps(goal)
-    # a lone step that is the goal's own opening, or no instruction ("starting from earliest to latest"): none
-    if len(steps) == 1 and (not family.instructs(steps[0]) or steps[:1] == steps_of(goal)[:1]):
-        return None
     done = [record.get("action") or "" for record in score_rises(run)]
-    left = goal_steps_left(goal, done, steps, family.carries_out)
+    left = goal_steps_left(goal, done, family.goal_steps(goal), family.carries_out, family.instructs)
     return left[0] if left else None
 
 
