@@ -8,13 +8,19 @@ from pathlib import Path
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.nodes.memory_update import perceived, place_facts
 
-COOKING_FIXTURE = Path(__file__).parent / "fixtures" / "observations" / "textworld_cooking.json"
+FIXTURES = Path(__file__).parent / "fixtures" / "observations"
 
 
 def remembered_cooking(upto: int | None = None) -> WorldMemory:
     """The recorded cooking:3 steps (0 pantry, 1 door opened, 2 kitchen, 10 fridge opened, 11 cheese taken) into a
     memory, as memory_update writes them under object_memory."""
-    data = json.loads(COOKING_FIXTURE.read_text())
+    return remembered("textworld_cooking.json", upto)
+
+
+def remembered(fixture: str, upto: int | None = None) -> WorldMemory:
+    """A recorded fixture's steps, up to step ``upto``, into a memory, as memory_update writes them under
+    object_memory."""
+    data = json.loads((FIXTURES / fixture).read_text())
     memory = WorldMemory()
     for s in data["steps"]:
         if upto is not None and s["step"] > upto:

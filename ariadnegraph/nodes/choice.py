@@ -86,7 +86,7 @@ def where_section(state: AgentState, context: AgentContext, session: Session) ->
     location = state.get("location")
     family, valid = episode_family(state), list(state.get("admissible") or [])
     found = finding.needs(item, family, session.memory, location, state.get("goal") or "")
-    searches = finding.leads(session.memory, location)
+    searches = finding.leads(session.memory, location, found)
 
     def playable(command: str) -> bool:
         return not valid or family.ground(command, valid) is not None

@@ -138,11 +138,17 @@ def done_elsewhere(
     return not any(f" {' '.join(thing.lower().split())} " in held for thing in family.things_named(item))
 
 
-def leads(memory: WorldMemory, location: str | None) -> list[om.Lead]:
-    """Where to search for what was never seen, nearest first."""
+def leads(memory: WorldMemory, location: str | None, toward: Sequence[Need] = ()) -> list[om.Lead]:
+    """Where to search for what was never seen, nearest first; those in (or into) a room the step is done in
+    (``toward``'s places: "the water is located around the kitchen") before the rest."""
     view = memory.current()
     here = memory.key(location) if location else spatial.current_location(view)
-    return om.leads(view, memory.all_facts, here)
+    found = om.leads(view, memory.all_facts, here)
+    rooms = {memory.key(need.room or need.thing) for need in toward if need.place}
+    if not rooms:
+        return found
+    # (a named exit's lead is named after the room it goes to: ScienceWorld's "go to kitchen")
+    return sorted(found, key=lambda lead: lead.room not in rooms and memory.key(lead.name) not in rooms)
 
 
 def where_lines(
@@ -202,8 +208,9 @@ def next_move(
     worn: Collection[str] = (),
 ) -> tuple[str, str] | None:
     """The first valid command toward what the next step needs, and why: open the closed thing it is in, take it, go
-    toward its room; for a thing never seen, the nearest lead: open it or go through it here, else go toward it.
-    None when memory gives no way (nothing needed, or no valid command does it)."""
+    toward its room; for a thing never seen, the nearest lead: open it or go through it here, else go toward it; the
+    room the step is done in once everything is in hand, or when no lead is left for what was never seen. None when
+    memory gives no way (nothing needed, or no valid command does it)."""
     # a move played often from this very situation is no way to what was seen either: two needs in two rooms would
     # walk the agent between them (held-out melt#4: the mercury in the workshop, the blast furnace in the foundry)
     valid = [command for command in state.get("admissible") or [] if command not in worn]
@@ -224,7 +231,10 @@ def next_move(
             continue
         if search := search_move(searches, memory, state, family, worn):
             return search[0], f"the {need.thing} is not seen yet: {search[1]}"
-    return None
+    # nowhere left to search for what was never seen: the room the step is done in, where the task may have it
+    unseen = any(need.holder is None and not need.place for need in found)
+    places = [need for need in found if need.place and unseen and need.holder is not None and not need.here]
+    return next((move for need in places if (move := _toward_seen(need, family, valid))), None)
 
 
 def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
@@ -271,10 +281,12 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
 
 
 def _to_bring(found: Sequence[Need]) -> bool:
-    """Whether a thing the step needs, seen, is not in hand: the room the step is done in waits until it is (held-out
-    find-living-thing#69 walked between the pea plant's greenhouse and the workshop of "move it to the red box in
-    the workshop" for 20 steps, the plant never taken)."""
-    return any(not (n.place or n.held or n.gone) and n.holder is not None for n in found)
+    """Whether a thing the step needs is not in hand: the walk to the room the step is done in waits until it is
+    (held-out find-living-thing#69 walked between the pea plant's greenhouse and the workshop of "move it to the red
+    box in the workshop" for 20 steps, the plant never taken). A thing never seen is searched for, the room the step
+    is done in first (``leads``' ``toward``): held-out test-conductivity#110 searched the kitchen the task named,
+    left to search on, and was walked back to it, 25 steps."""
+    return any(not (n.place or n.held) for n in found)
 
 
 def search_move(

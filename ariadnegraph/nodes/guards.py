@@ -23,7 +23,16 @@ from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.families import GameFamily
 from ..envs.families.base import held_in
-from ..envs.text import EXPLORE, TAKING_VERBS, direction_of_command, is_explore, placing, safe_command, take_first
+from ..envs.text import (
+    EXPLORE,
+    TAKING_VERBS,
+    direction_of_command,
+    is_explore,
+    is_movement,
+    placing,
+    safe_command,
+    take_first,
+)
 from ..memory import WorldMemory
 from ..vocabulary import READING_COMMANDS, SAFE_COMMANDS
 from . import finding
@@ -155,6 +164,12 @@ def is_no_op(command: str, family: GameFamily) -> bool:
     return words in SAFE_COMMANDS or shown_again(words)
 
 
+def moves_player(command: str | None) -> bool:
+    """A command that takes the player elsewhere: a direction ("go east", Crafter's "move left") or a place named
+    ("go to kitchen": ScienceWorld's only moves, which the loop guard took for commands that change nothing)."""
+    return direction_of_command(command) is not None or is_movement(command)
+
+
 def shown_again(command: str) -> bool:
     """A command that shows a thing (examine, read): its answer does not depend on where it is asked."""
     return " ".join(command.lower().split()).startswith(tuple(f"{verb} " for verb in NO_OP_VERBS))
@@ -164,7 +179,7 @@ def shown_again(command: str) -> bool:
 def pacing(s: Situation) -> Decision | None:
     """A move made twice from here already (``explore``): explore instead, when an exit not taken yet is left."""
     command = s.command
-    if not (s.preset.explore and command is not None and s.admissible and direction_of_command(command)):
+    if not (s.preset.explore and command is not None and s.admissible and moves_player(command)):
         return None
     if s.times_here(command) < 2:
         return None
@@ -228,7 +243,7 @@ def least_taken_instead(s: Situation, command: str) -> Decision | None:
 
 def exits_least_taken(s: Situation) -> list[str]:
     """The valid moves from here, the one taken fewest times from this situation first."""
-    return sorted((c for c in s.admissible if direction_of_command(c)), key=s.times_here)
+    return sorted((c for c in s.admissible if moves_player(c)), key=s.times_here)
 
 
 def taking_first(s: Situation) -> Decision | None:
@@ -286,7 +301,7 @@ def ruin(s: Situation) -> str | None:
 def repeated(s: Situation) -> Decision | None:
     """A command, not a move, played twice already from this situation (``loop_guard``; a move may be the only way out
     of a dead end: pacing and stalls catch moves)."""
-    if not s.preset.loop_guard or s.command is None or direction_of_command(s.command) is not None:
+    if not s.preset.loop_guard or s.command is None or moves_player(s.command):
         return None
     count, answer = s.tried.get(s.command, (0, ""))
     if count < 2:
@@ -379,7 +394,7 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
     found = finding.needs(item, s.family, s.memory, location, s.goal)
-    return finding.next_move(found, finding.leads(s.memory, location), s.memory, s.state, s.family, s.worn)
+    return finding.next_move(found, finding.leads(s.memory, location, found), s.memory, s.state, s.family, s.worn)
 
 
 def way_forward(s: Situation) -> tuple[str, str]:
@@ -388,7 +403,7 @@ def way_forward(s: Situation) -> tuple[str, str]:
     container never opened, a closed door, an exit not taken: ``object_memory``), an exit not taken yet from here,
     the first move of 'explore', a way out not taken yet from this situation, a thing here not taken or opened yet,
     else what changes nothing (once in a situation: then the way out taken least, or where there is none a thing not
-    examined yet); with why."""
+    examined yet, else the step's own command); with why."""
     if found := needed_move(s):
         return found
     if lock := unlocking(s):
@@ -404,7 +419,7 @@ def way_forward(s: Situation) -> tuple[str, str]:
     moves = explore_moves(s.state, s.memory) if s.preset.explore else None
     if moves and (first := s.family.ground(moves[0]["action"], s.admissible)):
         return first, "toward an exit not taken yet"
-    ways_out = [c for c in s.admissible if direction_of_command(c) and c not in s.tried]
+    ways_out = [c for c in s.admissible if moves_player(c) and c not in s.tried]
     if ways_out:
         return ways_out[0], "a way out not taken from here"
     if reach := untried_reach(s):
@@ -415,7 +430,18 @@ def way_forward(s: Situation) -> tuple[str, str]:
         return exits[0], "the way out taken least from here"
     if s.times_here(safe) and (unseen := never_shown(s)):  # no way out (a game of one room): a thing not seen closely
         return unseen, "a thing here not examined yet"
+    if s.times_here(safe) and (chosen := chosen_instead(s)):  # code has nothing left that changes anything: the step
+        return chosen, "code has nothing else: the step as chosen"
     return safe, "nothing else to do"
+
+
+def chosen_instead(s: Situation) -> str | None:
+    """The step's own command, when code has nothing but a look already taken here: valid, within the family's rules
+    and changing something (a step sent back for playing twice still changes more than a third look)."""
+    command = s.command
+    if command is None or is_no_op(command, s.family) or ruin(s) is not None:
+        return None
+    return command
 
 
 def never_shown(s: Situation) -> str | None:

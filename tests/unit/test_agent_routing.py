@@ -670,6 +670,55 @@ def test_with_no_way_out_the_way_forward_examines_what_it_never_has_instead_of_l
     assert actor_module.actor(state, ariadne, fake_session(WorldMemory()))["command"] == "look around"
 
 
+def test_scienceworld_go_to_is_a_move_and_the_way_forward_never_looks_twice_in_one_situation(monkeypatch):
+    """Held-out test-conductivity#110 (at d5ba619): 'go to kitchen', walked often from the outside, was sent back as a
+    command played twice (ScienceWorld's moves name a room, not a direction), and with the replans used up the way
+    forward found no way out (none had a direction) and played 'look around' 35 steps running, the model's 'go to
+    kitchen' overruled each time."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried = {"look around": (1, "This outside location is called the outside."), "go to kitchen": (3, "You move to the kitchen.")}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    monkeypatch.setattr(guards_module, "played_before", lambda run: {"look around", "look at fountain", "go to kitchen"})
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "scienceworld:test-conductivity", "inventory": ["orange"], "location": "outside",
+             "admissible": ["look around", "look at fountain", "go to kitchen", "go to foundry", "go to greenhouse"],
+             "plan": [{"action": "go to kitchen", "expected": ""}], "replans": ariadne.context.switches.max_replans}
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    assert update["command"] == "go to foundry", update["decided"]  # the way out taken least: not a third walk, no look
+    assert update["decided"]["actor"][0]["reason"] == "pacing"
+    tried.update({"go to foundry": (3, "You move to the foundry."), "go to greenhouse": (3, "You move to the greenhouse.")})
+    pacing = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    assert pacing["command"] == "go to kitchen", pacing["decided"]  # every way out as worn: the model's, not a look
+
+
+def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_played(monkeypatch):
+    """A room with no way out, nothing to examine, take or open: the step the model chose (sent back for playing twice)
+    changes more than a second look in one situation."""
+
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    tried = {"look around": (1, "This room is called the kitchen."), "activate sink": (2, "The sink is now activated.")}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    ariadne = runtime(preset="ariadne")
+    goal = "Your task is to determine if water is electrically conductive. First, focus on the water."
+    state = {**STATE, "env": "scienceworld:test-conductivity", "goal": goal, "inventory": [], "location": "kitchen",
+             "admissible": ["look around", "activate sink", "focus on sink"],
+             "plan": [{"action": "activate sink", "expected": ""}], "replans": ariadne.context.switches.max_replans}
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    assert update["command"] == "activate sink", update["decided"]
+    assert update["decided"]["actor"][0]["why"] == "code has nothing else: the step as chosen"
+    ruinous = actor_module.actor({**state, "plan": [{"action": "focus on sink", "expected": ""}]}, ariadne, fake_session(WorldMemory()))
+    assert ruinous["command"] == "look around", ruinous["decided"]  # never what the family's rules say ruins the game
+
+
 def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_one_situation(monkeypatch):
     """AriGraph's hunt (first played at b11d5d1, since a dev game): Key 1 lay in the first room and the planner
     examined lockers; the way forward walked on without it; later, with every way out taken, it played 'look'

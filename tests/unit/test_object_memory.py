@@ -110,6 +110,34 @@ def test_a_thing_the_task_places_in_another_room_is_not_the_one_lying_here():
     assert finding.next_move(anywhere, [], memory, state, family)[0] == "take knife from counter"
 
 
+def test_a_thing_not_seen_yet_is_searched_for_and_the_room_it_is_told_to_be_in_is_searched_first():
+    """Held-out test-conductivity#110 (at d5ba619): "The water is located around the kitchen"; the kitchen searched, the
+    way forward went on to search the bathroom and the hallway, and the walk to the room the step is done in brought
+    it straight back, 25 steps. A thing not in hand is searched for, leads in or into its room first; the walk there
+    is for when something is in hand or no lead is left."""
+    from ariadnegraph.envs.families import family_of
+    from tests.recorded import remembered as recorded_memory
+
+    science = family_of("scienceworld:test-conductivity")
+    memory = recorded_memory("scienceworld.json")  # the kitchen: closed cupboard, fridge and freezer; three doors
+    goal = ("Your task is to determine if water is electrically conductive. The water is located around the hallway. "
+            "First, focus on the water.")
+    found = finding.needs("focus on the water", science, memory, "kitchen", goal)
+    assert [(n.thing, n.holder is None, n.place) for n in found] == [("water", True, False), ("hallway", False, True)]
+    nearest, toward = finding.leads(memory, "kitchen"), finding.leads(memory, "kitchen", found)
+    assert nearest[0].kind == "container" and toward[0].command == "go to hallway"  # into the room it is told to be in
+    assert sorted(map(str, nearest)) == sorted(map(str, toward))  # the same leads, in another order
+    valid = ["open cupboard", "go to hallway", "go to bathroom", "look around"]
+    state = {"location": "kitchen", "admissible": valid}
+    assert finding.next_move(found, toward, memory, state, science) == (
+        "go to hallway", "the water is not seen yet: go to hallway here")
+    # searched there already (no lead in it): the cupboard here, not a walk back to the hallway
+    rest = [lead for lead in toward if lead.command != "go to hallway"]
+    assert finding.next_move(found, rest, memory, state, science)[0] == "open cupboard"
+    assert finding.way_to_seen(found, science, valid) is None  # the chooser does not walk there either
+    assert finding.next_move(found, [], memory, state, science) == ("go to hallway", "the step is done in hallway")
+
+
 def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_elsewhere():
     """Held-out test-conductivity#68: the kitchen's jar holds "a substance called sodium chloride"; the one the task
     means is around the living room, and 'focus on sodium chloride', listed valid in the kitchen, is not played there."""
