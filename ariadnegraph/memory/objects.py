@@ -21,6 +21,7 @@ PLACEMENTS = frozenset({"in", "on"})
 INVENTORY = "inventory"
 CLOSED = frozenset({"closed", "locked"})
 UNLOCKS = "unlocks"  # a key and the lock a text said it opens ("The key 2 unlocks Red locker.")
+FOCUSED = "focused"  # (thing, is, focused): the game said the player's attention is on it (ScienceWorld's focus)
 
 
 def departed(view: KGView, facts: Iterable[Triplet], shown: Iterable[str], key: Callable[[str], str]) -> list[Fact]:
@@ -67,6 +68,11 @@ def room_of(view: KGView, holder: str, places: set[str] | None = None) -> str | 
             return None
         holder = up.object_key
     return holder
+
+
+def focused_names(view: KGView) -> list[str]:
+    """The names of the things the game said the player focused on (as its answer names them: "pea plant")."""
+    return [view.entity_name(f.subject_key) for f in view.find(object_key=FOCUSED) if f.relation == "is"]
 
 
 def state_of(view: KGView, thing: str) -> str | None:

