@@ -416,6 +416,9 @@ def test_scienceworld_a_step_is_done_in_the_room_the_task_says_its_thing_is_in()
     assert science.places_named("focus on the animal with the longest life span", LIFESPAN) == ["outside"]  # a kind
     assert science.places_named("focus on lead", MELT) == []
     assert told_where("The paper clip is located around the attic.") == []  # no room of the game's
+    boxes = "The boxes are located around the workshop."  # a plural told of, the step naming one
+    assert science.places_named("focus on the box", boxes) == ["workshop"]
+    assert science.places_named("focus on the glass", "The glass is located around the kitchen.") == ["kitchen"]
 
 
 def test_a_cooking_goal_that_never_names_the_cookbook_starts_by_reading_the_recipe():

@@ -131,7 +131,14 @@ def told_where(goal: str) -> list[tuple[str, str]]:
 
 
 def _singular(words: list[str]) -> set[str]:
-    return {word[:-1] if word.endswith("s") and len(word) > 3 else word for word in words}
+    """Each word in the singular, as far as a task's nouns need: "boxes" is "box", "bees" "bee", "glass" "glass"."""
+    return {_one(word) for word in words}
+
+
+def _one(word: str) -> str:
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")) or not word.endswith("s"):
+        return word
+    return word[:-2] if word.endswith(("xes", "ches", "shes", "sses", "zes")) else word[:-1]
 
 
 def names_target(thing: str, target: str) -> bool:
