@@ -46,6 +46,11 @@ def placement(view: KGView, thing: str) -> Fact | None:
     return max(found, key=lambda f: (f.valid_from, f.id)) if found else None
 
 
+def contents(view: KGView, holder: str) -> list[str]:
+    """The names of what memory holds is in or on ``holder`` (a key) now."""
+    return [view.entity_name(f.subject_key) for f in view.find(object_key=holder) if f.relation in PLACEMENTS]
+
+
 def last_seen(history: Iterable[Fact], thing: str) -> Fact | None:
     """The newest placement of ``thing`` (a key) memory ever recorded, open or closed: where it was last seen."""
     found = [f for f in history if f.subject_key == thing and f.relation in PLACEMENTS]

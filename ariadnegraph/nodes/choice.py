@@ -106,13 +106,15 @@ def _followed(step: NextStep, command: str, why: str = "", by: str = BY_LIST) ->
     return plan, {}, by
 
 
-def goal_step_here(state: AgentState, step: NextStep, admissible: Sequence[str]) -> str | None:
-    """The valid command that does the goal's next step here; None when none does, or when the step is done in
-    another room (a thing of its name lying here is likely not the one the task means: test-conductivity#68)."""
-    family, goal, location = episode_family(state), state.get("goal") or "", state.get("location")
-    if finding.done_elsewhere(step.text, family, goal, location, state.get("inventory") or []):
+def goal_step_here(state: AgentState, step: NextStep, session: Session, admissible: Sequence[str]) -> str | None:
+    """The valid command that does the goal's next step here (on a thing as the game names it in its holder, too:
+    ``finding.in_holder_command``); None when none does, or when the step is done in another room (a thing of its
+    name lying here is likely not the one the task means: test-conductivity#68)."""
+    family, location = episode_family(state), state.get("location")
+    found = finding.needs(step.text, family, session.memory, location, state.get("goal") or "")
+    if finding.done_elsewhere(found, location):
         return None
-    return step_command(state, step.text, admissible)
+    return step_command(state, step.text, admissible) or finding.in_holder_command(step.text, found, family, admissible)
 
 
 def walk_to_step(
@@ -144,7 +146,7 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     tried = tried_here(state, session.run)
     if context.switches.loop_guard:
         avoid |= {c for c, (n, _) in tried.items() if n >= 2}
-    offered = offered_commands(state, context)
+    offered = offered_commands(state, context, session.memory)
     step = next_step(state, context, session) if context.switches.follow_lists else None
     unavoided = [c for c in offered if c not in avoid]
     if step and step.word_for_word and (command := step_command(state, step.text, unavoided)):
@@ -156,7 +158,7 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
         avoid |= {c for c in tried if is_no_op(c, family)}
         avoid |= {c for c in played_before(session.run) if shown_again(c)}
     admissible = [c for c in offered if c not in avoid] or offered
-    if step and not step.word_for_word and (command := goal_step_here(state, step, admissible)):
+    if step and not step.word_for_word and (command := goal_step_here(state, step, session, admissible)):
         return _followed(step, command)  # nothing read yet: the goal's step, unless it changes nothing again
     if step and context.switches.object_memory and (walk := walk_to_step(state, step, session, admissible, tried)):
         return walk  # what the step needs, memory saw in another room: the way there is code's, not the model's

@@ -267,7 +267,7 @@ def go_to_choices(state: Mapping[str, Any], memory: WorldMemory) -> list[str]:
     return [f"go to {place}" for place in memory.reachable_places(here)[:MAX_GO_TO_CHOICES]] if here else []
 
 
-def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[str]:
+def offered_commands(state: Mapping[str, Any], context: AgentContext, memory: WorldMemory | None = None) -> list[str]:
     """The valid commands a deciding role is offered: all of them, but for those the game family's rules say ruin
     the episode (``rules_shield``: GameFamily.ruinous) and, with ``pin_readings`` and ``progress_shown``, a text already
     kept in TEXTS READ read again (it shows nothing new; a small model re-reads what the goal says to read)."""
@@ -278,19 +278,27 @@ def offered_commands(state: Mapping[str, Any], context: AgentContext) -> list[st
         valid = [command for command in valid if command.strip().lower() not in read]
     if not preset.rules_shield or not state.get("env"):
         return valid
-    return within_rules(state, valid)
+    return within_rules(state, valid, memory)
 
 
-def breaks_rules(state: Mapping[str, Any], command: str) -> str | None:
+def breaks_rules(state: Mapping[str, Any], command: str, memory: WorldMemory | None = None) -> str | None:
     """Why the game family's rules say ``command`` ruins the episode, given what the state holds (what is carried, the
-    texts read, the goal), else None: the one place the rules are asked (GameFamily.ruinous)."""
+    texts read, the goal) and what memory has seen in a holder, else None: the one place the rules are asked
+    (GameFamily.ruinous)."""
     inventory, readings, goal = state.get("inventory"), state.get("readings") or [], state.get("goal") or ""
-    return episode_family(state).ruinous(command, list(inventory or []), readings, goal)
+    contents = None
+    if memory is not None:
+        view = memory.current()
+
+        def contents(holder: str) -> list[str]:
+            return om.contents(view, memory.key(holder))
+
+    return episode_family(state).ruinous(command, list(inventory or []), readings, goal, contents)
 
 
-def within_rules(state: Mapping[str, Any], commands: Sequence[str]) -> list[str]:
+def within_rules(state: Mapping[str, Any], commands: Sequence[str], memory: WorldMemory | None = None) -> list[str]:
     """``commands`` without those the game family's rules say ruin the episode (``breaks_rules``)."""
-    return [command for command in commands if breaks_rules(state, command) is None]
+    return [command for command in commands if breaks_rules(state, command, memory) is None]
 
 
 def shown_commands(state: Mapping[str, Any], commands: Sequence[str], keep: Sequence[str | None] = ()) -> list[str]:

@@ -11,6 +11,7 @@ first command, so code walks the same frontier the planner was shown.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -71,8 +72,8 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
             continue
         room = om.room_of(view, seen.object_key, places) if now is not None else None
         told = [memory.key(place) for place in family.where_told(thing, goal)]
-        if told and room is not None and room not in told:  # a thing of its name, not the one the task places
-            found.append(Need(thing))
+        if told and room is not None and room not in told and not _searched(told, memory):
+            found.append(Need(thing))  # a thing of its name, not the one the task places: that room first
             continue
         moves = spatial.shortest_path(view, here, room) if here and room and room != here else None
         found.append(
@@ -92,7 +93,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
         )
     for room in family.places_named(item, goal):
         key = memory.key(room)
-        if key not in places:
+        if key not in places and key != here:
             found.append(Need(room, place=True))  # a room not found yet: search for it
             continue
         moves = spatial.shortest_path(view, here, key) if here and key != here else None
@@ -132,18 +133,42 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
     )
 
 
-def done_elsewhere(
-    item: str, family: GameFamily, goal: str, location: str | None, inventory: Sequence[str] = ()
-) -> bool:
-    """Whether the step is done in a room (the family's rules or the task name it) that is not the player's, with
-    nothing it names in hand: a thing of its name lying here is likely not the one meant (test-conductivity#68: the
-    kitchen jar's sodium chloride, which no command the game took named, where the task's was "located around the
-    living room"). False where the player's room is not known."""
-    rooms = [room.lower() for room in family.places_named(item, goal)]
-    if not rooms or not location or location.lower() in rooms:
+def _searched(rooms: Collection[str], memory: WorldMemory) -> bool:
+    """Whether each room (keys) was visited and holds no container never seen open: the room the task said a thing
+    is in was searched, and a thing of its name seen elsewhere is the one left (dev test-conductivity#110: no water in
+    sight in the kitchen the task named; the outside fountain's, focused on, scores)."""
+    history = memory.all_facts
+    visited = set(spatial.visited_locations(history))
+    unopened = {lead.room for lead in om.leads(memory.current(), history, None) if lead.kind == "container"}
+    return all(room in visited and room not in unopened for room in rooms)
+
+
+def done_elsewhere(found: Sequence[Need], location: str | None) -> bool:
+    """Whether the step is done in a room (a place the family's rules or the task name: ``needs``) that is not the
+    player's, with nothing it names here or in hand: a thing of its name lying here is likely not the one meant
+    (test-conductivity#68: the kitchen jar's sodium chloride, which no command the game took named, where the task's
+    was "located around the living room"; ``needs`` reads it as not seen while the living room is not searched).
+    False where the player's room is not known."""
+    rooms = [need for need in found if need.place]
+    if not location or not rooms or any(need.here for need in rooms):
         return False
-    held = f" {' '.join(' '.join(inventory).lower().split())} "
-    return not any(f" {' '.join(thing.lower().split())} " in held for thing in family.things_named(item))
+    return not any(need.held or need.here for need in found if not need.place)
+
+
+def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> str | None:
+    """The valid command that does the step on a thing it names lying here in a holder, as the family's commands
+    name it there (``GameFamily.named_by_holder``: ScienceWorld's "focus on substance in fountain" for the water);
+    None when no command does."""
+    for need in found:
+        if need.place or not need.here or need.holder is None or need.holder == need.room:
+            continue
+        for name in family.named_by_holder(need.thing, need.holder, valid):
+            located = re.sub(rf"\b(?:the )?{re.escape(need.thing)}\b", name, item, count=1, flags=re.IGNORECASE)
+            command = family.ground(located, valid) if located != item else None
+            # the command must name it so: 'focus on fountain' is the holder, and a focus on it fails the task
+            if command is not None and set(name.lower().split()) <= set(command.lower().split()):
+                return command
+    return None
 
 
 def leads(memory: WorldMemory, location: str | None, toward: Sequence[Need] = ()) -> list[om.Lead]:

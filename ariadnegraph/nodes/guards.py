@@ -295,7 +295,7 @@ def ruin(s: Situation) -> str | None:
     """Why the command breaks the game family's rules for good (``rules_shield``), else None."""
     if not (s.preset.rules_shield and s.command and s.state.get("env")):
         return None
-    return breaks_rules(s.state, s.command)
+    return breaks_rules(s.state, s.command, s.memory)
 
 
 def repeated(s: Situation) -> Decision | None:
@@ -387,13 +387,16 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     if item is None:
         return None
     location = s.state.get("location")
-    elsewhere = finding.done_elsewhere(item, s.family, s.goal, location, s.state.get("inventory") or [])
-    does = None if elsewhere else s.family.command_for_item(item, s.admissible)
+    found = finding.needs(item, s.family, s.memory, location, s.goal)
+    does = None
+    if not finding.done_elsewhere(found, location):
+        does = s.family.command_for_item(item, s.admissible) or finding.in_holder_command(
+            item, found, s.family, s.admissible
+        )
     shown = does is not None and shown_again(does) and does in played_before(s.session.run)
-    allowed = does is not None and breaks_rules(s.state, does) is None  # the shield's word
+    allowed = does is not None and breaks_rules(s.state, does, s.memory) is None  # the shield's word
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
-    found = finding.needs(item, s.family, s.memory, location, s.goal)
     return finding.next_move(found, finding.leads(s.memory, location, found), s.memory, s.state, s.family, s.worn)
 
 
@@ -483,7 +486,7 @@ def untried_reach(s: Situation) -> str | None:
     no exit left, is taken)."""
     verbs = (*TAKING, "open ") if s.family.takes_what_lies_about else ("open ",)
     reach = [c for c in s.admissible if c.lower().startswith(verbs) and c not in s.tried]
-    allowed = within_rules(s.state, reach)
+    allowed = within_rules(s.state, reach, s.memory)
     return allowed[0] if allowed else None
 
 

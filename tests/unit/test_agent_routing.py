@@ -1294,3 +1294,61 @@ def test_ariadne_sends_back_a_scienceworld_focus_on_what_the_task_does_not_name(
     assert "the task says to focus on the lead" in update["feedback"]
     shieldless = runtime(preset="ariadne", switch_overrides={"rules_shield": False})
     assert actor_module.actor(state, shieldless, fake_session())["command"] == "focus on substance in toilet"
+
+
+def test_ariadne_scienceworld_focuses_on_the_water_seen_elsewhere_once_the_room_the_task_names_is_searched(
+    monkeypatch, tmp_path
+):
+    """Dev test-conductivity#110: "The water is located around the kitchen"; no water in sight there (the sink makes
+    it), and the outside fountain's, which the game names 'substance in fountain', is the task's ("You focus on the
+    water.", 50 points). With the kitchen searched, code walks to the fountain and focuses on it; the model not asked."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes.memory_update import memory_update
+    from ariadnegraph.runs import RunDir
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    env = "scienceworld:test-conductivity"
+    context = runtime(preset="ariadne")
+
+    def new_session(run_id: str):
+        run = RunDir.create(tmp_path, run_id, {"run_id": run_id, "env": env, "context": {"model": "scripted"}})
+        return fake_session(memory=WorldMemory(), run=run)
+
+    session = new_session("searched")
+    goal = ("Your task is to determine if water is electrically conductive. The water is located around the kitchen. "
+            "First, focus on the water. If it is electrically conductive, place it in the red box. If it is "
+            "electrically nonconductive, place it in the green box.")
+    kitchen = ("This room is called the kitchen. In it, you see: \n\tthe agent\n\ta substance called air\n\ta sink, "
+               "which is turned off. In the sink is: nothing.\n\ta table. On the table is: a glass cup (containing "
+               "nothing).\nYou also see:\n\tA door to the outside (that is open)\n")
+    outside = ("This outside location is called the outside. Here you see: \n\tthe agent\n\ta substance called air\n\t"
+               "a fountain (containing a substance called water)\nYou also see:\n\tA door to the kitchen (that is open)\n")
+
+    def seen(step: int, action: str | None, observation: str, room: str, valid: list[str]) -> dict:
+        state = {**STATE, "env": env, "goal": goal, "readings": [], "step": step, "last_action": action,
+                 "observation": observation, "admissible": valid, "location": room, "inventory": ["orange"],
+                 "replans": 0, "avoid": []}
+        memory_update(state, context, session)
+        session.run.append_step({"step": step, "action": action, "observation": observation, "score": 10,
+                                 "trail": str(step)})
+        return state
+
+    seen(0, None, outside, "outside", ["go to kitchen", "look around", "focus on substance in fountain"])
+    in_kitchen = seen(1, "go to kitchen", kitchen, "kitchen", ["go to outside", "look around", "activate sink"])
+    model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any call would fail: it has no replies
+    walk = planner_module.planner(in_kitchen, context, session)
+    assert walk["plan"][0]["action"] == "go to outside" and walk["plan"][0]["by"] == "walk" and not model.calls
+    there = seen(2, "go to outside", outside, "outside", ["go to kitchen", "look around", "look at fountain",
+                                                         "focus on fountain", "focus on substance in fountain"])
+    focus = planner_module.planner(there, context, session)
+    assert focus["plan"][0]["action"] == "focus on substance in fountain" and not model.calls
+    # the kitchen not searched yet (its cupboard never seen open): the fountain's is not taken for the task's
+    unsearched = kitchen.replace("\nYou also see", "\n\ta cupboard. The cupboard door is closed. \nYou also see")
+    session = new_session("unsearched")
+    seen(0, None, outside, "outside", ["go to kitchen", "look around"])
+    seen(1, "go to kitchen", unsearched, "kitchen", ["go to outside", "look around", "open cupboard"])
+    here = seen(2, "go to outside", outside, "outside", there["admissible"])
+    assert common.next_step(here, context.context, session).text == "focus on the water"
+    from ariadnegraph.nodes.choice import goal_step_here
+
+    assert goal_step_here(here, common.next_step(here, context.context, session), session, here["admissible"]) is None

@@ -67,7 +67,7 @@ def test_a_family_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
             def covers(self, prefix, rest):
                 return prefix == "treasure" and rest == "99"
 
-            def ruinous(self, command, inventory, readings=(), goal=""):
+            def ruinous(self, command, inventory, readings=(), goal="", contents=None):
                 return "the trap closes" if command == "pull red lever" else None
 
             def perceive(self, seen):
@@ -494,6 +494,24 @@ def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, 
     assert why is None or "fails the task" in why
     state = {"env": "scienceworld:melt", "goal": goal, "inventory": []}
     assert within_rules(state, [command, "look around"]) == (["look around"] if ruled_out else [command, "look around"])
+
+
+def test_scienceworld_a_focus_on_a_substance_in_a_holder_is_the_tasks_when_memory_saw_it_there():
+    """Dev test-conductivity#110: 'focus on substance in fountain' is "You focus on the water." (it scores); on melt#0
+    the toilet's was water where the task named lead. Memory's word on what the holder holds decides; without it, no."""
+    family = family_of("scienceworld:test-conductivity")
+    goal = "Your task is to determine if water is electrically conductive. First, focus on the water."
+    seen = {"fountain": ["water"], "toilet": ["soap"]}
+    assert family.ruinous("focus on substance in fountain", [], [], goal, lambda holder: seen.get(holder, [])) is None
+    assert family.ruinous("focus on substance in toilet", [], [], goal, lambda holder: seen.get(holder, []))
+    assert family.ruinous("focus on substance in fountain", [], [], goal)  # memory not asked: ruled out
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    memory.observe(0, "", [("player", "in", "outside"), ("fountain", "in", "outside"), ("water", "in", "fountain")], [])
+    state = {"env": "scienceworld:test-conductivity", "goal": goal, "inventory": []}
+    assert within_rules(state, ["focus on substance in fountain"], memory) == ["focus on substance in fountain"]
+    assert within_rules(state, ["focus on substance in fountain"]) == []
 
 
 def test_scienceworld_reads_the_substance_of_a_change_of_state_as_the_one_the_task_names():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ariadnegraph.memory import objects as om
 from ariadnegraph.nodes import finding
 from ariadnegraph.tools.kg_tools import KGReader, where_is
+from tests.fakes import fake_session
 from tests.recorded import remembered_cooking as remembered
 
 
@@ -79,35 +80,40 @@ def test_a_step_done_in_a_room_walks_there():
                              {"location": "Kitchen", "admissible": ["prepare meal"]}, cooking) is None  # here: the step is the list's
 
 
-def test_a_thing_the_task_places_in_another_room_is_not_the_one_lying_here():
+def test_a_thing_the_task_places_in_another_room_is_not_the_one_lying_here_until_that_room_is_searched():
     """ScienceWorld's "The sodium chloride is located around the living room": the salt in the kitchen's jar is not
-    the one meant (focusing on the wrong one fails the task). A family that says where the step is done (here a test
-    family reading the goal) sends the walk there, and nothing here is taken for it."""
+    the one meant while the living room is not searched (focusing on the wrong one fails the task). A family that says
+    where the step is done (here a test family reading the goal) sends the walk there, and nothing here is taken for
+    it; once that room is searched (visited, every container in it seen open), the one lying here is the one left."""
     from ariadnegraph.envs.families.base import GameFamily
 
     class TaskSaysWhere(GameFamily):
         name = "task says where"
 
         def where_told(self, thing: str, goal: str) -> list[str]:
-            return ["Pantry"] if "around the pantry" in goal else []
+            return ["Garden"] if "around the garden" in goal else []
 
         def places_named(self, item: str, goal: str) -> list[str]:
             return [room for thing in self.things_named(item) for room in self.where_told(thing, goal)]
 
     memory, family = remembered(upto=2), TaskSaysWhere()
-    goal = "The knife is located around the pantry. Take the knife."
-    state = {"location": "Kitchen", "admissible": ["take knife from counter", "go east", "look"]}
+    memory.observe(3, "", [("Garden", "west of", "Kitchen")], [])  # known from a map, never visited
+    goal = "The knife is located around the garden. Take the knife."
+    state = {"location": "Kitchen", "admissible": ["take knife from counter", "go west", "look"]}
     found = finding.needs("take the knife", family, memory, "Kitchen", goal)
-    assert [(n.thing, n.holder, n.place) for n in found] == [("knife", None, False), ("Pantry", "Pantry", True)]
-    assert finding.next_move(found, [], memory, state, family) == ("go east", "the step is done in Pantry")
-    assert finding.done_elsewhere("take the knife", family, goal, "Kitchen")
-    assert not finding.done_elsewhere("take the knife", family, goal, "Pantry")
-    assert not finding.done_elsewhere("take the knife", family, "Take the knife.", "Kitchen")
-    assert not finding.done_elsewhere("take the knife", family, goal, None)  # where the player is not known: no veto
-    assert not finding.done_elsewhere("take the knife", family, goal, "Kitchen", ["knife"])  # in hand: it is the one
-    assert finding.done_elsewhere("take the knife", family, goal, "Kitchen", ["knifes sheath"])  # whole words only
+    assert [(n.thing, n.holder, n.place) for n in found] == [("knife", None, False), ("Garden", "Garden", True)]
+    assert finding.next_move(found, [], memory, state, family) == ("go west", "the step is done in Garden")
+    assert finding.done_elsewhere(found, "Kitchen")
+    assert not finding.done_elsewhere(found, None)  # where the player is not known: no veto
+    assert not finding.done_elsewhere(finding.needs("take the knife", family, memory, "Kitchen", "Take it."), "Kitchen")
     anywhere = finding.needs("take the knife", family, memory, "Kitchen", "Take the knife.")  # the task says nothing
     assert finding.next_move(anywhere, [], memory, state, family)[0] == "take knife from counter"
+    # the garden visited, nothing in it to open: the knife here is the one left
+    memory.observe(4, "-= Garden =-", [("player", "in", "Garden")], [])
+    searched = finding.needs("take the knife", family, memory, "Kitchen", goal)
+    assert [(n.thing, n.holder, n.here) for n in searched][0] == ("knife", "counter", True)
+    assert not finding.done_elsewhere(searched, "Kitchen")
+    assert finding.next_move(searched, [], memory, state, family)[0] == "take knife from counter"
 
 
 def test_a_thing_not_seen_yet_is_searched_for_and_the_room_it_is_told_to_be_in_is_searched_first():
@@ -138,23 +144,75 @@ def test_a_thing_not_seen_yet_is_searched_for_and_the_room_it_is_told_to_be_in_i
     assert finding.next_move(found, [], memory, state, science) == ("go to hallway", "the step is done in hallway")
 
 
-def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_elsewhere():
+def _looked(memory, science, step: int, room: str, look: str) -> None:
+    """A ScienceWorld look at ``room`` into memory, as memory_update writes it."""
+    from ariadnegraph.envs.families.base import Observed
+
+    seen = science.perceive(Observed(look, location=room))
+    memory.observe(step, look, [("player", "in", room), *seen.facts], [])
+
+
+KITCHEN_LOOK = ("This room is called the kitchen. In it, you see: \n\tthe agent\n\ta glass jar (containing a substance "
+                "called sodium chloride)\n\ta sink, which is turned off. In the sink is: nothing.\nYou also see:\n\t"
+                "A door to the hallway (that is open)\n\tA door to the outside (that is open)\n")
+
+
+def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_elsewhere_until_its_room_is_searched():
     """Held-out test-conductivity#68: the kitchen's jar holds "a substance called sodium chloride"; the one the task
-    means is around the living room, and 'focus on sodium chloride', listed valid in the kitchen, is not played there."""
+    means is around the living room, and 'focus on sodium chloride', listed valid in the kitchen ("No known action
+    matches that input."), is not played there. Once the living room is searched and holds none, the kitchen's is the
+    one left (dev test-conductivity#110: the outside fountain's water, focused on, scores)."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes.choice import goal_step_here
     from ariadnegraph.nodes.common import NextStep
 
+    science, memory = family_of("scienceworld:test-conductivity"), WorldMemory()
+    session = fake_session(memory)
     goal = ("Your task is to determine if sodium chloride is electrically conductive. The sodium chloride is located "
             "around the living room. First, focus on the sodium chloride. If it is electrically conductive, place it "
             "in the orange box.")
     step = NextStep("goal", "focus on the sodium chloride")
     valid = ["focus on sodium chloride", "go to hallway", "look around"]
     state = {"env": "scienceworld:test-conductivity", "goal": goal, "location": "kitchen", "admissible": valid}
-    assert goal_step_here(state, step, valid) is None
-    assert goal_step_here({**state, "location": "living room"}, step, valid) == "focus on sodium chloride"
+    _looked(memory, science, 0, "kitchen", KITCHEN_LOOK)
+    assert goal_step_here(state, step, session, valid) is None
+    assert finding.done_elsewhere(finding.needs(step.text, science, memory, "kitchen", goal), "kitchen")
+    assert not finding.done_elsewhere(finding.needs(step.text, science, memory, "kitchen", goal), None)  # unknown: no veto
+    assert goal_step_here({**state, "location": "living room"}, step, session, valid) == "focus on sodium chloride"
+    # the living room searched, none in it: the kitchen's is the one left
+    living = ("This room is called the living room. In it, you see: \n\tthe agent\n\ta couch. On the couch is: a "
+              "white pillow.\nYou also see:\n\tA door to the hallway (that is open)\n")
+    _looked(memory, science, 1, "living room", living)
+    assert goal_step_here(state, step, session, valid) == "focus on sodium chloride"
     # held, it is the one: no walking back to the living room with it
-    assert goal_step_here({**state, "location": "hallway", "inventory": ["substance called sodium chloride"]}, step,
-                          valid) == "focus on sodium chloride"  # fmt: skip
+    carried = WorldMemory()
+    _looked(carried, science, 0, "kitchen", KITCHEN_LOOK)
+    carried.observe(1, "You move the sodium chloride to the inventory.", [("sodium chloride", "in", "inventory")], [])
+    hallway = {**state, "location": "hallway"}
+    assert goal_step_here(hallway, step, fake_session(carried), valid) == "focus on sodium chloride"
+
+
+def test_scienceworld_a_substance_is_named_by_its_holder():
+    """Dev test-conductivity#110: the water lay in the outside's fountain, and no valid command named it: ScienceWorld
+    lists 'focus on substance in fountain', and "You focus on the water." scores. Never for a thing some command
+    names (an orange in a bowl that holds a substance is not that substance)."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.memory import WorldMemory
+
+    science, memory = family_of("scienceworld:test-conductivity"), WorldMemory()
+    outside = ("This outside location is called the outside. Here you see: \n\tthe agent\n\ta fountain (containing a "
+               "substance called water)\n\ta bowl (containing an orange, a substance called soap)\nYou also see:\n\t"
+               "A door to the kitchen (that is open)\n")
+    _looked(memory, science, 0, "outside", outside)
+    valid = ["focus on fountain", "focus on substance in fountain", "focus on orange", "focus on substance in bowl",
+             "go to kitchen"]
+    found = finding.needs("focus on the water", science, memory, "outside")
+    assert finding.in_holder_command("focus on the water", found, science, valid) == "focus on substance in fountain"
+    assert science.named_by_holder("orange", "bowl", valid) == []  # 'focus on orange' names it
+    assert finding.in_holder_command("focus on the water", found, science, ["focus on fountain", "go to kitchen"]) is None
+    elsewhere = finding.needs("focus on the water", science, memory, "kitchen")  # not here: nothing to do it on
+    assert finding.in_holder_command("focus on the water", elsewhere, science, valid) is None
 
 
 def test_the_walk_to_what_a_step_needs_takes_what_lies_here_first_and_walks_only_to_what_was_seen():

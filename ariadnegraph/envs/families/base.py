@@ -11,7 +11,7 @@ the AgentKit thought graph written for it. A family is one module; the registry 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -138,10 +138,16 @@ class GameFamily:
 
     # -- rules: what ruins the game for good ---------------------------------------------------------------------
     def ruinous(
-        self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
+        self,
+        command: str,
+        inventory: Iterable[str] | None,
+        readings: Sequence[str] = (),
+        goal: str = "",
+        contents: Callable[[str], Sequence[str]] | None = None,
     ) -> str | None:
         """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient, a failed task), else
-        None. ``readings``: the texts the agent read (a recipe), as TEXTS READ keeps them; ``goal``: the task."""
+        None. ``readings``: the texts the agent read (a recipe), as TEXTS READ keeps them; ``goal``: the task;
+        ``contents``: what memory has seen in a holder, by its name (None: memory not asked)."""
         return None
 
     # -- instructions and commands -------------------------------------------------------------------------------
@@ -241,7 +247,12 @@ class GameFamily:
 
     def where_told(self, thing: str, goal: str) -> list[str]:
         """The rooms the task (``goal``) says ``thing`` is in, where the family's tasks say so; a thing of its name
-        seen elsewhere is not the one meant."""
+        seen elsewhere is not the one meant while they are not searched."""
+        return []
+
+    def named_by_holder(self, thing: str, holder: str, valid: Sequence[str]) -> list[str]:
+        """How the valid commands name ``thing`` lying in ``holder`` when no command names it itself (ScienceWorld:
+        "substance in fountain" for the water in it); none by default."""
         return []
 
     def places_named(self, item: str, goal: str) -> list[str]:

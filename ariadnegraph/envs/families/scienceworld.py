@@ -13,12 +13,13 @@ is)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from . import parse_scienceworld, prompts
 from .base import PRONOUNS, GameFamily, Observed, Sighting
 
 _FOCUS = re.compile(r"^focus on (?P<thing>.+)$")
+_SUBSTANCE_IN = re.compile(r"^substance in (?P<holder>.+)$")  # how the valid commands name a substance in a holder
 _GOAL_FOCUS = re.compile(r"\bfocus on (?:the |a |an )?(?P<thing>[^.,;]+)", re.I)
 # "Your task is to melt lead." / "... to change the state of matter of water.": what "the substance" is
 _CHANGED = re.compile(
@@ -197,6 +198,16 @@ class ScienceWorld(GameFamily):
     def perceive(self, seen: Observed) -> Sighting:
         return parse_scienceworld.sighting(seen)
 
+    def named_by_holder(self, thing: str, holder: str, valid: Sequence[str]) -> list[str]:
+        """A substance lies in a holder as "substance in fountain": the look says "a fountain (containing a substance
+        called water)", and no valid command names the water (dev test-conductivity#110: 'focus on substance in
+        fountain' is "You focus on the water."). Only when no valid command names the thing: an orange in a bowl
+        that holds a substance is not that substance."""
+        words = set(_words(thing))
+        if not words or any(words <= set(_words(command)) for command in valid):
+            return []
+        return [f"substance in {holder}"]
+
     def things_named(self, item: str) -> list[str]:
         """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace; the
         oven for ice; "cool the water": the freezer); "move the living thing to the red box in the workshop" the thing
@@ -272,15 +283,24 @@ class ScienceWorld(GameFamily):
         return list(dict.fromkeys([*told, *([room] if room in ROOMS else [])]))
 
     def ruinous(
-        self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
+        self,
+        command: str,
+        inventory: Iterable[str] | None,
+        readings: Sequence[str] = (),
+        goal: str = "",
+        contents: Callable[[str], Sequence[str]] | None = None,
     ) -> str | None:
+        """A focus on what the task does not name fails it. "substance in fountain" names what memory has seen in the
+        fountain (``contents``): a focus on it is the task's when that is."""
         focused = _FOCUS.match(" ".join(command.lower().split()))
         if focused is None:
             return None
         if _NEVER_FOCUSED.match(focused["thing"]):  # whatever the task names, or when it names only a kind
             return "no task asks to focus on a room, a door or the air; focusing on anything else fails the task"
         targets = focus_targets(goal)
-        if targets is None or any(names_target(focused["thing"], t) for t in targets):
+        held = _SUBSTANCE_IN.match(focused["thing"])
+        names = list(contents(held["holder"])) if held and contents is not None else [focused["thing"]]
+        if targets is None or any(names_target(name, t) for name in names for t in targets):
             return None
         return f"the task says to focus on the {' or the '.join(targets)}; focusing on anything else fails the task"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from . import parse_textworld, prompts
 from .base import GameFamily, Observed, Sighting, Triplet
@@ -129,7 +129,12 @@ class CookingRules(GameFamily):
     appliances: Appliances = TEXTWORLD_APPLIANCES  # where each way of cooking is done in the family's games
 
     def ruinous(
-        self, command: str, inventory: Iterable[str] | None, readings: Sequence[str] = (), goal: str = ""
+        self,
+        command: str,
+        inventory: Iterable[str] | None,
+        readings: Sequence[str] = (),
+        goal: str = "",
+        contents: Callable[[str], Sequence[str]] | None = None,
     ) -> str | None:
         return ruins_a_meal(command, inventory, readings, self.appliances)
 
