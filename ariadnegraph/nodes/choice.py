@@ -112,7 +112,7 @@ def goal_step_here(state: AgentState, step: NextStep, session: Session, admissib
     name lying here is likely not the one the task means: test-conductivity#68)."""
     family, location = episode_family(state), state.get("location")
     found = finding.needs(step.text, family, session.memory, location, state.get("goal") or "")
-    if finding.done_elsewhere(found, location):
+    if finding.done_elsewhere(found, location, state.get("inventory") or []):
         return None
     return step_command(state, step.text, admissible) or finding.in_holder_command(step.text, found, family, admissible)
 
@@ -131,7 +131,7 @@ def walk_to_step(
     family = episode_family(state)
     fresh = [command for command in admissible if tried.get(command, (0, ""))[0] < 2]
     found = finding.needs(step.text, family, session.memory, state.get("location"), state.get("goal") or "")
-    walk = finding.way_to_seen(found, family, fresh)
+    walk = finding.way_to_seen(found, family, fresh) or finding.way_to_told(found, session.memory, family, fresh)
     return _followed(step, walk[0], why=walk[1], by=BY_WALK) if walk else None
 
 

@@ -40,6 +40,7 @@ class Need:
     step: int | None = None  # when it was seen there
     moves: tuple[tuple[str, str], ...] = ()  # the way from here to its room ("go east" into room)
     place: bool = False  # a room the step is done in (the thing is the room), not a thing to find
+    told: bool = False  # a room the task says a thing the step names is in ("located around the kitchen")
     kind: str | None = None  # the kind the step names, when the thing is one memory saw of that kind ("living thing")
 
     @property
@@ -72,7 +73,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
             continue
         room = om.room_of(view, seen.object_key, places) if now is not None else None
         told = [memory.key(place) for place in family.where_told(thing, goal)]
-        if told and room is not None and room not in told and not _searched(told, memory):
+        if told and room is not None and room not in told and not _the_one_left(key, told, memory, places):
             found.append(Need(thing))  # a thing of its name, not the one the task places: that room first
             continue
         moves = spatial.shortest_path(view, here, room) if here and room and room != here else None
@@ -91,14 +92,18 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
                 kind=kind,
             )
         )
+    told_rooms = {memory.key(room) for thing in family.things_named(item) for room in family.where_told(thing, goal)}
     for room in family.places_named(item, goal):
         key = memory.key(room)
         if key not in places and key != here:
-            found.append(Need(room, place=True))  # a room not found yet: search for it
+            found.append(Need(room, place=True, told=key in told_rooms))  # a room not found yet: search for it
             continue
         moves = spatial.shortest_path(view, here, key) if here and key != here else None
         name = memory.entity_name(key)
-        found.append(Need(name, holder=name, room=name, here=key == here, moves=tuple(moves or ()), place=True))
+        found.append(
+            Need(name, holder=name, room=name, here=key == here, moves=tuple(moves or ()), place=True,
+                 told=key in told_rooms)
+        )  # fmt: skip
     return found
 
 
@@ -112,7 +117,7 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
 
     def chosen(thing: str) -> bool:  # the game's answer names it short: "pea plant" for "pea plant in the adult stage"
         name = " ".join(memory.entity_name(thing).lower().split())
-        return any(name == short or name.startswith(f"{short} ") for short in focused)
+        return any(name == short or name.startswith(f"{short} in the ") for short in focused)
 
     placed = {
         f.subject_key: f
@@ -133,6 +138,15 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
     )
 
 
+def _the_one_left(thing: str, told: Collection[str], memory: WorldMemory, places: set[str]) -> bool:
+    """Whether a thing (a key) seen outside the rooms the task says it is in (``told``, keys) is the one left: those
+    rooms are searched and memory never saw it in one of them (memory keeps one entity a name: two sodium chlorides,
+    the living room's seen first, would be the kitchen's once the kitchen's was seen)."""
+    view = memory.current()
+    placed = (f for f in memory.all_facts if f.subject_key == thing and f.relation in om.PLACEMENTS)
+    return _searched(told, memory) and not any(om.room_of(view, f.object_key, places) in told for f in placed)
+
+
 def _searched(rooms: Collection[str], memory: WorldMemory) -> bool:
     """Whether each room (keys) was visited and holds no container never seen open: the room the task said a thing
     is in was searched, and a thing of its name seen elsewhere is the one left (dev test-conductivity#110: no water in
@@ -143,16 +157,34 @@ def _searched(rooms: Collection[str], memory: WorldMemory) -> bool:
     return all(room in visited and room not in unopened for room in rooms)
 
 
-def done_elsewhere(found: Sequence[Need], location: str | None) -> bool:
+def way_to_told(
+    found: Sequence[Need], memory: WorldMemory, family: GameFamily, valid: Sequence[str]
+) -> tuple[str, str] | None:
+    """The first move toward the room the task says a thing the step names is in, while that thing is not seen and
+    the room is not searched (code walked there before the model was asked; the search there is the way forward's),
+    and why; None otherwise."""
+    if not any(need.holder is None and not need.place for need in found):
+        return None
+    for need in found:
+        if need.told and not need.here and need.room is not None and not _searched([memory.key(need.room)], memory):
+            if move := _toward_seen(need, family, valid):
+                return move
+    return None
+
+
+def done_elsewhere(found: Sequence[Need], location: str | None, inventory: Sequence[str] = ()) -> bool:
     """Whether the step is done in a room (a place the family's rules or the task name: ``needs``) that is not the
-    player's, with nothing it names here or in hand: a thing of its name lying here is likely not the one meant
-    (test-conductivity#68: the kitchen jar's sodium chloride, which no command the game took named, where the task's
-    was "located around the living room"; ``needs`` reads it as not seen while the living room is not searched).
-    False where the player's room is not known."""
+    player's, with nothing it names here or in hand (memory's word, or the inventory's, whole words: without object
+    memory nothing is placed): a thing of its name lying here is likely not the one meant (test-conductivity#68: the
+    kitchen jar's sodium chloride, which no command the game took named, where the task's was "located around the
+    living room"; ``needs`` reads it as not seen while the living room is not searched). False where the player's
+    room is not known."""
     rooms = [need for need in found if need.place]
     if not location or not rooms or any(need.here for need in rooms):
         return False
-    return not any(need.held or need.here for need in found if not need.place)
+    held = f" {' '.join(' '.join(inventory).lower().split())} "
+    things = [need for need in found if not need.place]
+    return not any(n.held or n.here or f" {' '.join(n.thing.lower().split())} " in held for n in things)
 
 
 def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> str | None:
@@ -180,8 +212,11 @@ def leads(memory: WorldMemory, location: str | None, toward: Sequence[Need] = ()
     rooms = {memory.key(need.room or need.thing) for need in toward if need.place}
     if not rooms:
         return found
-    # (a named exit's lead is named after the room it goes to: ScienceWorld's "go to kitchen")
-    return sorted(found, key=lambda lead: lead.room not in rooms and memory.key(lead.name) not in rooms)
+
+    def into(lead: om.Lead) -> str:  # a named exit's lead is named after the room it goes to, a door's command too
+        return lead.name if lead.kind == "exit" else lead.command.partition(" door to ")[2]
+
+    return sorted(found, key=lambda lead: lead.room not in rooms and memory.key(into(lead)) not in rooms)
 
 
 def where_lines(
@@ -264,8 +299,9 @@ def next_move(
             continue
         if search := search_move(searches, memory, state, family, worn):
             return search[0], f"the {need.thing} is not seen yet: {search[1]}"
-    # nowhere left to search for what was never seen: the room the step is done in, where the task may have it
-    unseen = any(need.holder is None and not need.place for need in found)
+    # nowhere left to search for what was never seen (or is gone): the room the step is done in, where the task may
+    # have it
+    unseen = any((need.holder is None or need.gone) and not need.place for need in found)
     places = [need for need in found if need.place and unseen and need.holder is not None and not need.here]
     return next((move for need in places if (move := _toward_seen(need, family, valid))), None)
 

@@ -389,7 +389,7 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     location = s.state.get("location")
     found = finding.needs(item, s.family, s.memory, location, s.goal)
     does = None
-    if not finding.done_elsewhere(found, location):
+    if not finding.done_elsewhere(found, location, s.state.get("inventory") or []):
         does = s.family.command_for_item(item, s.admissible) or finding.in_holder_command(
             item, found, s.family, s.admissible
         )
@@ -439,10 +439,11 @@ def way_forward(s: Situation) -> tuple[str, str]:
 
 
 def chosen_instead(s: Situation) -> str | None:
-    """The step's own command, when code has nothing but a look already taken here: valid, within the family's rules
-    and changing something (a step sent back for playing twice still changes more than a third look)."""
+    """The step's own command, when code has nothing but a look already taken here: valid, changing something, not
+    undoing a take, nor (with the rules shield on) ruining the game; a step sent back for playing twice still changes
+    more than a second look."""
     command = s.command
-    if command is None or is_no_op(command, s.family) or ruin(s) is not None:
+    if command is None or is_no_op(command, s.family) or ruin(s) is not None or undoes(s) is not None:
         return None
     return command
 

@@ -717,6 +717,10 @@ def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_pl
     assert update["decided"]["actor"][0]["why"] == "code has nothing else: the step as chosen"
     ruinous = actor_module.actor({**state, "plan": [{"action": "focus on sink", "expected": ""}]}, ariadne, fake_session(WorldMemory()))
     assert ruinous["command"] == "look around", ruinous["decided"]  # never what the family's rules say ruins the game
+    # nor a step that undoes a take (putting the cup back where it was just taken from)
+    monkeypatch.setattr(guards_module, "last_played", lambda run, verbs: ["take cup from table"])
+    put_back = {**state, "admissible": ["look around", "put cup on table"], "plan": [{"action": "put cup on table", "expected": ""}]}
+    assert actor_module.actor(put_back, ariadne, fake_session(WorldMemory()))["command"] == "look around"
 
 
 def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_one_situation(monkeypatch):
@@ -1349,6 +1353,8 @@ def test_ariadne_scienceworld_focuses_on_the_water_seen_elsewhere_once_the_room_
     seen(1, "go to kitchen", unsearched, "kitchen", ["go to outside", "look around", "open cupboard"])
     here = seen(2, "go to outside", outside, "outside", there["admissible"])
     assert common.next_step(here, context.context, session).text == "focus on the water"
+    back = planner_module.planner(here, context, session)  # the water not seen where the task says: code walks there
+    assert back["plan"][0]["action"] == "go to kitchen" and back["plan"][0]["by"] == "walk" and not model.calls
     from ariadnegraph.nodes.choice import goal_step_here
 
     assert goal_step_here(here, common.next_step(here, context.context, session), session, here["admissible"]) is None

@@ -505,6 +505,9 @@ def test_scienceworld_a_focus_on_a_substance_in_a_holder_is_the_tasks_when_memor
     assert family.ruinous("focus on substance in fountain", [], [], goal, lambda holder: seen.get(holder, [])) is None
     assert family.ruinous("focus on substance in toilet", [], [], goal, lambda holder: seen.get(holder, []))
     assert family.ruinous("focus on substance in fountain", [], [], goal)  # memory not asked: ruled out
+    two = {"flower pot 1": ["soil", "water"], "inventory": ["water"]}  # of two, which one the game means is not known
+    assert family.ruinous("focus on substance in flower pot 1", [], [], goal, lambda holder: two.get(holder, []))
+    assert family.ruinous("focus on substance in inventory", [], [], goal, lambda holder: two.get(holder, []))
     from ariadnegraph.memory import WorldMemory
 
     memory = WorldMemory()

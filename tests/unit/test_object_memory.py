@@ -185,6 +185,18 @@ def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_else
               "white pillow.\nYou also see:\n\tA door to the hallway (that is open)\n")
     _looked(memory, science, 1, "living room", living)
     assert goal_step_here(state, step, session, valid) == "focus on sodium chloride"
+    # two of the name, the task's seen first: memory keeps one entity a name, last seen in the kitchen; the living room
+    # searched, but it held one: not the kitchen's (a focus on the wrong one fails the task)
+    twice = WorldMemory()
+    cup = living.replace("\nYou also see", "\n\ta glass cup (containing a substance called sodium chloride)\nYou also see")
+    _looked(twice, science, 0, "living room", cup)
+    _looked(twice, science, 1, "kitchen", KITCHEN_LOOK)
+    assert finding.needs(step.text, science, twice, "kitchen", goal)[0].holder is None
+    assert goal_step_here(state, step, fake_session(twice), valid) is None
+    # without object memory nothing is placed: the inventory says what is in hand
+    bare = {**state, "location": "hallway", "inventory": ["substance called sodium chloride"]}
+    assert goal_step_here(bare, step, fake_session(WorldMemory()), valid) == "focus on sodium chloride"
+    assert goal_step_here({**bare, "inventory": ["sodium chloride jar lid"]}, step, fake_session(WorldMemory()), valid)
     # held, it is the one: no walking back to the living room with it
     carried = WorldMemory()
     _looked(carried, science, 0, "kitchen", KITCHEN_LOOK)
@@ -369,6 +381,18 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
     memory.observe(4, answer, list(focused.facts), [])
     chosen = finding.needs(move, science, memory, "greenhouse", goal)
     assert (chosen[0].thing, chosen[0].holder, chosen[0].here) == ("pea plant in the adult stage", "flower pot 1", True)
+
+
+def test_a_thing_gone_with_no_lead_left_walks_to_the_room_the_step_is_done_in():
+    """What memory saw once and lost, with nowhere left to search: the room the step is done in, as for a thing never
+    seen (the walk there waits for what is not in hand while a search is left)."""
+    from ariadnegraph.envs.families import family_of
+
+    memory = remembered(upto=2)
+    found = [finding.Need("knife", holder="counter", room="Kitchen", gone=True),
+             finding.Need("Garden", holder="Garden", room="Garden", place=True, moves=(("west", "garden"),))]
+    state = {"location": "Kitchen", "admissible": ["go west", "look"]}
+    assert finding.next_move(found, [], memory, state, family_of("cooking:1")) == ("go west", "the step is done in Garden")
 
 
 def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from ...memory.normalize import singularize
 from . import parse_scienceworld, prompts
 from .base import PRONOUNS, GameFamily, Observed, Sighting
 
@@ -132,14 +133,8 @@ def told_where(goal: str) -> list[tuple[str, str]]:
 
 
 def _singular(words: list[str]) -> set[str]:
-    """Each word in the singular, as far as a task's nouns need: "boxes" is "box", "bees" "bee", "glass" "glass"."""
-    return {_one(word) for word in words}
-
-
-def _one(word: str) -> str:
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")) or not word.endswith("s"):
-        return word
-    return word[:-2] if word.endswith(("xes", "ches", "shes", "sses", "zes")) else word[:-1]
+    """Each word in the singular: "boxes" is "box", "bees" "bee", "glass" "glass"."""
+    return {singularize(word) for word in words}
 
 
 def names_target(thing: str, target: str) -> bool:
@@ -291,7 +286,7 @@ class ScienceWorld(GameFamily):
         contents: Callable[[str], Sequence[str]] | None = None,
     ) -> str | None:
         """A focus on what the task does not name fails it. "substance in fountain" names what memory has seen in the
-        fountain (``contents``): a focus on it is the task's when that is."""
+        fountain (``contents``): a focus on it is the task's when that is the one thing there."""
         focused = _FOCUS.match(" ".join(command.lower().split()))
         if focused is None:
             return None
@@ -299,7 +294,10 @@ class ScienceWorld(GameFamily):
             return "no task asks to focus on a room, a door or the air; focusing on anything else fails the task"
         targets = focus_targets(goal)
         held = _SUBSTANCE_IN.match(focused["thing"])
-        names = list(contents(held["holder"])) if held and contents is not None else [focused["thing"]]
+        names = [focused["thing"]]
+        if held and contents is not None and held["holder"] != "inventory":
+            inside = list(contents(held["holder"]))
+            names = inside if len(inside) == 1 else names  # of two (soil, water), which one the game means is not known
         if targets is None or any(names_target(name, t) for name in names for t in targets):
             return None
         return f"the task says to focus on the {' or the '.join(targets)}; focusing on anything else fails the task"
