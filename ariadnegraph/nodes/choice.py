@@ -66,7 +66,8 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session) 
     """What a ``plan_choice`` planner reads: lean, for a small model (no map text, no plan, no extra-command list:
     'go to' and 'explore' are among the choices), with the next step of a list read worked out in code."""
     window = min(context.switches.history_length or CHOICE_HISTORY, CHOICE_HISTORY)
-    shown = working_memory(state, context, session.run, replace(context.switches, history_length=window))
+    preset = replace(context.switches, history_length=window)
+    shown = working_memory(state, context, session.run, preset, session.memory)
     return {
         **{name: shown.get(name) for name in CHOICE_SECTIONS},
         p.NEXT_STEP: step.line() if (step := next_step(state, context, session)) else None,

@@ -524,9 +524,14 @@ def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
 
 
 def working_memory(
-    state: AgentState, context: AgentContext, run: RunDir, preset: Preset | None = None
+    state: AgentState,
+    context: AgentContext,
+    run: RunDir,
+    preset: Preset | None = None,
+    memory: WorldMemory | None = None,
 ) -> dict[str, object]:
-    """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out."""
+    """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out. ``memory``:
+    what the rules shield may ask of what a holder holds (ScienceWorld's 'focus on substance in fountain')."""
     preset = preset or context.switches
     history = preset.history_length
     return {
@@ -540,7 +545,7 @@ def working_memory(
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.ADMISSIBLE: shown_commands(state, offered_commands(state, context)),
+        p.ADMISSIBLE: shown_commands(state, offered_commands(state, context, memory)),
         p.BELIEF: belief_section(state, preset),
         p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
         p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in EPISODE_RETRIEVALS else None,
