@@ -42,6 +42,7 @@ class Need:
     place: bool = False  # a room the step is done in (the thing is the room), not a thing to find
     told: bool = False  # a room the task says a thing the step names is in ("located around the kitchen")
     kind: str | None = None  # the kind the step names, when the thing is one memory saw of that kind ("living thing")
+    picked: bool = False  # of its kind, the one the game said the player focused on: the one the task goes on with
 
     @property
     def label(self) -> str:
@@ -62,14 +63,15 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
         key, kind = memory.key(thing), None
         now = om.placement(view, key)
         seen = now or om.last_seen(history, key)
+        picked = False
         if seen is None and thing in family.kinds and (instance := _of_kind(thing, family, memory, places, here)):
             kind, key, now = thing, instance, om.placement(view, instance)
-            thing, seen = memory.entity_name(instance), now
+            thing, seen, picked = memory.entity_name(instance), now, _focused_on(instance, memory)
         if seen is None:
             found.append(Need(thing))
             continue
         if seen.object_key == om.INVENTORY and now is not None:
-            found.append(Need(thing, held=True, step=seen.valid_from, kind=kind))
+            found.append(Need(thing, held=True, step=seen.valid_from, kind=kind, picked=picked))
             continue
         room = om.room_of(view, seen.object_key, places) if now is not None else None
         told = [memory.key(place) for place in family.where_told(thing, goal)]
@@ -90,6 +92,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
                 step=seen.valid_from,
                 moves=tuple(moves or ()),
                 kind=kind,
+                picked=picked,
             )
         )
     told_rooms = {memory.key(room) for thing in family.things_named(item) for room in family.where_told(thing, goal)}
@@ -113,11 +116,6 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
     to the red box" then walked to a bee), then the one held (taken, it is the one the task goes on with), then the
     one here, then the one seen last; None when memory holds none."""
     view = memory.current()
-    focused = [" ".join(name.lower().split()) for name in om.focused_names(view)]
-
-    def chosen(thing: str) -> bool:  # the game's answer names it short: "pea plant" for "pea plant in the adult stage"
-        name = " ".join(memory.entity_name(thing).lower().split())
-        return any(name == short or name.startswith(f"{short} in the ") for short in focused)
 
     placed = {
         f.subject_key: f
@@ -130,7 +128,7 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
     return min(
         things,
         key=lambda t: (
-            not chosen(t),
+            not _focused_on(t, memory),
             placed[t].object_key != om.INVENTORY,
             om.room_of(view, t, places) != here,
             -placed[t].valid_from,
@@ -172,6 +170,14 @@ def way_to_told(
     return None
 
 
+def _focused_on(thing: str, memory: WorldMemory) -> bool:
+    """Whether the game said the player focused on ``thing`` (a key): its answer names it short, "pea plant" for the
+    "adult pea plant" a look lists."""
+    name = " ".join(memory.entity_name(thing).lower().split())
+    shorts = (" ".join(short.lower().split()) for short in om.focused_names(memory.current()))
+    return any(name == short or name.endswith(f" {short}") for short in shorts)
+
+
 def done_elsewhere(found: Sequence[Need], location: str | None, inventory: Sequence[str] = ()) -> bool:
     """Whether the step is done in a room (a place the family's rules or the task name: ``needs``) that is not the
     player's, with nothing it names here or in hand (memory's word, or the inventory's, whole words: without object
@@ -188,9 +194,19 @@ def done_elsewhere(found: Sequence[Need], location: str | None, inventory: Seque
 
 
 def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> str | None:
-    """The valid command that does the step on a thing it names lying here in a holder, as the family's commands
-    name it there (``GameFamily.named_by_holder``: ScienceWorld's "focus on substance in fountain" for the water);
-    None when no command does."""
+    """The valid command that does the step on what it names, as memory knows it: the one of a kind the player
+    focused on, by its name ("move the living thing to the red box": the adult pea plant), or a thing lying here in a
+    holder, as the family's commands name it there (``GameFamily.named_by_holder``: ScienceWorld's "focus on
+    substance in fountain" for the water); None when no command does."""
+    for need in found:
+        if need.kind is not None and need.picked and (need.held or need.here):
+            named = re.sub(rf"\b{re.escape(need.kind)}\b", need.thing, item, count=1, flags=re.IGNORECASE)
+            if named == item:
+                continue
+            # as the family words it, in order: "move X to red box" is not "move red box to X"
+            wordings = (family.ground(wording, valid) for wording in (named, *family.phrasings(named)))
+            if (command := family.command_for_item(named, valid) or next(filter(None, wordings), None)) is not None:
+                return command
     for need in found:
         if need.place or not need.here or need.holder is None or need.holder == need.room:
             continue
@@ -311,7 +327,7 @@ def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[st
     opening it); None when none does, or when the thing is one of a kind the step names."""
     if need.shut and (command := _valid(f"open {need.thing}", family, valid)):
         return command, f"the {need.thing} the step uses is closed"
-    if need.kind is not None:  # one of a kind memory saw (a bee of many): which one the step means is the model's
+    if need.kind is not None and not need.picked:  # one of a kind (a bee of many): which one is the model's
         return None
     if (command := family.command_for_item(need.thing, valid)) is None:
         return None

@@ -363,12 +363,12 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
                   "pea plant in the adult stage)\nYou also see:\n\tA door to the hallway (that is open)\n")
     memory.observe(2, greenhouse, [("player", "in", "greenhouse"),
                                    *science.perceive(Observed(greenhouse, location="greenhouse")).facts], [])
-    assert finding.needs(focus, science, memory, "greenhouse", goal)[0].thing == "pea plant in the adult stage"
-    here = {"location": "greenhouse", "admissible": ["pick up pea plant", "focus on pea plant", "look around"]}
+    assert finding.needs(focus, science, memory, "greenhouse", goal)[0].thing == "adult pea plant"  # as commands name it
+    here = {"location": "greenhouse", "admissible": ["pick up adult pea plant", "focus on adult pea plant", "look around"]}
     assert finding.next_move(finding.needs(focus, science, memory, "greenhouse", goal), [], memory, here, science) is None
     # which of a kind the step means is the model's: code neither picks it up nor focuses on it (dev
     # find-living-thing#9 carried three bees about)
-    assert finding.needs(focus, science, memory, "art studio", goal)[0].thing == "pea plant in the adult stage"  # seen last
+    assert finding.needs(focus, science, memory, "art studio", goal)[0].thing == "adult pea plant"  # seen last
     memory.observe(3, "You move the adult bee to the inventory.", [("adult bee", "in", "inventory")], [])
     held = finding.needs(move, science, memory, "greenhouse", goal)
     assert (held[0].thing, held[0].held) == ("adult bee", True)
@@ -380,7 +380,16 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
     assert ("pea plant", "is", "focused") in focused.facts
     memory.observe(4, answer, list(focused.facts), [])
     chosen = finding.needs(move, science, memory, "greenhouse", goal)
-    assert (chosen[0].thing, chosen[0].holder, chosen[0].here) == ("pea plant in the adult stage", "flower pot 1", True)
+    assert (chosen[0].thing, chosen[0].holder, chosen[0].here, chosen[0].picked) == (
+        "adult pea plant", "flower pot 1", True, True)
+    # the one focused on is no longer the model's to pick: code takes it, then does the step on it by its name
+    assert finding.next_move(chosen, [], memory, here, science)[0] == "pick up adult pea plant"
+    memory.observe(5, "You move the pea plant to the inventory.", [("adult pea plant", "in", "inventory")], [])
+    in_hand = finding.needs(move, science, memory, "workshop", goal)
+    workshop = ["move adult pea plant to red box", "move red box to adult pea plant", "look around"]
+    assert finding.in_holder_command(move, in_hand, science, workshop) == "move adult pea plant to red box"
+    bee = [finding.Need("adult bee", held=True, kind="living thing")]  # one of a kind not focused on: the model's
+    assert finding.in_holder_command(move, bee, science, ["move adult bee to red box"]) is None
 
 
 def test_a_thing_gone_with_no_lead_left_walks_to_the_room_the_step_is_done_in():

@@ -57,12 +57,19 @@ def _split_top(listed: str) -> list[str]:
     return [p.strip() for p in parts if p.strip() and p.strip() != "nothing" and not _STATE_CLAUSE.match(p.strip())]
 
 
+# "a pea plant in the adult stage with a short height": the valid commands name it "adult pea plant"
+_STAGED = re.compile(r"^(?P<name>.+?) in the (?P<stage>[a-z]+) stage\b", re.I)
+
+
 def _thing(text: str) -> tuple[str, str | None]:
-    """A listed thing's name and what it contains ("a bowl (containing a red apple, a banana)")."""
+    """A listed thing's name, as the valid commands name it ("adult pea plant" for "a pea plant in the adult stage
+    with a short height"), and what it contains ("a bowl (containing a red apple, a banana)")."""
     head, _, inside = text.partition(" (containing ")
     name = head.split(",")[0].split(". ")[0].strip().rstrip(".")
     name = _CALLED.sub("", name)
     name = _ARTICLE.sub("", name).strip()
+    if staged := _STAGED.match(name):
+        name = f"{staged['stage'].lower()} {staged['name']}"
     return name, (inside[:-1] if inside.endswith(")") else inside) or None
 
 

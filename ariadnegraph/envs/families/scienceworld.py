@@ -218,11 +218,16 @@ class ScienceWorld(GameFamily):
         return [thing, _changed_in(changed["how"], thing)]
 
     def phrasings(self, item: str) -> list[str]:
-        """ "heat the caesium" is done by 'move caesium to blast furnace' (the game then says what is left: open it,
-        turn it on: ``said_to_play``). Held-out melt#5, #6 and #7 each focused on the metal (70-73 of 100) and never
-        heated it: the 1.5B, told by the brief and the NEXT STEP, looked at wires and picked things up instead. (A
-        liquid is moved in what holds it: 'move water to stove' is no valid command, and the model's to word.)"""
-        changed = _HEATED.match(" ".join(item.split()))
+        """ "move X to the red box in the workshop" is done by 'move X to red box' (the room says where, and no
+        command names it); "heat the caesium" by 'move caesium to blast furnace' (the game then says what is left:
+        open it, turn it on: ``said_to_play``). Held-out melt#5, #6 and #7 each focused on the metal (70-73 of 100)
+        and never heated it: the 1.5B, told by the brief and the NEXT STEP, looked at wires and picked things up
+        instead. (A liquid is moved in what holds it: 'move water to stove' is no valid command, and the model's to
+        word.)"""
+        words = " ".join(item.split())
+        if (moved := _MOVED.match(words)) and " in the " in moved["where"]:  # the room is where, not what: no command
+            return [f"move {moved['thing']} to {moved['where'].partition(' in the ')[0]}"]  # names it
+        changed = _HEATED.match(words)
         if changed is None:
             return []
         thing = " ".join(_words(changed["thing"]))
