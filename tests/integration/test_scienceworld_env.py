@@ -318,3 +318,44 @@ def test_the_object_tree_gives_the_true_facts_after_every_command():
             moved = env.step(command)
         assert ("at", "P", "outside") in moved.oracle.facts and ("at", "P", "greenhouse") not in moved.oracle.facts
 
+
+
+def test_the_living_thing_focused_on_is_carried_and_moved_by_the_name_memory_gives_it():
+    """Dev find-living-thing#69: code focused on the pea plant (75 points), then "move the living thing to the red box
+    in the workshop" named nothing the game took. Memory names it as the game's commands do ("adult pea plant"),
+    remembers the focus, and finding takes it and words the step on it: the game takes each command and the task is
+    won."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.memory import objects as om
+    from ariadnegraph.nodes import finding
+
+    science, memory = family_of("scienceworld:find-living-thing"), WorldMemory()
+
+    def play(env, step: int, command: str | None):  # as memory_update writes what the family perceives
+        seen = env.step(command) if command else env.reset()
+        observed = Observed(seen.text, command=command, valid=seen.admissible_actions, location=seen.location,
+                            inventory=list(seen.inventory) if seen.inventory is not None else None)
+        memory.observe(step, seen.text, [("player", "in", seen.location), *science.perceive(observed).facts], [])
+        return seen
+
+    with make_scienceworld("find-living-thing", variation=69, max_steps=200) as env:
+        seen = play(env, 0, None)
+        goal = env.goal
+        focus, move = science.goal_steps(goal)
+        for step, command in enumerate(["go to outside", "go to greenhouse", "focus on adult pea plant"], start=1):
+            seen = play(env, step, command)
+        assert seen.score == 67 and om.focused_names(memory.current()) == ["pea plant"]
+        found = finding.needs(move, science, memory, seen.location, goal)
+        assert (found[0].thing, found[0].picked) == ("adult pea plant", True)
+        take = finding.next_move(found, [], memory, {"location": seen.location, "admissible": seen.admissible_actions},
+                                 science)  # fmt: skip
+        assert take[0] == "pick up adult pea plant"
+        for step, command in enumerate([take[0], "go to hallway", "go to workshop"], start=4):
+            seen = play(env, step, command)
+        found = finding.needs(move, science, memory, seen.location, goal)
+        command = finding.in_holder_command(move, found, science, seen.admissible_actions)
+        assert command == "move adult pea plant to red box"
+        seen = env.step(command)
+        assert seen.won and seen.score == 100
