@@ -1346,6 +1346,10 @@ def test_ariadne_scienceworld_focuses_on_the_water_seen_elsewhere_once_the_room_
                                                          "focus on fountain", "focus on substance in fountain"])
     focus = planner_module.planner(there, context, session)
     assert focus["plan"][0]["action"] == "focus on substance in fountain" and not model.calls
+    # "You focus on the water." (60 points): the step is done, and not played again (it was, three times)
+    session.run.append_step({"step": 3, "action": "focus on substance in fountain", "observation": "You focus on the water.",
+                             "score": 60, "trail": "3"})
+    assert common.next_step({**there, "step": 4}, context.context, session) is None
     # the kitchen not searched yet (its cupboard never seen open): the fountain's is not taken for the task's
     unsearched = kitchen.replace("\nYou also see", "\n\ta cupboard. The cupboard door is closed. \nYou also see")
     session = new_session("unsearched")

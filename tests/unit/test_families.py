@@ -517,6 +517,14 @@ def test_scienceworld_a_focus_on_a_substance_in_a_holder_is_the_tasks_when_memor
     assert within_rules(state, ["focus on substance in fountain"]) == []
 
 
+def test_scienceworld_a_focus_is_done_to_what_the_game_says_it_focused_on():
+    family = family_of("scienceworld:test-conductivity")
+    assert family.what_was_done("focus on substance in fountain", "You focus on the water.") == "focus on water"
+    assert family.what_was_done("move cup to sink", "You move the glass cup to the sink.") == "move cup to sink"
+    assert family.what_was_done("focus on lead", "No known action matches that input.") == "focus on lead"
+    assert family_of("cooking:1").what_was_done("take carrot", "You focus on the carrot.") == "take carrot"
+
+
 def test_scienceworld_reads_the_substance_of_a_change_of_state_as_the_one_the_task_names():
     family = family_of("scienceworld:melt")
     assert family.goal_steps(MELT)[0] == "focus on lead" and family.things_named("focus on lead") == ["lead"]

@@ -245,6 +245,11 @@ class GameFamily:
         step names, done to a thing of that kind); by words alone (text.goal_steps_left) by default."""
         return False
 
+    def what_was_done(self, command: str, answer: str) -> str:
+        """What a command did, in the words steps are read in: the command, unless the game's answer names what it
+        was done to better (ScienceWorld: 'focus on substance in fountain' answered "You focus on the water.")."""
+        return command
+
     def where_told(self, thing: str, goal: str) -> list[str]:
         """The rooms the task (``goal``) says ``thing`` is in, where the family's tasks say so; a thing of its name
         seen elsewhere is not the one meant while they are not searched."""

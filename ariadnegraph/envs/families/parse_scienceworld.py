@@ -33,7 +33,7 @@ _HOLDS = re.compile(r"(?P<prep>On|In) the (?P<holder>[^:]+?) is: (?P<things>.*?)
 _NEXT_HOLDER = re.compile(r"\.\s+(?=(?:On|In) the [^:]+? is: )")  # "... a mattress. On the mattress is: ..."
 _STATE_CLAUSE = re.compile(r"^(?:which|currently)\b", re.I)  # "which is off": a listed thing's state, no thing
 _NOW = re.compile(r"\bThe (?P<thing>[^.]+?) is now (?P<state>open|closed)\.")
-_FOCUS = re.compile(r"\bYou focus on the (?P<thing>[^.\n]+)\.")  # the answer names it short: "the pea plant"
+FOCUS_ANSWER = re.compile(r"\bYou focus on the (?P<thing>[^.\n]+)\.")  # the answer names it short: "the pea plant"
 _DOOR_STATE = re.compile(r"The (?P<holder>[^.]+?) door is (?P<state>open|closed|locked)")
 _ARTICLE = re.compile(r"^(?:a|an|the|some)\s+(?:substance called\s+)?", re.I)
 # "a substance called water" in a look; "substance called gallium" in the inventory (the env drops its articles)
@@ -136,7 +136,7 @@ def sighting(seen: Observed) -> Sighting:
         if opened and (here := room_here(seen)):
             thing = room_door(here, opened["room"])
         facts[(thing, "is", now["state"])] = None
-    for focus in _FOCUS.finditer(seen.text):
+    for focus in FOCUS_ANSWER.finditer(seen.text):
         facts[(focus["thing"].strip(), "is", FOCUSED)] = None
     if seen.inventory is not None:
         for thing in seen.inventory:

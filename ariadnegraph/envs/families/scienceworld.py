@@ -266,6 +266,15 @@ class ScienceWorld(GameFamily):
             others.append(" ".join(_words(moved["where"].partition(" in the ")[0])))
         return said.startswith(f" {words[0]} ") and all(f" {thing.lower()} " in said for thing in others)
 
+    def what_was_done(self, command: str, answer: str) -> str:
+        """A focus by the game's name for it: 'focus on substance in fountain' is "focus on water" when the game says
+        "You focus on the water." (dev test-conductivity#110: the step "focus on the water" was never counted done,
+        and code focused three times, then walked between the fountain and the rooms left to search)."""
+        if not _FOCUS.match(" ".join(command.lower().split())):
+            return command
+        focused = parse_scienceworld.FOCUS_ANSWER.search(answer or "")
+        return f"focus on {focused['thing'].strip()}" if focused else command
+
     def where_told(self, thing: str, goal: str) -> list[str]:
         """ "The sodium chloride is located around the living room": the living room; "The animals are in the
         'outside' location": the outside, for a step that names an animal."""
