@@ -199,10 +199,10 @@ def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, vali
     holder, as the family's commands name it there (``GameFamily.named_by_holder``: ScienceWorld's "focus on
     substance in fountain" for the water); None when no command does."""
     for need in found:
-        if need.kind is not None and need.picked and (need.held or need.here):
-            named = re.sub(rf"\b{re.escape(need.kind)}\b", need.thing, item, count=1, flags=re.IGNORECASE)
-            if named == item:
-                continue
+        if need.kind is None or not need.picked or not (need.held or need.here):
+            continue
+        for name in _names_of_picked(need):
+            named = re.sub(rf"\b{re.escape(need.kind)}\b", name, item, count=1, flags=re.IGNORECASE)
             # as the family words it, in order: "move X to red box" is not "move red box to X"
             wordings = (family.ground(wording, valid) for wording in (named, *family.phrasings(named)))
             if (command := family.command_for_item(named, valid) or next(filter(None, wordings), None)) is not None:
@@ -322,6 +322,14 @@ def next_move(
     return next((move for need in places if (move := _toward_seen(need, family, valid))), None)
 
 
+def _names_of_picked(need: Need) -> list[str]:
+    """The names the game's commands may give the one of a kind the player focused on: memory's ("adult pea plant"),
+    the kind where it lies ("living thing in flower pot 5": a plant in a later stage), the kind (carried)."""
+    kind = need.kind or ""
+    where = [f"{kind} in {need.holder}"] if need.holder and not need.held else []
+    return [need.thing, *where, kind]
+
+
 def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
     """The valid command that takes (or does) what ``need`` names, lying here, and why (a thing the step uses, shut:
     opening it); None when none does, or when the thing is one of a kind the step names."""
@@ -329,7 +337,8 @@ def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[st
         return command, f"the {need.thing} the step uses is closed"
     if need.kind is not None and not need.picked:  # one of a kind (a bee of many): which one is the model's
         return None
-    if (command := family.command_for_item(need.thing, valid)) is None:
+    names = _names_of_picked(need)[:-1] if need.picked else [need.thing]  # (the kind alone names any of them)
+    if (command := next(filter(None, (family.command_for_item(name, valid) for name in names)), None)) is None:
         return None
     return command, f"the {need.thing} is {need.relation} the {need.holder}, here"
 

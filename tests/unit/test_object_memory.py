@@ -384,6 +384,12 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
         "adult pea plant", "flower pot 1", True, True)
     # the one focused on is no longer the model's to pick: code takes it, then does the step on it by its name
     assert finding.next_move(chosen, [], memory, here, science)[0] == "pick up adult pea plant"
+    # in a later stage the game names it by its kind where it lies, and carried by its kind alone (dev #69's replay)
+    later = {"location": "greenhouse", "admissible": ["pick up living thing in flower pot 1", "pick up flower pot 1"]}
+    assert finding.next_move(chosen, [], memory, later, science)[0] == "pick up living thing in flower pot 1"
+    carried = [finding.Need("reproducing pea plant", held=True, kind="living thing", picked=True)]
+    by_kind = ["move living thing to red box", "move red box to living thing", "look around"]
+    assert finding.in_holder_command(move, carried, science, by_kind) == "move living thing to red box"
     memory.observe(5, "You move the pea plant to the inventory.", [("adult pea plant", "in", "inventory")], [])
     in_hand = finding.needs(move, science, memory, "workshop", goal)
     workshop = ["move adult pea plant to red box", "move red box to adult pea plant", "look around"]
