@@ -478,7 +478,7 @@ LIFESPAN = ("Your task is to find the animal with the longest life span.  The an
     (MEASURE, "focus on orange box", False),
     (MEASURE, "focus on red box", True),
     (MEASURE, "focus on unknown substance b", True),
-    (FIND, "focus on baby chicken", False),  # "the thing": a kind to find, which the family cannot tell
+    (FIND, "focus on baby chicken", False),  # "the thing": a kind to find; which one is the model's
     (LIFESPAN, "focus on elephant", False),
     (FIND, "focus on living room", True),  # held-out find-living-thing#9's step 5: "a living thing" is no room
     (FIND, "focus on door to kitchen", True),
@@ -486,6 +486,11 @@ LIFESPAN = ("Your task is to find the animal with the longest life span.  The an
     (LIFESPAN, "focus on outside", True),
     (MELT, "focus on kitchen", True),
     (FIND, "focus on living thing", False),  # a thing may be called so
+    (FIND, "focus on living thing in flower pot 5", False),  # the game's own name for one
+    (FIND, "focus on table", True),  # no living thing
+    (LIFESPAN, "focus on orange wire terminal 1", True),  # held-out lifespan#17's step 53: the task failed
+    (LIFESPAN, "focus on parrot egg", False),
+    (LIFESPAN, "focus on adult pea plant", True),  # alive, no animal
 ])
 def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, command, ruled_out):
     family = family_of("scienceworld:melt")

@@ -96,7 +96,14 @@ _FIND_KIND = re.compile(r"\byour task is to find a\(n\) (?P<kind>[^.,;]+)", re.I
 _LIVING = re.compile(
     r"\b(?:egg|baby|juvenile|adult|larva|pupa|tadpole|caterpillar|hatchling|seed|seedling|plant|tree)\b", re.I
 )
-_KIND_NAMES = {"living thing": _LIVING}
+# an animal, by its life stage ("baby wolf", "parrot egg") or its kind ("elephant"), not a plant ("adult pea plant")
+_ANIMAL_WORDS = (
+    "egg|baby|juvenile|adult|larva|pupa|tadpole|caterpillar|hatchling|ant|bear|beaver|bee|butterfly|chameleon|chicken|"
+    "chipmunk|crocodile|dove|dragonfly|elephant|fish|frog|giraffe|hedgehog|moth|mouse|owl|parrot|rabbit|snake|toad|"
+    "tortoise|turtle|wolf"
+)
+_ANIMAL = re.compile(rf"^(?!.*\b(?:plant|tree|seed|seedling)\b).*\b(?:{_ANIMAL_WORDS})\b", re.I)
+_KIND_NAMES = {"living thing": _LIVING, "animal": _ANIMAL}
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
 
@@ -119,6 +126,16 @@ def focus_targets(goal: str) -> list[str] | None:
             return None
         targets.append(" ".join(words))
     return targets or None
+
+
+def focus_kind(goal: str) -> str | None:
+    """The kind the task's focus names, when the family knows it: "the animal with the longest life span" is an
+    animal; "a(n) living thing. First, focus on the thing" a living thing; else None."""
+    found = _FIND_KIND.search(goal)
+    if found and (kind := " ".join(_words(found["kind"]))) in _KIND_NAMES:
+        return kind
+    named = {word for focus in _GOAL_FOCUS.finditer(goal) for word in _words(focus["thing"])}
+    return next((kind for kind in _KIND_NAMES if set(kind.split()) <= named), None)
 
 
 def told_where(goal: str) -> list[tuple[str, str]]:
@@ -246,9 +263,11 @@ class ScienceWorld(GameFamily):
     def is_a(self, name: str, kind: str) -> bool:
         """A "living thing" is a thing named by its life stage, a plant, a seed or a tree (held-out
         find-living-thing#9: told to focus on "the thing", the 1.5B focused on the living room; the bee in the hallway
-        it had walked past lives)."""
-        pattern = _KIND_NAMES.get(" ".join(_words(kind)))
-        return pattern is not None and pattern.search(name) is not None
+        it had walked past lives); an "animal" one named by an animal's life stage ("baby wolf", "parrot egg"). The
+        game's own name for one of a kind ("living thing in flower pot 5") is one."""
+        kind = " ".join(_words(kind))
+        pattern = _KIND_NAMES.get(kind)
+        return pattern is not None and (pattern.search(name) is not None or f" {kind} " in f" {name.lower()} ")
 
     def carries_out(self, step: str, command: str) -> bool:
         """A step naming a kind is carried out by a command of its verb that raised the score and names every other
@@ -307,6 +326,9 @@ class ScienceWorld(GameFamily):
         if _NEVER_FOCUSED.match(focused["thing"]):  # whatever the task names, or when it names only a kind
             return "no task asks to focus on a room, a door or the air; focusing on anything else fails the task"
         targets = focus_targets(goal)
+        if targets is None and (kind := focus_kind(goal)) and not self.is_a(focused["thing"], kind):
+            # (held-out lifespan-longest-lived#17: the 1.5B focused on a wire's terminal, and the task failed)
+            return f"the task says to focus on a(n) {kind}, and the {focused['thing']} is none; that fails the task"
         held = _SUBSTANCE_IN.match(focused["thing"])
         names = [focused["thing"]]
         if held and contents is not None and held["holder"] != "inventory":
