@@ -203,8 +203,9 @@ def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, vali
             continue
         for name in _names_of_picked(need):
             named = re.sub(rf"\b{re.escape(need.kind)}\b", name, item, count=1, flags=re.IGNORECASE)
-            # as the family words it, in order: "move X to red box" is not "move red box to X"
-            wordings = (family.ground(wording, valid) for wording in (named, *family.phrasings(named)))
+            # as the family words it, in order ("move X to red box" is not "move red box to X"), never the step as
+            # written: "move X to the red box in the workshop" grounds to 'move X to workshop' (dev #69's replay)
+            wordings = (family.ground(wording, valid) for wording in family.phrasings(named))
             if (command := family.command_for_item(named, valid) or next(filter(None, wordings), None)) is not None:
                 return command
     for need in found:

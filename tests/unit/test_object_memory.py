@@ -390,6 +390,8 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
     carried = [finding.Need("reproducing pea plant", held=True, kind="living thing", picked=True)]
     by_kind = ["move living thing to red box", "move red box to living thing", "look around"]
     assert finding.in_holder_command(move, carried, science, by_kind) == "move living thing to red box"
+    elsewhere = ["move living thing to workshop", "move living thing to hallway", "look around"]  # the box not here
+    assert finding.in_holder_command(move, carried, science, elsewhere) is None
     memory.observe(5, "You move the pea plant to the inventory.", [("adult pea plant", "in", "inventory")], [])
     in_hand = finding.needs(move, science, memory, "workshop", goal)
     workshop = ["move adult pea plant to red box", "move red box to adult pea plant", "look around"]

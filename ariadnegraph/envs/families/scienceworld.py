@@ -210,6 +210,12 @@ class ScienceWorld(GameFamily):
     def perceive(self, seen: Observed) -> Sighting:
         return parse_scienceworld.sighting(seen)
 
+    def _on_holder(self, item: str) -> list[str]:
+        """No "X in the Y" reading of a move: "move the living thing to the red box in the workshop" is not done by
+        'move workshop' nor 'move living thing to workshop' (dev find-living-thing#69's replay dropped the plant in
+        the workshop from the hallway)."""
+        return [] if _MOVED.match(" ".join(item.split())) else super()._on_holder(item)
+
     def named_by_holder(self, thing: str, holder: str, valid: Sequence[str]) -> list[str]:
         """A substance lies in a holder as "substance in fountain": the look says "a fountain (containing a substance
         called water)", and no valid command names the water (dev test-conductivity#110: 'focus on substance in
