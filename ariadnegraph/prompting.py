@@ -414,9 +414,11 @@ def where_line(thing: str, where: str, searches: Iterable[str] = ()) -> str:
     return f"{thing}: {where}" + (f"; search: {', '.join(listed)}" if listed else "")
 
 
-def of_kind(thing: str, kind: str) -> str:
-    """ "adult bee (a living thing)": a thing memory saw, named with the kind the step asks for."""
-    return f"{thing} (a {kind})"
+def of_kind(things: str, kind: str) -> str:
+    """ "adult bee (a living thing)": a thing memory saw, named with the kind the step asks for; several ("chameleon
+    egg, parrot egg") are each one."""
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    return f"{things} (each {article} {kind})" if ", " in things else f"{things} ({article} {kind})"
 
 
 def placed_text(

@@ -407,7 +407,11 @@ def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir)
     if not (preset.pin_readings and preset.progress_shown) or state.get("readings"):
         return None
     goal, family = state.get("goal") or "", episode_family(state)
-    done = [family.what_was_done(r.get("action") or "", r.get("observation") or "") for r in score_rises(run)]
+    rises = score_rises(run)
+    # what each command did, as the game's answer names it too ("focus on water" for 'focus on substance in fountain')
+    done = [r.get("action") or "" for r in rises] + [
+        family.what_was_done(r.get("action") or "", r.get("observation") or "") for r in rises
+    ]
     left = goal_steps_left(goal, done, family.goal_steps(goal), family.carries_out, family.instructs)
     return left[0] if left else None
 

@@ -43,11 +43,13 @@ class Need:
     told: bool = False  # a room the task says a thing the step names is in ("located around the kitchen")
     kind: str | None = None  # the kind the step names, when the thing is one memory saw of that kind ("living thing")
     picked: bool = False  # of its kind, the one the game said the player focused on: the one the task goes on with
+    alike: tuple[str, ...] = ()  # the others of its kind in its room: which one the step means is the model's
 
     @property
     def label(self) -> str:
-        """How WHERE names it: "adult bee (a living thing)" for one of a kind, else the thing."""
-        return p.of_kind(self.thing, self.kind) if self.kind else self.thing
+        """How WHERE names it: "adult bee (a living thing)" for one of a kind ("chameleon egg, parrot egg (each an
+        animal)" for several in one room), else the thing."""
+        return p.of_kind(", ".join([self.thing, *self.alike]), self.kind) if self.kind else self.thing
 
 
 def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | None, goal: str = "") -> list[Need]:
@@ -66,7 +68,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
         picked = False
         if seen is None and thing in family.kinds and (instance := _of_kind(thing, family, memory, places, here)):
             kind, key, now = thing, instance, om.placement(view, instance)
-            thing, seen, picked = memory.entity_name(instance), now, _focused_on(instance, memory)
+            thing, seen, picked = memory.entity_name(instance), now, _picked(instance, thing, family, memory, places)
         if seen is None:
             found.append(Need(thing))
             continue
@@ -79,6 +81,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
             found.append(Need(thing))  # a thing of its name, not the one the task places: that room first
             continue
         moves = spatial.shortest_path(view, here, room) if here and room and room != here else None
+        alike = _alike(key, kind, family, memory, places, room) if kind and not picked and room else ()
         found.append(
             Need(
                 thing,
@@ -93,6 +96,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
                 moves=tuple(moves or ()),
                 kind=kind,
                 picked=picked,
+                alike=alike,
             )
         )
     told_rooms = {memory.key(room) for thing in family.things_named(item) for room in family.where_told(thing, goal)}
@@ -137,12 +141,16 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
 
 
 def _the_one_left(thing: str, told: Collection[str], memory: WorldMemory, places: set[str]) -> bool:
-    """Whether a thing (a key) seen outside the rooms the task says it is in (``told``, keys) is the one left: those
-    rooms are searched and memory never saw it in one of them (memory keeps one entity a name: two sodium chlorides,
-    the living room's seen first, would be the kitchen's once the kitchen's was seen)."""
+    """Whether a thing (a key) seen outside the rooms the task says it is in (``told``, keys) is the task's: carried
+    out of one of them (taken after it was seen there: measure-melting-point's substance in the foundry's furnace), or
+    those rooms searched and memory never saw it in one of them (memory keeps one entity a name: two sodium
+    chlorides, the living room's seen first, would be the kitchen's once the kitchen's was seen)."""
     view = memory.current()
-    placed = (f for f in memory.all_facts if f.subject_key == thing and f.relation in om.PLACEMENTS)
-    return _searched(told, memory) and not any(om.room_of(view, f.object_key, places) in told for f in placed)
+    placed = [f for f in memory.all_facts if f.subject_key == thing and f.relation in om.PLACEMENTS]
+    there = [f.valid_from for f in placed if om.room_of(view, f.object_key, places) in told]
+    if there and any(f.object_key == om.INVENTORY and f.valid_from >= min(there) for f in placed):
+        return True
+    return _searched(told, memory) and not there
 
 
 def _searched(rooms: Collection[str], memory: WorldMemory) -> bool:
@@ -170,6 +178,32 @@ def way_to_told(
     return None
 
 
+def _alike(
+    thing: str, kind: str, family: GameFamily, memory: WorldMemory, places: set[str], room: str
+) -> tuple[str, ...]:
+    """The names of the other things of ``kind`` memory places now in ``room`` (held-out lifespan-longest-lived#17:
+    the chameleon egg, the parrot egg and the baby wolf; "the animal with the longest life span" is one of them)."""
+    view = memory.current()
+    others = {
+        f.subject_key
+        for f in view.facts.values()
+        if f.relation in om.PLACEMENTS and f.subject_key not in (thing, spatial.PLAYER) and f.subject_key not in places
+    }
+    names = (memory.entity_name(o) for o in sorted(others) if om.room_of(view, o, places) == room)
+    return tuple(name for name in names if family.is_a(name, kind))
+
+
+def _picked(instance: str, kind: str, family: GameFamily, memory: WorldMemory, places: set[str]) -> bool:
+    """Whether ``instance`` (a key) is the one of ``kind`` the game said the player focused on, and the only one its
+    short answer could mean ("You focus on the pea plant." with two pea plants placed: which one is not known)."""
+    if not _focused_on(instance, memory):
+        return False
+    view = memory.current()
+    placed = {f.subject_key for f in view.facts.values() if f.relation in om.PLACEMENTS and f.subject_key not in places}
+    alike = [t for t in placed if family.is_a(memory.entity_name(t), kind) and _focused_on(t, memory)]
+    return alike == [instance]
+
+
 def _focused_on(thing: str, memory: WorldMemory) -> bool:
     """Whether the game said the player focused on ``thing`` (a key): its answer names it short, "pea plant" for the
     "adult pea plant" a look lists."""
@@ -188,7 +222,7 @@ def done_elsewhere(found: Sequence[Need], location: str | None, inventory: Seque
     rooms = [need for need in found if need.place]
     if not location or not rooms or any(need.here for need in rooms):
         return False
-    held = f" {' '.join(' '.join(inventory).lower().split())} "
+    held = f" {' | '.join(' '.join(thing.lower().split()) for thing in inventory)} "  # (no match across two things)
     things = [need for need in found if not need.place]
     return not any(n.held or n.here or f" {' '.join(n.thing.lower().split())} " in held for n in things)
 
@@ -206,8 +240,9 @@ def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, vali
             # as the family words it, in order ("move X to red box" is not "move red box to X"), never the step as
             # written: "move X to the red box in the workshop" grounds to 'move X to workshop' (dev #69's replay)
             wordings = (family.ground(wording, valid) for wording in family.phrasings(named))
-            if (command := family.command_for_item(named, valid) or next(filter(None, wordings), None)) is not None:
-                return command
+            command = family.command_for_item(named, valid) or next(filter(None, wordings), None)
+            if command is not None and set(name.lower().split()) <= set(command.lower().split()):
+                return command  # (naming it whole: 'move living thing to red box' is not the one in flower pot 1)
     for need in found:
         if need.place or not need.here or need.holder is None or need.holder == need.room:
             continue
@@ -325,20 +360,20 @@ def next_move(
 
 def _names_of_picked(need: Need) -> list[str]:
     """The names the game's commands may give the one of a kind the player focused on: memory's ("adult pea plant"),
-    the kind where it lies ("living thing in flower pot 5": a plant in a later stage), the kind (carried)."""
+    the kind where it lies ("living thing in flower pot 5": a plant in a later stage), the kind when carried."""
     kind = need.kind or ""
     where = [f"{kind} in {need.holder}"] if need.holder and not need.held else []
-    return [need.thing, *where, kind]
+    return [need.thing, *where, *([kind] if need.held else [])]
 
 
 def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
     """The valid command that takes (or does) what ``need`` names, lying here, and why (a thing the step uses, shut:
-    opening it); None when none does, or when the thing is one of a kind the step names."""
+    opening it); None when none does, or when the thing is one of a kind the step names and not the one picked."""
     if need.shut and (command := _valid(f"open {need.thing}", family, valid)):
         return command, f"the {need.thing} the step uses is closed"
     if need.kind is not None and not need.picked:  # one of a kind (a bee of many): which one is the model's
         return None
-    names = _names_of_picked(need)[:-1] if need.picked else [need.thing]  # (the kind alone names any of them)
+    names = _names_of_picked(need) if need.picked else [need.thing]
     if (command := next(filter(None, (family.command_for_item(name, valid) for name in names)), None)) is None:
         return None
     return command, f"the {need.thing} is {need.relation} the {need.holder}, here"

@@ -522,6 +522,18 @@ def test_scienceworld_a_focus_on_a_substance_in_a_holder_is_the_tasks_when_memor
     assert within_rules(state, ["focus on substance in fountain"]) == []
 
 
+def test_scienceworld_a_kind_picked_by_a_criterion_is_not_any_one_of_the_kind():
+    """lifespan-longest-lived-then-shortest-lived: one focus on an animal carries out "focus on the animal with the
+    longest life span" no more than the shortest; "focus on the living thing" any living thing does. The game's name
+    for one of a kind ("living thing in X") is an animal for the shield (find-animal)."""
+    family = family_of("scienceworld:lifespan-longest-lived")
+    assert not family.carries_out("focus on the animal with the longest life span", "focus on adult elephant")
+    assert family.carries_out("focus on the living thing", "focus on adult bee")
+    find_animal = "Your task is to find a(n) animal. First, focus on the thing. Then, move it to the red box."
+    assert family.ruinous("focus on living thing in flower pot 5", [], [], find_animal) is None
+    assert family.ruinous("focus on table", [], [], find_animal)
+
+
 def test_scienceworld_a_focus_is_done_to_what_the_game_says_it_focused_on():
     family = family_of("scienceworld:test-conductivity")
     assert family.what_was_done("focus on substance in fountain", "You focus on the water.") == "focus on water"

@@ -193,6 +193,14 @@ def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_else
     _looked(twice, science, 1, "kitchen", KITCHEN_LOOK)
     assert finding.needs(step.text, science, twice, "kitchen", goal)[0].holder is None
     assert goal_step_here(state, step, fake_session(twice), valid) is None
+    # taken from the living room and put down in the kitchen: the one carried out of the room the task names
+    moved = WorldMemory()
+    _looked(moved, science, 0, "living room", cup)
+    moved.observe(1, "You move the sodium chloride to the inventory.", [("sodium chloride", "in", "inventory")], [])
+    moved.observe(2, "You move the sodium chloride to the glass jar.", [("player", "in", "kitchen"),
+                                                                         ("sodium chloride", "in", "glass jar"),
+                                                                         ("glass jar", "in", "kitchen")], [])
+    assert finding.needs(step.text, science, moved, "kitchen", goal)[0].holder == "glass jar"
     # without object memory nothing is placed: the inventory says what is in hand
     bare = {**state, "location": "hallway", "inventory": ["substance called sodium chloride"]}
     assert goal_step_here(bare, step, fake_session(WorldMemory()), valid) == "focus on sodium chloride"
@@ -396,6 +404,15 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
     in_hand = finding.needs(move, science, memory, "workshop", goal)
     workshop = ["move adult pea plant to red box", "move red box to adult pea plant", "look around"]
     assert finding.in_holder_command(move, in_hand, science, workshop) == "move adult pea plant to red box"
+    elsewhere_here = [finding.Need("reproducing pea plant", holder="flower pot 1", room="greenhouse", here=True,
+                                   kind="living thing", picked=True)]  # lying here: never by the kind alone
+    assert finding.in_holder_command(move, elsewhere_here, science, by_kind) is None
+    two = WorldMemory()  # two pea plants, and the game's answer names neither in full: which one is not known
+    pots = ("This room is called the greenhouse. In it, you see: \n\tthe agent\n\ta flower pot 1 (containing a pea "
+            "plant in the adult stage)\n\ta flower pot 2 (containing a pea plant in the reproducing stage)\n")
+    _looked(two, science, 0, "greenhouse", pots)
+    two.observe(1, answer, list(focused.facts), [])
+    assert not any(n.picked for n in finding.needs(move, science, two, "greenhouse", goal))
     bee = [finding.Need("adult bee", held=True, kind="living thing")]  # one of a kind not focused on: the model's
     assert finding.in_holder_command(move, bee, science, ["move adult bee to red box"]) is None
 
@@ -410,6 +427,32 @@ def test_a_thing_gone_with_no_lead_left_walks_to_the_room_the_step_is_done_in():
              finding.Need("Garden", holder="Garden", room="Garden", place=True, moves=(("west", "garden"),))]
     state = {"location": "Kitchen", "admissible": ["go west", "look"]}
     assert finding.next_move(found, [], memory, state, family_of("cooking:1")) == ("go west", "the step is done in Garden")
+
+
+def test_scienceworld_the_animal_a_task_asks_to_choose_is_one_of_those_seen_and_where_lists_them_all():
+    """Held-out lifespan-longest-lived#17 (at 15842b9): "Focus on the animal with the longest life span"; the
+    chameleon egg, the parrot egg and the baby wolf stood where the game began, and the way forward searched the
+    house for "the animal" (and would have for "the longest life span"). The criterion names no thing; WHERE lists
+    every animal here (which one lives longest is the model's), and code picks none."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.memory import WorldMemory
+
+    science, memory = family_of("scienceworld:lifespan-longest-lived"), WorldMemory()
+    goal = ("Your task is to find the animal with the longest life span.  The animals are in the 'outside' location.  "
+            "Focus on the animal with the longest life span.")
+    outside = ("This outside location is called the outside. Here you see: \n\tthe agent\n\ta substance called air\n\t"
+               "an axe\n\ta chameleon egg\n\ta parrot egg\n\ta baby wolf\nYou also see:\n\tA door to the kitchen "
+               "(that is open)\n")
+    _looked(memory, science, 0, "outside", outside)
+    (step,) = science.goal_steps(goal)
+    assert science.things_named(step) == ["animal"]
+    found = finding.needs(step, science, memory, "outside", goal)
+    assert [(n.kind, n.here, n.place) for n in found] == [("animal", True, False), (None, True, True)]
+    assert sorted([found[0].thing, *found[0].alike]) == ["baby wolf", "chameleon egg", "parrot egg"]
+    line = finding.where_lines(found[:1], [], memory, "outside")[0]
+    assert line.endswith("(each an animal): in the outside, here") and "axe" not in line
+    here = {"location": "outside", "admissible": ["focus on baby wolf", "pick up baby wolf", "look around"]}
+    assert finding.next_move(found, [], memory, here, science) is None
 
 
 def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():

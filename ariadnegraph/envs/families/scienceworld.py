@@ -104,6 +104,7 @@ _ANIMAL_WORDS = (
 )
 _ANIMAL = re.compile(rf"^(?!.*\b(?:plant|tree|seed|seedling)\b).*\b(?:{_ANIMAL_WORDS})\b", re.I)
 _KIND_NAMES = {"living thing": _LIVING, "animal": _ANIMAL}
+_CRITERION = re.compile(r"\s+with (?:the )?\w+est\b.*$", re.I)  # "with the longest life span": which, not what
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
 
@@ -235,8 +236,8 @@ class ScienceWorld(GameFamily):
             thing = " ".join(_words(moved["thing"]))  # not where it goes: taken, the red box goes nowhere
             return [thing] if thing not in PRONOUNS else []
         changed = _HEATED.match(words)
-        if changed is None:
-            return super().things_named(item)
+        if changed is None:  # "the animal with the longest life span": the animal; which one is the criterion's
+            return super().things_named(_CRITERION.sub("", words))
         thing = " ".join(_words(changed["thing"]))
         return [thing, _changed_in(changed["how"], thing)]
 
@@ -273,7 +274,10 @@ class ScienceWorld(GameFamily):
         game's own name for one of a kind ("living thing in flower pot 5") is one."""
         kind = " ".join(_words(kind))
         pattern = _KIND_NAMES.get(kind)
-        return pattern is not None and (pattern.search(name) is not None or f" {kind} " in f" {name.lower()} ")
+        if pattern is None:
+            return False
+        said = f" {name.lower()} "  # the game names one of a kind "living thing in flower pot 5"
+        return pattern.search(name) is not None or any(f" {alias} " in said for alias in (kind, "living thing"))
 
     def carries_out(self, step: str, command: str) -> bool:
         """A step naming a kind is carried out by a command of its verb that raised the score and names every other
@@ -283,7 +287,8 @@ class ScienceWorld(GameFamily):
         find-living-thing#9 focused on a peach tree three times, then carried bees about)."""
         words = step.lower().split()
         named = self.things_named(step)
-        if not words or not any(thing in self.kinds for thing in named):
+        # "the animal with the longest life span" is one animal the criterion picks: not any focus on one
+        if not words or not any(thing in self.kinds for thing in named) or _CRITERION.search(step):
             return False
         said = f" {' '.join(command.lower().split())} "
         others = [thing for thing in named if thing not in self.kinds]
