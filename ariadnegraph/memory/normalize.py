@@ -17,6 +17,10 @@ _IRREGULAR_PLURALS = {
     "leaves": "leaf",
     "shelves": "shelf",
     "loaves": "loaf",
+    "wolves": "wolf",  # ScienceWorld's animals ("wolves" was "wolve")
+    "calves": "calf",
+    "halves": "half",
+    "geese": "goose",
     "potatoes": "potato",
     "tomatoes": "tomato",
     "mangoes": "mango",

@@ -7,6 +7,7 @@ def test_case_articles_and_plurals_share_one_key():
     assert norm.key("some boxes") == "box"
     assert norm.key("berries") == "berry"
     assert norm.key("knives") == "knife"
+    assert [singularize(w) for w in ("wolves", "halves", "geese")] == ["wolf", "half", "goose"]
 
 
 def test_singular_words_ending_in_s_are_left_alone():
