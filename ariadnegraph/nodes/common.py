@@ -18,7 +18,7 @@ from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.session import Session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
-from ..envs.families import GENERIC, GameFamily, family_named, family_of
+from ..envs.families import GENERIC, GameFamily, Standing, family_named, family_of
 from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_command
 from ..memory import WorldMemory
 from ..memory import objects as om
@@ -285,7 +285,6 @@ def breaks_rules(state: Mapping[str, Any], command: str, memory: WorldMemory | N
     """Why the game family's rules say ``command`` ruins the episode, given what the state holds (what is carried, the
     texts read, the goal) and what memory has seen in a holder, else None: the one place the rules are asked
     (GameFamily.ruinous)."""
-    inventory, readings, goal = state.get("inventory"), state.get("readings") or [], state.get("goal") or ""
     contents = None
     if memory is not None:
         view = memory.current()
@@ -293,7 +292,13 @@ def breaks_rules(state: Mapping[str, Any], command: str, memory: WorldMemory | N
         def contents(holder: str) -> list[str]:
             return om.contents(view, memory.key(holder))
 
-    return episode_family(state).ruinous(command, list(inventory or []), readings, goal, contents)
+    standing = Standing(
+        inventory=list(state.get("inventory") or []),
+        readings=list(state.get("readings") or []),
+        goal=state.get("goal") or "",
+        contents=contents,
+    )
+    return episode_family(state).ruinous(command, standing)
 
 
 def within_rules(state: Mapping[str, Any], commands: Sequence[str], memory: WorldMemory | None = None) -> list[str]:

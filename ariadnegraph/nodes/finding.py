@@ -61,7 +61,8 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
     here = memory.key(location) if location else spatial.current_location(view)
     places = spatial.locations(view)
     found = []
-    for thing in family.things_named(item):
+    named = family.things_named(item)
+    for thing in named:
         key, kind = memory.key(thing), None
         now = om.placement(view, key)
         seen = now or om.last_seen(history, key)
@@ -99,7 +100,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
                 alike=alike,
             )
         )
-    told_rooms = {memory.key(room) for thing in family.things_named(item) for room in family.where_told(thing, goal)}
+    told_rooms = {memory.key(room) for thing in named for room in family.where_told(thing, goal)}
     for room in family.places_named(item, goal):
         key = memory.key(room)
         if key not in places and key != here:
@@ -235,7 +236,7 @@ def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, vali
     for need in found:
         if need.kind is None or not need.picked or not (need.held or need.here):
             continue
-        for name in _names_of_picked(need):
+        for name in _names_of_picked(need, family):
             named = re.sub(rf"\b{re.escape(need.kind)}\b", name, item, count=1, flags=re.IGNORECASE)
             # as the family words it, in order ("move X to red box" is not "move red box to X"), never the step as
             # written: "move X to the red box in the workshop" grounds to 'move X to workshop' (dev #69's replay)
@@ -358,12 +359,10 @@ def next_move(
     return next((move for need in places if (move := _toward_seen(need, family, valid))), None)
 
 
-def _names_of_picked(need: Need) -> list[str]:
-    """The names the game's commands may give the one of a kind the player focused on: memory's ("adult pea plant"),
-    the kind where it lies ("living thing in flower pot 5": a plant in a later stage), the kind when carried."""
-    kind = need.kind or ""
-    where = [f"{kind} in {need.holder}"] if need.holder and not need.held else []
-    return [need.thing, *where, *([kind] if need.held else [])]
+def _names_of_picked(need: Need, family: GameFamily) -> list[str]:
+    """The names the game's commands may give the one of a kind the player focused on (the family says:
+    ``GameFamily.names_of_one_of_kind``)."""
+    return family.names_of_one_of_kind(need.thing, need.kind or "", need.holder, need.held)
 
 
 def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
@@ -373,7 +372,7 @@ def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[st
         return command, f"the {need.thing} the step uses is closed"
     if need.kind is not None and not need.picked:  # one of a kind (a bee of many): which one is the model's
         return None
-    names = _names_of_picked(need) if need.picked else [need.thing]
+    names = _names_of_picked(need, family) if need.picked else [need.thing]
     if (command := next(filter(None, (family.command_for_item(name, valid) for name in names)), None)) is None:
         return None
     return command, f"the {need.thing} is {need.relation} the {need.holder}, here"

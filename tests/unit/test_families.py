@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ariadnegraph.envs import families
-from ariadnegraph.envs.families import GENERIC, Observed, family_of
+from ariadnegraph.envs.families import GENERIC, Observed, Standing, family_of
 from ariadnegraph.nodes.common import within_rules
 
 OBSERVATIONS = Path(__file__).parent.parent / "fixtures" / "observations"
@@ -50,7 +50,7 @@ def test_a_spec_no_family_covers_plays_with_the_generic_family(monkeypatch):
     monkeypatch.setattr(families, "FAMILIES", [f for f in families.FAMILIES if f.name != "textworld"])
     generic = family_of("coin:1")
     assert generic is GENERIC
-    assert generic.ruinous("eat coin", []) is None and generic.perceive(Observed("There is a coin on the floor.")).facts == ()
+    assert generic.ruinous("eat coin", Standing()) is None and generic.perceive(Observed("There is a coin on the floor.")).facts == ()
     assert "text game" in generic.brief
 
 
@@ -67,7 +67,7 @@ def test_a_family_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
             def covers(self, prefix, rest):
                 return prefix == "treasure" and rest == "99"
 
-            def ruinous(self, command, inventory, readings=(), goal="", contents=None):
+            def ruinous(self, command, standing):
                 return "the trap closes" if command == "pull red lever" else None
 
             def perceive(self, seen):
@@ -81,7 +81,7 @@ def test_a_family_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
     monkeypatch.setattr(families, "FAMILIES", [ariadne_test_family.FAMILY, *families.FAMILIES])
     family = family_of("treasure:99")
     assert family.name == "test.puzzle" and family.brief == "A puzzle of levers."
-    assert [c for c in ["pull red lever", "pull blue lever"] if family.ruinous(c, []) is None] == ["pull blue lever"]
+    assert [c for c in ["pull red lever", "pull blue lever"] if family.ruinous(c, Standing()) is None] == ["pull blue lever"]
     assert family.perceive(Observed("You see levers.", location="Hall")).facts == (("lever", "in", "Hall"),)
     assert families.family_named("test.puzzle") is ariadne_test_family.FAMILY  # as a checkpointed state names it
     assert family_of("treasure:1").name == "textworld"  # the rest is unchanged
@@ -102,7 +102,7 @@ def test_a_family_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
     ("twx:coincollector", "eat coin", [], None),
 ])
 def test_what_the_cooking_rules_rule_out(spec, command, inventory, ruled_out):
-    reason = family_of(spec).ruinous(command, inventory)
+    reason = family_of(spec).ruinous(command, Standing(inventory=inventory))
     if ruled_out is None:
         assert reason is None
     else:
@@ -122,9 +122,9 @@ RECIPE = "examine cookbook:\nIngredients:\nbanana\nred hot pepper\n\nDirections:
     ("cook carrot with oven", None),  # not in what was read
 ])
 def test_cooking_an_ingredient_otherwise_than_the_recipe_read_says_is_ruled_out(command, ruled_out):
-    reason = family_of("cooking:3").ruinous(command, ["red hot pepper", "banana"], [RECIPE])
+    reason = family_of("cooking:3").ruinous(command, Standing(["red hot pepper", "banana"], [RECIPE]))
     assert reason is None if ruled_out is None else ruled_out in reason
-    assert family_of("cooking:3").ruinous(command, ["red hot pepper", "banana"]) is None  # nothing read: not known
+    assert family_of("cooking:3").ruinous(command, Standing(["red hot pepper", "banana"])) is None  # nothing read: not known
 
 
 def test_the_shield_keeps_every_other_command():
@@ -149,8 +149,8 @@ def test_textworldexpress_grills_on_its_barbeque_or_in_the_toaster_not_on_textwo
     valid = ["cook pork chop in oven", "cook pork chop in stove", "cook pork chop in toaster", "look around"]
     assert [twx.ground(c, valid) for c in twx.phrasings("grill the pork chop")] == [None, "cook pork chop in toaster"]
     recipe = ["read cookbook:\nDirections:\n  chop the pork chop\n  grill the pork chop\n  roast the block of cheese"]
-    assert "with the barbeque or the toaster" in twx.ruinous("cook pork chop in oven", ["chopped pork chop"], recipe)
-    assert twx.ruinous("cook pork chop in toaster", ["chopped pork chop"], recipe) is None
+    assert "with the barbeque or the toaster" in twx.ruinous("cook pork chop in oven", Standing(["chopped pork chop"], recipe))
+    assert twx.ruinous("cook pork chop in toaster", Standing(["chopped pork chop"], recipe)) is None
     assert twx.things_named("grill the pork chop") == ["pork chop", "barbeque", "toaster"]
     assert "toaster" in twx.brief and "BBQ" not in twx.brief
     assert textworld.phrasings("grill the pork chop") == ["cook pork chop bbq"] and "grill on the BBQ" in textworld.brief
@@ -349,6 +349,8 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     assert all(science.is_a(name, "living thing") for name in living)
     assert not any(science.is_a(name, "living thing") for name in ["living room", "picture", "air", "bee hive", "table"])
     assert not family_of("cooking:1").is_a("adult bee", "living thing")  # a family that knows no kinds
+    assert all(science.is_a(name, "animal") for name in ["blue jay", "baby wolf", "parrot egg"])
+    assert not any(science.is_a(name, "animal") for name in ["pea plant", "apple seed", "orange wire terminal 1"])
     # a step naming a kind is carried out by its verb on a thing of that kind: a second focus would undo the first
     assert science.carries_out("focus on the living thing", "focus on adult bee")
     assert science.carries_out("focus on the living thing", "focus on living thing in flower pot 8")  # the game's name
@@ -494,7 +496,7 @@ LIFESPAN = ("Your task is to find the animal with the longest life span.  The an
 ])
 def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, command, ruled_out):
     family = family_of("scienceworld:melt")
-    why = family.ruinous(command, [], [], goal)
+    why = family.ruinous(command, Standing(goal=goal))
     assert (why is not None) == ruled_out
     assert why is None or "fails the task" in why
     state = {"env": "scienceworld:melt", "goal": goal, "inventory": []}
@@ -507,12 +509,12 @@ def test_scienceworld_a_focus_on_a_substance_in_a_holder_is_the_tasks_when_memor
     family = family_of("scienceworld:test-conductivity")
     goal = "Your task is to determine if water is electrically conductive. First, focus on the water."
     seen = {"fountain": ["water"], "toilet": ["soap"]}
-    assert family.ruinous("focus on substance in fountain", [], [], goal, lambda holder: seen.get(holder, [])) is None
-    assert family.ruinous("focus on substance in toilet", [], [], goal, lambda holder: seen.get(holder, []))
-    assert family.ruinous("focus on substance in fountain", [], [], goal)  # memory not asked: ruled out
+    assert family.ruinous("focus on substance in fountain", Standing(goal=goal, contents=lambda holder: seen.get(holder, []))) is None
+    assert family.ruinous("focus on substance in toilet", Standing(goal=goal, contents=lambda holder: seen.get(holder, [])))
+    assert family.ruinous("focus on substance in fountain", Standing(goal=goal))  # memory not asked: ruled out
     two = {"flower pot 1": ["soil", "water"], "inventory": ["water"]}  # of two, which one the game means is not known
-    assert family.ruinous("focus on substance in flower pot 1", [], [], goal, lambda holder: two.get(holder, []))
-    assert family.ruinous("focus on substance in inventory", [], [], goal, lambda holder: two.get(holder, []))
+    assert family.ruinous("focus on substance in flower pot 1", Standing(goal=goal, contents=lambda holder: two.get(holder, [])))
+    assert family.ruinous("focus on substance in inventory", Standing(goal=goal, contents=lambda holder: two.get(holder, [])))
     from ariadnegraph.memory import WorldMemory
 
     memory = WorldMemory()
@@ -530,8 +532,8 @@ def test_scienceworld_a_kind_picked_by_a_criterion_is_not_any_one_of_the_kind():
     assert not family.carries_out("focus on the animal with the longest life span", "focus on adult elephant")
     assert family.carries_out("focus on the living thing", "focus on adult bee")
     find_animal = "Your task is to find a(n) animal. First, focus on the thing. Then, move it to the red box."
-    assert family.ruinous("focus on living thing in flower pot 5", [], [], find_animal) is None
-    assert family.ruinous("focus on table", [], [], find_animal)
+    assert family.ruinous("focus on living thing in flower pot 5", Standing(goal=find_animal)) is None
+    assert family.ruinous("focus on table", Standing(goal=find_animal))
 
 
 def test_scienceworld_a_focus_is_done_to_what_the_game_says_it_focused_on():

@@ -26,7 +26,7 @@ from . import (
     twx_sorting,
     twx_textworldcommonsense,
 )
-from .base import GameFamily, Observed, Sighting
+from .base import GameFamily, Observed, Sighting, Standing
 
 FAMILIES: list[GameFamily] = [
     textworld_cooking.FAMILY,
@@ -57,4 +57,4 @@ def family_named(name: str | None) -> GameFamily | None:
     return next((f for f in [*FAMILIES, GENERIC] if f.name == name), None)
 
 
-__all__ = ["FAMILIES", "GENERIC", "GameFamily", "Observed", "Sighting", "family_named", "family_of"]
+__all__ = ["FAMILIES", "GENERIC", "GameFamily", "Observed", "Sighting", "Standing", "family_named", "family_of"]

@@ -11,7 +11,7 @@ the AgentKit thought graph written for it. A family is one module; the registry 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -47,6 +47,18 @@ class Observed:
     valid: Sequence[str] = ()
     location: str | None = None
     inventory: Sequence[str] | None = None  # None: the env did not say
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What a family's rules read besides the command: what the player carries, the texts read (a recipe, as TEXTS
+    READ keeps them), the task, and ``contents``: what memory has seen in a holder, by its name (None: memory not
+    asked)."""
+
+    inventory: Sequence[str] = ()
+    readings: Sequence[str] = ()
+    goal: str = ""
+    contents: Callable[[str], Sequence[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -137,17 +149,9 @@ class GameFamily:
         return None
 
     # -- rules: what ruins the game for good ---------------------------------------------------------------------
-    def ruinous(
-        self,
-        command: str,
-        inventory: Iterable[str] | None,
-        readings: Sequence[str] = (),
-        goal: str = "",
-        contents: Callable[[str], Sequence[str]] | None = None,
-    ) -> str | None:
-        """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient, a failed task), else
-        None. ``readings``: the texts the agent read (a recipe), as TEXTS READ keeps them; ``goal``: the task;
-        ``contents``: what memory has seen in a holder, by its name (None: memory not asked)."""
+    def ruinous(self, command: str, standing: Standing) -> str | None:
+        """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient, a failed task), given
+        where the player stands (:class:`Standing`), else None."""
         return None
 
     # -- instructions and commands -------------------------------------------------------------------------------
@@ -259,6 +263,11 @@ class GameFamily:
         """How the valid commands name ``thing`` lying in ``holder`` when no command names it itself (ScienceWorld:
         "substance in fountain" for the water in it); none by default."""
         return []
+
+    def names_of_one_of_kind(self, thing: str, kind: str, holder: str | None, held: bool) -> list[str]:
+        """The names the valid commands may give ``thing``, one of the ``kind`` a task names, lying in ``holder`` or
+        carried (``held``): its own name by default."""
+        return [thing]
 
     def places_named(self, item: str, goal: str) -> list[str]:
         """The room an instruction must be done in, when the family's rules or the task (``goal``) name one ("prepare

@@ -13,11 +13,11 @@ is)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 
 from ...memory.normalize import singularize
 from . import parse_scienceworld, prompts
-from .base import PRONOUNS, GameFamily, Observed, Sighting
+from .base import PRONOUNS, GameFamily, Observed, Sighting, Standing
 
 _FOCUS = re.compile(r"^focus on (?P<thing>.+)$")
 _SUBSTANCE_IN = re.compile(r"^substance in (?P<holder>.+)$")  # how the valid commands name a substance in a holder
@@ -99,7 +99,7 @@ _LIVING = re.compile(
 # an animal, by its life stage ("baby wolf", "parrot egg") or its kind ("elephant"), not a plant ("adult pea plant")
 _ANIMAL_WORDS = (
     "egg|baby|juvenile|adult|larva|pupa|tadpole|caterpillar|hatchling|ant|bear|beaver|bee|butterfly|chameleon|chicken|"
-    "chipmunk|crocodile|dove|dragonfly|elephant|fish|frog|giraffe|hedgehog|moth|mouse|owl|parrot|rabbit|snake|toad|"
+    "chipmunk|crocodile|dove|dragonfly|elephant|fish|frog|giraffe|hedgehog|jay|moth|mouse|owl|parrot|rabbit|snake|toad|"
     "tortoise|turtle|wolf"
 )
 _ANIMAL = re.compile(rf"^(?!.*\b(?:plant|tree|seed|seedling)\b).*\b(?:{_ANIMAL_WORDS})\b", re.I)
@@ -227,6 +227,13 @@ class ScienceWorld(GameFamily):
             return []
         return [f"substance in {holder}"]
 
+    def names_of_one_of_kind(self, thing: str, kind: str, holder: str | None, held: bool) -> list[str]:
+        """Memory's name ("adult pea plant", the parser's for "a pea plant in the adult stage"), the kind where it lies
+        ("living thing in flower pot 5": a plant in a later stage has no name of its own in the commands), the kind
+        when carried ("move living thing to red box"; dev find-living-thing#69)."""
+        where = [f"{kind} in {holder}"] if holder and not held else []
+        return [thing, *where, *([kind] if held else [])]
+
     def things_named(self, item: str) -> list[str]:
         """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace; the
         oven for ice; "cool the water": the freezer); "move the living thing to the red box in the workshop" the thing
@@ -321,14 +328,7 @@ class ScienceWorld(GameFamily):
         room = " ".join(_words(moved["where"].partition(" in the ")[2])) if moved else ""
         return list(dict.fromkeys([*told, *([room] if room in ROOMS else [])]))
 
-    def ruinous(
-        self,
-        command: str,
-        inventory: Iterable[str] | None,
-        readings: Sequence[str] = (),
-        goal: str = "",
-        contents: Callable[[str], Sequence[str]] | None = None,
-    ) -> str | None:
+    def ruinous(self, command: str, standing: Standing) -> str | None:
         """A focus on what the task does not name fails it. "substance in fountain" names what memory has seen in the
         fountain (``contents``): a focus on it is the task's when that is the one thing there."""
         focused = _FOCUS.match(" ".join(command.lower().split()))
@@ -336,14 +336,14 @@ class ScienceWorld(GameFamily):
             return None
         if _NEVER_FOCUSED.match(focused["thing"]):  # whatever the task names, or when it names only a kind
             return "no task asks to focus on a room, a door or the air; focusing on anything else fails the task"
-        targets = focus_targets(goal)
-        if targets is None and (kind := focus_kind(goal)) and not self.is_a(focused["thing"], kind):
+        targets = focus_targets(standing.goal)
+        if targets is None and (kind := focus_kind(standing.goal)) and not self.is_a(focused["thing"], kind):
             # (held-out lifespan-longest-lived#17: the 1.5B focused on a wire's terminal, and the task failed)
             return f"the task says to focus on a(n) {kind}, and the {focused['thing']} is none; that fails the task"
         held = _SUBSTANCE_IN.match(focused["thing"])
         names = [focused["thing"]]
-        if held and contents is not None and held["holder"] != "inventory":
-            inside = list(contents(held["holder"]))
+        if held and standing.contents is not None and held["holder"] != "inventory":
+            inside = list(standing.contents(held["holder"]))
             names = inside if len(inside) == 1 else names  # of two (soil, water), which one the game means is not known
         if targets is None or any(names_target(name, t) for name in names for t in targets):
             return None

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 
 from . import parse_textworld, prompts
-from .base import GameFamily, Observed, Sighting, Triplet
+from .base import GameFamily, Observed, Sighting, Standing, Triplet
 from .textworld import TextWorld
 
 # The verb of a recipe's direction and the state it leaves an ingredient in.
@@ -128,15 +128,8 @@ class CookingRules(GameFamily):
     state_groups = (frozenset({RAW, *COOK_STATES, BURNED, "cooked"}), frozenset({"uncut", *CUT_STATES}))
     appliances: Appliances = TEXTWORLD_APPLIANCES  # where each way of cooking is done in the family's games
 
-    def ruinous(
-        self,
-        command: str,
-        inventory: Iterable[str] | None,
-        readings: Sequence[str] = (),
-        goal: str = "",
-        contents: Callable[[str], Sequence[str]] | None = None,
-    ) -> str | None:
-        return ruins_a_meal(command, inventory, readings, self.appliances)
+    def ruinous(self, command: str, standing: Standing) -> str | None:
+        return ruins_a_meal(command, standing.inventory, standing.readings, self.appliances)
 
     def phrasings(self, item: str) -> list[str]:
         return cooking_phrasings(item, self.appliances)
