@@ -424,17 +424,17 @@ def of_kind(things: str, kind: str) -> str:
 def placed_text(
     relation: str, holder: str, room: str | None, here: bool, closed: bool, moves: Iterable[str] = ()
 ) -> str:
-    """ "in the fridge (closed) in Kitchen, here"; elsewhere with the way there: "on the counter in Kitchen; the way
-    there: go east, go north"."""
+    """ "in the fridge (closed) in Kitchen, here"; elsewhere with the way there (``moves``: its commands): "on the
+    counter in Kitchen; the way there: go east, go north"."""
     state = " (closed)" if closed else ""
     place = "" if room is None or room.lower() == holder.lower() else f" in {room}"
-    way = ", ".join(f"go {d}" for d in moves)
+    way = ", ".join(moves)
     return f"{relation} the {holder}{state}{place}" + (", here" if here else f"; the way there: {way}" if way else "")
 
 
 def room_text(here: bool, moves: Iterable[str]) -> str:
-    """Where a room the step is done in is: "here", or "go west, go north"."""
-    return "here" if here else ", ".join(f"go {d}" for d in moves) or "the way there is not known"
+    """Where a room the step is done in is: "here", or the way there (``moves``: its commands): "go west, go north"."""
+    return "here" if here else ", ".join(moves) or "the way there is not known"
 
 
 def not_seen_text(last_holder: str | None) -> str:
@@ -452,5 +452,6 @@ def search_here_line(commands: Iterable[str]) -> str:
 
 
 def search_elsewhere_line(rooms: Mapping[str, Iterable[str]]) -> str:
-    """Where to search elsewhere, by room: "search elsewhere: go to Kitchen, then open fridge, open oven"."""
-    return "search elsewhere: " + "; ".join(f"go to {room}, then {', '.join(cmds)}" for room, cmds in rooms.items())
+    """Where to search elsewhere, by the move to each room: "search elsewhere: go to Kitchen, then open fridge, open
+    oven"."""
+    return "search elsewhere: " + "; ".join(f"{move}, then {', '.join(cmds)}" for move, cmds in rooms.items())

@@ -36,7 +36,7 @@ _SW_ROOM = re.compile(r"\b(?:This room is called|You move to) the ([^.\n]+?)\s*\
 
 _DIRECTIONS = "north|south|east|west|northeast|northwest|southeast|southwest|up|down|n|s|e|w|ne|nw|se|sw|u|d"
 _MOVEMENT = re.compile(rf"^(?:(?:go|walk|run|move|head)\s+(?:to\s+(?:the\s+)?)?)?(?:{_DIRECTIONS})$", re.IGNORECASE)
-_GO_TO = re.compile(r"^(?:go|walk|run|move|head)\s+(?:to|into)\s+\S", re.IGNORECASE)
+_GO_TO = re.compile(r"^(?:go|walk|run|move|head|teleport)\s+(?:to|into)\s+\S", re.IGNORECASE)
 _MOVE_FAILED = re.compile(
     r"can't go|cannot go|can not go|no exit|not a verb|can't see|you need to|is closed|is locked|"
     r"blocked|have to|isn't (?:a|an) |only understood|not possible|no way|what do you want",
@@ -91,7 +91,7 @@ def parse_location(text: str) -> str | None:
 
 
 def is_movement(command: str | None) -> bool:
-    """Whether a command tries to move the player (``go north``, ``n``, ``go to kitchen``)."""
+    """Whether a command tries to move the player (``go north``, ``n``, ``go to kitchen``, ``teleport to kitchen``)."""
     if not command:
         return False
     command = " ".join(command.split())

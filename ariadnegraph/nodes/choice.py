@@ -87,12 +87,15 @@ def where_section(state: AgentState, context: AgentContext, session: Session) ->
     location = state.get("location")
     family, valid = episode_family(state), list(state.get("admissible") or [])
     found = finding.needs(item, family, session.memory, location, state.get("goal") or "")
-    searches = finding.leads(session.memory, location, found)
+    searches = finding.leads(session.memory, location, found, family, valid)
 
     def playable(command: str) -> bool:
         return not valid or family.ground(command, valid) is not None
 
-    return finding.where_lines(found, searches, session.memory, location, playable) or None
+    def reach(room: str) -> str | None:
+        return family.reach(room, valid)
+
+    return finding.where_lines(found, searches, session.memory, location, playable, reach) or None
 
 
 LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]": what a small model copies along

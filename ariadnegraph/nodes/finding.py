@@ -256,20 +256,51 @@ def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, vali
     return None
 
 
-def leads(memory: WorldMemory, location: str | None, toward: Sequence[Need] = ()) -> list[om.Lead]:
+def _into(lead: om.Lead) -> str:
+    """The room a lead goes into, where it names one: a named exit's lead is named after it, a door's command too."""
+    return lead.name if lead.kind == "exit" else lead.command.partition(" door to ")[2]
+
+
+def leads(
+    memory: WorldMemory,
+    location: str | None,
+    toward: Sequence[Need] = (),
+    family: GameFamily | None = None,
+    valid: Sequence[str] = (),
+) -> list[om.Lead]:
     """Where to search for what was never seen, nearest first; those in (or into) a room the step is done in
-    (``toward``'s places: "the water is located around the kitchen") before the rest."""
+    (``toward``'s places: "the water is located around the kitchen") before the rest. Where the ``family`` reaches a
+    room in one move (``GameFamily.reach``), a room never visited is a lead here, the move to it its command, in place
+    of the walk to an exit or a door into it elsewhere."""
     view = memory.current()
     here = memory.key(location) if location else spatial.current_location(view)
     found = om.leads(view, memory.all_facts, here)
+    if family is not None and valid:
+        found = _with_rooms_reached(found, memory, here, family, valid)
     rooms = {memory.key(need.room or need.thing) for need in toward if need.place}
     if not rooms:
         return found
+    return sorted(found, key=lambda lead: lead.room not in rooms and memory.key(_into(lead)) not in rooms)
 
-    def into(lead: om.Lead) -> str:  # a named exit's lead is named after the room it goes to, a door's command too
-        return lead.name if lead.kind == "exit" else lead.command.partition(" door to ")[2]
 
-    return sorted(found, key=lambda lead: lead.room not in rooms and memory.key(into(lead)) not in rooms)
+def _with_rooms_reached(
+    found: list[om.Lead], memory: WorldMemory, here: str | None, family: GameFamily, valid: Sequence[str]
+) -> list[om.Lead]:
+    """``found`` with each room never visited that one move reaches as a lead here (after the leads here), and without
+    the exits and doors into it elsewhere; a room an exit or door here goes into keeps that lead."""
+    visited = set(spatial.visited_locations(memory.all_facts))
+    entered_here = {memory.key(_into(lead)) for lead in found if lead.room == here and lead.kind != "container"}
+    reached: dict[str, om.Lead] = {}
+    for room in family.rooms_reached(valid):
+        key = memory.key(room)
+        if key in visited or key == here or key in entered_here or (command := family.reach(room, valid)) is None:
+            continue
+        reached.setdefault(key, om.Lead("exit", room, here or "", command))
+    if not reached:
+        return found
+    near = [lead for lead in found if lead.room == here]
+    far = [lead for lead in found if lead.room != here and memory.key(_into(lead)) not in reached]
+    return [*near, *reached.values(), *far]
 
 
 def where_lines(
@@ -278,9 +309,16 @@ def where_lines(
     memory: WorldMemory,
     location: str | None,
     playable: Callable[[str], bool] = lambda command: True,
+    reach: Callable[[str], str | None] = lambda room: None,
 ) -> list[str]:
     """The WHERE section: each thing the next step needs, where memory has it and what gets it (prompting's lines).
-    ``playable``: whether a search here is a valid command now (TWX's coin collector keeps its containers shut)."""
+    ``playable``: whether a search here is a valid command now (TWX's coin collector keeps its containers shut);
+    ``reach``: the one move to a room, where the family has one (``GameFamily.reach``), shown as the way there."""
+
+    def way(need: Need) -> list[str]:
+        move = reach(need.room) if need.room and not need.here else None
+        return [move] if move else [f"go {direction}" for direction, _ in need.moves]
+
     lines, unseen = [], []
     for need in found:
         if need.held:
@@ -290,10 +328,9 @@ def where_lines(
         elif need.holder is None:
             unseen.append(need.thing)
         elif need.place:
-            lines.append(p.where_line(need.thing, p.room_text(need.here, [d for d, _ in need.moves])))
+            lines.append(p.where_line(need.thing, p.room_text(need.here, way(need))))
         else:
-            moves = [d for d, _ in need.moves]
-            where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed, moves)
+            where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed, way(need))
             lines.append(p.where_line(need.label, where))
     if unseen:  # what was never seen: where to search, here first (the commands as written), then elsewhere
         lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None)))
@@ -305,7 +342,8 @@ def where_lines(
         if far:
             rooms: dict[str, list[str]] = {}
             for lead in far:
-                rooms.setdefault(memory.entity_name(lead.room), []).append(lead.command)
+                room = memory.entity_name(lead.room)
+                rooms.setdefault(reach(room) or f"go to {room}", []).append(lead.command)
             lines.append(p.search_elsewhere_line(rooms))
     return lines
 
@@ -350,6 +388,8 @@ def next_move(
             if move := _toward_seen(need, family, valid):
                 return move
             continue
+        if need.place and need.holder is None and (command := family.reach(need.thing, valid) if valid else None):
+            return command, f"the step is done in {need.thing}"  # a room not seen yet, one move away
         if search := search_move(searches, memory, state, family, worn):
             return search[0], f"the {need.thing} is not seen yet: {search[1]}"
     # nowhere left to search for what was never seen (or is gone): the room the step is done in, where the task may
@@ -379,8 +419,14 @@ def _take_here(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[st
 
 
 def _toward_seen(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
-    """The first move of the way to the room where memory has ``need`` now, when a valid command makes it, and why."""
-    if not need.moves or need.room is None or (command := _valid(f"go {need.moves[0][0]}", family, valid)) is None:
+    """The first move of the way to the room where memory has ``need`` now (the one move there, where the family has
+    one: ``GameFamily.reach``), when a valid command makes it, and why."""
+    if need.room is None or need.here:
+        return None
+    command = family.reach(need.room, valid) if valid else None
+    if command is None and need.moves:
+        command = _valid(f"go {need.moves[0][0]}", family, valid)
+    if command is None:
         return None
     if need.place:
         return command, f"the step is done in {need.room}"
@@ -394,7 +440,10 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
     from it; a shut thing it uses is opened); then the first move of the way there. None when the step needs nothing
     elsewhere that memory has seen (nor a shut thing here it uses), or no valid command walks there; what was never
     seen is the planner's (or the way forward's) to search for."""
-    elsewhere = any(n.moves and not (n.held or n.here or n.gone or n.holder is None) for n in found)
+    elsewhere = any(
+        (n.moves or (n.room and family.reach(n.room, valid))) and not (n.held or n.here or n.gone or n.holder is None)
+        for n in found
+    )
     if not elsewhere and not any(n.here and n.shut for n in found):
         return None
     for need in found:
@@ -433,7 +482,8 @@ def search_move(
     location = state.get("location")
     here = memory.key(location) if location else spatial.current_location(memory.current())
     for lead in searches:
-        command = lead.command if lead.room == here else _toward(lead.room, memory, here)
+        there = memory.entity_name(lead.room)
+        command = lead.command if lead.room == here else family.reach(there, valid) or _toward(lead.room, memory, here)
         if command and (command := _valid(command, family, valid)) and command not in worn:
             where = "here" if lead.room == here else f"in {memory.entity_name(lead.room)}"
             return command, f"{lead.command} {where}"

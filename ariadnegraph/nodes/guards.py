@@ -397,7 +397,8 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     allowed = does is not None and breaks_rules(s.state, does, s.memory) is None  # the shield's word
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
-    return finding.next_move(found, finding.leads(s.memory, location, found), s.memory, s.state, s.family, s.worn)
+    searches = finding.leads(s.memory, location, found, s.family, s.admissible)
+    return finding.next_move(found, searches, s.memory, s.state, s.family, s.worn)
 
 
 def way_forward(s: Situation) -> tuple[str, str]:
@@ -413,7 +414,11 @@ def way_forward(s: Situation) -> tuple[str, str]:
         return lock
     if s.preset.object_memory and (
         search := finding.search_move(
-            finding.leads(s.memory, s.state.get("location")), s.memory, s.state, s.family, s.worn
+            finding.leads(s.memory, s.state.get("location"), family=s.family, valid=s.admissible),
+            s.memory,
+            s.state,
+            s.family,
+            s.worn,
         )
     ):
         return search[0], f"not searched yet: {search[1]}"

@@ -359,3 +359,48 @@ def test_the_living_thing_focused_on_is_carried_and_moved_by_the_name_memory_giv
         assert command == "move adult pea plant to red box"
         seen = env.step(command)
         assert seen.won and seen.score == 100
+
+
+def test_codes_search_and_walk_teleport_to_each_room_and_the_task_is_won():
+    """Dev melt#5 (gallium, in the workshop): from the start, code's own way to each step (finding over object memory,
+    no model) searches the house and carries the gallium to the blast furnace, a room never visited and the foundry one
+    'teleport to' away (without it the search alone went back through the hallway four times, 22 moves, and the walk
+    to the furnace took four more); the game takes every command and the task is won."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import finding
+
+    science, memory = family_of("scienceworld:melt"), WorldMemory()
+
+    def play(env, step: int, command: str | None):  # as memory_update writes what the family perceives
+        seen = env.step(command) if command else env.reset()
+        observed = Observed(seen.text, command=command, valid=seen.admissible_actions, location=seen.location,
+                            inventory=list(seen.inventory) if seen.inventory is not None else None)
+        memory.observe(step, seen.text, [("player", "in", seen.location), *science.perceive(observed).facts], [])
+        return seen
+
+    played: list[str] = []
+    with make_scienceworld("melt", variation=5, max_steps=200) as env:
+        seen = play(env, 0, None)
+        for step in science.goal_steps(env.goal):
+            while len(played) < 40 and not seen.done:
+                valid = seen.admissible_actions
+                found = finding.needs(step, science, memory, seen.location, env.goal)
+                does = science.command_for_item(step, valid)
+                if does is None or finding.done_elsewhere(found, seen.location, seen.inventory or []):
+                    leads = finding.leads(memory, seen.location, found, science, valid)
+                    way = finding.next_move(found, leads, memory, {"location": seen.location, "admissible": valid}, science)
+                    assert way is not None, (step, played)
+                    seen = play(env, len(played) + 1, way[0])
+                    played.append(way[0])
+                    continue
+                seen = play(env, len(played) + 1, does)
+                played.append(does)
+                while (said := science.said_to_play(seen.text)) is not None and not seen.done:
+                    seen = play(env, len(played) + 1, said)  # "You move the gallium to the blast furnace."
+                    played.append(said)
+                break
+    assert seen.won and seen.score == 100, played
+    assert played.count("go to hallway") <= 1 and "teleport to foundry" in played, played
+    assert len(played) <= 23, played

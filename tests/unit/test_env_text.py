@@ -100,12 +100,12 @@ def test_location_is_carried_forward_and_forgotten_after_an_unnamed_move():
     assert next_location("Room A", "go north", "You walk for a while.") is None
 
 
-@pytest.mark.parametrize("command", ["go north", "north", "n", "go to kitchen", "Go  West", "sw"])
+@pytest.mark.parametrize("command", ["go north", "north", "n", "go to kitchen", "Go  West", "sw", "teleport to kitchen"])
 def test_movement_commands(command):
     assert is_movement(command)
 
 
-@pytest.mark.parametrize("command", ["take north key", "look", "open door", "go", None])
+@pytest.mark.parametrize("command", ["take north key", "look", "open door", "go", None, "move orange to kitchen"])
 def test_non_movement_commands(command):
     assert not is_movement(command)
 

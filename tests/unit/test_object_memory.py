@@ -497,3 +497,43 @@ def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
     memory.observe(4, "You move the gallium to the inventory.", [("gallium", "in", "inventory")], [])
     held = finding.needs(move, science, memory, "workshop")
     assert finding.way_to_seen(held, science, at_workshop["admissible"]) == ("go to hallway", "the step is done in kitchen")
+
+
+def test_scienceworld_a_room_is_one_move_away_the_search_and_the_walk_teleport():
+    """ScienceWorld's easy simplification takes 'teleport to ROOM' from anywhere (held-out melt#4 walked 45 steps
+    between the workshop and the foundry; a search went back through the hallway between every two rooms). A room never
+    visited is a lead here, its teleport the command, in place of the walk to a door into it elsewhere; a room an exit
+    here goes into keeps that exit; what was seen elsewhere is one move away, and WHERE says so."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+
+    science, cooking = family_of("scienceworld:melt"), family_of("cooking:1")
+    goal = "Your task is to melt gallium. First, focus on the substance. Then, take actions that will cause it to change its state of matter."
+    hallway = ("This room is called the hallway. In it, you see: \n\tthe agent\n\ta substance called air\nYou also see:"
+               "\n\tA door to the art studio (that is open)\n\tA door to the kitchen (that is open)\n")
+    studio = ("This room is called the art studio. In it, you see: \n\tthe agent\n\ta ceramic cup (containing gallium)"
+              "\nYou also see:\n\tA door to the hallway (that is open)\n")
+    memory = WorldMemory()
+    memory.observe(0, hallway, [("player", "in", "hallway"), *science.perceive(Observed(hallway, location="hallway")).facts], [])
+    valid = ["go to art studio", "go to kitchen", "teleport to art studio", "teleport to kitchen", "teleport to foundry",
+             "teleport to hallway", "look around"]
+    assert science.rooms_reached(valid) == ["art studio", "kitchen", "foundry", "hallway"]
+    assert science.reach("Foundry", valid) == "teleport to foundry" and cooking.reach("foundry", valid) is None
+    found = finding.needs("focus on gallium", science, memory, "hallway", goal)
+    leads = finding.leads(memory, "hallway", found, science, valid)
+    # the exits here keep their 'go to'; the foundry, which no door here leads to, is one teleport away
+    assert [lead.command for lead in leads] == ["go to art studio", "go to kitchen", "teleport to foundry"]
+    assert [lead.command for lead in finding.leads(memory, "hallway", found)] == ["go to art studio", "go to kitchen"]
+    # from a room elsewhere, the hallway's exits are no walk back: each room never visited is one move
+    memory.observe(1, studio, [("player", "in", "art studio"), *science.perceive(Observed(studio, location="art studio")).facts], [])
+    memory.observe(2, "You teleport to the foundry.", [("player", "in", "foundry")], [])
+    in_foundry = [c for c in valid if c != "teleport to foundry"]
+    leads = finding.leads(memory, "foundry", (), science, in_foundry)
+    assert [lead.command for lead in leads] == ["teleport to kitchen"]  # not 'go to kitchen' in the hallway
+    # the gallium seen in the art studio: the walk there is one teleport, and WHERE shows it as the way there
+    found = finding.needs("focus on gallium", science, memory, "foundry", goal)
+    assert finding.way_to_seen(found, science, in_foundry + ["teleport to art studio"]) == (
+        "teleport to art studio", "the gallium is in the ceramic cup in art studio")
+    lines = finding.where_lines(found, [], memory, "foundry", reach=lambda room: science.reach(room, valid))
+    assert lines == ["gallium: in the ceramic cup in art studio; the way there: teleport to art studio"]

@@ -264,6 +264,15 @@ class GameFamily:
         "substance in fountain" for the water in it); none by default."""
         return []
 
+    def reach(self, room: str, valid: Sequence[str]) -> str | None:
+        """The valid command that takes the player to ``room`` in one move from wherever it is, where the family's
+        games have one (ScienceWorld's 'teleport to kitchen'); None: rooms are walked to exit by exit."""
+        return None
+
+    def rooms_reached(self, valid: Sequence[str]) -> list[str]:
+        """The rooms one move (``reach``) takes the player to from here, seen or not; none by default."""
+        return []
+
     def names_of_one_of_kind(self, thing: str, kind: str, holder: str | None, held: bool) -> list[str]:
         """The names the valid commands may give ``thing``, one of the ``kind`` a task names, lying in ``holder`` or
         carried (``held``): its own name by default."""

@@ -104,6 +104,7 @@ _ANIMAL_WORDS = (
 )
 _ANIMAL = re.compile(rf"^(?!.*\b(?:plant|tree|seed|seedling)\b).*\b(?:{_ANIMAL_WORDS})\b", re.I)
 _KIND_NAMES = {"living thing": _LIVING, "animal": _ANIMAL}
+_TELEPORT = "teleport to "
 _CRITERION = re.compile(r"\s+with (?:the )?\w+est\b.*$", re.I)  # "with the longest life span": which, not what
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
@@ -226,6 +227,16 @@ class ScienceWorld(GameFamily):
         if not words or any(words <= set(_words(command)) for command in valid):
             return []
         return [f"substance in {holder}"]
+
+    def reach(self, room: str, valid: Sequence[str]) -> str | None:
+        """'teleport to ROOM' (the ``easy`` simplification DAVIS ran, as ours does): a room is one move away, its doors
+        open or shut (held-out melt#4 walked 45 steps between the workshop and the foundry; a search of the house
+        walked through the hallway between every two rooms)."""
+        wanted = f"{_TELEPORT}{' '.join(room.lower().split())}"
+        return next((command for command in valid if " ".join(command.lower().split()) == wanted), None)
+
+    def rooms_reached(self, valid: Sequence[str]) -> list[str]:
+        return [command[len(_TELEPORT) :].strip() for command in valid if command.lower().startswith(_TELEPORT)]
 
     def names_of_one_of_kind(self, thing: str, kind: str, holder: str | None, held: bool) -> list[str]:
         """Memory's name ("adult pea plant", the parser's for "a pea plant in the adult stage"), the kind where it lies
