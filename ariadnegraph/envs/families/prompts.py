@@ -35,7 +35,8 @@ SCIENCEWORLD = (
     " focusing on anything the task does not mean fails the task at once. Heat changes what a thing is: to melt or "
     "boil something, put it (or a container holding it) in or on a heat source such as a stove, an oven, a blast "
     "furnace or a fire pit, activate the source and wait a few steps; to freeze it, put it in a freezer; 'use "
-    "thermometer on X' reads a temperature. A door may be closed: open it to go through. The "
+    "thermometer on X' reads a temperature. A door may be closed: open it to go through; 'teleport to ROOM', when "
+    "listed, goes to any room at once. The "
     "score (0-100) rises as you complete its steps."
 )
 
