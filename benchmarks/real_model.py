@@ -124,7 +124,9 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # what was seen now skips a move played often from one situation); scienceworld:find-living-thing#69 (2026-11-28:
 # code focused on a pea plant at step 7, 67 points; then "move it to the red box in the workshop" walked between the
 # greenhouse and the workshop for 20 steps and picked up the red box: the room now waits for the thing to be in hand,
-# and where it goes is never taken). The six tasks' draws
+# and where it goes is never taken); scienceworld:melt#8 (2026-11-29: the caesium focused on at step 36, 73 points;
+# then no take was found, ScienceWorld naming the paper cup by what it held, and the walk went between the workshop and
+# the foundry for 27 steps; melt's test split has nine variations, all drawn now). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence.
 
 
@@ -165,7 +167,9 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
         tuple(
             f"scienceworld:{task}#{v}"
             for task, variations in (
-                ("melt", (8, 3, 1)),  # 0, 2, 5, 6, 7 and 4 showed flaws: the sample's fourth to ninth took their places
+                # 0, 2, 5, 6, 7 and 4 showed flaws: the sample's fourth to ninth took their places; 8 showed one
+                # too, and the test split's nine variations are all drawn: melt keeps two
+                ("melt", (3, 1)),
                 ("measure-melting-point-unknown-substance", (0, 10, 36)),
                 ("chemistry-mix-paint-secondary-color", (1, 2, 8)),
                 ("test-conductivity", (93, 167, 186)),  # 68, 110 showed flaws: the 4th and 5th drawn took their places
@@ -200,6 +204,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:find-living-thing#69",
             "scienceworld:test-conductivity#110",
             "scienceworld:lifespan-longest-lived#17",
+            "scienceworld:melt#8",
         ),
     ),
 }
