@@ -112,7 +112,7 @@ def episode_family(state: Mapping[str, Any]) -> GameFamily:
 
 def environment_section(state: Mapping[str, Any]) -> str | None:
     """The ENVIRONMENT section: what kind of world the episode is in (None before the env is known)."""
-    return episode_family(state).brief if state.get("env") else None
+    return episode_family(state).brief_for(state.get("goal") or "") if state.get("env") else None
 
 
 def role_messages(system: str, sections: Mapping[str, object]) -> list[BaseMessage]:

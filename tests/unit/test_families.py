@@ -549,3 +549,20 @@ def test_scienceworld_reads_the_substance_of_a_change_of_state_as_the_one_the_ta
     assert family.goal_steps(MELT)[0] == "focus on lead" and family.things_named("focus on lead") == ["lead"]
     assert family.goal_steps(MEASURE)[0] == "focus on the thermometer"  # every task restated is dropped, not only a change of state
     assert family.command_for_item("focus on lead", ["look at lead", "focus on lead"]) == "focus on lead"
+
+
+def test_scienceworld_the_brief_says_how_the_goals_task_is_done():
+    """Dev test-conductivity#68 and #110: the 1.5B focused on the substance, then never built a circuit; the brief said
+    only how heat changes things. The episode's brief adds what its task needs (from the goal's words), nothing else."""
+    from ariadnegraph.nodes.common import environment_section
+
+    science = family_of("scienceworld:test-conductivity")
+    conduct = "Your task is to determine if water is electrically conductive. First, focus on the water."
+    melt = "Your task is to melt lead. First, focus on the substance."
+    paint = "Your task is to use chemistry to create orange paint. When you are done, focus on the orange paint."
+    assert "battery's anode" in science.brief_for(conduct) and "Red and yellow" not in science.brief_for(conduct)
+    assert science.brief_for(melt) == science.brief
+    assert "Red and yellow make orange" in science.brief_for(paint) and "battery" not in science.brief_for(paint)
+    assert family_of("cooking:1").brief_for(conduct) == family_of("cooking:1").brief
+    state = {"env": "scienceworld:test-conductivity", "goal": conduct}
+    assert environment_section(state) == science.brief_for(conduct)

@@ -83,6 +83,12 @@ class GameFamily:
         "A text game. You act by sending one short command at a time and the game answers in text; the score rises "
         "when you make progress."
     )
+
+    def brief_for(self, goal: str) -> str:
+        """The brief for an episode of ``goal``: the family's, with what that task needs to know where the family
+        says (ScienceWorld: how to test conductivity, mix paint, measure a melting point)."""
+        return self.brief
+
     # verbs (and words) the family's commands take for another's: "enjoy your meal" is "eat meal" in cooking games
     verb_synonyms: ClassVar[Mapping[str, str]] = {}
     ignored_words: ClassVar[frozenset[str]] = frozenset()

@@ -40,6 +40,37 @@ SCIENCEWORLD = (
     "score (0-100) rises as you complete its steps."
 )
 
+# How ScienceWorld does what a task asks, by the words of its goal (the walkthroughs of dev variations: a 1.5B model
+# focused on the substance of test-conductivity#68 and #110, then never built a circuit)
+SCIENCEWORLD_TASKS = {
+    "electrically": (
+        "To test whether a thing conducts electricity, make a loop in the workshop with 'connect X to Y' commands: "
+        "the battery's anode to a wire, that wire to a light bulb (or the electric motor), the bulb's other side to a "
+        "second wire, that wire to the thing's terminal 1, the thing's terminal 2 to a third wire, and that wire to the "
+        "battery's cathode; then 'wait'. If the bulb lights (or the motor turns), the thing conducts electricity."
+    ),
+    "paint": (
+        "Paint colours mix: pour two primary paints (red, yellow, blue) into one container such as a bowl or a jar, "
+        "then 'mix' that container. Red and yellow make orange, yellow and blue make green, red and blue make violet."
+    ),
+    "melting point": (
+        "To measure a melting point: carry the thermometer, put the substance in a metal pot on the stove, activate "
+        "the stove, and 'use thermometer on' the substance every step; the temperature at which it turns liquid is its "
+        "melting point."
+    ),
+    "life span": (
+        "Each kind of animal has its own life span (an elephant or a tortoise lives far longer than a mouse or a bee); "
+        "an egg, a baby or a juvenile is the kind of animal it grows into."
+    ),
+}
+
+
+def scienceworld_task_brief(goal: str) -> str:
+    """What the goal's task needs to know of ScienceWorld, added to its brief ('' when none applies)."""
+    said = " ".join(goal.lower().split())
+    return " ".join(text for words, text in SCIENCEWORLD_TASKS.items() if words in said)
+
+
 TEXTWORLD_EXPRESS = (
     "A short text game (TextWorldExpress): rooms joined by exits, things on furniture or inside containers, and a "
     "task stated at the start (cook a meal, put things away, find a coin, follow a map, solve a small puzzle, or "

@@ -228,6 +228,10 @@ class ScienceWorld(GameFamily):
             return []
         return [f"substance in {holder}"]
 
+    def brief_for(self, goal: str) -> str:
+        task = prompts.scienceworld_task_brief(goal)
+        return f"{self.brief} {task}" if task else self.brief
+
     def reach(self, room: str, valid: Sequence[str]) -> str | None:
         """'teleport to ROOM' (the ``easy`` simplification DAVIS ran, as ours does): a room is one move away, its doors
         open or shut (held-out melt#4 walked 45 steps between the workshop and the foundry; a search of the house
