@@ -537,3 +537,35 @@ def test_scienceworld_a_room_is_one_move_away_the_search_and_the_walk_teleport()
         "teleport to art studio", "the gallium is in the ceramic cup in art studio")
     lines = finding.where_lines(found, [], memory, "foundry", reach=lambda room: science.reach(room, valid))
     assert lines == ["gallium: in the ceramic cup in art studio; the way there: teleport to art studio"]
+
+
+def test_the_thing_a_step_acts_on_is_not_left_behind_for_where_the_step_is_done():
+    """Held-out melt#8: "heat the caesium" named the caesium (here, in a paper cup no command took alone) and the blast
+    furnace (in the foundry); code walked toward the furnace, then back toward the caesium, 27 steps. With no command
+    taking the step's thing here, code walks nowhere; with one, it takes it, then walks."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+
+    science, memory = family_of("scienceworld:melt"), WorldMemory()
+    goal = "Your task is to melt caesium. First, focus on the substance. Then, take actions that will cause it to change its state of matter."
+    foundry = ("This room is called the foundry. In it, you see: \n\tthe agent\n\ta blast furnace, which is turned off. "
+               "The blast furnace door is open. \nYou also see:\n\tA door to the outside (that is open)\n")
+    workshop = ("This room is called the workshop. In it, you see: \n\tthe agent\n\ta table. On the table is: a paper cup "
+                "(containing a substance called caesium).\nYou also see:\n\tA door to the hallway (that is open)\n")
+    for step, (look, room) in enumerate([(foundry, "foundry"), (workshop, "workshop")]):
+        memory.observe(step, look, [("player", "in", room), *science.perceive(Observed(look, location=room)).facts], [])
+    heat = science.goal_steps(goal)[-1]
+    found = finding.needs(heat, science, memory, "workshop", goal)
+    assert [(n.thing, n.here) for n in found] == [("caesium", True), ("blast furnace", False)]
+    no_take = ["look at caesium", "teleport to foundry"]
+    assert finding.way_to_seen(found, science, no_take) is None
+    state = {"location": "workshop", "admissible": no_take}
+    assert finding.next_move(found, [], memory, state, science) is None
+    cup = [*no_take, "pick up cup containing caesium"]  # the cup taken carries it
+    assert finding.way_to_seen(found, science, cup)[0] == "pick up cup containing caesium"
+    takes = [*cup, "pick up caesium"]
+    assert finding.way_to_seen(found, science, takes)[0] == "pick up caesium"
+    memory.observe(2, "You move the caesium to the inventory.", [("caesium", "in", "inventory")], [])
+    found = finding.needs(heat, science, memory, "workshop", goal)
+    assert finding.way_to_seen(found, science, takes) == ("teleport to foundry", "the blast furnace is in foundry")
