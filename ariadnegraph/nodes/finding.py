@@ -461,13 +461,14 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
 
 
 def _left_behind(found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> bool:
-    """Whether the thing the step acts on (its first) lies here and no valid command takes it: code walks nowhere
-    else, or it walks to where the step is done without it and back to it (held-out melt#8: 27 steps between the
-    caesium's workshop and the blast furnace's foundry, no take found for the caesium)."""
+    """Whether the thing the step acts on (its first) lies here in or on a holder and no valid command takes it: code
+    walks nowhere else, or it walks to where the step is done without it and back to it (held-out melt#8: 27 steps
+    between the caesium's workshop and the blast furnace's foundry, no take found for the caesium). A thing lying in
+    the room itself (a door, a stove) is no thing to carry: the tool the step needs is walked to."""
     first = found[0] if found else None
     if first is None or first.place or first.held or first.gone or not first.here or first.holder is None:
         return False
-    return _take_here(first, family, valid) is None
+    return first.holder != first.room and _take_here(first, family, valid) is None
 
 
 def _to_bring(found: Sequence[Need]) -> bool:

@@ -569,3 +569,8 @@ def test_the_thing_a_step_acts_on_is_not_left_behind_for_where_the_step_is_done(
     memory.observe(2, "You move the caesium to the inventory.", [("caesium", "in", "inventory")], [])
     found = finding.needs(heat, science, memory, "workshop", goal)
     assert finding.way_to_seen(found, science, takes) == ("teleport to foundry", "the blast furnace is in foundry")
+    # a thing lying in the room itself (a door) is not carried: the key the step needs is walked to
+    hunt = family_of("treasure:1")
+    door = finding.Need("wooden door", holder="Room A", room="Room A", here=True)
+    key = finding.Need("key 1", holder="table", relation="on", room="Room B", moves=(("east", "room b"),))
+    assert finding.way_to_seen([door, key], hunt, ["go east", "look"]) == ("go east", "the key 1 is on the table in Room B")
