@@ -127,7 +127,8 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # and where it goes is never taken); scienceworld:melt#8 (2026-11-29: the caesium focused on at step 36, 73 points;
 # then no take was found, ScienceWorld naming the paper cup by what it held, and the walk went between the workshop and
 # the foundry for 27 steps; melt's test split has nine variations, all drawn now). The six tasks' draws
-# share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence.
+# share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence (melt's
+# nine are all drawn).
 
 
 def stma_held_out(level: int, games: int = 8) -> list[str]:

@@ -75,6 +75,20 @@ def room_of(view: KGView, holder: str, places: set[str] | None = None) -> str | 
     return holder
 
 
+def carried(view: KGView, thing: str, places: set[str] | None = None) -> bool:
+    """Whether memory has ``thing`` in the inventory, itself or inside what is carried (the caesium in the paper cup
+    the player picked up)."""
+    places = spatial.locations(view) if places is None else places
+    seen: set[str] = set()
+    up = placement(view, thing)
+    while up is not None and up.object_key not in places and up.object_key not in seen:
+        if up.object_key == INVENTORY:
+            return True
+        seen.add(up.object_key)
+        up = placement(view, up.object_key)
+    return False
+
+
 def focused_names(view: KGView) -> list[str]:
     """The names of the things the game said the player focused on (as its answer names them: "pea plant")."""
     return [view.entity_name(f.subject_key) for f in view.find(object_key=FOCUSED) if f.relation == "is"]
@@ -122,7 +136,7 @@ class Lead:
     """A place to search for a thing not seen yet: a container never seen open, a closed door, an exit not taken."""
 
     kind: str  # "container" | "door" | "exit"
-    name: str  # the container's or door's name, or the exit's direction
+    name: str  # the container's or door's name, the exit's direction, or the room a named exit or one move reaches
     room: str  # the room it is in (a key)
     command: str  # what searches it once there: "open fridge", "open screen door", "go south"
 

@@ -73,7 +73,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
         if seen is None:
             found.append(Need(thing))
             continue
-        if seen.object_key == om.INVENTORY and now is not None:
+        if now is not None and om.carried(view, key, places):  # in the inventory, or in a cup carried
             found.append(Need(thing, held=True, step=seen.valid_from, kind=kind, picked=picked))
             continue
         room = om.room_of(view, seen.object_key, places) if now is not None else None
@@ -287,18 +287,23 @@ def _with_rooms_reached(
     found: list[om.Lead], memory: WorldMemory, here: str | None, family: GameFamily, valid: Sequence[str]
 ) -> list[om.Lead]:
     """``found`` with each room never visited that one move reaches as a lead here (after the leads here), and without
-    the exits and doors into it elsewhere; a room an exit or door here goes into keeps that lead."""
+    the exits and doors into it elsewhere and the shut doors into it here; a room an open exit here goes into keeps
+    that lead."""
+    if here is None:  # where the player is not known, nothing is "here"
+        return found
     visited = set(spatial.visited_locations(memory.all_facts))
-    entered_here = {memory.key(_into(lead)) for lead in found if lead.room == here and lead.kind != "container"}
+    entered_here = {memory.key(_into(lead)) for lead in found if lead.room == here and lead.kind == "exit"}
     reached: dict[str, om.Lead] = {}
     for room in family.rooms_reached(valid):
         key = memory.key(room)
         if key in visited or key == here or key in entered_here or (command := family.reach(room, valid)) is None:
             continue
-        reached.setdefault(key, om.Lead("exit", room, here or "", command))
+        reached.setdefault(key, om.Lead("exit", room, here, command))
     if not reached:
         return found
-    near = [lead for lead in found if lead.room == here]
+    near = [
+        lead for lead in found if lead.room == here and not (lead.kind == "door" and memory.key(_into(lead)) in reached)
+    ]
     far = [lead for lead in found if lead.room != here and memory.key(_into(lead)) not in reached]
     return [*near, *reached.values(), *far]
 
@@ -334,7 +339,7 @@ def where_lines(
             lines.append(p.where_line(need.label, where))
     if unseen:  # what was never seen: where to search, here first (the commands as written), then elsewhere
         lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None)))
-        here = memory.key(location) if location else None
+        here = memory.key(location) if location else spatial.current_location(memory.current())  # as leads() reads it
         near = [lead.command for lead in searches if lead.room == here and playable(lead.command)][:LEADS_SHOWN]
         far = [lead for lead in searches if lead.room != here][: LEADS_SHOWN - len(near) or 1]
         if near:
@@ -437,9 +442,10 @@ def _toward_seen(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[
 def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
     """The first command toward what the next step needs that memory has seen in another room (or the room the step
     is done in), and why: a thing it needs that lies here and a valid command takes is taken first (no walking away
-    from it; a shut thing it uses is opened); then the first move of the way there. None when the step needs nothing
-    elsewhere that memory has seen (nor a shut thing here it uses), or no valid command walks there; what was never
-    seen is the planner's (or the way forward's) to search for."""
+    from it; a shut thing it uses is opened, the closed holder of the thing it acts on too); then the first move of the
+    way there. None when the step needs nothing elsewhere that memory has seen (nor a shut thing here it uses), when
+    the thing it acts on lies here and nothing takes it (``_left_behind``), or no valid command walks there; what was
+    never seen is the planner's (or the way forward's) to search for."""
     elsewhere = any(
         (n.moves or (n.room and family.reach(n.room, valid))) and not (n.held or n.here or n.gone or n.holder is None)
         for n in found
@@ -449,6 +455,10 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
     for need in found:
         if need.here and not need.held and not need.place and (take := _take_here(need, family, valid)):
             return take
+    first = found[0]
+    shut_in = first.here and first.closed and not (first.held or first.place)
+    if shut_in and first.holder and (command := _valid(f"open {first.holder}", family, valid)):
+        return command, f"the {first.thing} is in the closed {first.holder}"
     if _left_behind(found, family, valid):
         return None
     bring = _to_bring(found)
@@ -461,10 +471,11 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
 
 
 def _left_behind(found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> bool:
-    """Whether the thing the step acts on (its first) lies here in or on a holder and no valid command takes it: code
-    walks nowhere else, or it walks to where the step is done without it and back to it (held-out melt#8: 27 steps
-    between the caesium's workshop and the blast furnace's foundry, no take found for the caesium). A thing lying in
-    the room itself (a door, a stove) is no thing to carry: the tool the step needs is walked to."""
+    """Whether the thing the step acts on (its first) lies here in or on a holder and no valid command takes it: the
+    walk to what else the step needs does not start (it went to where the step is done without the thing and back to
+    it: held-out melt#8, 27 steps between the caesium's workshop and the blast furnace's foundry, no take found for the
+    caesium; the way forward's search may still leave). A thing lying in the room itself (a door, a stove) is no thing
+    to carry: the tool the step needs is walked to."""
     first = found[0] if found else None
     if first is None or first.place or first.held or first.gone or not first.here or first.holder is None:
         return False
@@ -496,8 +507,9 @@ def search_move(
     here = memory.key(location) if location else spatial.current_location(memory.current())
     for lead in searches:
         there = memory.entity_name(lead.room)
-        command = lead.command if lead.room == here else family.reach(there, valid) or _toward(lead.room, memory, here)
-        if command and (command := _valid(command, family, valid)) and command not in worn:
+        ways = [lead.command] if lead.room == here else [family.reach(there, valid), _toward(lead.room, memory, here)]
+        command = next((c for way in ways if way and (c := _valid(way, family, valid)) and c not in worn), None)
+        if command:
             where = "here" if lead.room == here else f"in {memory.entity_name(lead.room)}"
             return command, f"{lead.command} {where}"
     return None

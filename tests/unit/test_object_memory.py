@@ -574,3 +574,51 @@ def test_the_thing_a_step_acts_on_is_not_left_behind_for_where_the_step_is_done(
     door = finding.Need("wooden door", holder="Room A", room="Room A", here=True)
     key = finding.Need("key 1", holder="table", relation="on", room="Room B", moves=(("east", "room b"),))
     assert finding.way_to_seen([door, key], hunt, ["go east", "look"]) == ("go east", "the key 1 is on the table in Room B")
+
+
+def test_a_thing_in_a_carried_cup_is_held_and_a_closed_holder_here_is_opened_first():
+    """Review of the melt#8 mends: the caesium in the paper cup picked up is in hand (WHERE said "here", and code took
+    it again); the thing a step acts on, here in a closed fridge, is got out before any walk to the tool elsewhere."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+
+    science, memory = family_of("scienceworld:melt"), WorldMemory()
+    goal = "Your task is to melt caesium. First, focus on the substance. Then, take actions that will cause it to change its state of matter."
+    workshop = ("This room is called the workshop. In it, you see: \n\tthe agent\n\ta table. On the table is: a paper cup "
+                "(containing a substance called caesium).\nYou also see:\n\tA door to the hallway (that is open)\n")
+    memory.observe(0, workshop, [("player", "in", "workshop"), *science.perceive(Observed(workshop, location="workshop")).facts], [])
+    memory.observe(1, "You move the paper cup to the inventory.", [("paper cup", "in", "inventory")], [])
+    heat = science.goal_steps(goal)[-1]
+    caesium = finding.needs(heat, science, memory, "workshop", goal)[0]
+    assert (caesium.thing, caesium.held) == ("caesium", True)
+    cooking = family_of("cooking:1")
+    carrot = finding.Need("carrot", holder="fridge", room="Kitchen", here=True, closed=True)
+    knife = finding.Need("knife", holder="table", relation="on", room="Pantry", moves=(("west", "pantry"),))
+    assert finding.way_to_seen([carrot, knife], cooking, ["open fridge", "go west"]) == (
+        "open fridge", "the carrot is in the closed fridge")
+
+
+def test_scienceworld_a_shut_door_here_is_no_way_to_a_room_one_move_reaches_and_a_worn_move_is_walked_instead():
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+
+    science, memory = family_of("scienceworld:melt"), WorldMemory()
+    hallway = ("This room is called the hallway. In it, you see: \n\tthe agent\nYou also see:\n\tA door to the kitchen "
+               "(that is closed)\n")
+    memory.observe(0, hallway, [("player", "in", "hallway"), *science.perceive(Observed(hallway, location="hallway")).facts], [])
+    valid = ["open door to kitchen", "teleport to kitchen", "look around"]
+    leads = finding.leads(memory, "hallway", (), science, valid)
+    assert [lead.command for lead in leads] == ["teleport to kitchen"]  # not the door, then the walk
+    assert finding.leads(memory, "hallway")[0].command == "open door to kitchen"  # a family without a reach
+    # a container never opened in the hallway, seen from the kitchen: one move there, or the walk when that is worn
+    kitchen = ("This room is called the kitchen. In it, you see: \n\tthe agent\nYou also see:\n\tA door to the hallway "
+               "(that is open)\n")
+    closet = "This room is called the hallway. In it, you see: \n\tthe agent\n\ta closet. The closet door is closed. \n"
+    memory.observe(1, closet, [("player", "in", "hallway"), *science.perceive(Observed(closet, location="hallway")).facts], [])
+    memory.observe(2, kitchen, [("player", "in", "kitchen"), *science.perceive(Observed(kitchen, location="kitchen")).facts], [])
+    state = {"location": "kitchen", "admissible": ["teleport to hallway", "go to hallway", "look around"]}
+    leads = finding.leads(memory, "kitchen", (), science, state["admissible"])
+    assert finding.search_move(leads, memory, state, science)[0] == "teleport to hallway"
+    assert finding.search_move(leads, memory, state, science, worn={"teleport to hallway"})[0] == "go to hallway"

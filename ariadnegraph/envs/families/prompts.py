@@ -51,12 +51,13 @@ SCIENCEWORLD_TASKS = {
     ),
     "paint": (
         "Paint colours mix: pour two primary paints (red, yellow, blue) into one container such as a bowl or a jar, "
-        "then 'mix' that container. Red and yellow make orange, yellow and blue make green, red and blue make violet."
+        "then 'mix' that container. Red and yellow make orange, yellow and blue make green, red and blue make violet; "
+        "a secondary colour mixed with a primary one next to it makes a tertiary colour (yellow-orange, blue-green)."
     ),
     "melting point": (
-        "To measure a melting point: carry the thermometer, put the substance in a metal pot on the stove, activate "
-        "the stove, and 'use thermometer on' the substance every step; the temperature at which it turns liquid is its "
-        "melting point."
+        "To measure a melting point: carry the thermometer, put the substance in a metal pot on a heat source (the "
+        "stove; the blast furnace for a metal), activate it, and 'use thermometer on' the substance every step; the "
+        "temperature at which it turns liquid is its melting point."
     ),
     "life span": (
         "Each kind of animal has its own life span (an elephant or a tortoise lives far longer than a mouse or a bee); "
