@@ -299,16 +299,18 @@ def ruin(s: Situation) -> str | None:
 
 
 def repeated(s: Situation) -> Decision | None:
-    """A command, not a move, played twice already from this situation (``loop_guard``; a move may be the only way out
-    of a dead end: pacing and stalls catch moves)."""
+    """A command, not a move, played twice already from this situation, or once when the game answered that it did
+    nothing (``loop_guard``: the same command gets the same refusal in the same situation; a move may be the only way
+    out of a dead end: pacing and stalls catch moves)."""
     if not s.preset.loop_guard or s.command is None or moves_player(s.command):
         return None
     count, answer = s.tried.get(s.command, (0, ""))
-    if count < 2:
+    if count < 2 and not (count and s.family.changed_nothing(answer)):
         return None
+    times = "once" if count == 1 else f"{count} times"
     return Decision(
         Reason.REPEATED,
-        f"'{s.command}' was already played {count} times here and the game answered '{answer}': do something else",
+        f"'{s.command}' was already played {times} here and the game answered '{answer}': do something else",
         avoid=s.command,
     )
 

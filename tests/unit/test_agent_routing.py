@@ -1362,3 +1362,25 @@ def test_ariadne_scienceworld_focuses_on_the_water_seen_elsewhere_once_the_room_
     from ariadnegraph.nodes.choice import goal_step_here
 
     assert goal_step_here(here, common.next_step(here, context.context, session), session, here["admissible"]) is None
+
+
+def test_a_command_the_game_said_did_nothing_is_not_played_again_in_the_same_situation(monkeypatch):
+    """Held-out paint#1: the 1.5B mixed a room, a sink, a door and a jug, each twice running ("That container is
+    empty, so there are no items to mix."). A refusal the family knows sends the command back the second time; any
+    other answer allows a second try, as before."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    use_model(monkeypatch, QueuedChatModel(replies=[]))
+    tried: dict = {"mix jug": (1, "That container is empty, so there are no items to mix."),
+                   "activate sink": (1, "The sink is now activated.")}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    ariadne, session = runtime(preset="ariadne"), fake_session(WorldMemory())
+    state = {**STATE, "env": "scienceworld:chemistry-mix-paint-secondary-color", "step": 3, "progress_step": 3,
+             "goal": "Your task is to use chemistry to create violet paint.",
+             "admissible": ["mix jug", "activate sink", "look around"]}
+    again = actor_module.actor({**state, "plan": [{"action": "mix jug", "expected": ""}]}, ariadne, session)
+    assert again["command"] is None and "already played once here" in again["feedback"]
+    assert actor_module.actor({**state, "plan": [{"action": "activate sink", "expected": ""}]}, ariadne, session)["command"] == "activate sink"

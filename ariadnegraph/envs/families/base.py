@@ -270,6 +270,11 @@ class GameFamily:
         "substance in fountain" for the water in it); none by default."""
         return []
 
+    def changed_nothing(self, answer: str) -> bool:
+        """Whether the game's answer to a command says it did nothing (a refusal the same command gets again in the
+        same situation); none known by default."""
+        return False
+
     def reach(self, room: str, valid: Sequence[str]) -> str | None:
         """The valid command that takes the player to ``room`` in one move from wherever it is, where the family's
         games have one (ScienceWorld's 'teleport to kitchen'); None: rooms are walked to exit by exit."""

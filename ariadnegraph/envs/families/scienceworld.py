@@ -105,6 +105,11 @@ _ANIMAL_WORDS = (
 _ANIMAL = re.compile(rf"^(?!.*\b(?:plant|tree|seed|seedling)\b).*\b(?:{_ANIMAL_WORDS})\b", re.I)
 _KIND_NAMES = {"living thing": _LIVING, "animal": _ANIMAL}
 _TELEPORT = "teleport to "
+_NOTHING_DONE = re.compile(
+    r"no known action matches|does not appear to produce anything new|there is only one thing|that container is empty"
+    r"|it's not clear how to",
+    re.I,
+)
 _CRITERION = re.compile(r"\s+with (?:the )?\w+est\b.*$", re.I)  # "with the longest life span": which, not what
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
@@ -231,6 +236,12 @@ class ScienceWorld(GameFamily):
     def brief_for(self, goal: str) -> str:
         task = prompts.scienceworld_task_brief(goal)
         return f"{self.brief} {task}" if task else self.brief
+
+    def changed_nothing(self, answer: str) -> bool:
+        """ "No known action matches that input.", "Mixing the contents of the outside does not appear to produce
+        anything new.", "That container is empty, so there are no items to mix." (held-out paint#1: the 1.5B mixed a
+        room, a sink, a door and a jug, each twice running)."""
+        return bool(_NOTHING_DONE.search(answer))
 
     def reach(self, room: str, valid: Sequence[str]) -> str | None:
         """'teleport to ROOM' (the ``easy`` simplification DAVIS ran, as ours does): a room is one move away, its doors
