@@ -126,7 +126,9 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # greenhouse and the workshop for 20 steps and picked up the red box: the room now waits for the thing to be in hand,
 # and where it goes is never taken); scienceworld:melt#8 (2026-11-29: the caesium focused on at step 36, 73 points;
 # then no take was found, ScienceWorld naming the paper cup by what it held, and the walk went between the workshop and
-# the foundry for 27 steps; melt's test split has nine variations, all drawn now). The six tasks' draws
+# the foundry for 27 steps; melt's test split has nine variations, all drawn now);
+# scienceworld:chemistry-mix-paint-secondary-color#1 (2026-11-29: the way forward searched the house for the violet
+# paint the task makes, and the 1.5B mixed rooms, sinks and doors, each twice running). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence (melt's
 # nine are all drawn).
 
@@ -172,7 +174,7 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
                 # too, and the test split's nine variations are all drawn: melt keeps two
                 ("melt", (3, 1)),
                 ("measure-melting-point-unknown-substance", (0, 10, 36)),
-                ("chemistry-mix-paint-secondary-color", (1, 2, 8)),
+                ("chemistry-mix-paint-secondary-color", (2, 8, 7)),  # 1 showed a flaw: the 4th drawn took its place
                 ("test-conductivity", (93, 167, 186)),  # 68, 110 showed flaws: the 4th and 5th drawn took their places
                 ("lifespan-longest-lived", (8, 23, 27)),  # 17 showed a flaw: the 4th drawn took its place
                 ("find-living-thing", (73, 52, 62)),  # 9 and 69 showed flaws: the 4th and 5th drawn took their places
@@ -206,6 +208,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:test-conductivity#110",
             "scienceworld:lifespan-longest-lived#17",
             "scienceworld:melt#8",
+            "scienceworld:chemistry-mix-paint-secondary-color#1",
         ),
     ),
 }
