@@ -320,25 +320,34 @@ def test_the_object_tree_gives_the_true_facts_after_every_command():
 
 
 
+def remembering(family, memory):
+    """A step of the game (a reset when the command is None) written into ``memory`` as memory_update writes what the
+    family perceives."""
+    from ariadnegraph.envs.families.base import Observed
+
+    def play(env, step: int, command: str | None):
+        seen = env.step(command) if command else env.reset()
+        observed = Observed(seen.text, command=command, valid=seen.admissible_actions, location=seen.location,
+                            inventory=list(seen.inventory) if seen.inventory is not None else None)
+        memory.observe(step, seen.text, [("player", "in", seen.location), *family.perceive(observed).facts], [])
+        return seen
+
+    return play
+
+
 def test_the_living_thing_focused_on_is_carried_and_moved_by_the_name_memory_gives_it():
     """Dev find-living-thing#69: code focused on the pea plant (75 points), then "move the living thing to the red box
     in the workshop" named nothing the game took. Memory names it as the game's commands do ("adult pea plant"),
     remembers the focus, and finding takes it and words the step on it: the game takes each command and the task is
     won."""
     from ariadnegraph.envs.families import family_of
-    from ariadnegraph.envs.families.base import Observed
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.memory import objects as om
     from ariadnegraph.nodes import finding
 
     science, memory = family_of("scienceworld:find-living-thing"), WorldMemory()
 
-    def play(env, step: int, command: str | None):  # as memory_update writes what the family perceives
-        seen = env.step(command) if command else env.reset()
-        observed = Observed(seen.text, command=command, valid=seen.admissible_actions, location=seen.location,
-                            inventory=list(seen.inventory) if seen.inventory is not None else None)
-        memory.observe(step, seen.text, [("player", "in", seen.location), *science.perceive(observed).facts], [])
-        return seen
+    play = remembering(science, memory)
 
     with make_scienceworld("find-living-thing", variation=69, max_steps=200) as env:
         seen = play(env, 0, None)
@@ -367,18 +376,12 @@ def test_codes_search_and_walk_teleport_to_each_room_and_the_task_is_won():
     'teleport to' away (without it the search alone went back through the hallway four times, 22 moves, and the walk
     to the furnace took four more); the game takes every command and the task is won."""
     from ariadnegraph.envs.families import family_of
-    from ariadnegraph.envs.families.base import Observed
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import finding
 
     science, memory = family_of("scienceworld:melt"), WorldMemory()
 
-    def play(env, step: int, command: str | None):  # as memory_update writes what the family perceives
-        seen = env.step(command) if command else env.reset()
-        observed = Observed(seen.text, command=command, valid=seen.admissible_actions, location=seen.location,
-                            inventory=list(seen.inventory) if seen.inventory is not None else None)
-        memory.observe(step, seen.text, [("player", "in", seen.location), *science.perceive(observed).facts], [])
-        return seen
+    play = remembering(science, memory)
 
     played: list[str] = []
     with make_scienceworld("melt", variation=5, max_steps=200) as env:
