@@ -11,6 +11,7 @@ else what changes nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -71,6 +72,7 @@ class Reason(StrEnum):
     WAY_FORWARD = "way forward"  # the replans are used up: the way forward instead
 
 
+_NAMED_MOVE = re.compile(r"^(?:go|teleport) to (?:the )?(?P<room>.+)$")  # ScienceWorld's moves name the room
 SEND_BACK_REASONS = frozenset(
     {
         Reason.NO_EXIT_LEFT,
@@ -241,9 +243,19 @@ def least_taken_instead(s: Situation, command: str) -> Decision | None:
     return Decision(Reason.PACING, f"'{command}' was already played twice from here; instead {why}", command=forward)
 
 
+def leaves(command: str, location: str | None) -> bool:
+    """Whether a valid move takes the player out of ``location``: 'teleport to bathroom' in the bathroom does not
+    (held-out measure-melting-point#0 played it three times running as "a way out")."""
+    if not moves_player(command):
+        return False
+    named = _NAMED_MOVE.match(" ".join(command.lower().split()))
+    return named is None or location is None or named["room"] != " ".join(location.lower().split())
+
+
 def exits_least_taken(s: Situation) -> list[str]:
     """The valid moves from here, the one taken fewest times from this situation first."""
-    return sorted((c for c in s.admissible if moves_player(c)), key=s.times_here)
+    location = s.state.get("location")
+    return sorted((c for c in s.admissible if leaves(c, location)), key=s.times_here)
 
 
 def taking_first(s: Situation) -> Decision | None:
@@ -429,7 +441,7 @@ def way_forward(s: Situation) -> tuple[str, str]:
     moves = explore_moves(s.state, s.memory) if s.preset.explore else None
     if moves and (first := s.family.ground(moves[0]["action"], s.admissible)):
         return first, "toward an exit not taken yet"
-    ways_out = [c for c in s.admissible if moves_player(c) and c not in s.tried]
+    ways_out = [c for c in s.admissible if leaves(c, s.state.get("location")) and c not in s.tried]
     if ways_out:
         return ways_out[0], "a way out not taken from here"
     if reach := untried_reach(s):

@@ -1384,3 +1384,13 @@ def test_a_command_the_game_said_did_nothing_is_not_played_again_in_the_same_sit
     again = actor_module.actor({**state, "plan": [{"action": "mix jug", "expected": ""}]}, ariadne, session)
     assert again["command"] is None and "already played once here" in again["feedback"]
     assert actor_module.actor({**state, "plan": [{"action": "activate sink", "expected": ""}]}, ariadne, session)["command"] == "activate sink"
+
+
+def test_a_move_to_the_room_the_player_is_in_is_no_way_out():
+    """Held-out measure-melting-point#0: the way forward played 'teleport to bathroom' in the bathroom as "a way out
+    not taken from here", and the model a third time."""
+    from ariadnegraph.nodes.guards import leaves
+
+    assert not leaves("teleport to bathroom", "bathroom") and not leaves("go to the Bathroom", "bathroom")
+    assert leaves("teleport to kitchen", "bathroom") and leaves("go east", "bathroom") and leaves("go to kitchen", None)
+    assert not leaves("open door to kitchen", "bathroom")

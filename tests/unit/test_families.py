@@ -492,13 +492,15 @@ LIFESPAN = ("Your task is to find the animal with the longest life span.  The an
     (FIND, "focus on table", True),  # no living thing
     (LIFESPAN, "focus on orange wire terminal 1", True),  # held-out lifespan#17's step 53: the task failed
     (LIFESPAN, "focus on parrot egg", False),
+    (LIFESPAN, "reset task", True),  # held-out measure-melting-point#0: 76 points to 2 at step 71
+    (LIFESPAN, "task", False),
     (LIFESPAN, "focus on adult pea plant", True),  # alive, no animal
 ])
 def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, command, ruled_out):
     family = family_of("scienceworld:melt")
     why = family.ruinous(command, Standing(goal=goal))
     assert (why is not None) == ruled_out
-    assert why is None or "fails the task" in why
+    assert why is None or "fails the task" in why or "resets the task" in why
     state = {"env": "scienceworld:melt", "goal": goal, "inventory": []}
     assert within_rules(state, [command, "look around"]) == (["look around"] if ruled_out else [command, "look around"])
 
