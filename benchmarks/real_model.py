@@ -128,7 +128,9 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # then no take was found, ScienceWorld naming the paper cup by what it held, and the walk went between the workshop and
 # the foundry for 27 steps; melt's test split has nine variations, all drawn now);
 # scienceworld:chemistry-mix-paint-secondary-color#1 (2026-11-29: the way forward searched the house for the violet
-# paint the task makes, and the 1.5B mixed rooms, sinks and doors, each twice running). The six tasks' draws
+# paint the task makes, and the 1.5B mixed rooms, sinks and doors, each twice running);
+# scienceworld:measure-melting-point-unknown-substance#0 (2026-11-29: both focuses by step 11, 76 points by step 21,
+# never heated; at step 71 the model's 'reset task', three times, took the score to 2). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence (melt's
 # nine are all drawn).
 
@@ -173,7 +175,8 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
                 # 0, 2, 5, 6, 7 and 4 showed flaws: the sample's fourth to ninth took their places; 8 showed one
                 # too, and the test split's nine variations are all drawn: melt keeps two
                 ("melt", (3, 1)),
-                ("measure-melting-point-unknown-substance", (0, 10, 36)),
+                # 0 showed a flaw: the 4th drawn took its place
+                ("measure-melting-point-unknown-substance", (10, 36, 64)),
                 ("chemistry-mix-paint-secondary-color", (2, 8, 7)),  # 1 showed a flaw: the 4th drawn took its place
                 ("test-conductivity", (93, 167, 186)),  # 68, 110 showed flaws: the 4th and 5th drawn took their places
                 ("lifespan-longest-lived", (8, 23, 27)),  # 17 showed a flaw: the 4th drawn took its place
@@ -209,6 +212,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:lifespan-longest-lived#17",
             "scienceworld:melt#8",
             "scienceworld:chemistry-mix-paint-secondary-color#1",
+            "scienceworld:measure-melting-point-unknown-substance#0",
         ),
     ),
 }
