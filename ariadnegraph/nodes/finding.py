@@ -379,18 +379,18 @@ def next_move(
     # walk the agent between them (held-out melt#4: the mercury in the workshop, the blast furnace in the foundry)
     valid = [command for command in state.get("admissible") or [] if command not in worn]
     # what memory has seen first (a thing here, a room known), then a search for what it never saw
-    bring = _to_bring(found)
+    bring, stay = _to_bring(found), _left_behind(found, family, valid)
     for need in sorted(found, key=lambda n: n.holder is None or n.gone):
         if need.held or (need.place and bring):
             continue
         if need.holder is not None and not need.gone and need.room is not None:
-            if need.here and need.closed and (command := _valid(f"open {need.holder}", family, valid)):
-                return command, f"the {need.thing} is in the closed {need.holder}"
+            if need.here and (opening := _open_holder(need, family, valid)):
+                return opening
             if need.here and (take := _take_here(need, family, valid)):
                 return take
             if need.here:
                 continue  # here, but nothing takes it (an appliance, a room: the step is done here)
-            if not _left_behind(found, family, valid) and (move := _toward_seen(need, family, valid)):
+            if not stay and (move := _toward_seen(need, family, valid)):
                 return move
             continue
         if need.place and need.holder is None and (command := family.reach(need.thing, valid) if valid else None):
@@ -456,9 +456,8 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
         if need.here and not need.held and not need.place and (take := _take_here(need, family, valid)):
             return take
     first = found[0]
-    shut_in = first.here and first.closed and not (first.held or first.place)
-    if shut_in and first.holder and (command := _valid(f"open {first.holder}", family, valid)):
-        return command, f"the {first.thing} is in the closed {first.holder}"
+    if first.here and not (first.held or first.place) and (opening := _open_holder(first, family, valid)):
+        return opening
     if _left_behind(found, family, valid):
         return None
     bring = _to_bring(found)
@@ -467,6 +466,13 @@ def way_to_seen(found: Sequence[Need], family: GameFamily, valid: Sequence[str])
             continue
         if move := _toward_seen(need, family, valid):
             return move
+    return None
+
+
+def _open_holder(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[str, str] | None:
+    """The valid command that opens the closed holder ``need`` lies in, and why; None when it is not closed."""
+    if need.closed and need.holder and (command := _valid(f"open {need.holder}", family, valid)):
+        return command, f"the {need.thing} is in the closed {need.holder}"
     return None
 
 
