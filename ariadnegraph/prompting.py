@@ -421,6 +421,12 @@ def of_kind(things: str, kind: str) -> str:
     return f"{things} (each {article} {kind})" if ", " in things else f"{things} ({article} {kind})"
 
 
+def choose_line(kind: str, commands: Iterable[str]) -> str:
+    """Which one of a kind the step means, when that is the model's to say: "which animal: yours to choose, one of
+    focus on chameleon, focus on egg parrot"."""
+    return f"which {kind}: yours to choose, one of {', '.join(commands)}"
+
+
 def placed_text(
     relation: str, holder: str, room: str | None, here: bool, closed: bool, moves: Iterable[str] = ()
 ) -> str:

@@ -95,7 +95,8 @@ def where_section(state: AgentState, context: AgentContext, session: Session) ->
     def reach(room: str) -> str | None:
         return family.reach(room, valid)
 
-    return finding.where_lines(found, searches, session.memory, location, playable, reach) or None
+    choices = finding.kind_choices(item, found, family, valid)
+    return finding.where_lines(found, searches, session.memory, location, playable, reach, choices) or None
 
 
 LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]": what a small model copies along

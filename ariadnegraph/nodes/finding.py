@@ -256,6 +256,31 @@ def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, vali
     return None
 
 
+def kind_choices(item: str, found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> tuple[str, list[str]]:
+    """The kind the step names and the valid commands that do the step to each thing of it lying here, when which one
+    the step means is the model's (none picked: "focus on the animal with the longest life span" among a baby beaver,
+    a brown bear and a mouse); ('', []) when no such choice is here. Code plays none of them: it stays for the model
+    to choose (held-out lifespan-longest-lived#8 left the animals to search elsewhere and walked back, 40 steps)."""
+    for need in found:
+        if need.kind is None or need.picked or need.held or not need.here:
+            continue
+        head = re.split(rf"\b(?:the |an? )?{re.escape(need.kind)}\b", item, maxsplit=1, flags=re.IGNORECASE)[0]
+        prefix = " ".join(word for word in head.lower().split() if word not in ("the", "a", "an")) + " "
+        names = [set(name.lower().split()) for name in (need.thing, *need.alike)] if prefix.strip() else []
+        # the valid commands of the step's verb naming one of them by words of its name: ScienceWorld's focus names a
+        # chameleon egg "chameleon", a parrot egg "egg parrot", a baby wolf "baby baby wolf" ("egg" names two: none)
+        fitting = {
+            c: [i for i, words in enumerate(names) if set(c.lower()[len(prefix) :].split()) <= words]
+            for c in valid
+            if c.lower().startswith(prefix)
+        }
+        ones = [(fits[0], c) for c, fits in fitting.items() if len(fits) == 1]
+        commands = [c for i, c in ones if [j for j, _ in ones].count(i) == 1]
+        if commands:
+            return need.kind, commands
+    return "", []
+
+
 def _into(lead: om.Lead) -> str:
     """The room a lead goes into, where it names one: a named exit's lead is named after it, a door's command too."""
     return lead.name if lead.kind == "exit" else lead.command.partition(" door to ")[2]
@@ -315,10 +340,13 @@ def where_lines(
     location: str | None,
     playable: Callable[[str], bool] = lambda command: True,
     reach: Callable[[str], str | None] = lambda room: None,
+    choices: tuple[str, Sequence[str]] = ("", ()),
 ) -> list[str]:
     """The WHERE section: each thing the next step needs, where memory has it and what gets it (prompting's lines).
     ``playable``: whether a search here is a valid command now (TWX's coin collector keeps its containers shut);
-    ``reach``: the one move to a room, where the family has one (``GameFamily.reach``), shown as the way there."""
+    ``reach``: the one move to a room, where the family has one (``GameFamily.reach``), shown as the way there;
+    ``choices``: a kind and the commands that do the step to each of it here, when which one is the model's
+    (``kind_choices``)."""
 
     def way(need: Need) -> list[str]:
         move = reach(need.room) if need.room and not need.here else None
@@ -337,6 +365,8 @@ def where_lines(
         else:
             where = p.placed_text(need.relation, need.holder, need.room, need.here, need.closed, way(need))
             lines.append(p.where_line(need.label, where))
+    if choices[1]:
+        lines.append(p.choose_line(*choices))
     if unseen:  # what was never seen: where to search, here first (the commands as written), then elsewhere
         lines.append(p.where_line(" and ".join(unseen), p.not_seen_text(None)))
         here = memory.key(location) if location else spatial.current_location(memory.current())  # as leads() reads it

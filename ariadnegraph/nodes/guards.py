@@ -172,6 +172,13 @@ def moves_player(command: str | None) -> bool:
     return direction_of_command(command) is not None or is_movement(command)
 
 
+def _shown_thing(command: str) -> set[str]:
+    """The words of the thing a showing command shows ('look at baby wolf': baby, wolf)."""
+    words = " ".join(command.lower().split())
+    verb = next((verb for verb in NO_OP_VERBS if words.startswith(f"{verb} ")), "")
+    return set(words[len(verb) :].split())
+
+
 def shown_again(command: str) -> bool:
     """A command that shows a thing (examine, read): its answer does not depend on where it is asked."""
     return " ".join(command.lower().split()).startswith(tuple(f"{verb} " for verb in NO_OP_VERBS))
@@ -412,7 +419,22 @@ def needed_move(s: Situation) -> tuple[str, str] | None:
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
     searches = finding.leads(s.memory, location, found, s.family, s.admissible)
-    return finding.next_move(found, searches, s.memory, s.state, s.family, s.worn)
+    if move := finding.next_move(found, searches, s.memory, s.state, s.family, s.worn):
+        return move
+    kind, choices = finding.kind_choices(item, found, s.family, s.admissible)
+    if choices:  # which one is the model's, and they are here: no search elsewhere, no walk back (lifespan#8)
+        return staying(s, choices), f"which {kind} the step means is the model's: {', '.join(choices)}"
+    return None
+
+
+def staying(s: Situation, choices: list[str]) -> str:
+    """What the way forward plays while the step's choice among things here is the model's: a look at one of them not
+    taken yet this episode, else time let pass (the family's waiting command), else a look at the place."""
+    looks = [c for c in s.admissible if shown_again(c) and c not in played_before(s.session.run)]
+    named = [set(choice.lower().split()) for choice in choices]
+    look = next((c for c in looks if (shown := _shown_thing(c)) and any(shown <= words for words in named)), None)
+    waiting = s.family.waiting if s.family.waiting in s.admissible else None
+    return look or waiting or safe_command(s.admissible)
 
 
 def way_forward(s: Situation) -> tuple[str, str]:

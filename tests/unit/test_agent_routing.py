@@ -696,6 +696,42 @@ def test_scienceworld_go_to_is_a_move_and_the_way_forward_never_looks_twice_in_o
     assert pacing["command"] == "go to kitchen", pacing["decided"]  # every way out as worn: the model's, not a look
 
 
+def test_scienceworld_the_way_forward_stays_while_which_one_of_the_kind_here_is_the_models(monkeypatch):
+    """Held-out lifespan-longest-lived#8 (at a257280): three animals outside, the model's looks sent back, and the way
+    forward searched the house for "the animal" while the walk brought the player back, 40 steps. With the choice the
+    model's and the animals here, the way forward stays: a look at one of them not taken yet, then time let pass; and
+    WHERE lists the choice."""
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import choice as choice_module
+    from ariadnegraph.nodes import guards as guards_module
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    science, memory = family_of("scienceworld:lifespan-longest-lived"), WorldMemory()
+    outside = ("This outside location is called the outside. Here you see: \n\tthe agent\n\tan axe\n\ta baby beaver"
+               "\n\ta baby mouse\nYou also see:\n\tA door to the kitchen (that is open)\n")
+    memory.observe(1, outside, [("player", "in", "outside"), *science.perceive(Observed(outside, location="outside")).facts], [])
+    played = {"look around", "teleport to outside"}
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: {"look around": (2, outside)})
+    monkeypatch.setattr(guards_module, "played_before", lambda run: played)
+    ariadne = runtime(preset="ariadne")
+    goal = "Your task is to find the animal with the longest life span.  Focus on the animal with the longest life span."
+    state = {**STATE, "env": "scienceworld:lifespan-longest-lived", "goal": goal, "inventory": [], "location": "outside",
+             "observation": outside, "admissible": ["look around", "look at baby baby beaver", "look at axe", "wait1",
+             "focus on baby baby beaver", "focus on baby baby mouse", "go to kitchen", "teleport to kitchen",
+             "teleport to foundry"], "plan": [{"action": "look around", "expected": ""}],
+             "replans": ariadne.context.switches.max_replans}  # fmt: skip
+    update = actor_module.actor(state, ariadne, fake_session(memory))
+    assert update["command"] == "look at baby baby beaver", update["decided"]
+    why = update["decided"]["actor"][0]["why"]
+    assert why == "which animal the step means is the model's: focus on baby baby beaver, focus on baby baby mouse"
+    played.add("look at baby baby beaver")
+    assert actor_module.actor(state, ariadne, fake_session(memory))["command"] == "wait1"
+    where = choice_module.where_section(state, ariadne.context, fake_session(memory))
+    assert where[-1] == "which animal: yours to choose, one of focus on baby baby beaver, focus on baby baby mouse"
+
+
 def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_played(monkeypatch):
     """A room with no way out, nothing to examine, take or open: the step the model chose (sent back for playing twice)
     changes more than a second look in one situation."""

@@ -455,6 +455,33 @@ def test_scienceworld_the_animal_a_task_asks_to_choose_is_one_of_those_seen_and_
     assert finding.next_move(found, [], memory, here, science) is None
 
 
+def test_scienceworld_the_commands_to_choose_among_are_the_steps_verb_on_each_one_of_the_kind_here():
+    """Held-out lifespan-longest-lived#8 (at a257280): among three animals here, the way forward searched the house for
+    "the animal" and the walk brought the player back, 40 steps. The choice is listed as the step's own commands, as
+    the game names each one (ScienceWorld's focus names a chameleon egg "chameleon", a baby wolf "baby baby wolf"), and
+    WHERE says which one is the model's to choose; a command naming two of them, or none, is no choice."""
+    from ariadnegraph.envs.families import family_of
+    from ariadnegraph.memory import WorldMemory
+
+    science, memory = family_of("scienceworld:lifespan-longest-lived"), WorldMemory()
+    goal = "Your task is to find the animal with the longest life span.  Focus on the animal with the longest life span."
+    outside = ("This outside location is called the outside. Here you see: \n\tthe agent\n\tan axe\n\ta chameleon egg"
+               "\n\ta parrot egg\n\ta baby wolf\nYou also see:\n\tA door to the kitchen (that is open)\n")
+    _looked(memory, science, 0, "outside", outside)
+    (step,) = science.goal_steps(goal)
+    found = finding.needs(step, science, memory, "outside", goal)
+    valid = ["focus on chameleon", "focus on egg parrot", "focus on baby baby wolf", "focus on axe", "pick up baby baby wolf",
+             "focus on egg", "look around"]  # fmt: skip
+    kind, choices = finding.kind_choices(step, found, science, valid)
+    assert kind == "animal"
+    assert sorted(choices) == ["focus on baby baby wolf", "focus on chameleon", "focus on egg parrot"]
+    lines = finding.where_lines(found[:1], [], memory, "outside", choices=(kind, choices))
+    assert lines[-1].startswith("which animal: yours to choose, one of focus on ")
+    assert finding.kind_choices(step, found, science, ["look around", "focus on axe"]) == ("", [])
+    away = finding.needs(step, science, memory, "kitchen", goal)  # not here: nothing to choose from here
+    assert finding.kind_choices(step, away, science, valid) == ("", [])
+
+
 def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
     """Held-out melt#6 (2026-11-28): the nearest lead from the hallway was a cupboard in the art studio no valid command
     opened; from the art studio the nearest that could be searched was the workshop's freezer, through the hallway.

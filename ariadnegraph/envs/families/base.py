@@ -133,6 +133,9 @@ class GameFamily:
     # before a command not valid now that names it (a coin, a key, a knife); False where furniture, animals and the
     # like can be picked up and carrying changes nothing (ScienceWorld)
     takes_what_lies_about: ClassVar[bool] = True
+    # the command that lets time pass and does nothing else, where the game has one: what the way forward plays to stay
+    # while a choice is the model's, a look having been taken already
+    waiting: ClassVar[str | None] = None
     # whether a closed thing a step names is opened before the step: ScienceWorld puts a thing into its furnace or
     # freezer (and lists no 'move X to blast furnace' while it is shut); TextWorld cooks with a shut oven
     opens_what_it_uses: ClassVar[bool] = False

@@ -185,6 +185,7 @@ class ScienceWorld(GameFamily):
     # a table, a closet and a bed can be picked up: melt#0/dev's way forward took all three in its first ten steps
     # ('pick up closet' because 'open closet', already open, was not valid), not one of them of any use
     takes_what_lies_about = False
+    waiting = "wait1"  # ('wait' lets ten steps pass)
     opens_what_it_uses = True
     kinds = frozenset(_KIND_NAMES)
 
