@@ -130,9 +130,11 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # scienceworld:chemistry-mix-paint-secondary-color#1 (2026-11-29: the way forward searched the house for the violet
 # paint the task makes, and the 1.5B mixed rooms, sinks and doors, each twice running);
 # scienceworld:measure-melting-point-unknown-substance#0 (2026-11-29: both focuses by step 11, 76 points by step 21,
-# never heated; at step 71 the model's 'reset task', three times, took the score to 2). The six tasks' draws
+# never heated; at step 71 the model's 'reset task', three times, took the score to 2);
+# scienceworld:lifespan-longest-lived#8 (2026-11-29: the animals outside, the way forward searched the house for "the
+# animal" and the walk brought the player back, 40 steps; then the 1.5B focused on a beaver). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence (melt's
-# nine are all drawn).
+# nine are all drawn). Lifespan's 5th: of the sample of five drawn so (27, 23, 17, 4, 26), the first not drawn yet.
 
 
 def stma_held_out(level: int, games: int = 8) -> list[str]:
@@ -179,7 +181,7 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
                 ("measure-melting-point-unknown-substance", (10, 36, 64)),
                 ("chemistry-mix-paint-secondary-color", (2, 8, 7)),  # 1 showed a flaw: the 4th drawn took its place
                 ("test-conductivity", (93, 167, 186)),  # 68, 110 showed flaws: the 4th and 5th drawn took their places
-                ("lifespan-longest-lived", (8, 23, 27)),  # 17 showed a flaw: the 4th drawn took its place
+                ("lifespan-longest-lived", (23, 27, 4)),  # 17, 8 showed flaws: the 4th and 5th drawn took their places
                 ("find-living-thing", (73, 52, 62)),  # 9 and 69 showed flaws: the 4th and 5th drawn took their places
             )
             for v in variations
@@ -213,6 +215,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:melt#8",
             "scienceworld:chemistry-mix-paint-secondary-color#1",
             "scienceworld:measure-melting-point-unknown-substance#0",
+            "scienceworld:lifespan-longest-lived#8",
         ),
     ),
 }
