@@ -393,6 +393,55 @@ def memory_step_line(step: int, action: str | None) -> str:
     return f"step {step} > {action or START_ACTION}"
 
 
+def stay_text(first: int, last: int) -> str:
+    """A stretch of steps with its length: "steps 40-41 (2 steps)", "step 7 (1 step)"."""
+    steps = last - first + 1
+    span = f"step {first}" if first == last else f"steps {first}-{last}"
+    return f"{span} ({steps} step{'s' if steps != 1 else ''})"
+
+
+def stays_line(room: str, stays: Iterable[tuple[int, int]]) -> str:
+    """The player's stays in one place: "your stays in Kids Room: steps 40-41 (2 steps), step 77 (1 step)"."""
+    return f"your stays in {room}: {', '.join(stay_text(a, b) for a, b in stays)}"
+
+
+def route_line(first: int, last: int, stays: Iterable[tuple[str, int, int]]) -> str:
+    """Where the player was over a range of steps, stay by stay, then the steps in each place, most first: "where you
+    were, steps 126-130: Bathroom steps 126-127 (2 steps), Kitchen step 128 (1 step); in all: Bathroom 2, Kitchen 1"."""
+    listed = list(stays)
+    totals: dict[str, int] = {}
+    for room, a, b in listed:
+        totals[room] = totals.get(room, 0) + b - a + 1
+    shown = ", ".join(f"{room} {stay_text(a, b)}" for room, a, b in listed)
+    summed = ", ".join(f"{room} {steps}" for room, steps in sorted(totals.items(), key=lambda t: -t[1]))
+    return f"where you were, steps {first}-{last}: {shown}; in all: {summed}"
+
+
+def time_spent_line(spent: Iterable[tuple[str, int, int, int]]) -> str:
+    """Steps spent in each place over the episode, most first: "steps spent in each place: Kitchen 40 (6 visits, first
+    entered at step 0), ..."."""
+    shown = ", ".join(
+        f"{room} {steps} ({visits} visit{'s' if visits != 1 else ''}, first entered at step {first})"
+        for room, steps, visits, first in spent
+    )
+    return f"steps spent in each place: {shown}"
+
+
+def items_taken_line(taken: Iterable[tuple[str, int, str | None]]) -> str:
+    """What the player came to carry, in order, then by place: "items you took, in order: milk at step 12 in Kitchen,
+    ...; by place: Kitchen 3 (business suit, cheese, milk), Bathroom 1 (deodorant)"."""
+    listed = list(taken)
+    shown = ", ".join(f"{item} at step {step}" + (f" in {room}" if room else "") for item, step, room in listed)
+    places: dict[str, list[str]] = {}
+    for item, _, room in listed:
+        if room:
+            places.setdefault(room, []).append(item)
+    by_place = ", ".join(
+        f"{room} {len(items)} ({', '.join(items)})" for room, items in sorted(places.items(), key=lambda t: -len(t[1]))
+    )
+    return f"items you took, in order: {shown or 'none'}" + (f"; by place: {by_place}" if by_place else "")
+
+
 def unknown_tool_line(name: str, names: Iterable[str]) -> str:
     """A KG tool call naming no tool: what the model reads back, with the names it may use."""
     return f"Error: there is no tool called {name!r}; the tools are {', '.join(names)}."

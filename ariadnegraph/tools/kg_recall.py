@@ -78,6 +78,67 @@ def step_recall(kg: KGReader, history: Sequence[Fact], step: int, text_chars: in
     return " | ".join(parts)
 
 
+def rooms_by_step(history: Sequence[Fact], now: int) -> list[str | None]:
+    """Where memory held the player at each step 0..``now`` (None where it held nowhere)."""
+    return [held_at(history, step)[0] for step in range(now + 1)]
+
+
+def stays(rooms: Sequence[str | None]) -> list[tuple[str, int, int]]:
+    """The player's stays, in order: (room, first step, last step), a stay being the steps spent in one room
+    running."""
+    found: list[tuple[str, int, int]] = []
+    for step, room in enumerate(rooms):
+        if room is None:
+            continue
+        if found and found[-1][0] == room and found[-1][2] == step - 1:
+            found[-1] = (room, found[-1][1], step)
+        else:
+            found.append((room, step, step))
+    return found
+
+
+def time_spent(visits: Sequence[tuple[str, int, int]]) -> list[tuple[str, int, int, int]]:
+    """Per place: (room, steps spent there, visits, first step there), the most steps first."""
+    spent: dict[str, list[int]] = {}
+    for room, first, last in visits:
+        steps, count, entered = spent.setdefault(room, [0, 0, first])
+        spent[room] = [steps + last - first + 1, count + 1, entered]
+    return sorted(((room, *v) for room, v in spent.items()), key=lambda r: (-r[1], r[3]))  # type: ignore[misc]
+
+
+def items_taken(history: Sequence[Fact], rooms: Sequence[str | None]) -> list[tuple[str, int, str | None]]:
+    """Each thing the player came to carry, the first time, in order: (item, step, the room the player was in)."""
+    first: dict[str, int] = {}
+    for fact in sorted(history, key=lambda f: (f.valid_from, f.id)):
+        if fact.relation in objects.PLACEMENTS and fact.object_key == objects.INVENTORY:
+            first.setdefault(fact.subject, fact.valid_from)
+    return [(item, step, rooms[step] if step < len(rooms) else None) for item, step in first.items()]
+
+
+def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[str]:
+    """The player's whereabouts as memory holds them, counted in code (a small model counts steps badly): where it
+    was over the steps a question names, its stays in a place the question quotes, the steps spent in each place,
+    and what it took where."""
+    rooms = rooms_by_step(history, kg.now)
+    visits = stays(rooms)
+    lines = []
+    for match in _STEP_RANGE.finditer(question):
+        first, last = sorted((int(match.group(1)), int(match.group(2) or match.group(1))))
+        if last > first:
+            inside = [(room, max(a, first), min(b, last)) for room, a, b in visits if a <= last and b >= first]
+            lines.append(p.route_line(first, last, inside))
+    for name in quoted_names(question):
+        mine = [(a, b) for room, a, b in visits if room.lower() == name.lower()]
+        if mine:
+            lines.append(p.stays_line(name, mine))
+    taken = items_taken(history, rooms)
+    if visits:
+        lines.append(p.time_spent_line(time_spent(visits)))
+    if visits or taken:
+        lines.append(p.items_taken_line(taken))
+    return lines
+
+
 def recall(question: str, kg: KGReader) -> list[str]:
     """The lines memory brings back for ``question``: the steps it names, then the nearest episodes and facts,
     then the timelines of the names it quotes. [] when memory holds nothing."""
@@ -103,4 +164,5 @@ def recall(question: str, kg: KGReader) -> list[str]:
         visits = [f for f in facts if f.subject_key == spatial.PLAYER]
         others = [f for f in facts if f.subject_key != spatial.PLAYER]
         lines += [f"{name}: {fact.describe()}" for fact in (visits + others[-TIMELINE_LINES:])[: 2 * TIMELINE_LINES]]
+    lines += whereabouts(question, kg, history)
     return list(dict.fromkeys(lines))

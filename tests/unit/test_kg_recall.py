@@ -78,3 +78,22 @@ def test_with_nothing_recalled_the_first_turn_must_look_something_up(monkeypatch
     assert result["answer"] == "not known" and len(model.calls) == 2
     allowed = [[alt["required"][0] for alt in f["json_schema"]["schema"]["anyOf"]] for f in formats]
     assert "answer" not in allowed[0] and "answer" in allowed[1]
+
+
+def test_the_players_whereabouts_are_counted_in_code_and_nothing_after_the_asked_step():
+    """A small model counts steps badly (the 1.5B answered "16" for a two-step stay from a list of visits): where the
+    player was over a named range with the steps in each place summed, its stays in a quoted place, the steps spent in
+    each place, and what it took where, each counted from memory's facts."""
+    memory = remembered_cooking()
+    question = "Which location did you stay in longest (within steps 0-4)? How long did you stay in 'Pantry'?"
+    lines = recall(question, KGReader(memory, 11))
+    assert "where you were, steps 0-4: Pantry steps 0-1 (2 steps), Kitchen steps 2-4 (3 steps); in all: Kitchen 3, Pantry 2" in lines
+    assert "your stays in Pantry: steps 0-1 (2 steps)" in lines
+    spent = "steps spent in each place: Kitchen 10 (1 visit, first entered at step 2), Pantry 2 (1 visit, first entered at step 0)"
+    assert spent in lines
+    taken = next(line for line in lines if line.startswith("items you took"))
+    assert taken.startswith("items you took, in order: pork chop at step 0 in Pantry, ")
+    assert "block of cheese at step 11 in Kitchen; by place: Kitchen 3 (" in taken and taken.endswith("Pantry 1 (pork chop)")
+    earlier = next(line for line in recall(question, KGReader(memory, 10)) if line.startswith("items you took"))
+    assert "block of cheese" not in earlier
+    assert "; by place: Kitchen 2 (" in earlier
