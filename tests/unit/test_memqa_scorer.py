@@ -90,6 +90,10 @@ def test_not_answerable_f1() -> None:
     ('{"answer": "kitchen", "explanation": "seen at step 3"}', "kitchen"),
     ("Answer: 12\nbecause ...", "12"),
     ("\n  hall\n", "hall"),
+    ("step 26", "26"),  # the 1.5B copies the recall's "step N" form: the number the rules ask for
+    ('{"answer": "Step 106."}', "106"),
+    ("steps 3 and 4", "steps 3 and 4"),
+    ("go to step 2 room", "go to step 2 room"),
 ])
 def test_extract_answer(reply: str, expected: str) -> None:
     assert extract_answer(reply) == expected

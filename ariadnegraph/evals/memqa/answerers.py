@@ -39,17 +39,18 @@ ALL_ANSWERERS = (*MEMQA_ANSWERERS, *MEMQA_MEMORY_AGENTS)
 
 def extract_answer(reply: str) -> str:
     """The answer in a reply: a JSON ``answer`` field, else the first non-empty line without an
-    ``Answer:`` label (the scorer normalises the rest, as A.5 says)."""
+    ``Answer:`` label; a step number written "step 26" as its digits (the scorer normalises the rest, as A.5 says)."""
     text = (reply or "").strip()
     try:
         data = json.loads(text)
-        if isinstance(data, dict) and "answer" in data:
-            return str(data["answer"]).strip()
+        line = str(data["answer"]).strip() if isinstance(data, dict) and "answer" in data else None
     except ValueError:
-        pass
-    line = next((l.strip() for l in text.splitlines() if l.strip()), "")
-    line = re.sub(r"^(?:final\s+)?answer\s*:\s*", "", line, flags=re.IGNORECASE)
-    return line.strip()
+        line = None
+    if line is None:
+        line = next((l.strip() for l in text.splitlines() if l.strip()), "")
+        line = re.sub(r"^(?:final\s+)?answer\s*:\s*", "", line, flags=re.IGNORECASE).strip()
+    # a step number as the recall and the transcript head it ("step 26"): the number the rules ask for, whoever answers
+    return step.group(1) if (step := re.fullmatch(r"(?:at\s+)?steps?\s+(\d+)\.?", line, re.IGNORECASE)) else line
 
 
 def agent_turns(run_dir: str | Path, run_id: str) -> list[dict[str, Any]]:
