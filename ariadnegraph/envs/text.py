@@ -132,6 +132,16 @@ def is_explore(command: str | None) -> bool:
     return " ".join((command or "").lower().split()) == EXPLORE
 
 
+_NAMED_MOVE = re.compile(r"^(?:go|teleport) to (?:the )?(?P<room>.+)$", re.IGNORECASE)  # ScienceWorld's moves
+
+
+def room_moved_to(command: str) -> str | None:
+    """The room a game's move names ('go to kitchen', 'teleport to the kitchen': ScienceWorld's), in lower case with
+    single spaces; None for a move by direction or anything else."""
+    named = _NAMED_MOVE.match(" ".join(command.lower().split()))
+    return named["room"] if named else None
+
+
 def go_to_target(command: str) -> str | None:
     """The place a 'go to <place>' command names, else None."""
     found = _GO_TO_PLACE.match(command or "")

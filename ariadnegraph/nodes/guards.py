@@ -11,7 +11,6 @@ else what changes nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,6 +30,7 @@ from ..envs.text import (
     is_explore,
     is_movement,
     placing,
+    room_moved_to,
     safe_command,
     take_first,
 )
@@ -72,7 +72,6 @@ class Reason(StrEnum):
     WAY_FORWARD = "way forward"  # the replans are used up: the way forward instead
 
 
-_NAMED_MOVE = re.compile(r"^(?:go|teleport) to (?:the )?(?P<room>.+)$")  # ScienceWorld's moves name the room
 SEND_BACK_REASONS = frozenset(
     {
         Reason.NO_EXIT_LEFT,
@@ -255,8 +254,8 @@ def leaves(command: str, location: str | None) -> bool:
     (held-out measure-melting-point#0 played it three times running as "a way out")."""
     if not moves_player(command):
         return False
-    named = _NAMED_MOVE.match(" ".join(command.lower().split()))
-    return named is None or location is None or named["room"] != " ".join(location.lower().split())
+    room = room_moved_to(command)
+    return room is None or location is None or room != " ".join(location.lower().split())
 
 
 def exits_least_taken(s: Situation) -> list[str]:

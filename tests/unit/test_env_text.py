@@ -111,6 +111,16 @@ def test_non_movement_commands(command):
 
 
 @pytest.mark.parametrize(
+    ("command", "room"),
+    [("go to kitchen", "kitchen"), ("Teleport to  the Art Studio", "art studio"), ("go north", None), ("open door", None)],
+)
+def test_the_room_a_move_names(command, room):
+    from ariadnegraph.envs.text import room_moved_to
+
+    assert room_moved_to(command) == room
+
+
+@pytest.mark.parametrize(
     ("text", "items"),
     [
         ("You are carrying nothing.", ()),
