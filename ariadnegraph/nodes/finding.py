@@ -319,9 +319,9 @@ def _with_rooms_reached(
     visited = set(spatial.visited_locations(memory.all_facts))
     entered_here = {memory.key(_into(lead)) for lead in found if lead.room == here and lead.kind == "exit"}
     reached: dict[str, om.Lead] = {}
-    for room in family.rooms_reached(valid):
+    for room, command in family.rooms_reached(valid).items():
         key = memory.key(room)
-        if key in visited or key == here or key in entered_here or (command := family.reach(room, valid)) is None:
+        if key in visited or key == here or key in entered_here:
             continue
         reached.setdefault(key, om.Lead("exit", room, here, command))
     if not reached:

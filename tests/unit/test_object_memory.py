@@ -545,7 +545,8 @@ def test_scienceworld_a_room_is_one_move_away_the_search_and_the_walk_teleport()
     memory.observe(0, hallway, [("player", "in", "hallway"), *science.perceive(Observed(hallway, location="hallway")).facts], [])
     valid = ["go to art studio", "go to kitchen", "teleport to art studio", "teleport to kitchen", "teleport to foundry",
              "teleport to hallway", "look around"]
-    assert science.rooms_reached(valid) == ["art studio", "kitchen", "foundry", "hallway"]
+    assert list(science.rooms_reached(valid)) == ["art studio", "kitchen", "foundry", "hallway"]
+    assert science.rooms_reached(valid)["foundry"] == "teleport to foundry" and cooking.rooms_reached(valid) == {}
     assert science.reach("Foundry", valid) == "teleport to foundry" and cooking.reach("foundry", valid) is None
     found = finding.needs("focus on gallium", science, memory, "hallway", goal)
     leads = finding.leads(memory, "hallway", found, science, valid)

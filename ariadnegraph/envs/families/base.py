@@ -283,9 +283,10 @@ class GameFamily:
         games have one (ScienceWorld's 'teleport to kitchen'); None: rooms are walked to exit by exit."""
         return None
 
-    def rooms_reached(self, valid: Sequence[str]) -> list[str]:
-        """The rooms one move (``reach``) takes the player to from here, seen or not; none by default."""
-        return []
+    def rooms_reached(self, valid: Sequence[str]) -> dict[str, str]:
+        """Each room one move (``reach``) takes the player to from here, seen or not, with that move (one scan of
+        ``valid``, about a thousand commands in ScienceWorld); none by default."""
+        return {}
 
     def names_of_one_of_kind(self, thing: str, kind: str, holder: str | None, held: bool) -> list[str]:
         """The names the valid commands may give ``thing``, one of the ``kind`` a task names, lying in ``holder`` or

@@ -251,9 +251,9 @@ class ScienceWorld(GameFamily):
         wanted = f"{_TELEPORT}{' '.join(room.lower().split())}"
         return next((command for command in valid if " ".join(command.lower().split()) == wanted), None)
 
-    def rooms_reached(self, valid: Sequence[str]) -> list[str]:
-        said = (" ".join(command.lower().split()) for command in valid)
-        return [command[len(_TELEPORT) :] for command in said if command.startswith(_TELEPORT)]
+    def rooms_reached(self, valid: Sequence[str]) -> dict[str, str]:
+        said = ((" ".join(command.lower().split()), command) for command in valid)
+        return {words[len(_TELEPORT) :]: command for words, command in said if words.startswith(_TELEPORT)}
 
     def names_of_one_of_kind(self, thing: str, kind: str, holder: str | None, held: bool) -> list[str]:
         """Memory's name ("adult pea plant", the parser's for "a pea plant in the adult stage"), the kind where it lies
