@@ -157,7 +157,7 @@ def diagnose(run: RunDir) -> RunDiagnosis:
     meta = run.meta()
     env = meta["env"]
     try:
-        brief = family_of(env).brief
+        brief = family_of(env).brief_for(meta.get("goal") or "")  # the brief the roles were shown, the task's part too
     except Exception:  # an env this version no longer knows: no brief to compare the belief with
         brief = ""
     try:

@@ -148,3 +148,18 @@ def test_every_guard_that_takes_a_thing_before_the_plan_counts_as_took_first(tmp
     ])
     actor = diagnose(run).totals["actor"]
     assert (actor["took_first"], actor["explored_instead"], actor["fallbacks"]) == (3, 0, 0)
+
+
+def test_a_belief_that_copies_the_tasks_brief_is_counted_as_copied(tmp_path):
+    """The brief the roles were shown is the family's with the task's part (ScienceWorld's life span note): a belief
+    that copies that part is a copied brief line."""
+    from ariadnegraph.envs.families.prompts import SCIENCEWORLD_TASKS
+
+    goal = "Your task is to find the animal with the longest life span. Focus on the animal with the longest life span."
+    run = RunDir.create(tmp_path, "sw", {"run_id": "sw", "env": "scienceworld:lifespan-longest-lived", "goal": goal,
+                                         "max_steps": 10, "context": {"model": "scripted"}})  # fmt: skip
+    copied = {"belief": SCIENCEWORLD_TASKS["life span"]}
+    for n, line in enumerate([{"action": None}, {"action": "look around", "decided": copied}]):
+        run.append_step({"step": n, "valid": ["look around"], "score": 0, "observation": "outside", **line},
+                        {"facts": [], "location": "outside", "inventory": []})  # fmt: skip
+    assert diagnose(run).totals["summarizer"]["copied_brief_lines"] == 1.0

@@ -236,7 +236,7 @@ class ScienceWorld(GameFamily):
 
     def brief_for(self, goal: str) -> str:
         task = prompts.scienceworld_task_brief(goal)
-        return f"{self.brief} {task}" if task else self.brief
+        return f"{self.brief}\n{task}" if task else self.brief  # (a line of its own: diagnostics tell it copied)
 
     def changed_nothing(self, answer: str) -> bool:
         """ "No known action matches that input.", "Mixing the contents of the outside does not appear to produce
