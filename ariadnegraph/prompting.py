@@ -427,6 +427,11 @@ def time_spent_line(spent: Iterable[tuple[str, int, int, int]]) -> str:
     return f"steps spent in each place: {shown}"
 
 
+def score_rises_line(rises: Iterable[tuple[int, float]]) -> str:
+    """When the score went up: "your score rose after step 12 (to 1), step 30 (to 2)"."""
+    return "your score rose after " + ", ".join(f"step {step} (to {score:g})" for step, score in rises)
+
+
 def items_taken_line(taken: Iterable[tuple[str, int, str | None]]) -> str:
     """What the player came to carry, in order, then by place: "items you took, in order: milk at step 12 in Kitchen,
     ...; by place: Kitchen 3 (business suit, cheese, milk), Bathroom 1 (deodorant)"."""

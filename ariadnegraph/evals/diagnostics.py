@@ -157,7 +157,8 @@ def diagnose(run: RunDir) -> RunDiagnosis:
     meta = run.meta()
     env = meta["env"]
     try:
-        brief = family_of(env).brief_for(meta.get("goal") or "")  # the brief the roles were shown, the task's part too
+        # the brief the roles were shown, the task's part too
+        brief = family_of(env).brief_for(str(meta.get("goal") or ""))
     except Exception:  # an env this version no longer knows: no brief to compare the belief with
         brief = ""
     try:

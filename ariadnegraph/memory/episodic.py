@@ -17,13 +17,17 @@ class Episode:
     text: str
     action: str | None = None
     fact_ids: frozenset[int] = field(default_factory=frozenset)
+    score: float | None = None  # the game's score after it, where the game keeps one (None: not recorded)
 
     def to_dict(self) -> dict:
-        return {"step": self.step, "text": self.text, "action": self.action, "fact_ids": sorted(self.fact_ids)}
+        data = {"step": self.step, "text": self.text, "action": self.action, "fact_ids": sorted(self.fact_ids)}
+        return data if self.score is None else {**data, "score": self.score}  # (a log written before keeps its form)
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "Episode":
-        return cls(data["step"], data["text"], data.get("action"), frozenset(data.get("fact_ids", ())))
+        return cls(
+            data["step"], data["text"], data.get("action"), frozenset(data.get("fact_ids", ())), data.get("score")
+        )
 
 
 def episodic_relevance(matched: int, total: int) -> float:

@@ -116,7 +116,8 @@ def write_snapshot(
         "vector_ids": vector_ids,
     }
     (staging / STATE).write_bytes(orjson.dumps(state))
-    (staging / EPISODES).write_bytes(orjson.dumps([[e.step, e.text, e.action, sorted(e.fact_ids)] for e in episodes]))
+    rows = [[e.step, e.text, e.action, sorted(e.fact_ids), e.score] for e in episodes]
+    (staging / EPISODES).write_bytes(orjson.dumps(rows))
     for kind, name in VECTOR_FILES.items():
         np.save(staging / name, np.ascontiguousarray(vectors[kind], dtype=np.float32))
     files = {name: _digest(staging / name) for name in (STATE, EPISODES, *VECTOR_FILES.values())}
@@ -183,5 +184,6 @@ def _fact(row: list[Any]) -> Fact:
 
 def _episode(row: list[Any]) -> Episode:
     episode = object.__new__(Episode)
-    episode.__dict__.update(step=row[0], text=row[1], action=row[2], fact_ids=frozenset(row[3]))
+    score = row[4] if len(row) > 4 else None  # (a snapshot written before scores were kept has four columns)
+    episode.__dict__.update(step=row[0], text=row[1], action=row[2], fact_ids=frozenset(row[3]), score=score)
     return episode

@@ -370,15 +370,16 @@ class WorldMemory(MemoryQueries):
         action: str | None = None,
         invalidate: bool = True,
         by_rules: bool = True,
+        score: float | None = None,
     ) -> FactChange:
         """Record one step: the observation ``text`` and the facts extracted from it, atomically
         (``invalidate=False``: contradicted and outdated facts stay open; ``by_rules=False``: only the ``outdated``
-        ones are closed; see ``TemporalKG.update``)."""
+        ones are closed; see ``TemporalKG.update``); ``score``: the game's after the step, kept with its episode."""
         if step in self.episodes:
             raise ValueError(f"step {step} is already recorded")
         self._dirty = True
         change = self.kg.update(step, list(triplets), outdated, source=step, invalidate=invalidate, by_rules=by_rules)
-        episode = Episode(step, text, action, frozenset(f.id for f in change.added + change.kept))
+        episode = Episode(step, text, action, frozenset(f.id for f in change.added + change.kept), score)
         self.episodes[step] = episode
         if self._last_episode is not None:
             self._last_episode = max(self._last_episode, step)

@@ -96,6 +96,7 @@ def memory_update(state: AgentState, runtime: Runtime[AgentContext], session: Se
             action=state.get("last_action"),
             invalidate=runtime.context.switches.invalidate,
             by_rules=runtime.context.switches.conflict_rules,
+            score=state.get("score"),
         )
     update: dict[str, Any] = {"extraction": [], "outdated": [], "memory_step": step}
     reading = text_read(state) if runtime.context.switches.pin_readings else None

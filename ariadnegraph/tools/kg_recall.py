@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from .. import prompting as p
-from ..memory import Fact, objects, order_by_time, spatial
+from ..memory import Episode, Fact, objects, order_by_time, spatial
 from .kg_tools import KGReader, changes_by_step
 
 STEPS_RECALLED = 12  # steps a question's range brings back (a longer range: its first ones, the tools page on)
@@ -73,6 +73,8 @@ def step_recall(kg: KGReader, history: Sequence[Fact], step: int, text_chars: in
         parts.append("became true: " + "; ".join(began[:6]))
     if ended:
         parts.append("stopped being true: " + "; ".join(ended[:6]))
+    if episode.score is not None:
+        parts.append(f"score after it: {episode.score:g}")
     text = " ".join(episode.text.split())
     parts.append(f"game: {text[:text_chars]}{'...' if len(text) > text_chars else ''}")
     return " | ".join(parts)
@@ -115,6 +117,18 @@ def items_taken(history: Sequence[Fact], rooms: Sequence[str | None]) -> list[tu
     return [(item, step, rooms[step] if step < len(rooms) else None) for item, step in first.items()]
 
 
+def score_rises(episodes: Sequence[Episode]) -> list[tuple[int, float]]:
+    """Each step after which the score memory kept went up, with the score then."""
+    rises, last = [], None
+    for episode in episodes:
+        if episode.score is None:
+            continue
+        if last is not None and episode.score > last:
+            rises.append((episode.step, episode.score))
+        last = episode.score
+    return rises
+
+
 def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[str]:
     """The player's whereabouts as memory holds them, counted in code (a small model counts steps badly): where it
     was over the steps a question names, its stays in a place the question quotes, the steps spent in each place,
@@ -132,6 +146,8 @@ def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[st
         if mine:
             lines.append(p.stays_line(name, mine))
     taken = items_taken(history, rooms)
+    if rises := score_rises(kg.episodes()):
+        lines.append(p.score_rises_line(rises))
     if visits:
         lines.append(p.time_spent_line(time_spent(visits)))
     if visits or taken:

@@ -1294,6 +1294,16 @@ def test_arigraph_closes_only_what_its_outdated_detection_names_and_ours_adds_th
     assert "apple, on, table" not in kept_after("ariadne_full", []) and "knife, on, table" in kept_after("ariadne_full", [])
 
 
+def test_the_score_after_a_step_is_kept_with_its_episode():
+    """memory_update hands the game's score to memory with the step (the KG answerer's reward questions)."""
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes.memory_update import memory_update
+
+    memory = WorldMemory()
+    memory_update({**STATE, "step": 1, "env": "cooking:1", "score": 2.0}, runtime(preset="ariadne"), fake_session(memory))
+    assert memory.episodes[1].score == 2.0
+
+
 def test_ariadne_shows_a_thing_again_at_most_once_an_episode_and_looks_once_a_situation(monkeypatch, tmp_path):
     """With object memory, what changes nothing is not played again: 'examine X' once an episode (its answer is the
     same wherever it is asked: the 1.5B model spent a third of its steps examining furniture), 'look' once a situation."""

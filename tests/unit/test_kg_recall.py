@@ -97,3 +97,18 @@ def test_the_players_whereabouts_are_counted_in_code_and_nothing_after_the_asked
     earlier = next(line for line in recall(question, KGReader(memory, 10)) if line.startswith("items you took"))
     assert "block of cheese" not in earlier
     assert "; by place: Kitchen 2 (" in earlier
+
+
+def test_the_score_kept_with_each_step_is_recalled_and_when_it_rose():
+    """The game's score after each step is kept with its episode (memory_update passes it): a step named shows it, and
+    the recall says after which steps it rose; nothing after the asked step."""
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    for step, (room, score) in enumerate([("Hall", 0), ("Hall", 0), ("Study", 1), ("Study", 1), ("Hall", 3)]):
+        memory.observe(step, f"-= {room} =-", [("player", "in", room)], action=None if step == 0 else "go east",
+                       score=score)  # fmt: skip
+    lines = recall("After performing the action at step 2, what was the cumulative reward so far?", KGReader(memory))
+    assert any(line.startswith("step 2 > go east") and "score after it: 1" in line for line in lines)
+    assert "your score rose after step 2 (to 1), step 4 (to 3)" in lines
+    assert "your score rose after step 2 (to 1)" in recall("what was the reward at step 3?", KGReader(memory, 3))

@@ -34,7 +34,8 @@ def play(memory: WorldMemory, steps: range, seed: int) -> None:
         if rng.random() < 0.5:
             triplets.append((rng.choice(ROOMS), rng.choice(["north of", "east of"]), room))
         memory.observe(step, f"-= {room.title()} =- You see a {rng.choice(THINGS)}. Step {step}.", triplets,
-                       action=f"go {rng.choice(['north', 'east', 'south', 'west'])}")
+                       action=f"go {rng.choice(['north', 'east', 'south', 'west'])}",
+                       score=step // 7 if step % 3 else None)  # the game's score, where one was given
 
 
 STRUCTURE = ("facts", "current", "episodes", "as_of", "path", "location")
@@ -48,7 +49,7 @@ def fingerprint(memory: WorldMemory) -> dict:
     return {
         "facts": [(f.id, f.triplet, f.valid_from, f.valid_to, f.recorded_at, f.source) for f in memory.kg.all_facts],
         "current": sorted(memory.current().triplets()),
-        "episodes": [(e.step, e.text, e.action, sorted(e.fact_ids)) for _, e in sorted(memory.episodes.items())],
+        "episodes": [(e.step, e.text, e.action, sorted(e.fact_ids), e.score) for _, e in sorted(memory.episodes.items())],
         "search": [[f.id for f in memory.semantic_search(q)] for q in QUERIES],
         "stma": [[f.id for f in memory.stma_retrieve(q)] for q in QUERIES],
         "as_of": [sorted(memory.as_of(step).triplets()) for step in (5, 50, 150)],
@@ -141,6 +142,17 @@ def test_a_snapshot_of_the_first_format_is_still_read(saved: Path, tmp_path: Pat
     manifest_path.write_text(json.dumps(manifest))
     with WorldMemory(saved) as memory:
         assert memory._snapshot_events == 0
+
+
+def test_episodes_written_before_scores_were_kept_still_read(saved: Path, tmp_path: Path) -> None:
+    """A snapshot's episode rows had four columns before the score was kept with an episode: read as no score."""
+    from ariadnegraph.memory.snapshot import _episode
+
+    assert _episode([3, "-= Hall =-", "go east", [1, 2]]).score is None
+    assert _episode([3, "-= Hall =-", "go east", [1, 2], 2.0]).score == 2.0
+    with WorldMemory(saved) as memory:
+        scores = [e.score for _, e in sorted(memory.episodes.items())]
+    assert scores[:8] == [None, 0, 0, None, 0, 0, None, 1]
 
 
 def edit_event(memory_file: Path, seq: int) -> None:
