@@ -427,6 +427,12 @@ def time_spent_line(spent: Iterable[tuple[str, int, int, int]]) -> str:
     return f"steps spent in each place: {shown}"
 
 
+def no_record_line(name: str) -> str:
+    """A name a question quotes that memory never met: "'jump rope': no record of it in this episode (never seen,
+    carried or visited)"."""
+    return f"'{name}': no record of it in this episode (never seen, carried or visited)"
+
+
 def score_rises_line(rises: Iterable[tuple[int, float]]) -> str:
     """When the score went up: "your score rose after step 12 (to 1), step 30 (to 2)"."""
     return "your score rose after " + ", ".join(f"step {step} (to {score:g})" for step, score in rises)

@@ -145,6 +145,8 @@ def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[st
         mine = [(a, b) for room, a, b in visits if room.lower() == name.lower()]
         if mine:
             lines.append(p.stays_line(name, mine))
+        elif not kg.timeline(name) and not any(name.lower() in episode.text.lower() for episode in kg.episodes()):
+            lines.append(p.no_record_line(name))  # memory can say what never happened: a premise that is false
     taken = items_taken(history, rooms)
     if rises := score_rises(kg.episodes()):
         lines.append(p.score_rises_line(rises))

@@ -112,3 +112,15 @@ def test_the_score_kept_with_each_step_is_recalled_and_when_it_rose():
     assert any(line.startswith("step 2 > go east") and "score after it: 1" in line for line in lines)
     assert "your score rose after step 2 (to 1), step 4 (to 3)" in lines
     assert "your score rose after step 2 (to 1)" in recall("what was the reward at step 3?", KGReader(memory, 3))
+
+
+def test_a_quoted_name_memory_never_met_is_recalled_as_having_no_record():
+    """EMemBench's false premises quote things the episode never had ("After first obtaining 'yoga mat', ..."): memory
+    says it holds no record of a name no fact and no observation holds; a name it met gets no such line."""
+    memory = remembered_cooking()
+    lines = recall("After first obtaining 'yoga mat', what did you do 2 steps later? Was 'Pantry' visited?", KGReader(memory))
+    assert "'yoga mat': no record of it in this episode (never seen, carried or visited)" in lines
+    assert not any(line.startswith("'Pantry': no record") for line in lines)
+    cheese = "After first obtaining 'block of cheese', what did you do?"
+    assert any("no record" in line for line in recall(cheese, KGReader(memory, 2)))  # not yet met at step 2
+    assert not any("no record" in line for line in recall(cheese, KGReader(memory)))
