@@ -243,7 +243,7 @@ def least_taken_instead(s: Situation, command: str) -> Decision | None:
     others = [c for c in exits_least_taken(s) if c != command]
     if others and s.times_here(others[0]) < s.times_here(command):
         return Decision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
-    forward, why = way_forward(s)
+    forward, why = way_forward(s)[:2]
     if forward == command or is_no_op(forward, s.family):
         return None
     return Decision(Reason.PACING, f"'{command}' was already played twice from here; instead {why}", command=forward)
@@ -399,7 +399,7 @@ def unexplored_move(s: Situation) -> str | None:
     return next((c for d in exits if (c := s.family.ground(f"go {d}", s.admissible))), None)
 
 
-def needed_move(s: Situation) -> tuple[str, str] | None:
+def needed_move(s: Situation) -> tuple[str, str] | finding.Way | None:
     """What the next step of a list read needs, from memory (``object_memory``): (command, why), or None."""
     if not s.preset.object_memory:
         return None
@@ -436,7 +436,7 @@ def staying(s: Situation, choices: list[str]) -> str:
     return look or waiting or safe_command(s.admissible)
 
 
-def way_forward(s: Situation) -> tuple[str, str]:
+def way_forward(s: Situation) -> tuple[str, str] | finding.Way:
     """What to play when the planner keeps coming back to a step that should not be played: what the next step needs
     from memory, else a lock whose key is held or a key lying here, else the nearest place not searched yet (a
     container never opened, a closed door, an exit not taken: ``object_memory``), an exit not taken yet from here,
@@ -456,7 +456,7 @@ def way_forward(s: Situation) -> tuple[str, str]:
             s.worn,
         )
     ):
-        return search[0], f"not searched yet: {search[1]}"
+        return finding.Way(search.command, f"not searched yet: {search.why}", search.then)
     if move := unexplored_move(s):
         return move, "an exit not taken yet"
     moves = explore_moves(s.state, s.memory) if s.preset.explore else None
@@ -545,8 +545,10 @@ def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | 
     # (with object memory the place is in memory already: a look shows nothing the way forward does not know)
     if not (elsewhere or again or s.preset.object_memory or s.times_here(safe) >= 2):
         return Decision(Reason.WAY_FORWARD, "look again at the place", command=safe)
-    command, why = way_forward(s)
-    return Decision(Reason.WAY_FORWARD, why, command=command)
+    found = way_forward(s)
+    then = found.then if isinstance(found, finding.Way) else ()  # a lead's search, once its room is reached
+    on_arrival = tuple({"action": step, "expected": ""} for step in then)
+    return Decision(Reason.WAY_FORWARD, found[1], command=found[0], then=on_arrival)
 
 
 PLAYING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (goal_in_reach, keys_first, pacing, taking_first)

@@ -732,6 +732,39 @@ def test_scienceworld_the_way_forward_stays_while_which_one_of_the_kind_here_is_
     assert where[-1] == "which animal: yours to choose, one of focus on baby baby beaver, focus on baby baby mouse"
 
 
+def test_scienceworld_the_way_forward_searches_a_lead_one_move_away_on_arrival(monkeypatch):
+    """Held-out test-conductivity#93 (at 3d6d480): the way forward teleported to the art studio for its large cupboard
+    five times, and on each arrival the model (or the pacing guard) moved off before it was opened. A lead one move
+    away is now a route: the move, then the lead's own command, played next without asking the model."""
+    from ariadnegraph.envs.families.base import Observed
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+    from ariadnegraph.nodes import guards as guards_module
+    from ariadnegraph.nodes.common import BY, BY_ROUTE
+
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    science, memory = family_of("scienceworld:test-conductivity"), WorldMemory()
+    studio = ("This room is called the art studio. In it, you see: \n\tthe agent\n\ta large cupboard. The large "
+              "cupboard door is closed. \nYou also see:\n\tA door to the hallway (that is open)\n")
+    workshop = ("This room is called the workshop. In it, you see: \n\tthe agent\n\ta table. On the table is: a "
+                "battery.\nYou also see:\n\tA door to the hallway (that is open)\n")
+    hallway = ("This room is called the hallway. In it, you see: \n\tthe agent\nYou also see:\n\tA door to the art "
+               "studio (that is open)\n\tA door to the workshop (that is open)\n")
+    for step, (room, look) in enumerate([("art studio", studio), ("hallway", hallway), ("workshop", workshop)]):
+        memory.observe(step, look, [("player", "in", room), *science.perceive(Observed(look, location=room)).facts], [])
+    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: {"look around": (2, workshop)})
+    monkeypatch.setattr(guards_module, "played_before", lambda run: {"look around"})
+    ariadne = runtime(preset="ariadne")
+    goal = "Your task is to determine if water is electrically conductive. First, focus on the water."
+    state = {**STATE, "env": "scienceworld:test-conductivity", "goal": goal, "inventory": [], "location": "workshop",
+             "observation": workshop, "admissible": ["look around", "teleport to art studio",
+             "pick up battery"], "plan": [{"action": "look around", "expected": ""}],
+             "replans": ariadne.context.switches.max_replans}  # fmt: skip
+    update = actor_module.actor(state, ariadne, fake_session(memory))
+    assert update["command"] == "teleport to art studio", update["decided"]
+    assert update["plan"] == [{"action": "open large cupboard", "expected": "", BY: BY_ROUTE}], update["decided"]
+
+
 def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_played(monkeypatch):
     """A room with no way out, nothing to examine, take or open: the step the model chose (sent back for playing twice)
     changes more than a second look in one situation."""
