@@ -132,9 +132,12 @@ SHOWED_A_FLAW = ("cooking:3@36301", "cooking:4@36401", "cooking:3@36305")
 # scienceworld:measure-melting-point-unknown-substance#0 (2026-11-29: both focuses by step 11, 76 points by step 21,
 # never heated; at step 71 the model's 'reset task', three times, took the score to 2);
 # scienceworld:lifespan-longest-lived#8 (2026-11-29: the animals outside, the way forward searched the house for "the
-# animal" and the walk brought the player back, 40 steps; then the 1.5B focused on a beaver). The six tasks' draws
+# animal" and the walk brought the player back, 40 steps; then the 1.5B focused on a beaver);
+# scienceworld:test-conductivity#93 (2026-11-29: 60 at step 31; then the way forward teleported to the art studio for
+# its cupboard five times, the model moving off on each arrival). The six tasks' draws
 # share one random.Random(36) in the order listed (three each); a task's next draw continues that sequence (melt's
-# nine are all drawn). Lifespan's 5th: of the sample of five drawn so (27, 23, 17, 4, 26), the first not drawn yet.
+# nine are all drawn). A next draw: of the sample of one more than drawn so far, the first not drawn yet (lifespan's
+# 5th of (27, 23, 17, 4, 26): 4; test-conductivity's 6th of (68, 186, 167, 110, 93, 143): 143).
 
 
 def stma_held_out(level: int, games: int = 8) -> list[str]:
@@ -180,7 +183,7 @@ HELD_OUT_36: dict[str, tuple[int, tuple[str, ...]]] = {
                 # 0 showed a flaw: the 4th drawn took its place
                 ("measure-melting-point-unknown-substance", (10, 36, 64)),
                 ("chemistry-mix-paint-secondary-color", (2, 8, 7)),  # 1 showed a flaw: the 4th drawn took its place
-                ("test-conductivity", (93, 167, 186)),  # 68, 110 showed flaws: the 4th and 5th drawn took their places
+                ("test-conductivity", (167, 186, 143)),  # 68, 110, 93 showed flaws: the 4th-6th drawn took their places
                 ("lifespan-longest-lived", (23, 27, 4)),  # 17, 8 showed flaws: the 4th and 5th drawn took their places
                 ("find-living-thing", (73, 52, 62)),  # 9 and 69 showed flaws: the 4th and 5th drawn took their places
             )
@@ -216,6 +219,7 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
             "scienceworld:chemistry-mix-paint-secondary-color#1",
             "scienceworld:measure-melting-point-unknown-substance#0",
             "scienceworld:lifespan-longest-lived#8",
+            "scienceworld:test-conductivity#93",
         ),
     ),
 }
