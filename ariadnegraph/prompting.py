@@ -13,7 +13,7 @@ prefix and a provider's prompt cache (a llama.cpp slot, OpenAI's cache) serves i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 # -- section names -----------------------------------------------------------------------------------
 ENVIRONMENT = "ENVIRONMENT"  # what kind of world this is, and its rules (from the env)
@@ -393,6 +393,15 @@ def memory_step_line(step: int, action: str | None) -> str:
     return f"step {step} > {action or START_ACTION}"
 
 
+LISTED = 12  # the most stays, places, items or score rises a recall line lists (the rest are counted)
+
+
+def _listed(parts: Sequence[str], what: str) -> str:
+    """The first ``LISTED`` parts, joined, and how many more there are: "a, b, ... and 40 more stays"."""
+    more = len(parts) - LISTED
+    return ", ".join(parts[:LISTED]) + (f", ... and {more} more {what}" if more > 0 else "")
+
+
 def stay_text(first: int, last: int) -> str:
     """A stretch of steps with its length: "steps 40-41 (2 steps)", "step 7 (1 step)"."""
     steps = last - first + 1
@@ -400,56 +409,54 @@ def stay_text(first: int, last: int) -> str:
     return f"{span} ({steps} step{'s' if steps != 1 else ''})"
 
 
-def stays_line(room: str, stays: Iterable[tuple[int, int]]) -> str:
-    """The player's stays in one place: "your stays in Kids Room: steps 40-41 (2 steps), step 77 (1 step)"."""
-    return f"your stays in {room}: {', '.join(stay_text(a, b) for a, b in stays)}"
+def stays_line(room: str, stays: Sequence[tuple[int, int]]) -> str:
+    """The player's stays in one place, the first ones: "your stays in Kids Room: steps 40-41 (2 steps), step 77 (1
+    step)"."""
+    return f"your stays in {room}: {_listed([stay_text(a, b) for a, b in stays], 'stays')}"
 
 
-def route_line(first: int, last: int, stays: Iterable[tuple[str, int, int]]) -> str:
-    """Where the player was over a range of steps, stay by stay, then the steps in each place, most first: "where you
-    were, steps 126-130: Bathroom steps 126-127 (2 steps), Kitchen step 128 (1 step); in all: Bathroom 2, Kitchen 1"."""
-    listed = list(stays)
+def route_line(first: int, last: int, stays: Sequence[tuple[str, int, int]]) -> str:
+    """Where the player was over a range of steps, stay by stay (the first ones), then the steps in each place, most
+    first: "where you were, steps 126-130: Bathroom steps 126-127 (2 steps), Kitchen step 128 (1 step); in all:
+    Bathroom 2, Kitchen 1"."""
     totals: dict[str, int] = {}
-    for room, a, b in listed:
+    for room, a, b in stays:
         totals[room] = totals.get(room, 0) + b - a + 1
-    shown = ", ".join(f"{room} {stay_text(a, b)}" for room, a, b in listed)
-    summed = ", ".join(f"{room} {steps}" for room, steps in sorted(totals.items(), key=lambda t: -t[1]))
+    shown = _listed([f"{room} {stay_text(a, b)}" for room, a, b in stays], "stays")
+    summed = _listed([f"{room} {n}" for room, n in sorted(totals.items(), key=lambda t: -t[1])], "places")
     return f"where you were, steps {first}-{last}: {shown}; in all: {summed}"
 
 
-def time_spent_line(spent: Iterable[tuple[str, int, int, int]]) -> str:
+def time_spent_line(spent: Sequence[tuple[str, int, int, int]]) -> str:
     """Steps spent in each place over the episode, most first: "steps spent in each place: Kitchen 40 (6 visits, first
     entered at step 0), ..."."""
-    shown = ", ".join(
+    parts = [
         f"{room} {steps} ({visits} visit{'s' if visits != 1 else ''}, first entered at step {first})"
         for room, steps, visits, first in spent
-    )
-    return f"steps spent in each place: {shown}"
+    ]
+    return f"steps spent in each place: {_listed(parts, 'places')}"
 
 
 def no_record_line(name: str) -> str:
-    """A name a question quotes that memory never met: "'jump rope': no record of it in this episode (never seen,
-    carried or visited)"."""
-    return f"'{name}': no record of it in this episode (never seen, carried or visited)"
+    """A name a question quotes that memory never met: "'jump rope': no record of it in this episode"."""
+    return f"'{name}': no record of it in this episode"
 
 
-def score_rises_line(rises: Iterable[tuple[int, float]]) -> str:
+def score_rises_line(rises: Sequence[tuple[int, float]]) -> str:
     """When the score went up: "your score rose after step 12 (to 1), step 30 (to 2)"."""
-    return "your score rose after " + ", ".join(f"step {step} (to {score:g})" for step, score in rises)
+    return "your score rose after " + _listed([f"step {step} (to {score:g})" for step, score in rises], "rises")
 
 
-def items_taken_line(taken: Iterable[tuple[str, int, str | None]]) -> str:
+def items_taken_line(taken: Sequence[tuple[str, int, str | None]]) -> str:
     """What the player came to carry, in order, then by place: "items you took, in order: milk at step 12 in Kitchen,
     ...; by place: Kitchen 3 (business suit, cheese, milk), Bathroom 1 (deodorant)"."""
-    listed = list(taken)
-    shown = ", ".join(f"{item} at step {step}" + (f" in {room}" if room else "") for item, step, room in listed)
+    shown = _listed([f"{item} at step {step}" + (f" in {room}" if room else "") for item, step, room in taken], "items")
     places: dict[str, list[str]] = {}
-    for item, _, room in listed:
+    for item, _, room in taken:
         if room:
             places.setdefault(room, []).append(item)
-    by_place = ", ".join(
-        f"{room} {len(items)} ({', '.join(items)})" for room, items in sorted(places.items(), key=lambda t: -len(t[1]))
-    )
+    ranked = sorted(places.items(), key=lambda t: -len(t[1]))
+    by_place = _listed([f"{room} {len(items)} ({_listed(items, 'items')})" for room, items in ranked], "places")
     return f"items you took, in order: {shown or 'none'}" + (f"; by place: {by_place}" if by_place else "")
 
 

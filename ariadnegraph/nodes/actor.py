@@ -8,6 +8,7 @@ comes; without ``grounding`` the planned command is sent as written (DAVIS's D-A
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -30,6 +31,7 @@ from .common import (
     BY_RANDOM,
     BY_ROUTE,
     BY_SCRIPT,
+    IN_ROOM,
     INADMISSIBLE,
     ask_structured,
     environment_section,
@@ -149,6 +151,8 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         drawn = draw.choice(admissible) if admissible else safe_command(admissible)
         return {"command": drawn, "reason": None, "decided": grounding(None, drawn, "random", by=BY_RANDOM)}
     plan = list(state.get("plan") or [])
+    while plan and not _in_its_room(plan[0], state.get("location")):
+        plan = plan[1:]  # a route step for a room the move before it did not reach
     update: dict[str, Any] = {}
     if preset.go_to or preset.explore:
         memory = session.memory
@@ -195,6 +199,13 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         **update,
         "decided": grounding(planned, command, how, by=by, **extra),
     }
+
+
+def _in_its_room(step: Mapping[str, str], location: str | None) -> bool:
+    """Whether a plan step is to be played where the player is: a route step that names its room (``IN_ROOM``) only
+    there; any other step anywhere."""
+    room = step.get(IN_ROOM)
+    return not room or location is None or " ".join(room.lower().split()) == " ".join(location.lower().split())
 
 
 def routed(moves: list[dict[str, str]], by: str) -> list[dict[str, str]]:

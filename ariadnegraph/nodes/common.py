@@ -64,6 +64,7 @@ BY_MODEL = "model"
 BY_LIST = "list"
 BY_WALK = "walk"  # toward what the next step needs, seen in another room (nodes/choice.walk_to_step): no model asked
 BY_ROUTE = "route"
+IN_ROOM = "in"  # a route step's key: the room it is to be played in (a lead searched on arrival), dropped elsewhere
 BY_SCRIPT = "script"
 BY_FALLBACK = "fallback"
 BY_ORACLE = "oracle"

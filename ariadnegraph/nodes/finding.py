@@ -32,6 +32,7 @@ class Way(NamedTuple):
     command: str
     why: str
     then: tuple[str, ...] = ()
+    room: str | None = None  # where ``then`` is to be played (the lead's room, as memory names it)
 
 
 @dataclass(frozen=True)
@@ -267,13 +268,14 @@ def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, vali
 
 
 def kind_choices(item: str, found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> tuple[str, list[str]]:
-    """The kind the step names and the valid commands that do the step to each thing of it lying here, when which one
-    the step means is the model's (none picked: "focus on the animal with the longest life span" among a baby beaver,
-    a brown bear and a mouse); ('', []) when no such choice is here. Code plays none of them: it stays for the model
-    to choose (held-out lifespan-longest-lived#8 left the animals to search elsewhere and walked back, 40 steps)."""
+    """The kind the step names and the valid commands that do the step to each thing of it lying here, when several
+    are and which one the step means is the model's (none picked: "focus on the animal with the longest life span"
+    among a baby beaver, a brown bear and a mouse); ('', []) when no such choice is here. Code plays none of them: it
+    stays for the model to choose (held-out lifespan-longest-lived#8 left the animals to search elsewhere and walked
+    back, 40 steps)."""
     for need in found:
-        if need.kind is None or need.picked or need.held or not need.here:
-            continue
+        if need.kind is None or need.picked or need.held or not need.here or not need.alike:
+            continue  # (one of it here is no choice: the others may be elsewhere)
         head = re.split(rf"\b(?:the |an? )?{re.escape(need.kind)}\b", item, maxsplit=1, flags=re.IGNORECASE)[0]
         prefix = " ".join(word for word in head.lower().split() if word not in ("the", "a", "an")) + " "
         names = [set(name.lower().split()) for name in (need.thing, *need.alike)] if prefix.strip() else []
@@ -286,7 +288,7 @@ def kind_choices(item: str, found: Sequence[Need], family: GameFamily, valid: Se
         }
         ones = [(fits[0], c) for c, fits in fitting.items() if len(fits) == 1]
         commands = [c for i, c in ones if [j for j, _ in ones].count(i) == 1]
-        if commands:
+        if len(commands) > 1:
             return need.kind, commands
     return "", []
 
@@ -397,12 +399,6 @@ def _valid(command: str, family: GameFamily, valid: Sequence[str]) -> str | None
     return family.ground(command, valid) if valid else command
 
 
-def _toward(room: str, memory: WorldMemory, here: str | None) -> str | None:
-    """The first move from ``here`` toward ``room`` (keys) along the map, as a 'go' command."""
-    moves = spatial.shortest_path(memory.current(), here, room) if here else None
-    return f"go {moves[0][0]}" if moves else None
-
-
 def next_move(
     found: Sequence[Need],
     searches: Sequence[om.Lead],
@@ -436,7 +432,7 @@ def next_move(
         if need.place and need.holder is None and (command := family.reach(need.thing, valid) if valid else None):
             return command, f"the step is done in {need.thing}"  # a room not seen yet, one move away
         if search := search_move(searches, memory, state, family, worn):
-            return Way(search.command, f"the {need.thing} is not seen yet: {search.why}", search.then)
+            return search._replace(why=f"the {need.thing} is not seen yet: {search.why}")
     # nowhere left to search for what was never seen (or is gone): the room the step is done in, where the task may
     # have it
     unseen = any((need.holder is None or need.gone) and not need.place for need in found)
@@ -559,9 +555,9 @@ def search_move(
                 return Way(command, f"{lead.command} here")
             continue
         path = spatial.shortest_path(memory.current(), here, lead.room) if here else None
-        walk = f"go {path[0][0]}" if path else None  # (the first move of the way there, as _toward gives it)
+        walk = f"go {path[0][0]}" if path else None  # the first move of the way there
         for way, arrives in ((family.reach(there, valid), True), (walk, len(path or ()) == 1)):
             if way and (command := _valid(way, family, valid)) and command not in worn:
                 then = (lead.command,) if arrives and lead.command != command else ()
-                return Way(command, f"{lead.command} in {there}", then)
+                return Way(command, f"{lead.command} in {there}", then, there if then else None)
     return None

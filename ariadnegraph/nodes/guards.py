@@ -38,6 +38,7 @@ from ..memory import WorldMemory
 from ..vocabulary import READING_COMMANDS, SAFE_COMMANDS
 from . import finding
 from .common import (
+    IN_ROOM,
     breaks_rules,
     episode_family,
     explore_moves,
@@ -400,7 +401,8 @@ def unexplored_move(s: Situation) -> str | None:
 
 
 def needed_move(s: Situation) -> tuple[str, str] | finding.Way | None:
-    """What the next step of a list read needs, from memory (``object_memory``): (command, why), or None."""
+    """What the next step of a list read needs, from memory (``object_memory``): (command, why), a ``finding.Way``
+    where a lead's search follows on arrival, or None."""
     if not s.preset.object_memory:
         return None
     item = needed_item(s.state, s.context, s.session)
@@ -431,7 +433,8 @@ def staying(s: Situation, choices: list[str]) -> str:
     taken yet this episode, else time let pass (the family's waiting command), else a look at the place."""
     looks = [c for c in s.admissible if shown_again(c) and c not in played_before(s.session.run)]
     named = [set(choice.lower().split()) for choice in choices]
-    look = next((c for c in looks if (shown := _shown_thing(c)) and any(shown <= words for words in named)), None)
+    verb = set.intersection(*named)  # the step's own words ("focus on"), which name none of them
+    look = next((c for c in looks if (shown := _shown_thing(c) - verb) and any(shown <= w - verb for w in named)), None)
     waiting = s.family.waiting if s.family.waiting in s.admissible else None
     return look or waiting or safe_command(s.admissible)
 
@@ -456,7 +459,7 @@ def way_forward(s: Situation) -> tuple[str, str] | finding.Way:
             s.worn,
         )
     ):
-        return finding.Way(search.command, f"not searched yet: {search.why}", search.then)
+        return search._replace(why=f"not searched yet: {search.why}")
     if move := unexplored_move(s):
         return move, "an exit not taken yet"
     moves = explore_moves(s.state, s.memory) if s.preset.explore else None
@@ -546,8 +549,9 @@ def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | 
     if not (elsewhere or again or s.preset.object_memory or s.times_here(safe) >= 2):
         return Decision(Reason.WAY_FORWARD, "look again at the place", command=safe)
     found = way_forward(s)
-    then = found.then if isinstance(found, finding.Way) else ()  # a lead's search, once its room is reached
-    on_arrival = tuple({"action": step, "expected": ""} for step in then)
+    on_arrival: tuple[dict[str, str], ...] = ()
+    if isinstance(found, finding.Way) and found.room:  # a lead's search, played once in its room (IN_ROOM)
+        on_arrival = tuple({"action": step, "expected": "", IN_ROOM: found.room} for step in found.then)
     return Decision(Reason.WAY_FORWARD, found[1], command=found[0], then=on_arrival)
 
 

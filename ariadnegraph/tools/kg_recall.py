@@ -81,8 +81,15 @@ def step_recall(kg: KGReader, history: Sequence[Fact], step: int, text_chars: in
 
 
 def rooms_by_step(history: Sequence[Fact], now: int) -> list[str | None]:
-    """Where memory held the player at each step 0..``now`` (None where it held nowhere)."""
-    return [held_at(history, step)[0] for step in range(now + 1)]
+    """Where memory held the player at each step 0..``now`` (None where it held nowhere), as ``held_at`` says for each
+    step, in one pass over the player's places (the latest recorded wins where two overlap)."""
+    rooms: list[str | None] = [None] * (now + 1)
+    placed = (f for f in history if f.subject_key == spatial.PLAYER and f.relation in ("in", "at"))
+    for fact in sorted(placed, key=lambda f: (f.valid_from, f.id)):
+        first, end = fact.held_span()
+        for step in range(max(first, 0), min(now + 1, end if end is not None else now + 1)):
+            rooms[step] = fact.object
+    return rooms
 
 
 def stays(rooms: Sequence[str | None]) -> list[tuple[str, int, int]]:
@@ -129,6 +136,18 @@ def score_rises(episodes: Sequence[Episode]) -> list[tuple[int, float]]:
     return rises
 
 
+ANSWER_WORDS = frozenset({"yes", "no", "not answerable"})  # quoted by a question's answer format, not by its premise
+
+
+def _never_met(name: str, kg: KGReader, episodes: Sequence[Episode]) -> bool:
+    """Whether a name a question quotes is a thing or place memory never met: no fact holds it, no observation names
+    it, and it is no command played (a quoted action, 'go east', is none of memory's things) nor an answer word."""
+    said = " ".join(name.lower().split())
+    if said in ANSWER_WORDS or kg.timeline(name):
+        return False
+    return not any(said in episode.text.lower() or said == (episode.action or "").lower() for episode in episodes)
+
+
 def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[str]:
     """The player's whereabouts as memory holds them, counted in code (a small model counts steps badly): where it
     was over the steps a question names, its stays in a place the question quotes, the steps spent in each place,
@@ -138,17 +157,19 @@ def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[st
     lines = []
     for match in _STEP_RANGE.finditer(question):
         first, last = sorted((int(match.group(1)), int(match.group(2) or match.group(1))))
-        if last > first:
-            inside = [(room, max(a, first), min(b, last)) for room, a, b in visits if a <= last and b >= first]
+        last = min(last, kg.now)  # (nothing after the asked step)
+        inside = [(room, max(a, first), min(b, last)) for room, a, b in visits if a <= last and b >= first]
+        if last > first and inside:
             lines.append(p.route_line(first, last, inside))
+    episodes = kg.episodes()
     for name in quoted_names(question):
         mine = [(a, b) for room, a, b in visits if room.lower() == name.lower()]
         if mine:
             lines.append(p.stays_line(name, mine))
-        elif not kg.timeline(name) and not any(name.lower() in episode.text.lower() for episode in kg.episodes()):
+        elif _never_met(name, kg, episodes):
             lines.append(p.no_record_line(name))  # memory can say what never happened: a premise that is false
     taken = items_taken(history, rooms)
-    if rises := score_rises(kg.episodes()):
+    if rises := score_rises(episodes):
         lines.append(p.score_rises_line(rises))
     if visits:
         lines.append(p.time_spent_line(time_spent(visits)))

@@ -740,7 +740,7 @@ def test_scienceworld_the_way_forward_searches_a_lead_one_move_away_on_arrival(m
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.nodes import guards as guards_module
-    from ariadnegraph.nodes.common import BY, BY_ROUTE
+    from ariadnegraph.nodes.common import BY, BY_ROUTE, IN_ROOM
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     science, memory = family_of("scienceworld:test-conductivity"), WorldMemory()
@@ -762,7 +762,13 @@ def test_scienceworld_the_way_forward_searches_a_lead_one_move_away_on_arrival(m
              "replans": ariadne.context.switches.max_replans}  # fmt: skip
     update = actor_module.actor(state, ariadne, fake_session(memory))
     assert update["command"] == "teleport to art studio", update["decided"]
-    assert update["plan"] == [{"action": "open large cupboard", "expected": "", BY: BY_ROUTE}], update["decided"]
+    assert update["plan"] == [{"action": "open large cupboard", "expected": "", IN_ROOM: "art studio", BY: BY_ROUTE}], update["decided"]
+    arrived = {**state, "location": "art studio", "plan": update["plan"], "replans": 0,
+               "admissible": ["open cupboard", "look around", "teleport to workshop"]}  # fmt: skip
+    searched = actor_module.actor(arrived, ariadne, fake_session(memory))
+    assert (searched["command"], searched["decided"]["actor"][0]["by"]) == ("open cupboard", BY_ROUTE)
+    elsewhere = {**arrived, "location": "hallway", "admissible": ["open cupboard", "look around"]}  # the move failed
+    assert actor_module.actor(elsewhere, ariadne, fake_session(memory))["command"] != "open cupboard"
 
 
 def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_played(monkeypatch):

@@ -119,8 +119,30 @@ def test_a_quoted_name_memory_never_met_is_recalled_as_having_no_record():
     says it holds no record of a name no fact and no observation holds; a name it met gets no such line."""
     memory = remembered_cooking()
     lines = recall("After first obtaining 'yoga mat', what did you do 2 steps later? Was 'Pantry' visited?", KGReader(memory))
-    assert "'yoga mat': no record of it in this episode (never seen, carried or visited)" in lines
+    assert "'yoga mat': no record of it in this episode" in lines
     assert not any(line.startswith("'Pantry': no record") for line in lines)
+    # an answer format's words and a command played are no things memory should have met
+    quoting = recall("Was 'open fridge' played? Answer in 'yes' or 'no'.", KGReader(memory))
+    assert not any("no record" in line for line in quoting)
     cheese = "After first obtaining 'block of cheese', what did you do?"
     assert any("no record" in line for line in recall(cheese, KGReader(memory, 2)))  # not yet met at step 2
     assert not any("no record" in line for line in recall(cheese, KGReader(memory)))
+
+
+def test_whereabouts_stay_short_on_a_long_episode_and_say_nothing_of_steps_not_played():
+    """A long episode (two rooms in turn, 400 steps) gives each recall line its first stays, places, items or rises and
+    counts the rest; a range past the asked step is cut there, and one with no step recorded gives no line."""
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    for step in range(400):
+        memory.observe(step, "-= Hall =-" if step % 2 else "-= Study =-", [("player", "in", "Hall" if step % 2 else "Study"),
+                       (f"coin {step}", "in", "inventory")], score=step)  # fmt: skip
+    lines = recall("Where were you within steps 10-390? How long in 'Hall'?", KGReader(memory, 200))
+    route = next(line for line in lines if line.startswith("where you were, steps 10-200:"))
+    assert route.count("(1 step)") == 12 and "... and 179 more stays; in all: " in route
+    assert next(line for line in lines if line.startswith("your stays in Hall")).endswith("... and 88 more stays")
+    assert next(line for line in lines if line.startswith("items you took")).count(" at step ") == 12
+    assert next(line for line in lines if line.startswith("your score rose")).endswith("... and 188 more rises")
+    assert max(map(len, lines)) < 2_000
+    assert not any(line.startswith("where you were") for line in recall("within steps 300-310?", KGReader(memory, 200)))

@@ -146,10 +146,14 @@ def test_a_snapshot_of_the_first_format_is_still_read(saved: Path, tmp_path: Pat
 
 def test_episodes_written_before_scores_were_kept_still_read(saved: Path, tmp_path: Path) -> None:
     """A snapshot's episode rows had four columns before the score was kept with an episode: read as no score."""
+    from ariadnegraph.memory import Episode
     from ariadnegraph.memory.snapshot import _episode
 
     assert _episode([3, "-= Hall =-", "go east", [1, 2]]).score is None
     assert _episode([3, "-= Hall =-", "go east", [1, 2], 2.0]).score == 2.0
+    logged = {"step": 3, "text": "-= Hall =-", "action": "go east", "fact_ids": [1, 2]}  # a log's event before scores
+    assert Episode.from_dict(logged).score is None and Episode.from_dict({**logged, "score": 2.0}).score == 2.0
+    assert "score" not in Episode.from_dict(logged).to_dict()  # written back as it was
     with WorldMemory(saved) as memory:
         scores = [e.score for _, e in sorted(memory.episodes.items())]
     assert scores[:8] == [None, 0, 0, None, 0, 0, None, 1]

@@ -275,7 +275,7 @@ def test_a_world_whose_doors_name_the_rooms_they_lead_to_has_a_map_and_a_frontie
     state = {"location": "art studio", "admissible": ["go to hallway", "look around"]}
     # one move reaches the lead's room: its own command is played on arrival (held-out test-conductivity#93)
     assert finding.search_move(leads, memory, state, family_of("scienceworld:melt")) == (
-        "go to hallway", "go to workshop in hallway", ("go to workshop",))
+        "go to hallway", "go to workshop in hallway", ("go to workshop",), "hallway")
 
 
 def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
@@ -295,7 +295,7 @@ def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
     leads = om.leads(memory.current(), memory.all_facts, "hallway")
     assert [(lead.kind, lead.command) for lead in leads] == [("door", "open door to kitchen"), ("exit", "go to workshop")]
     state = {"location": "hallway", "admissible": ["open door to kitchen", "go to workshop", "look around"]}
-    assert finding.search_move(leads, memory, state, science) == ("open door to kitchen", "open door to kitchen here", ())
+    assert finding.search_move(leads, memory, state, science) == ("open door to kitchen", "open door to kitchen here", (), None)
     # the game's answer names no door: the command says which, and the room it is opened from whose
     opened = science.perceive(Observed("The door is now open.", command="open door to kitchen", location="hallway"))
     assert (door, "is", "open") in opened.facts
@@ -481,6 +481,9 @@ def test_scienceworld_the_commands_to_choose_among_are_the_steps_verb_on_each_on
     assert finding.kind_choices(step, found, science, ["look around", "focus on axe"]) == ("", [])
     away = finding.needs(step, science, memory, "kitchen", goal)  # not here: nothing to choose from here
     assert finding.kind_choices(step, away, science, valid) == ("", [])
+    alone, lone = WorldMemory(), outside.replace("\ta chameleon egg\n\ta parrot egg\n", "")
+    _looked(alone, science, 0, "outside", lone)  # one of the kind here is no choice: the others may be elsewhere
+    assert finding.kind_choices(step, finding.needs(step, science, alone, "outside", goal), science, valid) == ("", [])
 
 
 def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
@@ -501,7 +504,7 @@ def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
     science = family_of("scienceworld:melt")
     assert finding.search_move(leads, memory, state, science)[0] == "go to workshop"
     assert finding.search_move(leads, memory, state, science, worn={"go to workshop"}) == (
-        "go to kitchen", "go to outside in kitchen", ("go to outside",))
+        "go to kitchen", "go to outside in kitchen", ("go to outside",), "kitchen")
     assert finding.search_move(leads, memory, state, science, worn={"go to workshop", "go to kitchen"}) is None
 
     # nor toward what was seen: held-out melt#4 walked between the mercury in the workshop and the furnace in the
