@@ -26,6 +26,7 @@ class AskInput(TypedDict, total=False):
     run_id: str
     question: str
     as_of: int | None  # ask about the memory as it was at this step
+    answer_format: str | None  # how the answer is to be written (memory QA's rules); never read as the question
 
 
 class AskOutput(TypedDict, total=False):

@@ -88,6 +88,7 @@ class QAState(TypedDict, total=False):
     run_id: str
     question: str  # the ask graph's input: a bare question
     as_of: int | None  # the memory as it was at this step
+    answer_format: str | None  # how the asker wants the answer written: shown last, never recalled for
     messages: Annotated[list[AnyMessage], add_messages]
     turns: int
     answer: str
@@ -108,8 +109,14 @@ def prepare_node(kg_of: KGSource) -> Callable[..., dict[str, Any]]:
             return {"turns": 0}
         if not state.get("question"):
             raise ValueError("ask needs a question")
+        # recalled for the question alone: "step 0" or 'yes' in the answer's format are nothing it names
         recalled = recall(state["question"], kg_of(state, runtime))
-        body = render_sections({p.RECALLED: recalled or p.NONE, QUESTION: state["question"]})
+        sections = {
+            p.RECALLED: recalled or p.NONE,
+            QUESTION: state["question"],
+            p.ANSWER_FORMAT: state.get("answer_format"),
+        }
+        body = render_sections(sections)
         return {
             "turns": 1 if recalled else 0,
             "messages": [SystemMessage(content=ASK), HumanMessage(content=body)],

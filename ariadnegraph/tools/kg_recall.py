@@ -179,8 +179,9 @@ def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[st
 
 
 def recall(question: str, kg: KGReader) -> list[str]:
-    """The lines memory brings back for ``question``: the steps it names, then the nearest episodes and facts,
-    then the timelines of the names it quotes. [] when memory holds nothing."""
+    """The lines memory brings back for ``question``: the steps it names, what code counted of the player's
+    whereabouts (near the top, where a small model reads them), then the nearest episodes and facts, then the
+    timelines of the names it quotes. [] when memory holds nothing."""
     history = kg.history()
     named = [k for k in steps_named(question) if k <= kg.now]
     single = len(named) <= 2  # one step named (with the one before it): its text whole
@@ -189,6 +190,7 @@ def recall(question: str, kg: KGReader) -> list[str]:
         for k in named
         if (line := step_recall(kg, history, k, NAMED_STEP_CHARS if single else OBSERVATION_CHARS)) is not None
     ]
+    lines += whereabouts(question, kg, history)
     shown = set(named)
     for episode in kg.similar_episodes(question, k=SIMILAR_EPISODES):
         if episode.step not in shown:
@@ -203,5 +205,4 @@ def recall(question: str, kg: KGReader) -> list[str]:
         visits = [f for f in facts if f.subject_key == spatial.PLAYER]
         others = [f for f in facts if f.subject_key != spatial.PLAYER]
         lines += [f"{name}: {fact.describe()}" for fact in (visits + others[-TIMELINE_LINES:])[: 2 * TIMELINE_LINES]]
-    lines += whereabouts(question, kg, history)
     return list(dict.fromkeys(lines))

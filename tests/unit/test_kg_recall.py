@@ -65,6 +65,26 @@ def test_the_ask_graph_shows_the_recall_and_takes_an_answer_from_it_at_once(monk
     assert RECALLED in asked and "carrying: knife, pork chop, tomato" in asked
 
 
+def test_the_answer_format_is_shown_last_and_never_recalled_for(monkeypatch):
+    """Memory QA's rules ("step 0 is the start", "'yes' or 'no'") came with the question and were recalled for: step 0's
+    whole text and "no record of 'yes'" filled the 1.5B's prompt. They are the ask graph's answer format now: shown
+    after the recall, never read as the question."""
+    from ariadnegraph.evals.memqa.prompts import MEMORY_RULES
+    from ariadnegraph.prompting import ANSWER_FORMAT
+
+    memory = remembered_cooking()
+    model = QueuedChatModel(replies=[AIMessage(content='{"answer": "take apple"}')])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    graph = qa.build_monologue(lambda state, runtime: KGReader(memory, state.get("as_of"))).compile()
+    asked = {"question": "What did you take in 'Kitchen'?", "as_of": 11, "run_id": "r", "answer_format": MEMORY_RULES}
+    graph.invoke(asked, context=AgentContext(tool_calling="json"))
+    shown = model.calls[0]["messages"][1].content
+    assert shown.rstrip().endswith("reply exactly: not answerable") and f"## {ANSWER_FORMAT}" in shown
+    assert shown.index(RECALLED) < shown.index(ANSWER_FORMAT)
+    recalled = shown[shown.index(RECALLED) : shown.index(ANSWER_FORMAT)]
+    assert "step 0 >" not in recalled and "'yes': no record" not in recalled
+
+
 def test_with_nothing_recalled_the_first_turn_must_look_something_up(monkeypatch):
     from ariadnegraph.memory import WorldMemory
 
@@ -119,7 +139,7 @@ def test_a_quoted_name_memory_never_met_is_recalled_as_having_no_record():
     says it holds no record of a name no fact and no observation holds; a name it met gets no such line."""
     memory = remembered_cooking()
     lines = recall("After first obtaining 'yoga mat', what did you do 2 steps later? Was 'Pantry' visited?", KGReader(memory))
-    assert "'yoga mat': no record of it in this episode" in lines
+    assert "'yoga mat': no record of it in this episode: a question that assumes it happened is not answerable" in lines
     assert not any(line.startswith("'Pantry': no record") for line in lines)
     # an answer format's words and a command played are no things memory should have met
     quoting = recall("Was 'open fridge' played? Answer in 'yes' or 'no'.", KGReader(memory))

@@ -193,10 +193,8 @@ class MemoryAnswerer:
     def __call__(self, item: QAItem) -> str:
         from ...graphs.qa import local_ask_graph
 
-        question = f"{item.question}\n\n{MEMORY_RULES}"
-        result = local_ask_graph.invoke(
-            {"run_id": self.run_id, "question": question, "as_of": item.horizon}, context=self.context
-        )
+        asked = {"run_id": self.run_id, "question": item.question, "as_of": item.horizon, "answer_format": MEMORY_RULES}
+        result = local_ask_graph.invoke(asked, context=self.context)
         return result.get("answer") or ""
 
 
