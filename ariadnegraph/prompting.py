@@ -29,7 +29,6 @@ HISTORY = "RECENT HISTORY"  # the last few steps: the window slides every step
 KNOWN_FACTS = "KNOWN FACTS"
 MEMORY = "MEMORY"
 RECALLED = "WHAT MEMORY RECALLS"  # the ask graph: the steps, episodes and facts a question points at
-ANSWER_FORMAT = "HOW TO ANSWER"  # the ask graph: how the asker wants the answer written (memory QA's rules)
 EPISODES = "RELEVANT EPISODES"
 INSIGHTS = "INSIGHTS"  # Simulacra: reflections written on what was observed
 EXPERIENCES = "PAST EXPERIENCES"  # RAP: moments of gold runs like this one, with the commands played next
@@ -110,7 +109,7 @@ ORDER = (
     PROPOSED_ACTION,
     MONOLOGUE,
     NEW_FACTS,
-)  # (RECALLED and ANSWER_FORMAT are not listed: the ask graph gives them last, in its order)
+)
 _RANK = {name: i for i, name in enumerate(ORDER)}
 
 # -- placeholders: what a section says when it has nothing -------------------------------------------

@@ -65,12 +65,12 @@ def test_the_ask_graph_shows_the_recall_and_takes_an_answer_from_it_at_once(monk
     assert RECALLED in asked and "carrying: knife, pork chop, tomato" in asked
 
 
-def test_the_answer_format_is_shown_last_and_never_recalled_for(monkeypatch):
+def test_the_answer_format_is_shown_with_the_question_and_never_recalled_for(monkeypatch):
     """Memory QA's rules ("step 0 is the start", "'yes' or 'no'") came with the question and were recalled for: step 0's
     whole text and "no record of 'yes'" filled the 1.5B's prompt. They are the ask graph's answer format now: shown
-    after the recall, never read as the question."""
+    under the question, never read as the question."""
     from ariadnegraph.evals.memqa.prompts import MEMORY_RULES
-    from ariadnegraph.prompting import ANSWER_FORMAT
+    from ariadnegraph.prompting import QUESTION
 
     memory = remembered_cooking()
     model = QueuedChatModel(replies=[AIMessage(content='{"answer": "take apple"}')])
@@ -79,9 +79,9 @@ def test_the_answer_format_is_shown_last_and_never_recalled_for(monkeypatch):
     asked = {"question": "What did you take in 'Kitchen'?", "as_of": 11, "run_id": "r", "answer_format": MEMORY_RULES}
     graph.invoke(asked, context=AgentContext(tool_calling="json"))
     shown = model.calls[0]["messages"][1].content
-    assert shown.rstrip().endswith("reply exactly: not answerable") and f"## {ANSWER_FORMAT}" in shown
-    assert shown.index(RECALLED) < shown.index(ANSWER_FORMAT)
-    recalled = shown[shown.index(RECALLED) : shown.index(ANSWER_FORMAT)]
+    asked = shown[shown.index(QUESTION) : shown.index(f"## {RECALLED}")]
+    assert asked.rstrip().endswith("reply exactly: not answerable") and "What did you take in 'Kitchen'?" in asked
+    recalled = shown[shown.index(RECALLED) :]
     assert "step 0 >" not in recalled and "'yes': no record" not in recalled
 
 

@@ -139,12 +139,10 @@ def _question(s: Mapping[str, str]) -> str | None:
 
 
 def recognises(s: Mapping[str, str]) -> bool:
-    """A memory-QA question: it comes with the answering rules (their 'not answerable' line), in the question or
-    as the ask graph's answer format."""
+    """A memory-QA question: it comes with the answering rules (their 'not answerable' line)."""
     q = _question(s)
     shown = not is_empty(s.get(p.TRANSCRIPT) or "") or p.RETRIEVED in s  # retrieved memories, even none
-    rules = f"{q or ''} {s.get(p.ANSWER_FORMAT) or ''}".lower()
-    return q is not None and (NOT_ANSWERABLE in rules or shown)
+    return q is not None and (NOT_ANSWERABLE in q.lower() or shown)
 
 
 def _split(question: str) -> tuple[str, int | None]:
