@@ -12,6 +12,7 @@ first command, so code walks the same frontier the planner was shown.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -287,7 +288,8 @@ def kind_choices(item: str, found: Sequence[Need], family: GameFamily, valid: Se
             if c.lower().startswith(prefix)
         }
         ones = [(fits[0], c) for c, fits in fitting.items() if len(fits) == 1]
-        commands = [c for i, c in ones if [j for j, _ in ones].count(i) == 1]
+        per_thing = Counter(i for i, _ in ones)
+        commands = [c for i, c in ones if per_thing[i] == 1]  # (two commands for one thing: which is not known)
         if len(commands) > 1:
             return need.kind, commands
     return "", []
@@ -533,6 +535,12 @@ def _to_bring(found: Sequence[Need]) -> bool:
     return any(not (n.place or n.held) for n in found)
 
 
+def _to_lead(lead: om.Lead, command: str, there: str, arrives: bool) -> Way:
+    """The move toward a lead in another room, and, where the move arrives there, the lead's own command next."""
+    then = (lead.command,) if arrives and lead.command != command else ()
+    return Way(command, f"{lead.command} in {there}", then, there if then else None)
+
+
 def search_move(
     searches: Sequence[om.Lead],
     memory: WorldMemory,
@@ -554,10 +562,10 @@ def search_move(
             if (command := _valid(lead.command, family, valid)) and command not in worn:
                 return Way(command, f"{lead.command} here")
             continue
+        reached = family.reach(there, valid)
+        if reached and (command := _valid(reached, family, valid)) and command not in worn:
+            return _to_lead(lead, command, there, arrives=True)  # one move (a teleport): no path to work out
         path = spatial.shortest_path(memory.current(), here, lead.room) if here else None
-        walk = f"go {path[0][0]}" if path else None  # the first move of the way there
-        for way, arrives in ((family.reach(there, valid), True), (walk, len(path or ()) == 1)):
-            if way and (command := _valid(way, family, valid)) and command not in worn:
-                then = (lead.command,) if arrives and lead.command != command else ()
-                return Way(command, f"{lead.command} in {there}", then, there if then else None)
+        if path and (command := _valid(f"go {path[0][0]}", family, valid)) and command not in worn:
+            return _to_lead(lead, command, there, arrives=len(path) == 1)
     return None

@@ -112,7 +112,8 @@ def time_spent(visits: Sequence[tuple[str, int, int]]) -> list[tuple[str, int, i
     for room, first, last in visits:
         steps, count, entered = spent.setdefault(room, [0, 0, first])
         spent[room] = [steps + last - first + 1, count + 1, entered]
-    return sorted(((room, *v) for room, v in spent.items()), key=lambda r: (-r[1], r[3]))  # type: ignore[misc]
+    rows = [(room, steps, count, entered) for room, (steps, count, entered) in spent.items()]
+    return sorted(rows, key=lambda row: (-row[1], row[3]))
 
 
 def items_taken(history: Sequence[Fact], rooms: Sequence[str | None]) -> list[tuple[str, int, str | None]]:
