@@ -438,9 +438,37 @@ def time_spent_line(spent: Sequence[tuple[str, int, int, int]]) -> str:
 
 
 def no_record_line(name: str) -> str:
-    """A name a question quotes that memory never met: "'jump rope': no record of it in this episode: a question that
-    assumes it happened is not answerable" (the answer rules' word for a false premise)."""
-    return f"'{name}': no record of it in this episode: a question that assumes it happened is not answerable"
+    """A name a question quotes that memory never met, the answer rules' word for a false premise first (a small model
+    copies a line's first words): "'jump rope': not answerable: memory holds no record of it in this episode"."""
+    return f"'{name}': not answerable: memory holds no record of it in this episode"
+
+
+def event_text(verb: str, name: str, which: str | None = None) -> str:
+    """An event a question dates from, as memory says it: "you first took 'milk'", "you entered 'Kitchen'"."""
+    verb = verb.lower()
+    done = "entered" if verb.startswith(("enter", "arriv")) else "left" if verb.startswith(("leav", "left")) else "took"
+    return f"you {which + ' ' if which else ''}{done} '{name}'"
+
+
+def event_steps_line(event: str, steps: Sequence[int]) -> str:
+    """Every step memory dates an event at: "you took 'milk' at steps 12, 40 (2 times)"."""
+    if len(steps) == 1:
+        return f"{event} at step {steps[0]}"
+    return f"{event} at steps {_listed([str(step) for step in steps], 'times')} ({len(steps)} times)"
+
+
+def dated_step_line(count: int, later: bool, event: str, anchor: int, step_line: str) -> str:
+    """A step dated from an event, then the step as memory holds it: "1 step after you first took 'milk' (step 110):
+    step 111 > go east | ..."."""
+    counted = f"{count} step{'' if count == 1 else 's'} {'after' if later else 'before'}"
+    return f"{counted} {event} (step {anchor}): {step_line}"
+
+
+def commands_played_line(played: Sequence[tuple[str, int]]) -> str:
+    """The commands played, the most played first, with how many times: "commands you played, most first: go west 31,
+    go north 31, open fridge 1"."""
+    counted = _listed([f"{command} {n}" for command, n in played], "commands")
+    return f"commands you played, most first: {counted or 'none'}"
 
 
 def score_rises_line(rises: Sequence[tuple[int, float]]) -> str:

@@ -306,8 +306,10 @@ Reply with JSON only, for example:
 ASK = """You answer questions about what happened in an episode of a text environment, using only your memory
 of it. What memory recalls for the question comes first (each step: its number, your command, where you were,
 what you carried, what changed, what the game said). Answer from it, or look up more with the memory tools if
-it does not settle the question. Answer in one or two sentences. If memory does not hold the answer, say it is
-not known."""
+it does not settle the question."""
+
+# How an answer is written when the asker gives no format of its own (memory QA gives its rules)
+ASK_FORMAT = "Answer in one or two sentences. If memory does not hold the answer, say it is not known."
 
 FINAL_ANSWER = (
     "No more lookups. Write what you found, one line per finding as 'question -> answer', using only what "

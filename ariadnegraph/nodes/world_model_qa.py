@@ -78,7 +78,16 @@ from .common import (
     role_messages,
     trace_reply,
 )
-from .prompts import ASK, FINAL_ANSWER, GRAPH_ANSWER, SAFETY_CHECK, TRANSITION, WORLD_MODEL_QA, entity_focus_prompt
+from .prompts import (
+    ASK,
+    ASK_FORMAT,
+    FINAL_ANSWER,
+    GRAPH_ANSWER,
+    SAFETY_CHECK,
+    TRANSITION,
+    WORLD_MODEL_QA,
+    entity_focus_prompt,
+)
 from .schemas import QA_ANSWER_CHARS, QA_REPLY_TOKENS, EntityFocus, SafetyVerdict, TransitionPrediction
 
 NODE = "world_model_qa"
@@ -111,13 +120,13 @@ def prepare_node(kg_of: KGSource) -> Callable[..., dict[str, Any]]:
             raise ValueError("ask needs a question")
         # recalled for the question alone: "step 0" or 'yes' in the answer's format are nothing it names
         recalled = recall(state["question"], kg_of(state, runtime))
-        # the format right under the question, as the 1.5B follows it (shown last, after the recall, it answered in
-        # sentences: held-out memory QA seed 4099 at e4d2c09)
-        asked = "\n\n".join(filter(None, (state["question"], state.get("answer_format"))))
-        body = render_sections({p.RECALLED: recalled or p.NONE, QUESTION: asked})
+        # the format in the system message, as the transcript answerers have their rules (under the question the
+        # 1.5B answered with the rules' own words, 'no' or 'nothing'; shown last, after the recall, in sentences)
+        system = f"{ASK}\n\n{state.get('answer_format') or ASK_FORMAT}"
+        body = render_sections({p.RECALLED: recalled or p.NONE, QUESTION: state["question"]})
         return {
             "turns": 1 if recalled else 0,
-            "messages": [SystemMessage(content=ASK), HumanMessage(content=body)],
+            "messages": [SystemMessage(content=system), HumanMessage(content=body)],
         }
 
     return prepare

@@ -12,7 +12,8 @@ question's :class:`KGReader`, so nothing recorded after its ``as_of`` step is re
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 
 from .. import prompting as p
 from ..memory import Episode, Fact, objects, order_by_time, spatial
@@ -27,7 +28,16 @@ TIMELINE_LINES = 8
 
 # "step 12", "steps 26 to 30", "steps 41-45", "step 3 and step 4"
 _STEP_RANGE = re.compile(r"\bsteps?\s+(\d+)(?:\s*(?:-|–|to|through|and)\s*(?:step\s+)?(\d+))?", re.IGNORECASE)
+Stay = tuple[str, int, int]  # (room, first step, last step): steps spent in one room running
 _QUOTED = re.compile(r"'([^']{2,60})'|\"([^\"]{2,60})\"")
+# An event memory dates, named by a quoted thing or place: "first obtaining 'milk'", "last arrive at 'Kitchen'"
+_EVENT = re.compile(
+    r"\b(first|last)\s+(obtain|gain|tak|pick|enter|arriv|leav|left)\w*(?:\s+(?:up|at|in))?\s+(?:'([^']{2,60})'|\"([^\"]{2,60})\")",
+    re.IGNORECASE,
+)
+_ABOUT_COMMANDS = re.compile(r"\b(?:actions?|commands?)\b", re.IGNORECASE)
+# A count of steps from it: "2 step(s) later", "3 steps before"
+_OFFSET = re.compile(r"\b(\d+)\s+steps?(?:\(s\))?\s+(later|after|afterwards|before|earlier)\b", re.IGNORECASE)
 
 
 def steps_named(question: str) -> list[int]:
@@ -92,10 +102,10 @@ def rooms_by_step(history: Sequence[Fact], now: int) -> list[str | None]:
     return rooms
 
 
-def stays(rooms: Sequence[str | None]) -> list[tuple[str, int, int]]:
+def stays(rooms: Sequence[str | None]) -> list[Stay]:
     """The player's stays, in order: (room, first step, last step), a stay being the steps spent in one room
     running."""
-    found: list[tuple[str, int, int]] = []
+    found: list[Stay] = []
     for step, room in enumerate(rooms):
         if room is None:
             continue
@@ -106,7 +116,7 @@ def stays(rooms: Sequence[str | None]) -> list[tuple[str, int, int]]:
     return found
 
 
-def time_spent(visits: Sequence[tuple[str, int, int]]) -> list[tuple[str, int, int, int]]:
+def time_spent(visits: Sequence[Stay]) -> list[tuple[str, int, int, int]]:
     """Per place: (room, steps spent there, visits, first step there), the most steps first."""
     spent: dict[str, list[int]] = {}
     for room, first, last in visits:
@@ -123,6 +133,64 @@ def items_taken(history: Sequence[Fact], rooms: Sequence[str | None]) -> list[tu
         if fact.relation in objects.PLACEMENTS and fact.object_key == objects.INVENTORY:
             first.setdefault(fact.subject, fact.valid_from)
     return [(item, step, rooms[step] if step < len(rooms) else None) for item, step in first.items()]
+
+
+def gains(history: Sequence[Fact], name: str) -> list[int]:
+    """Each step at which a thing of ``name`` came to be carried (a thing dropped and taken again: each time)."""
+    said = name.lower()
+    return sorted(
+        {
+            f.valid_from
+            for f in history
+            if f.relation in objects.PLACEMENTS and f.object_key == objects.INVENTORY and f.subject.lower() == said
+        }
+    )
+
+
+def event_steps(verb: str, name: str, history: Sequence[Fact], visits: Sequence[Stay]) -> list[int]:
+    """The steps memory dates an event at, in order: taking a thing (``verb`` obtain, gain, take, pick up), entering a
+    place (enter, arrive: the first step of each stay there) or leaving it (the step after each stay, once the player
+    was elsewhere)."""
+    verb = verb.lower()
+    if verb.startswith(("enter", "arriv", "leav", "left")):
+        mine = [(first, last) for room, first, last in visits if room.lower() == name.lower()]
+        if verb.startswith(("enter", "arriv")):
+            return [first for first, _ in mine]
+        ends = {first for _, first, _ in visits}
+        return [last + 1 for _, last in mine if last + 1 in ends]
+    return gains(history, name)
+
+
+def _dated_events(
+    question: str, history: Sequence[Fact], visits: Sequence[Stay]
+) -> Iterator[tuple[str, str, str, list[int], str]]:
+    """Each event a question dates from that memory holds: (first or last, its verb, the name it quotes, the steps
+    memory dates it at, the question's words after it)."""
+    for event in _EVENT.finditer(question):
+        which, verb, name = event.group(1).lower(), event.group(2), event.group(3) or event.group(4)
+        if steps := event_steps(verb, name, history, visits):
+            yield which, verb, name, steps, question[event.end() :]
+
+
+def dated_steps(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
+    """The steps a question dates from an event memory holds, counted in code ("After first obtaining 'milk', what was
+    the observation 2 step(s) later?" is the step two after the one at which milk was first carried): each the event
+    with its step, then the dated step as memory holds it, its text whole."""
+    lines = []
+    for which, verb, name, steps, rest in _dated_events(question, history, visits):
+        anchor = steps[0] if which == "first" else steps[-1]
+        for offset in _OFFSET.finditer(rest):
+            count, later = int(offset.group(1)), offset.group(2).lower() in ("later", "after", "afterwards")
+            step = anchor + count if later else anchor - count
+            if 0 <= step <= kg.now and (line := step_recall(kg, history, step, NAMED_STEP_CHARS)) is not None:
+                lines.append(p.dated_step_line(count, later, p.event_text(verb, name, which), anchor, line))
+    return lines
+
+
+def event_lines(question: str, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
+    """Every step memory dates each event a question names at: "you took 'milk' at steps 12, 40 (2 times)"."""
+    events = _dated_events(question, history, visits)
+    return [p.event_steps_line(p.event_text(verb, name), steps) for _, verb, name, steps, _ in events]
 
 
 def score_rises(episodes: Sequence[Episode]) -> list[tuple[int, float]]:
@@ -149,26 +217,32 @@ def _never_met(name: str, kg: KGReader, episodes: Sequence[Episode]) -> bool:
     return not any(said in episode.text.lower() or said == (episode.action or "").lower() for episode in episodes)
 
 
-def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[str]:
-    """The player's whereabouts as memory holds them, counted in code (a small model counts steps badly): where it
-    was over the steps a question names, its stays in a place the question quotes, the steps spent in each place,
-    and what it took where."""
-    rooms = rooms_by_step(history, kg.now)
-    visits = stays(rooms)
-    lines = []
+def settled(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
+    """The lines that settle a question alone: a name it quotes that memory never met (a premise that is false: memory
+    can say what never happened), else the steps it dates from an event memory holds."""
+    episodes = kg.episodes()
+    if never := [p.no_record_line(name) for name in quoted_names(question) if _never_met(name, kg, episodes)]:
+        return never
+    return dated_steps(question, kg, history, visits)
+
+
+def whereabouts(
+    question: str, kg: KGReader, history: Sequence[Fact], rooms: Sequence[str | None], visits: Sequence[Stay]
+) -> list[str]:
+    """The player's whereabouts as memory holds them, counted in code (a small model counts steps badly): when the
+    events a question dates happened, where it was over the steps the question names, its stays in a place the
+    question quotes, the steps spent in each place, and what it took where."""
+    lines = event_lines(question, history, visits)
     for match in _STEP_RANGE.finditer(question):
         first, last = sorted((int(match.group(1)), int(match.group(2) or match.group(1))))
         last = min(last, kg.now)  # (nothing after the asked step)
         inside = [(room, max(a, first), min(b, last)) for room, a, b in visits if a <= last and b >= first]
         if last > first and inside:
             lines.append(p.route_line(first, last, inside))
-    episodes = kg.episodes()
     for name in quoted_names(question):
-        mine = [(a, b) for room, a, b in visits if room.lower() == name.lower()]
-        if mine:
+        if mine := [(a, b) for room, a, b in visits if room.lower() == name.lower()]:
             lines.append(p.stays_line(name, mine))
-        elif _never_met(name, kg, episodes):
-            lines.append(p.no_record_line(name))  # memory can say what never happened: a premise that is false
+    episodes = kg.episodes()
     taken = items_taken(history, rooms)
     if rises := score_rises(episodes):
         lines.append(p.score_rises_line(rises))
@@ -176,13 +250,17 @@ def whereabouts(question: str, kg: KGReader, history: Sequence[Fact]) -> list[st
         lines.append(p.time_spent_line(time_spent(visits)))
     if visits or taken:
         lines.append(p.items_taken_line(taken))
+    if _ABOUT_COMMANDS.search(question):
+        played = Counter(episode.action for episode in episodes if episode.action)
+        lines.append(p.commands_played_line(played.most_common()))
     return lines
 
 
 def recall(question: str, kg: KGReader) -> list[str]:
-    """The lines memory brings back for ``question``: the steps it names, what code counted of the player's
-    whereabouts (near the top, where a small model reads them), then the nearest episodes and facts, then the
-    timelines of the names it quotes. [] when memory holds nothing."""
+    """The lines memory brings back for ``question``: the steps it names, then what settles it alone (a premise memory
+    never met, a step dated from an event) and nothing more, as more lines only give a small model more to copy from;
+    else what code counted of the player's whereabouts (near the top, where a small model reads them), then the nearest
+    episodes and facts, then the timelines of the names it quotes. [] when memory holds nothing."""
     history = kg.history()
     named = [k for k in steps_named(question) if k <= kg.now]
     single = len(named) <= 2  # one step named (with the one before it): its text whole
@@ -191,7 +269,11 @@ def recall(question: str, kg: KGReader) -> list[str]:
         for k in named
         if (line := step_recall(kg, history, k, NAMED_STEP_CHARS if single else OBSERVATION_CHARS)) is not None
     ]
-    lines += whereabouts(question, kg, history)
+    rooms = rooms_by_step(history, kg.now)
+    visits = stays(rooms)
+    if answer := settled(question, kg, history, visits):
+        return lines + answer
+    lines += whereabouts(question, kg, history, rooms, visits)
     shown = set(named)
     for episode in kg.similar_episodes(question, k=SIMILAR_EPISODES):
         if episode.step not in shown:
@@ -203,7 +285,7 @@ def recall(question: str, kg: KGReader) -> list[str]:
     for name in quoted_names(question):
         facts = kg.timeline(name)
         # the player's visits to a place named first: "before first leaving 'garden'" is about them
-        visits = [f for f in facts if f.subject_key == spatial.PLAYER]
+        player = [f for f in facts if f.subject_key == spatial.PLAYER]
         others = [f for f in facts if f.subject_key != spatial.PLAYER]
-        lines += [f"{name}: {fact.describe()}" for fact in (visits + others[-TIMELINE_LINES:])[: 2 * TIMELINE_LINES]]
+        lines += [f"{name}: {fact.describe()}" for fact in (player + others[-TIMELINE_LINES:])[: 2 * TIMELINE_LINES]]
     return list(dict.fromkeys(lines))

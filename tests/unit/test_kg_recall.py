@@ -65,24 +65,27 @@ def test_the_ask_graph_shows_the_recall_and_takes_an_answer_from_it_at_once(monk
     assert RECALLED in asked and "carrying: knife, pork chop, tomato" in asked
 
 
-def test_the_answer_format_is_shown_with_the_question_and_never_recalled_for(monkeypatch):
+def test_the_answer_format_is_the_system_messages_and_never_recalled_for(monkeypatch):
     """Memory QA's rules ("step 0 is the start", "'yes' or 'no'") came with the question and were recalled for: step 0's
-    whole text and "no record of 'yes'" filled the 1.5B's prompt. They are the ask graph's answer format now: shown
-    under the question, never read as the question."""
+    whole text and "no record of 'yes'" filled the 1.5B's prompt. They are the ask graph's answer format now, in the
+    system message as the transcript answerers have their rules (under the question the 1.5B answered with the rules'
+    own words, 'no' or 'nothing'); a question without a format is answered in sentences."""
     from ariadnegraph.evals.memqa.prompts import MEMORY_RULES
-    from ariadnegraph.prompting import QUESTION
+    from ariadnegraph.nodes.prompts import ASK_FORMAT
 
     memory = remembered_cooking()
-    model = QueuedChatModel(replies=[AIMessage(content='{"answer": "take apple"}')])
+    model = QueuedChatModel(replies=[AIMessage(content='{"answer": "take apple"}'), AIMessage(content='{"answer": "an apple"}')])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     graph = qa.build_monologue(lambda state, runtime: KGReader(memory, state.get("as_of"))).compile()
     asked = {"question": "What did you take in 'Kitchen'?", "as_of": 11, "run_id": "r", "answer_format": MEMORY_RULES}
     graph.invoke(asked, context=AgentContext(tool_calling="json"))
-    shown = model.calls[0]["messages"][1].content
-    asked = shown[shown.index(QUESTION) : shown.index(f"## {RECALLED}")]
-    assert asked.rstrip().endswith("reply exactly: not answerable") and "What did you take in 'Kitchen'?" in asked
+    system, shown = (message.content for message in model.calls[0]["messages"][:2])
+    assert "reply exactly: not answerable" in system and ASK_FORMAT not in system
+    assert "What did you take in 'Kitchen'?" in shown and "not answerable" not in shown
     recalled = shown[shown.index(RECALLED) :]
-    assert "step 0 >" not in recalled and "'yes': no record" not in recalled
+    assert "step 0 >" not in recalled and "'yes': not answerable" not in recalled
+    graph.invoke({**asked, "answer_format": None}, context=AgentContext(tool_calling="json"))
+    assert ASK_FORMAT in model.calls[1]["messages"][0].content
 
 
 def test_with_nothing_recalled_the_first_turn_must_look_something_up(monkeypatch):
@@ -134,19 +137,64 @@ def test_the_score_kept_with_each_step_is_recalled_and_when_it_rose():
     assert "your score rose after step 2 (to 1)" in recall("what was the reward at step 3?", KGReader(memory, 3))
 
 
-def test_a_quoted_name_memory_never_met_is_recalled_as_having_no_record():
+def test_a_quoted_name_memory_never_met_is_recalled_as_having_no_record_and_nothing_else():
     """EMemBench's false premises quote things the episode never had ("After first obtaining 'yoga mat', ..."): memory
-    says it holds no record of a name no fact and no observation holds; a name it met gets no such line."""
+    says it holds no record of a name no fact and no observation holds, the answer rules' words first, and recalls
+    nothing else (the 1.5B answered from the steps and facts recalled beside it); a name it met gets no such line."""
     memory = remembered_cooking()
     lines = recall("After first obtaining 'yoga mat', what did you do 2 steps later? Was 'Pantry' visited?", KGReader(memory))
-    assert "'yoga mat': no record of it in this episode: a question that assumes it happened is not answerable" in lines
-    assert not any(line.startswith("'Pantry': no record") for line in lines)
+    assert lines == ["'yoga mat': not answerable: memory holds no record of it in this episode"]
     # an answer format's words and a command played are no things memory should have met
     quoting = recall("Was 'open fridge' played? Answer in 'yes' or 'no'.", KGReader(memory))
     assert not any("no record" in line for line in quoting)
     cheese = "After first obtaining 'block of cheese', what did you do?"
     assert any("no record" in line for line in recall(cheese, KGReader(memory, 2)))  # not yet met at step 2
     assert not any("no record" in line for line in recall(cheese, KGReader(memory)))
+
+
+def _walked_with_a_coin():
+    """Hall and Study in turn, a coin taken at step 2, dropped at 3 and taken again at 5 (six steps, scores kept)."""
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    rooms = ["Hall", "Study", "Study", "Hall", "Hall", "Study"]
+    for step, room in enumerate(rooms):
+        facts = [("player", "in", room)] + ([("coin", "in", "inventory")] if step in (2, 5) else [])
+        facts += [("coin", "in", room)] if step == 3 else []
+        memory.observe(step, f"-= {room} =- text of step {step}", facts, action=None if step == 0 else f"act {step}",
+                       score=step // 2)  # fmt: skip
+    return memory
+
+
+def test_a_step_dated_from_an_event_is_counted_in_code_and_settles_the_question():
+    """EMemBench's multi-hop questions date a step from an event ("After first obtaining 'milk', what was the
+    observation 1 step(s) later?"): the 1.5B, given when milk was taken among the whereabouts, answered 'nothing' or
+    the wrong step. Memory dates the event (a thing first or last carried, a place first entered or left), counts the
+    steps in code, and recalls that step whole and nothing else; never a step after the asked one."""
+    memory = _walked_with_a_coin()
+    lines = recall("After first obtaining 'coin', what was the observation 2 step(s) later?", KGReader(memory))
+    assert len(lines) == 1 and lines[0].startswith("2 steps after you first took 'coin' (step 2): step 4 > act 4 | ")
+    assert "you were in Hall" in lines[0] and "score after it: 2" in lines[0] and "text of step 4" in lines[0]
+    last = recall("After last obtaining 'coin', what action was executed 1 step before?", KGReader(memory))
+    assert last[0].startswith("1 step before you last took 'coin' (step 5): step 4 > act 4")
+    entered = recall("After first entering 'Study', where were you 2 steps later?", KGReader(memory))
+    assert entered[0].startswith("2 steps after you first entered 'Study' (step 1): step 3 > act 3 | you were in Hall")
+    assert "you entered 'Study' at steps 1, 5 (2 times)" in recall("At which step did you last arrive at 'Study'?", KGReader(memory))
+    left = recall("After first leaving 'Study', what action was executed 1 step later?", KGReader(memory))
+    assert left[0].startswith("1 step after you first left 'Study' (step 3): step 4 > act 4")
+    assert not any(line.startswith("2 steps after") for line in recall(  # step 6 not played yet at step 5
+        "After last obtaining 'coin', what was the score 1 step later?", KGReader(memory)))
+
+
+def test_the_steps_of_an_event_a_question_names_without_a_count_are_all_recalled():
+    """A question about an event with no count of steps from it ("how many steps later was 'coin' obtained again?")
+    gets every step memory dates the event at, beside the whereabouts; nothing dated after the asked step."""
+    memory = _walked_with_a_coin()
+    question = "After first obtaining 'coin', how many steps later was 'coin' obtained again?"
+    assert "you took 'coin' at steps 2, 5 (2 times)" in recall(question, KGReader(memory))
+    assert "you took 'coin' at step 2" in recall(question, KGReader(memory, 4))
+    assert "you left 'Study' at steps 3" not in recall("Before first leaving 'Study', had you ever obtained 'coin'?", KGReader(memory))
+    assert "you left 'Study' at step 3" in recall("Before first leaving 'Study', had you ever obtained 'coin'?", KGReader(memory))
 
 
 def test_whereabouts_stay_short_on_a_long_episode_and_say_nothing_of_steps_not_played():
@@ -166,3 +214,11 @@ def test_whereabouts_stay_short_on_a_long_episode_and_say_nothing_of_steps_not_p
     assert next(line for line in lines if line.startswith("your score rose")).endswith("... and 188 more rises")
     assert max(map(len, lines)) < 2_000
     assert not any(line.startswith("where you were") for line in recall("within steps 300-310?", KGReader(memory, 200)))
+
+
+def test_the_commands_played_are_counted_for_a_question_about_actions():
+    """"What is the most frequent action executed?": the 1.5B, given steps, named one it saw; memory counts them."""
+    memory = _walked_with_a_coin()
+    lines = recall("What is the most frequent action executed?", KGReader(memory))
+    assert "commands you played, most first: act 1 1, act 2 1, act 3 1, act 4 1, act 5 1" in lines
+    assert not any(line.startswith("commands you played") for line in recall("Where is the coin?", KGReader(memory)))

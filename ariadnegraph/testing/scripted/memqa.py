@@ -138,11 +138,12 @@ def _question(s: Mapping[str, str]) -> str | None:
     return None if q is None or is_empty(q) else q
 
 
-def recognises(s: Mapping[str, str]) -> bool:
-    """A memory-QA question: it comes with the answering rules (their 'not answerable' line)."""
+def recognises(s: Mapping[str, str], system: str = "") -> bool:
+    """A memory-QA question: it comes with the answering rules (their 'not answerable' line: with the question, or in
+    the ``system`` message, where the ask graph puts an answer format), a transcript or retrieved memories."""
     q = _question(s)
     shown = not is_empty(s.get(p.TRANSCRIPT) or "") or p.RETRIEVED in s  # retrieved memories, even none
-    return q is not None and (NOT_ANSWERABLE in q.lower() or shown)
+    return q is not None and (NOT_ANSWERABLE in q.lower() or NOT_ANSWERABLE in system.lower() or shown)
 
 
 def _split(question: str) -> tuple[str, int | None]:

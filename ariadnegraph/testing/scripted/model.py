@@ -17,7 +17,7 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel
@@ -99,13 +99,19 @@ def _tool_name(tool: Any) -> str | None:
 
 def _sections(messages: Sequence[BaseMessage]) -> dict[str, str]:
     """Sections of the last human message that has any (retry and final-answer nudges have none).
-    The system prompt is never read: everything the double decides from is a declared section."""
+    The system prompt is never read for them: everything the double decides from is a declared section (but for
+    whether an answer format came with a question: :func:`_system`)."""
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
             found = parse_sections(message.content if isinstance(message.content, str) else str(message.content))
             if found:
                 return found
     return {}
+
+
+def _system(messages: Sequence[BaseMessage]) -> str:
+    """The system message's text: where the ask graph puts a question's answer format (memory QA's rules)."""
+    return next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
 
 
 def _tool_results(messages: Sequence[BaseMessage]) -> tuple[list[qa.ToolResult], int]:
@@ -217,7 +223,8 @@ class ScriptedChatModel(BaseChatModel):
     def _qa(self, messages: Sequence[BaseMessage], available: set[str], seed: str, required: bool = False) -> AIMessage:
         sections = _sections(messages)
         results, turns = _tool_results(messages)
-        rules = memqa if memqa.recognises(sections) else qa  # memory-QA questions (evals.memqa) have their own
+        # memory-QA questions (evals.memqa) have their own rules
+        rules = memqa if memqa.recognises(sections, _system(messages)) else qa
         calls: list[tuple[str, dict]] = []
         if turns == 0:
             calls = rules.first_calls(sections, available)
@@ -240,7 +247,7 @@ class ScriptedChatModel(BaseChatModel):
             return AIMessage(content=facts)
         sections = _sections(messages)
         results, _ = _tool_results(messages)
-        if memqa.recognises(sections):
+        if memqa.recognises(sections, _system(messages)):
             return AIMessage(content=memqa.final_answer(sections, results))
         if sections.get(p.DATED_FACTS):
             return AIMessage(content=qa.dated_answer(sections))
