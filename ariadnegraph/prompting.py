@@ -450,11 +450,15 @@ def event_text(verb: str, name: str, which: str | None = None) -> str:
     return f"you {which + ' ' if which else ''}{done} '{name}'"
 
 
-def event_steps_line(event: str, steps: Sequence[int]) -> str:
-    """Every step memory dates an event at: "you took 'milk' at steps 12, 40 (2 times)"."""
+def event_steps_line(event: str, which: str, steps: Sequence[int]) -> str:
+    """When an event happened, the one a question asks for first (``which``: first or last): "you first took 'milk' at
+    step 12; every time: steps 12, 40 (2 times)"."""
+    picked = steps[0] if which == "first" else steps[-1]
+    said = event.replace("you ", f"you {which} ", 1)
     if len(steps) == 1:
-        return f"{event} at step {steps[0]}"
-    return f"{event} at steps {_listed([str(step) for step in steps], 'times')} ({len(steps)} times)"
+        return f"{said} at step {picked} (the only time)"
+    every = _listed([str(step) for step in steps], "times")
+    return f"{said} at step {picked}; every time: steps {every} ({len(steps)} times)"
 
 
 def dated_step_line(count: int, later: bool, event: str, anchor: int, step_line: str) -> str:
@@ -469,6 +473,40 @@ def commands_played_line(played: Sequence[tuple[str, int]]) -> str:
     go north 31, open fridge 1"."""
     counted = _listed([f"{command} {n}" for command, n in played], "commands")
     return f"commands you played, most first: {counted or 'none'}"
+
+
+def moves_from_line(place: str, away: Sequence[tuple[str, int]]) -> str:
+    """The places memory's map reaches from one, by moves, with how many are that near: "moves from Kitchen on the map
+    you saw: 1 move: Bathroom, Dining Room (2 within 1); 2 moves: Gym (3 within 2)"."""
+    by_moves: dict[int, list[str]] = {}
+    for name, moves in sorted(away, key=lambda t: (t[1], t[0])):
+        by_moves.setdefault(moves, []).append(name)
+    parts, within = [], 0
+    for n, names in by_moves.items():
+        within += len(names)
+        parts.append(f"{n} move{'' if n == 1 else 's'}: {_listed(names, 'places')} ({within} within {n})")
+    return f"moves from {place} on the map you saw: " + ("; ".join(parts) or "no place known")
+
+
+def moves_between_line(start: str, goal: str, path: Sequence[tuple[str, str]], known: bool) -> str:
+    """The fewest moves between two places on memory's map: "fewest moves from Kitchen to Gym: 2 (east to Hall, north to
+    Gym)"."""
+    if not known:
+        return f"fewest moves from {start} to {goal}: no way known on the map you saw"
+    walked = ", ".join(f"{direction} to {room}" for direction, room in path)
+    return f"fewest moves from {start} to {goal}: {len(path)}" + (f" ({walked})" if walked else "")
+
+
+def directions_line(start: str, walked: Sequence[tuple[str, str | None]]) -> str:
+    """Where directions lead from a place, in turn: "from Kitchen: north leads to Hall, then east leads to Gym"."""
+    steps = [f"{d} leads to {room}" if room else f"no exit {d} known" for d, room in walked]
+    return f"from {start}: " + ", then ".join(steps)
+
+
+def moves_made_line(first: int, last: int, made: Mapping[str, int]) -> str:
+    """The moves made over a range, by direction: "moves you made, steps 41-45: east 1, north 2 (3 in all)"."""
+    counted = ", ".join(f"{d} {n}" for d, n in sorted(made.items(), key=lambda t: -t[1]))
+    return f"moves you made, steps {first}-{last}: {counted or 'none'} ({sum(made.values())} in all)"
 
 
 def score_rises_line(rises: Sequence[tuple[int, float]]) -> str:

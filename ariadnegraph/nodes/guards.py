@@ -172,16 +172,21 @@ def moves_player(command: str | None) -> bool:
     return direction_of_command(command) is not None or is_movement(command)
 
 
+def _showing_verb(command: str) -> str | None:
+    """The verb of a command that shows a thing ('look at' of 'look at baby wolf'), else None."""
+    words = " ".join(command.lower().split())
+    return next((verb for verb in NO_OP_VERBS if words.startswith(f"{verb} ")), None)
+
+
 def _shown_thing(command: str) -> set[str]:
     """The words of the thing a showing command shows ('look at baby wolf': baby, wolf)."""
     words = " ".join(command.lower().split())
-    verb = next((verb for verb in NO_OP_VERBS if words.startswith(f"{verb} ")), "")
-    return set(words[len(verb) :].split())
+    return set(words[len(_showing_verb(command) or "") :].split())
 
 
 def shown_again(command: str) -> bool:
     """A command that shows a thing (examine, read): its answer does not depend on where it is asked."""
-    return " ".join(command.lower().split()).startswith(tuple(f"{verb} " for verb in NO_OP_VERBS))
+    return _showing_verb(command) is not None
 
 
 # -- the guards that play something else --------------------------------------------------------------------------

@@ -15,6 +15,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
+import networkx as nx
+
 from .. import prompting as p
 from ..memory import Episode, Fact, objects, order_by_time, spatial
 from .kg_tools import KGReader, changes_by_step
@@ -36,6 +38,9 @@ _EVENT = re.compile(
     re.IGNORECASE,
 )
 _ABOUT_COMMANDS = re.compile(r"\b(?:actions?|commands?)\b", re.IGNORECASE)
+_ABOUT_MOVES = re.compile(r"\b(?:moves?|moved|reach\w*|closer|nearer|farther|path)\b", re.IGNORECASE)
+_DIRECTIONS = re.compile(r"\b(north|south|east|west|northeast|northwest|southeast|southwest|up|down)\b", re.IGNORECASE)
+PLACES_MAPPED = 3  # the most places a question's map lines are worked out from
 # A count of steps from it: "2 step(s) later", "3 steps before"
 _OFFSET = re.compile(r"\b(\d+)\s+steps?(?:\(s\))?\s+(later|after|afterwards|before|earlier)\b", re.IGNORECASE)
 
@@ -59,11 +64,19 @@ def quoted_names(question: str) -> list[str]:
 
 def held_at(history: Sequence[Fact], step: int) -> tuple[str | None, list[str]]:
     """Where memory held the player at ``step`` and what it held carried then."""
-    held = [f for f in history if f.held_at(step)]
-    rooms = [f for f in held if f.subject_key == spatial.PLAYER and f.relation in ("in", "at")]
-    room = max(rooms, key=lambda f: (f.valid_from, f.id)).object if rooms else None
-    carried = sorted(f.subject for f in held if f.relation in objects.PLACEMENTS and f.object_key == objects.INVENTORY)
+    room = next((f.object for f in reversed(player_places(history)) if f.held_at(step)), None)
+    carried = sorted(
+        f.subject
+        for f in history
+        if f.held_at(step) and f.relation in objects.PLACEMENTS and f.object_key == objects.INVENTORY
+    )
     return room, carried
+
+
+def player_places(history: Sequence[Fact]) -> list[Fact]:
+    """The facts placing the player, oldest recorded first: where two hold at once, the latest recorded wins."""
+    placed = (f for f in history if f.subject_key == spatial.PLAYER and f.relation in ("in", "at"))
+    return sorted(placed, key=lambda f: (f.valid_from, f.id))
 
 
 def step_recall(kg: KGReader, history: Sequence[Fact], step: int, text_chars: int) -> str | None:
@@ -94,8 +107,7 @@ def rooms_by_step(history: Sequence[Fact], now: int) -> list[str | None]:
     """Where memory held the player at each step 0..``now`` (None where it held nowhere), as ``held_at`` says for each
     step, in one pass over the player's places (the latest recorded wins where two overlap)."""
     rooms: list[str | None] = [None] * (now + 1)
-    placed = (f for f in history if f.subject_key == spatial.PLAYER and f.relation in ("in", "at"))
-    for fact in sorted(placed, key=lambda f: (f.valid_from, f.id)):
+    for fact in player_places(history):
         first, end = fact.held_span()
         for step in range(max(first, 0), min(now + 1, end if end is not None else now + 1)):
             rooms[step] = fact.object
@@ -188,9 +200,10 @@ def dated_steps(question: str, kg: KGReader, history: Sequence[Fact], visits: Se
 
 
 def event_lines(question: str, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
-    """Every step memory dates each event a question names at: "you took 'milk' at steps 12, 40 (2 times)"."""
+    """When each event a question names happened, the one it asks for (first or last) first: "you first took 'milk' at
+    step 12; every time: steps 12, 40 (2 times)"."""
     events = _dated_events(question, history, visits)
-    return [p.event_steps_line(p.event_text(verb, name), steps) for _, verb, name, steps, _ in events]
+    return [p.event_steps_line(p.event_text(verb, name), which, steps) for which, verb, name, steps, _ in events]
 
 
 def score_rises(episodes: Sequence[Episode]) -> list[tuple[int, float]]:
@@ -256,6 +269,63 @@ def whereabouts(
     return lines
 
 
+def map_lines(question: str, kg: KGReader, rooms: Sequence[str | None]) -> list[str]:
+    """What memory's map says of the places a question about moves names (quoted, or where the player was at a step it
+    names), worked out in code as a small model cannot walk a map in its head: the places by moves from each, the
+    moves between them, where directions it lists lead from the first, and the moves made over a range it names."""
+    if not _ABOUT_MOVES.search(question):
+        return []
+    view = kg.view()
+    graph = spatial.navigation_graph(view)
+    matches = list(_STEP_RANGE.finditer(question))
+    ranges = [m for m in matches if m.group(2) and " and " not in m.group(0).lower()]
+    steps = [int(k) for m in matches if m not in ranges for k in m.groups() if k is not None]
+    named = [rooms[k] for k in steps if k < len(rooms)]  # "steps 5 and 8": two places
+    places = list(dict.fromkeys(filter(None, [*named, *quoted_names(question)])))
+    places = [place for place in places if kg.key(place) in graph][:PLACES_MAPPED]
+    lines = []
+    for place in places[:1]:
+        away = nx.single_source_shortest_path_length(graph, kg.key(place))
+        lines.append(p.moves_from_line(place, [(view.entity_name(key), n) for key, n in away.items() if n > 0]))
+    for there in places[1:]:
+        path = spatial.shortest_path(view, kg.key(places[0]), kg.key(there))
+        lines.append(
+            p.moves_between_line(places[0], there, [(d, view.entity_name(k)) for d, k in path or []], path is not None)
+        )
+    if places and (directions := _DIRECTIONS.findall(question)):
+        lines.append(p.directions_line(places[0], _follow(graph, view, kg.key(places[0]), directions)))
+    for match in ranges:
+        first, last = sorted((int(match.group(1)), int(match.group(2))))
+        if first <= kg.now:
+            lines.append(p.moves_made_line(first, min(last, kg.now), _moves_made(graph, rooms, kg, first, last)))
+    return lines
+
+
+def _follow(graph: nx.DiGraph, view, start: str, directions: Sequence[str]) -> list[tuple[str, str | None]]:
+    """Each direction in turn from ``start`` along the map's exits: (direction, the place it leads to; None where memory
+    knows no exit that way, and the walk stops)."""
+    walked, here = [], start
+    for direction in directions:
+        there = next((b for _, b, d in graph.out_edges(here, data="direction") if d == direction.lower()), None)
+        walked.append((direction.lower(), view.entity_name(there) if there else None))
+        if there is None:
+            break
+        here = there
+    return walked
+
+
+def _moves_made(graph: nx.DiGraph, rooms: Sequence[str | None], kg: KGReader, first: int, last: int) -> dict[str, int]:
+    """The moves made over steps first..last, by direction: a step whose room differs from the step before's, the
+    direction the map gives that way."""
+    made: dict[str, int] = {}
+    for step in range(max(first, 1), min(last, kg.now, len(rooms) - 1) + 1):
+        before, after = rooms[step - 1], rooms[step]
+        if before and after and before != after:
+            edge = graph.get_edge_data(kg.key(before), kg.key(after)) or {}
+            made[edge.get("direction", "a move")] = made.get(edge.get("direction", "a move"), 0) + 1
+    return made
+
+
 def recall(question: str, kg: KGReader) -> list[str]:
     """The lines memory brings back for ``question``: the steps it names, then what settles it alone (a premise memory
     never met, a step dated from an event) and nothing more, as more lines only give a small model more to copy from;
@@ -274,6 +344,7 @@ def recall(question: str, kg: KGReader) -> list[str]:
     if answer := settled(question, kg, history, visits):
         return lines + answer
     lines += whereabouts(question, kg, history, rooms, visits)
+    lines += map_lines(question, kg, rooms)
     shown = set(named)
     for episode in kg.similar_episodes(question, k=SIMILAR_EPISODES):
         if episode.step not in shown:
