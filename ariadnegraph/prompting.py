@@ -469,23 +469,25 @@ def dated_step_line(count: int, later: bool, event: str, anchor: int, step_line:
 
 
 def commands_played_line(played: Sequence[tuple[str, int]]) -> str:
-    """The commands played, the most played first, with how many times: "commands you played, most first: go west 31,
-    go north 31, open fridge 1"."""
-    counted = _listed([f"{command} {n}" for command, n in played], "commands")
-    return f"commands you played, most first: {counted or 'none'}"
+    """The actions played, the most frequent first, with how many times: "actions you executed, most frequent first: go
+    west (31 times), go north (31 times), open fridge (1 time)"."""
+    counted = _listed([f"{command} ({n} time{'' if n == 1 else 's'})" for command, n in played], "actions")
+    return f"actions you executed, most frequent first: {counted or 'none'}"
 
 
 def moves_from_line(place: str, away: Sequence[tuple[str, int]]) -> str:
-    """The places memory's map reaches from one, by moves, with how many are that near: "moves from Kitchen on the map
-    you saw: 1 move: Bathroom, Dining Room (2 within 1); 2 moves: Gym (3 within 2)"."""
+    """The places memory's map reaches from one, counted by how many moves away: "places you could reach from Kitchen on
+    the map you saw: within 1 move: 2 places (Bathroom, Dining Room); within 2 moves: 3 places (adds Gym)"."""
     by_moves: dict[int, list[str]] = {}
     for name, moves in sorted(away, key=lambda t: (t[1], t[0])):
         by_moves.setdefault(moves, []).append(name)
     parts, within = [], 0
     for n, names in by_moves.items():
         within += len(names)
-        parts.append(f"{n} move{'' if n == 1 else 's'}: {_listed(names, 'places')} ({within} within {n})")
-    return f"moves from {place} on the map you saw: " + ("; ".join(parts) or "no place known")
+        added = _listed(names, "places")
+        counted = f"{within} place{'' if within == 1 else 's'}"
+        parts.append(f"within {n} move{'' if n == 1 else 's'}: {counted} ({added if n == 1 else 'adds ' + added})")
+    return f"places you could reach from {place} on the map you saw: " + ("; ".join(parts) or "none known")
 
 
 def moves_between_line(start: str, goal: str, path: Sequence[tuple[str, str]], known: bool) -> str:

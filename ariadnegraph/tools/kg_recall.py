@@ -239,12 +239,10 @@ def settled(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequen
     return dated_steps(question, kg, history, visits)
 
 
-def whereabouts(
-    question: str, kg: KGReader, history: Sequence[Fact], rooms: Sequence[str | None], visits: Sequence[Stay]
-) -> list[str]:
-    """The player's whereabouts as memory holds them, counted in code (a small model counts steps badly): when the
-    events a question dates happened, where it was over the steps the question names, its stays in a place the
-    question quotes, the steps spent in each place, and what it took where."""
+def whereabouts(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
+    """What code counts of the player's whereabouts for what a question names (a small model counts steps badly): when
+    the events it names happened, where the player was over the steps it names, its stays in a place it quotes, and,
+    for a question about actions, the commands played."""
     lines = event_lines(question, history, visits)
     for match in _STEP_RANGE.finditer(question):
         first, last = sorted((int(match.group(1)), int(match.group(2) or match.group(1))))
@@ -255,17 +253,25 @@ def whereabouts(
     for name in quoted_names(question):
         if mine := [(a, b) for room, a, b in visits if room.lower() == name.lower()]:
             lines.append(p.stays_line(name, mine))
-    episodes = kg.episodes()
+    if _ABOUT_COMMANDS.search(question):
+        played = Counter(episode.action for episode in kg.episodes() if episode.action)
+        lines.append(p.commands_played_line(played.most_common()))
+    return lines
+
+
+def episode_summary(
+    kg: KGReader, history: Sequence[Fact], rooms: Sequence[str | None], visits: Sequence[Stay]
+) -> list[str]:
+    """What code counts of the whole episode, whatever the question: after which steps the score rose, the steps spent
+    in each place, and what the player took where."""
+    lines = []
     taken = items_taken(history, rooms)
-    if rises := score_rises(episodes):
+    if rises := score_rises(kg.episodes()):
         lines.append(p.score_rises_line(rises))
     if visits:
         lines.append(p.time_spent_line(time_spent(visits)))
     if visits or taken:
         lines.append(p.items_taken_line(taken))
-    if _ABOUT_COMMANDS.search(question):
-        played = Counter(episode.action for episode in episodes if episode.action)
-        lines.append(p.commands_played_line(played.most_common()))
     return lines
 
 
@@ -329,8 +335,9 @@ def _moves_made(graph: nx.DiGraph, rooms: Sequence[str | None], kg: KGReader, fi
 def recall(question: str, kg: KGReader) -> list[str]:
     """The lines memory brings back for ``question``: the steps it names, then what settles it alone (a premise memory
     never met, a step dated from an event) and nothing more, as more lines only give a small model more to copy from;
-    else what code counted of the player's whereabouts (near the top, where a small model reads them), then the nearest
-    episodes and facts, then the timelines of the names it quotes. [] when memory holds nothing."""
+    else what code works out for what it names (the player's whereabouts, memory's map), then what code counts of the
+    whole episode (near the top, where a small model reads them), then the nearest episodes and facts, then the
+    timelines of the names it quotes. [] when memory holds nothing."""
     history = kg.history()
     named = [k for k in steps_named(question) if k <= kg.now]
     single = len(named) <= 2  # one step named (with the one before it): its text whole
@@ -343,8 +350,9 @@ def recall(question: str, kg: KGReader) -> list[str]:
     visits = stays(rooms)
     if answer := settled(question, kg, history, visits):
         return lines + answer
-    lines += whereabouts(question, kg, history, rooms, visits)
-    lines += map_lines(question, kg, rooms)
+    # what the question names, worked out, before what is counted of any episode: a small model reads the top lines
+    lines += whereabouts(question, kg, history, visits) + map_lines(question, kg, rooms)
+    lines += episode_summary(kg, history, rooms, visits)
     shown = set(named)
     for episode in kg.similar_episodes(question, k=SIMILAR_EPISODES):
         if episode.step not in shown:
