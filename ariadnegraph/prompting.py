@@ -73,6 +73,7 @@ ORDER = (
     PROGRESS,
     TRANSCRIPT,
     RETRIEVED,
+    RECALLED,  # what memory recalls for a question comes before it, as a transcript does
     QUESTION,
     ENTITIES,
     DATED_FACTS,
@@ -438,9 +439,9 @@ def time_spent_line(spent: Sequence[tuple[str, int, int, int]]) -> str:
 
 
 def no_record_line(name: str) -> str:
-    """A name a question quotes that memory never met, the answer rules' word for a false premise first (a small model
-    copies a line's first words): "'jump rope': not answerable: memory holds no record of it in this episode"."""
-    return f"'{name}': not answerable: memory holds no record of it in this episode"
+    """A name a question quotes that memory never met, and the answer rules' words for a false premise: "'jump rope':
+    memory holds no record of it in this episode, so a question about it is answered: not answerable"."""
+    return f"'{name}': memory holds no record of it in this episode, so a question about it is answered: not answerable"
 
 
 def event_text(verb: str, name: str, which: str | None = None) -> str:

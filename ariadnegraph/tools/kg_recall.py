@@ -234,7 +234,8 @@ def settled(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequen
     """The lines that settle a question alone: a name it quotes that memory never met (a premise that is false: memory
     can say what never happened), else the steps it dates from an event memory holds."""
     episodes = kg.episodes()
-    if never := [p.no_record_line(name) for name in quoted_names(question) if _never_met(name, kg, episodes)]:
+    quoted = dict.fromkeys(quoted_names(question))  # (a name quoted twice: one line)
+    if never := [p.no_record_line(name) for name in quoted if _never_met(name, kg, episodes)]:
         return never
     return dated_steps(question, kg, history, visits)
 

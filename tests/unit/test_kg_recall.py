@@ -82,8 +82,13 @@ def test_the_answer_format_is_the_system_messages_and_never_recalled_for(monkeyp
     system, shown = (message.content for message in model.calls[0]["messages"][:2])
     assert "reply exactly: not answerable" in system and ASK_FORMAT not in system
     assert "What did you take in 'Kitchen'?" in shown and "not answerable" not in shown
-    recalled = shown[shown.index(RECALLED) :]
-    assert "step 0 >" not in recalled and "'yes': not answerable" not in recalled
+    from ariadnegraph.prompting import QUESTION
+
+    # the recall before the question, as a transcript comes before it (question first, the 1.5B answered from the
+    # nearest episode under the recall's first line, 'go west' beside "go north (39 times)")
+    assert shown.index(RECALLED) < shown.index(QUESTION)
+    recalled = shown[shown.index(RECALLED) : shown.index(QUESTION)]
+    assert "step 0 >" not in recalled and "'yes': memory holds no record" not in recalled
     graph.invoke({**asked, "answer_format": None}, context=AgentContext(tool_calling="json"))
     assert ASK_FORMAT in model.calls[1]["messages"][0].content
 
@@ -143,7 +148,7 @@ def test_a_quoted_name_memory_never_met_is_recalled_as_having_no_record_and_noth
     nothing else (the 1.5B answered from the steps and facts recalled beside it); a name it met gets no such line."""
     memory = remembered_cooking()
     lines = recall("After first obtaining 'yoga mat', what did you do 2 steps later? Was 'Pantry' visited?", KGReader(memory))
-    assert lines == ["'yoga mat': not answerable: memory holds no record of it in this episode"]
+    assert lines == ["'yoga mat': memory holds no record of it in this episode, so a question about it is answered: not answerable"]
     # an answer format's words and a command played are no things memory should have met
     quoting = recall("Was 'open fridge' played? Answer in 'yes' or 'no'.", KGReader(memory))
     assert not any("no record" in line for line in quoting)
