@@ -397,10 +397,10 @@ def memory_step_line(step: int, action: str | None) -> str:
 LISTED = 12  # the most stays, places, items or score rises a recall line lists (the rest are counted)
 
 
-def _listed(parts: Sequence[str], what: str) -> str:
+def _listed(parts: Sequence[str], what: str, sep: str = ", ") -> str:
     """The first ``LISTED`` parts, joined, and how many more there are: "a, b, ... and 40 more stays"."""
     more = len(parts) - LISTED
-    return ", ".join(parts[:LISTED]) + (f", ... and {more} more {what}" if more > 0 else "")
+    return sep.join(parts[:LISTED]) + (f"{sep}... and {more} more {what}" if more > 0 else "")
 
 
 def stay_text(first: int, last: int) -> str:
@@ -444,22 +444,18 @@ def no_record_line(name: str) -> str:
     return f"'{name}': memory holds no record of it in this episode, so a question about it is answered: not answerable"
 
 
-def event_text(verb: str, name: str, which: str | None = None) -> str:
-    """An event a question dates from, as memory says it: "you first took 'milk'", "you entered 'Kitchen'"."""
-    verb = verb.lower()
-    done = "entered" if verb.startswith(("enter", "arriv")) else "left" if verb.startswith(("leav", "left")) else "took"
-    return f"you {which + ' ' if which else ''}{done} '{name}'"
+def event_text(kind: str, name: str, which: str | None = None) -> str:
+    """An event a question dates from, as memory says it (``kind``: took, entered or left): "you first took 'milk'"."""
+    return f"you {which + ' ' if which else ''}{kind} '{name}'"
 
 
-def event_steps_line(event: str, which: str, steps: Sequence[int]) -> str:
-    """When an event happened, the one a question asks for first (``which``: first or last): "you first took 'milk' at
-    step 12; every time: steps 12, 40 (2 times)"."""
-    picked = steps[0] if which == "first" else steps[-1]
-    said = event.replace("you ", f"you {which} ", 1)
+def event_steps_line(event: str, step: int, steps: Sequence[int]) -> str:
+    """When an event happened, the time a question asks for first: "you first took 'milk' at step 12; every time: steps
+    12, 40 (2 times)"."""
     if len(steps) == 1:
-        return f"{said} at step {picked} (the only time)"
-    every = _listed([str(step) for step in steps], "times")
-    return f"{said} at step {picked}; every time: steps {every} ({len(steps)} times)"
+        return f"{event} at step {step} (the only time)"
+    every = _listed([str(k) for k in steps], "times")
+    return f"{event} at step {step}; every time: steps {every} ({len(steps)} times)"
 
 
 def dated_step_line(count: int, later: bool, event: str, anchor: int, step_line: str) -> str:
@@ -476,6 +472,11 @@ def commands_played_line(played: Sequence[tuple[str, int]]) -> str:
     return f"actions you executed, most frequent first: {counted or 'none'}"
 
 
+def _move_text(direction: str) -> str:
+    """A move by its direction ('east'), or by the room it goes to where the game's moves name one ('go to kitchen')."""
+    return f"go {direction}" if direction.startswith("to ") else direction
+
+
 def moves_from_line(place: str, away: Sequence[tuple[str, int]]) -> str:
     """The places memory's map reaches from one, counted by how many moves away: "places you could reach from Kitchen on
     the map you saw: within 1 move: 2 places (Bathroom, Dining Room); within 2 moves: 3 places (adds Gym)"."""
@@ -488,7 +489,9 @@ def moves_from_line(place: str, away: Sequence[tuple[str, int]]) -> str:
         added = _listed(names, "places")
         counted = f"{within} place{'' if within == 1 else 's'}"
         parts.append(f"within {n} move{'' if n == 1 else 's'}: {counted} ({added if n == 1 else 'adds ' + added})")
-    return f"places you could reach from {place} on the map you saw: " + ("; ".join(parts) or "none known")
+    return f"places you could reach from {place} on the map you saw: " + (
+        _listed(parts, "distances", "; ") or "none known"
+    )
 
 
 def moves_between_line(start: str, goal: str, path: Sequence[tuple[str, str]], known: bool) -> str:
@@ -496,7 +499,7 @@ def moves_between_line(start: str, goal: str, path: Sequence[tuple[str, str]], k
     Gym)"."""
     if not known:
         return f"fewest moves from {start} to {goal}: no way known on the map you saw"
-    walked = ", ".join(f"{direction} to {room}" for direction, room in path)
+    walked = ", ".join(_move_text(d) if d.startswith("to ") else f"{d} to {room}" for d, room in path)
     return f"fewest moves from {start} to {goal}: {len(path)}" + (f" ({walked})" if walked else "")
 
 
@@ -508,7 +511,7 @@ def directions_line(start: str, walked: Sequence[tuple[str, str | None]]) -> str
 
 def moves_made_line(first: int, last: int, made: Mapping[str, int]) -> str:
     """The moves made over a range, by direction: "moves you made, steps 41-45: east 1, north 2 (3 in all)"."""
-    counted = ", ".join(f"{d} {n}" for d, n in sorted(made.items(), key=lambda t: -t[1]))
+    counted = ", ".join(f"{_move_text(d)} {n}" for d, n in sorted(made.items(), key=lambda t: -t[1]))
     return f"moves you made, steps {first}-{last}: {counted or 'none'} ({sum(made.values())} in all)"
 
 

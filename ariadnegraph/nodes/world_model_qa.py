@@ -97,7 +97,7 @@ class QAState(TypedDict, total=False):
     run_id: str
     question: str  # the ask graph's input: a bare question
     as_of: int | None  # the memory as it was at this step
-    answer_format: str | None  # how the asker wants the answer written: shown under the question, never recalled for
+    answer_format: str | None  # how the asker wants the answer written: in the system message, never recalled for
     messages: Annotated[list[AnyMessage], add_messages]
     turns: int
     answer: str

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import networkx as nx
 
 from .. import prompting as p
 from ..memory import Episode, Fact, objects, order_by_time, spatial
+from ..memory.temporal_kg import KGView
 from .kg_tools import KGReader, changes_by_step
 
 STEPS_RECALLED = 12  # steps a question's range brings back (a longer range: its first ones, the tools page on)
@@ -30,31 +32,62 @@ TIMELINE_LINES = 8
 
 # "step 12", "steps 26 to 30", "steps 41-45", "step 3 and step 4"
 _STEP_RANGE = re.compile(r"\bsteps?\s+(\d+)(?:\s*(?:-|–|to|through|and)\s*(?:step\s+)?(\d+))?", re.IGNORECASE)
-Stay = tuple[str, int, int]  # (room, first step, last step): steps spent in one room running
-_QUOTED = re.compile(r"'([^']{2,60})'|\"([^\"]{2,60})\"")
-# An event memory dates, named by a quoted thing or place: "first obtaining 'milk'", "last arrive at 'Kitchen'"
+# a quoted name; an apostrophe inside a word ("the player's") opens and closes none
+_QUOTED = re.compile(r"(?<!\w)'([^']{2,60})'(?!\w)|\"([^\"]{2,60})\"")
+_QUOTE = r"(?:'([^']{2,60})'|\"([^\"]{2,60})\")"
+# An event memory dates, named by a quoted thing or place: "first obtaining 'milk'", "the last time you arrived at
+# 'Kitchen'"
 _EVENT = re.compile(
-    r"\b(first|last)\s+(obtain|gain|tak|pick|enter|arriv|leav|left)\w*(?:\s+(?:up|at|in))?\s+(?:'([^']{2,60})'|\"([^\"]{2,60})\")",
+    r"\b(first|last)\s+(?:time\s+(?:that\s+)?(?:you\s+)?)?"
+    r"(obtain|gain|got|acquir|collect|tak|took|pick|enter|arriv|visit|leav|left)\w*(?:\s+(?:up|at|in|to))?\s+" + _QUOTE,
     re.IGNORECASE,
 )
-_ABOUT_COMMANDS = re.compile(r"\b(?:actions?|commands?)\b", re.IGNORECASE)
-_ABOUT_MOVES = re.compile(r"\b(?:moves?|moved|reach\w*|closer|nearer|farther|path)\b", re.IGNORECASE)
-_DIRECTIONS = re.compile(r"\b(north|south|east|west|northeast|northwest|southeast|southwest|up|down)\b", re.IGNORECASE)
-PLACES_MAPPED = 3  # the most places a question's map lines are worked out from
-# A count of steps from it: "2 step(s) later", "3 steps before"
+# A count of steps from an event: "2 step(s) later", "3 steps before"
 _OFFSET = re.compile(r"\b(\d+)\s+steps?(?:\(s\))?\s+(later|after|afterwards|before|earlier)\b", re.IGNORECASE)
+_ABOUT_COMMANDS = re.compile(r"\b(?:actions?|commands?)\b", re.IGNORECASE)
+_HOW_OFTEN = re.compile(r"\b(?:most|least)\s+(?:frequent|common|often)|\bhow\s+(?:many\s+times|often)\b", re.IGNORECASE)
+_ABOUT_MOVES = re.compile(r"\b(?:moves?|moved|reach\w*|closer|nearer|farther|path)\b", re.IGNORECASE)
+_DIRECTION = r"(?:north|south|east|west|northeast|northwest|southeast|southwest|up|down)"
+# the directions of a walk a question imagines: "if you moved north, then east"
+_WALK = re.compile(rf"\bmoved?\s+({_DIRECTION}(?:\s*,?\s*(?:then|and)?\s*{_DIRECTION})*)\b", re.IGNORECASE)
+_FROM_QUOTED = re.compile(r"\bfrom\s+" + _QUOTE, re.IGNORECASE)
+PLACES_MAPPED = 3  # the most places a question's map lines are worked out from
+
+Stay = tuple[str, int, int]  # (room, first step, last step): steps spent in one room running
 
 
-def steps_named(question: str) -> list[int]:
-    """The steps a question names, in order, each single step with the one before it (a question about what
-    came before or after step k needs k-1 and k), a range whole up to ``STEPS_RECALLED`` steps."""
-    steps: list[int] = []
+class Event(NamedTuple):
+    """An event a question dates from, as memory holds it."""
+
+    which: str  # first or last: the one the question asks for
+    kind: str  # took, entered or left (:func:`event_kind`)
+    name: str  # the thing or place it quotes
+    steps: list[int]  # every step memory dates it at, in order
+    at: int  # where the question names it (a count of steps goes with the nearest event)
+
+    @property
+    def step(self) -> int:
+        return self.steps[0] if self.which == "first" else self.steps[-1]
+
+
+def _ranges(question: str, now: int | None) -> list[tuple[int, int]]:
+    """The ranges of steps a question names, each (first, last); a range from the start to the memory's last step or
+    beyond is the whole episode, no range ("Considering only steps 0 to 150: ...", memory QA's horizon, read as_of)."""
+    found = []
     for match in _STEP_RANGE.finditer(question):
-        first = int(match.group(1))
-        last = int(match.group(2)) if match.group(2) else first
-        first, last = min(first, last), max(first, last)
+        first, last = sorted((int(match.group(1)), int(match.group(2) or match.group(1))))
+        if not (first == 0 and now is not None and last >= now and last > first):
+            found.append((first, last))
+    return found
+
+
+def steps_named(question: str, now: int | None = None) -> list[int]:
+    """The steps a question names, in order, each single step with the one before it (a question about what
+    came before or after step k needs k-1 and k), a range whole up to ``STEPS_RECALLED`` steps; none after ``now``."""
+    steps: list[int] = []
+    for first, last in _ranges(question, now):
         wanted = range(max(first - 1, 0), min(last, first + STEPS_RECALLED - 1) + 1)
-        steps += [k for k in wanted if k not in steps]
+        steps += [k for k in wanted if k not in steps and (now is None or k <= now)]
     return steps
 
 
@@ -147,63 +180,69 @@ def items_taken(history: Sequence[Fact], rooms: Sequence[str | None]) -> list[tu
     return [(item, step, rooms[step] if step < len(rooms) else None) for item, step in first.items()]
 
 
-def gains(history: Sequence[Fact], name: str) -> list[int]:
-    """Each step at which a thing of ``name`` came to be carried (a thing dropped and taken again: each time)."""
-    said = name.lower()
+def gains(kg: KGReader, history: Sequence[Fact], name: str) -> list[int]:
+    """Each step at which the thing ``name`` names came to be carried, not carried the step before (a thing dropped and
+    taken again: each time; one carried from the start was never obtained)."""
+    key = kg.key(name)
+    carried = [
+        f
+        for f in history
+        if f.subject_key == key and f.relation in objects.PLACEMENTS and f.object_key == objects.INVENTORY
+    ]
     return sorted(
-        {
-            f.valid_from
-            for f in history
-            if f.relation in objects.PLACEMENTS and f.object_key == objects.INVENTORY and f.subject.lower() == said
-        }
+        {f.valid_from for f in carried if f.valid_from >= 1 and not any(g.held_at(f.valid_from - 1) for g in carried)}
     )
 
 
-def event_steps(verb: str, name: str, history: Sequence[Fact], visits: Sequence[Stay]) -> list[int]:
-    """The steps memory dates an event at, in order: taking a thing (``verb`` obtain, gain, take, pick up), entering a
-    place (enter, arrive: the first step of each stay there) or leaving it (the step after each stay, once the player
-    was elsewhere)."""
+def event_kind(verb: str) -> str:
+    """What a question's verb says happened: took (obtain, gain, take, pick up, ...), entered (enter, arrive, visit)
+    or left."""
     verb = verb.lower()
-    if verb.startswith(("enter", "arriv", "leav", "left")):
-        mine = [(first, last) for room, first, last in visits if room.lower() == name.lower()]
-        if verb.startswith(("enter", "arriv")):
-            return [first for first, _ in mine]
-        ends = {first for _, first, _ in visits}
-        return [last + 1 for _, last in mine if last + 1 in ends]
-    return gains(history, name)
+    return (
+        "entered"
+        if verb.startswith(("enter", "arriv", "visit"))
+        else "left"
+        if verb.startswith(("leav", "left"))
+        else "took"
+    )
 
 
-def _dated_events(
-    question: str, history: Sequence[Fact], visits: Sequence[Stay]
-) -> Iterator[tuple[str, str, str, list[int], str]]:
-    """Each event a question dates from that memory holds: (first or last, its verb, the name it quotes, the steps
-    memory dates it at, the question's words after it)."""
-    for event in _EVENT.finditer(question):
-        which, verb, name = event.group(1).lower(), event.group(2), event.group(3) or event.group(4)
-        if steps := event_steps(verb, name, history, visits):
-            yield which, verb, name, steps, question[event.end() :]
+def event_steps(kind: str, name: str, kg: KGReader, history: Sequence[Fact], visits: Sequence[Stay]) -> list[int]:
+    """The steps memory dates an event at, in order: taking a thing, entering a place (the first step of each stay
+    there) or leaving it (the step after each stay, once the player was somewhere else)."""
+    if kind == "took":
+        return gains(kg, history, name)
+    key = kg.key(name)
+    mine = [(first, last) for room, first, last in visits if kg.key(room) == key]
+    if kind == "entered":
+        return [first for first, _ in mine]
+    arrivals = {first for _, first, _ in visits}
+    return [last + 1 for _, last in mine if last + 1 in arrivals]
 
 
-def dated_steps(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
+def dated_events(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequence[Stay]) -> list[Event]:
+    """Each event a question dates from that memory holds."""
+    events = []
+    for match in _EVENT.finditer(question):
+        which, kind, name = match.group(1).lower(), event_kind(match.group(2)), match.group(3) or match.group(4)
+        if steps := event_steps(kind, name, kg, history, visits):
+            events.append(Event(which, kind, name, steps, match.start()))
+    return events
+
+
+def dated_steps(question: str, kg: KGReader, history: Sequence[Fact], events: Sequence[Event]) -> list[str]:
     """The steps a question dates from an event memory holds, counted in code ("After first obtaining 'milk', what was
-    the observation 2 step(s) later?" is the step two after the one at which milk was first carried): each the event
-    with its step, then the dated step as memory holds it, its text whole."""
+    the observation 2 step(s) later?" is the step two after the one at which milk was first carried; a count goes with
+    the nearest event): each the event with its step, then the dated step as memory holds it, its text whole."""
     lines = []
-    for which, verb, name, steps, rest in _dated_events(question, history, visits):
-        anchor = steps[0] if which == "first" else steps[-1]
-        for offset in _OFFSET.finditer(rest):
-            count, later = int(offset.group(1)), offset.group(2).lower() in ("later", "after", "afterwards")
-            step = anchor + count if later else anchor - count
-            if 0 <= step <= kg.now and (line := step_recall(kg, history, step, NAMED_STEP_CHARS)) is not None:
-                lines.append(p.dated_step_line(count, later, p.event_text(verb, name, which), anchor, line))
+    for offset in _OFFSET.finditer(question) if events else ():
+        event = min(events, key=lambda e: abs(e.at - offset.start()))
+        count, later = int(offset.group(1)), offset.group(2).lower() in ("later", "after", "afterwards")
+        step = event.step + count if later else event.step - count
+        if 0 <= step <= kg.now and (line := step_recall(kg, history, step, NAMED_STEP_CHARS)) is not None:
+            said = p.event_text(event.kind, event.name, event.which)
+            lines.append(p.dated_step_line(count, later, said, event.step, line))
     return lines
-
-
-def event_lines(question: str, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
-    """When each event a question names happened, the one it asks for (first or last) first: "you first took 'milk' at
-    step 12; every time: steps 12, 40 (2 times)"."""
-    events = _dated_events(question, history, visits)
-    return [p.event_steps_line(p.event_text(verb, name), which, steps) for which, verb, name, steps, _ in events]
 
 
 def score_rises(episodes: Sequence[Episode]) -> list[tuple[int, float]]:
@@ -230,31 +269,30 @@ def _never_met(name: str, kg: KGReader, episodes: Sequence[Episode]) -> bool:
     return not any(said in episode.text.lower() or said == (episode.action or "").lower() for episode in episodes)
 
 
-def settled(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
+def settled(question: str, kg: KGReader, history: Sequence[Fact], events: Sequence[Event]) -> list[str]:
     """The lines that settle a question alone: a name it quotes that memory never met (a premise that is false: memory
     can say what never happened), else the steps it dates from an event memory holds."""
     episodes = kg.episodes()
     quoted = dict.fromkeys(quoted_names(question))  # (a name quoted twice: one line)
     if never := [p.no_record_line(name) for name in quoted if _never_met(name, kg, episodes)]:
         return never
-    return dated_steps(question, kg, history, visits)
+    return dated_steps(question, kg, history, events)
 
 
-def whereabouts(question: str, kg: KGReader, history: Sequence[Fact], visits: Sequence[Stay]) -> list[str]:
-    """What code counts of the player's whereabouts for what a question names (a small model counts steps badly): when
-    the events it names happened, where the player was over the steps it names, its stays in a place it quotes, and,
-    for a question about actions, the commands played."""
-    lines = event_lines(question, history, visits)
-    for match in _STEP_RANGE.finditer(question):
-        first, last = sorted((int(match.group(1)), int(match.group(2) or match.group(1))))
+def whereabouts(question: str, kg: KGReader, events: Sequence[Event], visits: Sequence[Stay]) -> list[str]:
+    """What code counts for what a question names (a small model counts steps badly): when the events it names
+    happened, where the player was over the steps it names, its stays in a place it quotes, and, for a question about
+    how often an action was played, the commands played."""
+    lines = [p.event_steps_line(p.event_text(e.kind, e.name, e.which), e.step, e.steps) for e in events]
+    for first, last in _ranges(question, kg.now):
         last = min(last, kg.now)  # (nothing after the asked step)
         inside = [(room, max(a, first), min(b, last)) for room, a, b in visits if a <= last and b >= first]
         if last > first and inside:
             lines.append(p.route_line(first, last, inside))
     for name in quoted_names(question):
-        if mine := [(a, b) for room, a, b in visits if room.lower() == name.lower()]:
+        if mine := [(a, b) for room, a, b in visits if kg.key(room) == kg.key(name)]:
             lines.append(p.stays_line(name, mine))
-    if _ABOUT_COMMANDS.search(question):
+    if _ABOUT_COMMANDS.search(question) and _HOW_OFTEN.search(question):
         played = Counter(episode.action for episode in kg.episodes() if episode.action)
         lines.append(p.commands_played_line(played.most_common()))
     return lines
@@ -277,38 +315,51 @@ def episode_summary(
 
 
 def map_lines(question: str, kg: KGReader, rooms: Sequence[str | None]) -> list[str]:
-    """What memory's map says of the places a question about moves names (quoted, or where the player was at a step it
-    names), worked out in code as a small model cannot walk a map in its head: the places by moves from each, the
-    moves between them, where directions it lists lead from the first, and the moves made over a range it names."""
+    """What memory's map says of the places a question about moves names, worked out in code as a small model cannot
+    walk a map in its head: from the first (where the player was at a step it names, else the place it moves "from",
+    else the first it quotes), the places by moves, the fewest moves to the others, where a walk it imagines leads;
+    and the moves made over a range it names. Nothing from a step where memory held the player nowhere on the map."""
     if not _ABOUT_MOVES.search(question):
         return []
     view = kg.view()
     graph = spatial.navigation_graph(view)
-    matches = list(_STEP_RANGE.finditer(question))
-    ranges = [m for m in matches if m.group(2) and " and " not in m.group(0).lower()]
-    steps = [int(k) for m in matches if m not in ranges for k in m.groups() if k is not None]
-    named = [rooms[k] for k in steps if k < len(rooms)]  # "steps 5 and 8": two places
-    places = list(dict.fromkeys(filter(None, [*named, *quoted_names(question)])))
-    places = [place for place in places if kg.key(place) in graph][:PLACES_MAPPED]
-    lines = []
-    for place in places[:1]:
-        away = nx.single_source_shortest_path_length(graph, kg.key(place))
-        lines.append(p.moves_from_line(place, [(view.entity_name(key), n) for key, n in away.items() if n > 0]))
-    for there in places[1:]:
-        path = spatial.shortest_path(view, kg.key(places[0]), kg.key(there))
-        lines.append(
-            p.moves_between_line(places[0], there, [(d, view.entity_name(k)) for d, k in path or []], path is not None)
+    singles = [m for m in _STEP_RANGE.finditer(question) if not m.group(2) or " and " in m.group(0).lower()]
+    at_steps = [int(k) for m in singles for k in m.groups() if k is not None]  # "steps 5 and 8": two places
+    held = [rooms[k] if k < len(rooms) else None for k in at_steps]
+    lines = _moves_made_lines(question, kg, graph, rooms)
+    if any(room is None or kg.key(room) not in graph for room in held):
+        return lines
+    source = [m.group(1) or m.group(2) for m in _FROM_QUOTED.finditer(question)]
+    named = [name for name in [*held, *source, *quoted_names(question)] if name and kg.key(name) in graph]
+    keyed: dict[str, str] = {}
+    for name in named:
+        keyed.setdefault(kg.key(name), name)  # one place however often named, first as first named
+    places = list(keyed.items())[:PLACES_MAPPED]
+    if not places:
+        return lines
+    (start, origin), others = places[0], places[1:]
+    away = nx.single_source_shortest_path_length(graph, start)
+    found = [p.moves_from_line(origin, [(view.entity_name(key), n) for key, n in away.items() if n > 0])]
+    for key, name in others:
+        try:
+            path = nx.shortest_path(graph, start, key)
+        except nx.NetworkXNoPath:
+            found.append(p.moves_between_line(origin, name, [], known=False))
+            continue
+        moves = [(graph.edges[a, b]["direction"], view.entity_name(b)) for a, b in zip(path, path[1:])]
+        found.append(p.moves_between_line(origin, name, moves, known=True))
+    if walk := _WALK.search(_without_quotes(question)):
+        found.append(
+            p.directions_line(origin, _follow(graph, view, start, re.findall(_DIRECTION, walk.group(1), re.I)))
         )
-    if places and (directions := _DIRECTIONS.findall(question)):
-        lines.append(p.directions_line(places[0], _follow(graph, view, kg.key(places[0]), directions)))
-    for match in ranges:
-        first, last = sorted((int(match.group(1)), int(match.group(2))))
-        if first <= kg.now:
-            lines.append(p.moves_made_line(first, min(last, kg.now), _moves_made(graph, rooms, kg, first, last)))
-    return lines
+    return found + lines
 
 
-def _follow(graph: nx.DiGraph, view, start: str, directions: Sequence[str]) -> list[tuple[str, str | None]]:
+def _without_quotes(question: str) -> str:
+    return _QUOTED.sub("''", question)
+
+
+def _follow(graph: nx.DiGraph, view: KGView, start: str, directions: Sequence[str]) -> list[tuple[str, str | None]]:
     """Each direction in turn from ``start`` along the map's exits: (direction, the place it leads to; None where memory
     knows no exit that way, and the walk stops)."""
     walked, here = [], start
@@ -321,16 +372,23 @@ def _follow(graph: nx.DiGraph, view, start: str, directions: Sequence[str]) -> l
     return walked
 
 
-def _moves_made(graph: nx.DiGraph, rooms: Sequence[str | None], kg: KGReader, first: int, last: int) -> dict[str, int]:
-    """The moves made over steps first..last, by direction: a step whose room differs from the step before's, the
-    direction the map gives that way."""
-    made: dict[str, int] = {}
-    for step in range(max(first, 1), min(last, kg.now, len(rooms) - 1) + 1):
-        before, after = rooms[step - 1], rooms[step]
-        if before and after and before != after:
-            edge = graph.get_edge_data(kg.key(before), kg.key(after)) or {}
-            made[edge.get("direction", "a move")] = made.get(edge.get("direction", "a move"), 0) + 1
-    return made
+def _moves_made_lines(question: str, kg: KGReader, graph: nx.DiGraph, rooms: Sequence[str | None]) -> list[str]:
+    """The moves made over each range a question names, by direction: a step whose room differs from the step
+    before's, its direction the command's ('go east', 'east'), else the map's that way ('to kitchen')."""
+    lines = []
+    for first, last in _ranges(question, kg.now):
+        if last == first or first > kg.now:
+            continue
+        made: Counter[str] = Counter()
+        for step in range(max(first, 1), min(last, kg.now, len(rooms) - 1) + 1):
+            before, after = rooms[step - 1], rooms[step]
+            if before and after and before != after and (episode := kg.episode(step)) is not None:
+                said = re.findall(rf"\b{_DIRECTION}\b", episode.action or "", re.IGNORECASE)
+                edge = graph.get_edge_data(kg.key(before), kg.key(after)) or {}
+                if direction := (said[-1].lower() if said else edge.get("direction")):
+                    made[direction] += 1
+        lines.append(p.moves_made_line(first, min(last, kg.now), made))
+    return lines
 
 
 def recall(question: str, kg: KGReader) -> list[str]:
@@ -340,7 +398,7 @@ def recall(question: str, kg: KGReader) -> list[str]:
     whole episode (near the top, where a small model reads them), then the nearest episodes and facts, then the
     timelines of the names it quotes. [] when memory holds nothing."""
     history = kg.history()
-    named = [k for k in steps_named(question) if k <= kg.now]
+    named = steps_named(question, kg.now)
     single = len(named) <= 2  # one step named (with the one before it): its text whole
     lines = [
         line
@@ -349,10 +407,11 @@ def recall(question: str, kg: KGReader) -> list[str]:
     ]
     rooms = rooms_by_step(history, kg.now)
     visits = stays(rooms)
-    if answer := settled(question, kg, history, visits):
+    events = dated_events(question, kg, history, visits)
+    if answer := settled(question, kg, history, events):
         return lines + answer
     # what the question names, worked out, before what is counted of any episode: a small model reads the top lines
-    lines += whereabouts(question, kg, history, visits) + map_lines(question, kg, rooms)
+    lines += whereabouts(question, kg, events, visits) + map_lines(question, kg, rooms)
     lines += episode_summary(kg, history, rooms, visits)
     shown = set(named)
     for episode in kg.similar_episodes(question, k=SIMILAR_EPISODES):

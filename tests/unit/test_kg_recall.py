@@ -186,8 +186,15 @@ def test_a_step_dated_from_an_event_is_counted_in_code_and_settles_the_question(
     assert entered[0].startswith("2 steps after you first entered 'Study' (step 1): step 3 > act 3 | you were in Hall")
     left = recall("After first leaving 'Study', what action was executed 1 step later?", KGReader(memory))
     assert left[0].startswith("1 step after you first left 'Study' (step 3): step 4 > act 4")
-    assert not any(line.startswith("2 steps after") for line in recall(  # step 6 not played yet at step 5
-        "After last obtaining 'coin', what was the score 1 step later?", KGReader(memory)))
+    before = recall("After first obtaining 'coin', what was the observation 3 step(s) later?", KGReader(memory, 4))
+    assert not any("step 5" in line or "act 5" in line for line in before)  # step 5 not played yet at step 4
+    # the count before the event, and a paraphrase's wording
+    assert recall("What was the action 1 step after the first time you took 'coin'?", KGReader(memory))[0].startswith(
+        "1 step after you first took 'coin' (step 2): step 3 > act 3")
+    # a possessive's apostrophe quotes nothing: no false premise
+    possessive = recall("Where was the player's location 2 steps after they first obtained 'coin'?", KGReader(memory))
+    assert possessive[0].startswith("2 steps after you first took 'coin' (step 2): step 4")
+    assert not any("no record" in line for line in possessive)
 
 
 def test_the_steps_of_an_event_a_question_names_without_a_count_are_all_recalled():
@@ -199,6 +206,30 @@ def test_the_steps_of_an_event_a_question_names_without_a_count_are_all_recalled
     assert "you first took 'coin' at step 2 (the only time)" in recall(question, KGReader(memory, 4))
     assert "you first left 'Study' at step 3 (the only time)" in recall("Before first leaving 'Study', had you ever obtained 'coin'?", KGReader(memory))
     assert "you last entered 'Study' at step 5; every time: steps 1, 5 (2 times)" in recall("At which step did you last arrive at 'Study'?", KGReader(memory))
+
+
+def test_a_thing_carried_from_the_start_was_never_obtained_there():
+    """A thing held at step 0 was not obtained then (EMemBench's gains start after it): dropped and taken again, its
+    first taking is the later one."""
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    held = {0: [("lamp", "in", "inventory")], 1: [("lamp", "on", "floor")], 3: [("lamp", "in", "inventory")]}
+    for step in range(5):
+        memory.observe(step, f"text {step}", [("player", "in", "Hall"), *held.get(step, [])], action=f"act {step}" if step else None)
+    assert "you first took 'lamp' at step 3 (the only time)" in recall("When did you first obtain 'lamp'?", KGReader(memory))
+
+
+def test_a_memory_qa_horizon_is_no_range_of_steps():
+    """Memory QA's horizon prefix ("Considering only steps 0 to 5: ") is read as as_of, not as a range: no route over
+    it, no steps 0-5 recalled before the question's own."""
+    memory = _walked_with_a_coin()
+    lines = recall("Considering only steps 0 to 5: After first obtaining 'coin', what was the observation 2 step(s) later?",
+                   KGReader(memory, 5))  # fmt: skip
+    assert len(lines) == 1 and lines[0].startswith("2 steps after you first took 'coin' (step 2): step 4")
+    asked = recall("Considering only steps 0 to 5: At step 3, what action did you execute?", KGReader(memory, 5))
+    assert [line.split(" |")[0] for line in asked[:2]] == ["step 2 > act 2", "step 3 > act 3"]
+    assert not any(line.startswith("where you were, steps 0-5") for line in asked)
 
 
 def test_whereabouts_stay_short_on_a_long_episode_and_say_nothing_of_steps_not_played():
@@ -220,12 +251,20 @@ def test_whereabouts_stay_short_on_a_long_episode_and_say_nothing_of_steps_not_p
     assert not any(line.startswith("where you were") for line in recall("within steps 300-310?", KGReader(memory, 200)))
 
 
-def test_the_commands_played_are_counted_for_a_question_about_actions():
-    """"What is the most frequent action executed?": the 1.5B, given steps, named one it saw; memory counts them."""
-    memory = _walked_with_a_coin()
+def test_the_commands_played_are_counted_for_a_question_about_how_often_an_action_was_played():
+    """"What is the most frequent action executed?": the 1.5B, given steps, named one it saw; memory counts them, the
+    most played first, up to the asked step; a question about one step's action gets no count to copy from."""
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    for step, action in enumerate([None, "go east", "go west", "go east", "open box", "go east"]):
+        memory.observe(step, f"text {step}", [("player", "in", "Hall")], action=action)
     lines = recall("What is the most frequent action executed?", KGReader(memory))
-    assert "actions you executed, most frequent first: act 1 (1 time), act 2 (1 time), act 3 (1 time), act 4 (1 time), act 5 (1 time)" in lines
-    assert not any(line.startswith("actions you executed") for line in recall("Where is the coin?", KGReader(memory)))
+    assert "actions you executed, most frequent first: go east (3 times), go west (1 time), open box (1 time)" in lines
+    assert "actions you executed, most frequent first: go east (2 times), go west (1 time)" in recall(
+        "What is the most frequent action executed?", KGReader(memory, 3))
+    for question in ("Where is the coin?", "At step 3, what action did you execute?", "Before performing the action at step 2, where were you?"):
+        assert not any(line.startswith("actions you executed") for line in recall(question, KGReader(memory)))
 
 
 def _rooms_in_a_row():
@@ -261,3 +300,25 @@ def test_a_question_about_moves_gets_the_map_worked_out_in_code():
     assert "moves you made, steps 1-3: east 2, west 1 (3 in all)" in recall(  # nothing after the asked step
         "From steps 1 to 4, how many times did you move east?", KGReader(memory, 3))
     assert not any(line.startswith("places you could") for line in recall("What did you carry in 'Hall'?", KGReader(memory)))
+    # the place a question moves "from" first; a named step where memory held the player nowhere gives no map lines
+    reachable = recall("Is 'Attic' reachable from 'Hall' within 2 moves?", KGReader(memory))
+    assert next(line for line in reachable if line.startswith("places you could")).startswith("places you could reach from Hall")
+    assert not any(line.startswith(("places you could", "fewest")) for line in recall(
+        "Which is closer, 'Den' or 'Hall', from your location at step 9?", KGReader(memory, 5)))
+    # "picked up" and a quoted name's direction word are no walk
+    assert not any(line.startswith("from ") for line in recall("After you picked up 'North Box', which places could you reach from 'Hall'?", KGReader(memory)))
+
+
+def test_named_moves_of_scienceworld_are_said_as_its_commands():
+    """ScienceWorld's moves name a room ('go to kitchen'): the fewest moves and the moves made say so, not "to kitchen
+    to kitchen"."""
+    from ariadnegraph.memory import WorldMemory
+
+    memory = WorldMemory()
+    walk = [("hallway", None), ("kitchen", "go to kitchen"), ("hallway", "go to hallway"), ("greenhouse", "go to greenhouse")]
+    for step, (room, action) in enumerate(walk):
+        exits = [("hallway", "has exit", "kitchen"), ("kitchen", "has exit", "hallway"), ("hallway", "has exit", "greenhouse")]
+        memory.observe(step, f"This room is called the {room}.", [("player", "in", room), *exits], action=action)
+    lines = recall("What is the shortest path (in moves) from 'kitchen' to 'greenhouse'? Moves within steps 1-3?", KGReader(memory))
+    assert "fewest moves from kitchen to greenhouse: 2 (go to hallway, go to greenhouse)" in lines
+    assert "moves you made, steps 1-3: go to kitchen 1, go to hallway 1, go to greenhouse 1 (3 in all)" in lines
