@@ -19,6 +19,7 @@ import functools
 import json
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -125,7 +126,7 @@ def load_chat_model(
             "no model given: use 'provider:model' (e.g. openai:gpt-4o-mini), 'local:NAME' or 'scripted'"
         )
     if is_local(spec):
-        from .local import local_base_url
+        from .local import local_base_url, local_slot_locks
 
         name = local_name(spec) or ""
         return _load(
@@ -137,6 +138,7 @@ def load_chat_model(
             max_retries=max_retries,
             max_tokens=max_tokens,
             slot=slot,
+            slot_locks=local_slot_locks(name),
         )
     if base_url and api_key is None:
         # Another server than the provider's own: never the provider's variable (OPENAI_API_KEY would go to
@@ -165,9 +167,11 @@ def _load(
     max_retries: int,
     max_tokens: int | None,
     slot: int | None,
+    slot_locks: str | None = None,
 ) -> BaseChatModel:
     """Cached: nodes ask for their model on every call, and a new client per call would open a new
-    HTTP connection each time."""
+    HTTP connection each time. ``slot_locks``: a local server's lease folder; every request then holds a lease on
+    its slot while in flight (:mod:`.local.slots`)."""
     doubles = test_doubles()
     if spec in doubles:
         return doubles[spec].load()()
@@ -191,6 +195,13 @@ def _load(
             options[key] = value
     if slot is not None:
         options["extra_body"] = {"id_slot": slot}  # llama.cpp: this slot's KV cache holds the role's last prompt
+    if slot_locks is not None:
+        import httpx
+
+        from .local.server import SLOTS
+        from .local.slots import SlotLeasingTransport
+
+        options["http_client"] = httpx.Client(transport=SlotLeasingTransport(Path(slot_locks), SLOTS))
     try:
         return init_chat_model(name, model_provider=provider, **options)
     except (

@@ -13,6 +13,7 @@ __all__ = [
     "UnknownModel",
     "get_model",
     "local_base_url",
+    "local_slot_locks",
     "local_token_count",
     "stop_owned_servers",
 ]
@@ -21,6 +22,12 @@ __all__ = [
 def local_base_url(name: str) -> str:
     """The OpenAI-compatible URL of a running server of local model ``name`` (started if needed)."""
     return ensure_server(get_model(name)).url
+
+
+def local_slot_locks(name: str) -> str:
+    """The folder of the slot leases of the running server of local model ``name`` (a string: chat clients are
+    cached by their arguments)."""
+    return str(ensure_server(get_model(name)).slot_locks)
 
 
 def local_token_count(name: str, text: str) -> int:

@@ -9,7 +9,8 @@ owner: a run using it then stops with one provider error line and resumes later.
 
 The server keeps ``SLOTS`` slots over one shared KV cache of ``KV_POOL_CONTEXTS`` model contexts: callers
 pin each agent role to a slot (``id_slot``), so consecutive calls of a role reuse the prompt prefix they
-share while the pool has room for it.
+share while the pool has room for it; a request holds a lease on its slot while in flight (:mod:`.slots`), since
+processes and threads that share a server pin the same slot numbers.
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ class LocalServer:
     def url(self) -> str:
         """The OpenAI-compatible base URL."""
         return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def slot_locks(self) -> Path:
+        """The folder of this server's slot leases (:mod:`.slots`): one per server, so a restart starts clean."""
+        return _servers_dir() / f"{self.model.name}-{self.port}.slots"
 
     @property
     def owned(self) -> bool:

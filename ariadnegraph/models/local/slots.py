@@ -1,0 +1,90 @@
+"""Slot leases: never two requests in flight at once on one slot of a local server.
+
+llama.cpp answers concurrent requests pinned to the same slot (``id_slot``) from a KV cache they both write: on the
+1.5B's server, four concurrent requests "reply with the secret word" on one slot came back wrong 4 times in 24 ("Z",
+"ZILLA" for ZEBRA), and never when each had a slot of its own or none was named. One server is shared by processes
+(eval workers; a ``play`` beside another, or beside ``ariadne models serve``) and by threads (the LangGraph
+server's runs), each pinning its roles to the same slot numbers. So every chat request to a local server first takes
+a lease on its slot: an exclusive ``flock`` on a file per slot of that server, which excludes other processes and other
+threads alike (each request opens its own file description), held until the whole reply is read and dropped by the
+kernel if the process dies. A request whose slot is busy takes a free one (its role's cached prefix is lost there,
+its answer is its own); with every slot busy it waits for its own. A request naming no slot is given a free one, so
+the server never picks a slot that a pinned request is about to wait for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+CHAT_PATH = "/chat/completions"
+
+
+@contextlib.contextmanager
+def lease(lock_dir: Path, slots: int, preferred: int | None) -> Iterator[int]:
+    """Hold a slot of the server whose locks are in ``lock_dir``: ``preferred`` if free, else any free one, else wait
+    for ``preferred`` (slot 0 when none is named)."""
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    first = preferred if preferred is not None and 0 <= preferred < slots else 0
+    order = [first, *(k for k in range(slots) if k != first)]
+    chosen, handle = None, None
+    for slot in order:
+        candidate = (lock_dir / f"slot-{slot}.lock").open("a")
+        try:
+            fcntl.flock(candidate, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            candidate.close()
+            continue
+        chosen, handle = slot, candidate
+        break
+    if handle is None:
+        chosen, handle = first, (lock_dir / f"slot-{first}.lock").open("a")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+    try:
+        yield chosen  # type: ignore[misc]  # set on every path above
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+class SlotLeasingTransport(httpx.BaseTransport):
+    """An httpx transport that sends each chat request to a local server under a lease on its slot (the body's
+    ``id_slot`` is the slot it prefers, rewritten to the one leased) and reads the whole reply before the lease ends."""
+
+    def __init__(self, lock_dir: Path, slots: int, inner: httpx.BaseTransport | None = None) -> None:
+        self.lock_dir = lock_dir
+        self.slots = slots
+        self.inner = inner or httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method != "POST" or not request.url.path.endswith(CHAT_PATH):
+            return self.inner.handle_request(request)
+        body = json.loads(request.read() or b"{}")
+        with lease(self.lock_dir, self.slots, body.get("id_slot")) as slot:
+            body["id_slot"] = slot
+            content = json.dumps(body).encode()
+            headers = httpx.Headers(request.headers)
+            headers["content-length"] = str(len(content))
+            pinned = httpx.Request(
+                request.method, request.url, headers=headers, content=content, extensions=request.extensions
+            )
+            response = self.inner.handle_request(pinned)
+            try:
+                raw = b"".join(response.iter_raw())  # raw: the headers still describe its encoding
+            finally:
+                response.close()
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=httpx.ByteStream(raw),
+            extensions=response.extensions,
+            request=request,
+        )
+
+    def close(self) -> None:
+        self.inner.close()

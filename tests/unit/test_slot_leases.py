@@ -1,0 +1,166 @@
+"""Slot leases (models/local/slots.py): a local server never has two requests in flight on one slot, whether they
+come from threads of one process or from two processes; a busy slot's request takes a free one, else waits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ariadnegraph.models.local.slots import SlotLeasingTransport
+
+HOLD = 0.3  # seconds the fake server keeps a request on its slot: long enough for others to arrive meanwhile
+
+
+class SlotWatcher:
+    """What the fake llama.cpp server saw: the slot of each request, and any slot asked for while busy."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.busy: set[int] = set()
+        self.slots: list[int | None] = []
+        self.overlaps: list[int] = []
+
+
+def _fake_server(watcher: SlotWatcher) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            slot = body.get("id_slot")
+            with watcher.lock:
+                watcher.slots.append(slot)
+                if slot in watcher.busy:
+                    watcher.overlaps.append(slot)
+                watcher.busy.add(slot)
+            time.sleep(HOLD)
+            with watcher.lock:
+                watcher.busy.discard(slot)
+            reply = {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "fake",
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": f"slot {slot}"}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+            data = json.dumps(reply).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def fake():
+    watcher = SlotWatcher()
+    server = _fake_server(watcher)
+    yield watcher, f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+    server.shutdown()
+
+
+def _post_all(client: httpx.Client, url: str, bodies: list[dict]) -> list[str]:
+    replies: list[str] = [""] * len(bodies)
+
+    def send(i: int) -> None:
+        replies[i] = client.post(url, json=bodies[i]).json()["choices"][0]["message"]["content"]
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(bodies))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return replies
+
+
+def test_the_fake_server_sees_requests_that_share_a_slot_without_leases(fake):
+    watcher, url = fake
+    _post_all(httpx.Client(), url, [{"id_slot": 1}] * 3)
+    assert watcher.overlaps  # the detector the tests below rely on
+
+
+def test_threads_pinned_to_one_slot_never_share_it_and_a_busy_slot_sends_to_a_free_one(fake, tmp_path):
+    watcher, url = fake
+    client = httpx.Client(transport=SlotLeasingTransport(tmp_path / "locks", slots=2))
+    replies = _post_all(client, url, [{"id_slot": 1, "n": i} for i in range(4)])
+    assert watcher.overlaps == []
+    assert set(watcher.slots) == {0, 1}  # slot 1, and slot 0 while 1 was busy; the rest waited for a slot
+    assert sorted(replies) == sorted(f"slot {slot}" for slot in watcher.slots)
+
+
+def test_a_request_naming_no_slot_is_given_one(fake, tmp_path):
+    watcher, url = fake
+    client = httpx.Client(transport=SlotLeasingTransport(tmp_path / "locks", slots=3))
+    client.post(url, json={"messages": []})
+    assert watcher.slots == [0]
+
+
+_CLIENT_PROCESS = """
+import sys, threading, httpx
+from pathlib import Path
+from ariadnegraph.models.local.slots import SlotLeasingTransport
+client = httpx.Client(transport=SlotLeasingTransport(Path(sys.argv[2]), slots=1))
+threads = [threading.Thread(target=client.post, args=(sys.argv[1],), kwargs={"json": {"id_slot": 0}}) for _ in range(2)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+"""
+
+
+def test_two_processes_sharing_a_server_wait_for_each_others_slot(fake, tmp_path):
+    watcher, url = fake
+    locks = tmp_path / "locks"
+    processes = [
+        subprocess.Popen([sys.executable, "-c", _CLIENT_PROCESS, url, str(locks)], cwd=Path(__file__).parents[2])
+        for _ in range(2)
+    ]
+    assert [p.wait(timeout=60) for p in processes] == [0, 0]
+    assert watcher.slots == [0, 0, 0, 0]
+    assert watcher.overlaps == []
+
+
+def test_a_local_chat_model_leases_its_slot(fake, tmp_path, monkeypatch):
+    """The chat model ``local:NAME`` builds sends through the leases, its role's slot preferred."""
+    from ariadnegraph.models import chat, local
+
+    watcher, url = fake
+    monkeypatch.setattr(local, "local_base_url", lambda name: url.removesuffix("/chat/completions"))
+    monkeypatch.setattr(local, "local_slot_locks", lambda name: str(tmp_path / "locks"))
+    chat._load.cache_clear()
+    try:
+        model = chat.load_chat_model("local:qwen2.5-coder-1.5b", slot=5)
+        replies = _post_all_invoke(model, 3)
+    finally:
+        chat._load.cache_clear()
+    assert watcher.overlaps == []
+    assert 5 in watcher.slots and len(set(watcher.slots)) == 3
+    assert sorted(replies)[-1] == "slot 5"
+
+
+def _post_all_invoke(model, count: int) -> list[str]:
+    replies: list[str] = [""] * count
+
+    def ask(i: int) -> None:
+        replies[i] = str(model.invoke(f"question {i}").content)
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return replies
