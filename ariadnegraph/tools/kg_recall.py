@@ -149,12 +149,13 @@ def rooms_by_step(history: Sequence[Fact], now: int) -> list[str | None]:
 
 def stays(rooms: Sequence[str | None]) -> list[Stay]:
     """The player's stays, in order: (room, first step, last step), a stay being the steps spent in one room
-    running."""
+    running. Steps where memory held the player nowhere, between two in one room, are part of that stay: no move is
+    known there, so no new arrival is counted."""
     found: list[Stay] = []
     for step, room in enumerate(rooms):
         if room is None:
             continue
-        if found and found[-1][0] == room and found[-1][2] == step - 1:
+        if found and found[-1][0] == room:  # the stay's last step is the last step memory placed the player
             found[-1] = (room, found[-1][1], step)
         else:
             found.append((room, step, step))
@@ -171,12 +172,19 @@ def time_spent(visits: Sequence[Stay]) -> list[tuple[str, int, int, int]]:
     return sorted(rows, key=lambda row: (-row[1], row[3]))
 
 
+def _carried(history: Sequence[Fact]) -> list[Fact]:
+    """The facts that held a thing in the player's inventory, in the order memory recorded them."""
+    return sorted(
+        (f for f in history if f.relation in objects.PLACEMENTS and f.object_key == objects.INVENTORY),
+        key=lambda f: (f.valid_from, f.id),
+    )
+
+
 def items_taken(history: Sequence[Fact], rooms: Sequence[str | None]) -> list[tuple[str, int, str | None]]:
     """Each thing the player came to carry, the first time, in order: (item, step, the room the player was in)."""
     first: dict[str, int] = {}
-    for fact in sorted(history, key=lambda f: (f.valid_from, f.id)):
-        if fact.relation in objects.PLACEMENTS and fact.object_key == objects.INVENTORY:
-            first.setdefault(fact.subject, fact.valid_from)
+    for fact in _carried(history):
+        first.setdefault(fact.subject, fact.valid_from)
     return [(item, step, rooms[step] if step < len(rooms) else None) for item, step in first.items()]
 
 
@@ -184,11 +192,7 @@ def gains(kg: KGReader, history: Sequence[Fact], name: str) -> list[int]:
     """Each step at which the thing ``name`` names came to be carried, not carried the step before (a thing dropped and
     taken again: each time; one carried from the start was never obtained)."""
     key = kg.key(name)
-    carried = [
-        f
-        for f in history
-        if f.subject_key == key and f.relation in objects.PLACEMENTS and f.object_key == objects.INVENTORY
-    ]
+    carried = [f for f in _carried(history) if f.subject_key == key]
     return sorted(
         {f.valid_from for f in carried if f.valid_from >= 1 and not any(g.held_at(f.valid_from - 1) for g in carried)}
     )
@@ -269,17 +273,20 @@ def _never_met(name: str, kg: KGReader, episodes: Sequence[Episode]) -> bool:
     return not any(said in episode.text.lower() or said == (episode.action or "").lower() for episode in episodes)
 
 
-def settled(question: str, kg: KGReader, history: Sequence[Fact], events: Sequence[Event]) -> list[str]:
+def settled(
+    question: str, kg: KGReader, history: Sequence[Fact], episodes: Sequence[Episode], events: Sequence[Event]
+) -> list[str]:
     """The lines that settle a question alone: a name it quotes that memory never met (a premise that is false: memory
     can say what never happened), else the steps it dates from an event memory holds."""
-    episodes = kg.episodes()
     quoted = dict.fromkeys(quoted_names(question))  # (a name quoted twice: one line)
     if never := [p.no_record_line(name) for name in quoted if _never_met(name, kg, episodes)]:
         return never
     return dated_steps(question, kg, history, events)
 
 
-def whereabouts(question: str, kg: KGReader, events: Sequence[Event], visits: Sequence[Stay]) -> list[str]:
+def whereabouts(
+    question: str, kg: KGReader, episodes: Sequence[Episode], events: Sequence[Event], visits: Sequence[Stay]
+) -> list[str]:
     """What code counts for what a question names (a small model counts steps badly): when the events it names
     happened, where the player was over the steps it names, its stays in a place it quotes, and, for a question about
     how often an action was played, the commands played."""
@@ -293,19 +300,19 @@ def whereabouts(question: str, kg: KGReader, events: Sequence[Event], visits: Se
         if mine := [(a, b) for room, a, b in visits if kg.key(room) == kg.key(name)]:
             lines.append(p.stays_line(name, mine))
     if _ABOUT_COMMANDS.search(question) and _HOW_OFTEN.search(question):
-        played = Counter(episode.action for episode in kg.episodes() if episode.action)
+        played = Counter(episode.action for episode in episodes if episode.action)
         lines.append(p.commands_played_line(played.most_common()))
     return lines
 
 
 def episode_summary(
-    kg: KGReader, history: Sequence[Fact], rooms: Sequence[str | None], visits: Sequence[Stay]
+    episodes: Sequence[Episode], history: Sequence[Fact], rooms: Sequence[str | None], visits: Sequence[Stay]
 ) -> list[str]:
     """What code counts of the whole episode, whatever the question: after which steps the score rose, the steps spent
     in each place, and what the player took where."""
     lines = []
     taken = items_taken(history, rooms)
-    if rises := score_rises(kg.episodes()):
+    if rises := score_rises(episodes):
         lines.append(p.score_rises_line(rises))
     if visits:
         lines.append(p.time_spent_line(time_spent(visits)))
@@ -397,7 +404,7 @@ def recall(question: str, kg: KGReader) -> list[str]:
     else what code works out for what it names (the player's whereabouts, memory's map), then what code counts of the
     whole episode (near the top, where a small model reads them), then the nearest episodes and facts, then the
     timelines of the names it quotes. [] when memory holds nothing."""
-    history = kg.history()
+    history, episodes = kg.history(), kg.episodes()
     named = steps_named(question, kg.now)
     single = len(named) <= 2  # one step named (with the one before it): its text whole
     lines = [
@@ -408,11 +415,11 @@ def recall(question: str, kg: KGReader) -> list[str]:
     rooms = rooms_by_step(history, kg.now)
     visits = stays(rooms)
     events = dated_events(question, kg, history, visits)
-    if answer := settled(question, kg, history, events):
+    if answer := settled(question, kg, history, episodes, events):
         return lines + answer
     # what the question names, worked out, before what is counted of any episode: a small model reads the top lines
-    lines += whereabouts(question, kg, events, visits) + map_lines(question, kg, rooms)
-    lines += episode_summary(kg, history, rooms, visits)
+    lines += whereabouts(question, kg, episodes, events, visits) + map_lines(question, kg, rooms)
+    lines += episode_summary(episodes, history, rooms, visits)
     shown = set(named)
     for episode in kg.similar_episodes(question, k=SIMILAR_EPISODES):
         if episode.step not in shown:

@@ -11,6 +11,7 @@ from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import world_model_qa as qa
 from ariadnegraph.prompting import RECALLED
+from ariadnegraph.tools import kg_recall
 from ariadnegraph.tools.kg_recall import recall, steps_named
 from ariadnegraph.tools.kg_tools import KGReader
 from tests.fakes import QueuedChatModel
@@ -322,3 +323,14 @@ def test_named_moves_of_scienceworld_are_said_as_its_commands():
     lines = recall("What is the shortest path (in moves) from 'kitchen' to 'greenhouse'? Moves within steps 1-3?", KGReader(memory))
     assert "fewest moves from kitchen to greenhouse: 2 (go to hallway, go to greenhouse)" in lines
     assert "moves you made, steps 1-3: go to kitchen 1, go to hallway 1, go to greenhouse 1 (3 in all)" in lines
+
+
+def test_a_step_memory_held_the_player_nowhere_does_not_split_a_stay():
+    """A step with no place recorded between two in one room is part of that stay (no move is known there), so it
+    is no new arrival; a step elsewhere still ends it."""
+    assert kg_recall.stays(["Kitchen", None, "Kitchen", "Hall", None, "Kitchen"]) == [
+        ("Kitchen", 0, 2),
+        ("Hall", 3, 3),
+        ("Kitchen", 5, 5),
+    ]
+    assert kg_recall.time_spent(kg_recall.stays([None, "Hall", None, None, "Hall"])) == [("Hall", 4, 1, 1)]
