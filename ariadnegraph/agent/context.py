@@ -174,10 +174,11 @@ class AgentContext:
         "long-term store holds for the game's family (ariadne memory show).",
         None,
     )
-    approve_commands: bool = _setting(
-        "Pause before each command is played so a person can accept or replace it "
-        "(a LangGraph interrupt; resume with 'accept' or a command).",
-        False,
+    approve_commands: bool | None = _setting(
+        "Pause before each command is played so a person can accept it, replace it or stop the episode (a "
+        "LangGraph interrupt; resume with 'accept', {'type': 'replace', 'command': ...} or 'stop'). Once true it "
+        "stays on for the thread's later runs until one says false; unset (null) keeps what the thread had.",
+        None,
         bool,
     )
     run_dir: str = _setting(

@@ -89,6 +89,8 @@ class AgentState(EpisodeInput, total=False):
     done: bool
     won: bool
     lost: bool
+    stopped: bool  # a person stopped the episode at an approval (agent/approval.py): done, no command played
+    approving: bool  # whether a person approves each command: the thread's, until a run's context changes it
     trail: str  # the fingerprint of the history up to this step (runs.next_trail), as its trajectory line holds it
     last_action: str | None
     last_reason: str | None  # why it was chosen: a step written again after a crash keeps it
@@ -159,6 +161,7 @@ class EpisodeResult(TypedDict, total=False):
     done: bool
     won: bool
     lost: bool
+    stopped: bool
     last_action: str | None
     usage: dict[str, dict[str, int]]
     replies: dict[str, dict[str, int]]

@@ -91,10 +91,13 @@ def _memory_path(preset: Preset) -> Literal["summarizer", "relation_retriever", 
 
 def route_after_environment(
     state: AgentState,
-) -> Literal["summarizer", "relation_retriever", "memory_update", "critic", "actor"]:
+) -> Literal["summarizer", "relation_retriever", "memory_update", "critic", "actor", "finish"]:
     """The memory path, every step; under STMA's cadence (``memory_cadence="plan"``) only when a plan is to be made:
     a plan's later steps go to the critic (or the actor) with the beliefs the plan was made with, and the memory
-    path runs again only when the critic rejects one (STMA's algorithm 2: a rejection goes back to line 4)."""
+    path runs again only when the critic rejects one (STMA's algorithm 2: a rejection goes back to line 4). An episode
+    a person stopped at an approval goes to its end at once: nothing new was observed."""
+    if state.get("stopped"):
+        return "finish"
     preset = _switches(state)
     if preset.memory_cadence == "plan" and not state.get("done") and not _plan_due(state, preset):
         return "critic" if preset.critic else "actor"

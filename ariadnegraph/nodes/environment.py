@@ -14,7 +14,7 @@ from typing import Any
 from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
-from ..agent.approval import approved_command
+from ..agent.approval import approved_command, approving
 from ..agent.context import AgentContext
 from ..agent.episode_input import check_episode_input, check_recursion_budget
 from ..agent.presets import Preset, check_switches, switch_values
@@ -97,6 +97,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
             **observation_fields(observation),
             "run_id": state["run_id"],
             "step": 0,
+            "approving": approving(state, context.approve_commands),
             "goal": goal,
             "last_action": None,
             "trail": session.trail,
@@ -121,8 +122,12 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
     if action is None:  # the actor always proposes a command before the next step
         raise RuntimeError(f"run {state['run_id']}: step {step} has no command to play")
     replaced: dict[str, Any] = {}
-    if context.approve_commands:
-        action, replaced = approved_command(state)
+    asking = approving(state, context.approve_commands)
+    if asking:
+        approved, replaced = approved_command(state)
+        if approved is None:  # a person stopped the episode: nothing played, the result is written (finish)
+            return {**replaced, "approving": asking}
+        action = approved
     observation, trail = session.play(step, action, replaced.get("reason", state.get("reason")), state.get("decided"))
     switches = switch_values(context.switches)
     update = {
@@ -133,6 +138,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
         **observation_fields(observation),
         "done": observation.done or out_of_steps(state, step),
         "step": step,
+        "approving": asking,
         "trail": trail,
         "last_action": action,
         "last_reason": replaced.get("reason", state.get("reason")),

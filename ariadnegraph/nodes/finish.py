@@ -20,5 +20,7 @@ def finish(state: AgentState, runtime: Runtime[AgentContext], session: Session) 
     result["steps"] = result.pop("step")
     result["usage"] = state.get("usage", {})
     result["replies"] = state.get("replies", {})
+    if state.get("stopped"):
+        result["stopped"] = True  # by a person, at an approval
     run.write_meta({**run.meta(), "result": result})
     return {}

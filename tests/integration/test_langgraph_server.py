@@ -399,13 +399,15 @@ def test_a_person_approves_or_replaces_each_command(server):
 
     first = question()
     assert first["step"] == 1 and first["command"] and first["valid"]
-    client.runs.wait(thread, "agent", command={"resume": "accept"}, context=context)
+    schema = client.threads.get_state(thread)["interrupts"][0]["response_schema"]
+    assert "replace" in json.dumps(schema) and "stop" in json.dumps(schema)  # the answers a client's form offers
+    client.runs.wait(thread, "agent", command={"resume": "accept"})  # approval stays on with no context
     second = question()
     assert second["step"] == 2 and second["command"] != "look"  # replaced below by a command the agent did not choose
-    client.runs.wait(thread, "agent", command={"resume": {"command": ""}}, context=context)  # not an answer: asked again
-    assert "error" in question() and question()["step"] == 2
-    client.runs.wait(thread, "agent", command={"resume": {"command": "look"}}, context=context)
-    client.runs.wait(thread, "agent", command={"resume": {"accept": True}}, context=context)
+    client.runs.wait(thread, "agent", command={"resume": "reject"})  # not an answer: asked again, nothing played
+    assert question()["error"].startswith("answer 'accept', 'stop'") and question()["step"] == 2
+    client.runs.wait(thread, "agent", command={"resume": {"type": "replace", "command": "look"}})
+    client.runs.wait(thread, "agent", command={"resume": {"type": "accept"}})
     values = client.threads.get_state(thread)["values"]
     actions = [r["action"] for r in RunDir.open(work / "runs", thread).steps()]
     assert values["done"] and actions == [None, first["command"], "look", actions[3]]
