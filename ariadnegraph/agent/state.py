@@ -12,11 +12,14 @@ observation, every fact) lives in the run's files and memory, and the state keep
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Required
 
 from langgraph.managed import RemainingSteps
+from pydantic import Field
 from typing_extensions import TypedDict
 
+from ..envs.registry import Split
+from .episode_input import MAX_STEPS_LIMIT, SEED_LIMIT
 from .presets import HISTORY_BUFFER
 
 HISTORY_KEPT = HISTORY_BUFFER + 1  # the longest window a preset reads (STMA's buffer) and the current step
@@ -62,21 +65,41 @@ def keep_last(limit: int):
 
 
 class EpisodeInput(TypedDict, total=False):
-    """What a caller (CLI, Studio, SDK) sends to start an episode."""
+    """An episode to play: the game, and the most steps it may take (Studio's input form; a client's input)."""
 
-    env: str  # environment spec, e.g. "cooking:1"
-    seed: int | None
-    variation: int | None
-    split: (
-        str | None
-    )  # the games' split where they have one (ScienceWorld, TextWorldExpress); None: the env's default (test)
-    max_steps: int
-    run_id: str
+    env: Required[
+        Annotated[
+            str,
+            Field(
+                description="The game: a TextWorld cooking level, a ScienceWorld task, a TextWorldExpress game, one of "
+                "AriGraph's games, Crafter or NetHack (README, Environments).",
+                examples=["cooking:1", "scienceworld:melt", "twx:coincollector", "arigraph:hunt", "crafter"],
+            ),
+        ]
+    ]
+    max_steps: Required[Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT, description="The step budget.", examples=[50])]]
+    seed: Annotated[
+        int | None, Field(ge=0, lt=SEED_LIMIT, description="The generated game's seed (TextWorld, TWX, Crafter).")
+    ]
+    variation: Annotated[
+        int | None, Field(ge=0, lt=SEED_LIMIT, description="A ScienceWorld task's variation (None: its first).")
+    ]
+    split: Annotated[
+        Split | None,
+        Field(description="The games' split, for ScienceWorld and TextWorldExpress (None: test, the suites')."),
+    ]
+    run_id: Annotated[str, Field(description="The run's folder name (on a server: the thread's id, when not given).")]
+
+
+class PlayInput(EpisodeInput, total=False):
+    """What the CLI and the evals start an episode with: a client's input, and what their own runs hand the graph
+    (a trial's lessons, a given trajectory), which is no client's to send."""
+
     lessons: list[str]  # reflections from earlier trials or runs (Reflexion), shown to the deciding roles
     script: list[str]  # commands to play in order instead of choosing them (a gold trajectory read into memory)
 
 
-class AgentState(EpisodeInput, total=False):
+class AgentState(PlayInput, total=False):
     # the environment as the agent sees it
     step: int
     goal: str

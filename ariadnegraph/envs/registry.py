@@ -10,7 +10,7 @@ import functools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from .. import config
 from .base import EnvSpecError
@@ -103,6 +103,8 @@ def gives_truth(spec: str) -> bool:
 
 
 SPLIT_PREFIXES = ("scienceworld", "twx")  # games with train / dev / test splits (test is the default and the suites')
+Split = Literal["train", "dev", "test"]
+SPLITS: tuple[str, ...] = get_args(Split)
 SEEDED_PREFIXES = ("cooking", "treasure", "coin", "twx", "nethack", "crafter")  # a seed picks the game
 VARIED_PREFIXES = ("scienceworld",)  # a variation picks the game
 
@@ -115,6 +117,8 @@ def check_split(spec: str, split: object) -> None:
     """A split is given only for games that have splits, as a name (the game checks which names exist)."""
     if split is not None and not (isinstance(split, str) and has_splits(spec)):
         raise EnvSpecError(f"{spec} takes no split {split!r} (splits are for ScienceWorld and TextWorldExpress)")
+    if split is not None and split not in SPLITS:
+        raise EnvSpecError(f"{spec} has no split {split!r}: {', '.join(SPLITS)}")
 
 
 def game_identity(

@@ -41,7 +41,7 @@ from langgraph_sdk.runtime import ServerRuntime
 from ariadnegraph.agent.context import AgentContext, checked_for_clients
 from ariadnegraph.agent.presets import PRESETS, Preset, preset_of
 from ariadnegraph.agent.session import Session, end_session, in_use, live_session, release_thread, rewind_run
-from ariadnegraph.agent.state import AgentState, EpisodeInput, EpisodeResult
+from ariadnegraph.agent.state import AgentState, EpisodeInput, EpisodeResult, PlayInput
 from ariadnegraph.agentkit.thoughts import thoughts
 from ariadnegraph.config import run_dir as run_dir_setting
 from ariadnegraph.nodes.actor import actor
@@ -212,9 +212,9 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     change the operator's settings; their ``file:`` games held to the server's games directory)."""
     # every node of a served graph checks the client's context first: a paused thread resumes at any node
     node = (lambda fn: traced_node(checked_for_clients(fn))) if served else traced_node
-    builder = StateGraph(
-        AgentState, context_schema=AgentContext, input_schema=EpisodeInput, output_schema=EpisodeResult
-    )
+    # a client's input form holds the game and its budget; the CLI's runs also hand over lessons and a script
+    inputs: type[EpisodeInput] = EpisodeInput if served else PlayInput
+    builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=inputs, output_schema=EpisodeResult)
     builder.add_node("environment", node(environment_step(served=served)))
     builder.add_node("summarizer", node(summarizer))
     builder.add_node("relation_retriever", node(given_session(relation_retriever)))

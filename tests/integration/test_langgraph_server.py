@@ -299,6 +299,9 @@ def test_the_server_serves_every_graphs_schemas(server):
         assert "enum" in schemas["context_schema"]["properties"]["preset"]
         if assistant["graph_id"] == "agent":
             assert {"score", "won", "step"} <= set(schemas["output_schema"]["properties"])
+            # the form a person fills: what is required, described, and no field of the CLI's own runs
+            assert schemas["input_schema"]["required"] == ["env", "max_steps"]
+            assert not {"lessons", "script"} & set(schemas["input_schema"]["properties"])
 
 
 def test_a_finished_episode_returns_its_result_and_streams_its_steps(server):
