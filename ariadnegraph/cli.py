@@ -1352,8 +1352,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # before the heavy imports: a usage error prints at once
     import sqlite3
 
-    from .config import CHECKPOINTER_ENV, EMBEDDINGS_ENV, MODEL_API_KEY_ENV, ConfigError, checkpointer_url
+    from .config import (
+        CHECKPOINTER_ENV,
+        EMBEDDINGS_ENV,
+        MODEL_API_KEY_ENV,
+        ConfigError,
+        checkpointer_url,
+        read_env_file,
+    )
 
+    read_env_file()  # this folder's .env, under the environment and the flags
     # the flags set the one setting (an environment variable), for this process and the workers it starts
     for flag, variable in (
         ("checkpointer", CHECKPOINTER_ENV),

@@ -89,6 +89,23 @@ def free_space(where: str | Path) -> int:
     return 1 << 62
 
 
+ENV_FILE = ".env"  # settings a folder keeps for what runs from it (.env.example lists them)
+
+
+def read_env_file(folder: str | Path = ".") -> list[str]:
+    """The settings of ``folder``'s ``.env`` (python-dotenv's format), for the variables the environment does not
+    set: the environment wins, and a command's flags win over both (they set the environment after this). Read by
+    the CLI before anything else and by the LangGraph server's modules as it starts. Returns the names it set."""
+    from dotenv import dotenv_values
+
+    path = Path(folder) / ENV_FILE
+    if not path.is_file():
+        return []
+    added = {name: value for name, value in dotenv_values(path).items() if value is not None and name not in os.environ}
+    os.environ.update(added)
+    return list(added)
+
+
 def games_dir() -> Path:
     """The folder that holds game collections (e.g. ``arigraph/games.toml``).
 

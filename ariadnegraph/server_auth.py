@@ -31,11 +31,12 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from ariadnegraph.config import SERVER_API_KEY_ENV
+from ariadnegraph.config import SERVER_API_KEY_ENV, read_env_file
 from ariadnegraph.memory.longterm import ROOT as AGENTS_NAMESPACE
 
 RETIRED_ENV = "ARIADNE_API_KEY"
 
+read_env_file()  # the server's folder's .env, under the environment: the key may be kept there
 auth = Auth()
 
 

@@ -13,7 +13,9 @@ from contextlib import asynccontextmanager
 from langgraph.store.base import BaseStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
-from ariadnegraph.config import memory_store_path
+from ariadnegraph.config import memory_store_path, read_env_file
+
+read_env_file()  # the server's folder's .env, under the environment (the store's path may be set there)
 
 
 @asynccontextmanager

@@ -1,0 +1,45 @@
+"""A folder's .env (config.read_env_file): the CLI reads it for what the environment does not set, and the command's
+flags win over both; the LangGraph server's modules read it as the server starts."""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import pytest
+
+from ariadnegraph.cli import main
+from ariadnegraph.config import RUN_DIR_ENV, SERVER_API_KEY_ENV, read_env_file
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(RUN_DIR_ENV, raising=False)
+    (tmp_path / ".env").write_text(f"# kept here\n{RUN_DIR_ENV}=from-dotenv\nARIADNE_TEST_SETTING='a b'\n")
+    yield tmp_path
+    os.environ.pop("ARIADNE_TEST_SETTING", None)
+
+
+def test_the_env_file_sets_only_what_the_environment_does_not(folder, monkeypatch):
+    monkeypatch.setenv("ARIADNE_TEST_SETTING", "from-environment")
+    assert read_env_file() == [RUN_DIR_ENV]
+    assert os.environ[RUN_DIR_ENV] == "from-dotenv" and os.environ["ARIADNE_TEST_SETTING"] == "from-environment"
+    assert read_env_file(folder / "nowhere") == []
+
+
+@pytest.mark.parametrize(
+    ("flags", "where"), [([], "from-dotenv"), (["--run-dir", "from-flag"], "from-flag")]
+)
+def test_the_cli_reads_the_folders_env_file_under_its_flags(folder, capsys, flags, where):
+    assert main(["runs", "list", *flags]) == 0
+    assert capsys.readouterr().out.strip() == f"no runs in {where}"
+
+
+def test_the_server_reads_the_env_file_as_it_starts(folder, monkeypatch):
+    monkeypatch.delenv(SERVER_API_KEY_ENV, raising=False)
+    (folder / ".env").write_text(f"{SERVER_API_KEY_ENV}=kept-in-dotenv\n")
+    import ariadnegraph.server_auth as server_auth
+
+    importlib.reload(server_auth)
+    assert os.environ.pop(SERVER_API_KEY_ENV) == "kept-in-dotenv"
