@@ -13,6 +13,8 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from .agent.events import node_events
+
 # kind of event -> rich style on a terminal
 STYLES = {
     "observation": "",
@@ -32,45 +34,42 @@ def _short(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _verdict(verdict: dict[str, Any], feedback: str | None) -> tuple[str, str]:
-    proposed = verdict.get("proposed") or "(nothing)"
-    approved = verdict.get("approved")
+def _verdict(event: dict[str, Any]) -> tuple[str, str]:
+    proposed = event.get("proposed") or "(nothing)"
+    approved = event.get("approved")
     words = [f"'{proposed}' " + ("approved" if approved else "rejected" if approved is False else "played unjudged")]
-    if verdict.get("valid") is False:
+    if event.get("valid") is False:
         words.append("not a valid command here")
-    if verdict.get("outcome_matches") is not None:
-        words.append(
-            f"'{verdict.get('last_action')}' "
-            + ("went as expected" if verdict["outcome_matches"] else "did not go as expected")
-        )
-    rejected = approved is False or verdict.get("outcome_matches") is False
-    if rejected and feedback:
-        words.append(_short(feedback, 160))
+    if event.get("outcome_matches") is not None:
+        went = "went as expected" if event["outcome_matches"] else "did not go as expected"
+        words.append(f"'{event.get('last_action')}' {went}")
+    rejected = approved is False or event.get("outcome_matches") is False
+    if rejected and event.get("feedback"):
+        words.append(_short(event["feedback"], 160))
     return ("rejected" if rejected else "verdict"), "; ".join(words)
 
 
 def events(node: str, values: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """What a node's update shows, as (kind, text); nothing for nodes with nothing to show."""
-    decided = values.get("decided") or {}
-    if node == "environment" and "observation" in values:
-        yield "observation", _short(values["observation"], SHOWN_CHARS)
-        score = f"{values.get('score', 0):g}/{values.get('max_score', 0):g}"
-        state = "won" if values.get("won") else "lost" if values.get("lost") else "over" if values.get("done") else ""
-        yield "score", f"{score}{f', {state}' if state else ''}"
-    elif node == "summarizer" and values.get("belief"):
-        yield "belief", _short(values["belief"], 240)
-    elif node == "world_model_qa" and values.get("notes"):
-        yield "notes", _short(" | ".join(values["notes"]), 240)
-    if isinstance(decided, dict):
-        for plan in decided.get("plans") or []:
-            steps = ", ".join(plan.get("steps") or plan.get("sub_goals") or []) or "(no steps)"
-            yield "plan", _short(f"{plan.get('subgoal') or ''} -> {steps}", 240)
-        for verdict in decided.get("verdicts") or []:
-            yield _verdict(verdict, values.get("feedback"))
-    if node == "actor" and values.get("command"):
-        how: dict[str, Any] = (decided.get("actor") or [{}])[-1] if isinstance(decided, dict) else {}
-        note = f" ({how['how']})" if how.get("how") not in (None, "grounded", "as_written") else ""
-        yield "command", f"{values['command']}{note}"
+    """What a node's update shows, as (kind, text), worded from its structured events (agent/events.py, which a
+    LangGraph client streams as they are); nothing for nodes with nothing to show."""
+    for event in node_events(node, {}, values):
+        kind = event["event"]
+        if kind == "step":
+            yield "observation", _short(event["observation"], SHOWN_CHARS)
+            score = f"{event.get('score') or 0:g}/{event.get('max_score') or 0:g}"
+            over = "won" if event.get("won") else "lost" if event.get("lost") else "over" if event.get("done") else ""
+            yield "score", f"{score}{f', {over}' if over else ''}"
+        elif kind == "belief":
+            yield "belief", _short(event["belief"], 240)
+        elif kind == "notes":
+            yield "notes", _short(" | ".join(event["notes"]), 240)
+        elif kind == "plan":
+            yield "plan", _short(f"{event['subgoal']} -> {', '.join(event['steps']) or '(no steps)'}", 240)
+        elif kind == "verdict":
+            yield _verdict(event)
+        elif kind == "command":
+            note = f" ({event['how']})" if event.get("how") not in (None, "grounded", "as_written") else ""
+            yield "command", f"{event['command']}{note}"
 
 
 class _Step:

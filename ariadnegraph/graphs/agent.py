@@ -27,18 +27,21 @@ its runs hold released when each ends.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph_sdk.runtime import ServerRuntime
 
 from ariadnegraph.agent.context import AgentContext, checked_for_clients
+from ariadnegraph.agent.events import node_events
 from ariadnegraph.agent.presets import PRESETS, Preset, preset_of
 from ariadnegraph.agent.session import Session, end_session, in_use, live_session, release_thread, rewind_run
 from ariadnegraph.agent.state import AgentState, EpisodeInput, EpisodeResult, PlayInput
@@ -207,24 +210,43 @@ def finish_step(state: AgentState, runtime: Runtime[AgentContext]) -> Any:
     return update
 
 
+def streamed(name: str, node: Node) -> Callable[..., Any]:
+    """Node ``name`` with what its update shows written as ``custom`` stream events (agent/events.py), for a client
+    to render as the episode plays."""
+
+    @functools.wraps(node)
+    def run(state: AgentState, *args: Any, **kwargs: Any) -> Any:
+        update = node(state, *args, **kwargs)
+        if isinstance(update, Mapping):
+            write = get_stream_writer()
+            for event in node_events(name, state, update):
+                write(event)
+        return update
+
+    return run
+
+
 def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentContext, EpisodeInput, EpisodeResult]:
     """The agent graph; ``served``: the one a LangGraph server runs for clients (their context may not
     change the operator's settings; their ``file:`` games held to the server's games directory)."""
+
     # every node of a served graph checks the client's context first: a paused thread resumes at any node
-    node = (lambda fn: traced_node(checked_for_clients(fn))) if served else traced_node
+    def node(name: str, fn: Node) -> Callable[..., Any]:
+        return traced_node(streamed(name, checked_for_clients(fn) if served else fn))
+
     # a client's input form holds the game and its budget; the CLI's runs also hand over lessons and a script
     inputs: type[EpisodeInput] = EpisodeInput if served else PlayInput
     builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=inputs, output_schema=EpisodeResult)
-    builder.add_node("environment", node(environment_step(served=served)))
-    builder.add_node("summarizer", node(summarizer))
-    builder.add_node("relation_retriever", node(given_session(relation_retriever)))
-    builder.add_node("memory_update", node(given_session(memory_update)))
-    builder.add_node("retriever", node(given_session(retriever)))
-    builder.add_node("aggregator", node(given_session(aggregator)))
-    builder.add_node("world_model_qa", node(given_session(world_model_qa)))
-    builder.add_node("planner", node(given_session(planner)))
-    builder.add_node("critic", node(critic))
-    builder.add_node("actor", node(given_session(actor)))
+    builder.add_node("environment", node("environment", environment_step(served=served)))
+    builder.add_node("summarizer", node("summarizer", summarizer))
+    builder.add_node("relation_retriever", node("relation_retriever", given_session(relation_retriever)))
+    builder.add_node("memory_update", node("memory_update", given_session(memory_update)))
+    builder.add_node("retriever", node("retriever", given_session(retriever)))
+    builder.add_node("aggregator", node("aggregator", given_session(aggregator)))
+    builder.add_node("world_model_qa", node("world_model_qa", given_session(world_model_qa)))
+    builder.add_node("planner", node("planner", given_session(planner)))
+    builder.add_node("critic", node("critic", critic))
+    builder.add_node("actor", node("actor", given_session(actor)))
     builder.add_edge(START, "environment")
     builder.add_conditional_edges("environment", route_after_environment)
     builder.add_conditional_edges("summarizer", route_after_summarizer)
@@ -236,9 +258,9 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
     builder.add_conditional_edges("planner", route_after_planner)
     builder.add_conditional_edges("critic", route_after_critic)
     builder.add_conditional_edges("actor", route_after_actor)
-    builder.add_node("thoughts", node(thoughts))
+    builder.add_node("thoughts", node("thoughts", thoughts))
     builder.add_edge("thoughts", "environment")
-    builder.add_node("finish", node(finish_step))
+    builder.add_node("finish", node("finish", finish_step))
     builder.add_edge("finish", END)
     return builder
 

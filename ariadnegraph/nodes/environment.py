@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.config import get_config, get_stream_writer
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from ..agent.approval import approved_command, approving
@@ -70,14 +70,6 @@ def run_id_for(state: AgentState) -> str:
     return str(thread) if thread else new_run_id(state.get("env") or "run")
 
 
-def _shown(update: dict[str, Any]) -> None:
-    """The step as a custom stream event (``stream_mode="custom"``), for a client to show as it happens."""
-    get_stream_writer()({"event": "step", **{k: update.get(k) for k in STEP_EVENT_KEYS}})
-
-
-STEP_EVENT_KEYS = ("run_id", "step", "last_action", "observation", "score", "max_score", "done", "won", "lost")
-
-
 def buffered_feedback(state: AgentState, switches: Preset) -> dict[str, str]:
     """The critic's last word on the way to this step's command, where the history buffer keeps it (STMA)."""
     if not switches.buffer_feedback:
@@ -115,7 +107,6 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
             "progress_step": 0,
             "history": [{"step": 0, "action": None, "observation": observation.text}],
         }
-        _shown(update)
         return update
     step = state.get("step", 0) + 1
     action = state["command"]
@@ -160,5 +151,4 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
     }
     if update["reward"] > 0:
         update["progress_step"] = step
-    _shown(update)
     return update

@@ -313,7 +313,14 @@ def test_a_finished_episode_returns_its_result_and_streams_its_steps(server):
     events = [part.data for part in client.runs.stream(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3},
                                                         stream_mode="custom") if part.event == "custom"]
     assert [e["step"] for e in events if e.get("event") == "step"] == [0, 1, 2, 3]
-    assert all(e["observation"] for e in events) and events[-1]["done"] is True
+    outcomes = [e for e in events if e["event"] == "step"]
+    assert all(e["observation"] for e in outcomes) and outcomes[-1]["done"] is True
+    # each step's command is streamed before its outcome, with the decisions that led to it
+    commands = [(i, e) for i, e in enumerate(events) if e["event"] == "command"]
+    assert [e["step"] for _, e in commands] == [1, 2, 3]
+    for i, command in commands:
+        outcome = next(e for e in events[i:] if e["event"] == "step")
+        assert outcome["step"] == command["step"] and outcome["last_action"] == command["command"]
     result = client.runs.wait(client.threads.create()["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
     assert result["step"] == 2 and "history" not in result and "belief" not in result  # the output schema: the result
 
@@ -721,3 +728,18 @@ def test_a_new_episode_on_a_thread_that_has_one_is_refused_before_anything_chang
     client.runs.wait(paused, "agent", input=None)
     values = client.threads.get_state(paused)["values"]
     assert values["done"] and values["step"] == 3 == recorded_steps(work, paused)
+
+
+def test_the_readmes_client_prints_an_episode_as_it_plays(server, tmp_path):
+    """The README's SDK client, run as written against the server (its URL the test server's)."""
+    url, _ = server
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    section = readme[readme.index("**Watching an episode from a client.**") :]
+    code = section[section.index("```python\n") + len("```python\n") : section.index("```\n", section.index("```python"))]
+    assert 'url="http://127.0.0.1:8123"' in code and len(code.splitlines()) <= 16
+    script = tmp_path / "watch.py"
+    script.write_text(code.replace("http://127.0.0.1:8123", url))
+    printed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, check=True).stdout
+    lines = printed.splitlines()
+    assert lines[0].startswith("step 0 (0/") and any(line.startswith("  command: ") for line in lines)
+    assert [line.split()[1] for line in lines if line.startswith("step ")][:4] == ["0", "1", "2", "3"]
