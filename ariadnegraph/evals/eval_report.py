@@ -34,7 +34,7 @@ def write_outputs(
     """Write the CSV, the Markdown table, the plot and the report for the plan's finished episodes."""
     out = plan.out
     played = [r for r in records if not r.get("failed")]  # a failed episode has no figures: counted and listed apart
-    tables = markdown_tables(plan.suite, played) + failures_table(records)
+    tables = overrides_note(plan) + markdown_tables(plan.suite, played) + failures_table(records)
     _write(out / CSV_FILE, csv_text(plan.suite, played))
     _write(out / TABLE_FILE, tables)
     plot = plot_scores(plan.suite, played, out / PLOT_FILE)
@@ -47,6 +47,26 @@ def write_outputs(
         "fidelity_plot": fidelity_plot,
         "report": out / REPORT_FILE,
     }
+
+
+def code_line(records: Sequence[Mapping[str, Any]]) -> str:
+    """Which code played the episodes (version, commit, changes not committed), with how many each."""
+    played: dict[str, int] = {}
+    for record in records:
+        made = record.get("provenance") or {}
+        commit = made.get("commit")
+        name = f"ariadnegraph {made.get('version') or '?'}" + (f" at {commit[:10]}" if commit else "")
+        name += " with uncommitted changes" if made.get("dirty") else ""
+        name = name if made else "code not recorded (an older record)"
+        played[name] = played.get(name, 0) + 1
+    return "; ".join(f"{name} ({count} episodes)" for name, count in played.items()) or "no episode yet"
+
+
+def overrides_note(plan: EvalPlan) -> str:
+    """The caption naming how this eval played other than the paper's protocol (none: empty), above every table."""
+    if not plan.overrides:
+        return ""
+    return f"**Not the paper's protocol:** {'; '.join(plan.overrides)}. The quoted rows are the protocol's.\n\n"
 
 
 def failures_table(records: Sequence[Mapping[str, Any]]) -> str:
@@ -120,6 +140,7 @@ def report_text(
     ]
     if plan.command:
         lines.append(f"- command: `{plan.command}`")
+    lines.append(f"- played by: {code_line(records)}")
     lines += [
         "",
         "Rows marked *quoted* are the numbers the papers report for their own systems, with the model each "

@@ -102,6 +102,7 @@ class EvalPlan:
     backend: str = "local"  # "local": a process pool on this machine; "ray": Ray tasks (a local Ray, or a cluster)
     address: str | None = None  # the Ray cluster to join (None: start a local Ray for this eval)
     max_failures: int | None = None  # failed episodes tolerated before the sweep stops (None: no limit)
+    overrides: tuple[str, ...] = ()  # how this plays other than the paper's protocol (a step limit, a subset), worded
 
     @property
     def runs_dir(self) -> Path:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 
 from .plan import EvalError, Job
+from .provenance import job_context, provenance
 
 
 class EpisodeRecord(TypedDict, total=False):
@@ -63,6 +64,7 @@ class EpisodeRecord(TypedDict, total=False):
     fidelity: dict[str, Any] | None
     curve: list[float]
     diagnostics: dict[str, Any]
+    provenance: dict[str, Any]  # version, commit, dirty, settings: evals/provenance.py
 
 
 _NUMBER = (int, float)
@@ -196,6 +198,7 @@ def failed_record(job: Job, error: BaseException, wall: float) -> EpisodeRecord:
             "error": message,
             "wall_seconds": round(wall, 3),
             "resumed": False,
+            "provenance": provenance(job, job_context(job, "")),
         }
     )
 

@@ -17,7 +17,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict
 from pathlib import Path
@@ -27,8 +27,9 @@ from ..agent.presets import PresetName, check_switches, oracle_roles
 from ..runs import RunDir, check_output
 from .plan import EvalError, EvalPlan, Job, TooManyFailures
 from .pricing import Price, episode_cost, load_prices
+from .provenance import episode_settings, job_context, provenance, settings_digest
 from .records import EpisodeRecord, append_record, check_record, failed_record, read_records
-from .suites import Game, get_suite, normalised
+from .suites import Game, Suite, get_suite, normalised
 
 LOCK_FILE = ".lock"
 BACKENDS = ("local", "ray")
@@ -126,9 +127,69 @@ def plan_eval(
         backend,
         address,
         max_failures,
-    )
-    read_records(plan.episodes_path)  # a damaged record from an earlier run: named before anything is written
+        protocol_overrides(spec, games, max_steps=max_steps, groups=groups, per_group=per_group, limit=limit,
+                           attempts=attempts),
+    )  # fmt: skip
+    # a damaged record from an earlier run, or one played with other settings: named before anything is written
+    check_same_settings(plan, read_records(plan.episodes_path))
     return plan
+
+
+def protocol_overrides(
+    spec: Suite,
+    games: Sequence[Game],
+    *,
+    max_steps: int | None,
+    groups: Sequence[str] | None,
+    per_group: int | None,
+    limit: int | None,
+    attempts: int | None,
+) -> tuple[str, ...]:
+    """What a plan plays other than its suite's protocol, as a table's caption says it."""
+    said: list[str] = []
+    protocol = sorted({g.max_steps for g in spec.games()})
+    if max_steps is not None and protocol != [max_steps]:
+        said.append(f"{max_steps} steps an episode (the protocol's: {', '.join(map(str, protocol))})")
+    if groups or per_group or limit:
+        said.append(f"a subset: {len(games)} of the protocol's {len(spec.games())} games")
+    if attempts is not None and attempts != spec.attempts:
+        said.append(f"{attempts} attempts a game (the protocol's: {spec.attempts})")
+    return tuple(said)
+
+
+def _identity(suite: str, system: str, model: str, env: str, seed: Any, variation: Any, attempt: Any) -> tuple:
+    return (suite, system, model, env, seed, variation, attempt)
+
+
+def check_same_settings(plan: EvalPlan, finished: Mapping[str, EpisodeRecord]) -> None:
+    """Refuse an ``--out`` whose records played one of the plan's episodes with other settings (another step limit,
+    an ``ARIADNE_*`` variable, a model endpoint): counted together they would make one table of two protocols."""
+    digests = {job.key: settings_digest(episode_settings(job, job_context(job, plan.runs_dir))) for job in plan.jobs}
+    by_identity = {
+        _identity(j.suite, j.system, j.model, j.game.env, j.game.seed, j.game.variation, j.attempt): j
+        for j in plan.jobs
+    }
+    for record in finished.values():
+        identity = _identity(
+            record.get("suite", plan.suite.name), record["preset"], record["model"], record["env"],
+            record.get("seed"), record.get("variation"), record["attempt"],
+        )  # fmt: skip
+        job = by_identity.get(identity)
+        if job is None:
+            continue
+        if record["key"] != job.key:
+            mine, theirs = job.key.split("|"), record["key"].split("|")
+            differ = [f"{a} (here: {b})" for a, b in zip(theirs, mine, strict=False) if a != b] or [record["key"]]
+            raise EvalError(
+                f"{plan.out} holds episodes played with other settings ({'; '.join(differ[:3])}): give another --out, "
+                "so that one table counts one protocol"
+            )
+        digest = (record.get("provenance") or {}).get("settings")
+        if digest is not None and digest != digests[job.key]:
+            raise EvalError(
+                f"{plan.out} holds {record['run_id']} played with other settings (an ARIADNE_* variable, the model "
+                "endpoint or the embeddings differ): give another --out, or set them as they were"
+            )
 
 
 # A preset, the switches it plays with, its label in the tables ("": the preset's), and what --set changed of an
@@ -304,7 +365,6 @@ def _fidelity(run: RunDir) -> dict[str, Any] | None:
 
 def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool = False) -> EpisodeRecord:
     """Play (or continue) one episode and return its record."""
-    from ..agent.context import AgentContext
     from ..agent.integrity import checked_copies
     from ..play import play_trials, trial_run_id
     from .diagnostics import diagnose
@@ -316,14 +376,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
     if not resumed:
         for k in range(1, job.trials + 1):  # killed before run.json was written, or asked to re-run
             shutil.rmtree(runs_dir / trial_run_id(job.run_id, k), ignore_errors=True)
-    context = AgentContext(
-        model=job.model,
-        preset=cast(PresetName, job.preset),
-        run_dir=str(runs_dir),
-        base_url=job.base_url,
-        switch_overrides=dict(job.switches),
-        memory_from=job.memory_from,
-    )
+    context = job_context(job, runs_dir)
     game = job.game
     played = play_trials(
         game.env,
@@ -422,6 +475,7 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
             "fidelity": fidelity,
             "curve": curve,
             "diagnostics": diagnostics,
+            "provenance": provenance(job, context),
         }
     )
     # a figure out of range (a game's score gone NaN, a count below 0) fails the episode with why, never a row

@@ -14,6 +14,7 @@ from typing import Any, cast
 from ..models import model_label
 from . import quoted
 from .crafter_score import crafter_score
+from .intervals import bootstrap_mean, wilson
 from .pricing import PRICES_AS_OF
 from .suites import ARIGRAPH_TOP, NETHACK_MAX_STEPS, SCIENCEWORLD_SUBJECTS, Suite
 
@@ -59,6 +60,11 @@ class Cell:
     steps_per_replan: float | None = None
     kg_facts: float | None = None
     kg_update_rate: float | None = None
+    # 95% intervals (evals/intervals.py): Wilson's for the success rate, a bootstrap's for the mean normalised score
+    success_low: float | None = None
+    success_high: float | None = None
+    norm_score_low: float | None = None
+    norm_score_high: float | None = None
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -93,7 +99,35 @@ def make_cell(preset: str, model: str, group: str, records: Sequence[Mapping[str
         steps_per_replan=_mean(r.get("steps_per_replan") for r in records),
         kg_facts=_mean(r.get("kg_facts") for r in records),
         kg_update_rate=_mean(r.get("kg_update_rate") for r in records),
+        **_intervals(records),
     )
+
+
+def _intervals(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    if len(records) < 2:  # one episode: no interval
+        return {}
+    low, high = wilson(sum(1 for r in records if r["won"]), len(records))
+    score_low, score_high = bootstrap_mean([r["norm_score"] for r in records])
+    return {"success_low": low, "success_high": high, "norm_score_low": score_low, "norm_score_high": score_high}
+
+
+def uncertainty_table(records: Sequence[Mapping[str, Any]]) -> str:
+    """Every cell's n and 95% intervals, beside the figures the paper's layout shows."""
+    rows = [
+        [
+            f"{c.preset} ({c.model})",
+            c.group,
+            str(c.episodes),
+            f"{_pct(c.success)} [{_pct(c.success_low)}, {_pct(c.success_high)}]"
+            if c.success_low is not None
+            else f"{_pct(c.success)} (n = 1)",
+            f"{_num(c.norm_score)} [{_num(c.norm_score_low)}, {_num(c.norm_score_high)}]"
+            if c.norm_score_low is not None
+            else f"{_num(c.norm_score)} (n = 1)",
+        ]
+        for c in cells(records)
+    ]
+    return _table(["preset", "group", "n", "success % [95% Wilson]", "norm. score [95% bootstrap]"], rows)
 
 
 def cells(records: Sequence[Mapping[str, Any]], *, with_all: bool = True) -> list[Cell]:
@@ -569,6 +603,11 @@ def markdown_tables(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
             for label in doubles
         ),
         LAYOUTS[suite.layout](suite, records),
+        "## n and 95% intervals per cell",
+        uncertainty_table(records),
+        "Each cell's episodes (n), its success rate with Wilson's 95% interval and its mean normalised score with a "
+        "95% percentile bootstrap interval (2,000 resamples); the tables above give population standard deviations "
+        "where their papers do.",
         "## Cost and resources per cell",
         resources_table(records),
         f'Means per episode; cost is the cell\'s total at list prices as of {PRICES_AS_OF} ("?" = no known price). '
