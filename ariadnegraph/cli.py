@@ -1262,62 +1262,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _provider_errors() -> tuple[type[BaseException], ...]:
-    """What a model or embeddings provider raises once its client's own retries are spent: HTTP status
-    errors, connection failures, timeouts, a client without credentials (LangChain's ``ModelError`` family,
-    every ``openai.OpenAIError``, and the HTTP errors of httpx under them)."""
-    errors: list[type[BaseException]] = []
-    try:
-        from langchain_core.exceptions import ModelError  # langchain-core >= 1.x with typed model errors
-
-        errors.append(ModelError)
-    except ImportError:
-        pass
-    try:
-        import openai
-
-        errors.append(openai.OpenAIError)
-    except ImportError:
-        pass
-    try:
-        import httpx
-
-        errors += [httpx.HTTPError, httpx.InvalidURL]
-    except ImportError:
-        pass
-    return tuple(errors)
-
-
-def _provider_message(exc: BaseException) -> str:
-    message = " ".join(str(exc).split())[:300] or type(exc).__name__
-    try:
-        request = getattr(exc, "request", None)
-    except RuntimeError:  # httpx: an error raised before its request was attached
-        request = None
-    where = (
-        f" ({request.method} {request.url})"
-        if request is not None and getattr(request, "url", None) is not None
-        else ""
-    )
-    return f"model provider failed: {type(exc).__name__}: {message}{where}"
-
-
-def _os_message(exc: OSError) -> str:
-    """An OS error on a file the user named (run or output directory): what failed, and where."""
-    from .config import FULL_DISK, is_full_disk
-
-    where = f": {exc.filename}" if exc.filename else ""
-    return f"{FULL_DISK if is_full_disk(exc) else exc.strerror or ' '.join(str(exc).split())}{where}"
-
-
-def _database_errors() -> tuple[type[BaseException], ...]:
-    try:
-        import psycopg
-    except ImportError:  # the postgres extra is not installed: no run can use it
-        return ()
-    return (psycopg.Error,)
-
-
 @contextmanager
 def _run_dir_setting(args: argparse.Namespace) -> Iterator[None]:
     """``--run-dir`` is the run directory setting for this command (config.run_dir reads it, as the agent's
@@ -1350,16 +1294,7 @@ def _run_dir_setting(args: argparse.Namespace) -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # before the heavy imports: a usage error prints at once
-    import sqlite3
-
-    from .config import (
-        CHECKPOINTER_ENV,
-        EMBEDDINGS_ENV,
-        MODEL_API_KEY_ENV,
-        ConfigError,
-        checkpointer_url,
-        read_env_file,
-    )
+    from .config import CHECKPOINTER_ENV, EMBEDDINGS_ENV, MODEL_API_KEY_ENV, checkpointer_url, read_env_file
 
     read_env_file()  # this folder's .env, under the environment and the flags
     # the flags set the one setting (an environment variable), for this process and the workers it starts
@@ -1370,64 +1305,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     ):
         if getattr(args, flag, None):
             os.environ[variable] = getattr(args, flag)
-    from .agent.checkpoints import CheckpointerUnavailable
-    from .agent.session import ReplayMismatch
-    from .envs.base import EnvError
-    from .fetch import FetchError
-    from .memory import MemoryCorrupted, MemoryWriteFailed, VectorServerUnavailable
-    from .models import MalformedReply, StructuredOutputError
-    from .models.local import LocalModelError, stop_owned_servers
+    from .cli_errors import error_line
 
-    provider_errors = _provider_errors()
-    database_errors = _database_errors()
     try:
         checkpointer_url()  # a bad --checkpointer / $ARIADNE_CHECKPOINTER: one line before anything runs
         _check_api_key(args)
         with _run_dir_setting(args):
             return args.func(args)
-    except (
-        CliError,
-        EnvError,
-        ConfigError,
-        FetchError,
-        MemoryCorrupted,
-        MemoryWriteFailed,
-        ReplayMismatch,
-        StructuredOutputError,
-        LocalModelError,
-        CheckpointerUnavailable,
-        VectorServerUnavailable,
-        FileNotFoundError,
-        FileExistsError,
-        ValueError,
-        OverflowError,
-    ) as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"ariadne: error: {message}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a run or output directory that is a file, read-only, or on a full disk
-        print(f"ariadne: error: {_os_message(exc)}", file=sys.stderr)
-        return 2
-    except sqlite3.Error as exc:  # a checkpoint or Store write refused by the disk (full, read-only)
-        from .config import FULL_DISK, is_full_disk
-
-        said = FULL_DISK if is_full_disk(exc) else f"storage failed: {' '.join(str(exc).split())}"
-        print(f"ariadne: error: {said}", file=sys.stderr)
-        return 2
-    except database_errors as exc:  # PostgreSQL went away mid-episode: the run resumes from its last checkpoint
-        print(f"ariadne: error: PostgreSQL failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
-        return 2
-    except MalformedReply as exc:
-        print(f"ariadne: error: model provider failed: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
-    except provider_errors as exc:
-        print(f"ariadne: error: {_provider_message(exc)}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
-        print("ariadne: interrupted", file=sys.stderr)
+        again = " (the steps played are saved: `ariadne play --resume last` continues it)" if args.func is _play else ""
+        print(f"ariadne: interrupted{again}", file=sys.stderr)
         return 130
+    except Exception as exc:
+        line = error_line(exc, (CliError,))
+        if line is None:
+            raise
+        print(f"ariadne: error: {line}", file=sys.stderr)
+        return 2
     finally:
-        stop_owned_servers()  # a local model's server started for this command ends with it
+        if (local := sys.modules.get("ariadnegraph.models.local")) is not None:
+            local.stop_owned_servers()  # a local model's server started for this command ends with it
 
 
 if __name__ == "__main__":

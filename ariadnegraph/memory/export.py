@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from .world import WorldMemory
+if TYPE_CHECKING:  # (a type only: `ariadne --help` lists the formats without loading memory's stores)
+    from .world import WorldMemory
 
 EXPORT_FORMATS = ("graphml", "json")
 

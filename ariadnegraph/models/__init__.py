@@ -1,30 +1,35 @@
 """Chat models and what is said to them: loading a model from a spec (:mod:`.chat`), structured
 replies with repair, re-ask and fallback (:mod:`.structured`), tool calls for models without native
-ones (:mod:`.tool_json`), token accounting (:mod:`.usage`) and local models served by llama.cpp
-(:mod:`.local`)."""
+ones (:mod:`.tool_json`), token accounting (:mod:`.usage`), the test doubles' names (:mod:`.doubles`) and local
+models served by llama.cpp (:mod:`.local`). Each name is imported from its module when first used (``lazy``)."""
+
+from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_MODEL
-from .chat import (
-    LOCAL_PREFIX,
-    MalformedReply,
-    ModelSpecError,
-    invoke_model,
-    is_local,
-    load_chat_model,
-    model_label,
-)
-from .structured import (
-    FALLBACK,
-    OUTCOMES,
-    PARSED,
-    REASKED,
-    REPAIRED,
-    StructuredOutputError,
-    StructuredResult,
-    call_structured,
-    read_reply,
-)
-from .usage import Usage, UsageMeter, estimate_tokens, metered, usage_of
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .chat import (
+        LOCAL_PREFIX,
+        MalformedReply,
+        ModelSpecError,
+        invoke_model,
+        is_local,
+        load_chat_model,
+    )
+    from .doubles import model_label
+    from .structured import (
+        FALLBACK,
+        OUTCOMES,
+        PARSED,
+        REASKED,
+        REPAIRED,
+        StructuredOutputError,
+        StructuredResult,
+        call_structured,
+        read_reply,
+    )
+    from .usage import Usage, UsageMeter, estimate_tokens, metered, usage_of
 
 __all__ = [
     "FALLBACK",
@@ -50,3 +55,28 @@ __all__ = [
     "read_reply",
     "usage_of",
 ]
+
+_MODULE_OF = {
+    "LOCAL_PREFIX": "chat",
+    "MalformedReply": "chat",
+    "ModelSpecError": "chat",
+    "invoke_model": "chat",
+    "is_local": "chat",
+    "load_chat_model": "chat",
+    "model_label": "doubles",
+    "FALLBACK": "structured",
+    "OUTCOMES": "structured",
+    "PARSED": "structured",
+    "REASKED": "structured",
+    "REPAIRED": "structured",
+    "StructuredOutputError": "structured",
+    "StructuredResult": "structured",
+    "call_structured": "structured",
+    "read_reply": "structured",
+    "Usage": "usage",
+    "UsageMeter": "usage",
+    "estimate_tokens": "usage",
+    "metered": "usage",
+    "usage_of": "usage",
+}
+__getattr__ = lazy_exports(__name__, _MODULE_OF)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Sequence
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +26,11 @@ from langchain_core.messages import BaseMessage
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential, wait_random
 
 from ..config import model_api_key
+from .doubles import DOUBLES_ENTRY_POINT, model_label, test_doubles  # noqa: F401  (re-exported)
 
 LOCAL_PREFIX = "local:"
 NO_KEY = "not-needed"  # what a keyless OpenAI-compatible server (Ollama, vLLM, llama.cpp) is sent as a key
 DEFAULT_MAX_TOKENS = 512  # a request that names no bound gets this one: no reply runs on unbounded
-DOUBLES_ENTRY_POINT = "ariadnegraph.chat_models"
 
 
 class ModelSpecError(ValueError):
@@ -87,23 +86,6 @@ def pull_on_first_use(spec: str, progress: Callable[[str], None] = lambda _: Non
         from .local.weights import pull_if_missing
 
         pull_if_missing(get_model(name), progress)
-
-
-def test_doubles() -> dict[str, Any]:
-    """Registered test doubles by name (entry points; loading one imports its package)."""
-    return {point.name: point for point in entry_points(group=DOUBLES_ENTRY_POINT)}
-
-
-@functools.cache
-def _double_names() -> frozenset[str]:
-    return frozenset(test_doubles())
-
-
-def model_label(spec: str) -> str:
-    """A model as results name it: a test double says what it is, so no one reads its figures as a
-    language model's (the one owner of that wording: play summary, runs, eval tables, report, benchmarks)."""
-    name = (spec or "").strip()
-    return f"{name} (rule-based test double, not a language model)" if name in _double_names() else name
 
 
 def load_chat_model(

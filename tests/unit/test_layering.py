@@ -17,13 +17,13 @@ PACKAGE = Path(ariadnegraph.__file__).parent
 
 # Bottom to top, by the first part of a module's name under ariadnegraph ("" is the package itself).
 LAYERS: list[set[str]] = [
-    {"", "config", "prompting", "runs", "fetch", "vocabulary"},  # no imports from the package
+    {"", "config", "prompting", "runs", "fetch", "vocabulary", "lazy"},  # no imports from the package
     {"memory", "envs", "models", "tools", "tracing"},  # the world, the models and what reads them
     {"agent"},  # context, presets, state, the live session of a run
     {"nodes"},  # one role each
     {"agentkit"},  # declared thought graphs (AgentKit), compiled from YAML; they call models as nodes do
     {"graphs"},  # the state machines
-    {"play", "live", "evals", "report", "cli", "server_auth", "server_checkpointer", "server_store", "testing"},  # what users and tests drive
+    {"play", "live", "evals", "report", "cli", "cli_errors", "server_auth", "server_checkpointer", "server_store", "testing"},  # what users and tests drive
 ]
 # Modules of nodes/ that nodes share; every other file there is one node, importing none of the others.
 SHARED_NODE_MODULES = {"ariadnegraph.nodes", "ariadnegraph.nodes.common", "ariadnegraph.nodes.prompts", "ariadnegraph.nodes.schemas",
