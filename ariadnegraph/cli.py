@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .config import DEFAULT_MODEL, MEMQA_ANSWERERS, MEMQA_EXTRA, MEMQA_MEMORY_AGENTS, MEMQA_PER_TYPE
+from .runs import score_text
 
 MODEL_HELP = (
     "'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see "
@@ -189,7 +190,7 @@ def _progress(json_mode: bool):
         plan = (update.get("subgoal") or "")[:48]
         action = update.get("last_action") or START_ACTION
         print(
-            f"step {update.get('step', 0):>3}  score {update.get('score', 0):g}/{update.get('max_score', 0):g}"
+            f"step {update.get('step', 0):>3}  score {score_text(update.get('score', 0), update.get('max_score', 0))}"
             f"  facts {update.get('facts', 0):>4}  {action:<32}  plan: {plan}",
             flush=True,
         )
@@ -206,7 +207,7 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
     outcome = "won" if result["won"] else "not won"
     print(
         f"run {result['run_id']} ({result['system']}, {model_label(result['model'])}): score "
-        f"{result['score']:g}/{result['max_score']:g}, "
+        f"{score_text(result['score'], result['max_score'])}, "
         f"{outcome} in {result['steps']} steps; {result['llm_calls']} model calls, "
         f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion tokens; saved in "
         f"{Path(run_dir) / result['run_id']}"
@@ -599,7 +600,7 @@ def _runs_list(args: argparse.Namespace) -> int:
             i.model,
             i.result,
             "?" if i.steps is None else str(i.steps),
-            "?" if i.score is None else f"{i.score:g}/{i.max_score or 0:g}",
+            score_text(i.score, i.max_score),
             _when(i.when),
         )
         for i in infos
@@ -628,7 +629,7 @@ def _runs_show(args: argparse.Namespace) -> int:
         ("game", game),
         ("preset", system_label(info.preset, info.switches)),
         ("model", model_label(info.model)),
-        ("result", info.result + ("" if info.score is None else f", score {info.score:g}/{info.max_score or 0:g}")),
+        ("result", info.result + ("" if info.score is None else f", score {score_text(info.score, info.max_score)}")),
         ("steps", f"{'?' if info.steps is None else info.steps} of at most {meta.get('max_steps', '?')}"),
         ("when", _when(info.when)),
         ("saved in", str(Path(args.run_dir) / run_id)),

@@ -274,6 +274,9 @@ def _report_data(run: RunDir) -> dict[str, Any]:
         "run_id": run.run_id,
         "env": meta.get("env"),
         "seed": meta.get("seed"),
+        # the game as named to a reader: a TextWorld seed, a ScienceWorld variation, a split where one was chosen
+        "game": str(meta.get("env"))
+        + "".join(f", {k} {meta[k]}" for k in ("seed", "variation", "split") if meta.get(k) is not None),
         "preset": system_label(
             str((meta.get("context") or {}).get("preset")), (meta.get("context") or {}).get("switch_overrides")
         ),
@@ -458,12 +461,12 @@ _JS = r"""
   document.getElementById("title").textContent = "Run " + D.run_id;
   var r = D.result || {}, T = D.totals || {};
   document.getElementById("summary").textContent =
-    D.env + " (seed " + D.seed + ") \u00b7 preset " + D.preset + " \u00b7 model " + D.model +
+    D.game + " \u00b7 preset " + D.preset + " \u00b7 model " + D.model +
     " \u00b7 score " + fmt(r.score || 0) + "/" + fmt(r.max_score || 0) + (r.won ? " \u00b7 won" : r.lost ? " \u00b7 lost" : "") +
     " \u00b7 " + (r.steps !== undefined ? r.steps : D.last_step) + " steps \u00b7 " + (T.calls || 0) + " model calls, " + (T.prompt_tokens || 0) +
     " prompt + " + (T.completion_tokens || 0) + " completion tokens" + (T.cost !== undefined ? " \u00b7 cost $" + T.cost : "") +
     (D.calls_unread ? " \u00b7 " + D.calls_unread + " unreadable lines in calls.jsonl" : "") +
-    (D.calls_elsewhere ? " \u00b7 " + D.calls_elsewhere + " model calls after the last recorded step" : "");
+    (D.calls_elsewhere ? " \u00b7 " + D.calls_elsewhere + " model calls after the last recorded step (the final observation read into memory, or a step cut off by a kill)" : "");
 
   // graph: world coordinates grow with the node count, so hundreds of nodes keep room between them
   var N = Math.max(1, D.nodes.length), W = Math.max(1000, 80 * Math.sqrt(N)), H = W * 0.64, PAD = 40;

@@ -47,6 +47,11 @@ CALLS_FILE = "calls.jsonl"
 _NOT_COPIED = {CALLS_FILE, "report.html"}
 
 
+def score_text(score: float | None, max_score: float | None) -> str:
+    """A score as the CLI prints it: '10/13', '0.571/1' (three significant digits, not 0.571429), '?' when unknown."""
+    return "?" if score is None else f"{score:.3g}/{max_score or 0:g}"
+
+
 class RunNotFound(ValueError):
     """No run with that id under the run directory. (A ValueError, not an OSError: the run id is the
     bad input, and the LangGraph server shows a ValueError's message to the client.)"""

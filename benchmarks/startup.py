@@ -33,7 +33,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         for words in COMMANDS:
             times = [timed([args.ariadne, *words], Path(folder)) for _ in range(REPEATS)]
-            print(f"| `ariadne {' '.join(words)}` | {statistics.median(times):.2f} | {min(times):.2f}-{max(times):.2f} |")
+            spread = f"{min(times):.2f}-{max(times):.2f}"
+            print(f"| `ariadne {' '.join(words)}` | {statistics.median(times):.2f} | {spread} |")
     return 0
 
 

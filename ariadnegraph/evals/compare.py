@@ -139,6 +139,14 @@ def step_rows(runs: list[RunSummary]) -> list[tuple[int, bool, list[tuple[str, s
     return rows
 
 
+def games_note(runs: list[RunSummary]) -> str | None:
+    """A word when the runs played different games: their commands are then lined up by step number only."""
+    games = list(dict.fromkeys(r.game for r in runs))
+    if len(games) < 2:
+        return None
+    return f"the runs played different games ({'; '.join(games)}): their commands are lined up by step number only"
+
+
 def render_text(runs: list[RunSummary], width: int = 34) -> str:
     """Runs as columns; a '*' marks the steps where their commands differ. A long command is cut, never the
     score change it earned."""
@@ -164,6 +172,8 @@ def render_text(runs: list[RunSummary], width: int = 34) -> str:
     out += [line(f"{'*' if differ else ' '}{step:>4}", cells) for step, differ, cells in steps]
     if len(runs) > 1:
         out.append(f"\n* the runs played different commands ({sum(d for _, d, _ in steps)} of {len(steps)} steps)")
+    if note := games_note(runs):
+        out.insert(0, f"note: {note}\n")
     return "\n".join(out) + "\n"
 
 
@@ -180,8 +190,10 @@ def render_html(runs: list[RunSummary]) -> str:
             (step, differ, [c + m for c, m in cells]) for step, differ, cells in step_rows(runs)
         ]
     )
+    note = games_note(runs)
     return _PAGE.format(
         title=html.escape("ariadne compare — " + ", ".join(r.run_id for r in runs)),
+        note=f'<p class="note">Note: {html.escape(note)}.</p>' if note else "",
         top=top,
         head=cells("th", [r.run_id for r in runs]),
         steps=steps,
@@ -197,7 +209,7 @@ th,td{{border:1px solid #e2e6ee;padding:3px 8px;text-align:left;vertical-align:t
 th{{background:#eef1f6}}tr.differ td{{background:#fff7d6}}
 </style></head><body>
 <h1>{title}</h1>
-<table id="figures">{top}</table>
+{note}<table id="figures">{top}</table>
 <h2>Commands by step</h2><p>Highlighted: the runs played different commands.</p>
 <table id="steps"><thead><tr><th>step</th>{head}</tr></thead><tbody>{steps}</tbody></table>
 </body></html>

@@ -343,15 +343,15 @@ def mistakes(step: StepDiagnosis) -> list[str]:
         found.append(f"{step.plans - step.plans_valid} of {step.plans} plans began with a command not valid then")
     if step.drift:
         found.append("the actor played another command than the plan's step")
-    for count, what in (
-        (step.false_rejections, "rejection of the winning command"),
-        (step.failed_approvals, "approval of a command that failed"),
-        (step.wrong_outcome_verdicts, "wrong outcome verdict"),
-        (len(step.impossible_facts), "impossible fact extracted"),
-        (step.unsupported_notes, "note no tool returned"),
+    for count, one, many in (
+        (step.false_rejections, "rejection of the winning command", "rejections of the winning command"),
+        (step.failed_approvals, "approval of a command that failed", "approvals of commands that failed"),
+        (step.wrong_outcome_verdicts, "wrong outcome verdict", "wrong outcome verdicts"),
+        (len(step.impossible_facts), "impossible fact extracted", "impossible facts extracted"),
+        (step.unsupported_notes, "note no tool returned", "notes no tool returned"),
     ):
         if count:
-            found.append(f"{count} {what}{'s' if count > 1 else ''}")
+            found.append(f"{count} {one if count == 1 else many}")
     if step.belief_holds_recipe is False:
         found.append("the belief lacks the recipe")
     if step.repeated:

@@ -130,7 +130,7 @@ def report_text(
         f"- wall time: {wall:.1f} s of episodes summed over workers"
         + (
             f"; the last `ariadne eval` call (playing only what was not finished) took {elapsed:.1f} s with "
-            f"{plan.workers} workers"
+            f"{plan.workers} worker{'s' if plan.workers != 1 else ''}"
             + (" on Ray" + (f" at {plan.address}" if plan.address else "") if plan.backend == "ray" else "")
             if elapsed is not None
             else ""

@@ -79,9 +79,12 @@ class Job:
     def run_id(self) -> str:
         """Deterministic: the same key always plays in the same run directory."""
         g = self.game
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.system}-{g.env}-s{g.seed}-v{g.variation}-a{self.attempt}").strip(
-            "-"
-        )
+        game = (
+            f"{g.env}"
+            + (f"-s{g.seed}" if g.seed is not None else "")
+            + (f"-v{g.variation}" if g.variation is not None else "")
+        )  # (no "sNone" or "vNone" for a game without one)
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.system}-{game}-a{self.attempt}").strip("-")
         return f"{slug[:100]}-{hashlib.sha1(self.key.encode()).hexdigest()[:10]}"
 
 

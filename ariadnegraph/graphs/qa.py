@@ -18,7 +18,7 @@ from typing_extensions import TypedDict
 from ariadnegraph.agent.context import AgentContext, check_client_settings
 from ariadnegraph.agent.session import memory_view
 from ariadnegraph.nodes.world_model_qa import QAState, build_monologue
-from ariadnegraph.runs import RunNotFound, check_run_id
+from ariadnegraph.runs import RunNotFound, check_run_id, find_run
 from ariadnegraph.tools.kg_tools import KGReader
 
 
@@ -49,9 +49,11 @@ def check_question(state: QAState) -> None:
 
 
 def served_request(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    """A client's question checked, and its run named as the CLI takes one: an id, a unique prefix or 'last' (of the
+    server's run directory)."""
     check_client_settings(runtime.context)
     check_question(state)
-    return {}
+    return {"run_id": find_run(runtime.context.run_dir, state["run_id"])}
 
 
 def local_request(state: QAState) -> dict[str, Any]:

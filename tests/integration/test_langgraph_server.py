@@ -128,6 +128,10 @@ def test_agent_graph_runs_a_thread_through_the_sdk(server):
     assert (run_dir / "trajectory.jsonl").read_text().count("\n") == 4  # reset + 3 steps
     answer = client.runs.wait(None, "ask", input={"run_id": thread["thread_id"], "question": "Where am I?"})
     assert answer["answer"]
+    # a run named as the CLI names one: a unique prefix of its id, or 'last'
+    prefix = client.runs.wait(None, "ask", input={"run_id": thread["thread_id"][:13], "question": "Where am I?"})
+    assert prefix["answer"] == answer["answer"]
+    assert client.runs.wait(None, "ask", input={"run_id": "last", "question": "Where am I?"})["answer"]
 
 
 def test_with_an_api_key_configured_requests_without_it_are_refused(tmp_path):

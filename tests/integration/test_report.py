@@ -65,6 +65,8 @@ def test_report_is_self_contained_and_embeds_the_run(played):
     assert blob is not None
     data = json.loads(blob.group(1))
     assert data["run_id"] == run_id
+    meta = json.loads((run_dir / run_id / "run.json").read_text())
+    assert data["game"] == f"{meta['env']}, seed {meta['seed']}" and "D.game" in page and "(seed \" + D.seed" not in page
     memory = WorldMemory.open(run_dir / run_id / "memory")
     try:
         assert len(data["facts"]) == len(memory.kg) and len(data["nodes"]) == len(memory.kg.entities)

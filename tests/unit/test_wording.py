@@ -1,0 +1,39 @@
+"""What a person reads (issue 39's small things): plurals, scores, run ids, runs of different games compared."""
+
+from __future__ import annotations
+
+from ariadnegraph.evals.compare import RunSummary, render_html, render_text
+from ariadnegraph.evals.diagnostics import StepDiagnosis, mistakes
+from ariadnegraph.evals.plan import Job
+from ariadnegraph.evals.suites import Game
+from ariadnegraph.runs import score_text
+
+
+def test_a_steps_mistakes_are_counted_in_words_with_their_plurals():
+    said = mistakes(StepDiagnosis(step=3, command="eat apple", failed_approvals=2, false_rejections=1))
+    assert "2 approvals of commands that failed" in said and "1 rejection of the winning command" in said
+    assert not any("faileds" in line for line in said)
+
+
+def test_a_score_prints_with_three_significant_digits():
+    assert [score_text(0.571429, 1), score_text(10, 13), score_text(None, 4)] == ["0.571/1", "10/13", "?"]
+
+
+def test_an_eval_run_id_names_no_missing_seed_or_variation():
+    twx = Job("tales-twx", "react", "scripted", Game("twx:coincollector", "coin", 100, seed=0), 1)
+    science = Job("scienceworld", "react", "scripted", Game("scienceworld:melt", "melt", 80, variation=3), 1)
+    assert "vNone" not in twx.run_id and "-s0-a1-" in twx.run_id
+    assert "sNone" not in science.run_id and "-v3-a1-" in science.run_id
+
+
+def test_compare_says_when_the_runs_played_different_games():
+    def summary(run_id: str, game: str) -> RunSummary:
+        return RunSummary(run_id, game, "ariadne", "scripted", "1/4 not won", 1, 0, 0, 0.0, commands={1: ("look", 0.0)})
+
+    different = [summary("a", "cooking:1, seed 1"), summary("b", "cooking:2, seed 3")]
+    assert render_text(different).startswith(
+        "note: the runs played different games (cooking:1, seed 1; cooking:2, seed 3): their commands are lined up"
+    )
+    assert "Note: the runs played different games" in render_html(different)
+    same = [summary("a", "cooking:1, seed 1"), summary("b", "cooking:1, seed 1")]
+    assert "different games" not in render_text(same) and "different games" not in render_html(same)
