@@ -47,7 +47,7 @@ from .runs import (
     new_run_id,
     new_run_meta,
 )
-from .tracing import CallLog
+from .tracing import CallLog, trace_labels
 
 StepCallback = Callable[[dict[str, Any]], None]
 
@@ -140,7 +140,7 @@ def _drive(
         "callbacks": [CallLog(run.path / CALLS_FILE)],  # every model call, for users without LangSmith
         # LangSmith (when its environment variables are set) groups and filters traces by these.
         "run_name": f"ariadne {meta['env']}",
-        "tags": ["ariadnegraph", f"preset:{context.preset}", f"env:{meta['env']}", f"seed:{meta.get('seed')}"],
+        "tags": trace_labels(meta["env"], meta.get("seed"), context.preset, context.model),
         "metadata": labels,
     }
     try:

@@ -13,6 +13,7 @@ keeps the calls it made. (In LangSmith the outcomes are in each node's output, u
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 import threading
@@ -30,22 +31,53 @@ from langchain_core.outputs import LLMResult
 from .config import is_full_disk
 
 
-def traced_node(node: Callable[..., Any]) -> Callable[..., Any]:
-    """``node`` with the episode's step and score on its trace run and on every run inside it.
+def trace_labels(env: object, seed: object, preset: object, model: object) -> list[str]:
+    """The tags a run's traces carry, on the CLI's and the server's runs alike (LangSmith filters by them)."""
+    return ["ariadnegraph", f"preset:{preset}", f"env:{env}", f"seed:{seed}", f"model:{model}"]
+
+
+_MODEL_RUN_NAME: contextvars.ContextVar[str | None] = contextvars.ContextVar("model_run_name", default=None)
+
+
+def model_run_name() -> str | None:
+    """The name a model call's trace run takes: the node and the role it calls for (``planner (planner)``,
+    ``aggregator (summarizer)``), set by :func:`traced_node`; None outside a node (LangChain's class name stands)."""
+    return _MODEL_RUN_NAME.get()
+
+
+def traced_node(node: Callable[..., Any], name: str | None = None, role: str | None = None) -> Callable[..., Any]:
+    """``node`` with the episode's labels on its trace run and on every run inside it: the step and score it ran at,
+    the run id, game, seed, preset and model as metadata and tags (the server's runs get no config of the CLI's), and
+    its model calls named after the node and the role whose model they use (``role``: None for a node without one).
 
     The node's own run already exists when it starts, so its metadata is updated in place; runs made
-    inside (model calls, KG tools) inherit the tracing context. Costs two context-variable reads
+    inside (model calls, KG tools) inherit the tracing context. Costs a few context-variable reads
     when tracing is off. ``functools.wraps`` keeps the signature LangGraph reads to pass ``runtime``.
     """
+    call_name = f"{name} ({role})" if name and role else name
 
     @functools.wraps(node)
     def run(state: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        labels = {"step": state.get("step", 0), "score": state.get("score", 0.0)}
+        context = getattr(kwargs.get("runtime", args[0] if args else None), "context", None)
+        preset, model = getattr(context, "preset", None), getattr(context, "model", None)
+        labels = {
+            "step": state.get("step", 0),
+            "score": state.get("score", 0.0),
+            **{k: v for k, v in (("run_id", state.get("run_id")), ("env", state.get("env"))) if v is not None},
+            **({"seed": state["seed"]} if state.get("seed") is not None else {}),
+            **({"preset": preset, "model": model} if context is not None else {}),
+        }
+        tags = trace_labels(state.get("env"), state.get("seed"), preset, model) if context is not None else []
         current = langsmith.get_current_run_tree()
         if current is not None:
             current.metadata.update(labels)
-        with langsmith.tracing_context(metadata=labels):
-            return node(state, *args, **kwargs)
+            current.tags = list(dict.fromkeys([*(current.tags or []), *tags]))
+        named = _MODEL_RUN_NAME.set(call_name)
+        try:
+            with langsmith.tracing_context(metadata=labels, tags=tags or None):
+                return node(state, *args, **kwargs)
+        finally:
+            _MODEL_RUN_NAME.reset(named)
 
     return run
 

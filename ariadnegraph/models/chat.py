@@ -26,6 +26,7 @@ from langchain_core.messages import BaseMessage
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential, wait_random
 
 from ..config import model_api_key
+from ..tracing import model_run_name
 from .doubles import DOUBLES_ENTRY_POINT, model_label, test_doubles  # noqa: F401  (re-exported)
 
 LOCAL_PREFIX = "local:"
@@ -62,7 +63,8 @@ def invoke_model(runnable: Any, messages: Sequence[BaseMessage], *, retries: int
             reraise=True,
         ):
             with attempt:
-                return runnable.invoke(messages)
+                name = model_run_name()  # the node and role calling, as the trace names the call
+                return runnable.invoke(messages, {"run_name": name} if name else None)
     except _UNREADABLE as exc:
         raise MalformedReply(
             f"the model's reply could not be read after {retries + 1} tries "

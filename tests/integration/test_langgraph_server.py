@@ -12,6 +12,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import threading
+from http.server import ThreadingHTTPServer
 import uuid
 from pathlib import Path
 
@@ -747,3 +749,29 @@ def test_the_readmes_client_prints_an_episode_as_it_plays(server, tmp_path):
     lines = printed.splitlines()
     assert lines[0].startswith("step 0 (0/") and any(line.startswith("  command: ") for line in lines)
     assert [line.split()[1] for line in lines if line.startswith("step ")][:4] == ["0", "1", "2", "3"]
+
+
+def test_a_server_runs_trace_carries_the_episodes_tags_and_names_its_model_calls(tmp_path):
+    """The server's runs get no config of the CLI's: the node wrapper tags every node run with the episode (preset,
+    game, seed, model) and names each model call after its node and role, as the CLI's traces have them."""
+    from langgraph_sdk import get_sync_client
+
+    from tests.integration.test_langsmith_tracing import Recorder, traced_runs
+
+    Recorder.bodies = []
+    sink = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    try:
+        with langgraph_dev(tmp_path, LANGSMITH_TRACING="true", LANGSMITH_API_KEY="test-key",
+                           LANGSMITH_ENDPOINT=f"http://127.0.0.1:{sink.server_address[1]}") as url:
+            client = get_sync_client(url=url)
+            client.runs.wait(client.threads.create()["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
+            deadline = time.time() + 60  # the tracer sends in the background
+            while time.time() < deadline and not any(b"planner (planner)" in b for b in Recorder.bodies):
+                time.sleep(0.5)
+    finally:
+        sink.shutdown()
+    runs = traced_runs(Recorder.bodies)
+    nodes = [r for r in runs.values() if r["metadata"].get("langgraph_node") == r.get("name") == "planner"]
+    assert nodes and all({"env:cooking:1", "seed:1", "model:scripted"} <= r.get("tags", set()) for r in nodes)
+    assert any(r.get("name") == "planner (planner)" and r.get("run_type") == "llm" for r in runs.values())

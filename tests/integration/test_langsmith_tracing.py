@@ -77,6 +77,7 @@ def traced_runs(bodies: list[bytes]) -> dict[str, dict]:
                 run["metadata"].update(data.get("metadata") or {})
             elif not field and isinstance(data, dict):
                 run.update({k: data[k] for k in ("name", "run_type") if k in data})
+                run.setdefault("tags", set()).update(data.get("tags") or [])
                 run["metadata"].update((data.get("extra") or {}).get("metadata") or {})
     return runs
 
@@ -106,6 +107,10 @@ def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoi
         assert {"step", "score"} <= set(run["metadata"]), run
         assert run["metadata"]["run_id"] == run_id.decode() and run["metadata"]["preset"] == "ariadne_full"
     assert {r["metadata"]["step"] for r in nodes if r["name"] == "summarizer"} == {0, 1, 2}
+    # model calls named after the node and the role whose model they use; every node run tagged with the episode
+    assert {"planner (planner)", "critic (critic)", "summarizer (summarizer)"} <= {r.get("name") for r in calls}
+    episode_tags = {"preset:ariadne_full", "env:cooking:1", "seed:1", "model:scripted"}
+    assert all(episode_tags <= r.get("tags", set()) for r in nodes), [r.get("tags") for r in nodes][:3]
 
     # The inner monologue's KG lookups arrive as tool runs named after the tool, inside world_model_qa.
     tools = [r for r in calls if r.get("run_type") == "tool"]
