@@ -524,6 +524,8 @@ def _eval(args: argparse.Namespace) -> int:
     if not args.suite:
         raise CliError("eval needs a SUITE (see `ariadne eval --list`)")
     groups = [g.strip() for g in args.levels.split(",") if g.strip()] if args.levels else None
+    if args.langsmith and not os.environ.get("LANGSMITH_API_KEY"):
+        raise CliError("--langsmith needs LANGSMITH_API_KEY (and LANGSMITH_ENDPOINT for a host other than LangSmith's)")
     plan = plan_eval(
         args.suite,
         args.preset or [],
@@ -557,6 +559,14 @@ def _eval(args: argparse.Namespace) -> int:
         f"{f', {failed} failed (listed in the report; a re-run plays them again)' if failed else ''}; "
         f"report: {plan.out / 'report.md'}"
     )
+    if args.langsmith:
+        from .evals.langsmith_export import dataset_name, publish
+
+        sent = publish(plan, records)
+        print(
+            f"LangSmith: dataset '{dataset_name(plan)}': {sent['examples']} new games, {sent['experiments']} new "
+            f"experiments, {sent['runs']} new episodes (already sent ones are listed in {plan.out / 'langsmith.json'})"
+        )
     return 1 if failed else 0
 
 
@@ -1053,6 +1063,12 @@ def _add_eval(commands: Any) -> None:
     )
     evaluate.add_argument("--out", default=None, help="output folder (default eval-results/SUITE); re-use it to resume")
     evaluate.add_argument("--rerun", action="store_true", help="play finished episodes again")
+    evaluate.add_argument(
+        "--langsmith",
+        action="store_true",
+        help="also publish the episodes to LangSmith: the games as a dataset, each preset and model an experiment, "
+        "each episode's figures as feedback (needs LANGSMITH_API_KEY; LANGSMITH_ENDPOINT for another host)",
+    )
     evaluate.add_argument(
         "--max-failures",
         type=NON_NEGATIVE,

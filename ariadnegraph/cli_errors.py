@@ -56,6 +56,9 @@ def error_line(exc: BaseException, own: tuple[type[BaseException], ...] = ()) ->
         return f"model provider failed: {' '.join(str(exc).split())}"
     if isinstance(exc, loaded(_PROVIDER_ERRORS)):
         return provider_message(exc)
+    if isinstance(exc, loaded((("langsmith.utils", ("LangSmithError",)),))):  # the eval's results are already saved
+        said = " ".join(str(exc).split())[:300]
+        return f"LangSmith failed: {said} (the eval is saved; `--langsmith` again sends what was not sent)"
     return None
 
 

@@ -61,11 +61,17 @@ def job_context(job: Job, runs_dir: Path | str) -> AgentContext:
     )
 
 
-def episode_settings(job: Job, context: AgentContext) -> dict[str, Any]:
-    """Every setting that changes what an episode of ``job`` plays: its key (suite, system, model, game, steps,
-    attempt, trials, memory), the model endpoint, the context's other settings and the embeddings."""
+def system_settings(job: Job, context: AgentContext) -> dict[str, Any]:
+    """What plays the games, whatever the game: the suite, the system (preset, switches, trials, memory), the model and
+    its endpoint, the context's other settings and the embeddings (an experiment in LangSmith is one of these)."""
     return {
-        "key": job.key,
+        "suite": job.suite,
+        "system": job.system,
+        "switches": [list(pair) for pair in job.switches],
+        "trials": job.trials,
+        "carry_memory": job.carry_memory,
+        "memory_from": job.memory_from,
+        "model": job.model,
         "base_url": job.base_url,
         "context": {
             f.name: getattr(context, f.name) for f in fields(AgentContext) if f.name not in NOT_EPISODE_SETTINGS
@@ -74,10 +80,20 @@ def episode_settings(job: Job, context: AgentContext) -> dict[str, Any]:
     }
 
 
+def episode_settings(job: Job, context: AgentContext) -> dict[str, Any]:
+    """Every setting that changes what an episode of ``job`` plays: the system's, and its key (the game, its step
+    limit, the attempt)."""
+    return {**system_settings(job, context), "key": job.key}
+
+
 def settings_digest(settings: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def provenance(job: Job, context: AgentContext) -> dict[str, Any]:
-    """What a record holds of where it came from: the code and the digest of its settings."""
-    return {**code_version(), "settings": settings_digest(episode_settings(job, context))}
+    """What a record holds of where it came from: the code, the digest of its settings and of its system's."""
+    return {
+        **code_version(),
+        "settings": settings_digest(episode_settings(job, context)),
+        "system": settings_digest(system_settings(job, context)),
+    }
