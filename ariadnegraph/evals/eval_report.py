@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .eval_index import write_index
 from .plan import EvalPlan
 from .plots import plot_fidelity, plot_scores
 from .pricing import PRICES_AS_OF
@@ -40,7 +41,9 @@ def write_outputs(
     plot = plot_scores(plan.suite, played, out / PLOT_FILE)
     fidelity_plot = plot_fidelity(plan.suite, played, out / FIDELITY_PLOT_FILE)
     _write(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed, fidelity_plot))
+    index = write_index(plan, records)
     return {
+        "index": index,
         "csv": out / CSV_FILE,
         "table": out / TABLE_FILE,
         "plot": plot,

@@ -38,6 +38,14 @@ def test_records_carry_their_provenance_and_an_out_of_other_settings_is_refused(
     assert "## n and 95% intervals per cell" in table and re.search(r"\| react \(scripted\) \| 1 \| 2 \| \S+ \[\S+, \S+\] \|", table)
     assert "- played by: ariadnegraph " in (out / "report.md").read_text()
     assert "success_low" in (out / "results.csv").read_text().splitlines()[0]
+    # the eval's page: each cell links to its episodes, each episode to its report (written for it)
+    page = (out / "index.html").read_text()
+    assert "Not the paper&#x27;s protocol" in page or "Not the paper's protocol" in page
+    for record in records:
+        link = f'href="runs/{record["run_id"]}/report.html"'
+        assert link in page and (out / "runs" / record["run_id"] / "report.html").is_file()
+    assert re.search(r'<td>react \(scripted\)</td><td>all</td><td><a href="#cell-\d+">2</a></td>', page)
+    assert "http" not in page
     # the same plan resumes; another step limit or another ARIADNE_* setting into the same --out is refused
     plan_eval("stma-cooking", ["react"], "scripted", out=out, **SMALL)
     with pytest.raises(EvalError, match=r"holds episodes played with other settings \(steps=3 \(here: steps=4\)\)"):
