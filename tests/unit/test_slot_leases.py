@@ -104,11 +104,15 @@ def test_threads_pinned_to_one_slot_never_share_it_and_a_busy_slot_sends_to_a_fr
     assert sorted(replies) == sorted(f"slot {slot}" for slot in watcher.slots)
 
 
-def test_a_request_naming_no_slot_is_given_one(fake, tmp_path):
+def test_a_request_naming_no_slot_is_given_one_by_its_first_message(fake, tmp_path):
+    """The same first message goes to the same slot (its cached prefix is found again), others spread."""
     watcher, url = fake
-    client = httpx.Client(transport=SlotLeasingTransport(tmp_path / "locks", slots=3))
-    client.post(url, json={"messages": []})
-    assert watcher.slots == [0]
+    client = httpx.Client(transport=SlotLeasingTransport(tmp_path / "locks", slots=8))
+    prompts = [f"you are thought node {i}" for i in range(6)]
+    for text in prompts * 2:
+        client.post(url, json={"messages": [{"role": "system", "content": text}, {"role": "user", "content": "go"}]})
+    assert None not in watcher.slots and watcher.slots[:6] == watcher.slots[6:]
+    assert len(set(watcher.slots)) > 1
 
 
 _CLIENT_PROCESS = """

@@ -8,8 +8,9 @@ server's runs), each pinning its roles to the same slot numbers. So every chat r
 a lease on its slot: an exclusive ``flock`` on a file per slot of that server, which excludes other processes and other
 threads alike (each request opens its own file description), held until the whole reply is read and dropped by the
 kernel if the process dies. A request whose slot is busy takes a free one (its role's cached prefix is lost there,
-its answer is its own); with every slot busy it waits for its own. A request naming no slot is given a free one, so
-the server never picks a slot that a pinned request is about to wait for.
+its answer is its own); with every slot busy it waits for its own. A request naming no slot is given one by its
+first message (the same prompt's prefix goes to the same slot, as llama.cpp's own choice by similarity would keep
+it: AgentKit's thought nodes name none), so the server never picks a slot a pinned request is about to wait for.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,6 +54,12 @@ def lease(lock_dir: Path, slots: int, preferred: int | None) -> Iterator[int]:
         handle.close()
 
 
+def prefix_slot(body: dict, slots: int) -> int:
+    """The slot a request that names none prefers: one per first message, so its cached prefix is found again."""
+    messages = body.get("messages") or [{}]
+    return zlib.crc32(json.dumps(messages[0], sort_keys=True).encode()) % slots
+
+
 class SlotLeasingTransport(httpx.BaseTransport):
     """An httpx transport that sends each chat request to a local server under a lease on its slot (the body's
     ``id_slot`` is the slot it prefers, rewritten to the one leased) and reads the whole reply before the lease ends."""
@@ -65,7 +73,7 @@ class SlotLeasingTransport(httpx.BaseTransport):
         if request.method != "POST" or not request.url.path.endswith(CHAT_PATH):
             return self.inner.handle_request(request)
         body = json.loads(request.read() or b"{}")
-        with lease(self.lock_dir, self.slots, body.get("id_slot")) as slot:
+        with lease(self.lock_dir, self.slots, body.get("id_slot", prefix_slot(body, self.slots))) as slot:
             body["id_slot"] = slot
             content = json.dumps(body).encode()
             headers = httpx.Headers(request.headers)
