@@ -259,6 +259,8 @@ def _play(args: argparse.Namespace) -> int:
         return 0
     if not args.env:
         raise CliError("play needs --env SPEC (or --resume RUN_ID)")
+    if view is not None:  # the seconds before the first step (imports, the game made, a model's server up) are said
+        print(f"starting {args.env}: the game, the memory and the model...", flush=True)
     context = AgentContext(
         **({"model": args.model} if args.model else {}),  # none named: the context's default
         preset=args.preset,

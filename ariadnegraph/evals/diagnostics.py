@@ -365,6 +365,17 @@ def run_diagnosis(run_dir: str | Path, run_id: str) -> RunDiagnosis:
         return diagnose(RunDir.open(copies, run_id))
 
 
+LEGEND = (
+    "plans v/n p/s: plans whose first step was valid / plans made; plan steps on a winning path / plan steps",
+    "drift: the actor played another command than the plan's step",
+    "critic fr/fa/wo: rejections of the winning command / approvals of commands that failed / wrong outcome verdicts",
+    "belief: whether the summarizer's belief holds the recipe; extr.p: the share of extracted facts the game holds",
+    "imposs.: extracted facts that cannot hold; notes u/n: monologue notes no tool returned / notes",
+    "repeat: the same command at the same place with the same inventory as before; since: steps since the score rose",
+    "— : not measured (the game gives no winning path, or the preset has no such role)",
+)
+
+
 def render_diagnosis(diagnosis: RunDiagnosis, every: int = 1) -> str:
     """The totals per role, then one line per step (every ``every``-th, and every step with a mistake)."""
     played = f" ({diagnosis.system})" if diagnosis.system else ""
@@ -395,4 +406,4 @@ def render_diagnosis(diagnosis: RunDiagnosis, every: int = 1) -> str:
             f"{len(s.impossible_facts):>7}  {s.unsupported_notes}/{s.notes:<7} {'yes' if s.repeated else '':>6}  "
             f"{s.since_score:>5}" + (f"  {'; '.join(found)}" if found else "")
         )
-    return "\n".join(out)
+    return "\n".join([*out, "", *LEGEND])

@@ -9,12 +9,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
-import threading
-from http.server import ThreadingHTTPServer
 import uuid
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import httpx

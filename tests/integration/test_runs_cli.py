@@ -101,6 +101,7 @@ def test_a_prefix_names_one_run_and_an_ambiguous_or_unknown_one_is_one_line(play
 def test_the_live_view_under_a_pipe_is_plain_lines(played):
     _, _, _, verbose = played
     assert "\x1b[" not in verbose
+    assert verbose.startswith("starting cooking:1: ")  # the seconds before the first step are said
     assert re.search(r"^step +0  observation: You are hungry", verbose, re.M)
     assert re.search(r"^step +1  plan: .+ -> ", verbose, re.M)
     assert re.search(r"^step +1  verdict: '.+' approved", verbose, re.M)

@@ -78,6 +78,7 @@ def test_each_role_is_charged_with_its_own_mistakes(tmp_path):
     assert totals["monologue"] == {"notes": 2, "unsupported": 1}
     assert "the actor played another command" in "; ".join(mistakes(steps[1]))
     assert "rejection of the winning command" in render_diagnosis(result)
+    assert "critic fr/fa/wo: rejections of the winning command / approvals of commands that failed" in render_diagnosis(result)  # the columns explained
     json.dumps(result.to_dict())  # the --json form
 
 
