@@ -307,6 +307,8 @@ def test_the_server_serves_every_graphs_schemas(server):
             assert {"score", "won", "step"} <= set(schemas["output_schema"]["properties"])
             # the form a person fills: what is required, described, and no field of the CLI's own runs
             assert schemas["input_schema"]["required"] == ["env", "max_steps"]
+            split = schemas["input_schema"]["properties"]["split"]["anyOf"]
+            assert ["train", "dev", "test"] in [option.get("enum") for option in split]
             assert not {"lessons", "script"} & set(schemas["input_schema"]["properties"])
 
 
@@ -316,17 +318,22 @@ def test_a_finished_episode_returns_its_result_and_streams_its_steps(server):
     url, _ = server
     client = get_sync_client(url=url)
     thread = client.threads.create()["thread_id"]
-    events = [part.data for part in client.runs.stream(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3},
+    events = [part.data for part in client.runs.stream(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 5},
                                                         stream_mode="custom") if part.event == "custom"]
-    assert [e["step"] for e in events if e.get("event") == "step"] == [0, 1, 2, 3]
+    assert [e["step"] for e in events if e.get("event") == "step"] == [0, 1, 2, 3, 4, 5]
     outcomes = [e for e in events if e["event"] == "step"]
     assert all(e["observation"] for e in outcomes) and outcomes[-1]["done"] is True
-    # each step's command is streamed before its outcome, with the decisions that led to it
+    # each step's plan, verdicts and command are streamed after the step before and before its own outcome
     commands = [(i, e) for i, e in enumerate(events) if e["event"] == "command"]
-    assert [e["step"] for _, e in commands] == [1, 2, 3]
+    assert [e["step"] for _, e in commands] == [1, 2, 3, 4, 5]
     for i, command in commands:
         outcome = next(e for e in events[i:] if e["event"] == "step")
         assert outcome["step"] == command["step"] and outcome["last_action"] == command["command"]
+        before = events[: events.index(outcome)]
+        decided = before[max(j for j, e in enumerate(before) if e["event"] == "step") + 1 :]
+        assert decided and all(e["step"] == command["step"] for e in decided)
+        assert {e["event"] for e in decided} >= {"verdict", "command"}
+    assert any(e["event"] == "plan" and e["steps"] for e in events)
     result = client.runs.wait(client.threads.create()["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
     assert result["step"] == 2 and "history" not in result and "belief" not in result  # the output schema: the result
 
@@ -424,6 +431,13 @@ def test_a_person_approves_or_replaces_each_command(server):
     assert question()["error"].startswith("answer 'accept', 'stop'") and question()["step"] == 2
     client.runs.wait(thread, "agent", command={"resume": {"type": "replace", "command": "look"}})
     client.runs.wait(thread, "agent", command={"resume": {"type": "accept"}})
+    # a person stops another thread's episode at its first question: nothing played, the result says so
+    stopped = client.threads.create()["thread_id"]
+    client.runs.wait(stopped, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3}, context=context)
+    client.runs.wait(stopped, "agent", command={"resume": "stop"})
+    ended = client.threads.get_state(stopped)
+    assert ended["values"]["stopped"] and ended["values"]["step"] == 0 and not ended["interrupts"]
+    assert RunDir.open(work / "runs", stopped).meta()["result"]["stopped"] is True
     values = client.threads.get_state(thread)["values"]
     actions = [r["action"] for r in RunDir.open(work / "runs", thread).steps()]
     assert values["done"] and actions == [None, first["command"], "look", actions[3]]
