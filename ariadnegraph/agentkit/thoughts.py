@@ -164,7 +164,7 @@ def evaluate(
     if node.choose:
         fallback_fields.pop(node.choose)
         fallback_fields["action"] = safe_command(valid)
-    model = chat_model(context, NODE)
+    model = chat_model(context, NODE, part=node.name)  # each thought keeps its own prompt-cache slot
     messages = role_messages(spec.system, compose(node, inputs, db, outputs, spec, hidden))
     result = call_structured(
         model,

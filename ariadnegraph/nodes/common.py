@@ -4,6 +4,7 @@ call's usage and reply outcome under the node's name."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -23,6 +24,7 @@ from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_comma
 from ..memory import WorldMemory
 from ..memory import objects as om
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
+from ..models.local.server import SLOTS
 from ..runs import RunDir, StepRecord
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
 
@@ -86,10 +88,15 @@ def check_models(context: AgentContext) -> None:
 LOCAL_REQUEST_TIMEOUT = 900.0  # a local model on 2 cores reads ~35 prompt tokens/s: a 16k-token prompt takes ~8 minutes
 
 
-def chat_model(context: AgentContext, node: str, *, max_tokens: int | None = None) -> BaseChatModel:
-    """The model ``node`` calls (its role's, MODEL_NODES), pinned to the node's prompt-cache slot."""
+def chat_model(
+    context: AgentContext, node: str, *, part: str | None = None, max_tokens: int | None = None
+) -> BaseChatModel:
+    """The model ``node`` calls (its role's, MODEL_NODES), pinned to the node's prompt-cache slot; a node without one
+    that asks several prompts in turn (AgentKit's thought graph) names the ``part`` asking, which keeps a slot of its
+    own, so each part's prompt prefix stays cached from one step to the next."""
     calling = MODEL_NODES[node]
-    return _load(context, calling.role, slot=calling.slot, max_tokens=max_tokens)
+    slot = calling.slot if calling.slot is not None or part is None else zlib.crc32(part.encode()) % SLOTS
+    return _load(context, calling.role, slot=slot, max_tokens=max_tokens)
 
 
 def _load(context: AgentContext, role: str, *, slot: int | None, max_tokens: int | None) -> BaseChatModel:

@@ -168,3 +168,21 @@ def _post_all_invoke(model, count: int) -> list[str]:
     for thread in threads:
         thread.join()
     return replies
+
+
+def test_each_part_of_a_node_without_a_slot_keeps_a_slot_of_its_own(monkeypatch):
+    """AgentKit's thought graph is one node asking many prompts: each thought is pinned to its own slot, so its
+    prefix is cached from one step to the next; a node with a slot keeps it."""
+    from ariadnegraph.agent.context import AgentContext
+    from ariadnegraph.models.local.server import SLOTS
+    from ariadnegraph.nodes import common
+
+    pinned: list = []
+    monkeypatch.setattr(common, "_load", lambda context, role, *, slot, max_tokens: pinned.append(slot))
+    context = AgentContext(model="scripted")
+    parts = ["gate", "subgoals", "unknowns", "actor", "reflection", "plan_sketch"]
+    for part in parts * 2:
+        common.chat_model(context, "thoughts", part=part)
+    assert pinned[:6] == pinned[6:] and all(0 <= s < SLOTS for s in pinned) and len(set(pinned)) > 1
+    common.chat_model(context, "planner", part="anything")
+    assert pinned[-1] == common.MODEL_NODES["planner"].slot
