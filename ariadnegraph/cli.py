@@ -526,7 +526,7 @@ def _eval(args: argparse.Namespace) -> int:
     if not args.suite:
         raise CliError("eval needs a SUITE (see `ariadne eval --list`)")
     groups = [g.strip() for g in args.levels.split(",") if g.strip()] if args.levels else None
-    if args.langsmith and not os.environ.get("LANGSMITH_API_KEY"):
+    if args.langsmith and not (os.environ.get("LANGSMITH_API_KEY") or os.environ.get("LANGCHAIN_API_KEY")):
         raise CliError("--langsmith needs LANGSMITH_API_KEY (and LANGSMITH_ENDPOINT for a host other than LangSmith's)")
     plan = plan_eval(
         args.suite,
@@ -1332,7 +1332,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _run_dir_setting(args):
             return args.func(args)
     except KeyboardInterrupt:
-        again = " (the steps played are saved: `ariadne play --resume last` continues it)" if args.func is _play else ""
+        again = (
+            " (the steps played are saved: `ariadne play --resume RUN_ID` continues it; `ariadne runs list` names it)"
+            if args.func is _play
+            else ""
+        )
         print(f"ariadne: interrupted{again}", file=sys.stderr)
         return 130
     except Exception as exc:

@@ -58,7 +58,7 @@ def error_line(exc: BaseException, own: tuple[type[BaseException], ...] = ()) ->
         return provider_message(exc)
     if isinstance(exc, loaded((("langsmith.utils", ("LangSmithError",)),))):  # the eval's results are already saved
         said = " ".join(str(exc).split())[:300]
-        return f"LangSmith failed: {said} (the eval is saved; `--langsmith` again sends what was not sent)"
+        return f"LangSmith failed: {said} (what was played is saved; what was not sent is sent next time)"
     return None
 
 

@@ -48,8 +48,12 @@ _NOT_COPIED = {CALLS_FILE, "report.html"}
 
 
 def score_text(score: float | None, max_score: float | None) -> str:
-    """A score as the CLI prints it: '10/13', '0.571/1' (three significant digits, not 0.571429), '?' when unknown."""
-    return "?" if score is None else f"{score:.3g}/{max_score or 0:g}"
+    """A score as the CLI prints it: '10/13', '1234/5000', '0.571/1' (a fraction to three places, not 0.571429), '?'
+    when unknown."""
+    if score is None:
+        return "?"
+    shown = str(int(score)) if float(score).is_integer() else f"{round(score, 3):g}"
+    return f"{shown}/{max_score or 0:g}"
 
 
 class RunNotFound(ValueError):
@@ -516,7 +520,7 @@ class RunInfo:
     env: str
     preset: str
     model: str
-    result: str  # won, lost, not won (out of steps), unfinished (interrupted or still running), damaged
+    result: str  # won, lost, stopped by a person, not won (out of steps), unfinished (interrupted, running), damaged
     steps: int | None
     score: float | None
     max_score: float | None
@@ -577,7 +581,15 @@ def _info(run: RunDir) -> RunInfo:
     result = meta.get("result") if isinstance(meta.get("result"), dict) else None
     final = result or last or {}
     if result:
-        outcome = "won" if result.get("won") else "lost" if result.get("lost") else "not won"
+        outcome = (
+            "won"
+            if result.get("won")
+            else "lost"
+            if result.get("lost")
+            else "stopped by a person"
+            if result.get("stopped")
+            else "not won"
+        )
     else:
         outcome = "unfinished"
     steps = final.get("steps", final.get("step"))

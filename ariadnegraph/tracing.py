@@ -33,28 +33,34 @@ from .config import is_full_disk
 
 def trace_labels(env: object, seed: object, preset: object, model: object) -> list[str]:
     """The tags a run's traces carry, on the CLI's and the server's runs alike (LangSmith filters by them)."""
-    return ["ariadnegraph", f"preset:{preset}", f"env:{env}", f"seed:{seed}", f"model:{model}"]
+    return ["ariadnegraph", f"preset:{preset}", f"env:{env}", *([f"seed:{seed}"] if seed is not None else []),
+            f"model:{model}"]  # fmt: skip
 
 
 _MODEL_RUN_NAME: contextvars.ContextVar[str | None] = contextvars.ContextVar("model_run_name", default=None)
 
 
 def model_run_name() -> str | None:
-    """The name a model call's trace run takes: the node and the role it calls for (``planner (planner)``,
-    ``aggregator (summarizer)``), set by :func:`traced_node`; None outside a node (LangChain's class name stands)."""
+    """The name a model call's trace run takes: the caller and the role whose model it uses (``planner (planner)``,
+    ``safety_check (critic)``, ``thoughts.gate (planner)``), as :func:`name_model_calls` set it last in this node;
+    None outside a node (LangChain's class name stands)."""
     return _MODEL_RUN_NAME.get()
 
 
-def traced_node(node: Callable[..., Any], name: str | None = None, role: str | None = None) -> Callable[..., Any]:
+def name_model_calls(name: str) -> None:
+    """Name the model calls made next in this node (nodes.common.chat_model, where the caller is known)."""
+    _MODEL_RUN_NAME.set(name)
+
+
+def traced_node(node: Callable[..., Any]) -> Callable[..., Any]:
     """``node`` with the episode's labels on its trace run and on every run inside it: the step and score it ran at,
-    the run id, game, seed, preset and model as metadata and tags (the server's runs get no config of the CLI's), and
-    its model calls named after the node and the role whose model they use (``role``: None for a node without one).
+    the run id, game, seed, preset and model as metadata and tags (the server's runs get no config of the CLI's); the
+    names its model calls take (:func:`name_model_calls`) end with it.
 
     The node's own run already exists when it starts, so its metadata is updated in place; runs made
     inside (model calls, KG tools) inherit the tracing context. Costs a few context-variable reads
     when tracing is off. ``functools.wraps`` keeps the signature LangGraph reads to pass ``runtime``.
     """
-    call_name = f"{name} ({role})" if name and role else name
 
     @functools.wraps(node)
     def run(state: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
@@ -72,7 +78,7 @@ def traced_node(node: Callable[..., Any], name: str | None = None, role: str | N
         if current is not None:
             current.metadata.update(labels)
             current.tags = list(dict.fromkeys([*(current.tags or []), *tags]))
-        named = _MODEL_RUN_NAME.set(call_name)
+        named = _MODEL_RUN_NAME.set(None)
         try:
             with langsmith.tracing_context(metadata=labels, tags=tags or None):
                 return node(state, *args, **kwargs)

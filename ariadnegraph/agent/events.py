@@ -11,7 +11,8 @@ a verdict or a command is for (the one about to be played).
 - ``plan``: ``subgoal``, ``steps`` (the commands or sub-goals planned), ``reason`` (why, where the planner said);
 - ``verdict``: the critic's ``proposed`` command, ``approved`` (None: not judged), ``valid``, ``outcome_matches``
   with the ``last_action`` it judged (None: no outcome judged), ``feedback`` (on a rejection or a mismatch);
-- ``command``: the ``command`` to play, ``how`` the actor got it, ``by`` (the model, or code and why) and ``reason``.
+- ``command``: the ``command`` to play, ``how`` the actor got it, ``by`` (the model, or code and why) and ``reason``;
+- ``stopped``: a person stopped the episode at an approval (``step``: the last step played).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ def node_events(node: str, state: Mapping[str, Any], update: Mapping[str, Any]) 
     """The events of ``node``'s ``update`` to ``state`` (the state it ran on); [] for one with nothing to show."""
     upcoming = (state.get("step") or 0) + 1
     found: list[dict[str, Any]] = []
-    if node == "environment" and "observation" in update:
+    if node == "environment" and update.get("stopped"):  # a person stopped it at an approval: nothing was played
+        found.append({"event": "stopped", "step": state.get("step") or 0, "run_id": state.get("run_id")})
+    elif node == "environment" and "observation" in update:
         merged = {**state, **update}
         found.append({"event": "step", **{key: merged.get(key) for key in STEP_EVENT_KEYS}})
     elif node == "summarizer" and update.get("belief"):

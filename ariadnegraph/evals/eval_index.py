@@ -76,8 +76,9 @@ def index_html(plan: EvalPlan, records: Sequence[Mapping[str, Any]], reports: Ma
     )
 
 
-def write_index(plan: EvalPlan, records: Sequence[Mapping[str, Any]]) -> Path:
-    """Write ``index.html``, and each played episode's report where it has none yet."""
+def write_index(plan: EvalPlan, records: Sequence[Mapping[str, Any]], make_reports: bool = True) -> Path:
+    """Write ``index.html``, and (``make_reports``) each played episode's report where it has none yet: an eval
+    interrupted or stopped by failures writes the page at once, linking the reports there are."""
     from ..report import REPORT_FILE, write_report
     from ..runs import write_output
 
@@ -86,12 +87,13 @@ def write_index(plan: EvalPlan, records: Sequence[Mapping[str, Any]]) -> Path:
         if record.get("failed"):
             continue
         report = plan.runs_dir / record["run_id"] / REPORT_FILE
-        if not report.is_file():
+        if not report.is_file() and make_reports:
             try:
                 write_report(plan.runs_dir, record["run_id"])
-            except (OSError, ValueError):  # a run whose files are gone or damaged: listed without a link
+            except Exception:  # noqa: BLE001 - a run whose files are gone or damaged is listed without a link
                 continue
-        reports[record["run_id"]] = report.relative_to(plan.out).as_posix()
+        if report.is_file():
+            reports[record["run_id"]] = report.relative_to(plan.out).as_posix()
     target = plan.out / INDEX_FILE
     write_output(target, index_html(plan, records, reports))
     return target

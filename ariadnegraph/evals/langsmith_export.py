@@ -34,13 +34,15 @@ def dataset_name(plan: EvalPlan) -> str:
 
 
 def game_key(record: Mapping[str, Any]) -> str:
-    return f"{record['env']}|seed={record.get('seed')}|variation={record.get('variation')}|steps={record['max_steps']}"
+    return (
+        f"{record['env']}|seed={record.get('seed')}|variation={record.get('variation')}|steps={record.get('max_steps')}"
+    )
 
 
 def experiment_name(record: Mapping[str, Any]) -> str:
     """One experiment per system, model and settings (the digest of what plays the games, evals/provenance.py)."""
     digest = (record.get("provenance") or {}).get("system") or "unrecorded"
-    return f"{record['suite']} · {record['preset']} · {record['model']} · {digest[:8]}"
+    return f"{record.get('suite', '?')} · {record['preset']} · {record['model']} · {digest[:8]}"
 
 
 def _published(out: Path) -> set[str]:
@@ -94,7 +96,7 @@ def publish(plan: EvalPlan, records: Sequence[Mapping[str, Any]], client: Any = 
                 project,
                 reference_dataset_id=dataset.id,
                 metadata={
-                    "suite": record["suite"],
+                    "suite": record.get("suite"),
                     "preset": record["preset"],
                     "model": record["model"],
                     "command": plan.command,

@@ -150,7 +150,7 @@ def protocol_overrides(
     protocol = sorted({g.max_steps for g in spec.games()})
     if max_steps is not None and protocol != [max_steps]:
         said.append(f"{max_steps} steps an episode (the protocol's: {', '.join(map(str, protocol))})")
-    if groups or per_group or limit:
+    if len(games) < len(spec.games()):
         said.append(f"a subset: {len(games)} of the protocol's {len(spec.games())} games")
     if attempts is not None and attempts != spec.attempts:
         said.append(f"{attempts} attempts a game (the protocol's: {spec.attempts})")
@@ -161,15 +161,26 @@ def _identity(suite: str, system: str, model: str, env: str, seed: Any, variatio
     return (suite, system, model, env, seed, variation, attempt)
 
 
+def _key_fields(key: str) -> dict[str, str]:
+    """An episode key's fields by name: the first four by place (suite, system, model, game), the rest 'name=value'."""
+    parts = key.split("|")
+    named = dict(zip(("suite", "system", "model", "game"), parts[:4], strict=False))
+    named.update({part.partition("=")[0]: part for part in parts[4:]})
+    return named
+
+
 def check_same_settings(plan: EvalPlan, finished: Mapping[str, EpisodeRecord]) -> None:
     """Refuse an ``--out`` whose records played one of the plan's episodes with other settings (another step limit,
-    an ``ARIADNE_*`` variable, a model endpoint): counted together they would make one table of two protocols."""
+    an ``ARIADNE_*`` variable, a model endpoint): counted together they would make one table of two protocols. A failed
+    record is played again anyway, and ``--rerun`` plays every episode again with the plan's settings."""
     digests = {job.key: settings_digest(episode_settings(job, job_context(job, plan.runs_dir))) for job in plan.jobs}
     by_identity = {
         _identity(j.suite, j.system, j.model, j.game.env, j.game.seed, j.game.variation, j.attempt): j
         for j in plan.jobs
     }
     for record in finished.values():
+        if record.get("failed"):
+            continue
         identity = _identity(
             record.get("suite", plan.suite.name), record["preset"], record["model"], record["env"],
             record.get("seed"), record.get("variation"), record["attempt"],
@@ -178,17 +189,22 @@ def check_same_settings(plan: EvalPlan, finished: Mapping[str, EpisodeRecord]) -
         if job is None:
             continue
         if record["key"] != job.key:
-            mine, theirs = job.key.split("|"), record["key"].split("|")
-            differ = [f"{a} (here: {b})" for a, b in zip(theirs, mine, strict=False) if a != b] or [record["key"]]
+            mine, theirs = _key_fields(job.key), _key_fields(record["key"])
+            differ = [
+                f"{theirs.get(name, 'no ' + name)} (here: {mine.get(name, 'no ' + name)})"
+                for name in dict.fromkeys([*theirs, *mine])
+                if theirs.get(name) != mine.get(name)
+            ]
             raise EvalError(
                 f"{plan.out} holds episodes played with other settings ({'; '.join(differ[:3])}): give another --out, "
                 "so that one table counts one protocol"
             )
         digest = (record.get("provenance") or {}).get("settings")
-        if digest is not None and digest != digests[job.key]:
+        if digest is not None and digest != digests[job.key] and not plan.rerun:
             raise EvalError(
                 f"{plan.out} holds {record['run_id']} played with other settings (an ARIADNE_* variable, the model "
-                "endpoint or the embeddings differ): give another --out, or set them as they were"
+                "endpoint or the embeddings differ): give another --out, set them as they were, or --rerun to play "
+                "every episode again with these"
             )
 
 

@@ -49,7 +49,6 @@ from ariadnegraph.agentkit.thoughts import thoughts
 from ariadnegraph.config import run_dir as run_dir_setting
 from ariadnegraph.nodes.actor import actor
 from ariadnegraph.nodes.aggregator import aggregator
-from ariadnegraph.nodes.common import MODEL_NODES
 from ariadnegraph.nodes.critic import critic
 from ariadnegraph.nodes.environment import environment, episode_state
 from ariadnegraph.nodes.finish import finish
@@ -233,10 +232,7 @@ def build_agent_graph(*, served: bool = False) -> StateGraph[AgentState, AgentCo
 
     # every node of a served graph checks the client's context first: a paused thread resumes at any node
     def node(name: str, fn: Node) -> Callable[..., Any]:
-        calling = MODEL_NODES.get(name)
-        return traced_node(
-            streamed(name, checked_for_clients(fn) if served else fn), name, calling.role if calling else None
-        )
+        return traced_node(streamed(name, checked_for_clients(fn) if served else fn))
 
     # a client's input form holds the game and its budget; the CLI's runs also hand over lessons and a script
     inputs: type[EpisodeInput] = EpisodeInput if served else PlayInput

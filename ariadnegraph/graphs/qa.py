@@ -9,6 +9,7 @@ context leaves the operator's settings alone, so a client reads only runs in the
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -18,7 +19,7 @@ from typing_extensions import TypedDict
 from ariadnegraph.agent.context import AgentContext, check_client_settings
 from ariadnegraph.agent.session import memory_view
 from ariadnegraph.nodes.world_model_qa import QAState, build_monologue
-from ariadnegraph.runs import RunNotFound, check_run_id, find_run
+from ariadnegraph.runs import LAST, META_FILE, AmbiguousRun, RunNotFound, check_run_id, find_run
 from ariadnegraph.tools.kg_tools import KGReader
 
 
@@ -48,12 +49,24 @@ def check_question(state: QAState) -> None:
         raise ValueError(f"as_of must be a step number (an integer >= 0) or null, got {as_of!r:.60}")
 
 
+SERVED_PREFIX = 8  # the shortest run-id prefix a server's client may name a run by
+
+
 def served_request(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     """A client's question checked, and its run named as the CLI takes one: an id, a unique prefix or 'last' (of the
     server's run directory)."""
     check_client_settings(runtime.context)
     check_question(state)
-    return {"run_id": find_run(runtime.context.run_dir, state["run_id"])}
+    given = state["run_id"]
+    short = given != LAST and len(given) < SERVED_PREFIX  # a short prefix would let a client enumerate the runs
+    if short and not Path(runtime.context.run_dir, given, META_FILE).is_file():
+        raise RunNotFound(f"no run '{given}' on this server (a prefix needs {SERVED_PREFIX} characters or more)")
+    try:
+        return {"run_id": find_run(runtime.context.run_dir, given)}
+    except AmbiguousRun:  # (which runs it matches is not the client's to list)
+        raise RunNotFound(f"'{given}' names several runs on this server: give more of its id") from None
+    except RunNotFound:  # (nor the server's folders)
+        raise RunNotFound(f"no run '{given}' on this server") from None
 
 
 def local_request(state: QAState) -> dict[str, Any]:

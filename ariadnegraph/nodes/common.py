@@ -26,6 +26,7 @@ from ..memory import objects as om
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
 from ..models.local.server import SLOTS
 from ..runs import RunDir, StepRecord
+from ..tracing import name_model_calls
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
 
 T = TypeVar("T", bound=BaseModel)
@@ -96,6 +97,7 @@ def chat_model(
     own, so each part's prompt prefix stays cached from one step to the next."""
     calling = MODEL_NODES[node]
     slot = calling.slot if calling.slot is not None or part is None else zlib.crc32(part.encode()) % SLOTS
+    name_model_calls(f"{node}.{part} ({calling.role})" if part else f"{node} ({calling.role})")  # its trace's name
     return _load(context, calling.role, slot=slot, max_tokens=max_tokens)
 
 

@@ -87,7 +87,8 @@ def test_a_person_accepts_refused_replaces_and_stops_with_approval_kept_on(threa
     graph.invoke(Command(resume={"type": "replace", "command": "look"}), config, context=unset)
     third, _ = _question(graph, config)
     assert third["step"] == 3
-    graph.invoke(Command(resume="stop"), config, context=unset)
+    shown = list(graph.stream(Command(resume="stop"), config, context=unset, stream_mode="custom"))
+    assert {"event": "stopped", "step": 2, "run_id": "approved"} in shown
     state = graph.get_state(config)
     assert not state.interrupts and state.values["done"] and state.values["stopped"]
     assert [r["action"] for r in run.steps()] == [None, first["command"], "look"]

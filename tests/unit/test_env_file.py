@@ -15,7 +15,8 @@ from ariadnegraph.config import RUN_DIR_ENV, SERVER_API_KEY_ENV, read_env_file
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv(RUN_DIR_ENV, raising=False)
+    monkeypatch.setenv(RUN_DIR_ENV, "")  # recorded, so what read_env_file sets is undone after the test
+    monkeypatch.delenv(RUN_DIR_ENV)
     (tmp_path / ".env").write_text(f"# kept here\n{RUN_DIR_ENV}=from-dotenv\nARIADNE_TEST_SETTING='a b'\n")
     yield tmp_path
     os.environ.pop("ARIADNE_TEST_SETTING", None)
@@ -37,9 +38,10 @@ def test_the_cli_reads_the_folders_env_file_under_its_flags(folder, capsys, flag
 
 
 def test_the_server_reads_the_env_file_as_it_starts(folder, monkeypatch):
-    monkeypatch.delenv(SERVER_API_KEY_ENV, raising=False)
+    monkeypatch.setenv(SERVER_API_KEY_ENV, "")
+    monkeypatch.delenv(SERVER_API_KEY_ENV)
     (folder / ".env").write_text(f"{SERVER_API_KEY_ENV}=kept-in-dotenv\n")
     import ariadnegraph.server_auth as server_auth
 
     importlib.reload(server_auth)
-    assert os.environ.pop(SERVER_API_KEY_ENV) == "kept-in-dotenv"
+    assert os.environ[SERVER_API_KEY_ENV] == "kept-in-dotenv"

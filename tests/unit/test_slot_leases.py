@@ -16,7 +16,8 @@ import pytest
 
 from ariadnegraph.models.local.slots import SlotLeasingTransport
 
-HOLD = 0.3  # seconds the fake server keeps a request on its slot: long enough for others to arrive meanwhile
+HOLD = 0.2  # seconds the fake server keeps a request on its slot once the others it expects are in flight
+GATHER = 5.0  # the longest it waits for them (a loaded machine starts threads late)
 
 
 class SlotWatcher:
@@ -24,6 +25,9 @@ class SlotWatcher:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.arrived = threading.Condition(self.lock)
+        self.expect = 1  # requests to gather in flight before any is answered (set by a test)
+        self.in_flight = 0
         self.busy: set[int] = set()
         self.slots: list[int | None] = []
         self.overlaps: list[int] = []
@@ -34,14 +38,18 @@ def _fake_server(watcher: SlotWatcher) -> ThreadingHTTPServer:
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             slot = body.get("id_slot")
-            with watcher.lock:
+            with watcher.arrived:
                 watcher.slots.append(slot)
                 if slot in watcher.busy:
                     watcher.overlaps.append(slot)
                 watcher.busy.add(slot)
+                watcher.in_flight += 1
+                watcher.arrived.notify_all()
+                watcher.arrived.wait_for(lambda: watcher.in_flight >= watcher.expect, timeout=GATHER)
             time.sleep(HOLD)
-            with watcher.lock:
+            with watcher.arrived:
                 watcher.busy.discard(slot)
+                watcher.in_flight -= 1
             reply = {
                 "id": "x",
                 "object": "chat.completion",
@@ -91,12 +99,14 @@ def _post_all(client: httpx.Client, url: str, bodies: list[dict]) -> list[str]:
 
 def test_the_fake_server_sees_requests_that_share_a_slot_without_leases(fake):
     watcher, url = fake
+    watcher.expect = 3  # all three in flight at once
     _post_all(httpx.Client(), url, [{"id_slot": 1}] * 3)
     assert watcher.overlaps  # the detector the tests below rely on
 
 
 def test_threads_pinned_to_one_slot_never_share_it_and_a_busy_slot_sends_to_a_free_one(fake, tmp_path):
     watcher, url = fake
+    watcher.expect = 2  # two slots: two in flight at once, the others wait
     client = httpx.Client(transport=SlotLeasingTransport(tmp_path / "locks", slots=2))
     replies = _post_all(client, url, [{"id_slot": 1, "n": i} for i in range(4)])
     assert watcher.overlaps == []
@@ -145,6 +155,7 @@ def test_a_local_chat_model_leases_its_slot(fake, tmp_path, monkeypatch):
     watcher, url = fake
     monkeypatch.setattr(local, "local_base_url", lambda name: url.removesuffix("/chat/completions"))
     monkeypatch.setattr(local, "local_slot_locks", lambda name: str(tmp_path / "locks"))
+    watcher.expect = 3  # eight slots: all three in flight at once, on three slots
     chat._load.cache_clear()
     try:
         model = chat.load_chat_model("local:qwen2.5-coder-1.5b", slot=5)

@@ -8,9 +8,9 @@ server's runs), each pinning its roles to the same slot numbers. So every chat r
 a lease on its slot: an exclusive ``flock`` on a file per slot of that server, which excludes other processes and other
 threads alike (each request opens its own file description), held until the whole reply is read and dropped by the
 kernel if the process dies. A request whose slot is busy takes a free one (its role's cached prefix is lost there,
-its answer is its own); with every slot busy it waits for its own. A request naming no slot is given one by its
-first message (the same prompt's prefix goes to the same slot, as llama.cpp's own choice by similarity would keep
-it: AgentKit's thought nodes name none), so the server never picks a slot a pinned request is about to wait for.
+its answer is its own); with every slot busy it waits for the first to free. A request naming no slot is given one
+by its first message (the same prompt's prefix goes to the same slot, as llama.cpp's own choice by similarity would
+keep it), so the server never picks a slot a pinned request is about to wait for.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,33 +26,31 @@ from pathlib import Path
 import httpx
 
 CHAT_PATH = "/chat/completions"
+WAIT_POLL = 0.05  # seconds between looks at the slots when all are busy
 
 
 @contextlib.contextmanager
 def lease(lock_dir: Path, slots: int, preferred: int | None) -> Iterator[int]:
-    """Hold a slot of the server whose locks are in ``lock_dir``: ``preferred`` if free, else any free one, else wait
-    for ``preferred`` (slot 0 when none is named)."""
+    """Hold a slot of the server whose locks are in ``lock_dir``: ``preferred`` if free, else any free one; with every
+    slot busy, whichever frees first (polled: a local request can take minutes)."""
     lock_dir.mkdir(parents=True, exist_ok=True)
     first = preferred if preferred is not None and 0 <= preferred < slots else 0
     order = [first, *(k for k in range(slots) if k != first)]
-    chosen, handle = None, None
-    for slot in order:
-        candidate = (lock_dir / f"slot-{slot}.lock").open("a")
-        try:
-            fcntl.flock(candidate, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            candidate.close()
-            continue
-        chosen, handle = slot, candidate
-        break
-    if handle is None:
-        chosen, handle = first, (lock_dir / f"slot-{first}.lock").open("a")
-        fcntl.flock(handle, fcntl.LOCK_EX)
-    try:
-        yield chosen  # type: ignore[misc]  # set on every path above
-    finally:
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        handle.close()
+    while True:
+        for slot in order:
+            handle = (lock_dir / f"slot-{slot}.lock").open("a")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                continue
+            try:
+                yield slot
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+                handle.close()
+            return
+        time.sleep(WAIT_POLL)
 
 
 def prefix_slot(body: dict, slots: int) -> int:
