@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .config import DEFAULT_MODEL, MEMQA_ANSWERERS, MEMQA_EXTRA, MEMQA_MEMORY_AGENTS, MEMQA_PER_TYPE
-from .runs import score_text
+from .runs import game_label, score_text
 
 MODEL_HELP = (
     "'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see "
@@ -635,7 +635,7 @@ def _runs_show(args: argparse.Namespace) -> int:
     if info.problem:
         raise CliError(info.problem)
     meta = RunDir.open(args.run_dir, run_id).meta()
-    game = info.env + "".join(f", {k} {meta[k]}" for k in ("seed", "variation", "split") if meta.get(k) is not None)
+    game = game_label({**meta, "env": info.env})
     lines = [
         ("run", run_id),
         ("game", game),

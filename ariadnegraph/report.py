@@ -30,7 +30,7 @@ from .agent.presets import system_label
 from .evals.diagnostics import MissingOracle, diagnose, mistakes
 from .memory.facts import Fact
 from .models import model_label
-from .runs import CALLS_FILE, RunDir, check_output, write_output
+from .runs import CALLS_FILE, RunDir, check_output, game_label, write_output
 
 REPORT_FILE = "report.html"
 LAYOUT_SEED = 7
@@ -275,8 +275,7 @@ def _report_data(run: RunDir) -> dict[str, Any]:
         "env": meta.get("env"),
         "seed": meta.get("seed"),
         # the game as named to a reader: a TextWorld seed, a ScienceWorld variation, a split where one was chosen
-        "game": str(meta.get("env"))
-        + "".join(f", {k} {meta[k]}" for k in ("seed", "variation", "split") if meta.get(k) is not None),
+        "game": game_label(meta),
         "preset": system_label(
             str((meta.get("context") or {}).get("preset")), (meta.get("context") or {}).get("switch_overrides")
         ),

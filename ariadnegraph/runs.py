@@ -47,6 +47,14 @@ CALLS_FILE = "calls.jsonl"
 _NOT_COPIED = {CALLS_FILE, "report.html"}
 
 
+def game_label(meta: Mapping[str, Any]) -> str:
+    """A run's game as readers name it: the env spec with its seed, variation and split where it has them
+    ('cooking:1, seed 1'; 'scienceworld:melt, variation 3')."""
+    return str(meta.get("env")) + "".join(
+        f", {k} {meta[k]}" for k in ("seed", "variation", "split") if meta.get(k) is not None
+    )
+
+
 def score_text(score: float | None, max_score: float | None) -> str:
     """A score as the CLI prints it: '10/13', '1234/5000', '0.571/1' (a fraction to three places, not 0.571429), '?'
     when unknown."""

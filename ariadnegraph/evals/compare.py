@@ -15,7 +15,7 @@ from typing import Any
 
 from ..agent.integrity import checked_copies
 from ..agent.presets import system_label
-from ..runs import RunDir, StepRecord
+from ..runs import RunDir, StepRecord, game_label
 from .diagnostics import MissingOracle, diagnose
 from .pricing import Price, episode_cost
 
@@ -65,7 +65,7 @@ def summarize_run(run_dir: str | Path, run_id: str, prices: dict[str, Price]) ->
     completion = sum(int(u.get("completion_tokens") or 0) for u in usage.values())
     recorded = [u["cost"] for u in usage.values() if u.get("cost") is not None]
     model = str(context.get("model"))
-    game = meta["env"] + "".join(f" {k} {meta[k]}" for k in ("seed", "variation", "split") if meta.get(k) is not None)
+    game = game_label(meta)
     commands: dict[int, tuple[str | None, float]] = {}
     previous = 0.0
     for record in trajectory:
