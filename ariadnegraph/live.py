@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from .agent.events import node_events
+from .runs import score_text
 
 # kind of event -> rich style on a terminal
 STYLES = {
@@ -56,7 +57,7 @@ def events(node: str, values: dict[str, Any]) -> Iterator[tuple[str, str]]:
         kind = event["event"]
         if kind == "step":
             yield "observation", _short(event["observation"], SHOWN_CHARS)
-            score = f"{event.get('score') or 0:g}/{event.get('max_score') or 0:g}"
+            score = score_text(event.get("score") or 0, event.get("max_score") or 0)
             over = "won" if event.get("won") else "lost" if event.get("lost") else "over" if event.get("done") else ""
             yield "score", f"{score}{f', {over}' if over else ''}"
         elif kind == "belief":

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..agent.integrity import checked_copies
 from ..agent.presets import system_label
-from ..runs import RunDir, StepRecord, game_label
+from ..runs import RunDir, StepRecord, game_label, score_text
 from .diagnostics import MissingOracle, diagnose
 from .pricing import Price, episode_cost
 
@@ -93,7 +93,7 @@ def _result_text(result: dict[str, Any], trajectory: list[StepRecord]) -> str:
     outcome = (
         "won" if result.get("won") else "lost" if result.get("lost") else "not won" if "won" in result else "unfinished"
     )
-    return f"{score:g}/{top:g} {outcome}"
+    return f"{score_text(score, top)} {outcome}"
 
 
 def _figure(value: Any) -> str:
