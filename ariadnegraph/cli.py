@@ -515,6 +515,21 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _episode_reports(plan: Any, records: Sequence[Mapping[str, Any]]) -> None:
+    """Each played episode's report where it has none, then the eval's page again, linking them (an eval stopped
+    before its end writes none: its page links what there is)."""
+    from .evals.eval_index import write_index
+    from .report import REPORT_FILE, write_report
+
+    for record in records:
+        if not record.get("failed") and not (plan.runs_dir / record["run_id"] / REPORT_FILE).is_file():
+            try:
+                write_report(plan.runs_dir, record["run_id"])
+            except Exception:  # noqa: BLE001 - a run whose files are gone or damaged is listed without a link
+                continue
+    write_index(plan, records)
+
+
 def _eval(args: argparse.Namespace) -> int:
     import time
 
@@ -555,6 +570,7 @@ def _eval(args: argparse.Namespace) -> int:
     )
     started = time.perf_counter()
     records = run_eval(plan)
+    _episode_reports(plan, records)
     failed = sum(1 for r in records if r.get("failed"))
     print(
         f"{len(records) - failed} of {len(plan.jobs)} episodes in {plan.out} ({time.perf_counter() - started:.0f} s)"

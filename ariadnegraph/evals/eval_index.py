@@ -1,6 +1,7 @@
 """The eval's page (``index.html`` in ``--out``): every table cell (a system on a group) with its n, success rate and
 mean normalised score with their 95% intervals, each linking to the list of its episodes, each episode linking to
-its own report (``runs/RUN_ID/report.html``, written when missing). Self-contained: no script, no external resource."""
+its own report (``runs/RUN_ID/report.html``, which ``ariadne eval`` writes where missing). Self-contained: no
+script, no external resource."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .plan import EvalPlan
 from .tables import ALL, cells
 
 INDEX_FILE = "index.html"
+REPORT_FILE = "report.html"  # an episode's page in its run folder (ariadne report's default: report.REPORT_FILE)
 
 
 def _interval(value: float, low: float | None, high: float | None, percent: bool) -> str:
@@ -76,23 +78,15 @@ def index_html(plan: EvalPlan, records: Sequence[Mapping[str, Any]], reports: Ma
     )
 
 
-def write_index(plan: EvalPlan, records: Sequence[Mapping[str, Any]], make_reports: bool = True) -> Path:
-    """Write ``index.html``, and (``make_reports``) each played episode's report where it has none yet: an eval
-    interrupted or stopped by failures writes the page at once, linking the reports there are."""
-    from ..report import REPORT_FILE, write_report
+def write_index(plan: EvalPlan, records: Sequence[Mapping[str, Any]]) -> Path:
+    """Write ``index.html``, linking each episode's report where it has one (``ariadne eval`` writes the missing ones
+    once the eval is played, then this page again)."""
     from ..runs import write_output
 
     reports: dict[str, str] = {}
     for record in records:
-        if record.get("failed"):
-            continue
         report = plan.runs_dir / record["run_id"] / REPORT_FILE
-        if not report.is_file() and make_reports:
-            try:
-                write_report(plan.runs_dir, record["run_id"])
-            except Exception:  # noqa: BLE001 - a run whose files are gone or damaged is listed without a link
-                continue
-        if report.is_file():
+        if not record.get("failed") and report.is_file():
             reports[record["run_id"]] = report.relative_to(plan.out).as_posix()
     target = plan.out / INDEX_FILE
     write_output(target, index_html(plan, records, reports))

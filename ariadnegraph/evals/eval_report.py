@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,7 @@ def write_outputs(
     plot = plot_scores(plan.suite, played, out / PLOT_FILE)
     fidelity_plot = plot_fidelity(plan.suite, played, out / FIDELITY_PLOT_FILE)
     _write(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed, fidelity_plot))
-    index = write_index(plan, records, make_reports=sys.exc_info()[0] is None)  # (no pages for a stopped eval)
+    index = write_index(plan, records)
     return {
         "index": index,
         "csv": out / CSV_FILE,

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from ariadnegraph.cli import main
 from ariadnegraph.evals.intervals import bootstrap_mean, wilson
 from ariadnegraph.evals.plan import EvalError
 from ariadnegraph.evals.records import read_records
@@ -38,7 +39,10 @@ def test_records_carry_their_provenance_and_an_out_of_other_settings_is_refused(
     assert "## n and 95% intervals per cell" in table and re.search(r"\| react \(scripted\) \| 1 \| 2 \| \S+ \[\S+, \S+\] \|", table)
     assert "- played by: ariadnegraph " in (out / "report.md").read_text()
     assert "success_low" in (out / "results.csv").read_text().splitlines()[0]
-    # the eval's page: each cell links to its episodes, each episode to its report (written for it)
+    # the eval's page: each cell links to its episodes; `ariadne eval` writes each episode's report and links it
+    assert 'href="runs/' not in (out / "index.html").read_text()  # run_eval alone writes no report
+    assert main(["eval", "stma-cooking", "--preset", "react", "--model", "scripted", "--levels", "1", "--games", "2",
+                 "--max-steps", "3", "--out", str(out)]) == 0  # fmt: skip
     page = (out / "index.html").read_text()
     assert "Not the paper&#x27;s protocol" in page or "Not the paper's protocol" in page
     for record in records:
