@@ -83,18 +83,25 @@ def fake():
     server.shutdown()
 
 
-def _post_all(client: httpx.Client, url: str, bodies: list[dict]) -> list[str]:
-    replies: list[str] = [""] * len(bodies)
+def _concurrently(call, count: int) -> list[str]:
+    """``call(i)`` for i in 0..count-1, each in its own thread, all at once; their results in order."""
+    results: list[str] = [""] * count
 
-    def send(i: int) -> None:
-        replies[i] = client.post(url, json=bodies[i]).json()["choices"][0]["message"]["content"]
+    def run(i: int) -> None:
+        results[i] = call(i)
 
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(bodies))]
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return replies
+    return results
+
+
+def _post_all(client: httpx.Client, url: str, bodies: list[dict]) -> list[str]:
+    return _concurrently(
+        lambda i: client.post(url, json=bodies[i]).json()["choices"][0]["message"]["content"], len(bodies)
+    )
 
 
 def test_the_fake_server_sees_requests_that_share_a_slot_without_leases(fake):
@@ -168,17 +175,8 @@ def test_a_local_chat_model_leases_its_slot(fake, tmp_path, monkeypatch):
 
 
 def _post_all_invoke(model, count: int) -> list[str]:
-    replies: list[str] = [""] * count
+    return _concurrently(lambda i: str(model.invoke(f"question {i}").content), count)
 
-    def ask(i: int) -> None:
-        replies[i] = str(model.invoke(f"question {i}").content)
-
-    threads = [threading.Thread(target=ask, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return replies
 
 
 def test_each_part_of_a_node_without_a_slot_keeps_a_slot_of_its_own(monkeypatch):
