@@ -327,9 +327,12 @@ def test_each_step_shows_its_reasoning_verdicts_and_model_calls_collapsed(played
         assert box.locator("summary").inner_text().startswith(f"{len(made)} call")
         assert box.locator("details.call").count() == 0  # the prompts are put in the page once opened
         box.locator("summary").click()
-        assert box.locator("details.call").count() == len(made)
+        # the page fills the box on its "toggle" event, which the browser fires after the click returns
+        expect = pytest.importorskip("playwright.sync_api").expect
+        expect(box.locator("details.call")).to_have_count(len(made))
         first = box.locator("details.call").first
         first.locator("summary").click()
+        expect(first.locator(".msg pre").first).to_be_visible()
         shown = first.locator(".msg pre").all_inner_texts()
         assert shown[: len(made[0]["prompt"])] == [m["content"] for m in made[0]["prompt"]]
         assert made[0]["node"] in first.locator("summary").inner_text()
