@@ -492,11 +492,11 @@ class RunDir:
         reason: str | None = None,
         trail: str | None = None,
         decided: dict[str, Any] | None = None,
-    ) -> None:
-        """Record a step the game answered: its trajectory line and its oracle line."""
-        self.append_step(
-            step_record(step, action, observed, reason, trail, decided), oracle_record(observed, first=step == 0)
-        )
+    ) -> StepRecord:
+        """Record a step the game answered: its trajectory line and its oracle line. Returns the trajectory line."""
+        record = step_record(step, action, observed, reason, trail, decided)
+        self.append_step(record, oracle_record(observed, first=step == 0))
+        return record
 
     def truncate_steps(self, last_step: int) -> None:
         """Drop recorded steps after ``last_step``, and a torn last line; -1 drops them all."""

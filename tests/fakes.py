@@ -6,7 +6,7 @@ LangChain's fake chat models lack ``bind_tools``; this one binds tools like a re
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import SimpleNamespace
 from typing import Any
 
@@ -15,6 +15,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
+
+from ariadnegraph.agent.past import EpisodePast
 
 Reply = AIMessage | Callable[[list[BaseMessage], list[str]], AIMessage]
 
@@ -57,10 +59,44 @@ def structured(schema_name: str, **args: Any) -> AIMessage:
     return tool_reply(schema_name, args)
 
 
-def fake_session(memory: Any = None, run: Any = None, observation: Any = None) -> SimpleNamespace:
-    """What a node that takes the episode's session reads of it (the memory, the run's files, the latest
-    observation), handed in the way graphs/agent.py hands in the live one; an empty memory and a run that has played
-    nothing by default."""
+class FakePast(EpisodePast):
+    """The index of the episode's past (agent/past.py) over ``records``, but for what a test sets: ``tried``, what was
+    tried from wherever the state is (command -> times, the game's last answer); ``played_commands``, every command
+    played; ``taken``, the commands played, the latest first. A test may change them between node calls."""
+
+    def __init__(
+        self,
+        records: Iterable[Any] = (),
+        *,
+        tried: dict[str, tuple[int, str]] | None = None,
+        played_commands: set[str] | None = None,
+        taken: list[str] | None = None,
+    ) -> None:
+        super().__init__(records)
+        self.tried, self.played_commands, self.taken = tried, played_commands, taken
+
+    def tried_here(self, state: Any) -> dict[str, tuple[int, str]]:
+        return dict(self.tried) if self.tried is not None else super().tried_here(state)
+
+    def played(self) -> frozenset[str]:
+        return frozenset(self.played_commands) if self.played_commands is not None else super().played()
+
+    def last_played(self, starts: tuple[str, ...]) -> list[str]:
+        if self.taken is None:
+            return super().last_played(starts)
+        return [command for command in self.taken if command.lower().startswith(starts)]
+
+
+def record_step(session: Any, line: dict[str, Any]) -> None:
+    """A step played after the session was made: in its run's trajectory and the index of its past (Session.record)."""
+    session.run.append_step(line)
+    session.past.add(line)
+
+
+def fake_session(memory: Any = None, run: Any = None, observation: Any = None, past: Any = None) -> SimpleNamespace:
+    """What a node that takes the episode's session reads of it (the memory, the run's files and the index of its
+    past, the latest observation), handed in the way graphs/agent.py hands in the live one; an empty memory and a run
+    that has played nothing by default."""
     import tempfile
 
     from ariadnegraph.memory import WorldMemory
@@ -68,4 +104,9 @@ def fake_session(memory: Any = None, run: Any = None, observation: Any = None) -
 
     if run is None:
         run = RunDir.create(tempfile.mkdtemp(prefix="ariadne-fake-run-"), "fake", {"run_id": "fake", "env": "cooking:1"})
-    return SimpleNamespace(memory=memory if memory is not None else WorldMemory(), run=run, observation=observation)
+    return SimpleNamespace(
+        memory=memory if memory is not None else WorldMemory(),
+        run=run,
+        past=past if past is not None else EpisodePast(run.steps()),
+        observation=observation,
+    )

@@ -39,6 +39,7 @@ from ..memory import WorldMemory
 from ..memory.conflicts import STATE_GROUPS, ConflictRules
 from ..memory.transitions import DatedFact
 from ..runs import TRAJECTORY_FILE, RunBusy, RunCorrupted, RunDir, StepRecord, new_run_meta, next_trail
+from .past import EpisodePast
 from .readers import MemoryView, saved_memory
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ class Session(MemoryView):
     family: GameFamily  # the game's family (envs/families), resolved once from the env spec
     step: int  # the step the game is at
     trail: str | None  # the fingerprint of the history the game has played (runs.next_trail)
+    past: EpisodePast  # what the nodes ask of the steps recorded so far, kept as they are recorded (agent/past.py)
     recalled: list[DatedFact] | None = None  # the long-term namespace's dated transitions, read once (agent/recall.py)
     users: int = 0  # the nodes using it now (in_use)
     released: bool = False  # to be closed once no node uses it
@@ -93,12 +95,24 @@ class Session(MemoryView):
         try:
             observation = self.env.step(action)
             trail = next_trail(self.trail, action, observation.text)
-            self.run.record_step(step, action, observation, reason, trail, decided)
+            self.record(step, action, observation, reason, trail, decided)
         except BaseException:
             end_session(self.run.run_id)
             raise
         self.step, self.trail, self.observation = step, trail, observation
         return observation, trail
+
+    def record(
+        self,
+        step: int,
+        action: str | None,
+        observation: Observation,
+        reason: str | None = None,
+        trail: str | None = None,
+        decided: dict[str, Any] | None = None,
+    ) -> None:
+        """Record a step the game answered in the run's files and in the index of the past."""
+        self.past.add(self.run.record_step(step, action, observation, reason, trail, decided))
 
     def close(self) -> None:
         with _LOCK:  # once: a second close would release a lock a newer session of the run holds
@@ -260,8 +274,17 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any], new_embeddings
         memory.close()
         raise
     owner = run.meta().get("thread_id") or run.run_id
+    past = EpisodePast(run.steps())  # the files now hold the state's history, and nothing after it
     return Session(
-        run=run, env=env, memory=memory, observation=observation, thread=owner, family=family, step=step, trail=trail
+        run=run,
+        env=env,
+        memory=memory,
+        observation=observation,
+        thread=owner,
+        family=family,
+        step=step,
+        trail=trail,
+        past=past,
     )
 
 

@@ -323,7 +323,7 @@ def _react(
     ``go_to`` the choices also hold 'go to <place>' for places the KG's map reaches; choosing one
     plays its first move and keeps the rest as the plan."""
     sections = {
-        **working_memory({**state, "plan": plan}, context, session.run, memory=session.memory),
+        **working_memory({**state, "plan": plan}, context, session.past, memory=session.memory),
         p.COMMANDS: None,
         p.PROPOSED_ACTION: plan[0]["action"] if plan else None,
     }

@@ -35,10 +35,8 @@ from .common import (
     needed_item,
     next_step,
     offered_commands,
-    played_before,
     shown_commands,
     step_command,
-    tried_here,
     working_memory,
 )
 from .guards import is_no_op, shown_again
@@ -67,7 +65,7 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session) 
     'go to' and 'explore' are among the choices), with the next step of a list read worked out in code."""
     window = min(context.switches.history_length or CHOICE_HISTORY, CHOICE_HISTORY)
     preset = replace(context.switches, history_length=window)
-    shown = working_memory(state, context, session.run, preset, session.memory)
+    shown = working_memory(state, context, session.past, preset, session.memory)
     return {
         **{name: shown.get(name) for name in CHOICE_SECTIONS},
         p.NEXT_STEP: step.line() if (step := next_step(state, context, session)) else None,
@@ -148,7 +146,7 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     commands."""
     # not offered: what was sent back this step, and what was played twice already from here
     avoid = set(state.get("avoid") or [])
-    tried = tried_here(state, session.run)
+    tried = session.past.tried_here(state)
     if context.switches.loop_guard:
         avoid |= {c for c, (n, _) in tried.items() if n >= 2}
     offered = offered_commands(state, context, session.memory)
@@ -161,7 +159,7 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     if context.switches.object_memory:  # what changes nothing is played once (nodes/guards.no_op_again)
         family = episode_family(state)
         avoid |= {c for c in tried if is_no_op(c, family)}
-        avoid |= {c for c in played_before(session.run) if shown_again(c)}
+        avoid |= {c for c in session.past.played() if shown_again(c)}
     admissible = [c for c in offered if c not in avoid] or offered
     if step and not step.word_for_word and (command := goal_step_here(state, step, session, admissible)):
         return _followed(step, command)  # nothing read yet: the goal's step, unless it changes nothing again

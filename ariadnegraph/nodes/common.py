@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.past import EpisodePast, first_line
 from ..agent.presets import Preset
 from ..agent.session import Session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
@@ -25,7 +26,6 @@ from ..memory import WorldMemory
 from ..memory import objects as om
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
 from ..models.local.server import SLOTS
-from ..runs import RunDir, StepRecord
 from ..tracing import name_model_calls
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
 
@@ -216,55 +216,26 @@ def history_section(history: list[dict[str, Any]] | None, length: int | None, fu
     return p.history_transcript(records) if full_text else p.history_lines(records)
 
 
-def recent_history(state: Mapping[str, Any], run: RunDir, length: int | None) -> list[dict[str, Any]]:
+def recent_history(state: Mapping[str, Any], past: EpisodePast, length: int | None) -> list[dict[str, Any]]:
     """The steps a window of ``length`` (None: the whole episode) needs, as {step, action, observation}: the
-    state's own window (the last ``HISTORY_KEPT`` steps), or the run's trajectory for a longer one."""
+    state's own window (the last ``HISTORY_KEPT`` steps), or the index of the past for a longer one."""
     window = list(state.get("history") or [])
     if len(window) < HISTORY_KEPT or (length is not None and length <= len(window)):
         return window  # the whole episode so far (the window is not full yet), or enough of it
-    last = state.get("step", 0)
     return [
         {"step": r["step"], "action": r["action"], "observation": r["observation"]}
-        for r in run.steps()
-        if r["step"] <= last
+        for r in past.records(until=state.get("step", 0))
     ]
 
 
 DONE_HERE_SHOWN = 8  # commands listed under DONE HERE, the latest
 
 
-def played_before(run: RunDir) -> set[str]:
-    """Every command the run has played so far."""
-    return {command for record in run.steps() if (command := record.get("action"))}
-
-
-def last_played(run: RunDir, starts: tuple[str, ...]) -> list[str]:
-    """The commands the run played that start with one of ``starts`` (lower case), the latest first."""
-    played = [record.get("action") or "" for record in run.steps()]
-    return [command for command in reversed(played) if command.lower().startswith(starts)]
-
-
-def tried_here(state: Mapping[str, Any], run: RunDir) -> dict[str, tuple[int, str]]:
-    """Commands already played from where the agent is now (the same place, inventory and score: in a game
-    that answers the same way to the same command, the same situation), with how often and the first line
-    of the game's last answer; read from the run's trajectory, in the order they were first played."""
-    here = (state.get("location"), sorted(state.get("inventory") or []), state.get("score", 0.0))
-    found: dict[str, tuple[int, str]] = {}
-    before: tuple[Any, ...] | None = None
-    for record in run.steps():
-        if before == here and (command := record.get("action")):
-            count, _ = found.get(command, (0, ""))
-            answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
-            found[command] = (count + 1, answer[:100])
-        before = (record.get("location"), sorted(record.get("inventory") or []), record.get("score", 0.0))
-    return found
-
-
-def done_here_section(state: Mapping[str, Any], run: RunDir, preset: Preset) -> list[str] | None:
+def done_here_section(state: Mapping[str, Any], past: EpisodePast, preset: Preset) -> list[str] | None:
     """The DONE HERE section (``loop_guard`` presets): what was tried here, and the answer it got."""
     if not preset.loop_guard:
         return None
-    tried = tried_here(state, run)
+    tried = past.tried_here(state)
     return [p.tried_line(command, answer, count) for command, (count, answer) in tried.items()][-DONE_HERE_SHOWN:]
 
 
@@ -352,55 +323,30 @@ def extra_commands(preset: Preset) -> list[str] | None:
 PROGRESS_SHOWN = 12  # the latest commands that raised the score
 
 
-_SCORE_RISES: dict[str, tuple[tuple[int, int], list[StepRecord]]] = {}  # trajectory path -> (its size and time, rises)
-
-
-def score_rises(run: RunDir) -> list[StepRecord]:
-    """The steps whose command raised the score, read from the run's trajectory, in order. Several sections ask
-    each step, so the file is read again only when it changed (a long episode would read it many times a step)."""
-    path = run.trajectory_path
-    stat = path.stat() if path.exists() else None
-    version = (stat.st_size, stat.st_mtime_ns) if stat else (0, 0)
-    cached = _SCORE_RISES.get(str(path))
-    if cached is not None and cached[0] == version:
-        return cached[1]
-    rises: list[StepRecord] = []
-    score = 0.0
-    for record in run.steps() if stat else []:
-        if record.get("action") and record.get("score", 0.0) > score:
-            rises.append(record)
-        score = record.get("score", 0.0)
-    if len(_SCORE_RISES) >= 64:  # a server plays many runs: keep the latest few
-        _SCORE_RISES.clear()
-    _SCORE_RISES[str(path)] = (version, rises)
-    return rises
-
-
-def confirmations(run: RunDir) -> list[str]:
+def confirmations(past: EpisodePast) -> list[str]:
     """What confirms an item of a list read as done: each command that raised the score, with the game's answer."""
-    return [f"{record['action']}\n{record['observation']}" for record in score_rises(run)]
+    return [f"{record['action']}\n{record['observation']}" for record in past.score_rises()]
 
 
-def progress_section(run: RunDir, preset: Preset) -> list[str] | str | None:
+def progress_section(past: EpisodePast, preset: Preset) -> list[str] | str | None:
     """The PROGRESS section (``progress_shown`` presets): each command that raised the score, with the first line
     of the game's answer (what is already done, so not to be done again)."""
     if not preset.progress_shown:
         return None
     done = []
-    for record in score_rises(run):
-        answer = next((line.strip() for line in record["observation"].splitlines() if line.strip()), "")
-        done.append(p.progress_line(record.get("action") or "", answer[:100], record["score"]))
+    for record in past.score_rises():
+        done.append(p.progress_line(record.get("action") or "", first_line(record["observation"]), record["score"]))
     return done[-PROGRESS_SHOWN:] or p.NO_PROGRESS
 
 
-def next_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> tuple[str | None, str] | None:
+def next_item(state: Mapping[str, Any], context: AgentContext, past: EpisodePast) -> tuple[str | None, str] | None:
     """The first item marked to do in the lists of the texts read (the latest text first), as (its list's heading,
     the item); once every item is done, what the goal asks last (no heading); None when no list was read
     (``pin_readings`` with ``progress_shown``)."""
     preset = context.switches
     if not (preset.pin_readings and preset.progress_shown) or not state.get("readings"):
         return None
-    reports = confirmations(run)
+    reports = confirmations(past)
     listed = False
     for reading in reversed(state["readings"]):
         heading = None
@@ -414,7 +360,7 @@ def next_item(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> t
     return (None, steps[-1]) if listed and steps else None
 
 
-def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir) -> str | None:
+def goal_step_left(state: Mapping[str, Any], context: AgentContext, past: EpisodePast) -> str | None:
     """Nothing read yet: what a goal of several steps ("read the recipe, cook, eat"; a family may read one step from
     several clauses: "focus on the sodium chloride") asks first, then, once a command
     that raised the score carried a step out, the step after it (``pin_readings`` with ``progress_shown``)."""
@@ -422,7 +368,7 @@ def goal_step_left(state: Mapping[str, Any], context: AgentContext, run: RunDir)
     if not (preset.pin_readings and preset.progress_shown) or state.get("readings"):
         return None
     goal, family = state.get("goal") or "", episode_family(state)
-    rises = score_rises(run)
+    rises = past.score_rises()
     # what each command did, as the game's answer names it too ("focus on water" for 'focus on substance in fountain')
     done = [r.get("action") or "" for r in rises] + [
         family.what_was_done(r.get("action") or "", r.get("observation") or "") for r in rises
@@ -479,9 +425,9 @@ def next_step(state: Mapping[str, Any], context: AgentContext, session: Session)
     (``object_memory``) a lock a text said a held key opens; None when the goal alone says what to do."""
     if said := said_now(state, context):
         return NextStep("said", said)
-    if item := next_item(state, context, session.run):
+    if item := next_item(state, context, session.past):
         return NextStep("listed", item[1], heading=item[0])
-    if (left := goal_step_left(state, context, session.run)) is not None:
+    if (left := goal_step_left(state, context, session.past)) is not None:
         first = episode_family(state).goal_steps(state.get("goal") or "")[0]
         return NextStep("goal", left, first=left == first)
     return lock_to_open(session.memory) if context.switches.object_memory else None
@@ -520,7 +466,7 @@ def step_command(state: Mapping[str, Any], step: str, admissible: Sequence[str])
     return None
 
 
-def readings_section(state: Mapping[str, Any], run: RunDir, preset: Preset) -> list[str] | str | None:
+def readings_section(state: Mapping[str, Any], past: EpisodePast, preset: Preset) -> list[str] | str | None:
     """The TEXTS READ section (``pin_readings`` presets): each text read, word for word; with ``progress_shown``
     the items of its lists marked (in inventory, done: reported by an answer that raised the score, to do)."""
     if not preset.pin_readings:
@@ -528,7 +474,7 @@ def readings_section(state: Mapping[str, Any], run: RunDir, preset: Preset) -> l
     readings = state.get("readings") or []
     if not readings or not preset.progress_shown:
         return readings or p.NOTHING_READ
-    reports = confirmations(run)
+    reports = confirmations(past)
     return [
         "\n".join(
             p.marked_line(line, mark) for line, mark in checklist(reading.splitlines(), reports, state.get("inventory"))
@@ -545,7 +491,7 @@ def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
 def working_memory(
     state: AgentState,
     context: AgentContext,
-    run: RunDir,
+    past: EpisodePast,
     preset: Preset | None = None,
     memory: WorldMemory | None = None,
 ) -> dict[str, object]:
@@ -557,9 +503,9 @@ def working_memory(
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         p.LESSONS: state.get("lessons") or None,  # only in a later trial, or a run seeded from a memory namespace
-        p.READINGS: readings_section(state, run, preset),
-        p.PROGRESS: progress_section(run, preset),
-        p.DONE_HERE: done_here_section(state, run, preset),
+        p.READINGS: readings_section(state, past, preset),
+        p.PROGRESS: progress_section(past, preset),
+        p.DONE_HERE: done_here_section(state, past, preset),
         p.COMMANDS: extra_commands(preset),
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
@@ -578,7 +524,7 @@ def working_memory(
         p.REFLECTIONS: (state.get("reflections") or []) if preset.reflections else None,
         # the whole episode only grows (cache-friendly, early); a window slides every step (late)
         p.FULL_HISTORY if history is None else p.HISTORY: history_section(
-            recent_history(state, run, history), history, preset.history_full_text
+            recent_history(state, past, history), history, preset.history_full_text
         )
         if history != 0
         else None,

@@ -83,7 +83,7 @@ def environment(state: AgentState, runtime: Runtime[AgentContext], session: Sess
     context = runtime.context
     if "observation" not in state:
         observation = session.observation
-        session.run.record_step(0, None, observation, trail=session.trail)
+        session.record(0, None, observation, trail=session.trail)
         goal = getattr(session.env, "goal", None) or ""
         update = {
             **observation_fields(observation),

@@ -42,12 +42,9 @@ from .common import (
     breaks_rules,
     episode_family,
     explore_moves,
-    last_played,
     needed_item,
     next_step,
-    played_before,
     step_command,
-    tried_here,
     within_rules,
 )
 
@@ -136,7 +133,7 @@ class Situation:
     @cached_property
     def tried(self) -> dict[str, tuple[int, str]]:
         """What was played from this very situation (place, inventory, score), how often, and the game's answer."""
-        return tried_here(self.state, self.session.run)
+        return self.session.past.tried_here(self.state)
 
     @cached_property
     def worn(self) -> set[str]:
@@ -346,7 +343,7 @@ def undoes(s: Situation) -> Decision | None:
     if put is None:
         return None
     thing, holder = put[1].lower(), put[3].lower()
-    takes = (held_in(c.split(" ", 1)[1].lower()) for c in last_played(s.session.run, TAKING))
+    takes = (held_in(c.split(" ", 1)[1].lower()) for c in s.session.past.last_played(TAKING))
     taken_from = next((where for taken, where in takes if taken == thing), None)
     if taken_from != holder:
         return None
@@ -364,7 +361,7 @@ def no_op_again(s: Situation) -> Decision | None:
     turn, a third of its steps)."""
     if not s.preset.object_memory or s.command is None or not is_no_op(s.command, s.family) or s.asked_now:
         return None
-    again = shown_again(s.command) and s.command in played_before(s.session.run)
+    again = shown_again(s.command) and s.command in s.session.past.played()
     if s.times_here(s.command) < 1 and not again:
         return None
     return Decision(
@@ -420,7 +417,7 @@ def needed_move(s: Situation) -> tuple[str, str] | finding.Way | None:
         does = s.family.command_for_item(item, s.admissible) or finding.in_holder_command(
             item, found, s.family, s.admissible
         )
-    shown = does is not None and shown_again(does) and does in played_before(s.session.run)
+    shown = does is not None and shown_again(does) and does in s.session.past.played()
     allowed = does is not None and breaks_rules(s.state, does, s.memory) is None  # the shield's word
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
@@ -436,7 +433,7 @@ def needed_move(s: Situation) -> tuple[str, str] | finding.Way | None:
 def staying(s: Situation, choices: list[str]) -> str:
     """What the way forward plays while the step's choice among things here is the model's: a look at one of them not
     taken yet this episode, else time let pass (the family's waiting command), else a look at the place."""
-    played = played_before(s.session.run)  # (reads the trajectory: once, not per command)
+    played = s.session.past.played()  # (reads the trajectory: once, not per command)
     looks = [c for c in s.admissible if shown_again(c) and c not in played]
     named = [set(choice.lower().split()) for choice in choices]
     verb = set.intersection(*named)  # the step's own words ("focus on"), which name none of them
@@ -502,7 +499,7 @@ def never_shown(s: Situation) -> str | None:
     candidates = [c for c in s.admissible if shown_again(c)]
     if not candidates:  # (no need to read the trajectory)
         return None
-    played = played_before(s.session.run)
+    played = s.session.past.played()
     return next((c for c in candidates if c not in played), None)
 
 
@@ -519,7 +516,7 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
     ]
     if keys:
         return keys[0], "a key lying here: locks need it"
-    read = {c.lower().split(" ", 1)[1] for c in played_before(s.session.run) if c.lower().startswith(READING_COMMANDS)}
+    read = {c.lower().split(" ", 1)[1] for c in s.session.past.played() if c.lower().startswith(READING_COMMANDS)}
     notes = [
         c
         for c in s.admissible

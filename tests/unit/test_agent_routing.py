@@ -18,7 +18,7 @@ from ariadnegraph.nodes import critic as critic_module
 from ariadnegraph.nodes import planner as planner_module
 from ariadnegraph.nodes.prompts import CRITIC_REASONED
 from ariadnegraph.nodes.schemas import Critique, Plan, ReasonedCritique
-from tests.fakes import QueuedChatModel, fake_session, structured, tool_reply
+from tests.fakes import FakePast, QueuedChatModel, fake_session, record_step, structured, tool_reply
 
 
 def use_model(monkeypatch, model: QueuedChatModel) -> QueuedChatModel:
@@ -467,13 +467,12 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)  # the tests' default is ariadne_full (conftest)
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
     tried: dict = {}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
-    session = fake_session(WorldMemory())
+    past = FakePast(tried=tried)
+    session = fake_session(WorldMemory(), past=past)
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "step": 3, "progress_step": 3, "admissible": ["open fridge", "go east", "look"],
              "plan": [{"action": "read recipe", "expected": ""}]}
@@ -498,7 +497,6 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
@@ -509,7 +507,8 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
                                                                       {"action": "go east", "expected": ""}]
     session = fake_session(memory)
     tried: dict = {}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    past = FakePast(tried=tried)
+    session.past = past
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "location": "bedroom", "admissible": ["go south", "look"], "plan": [{"action": "explore", "expected": ""}]}
     update = actor_module.actor(state, ariadne, session)
@@ -546,8 +545,8 @@ def test_ariadne_shows_what_raised_the_score_and_texts_read_line_by_line(monkeyp
         run.append_step({"step": step, "action": action, "observation": text, "score": score, "trail": str(step)})
     session = fake_session(run=run)
     ariadne = AgentContext(preset="ariadne")
-    assert common.progress_section(session.run, ariadne.switches) == ["slice carrot with knife -> You slice the carrot. (score 1)"]
-    assert common.progress_section(session.run, PRESETS["react"]) is None
+    assert common.progress_section(session.past, ariadne.switches) == ["slice carrot with knife -> You slice the carrot. (score 1)"]
+    assert common.progress_section(session.past, PRESETS["react"]) is None
     recipe = "You open the cookbook:\n\nRecipe #1\n---------\nIngredients:\nred bell pepper\n\nDirections:\nchop the red bell pepper\nprepare meal"
     assert text_read({"last_action": "examine cookbook", "observation": recipe}).splitlines() == [
         "examine cookbook:", "You open the cookbook:", "Recipe #1", "Ingredients:", "red bell pepper", "Directions:",
@@ -558,12 +557,11 @@ def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeyp
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried: dict = {}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
-    session = fake_session(WorldMemory())
+    past = FakePast(tried=tried)
+    session = fake_session(WorldMemory(), past=past)
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "cooking:1", "inventory": ["roasted carrot"], "admissible": ["cook carrot with stove", "eat carrot", "go east", "look"],
              "plan": [{"action": "cook carrot with stove", "expected": ""}]}
@@ -586,12 +584,11 @@ def test_ariadne_does_not_play_a_third_time_what_changed_nothing_when_the_replan
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (2, "You are in the kitchen."), "examine cheese": (2, "a block of cheese")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
-    session = fake_session(WorldMemory())
+    past = FakePast(tried=tried)
+    session = fake_session(WorldMemory(), past=past)
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "twx:cookingworld", "inventory": [], "admissible": ["look around", "examine cheese", "go east", "take knife"],
              "plan": [{"action": "look around", "expected": ""}], "replans": ariadne.context.switches.max_replans}
@@ -608,19 +605,18 @@ def test_the_way_forward_takes_the_thing_here_before_a_look_that_changes_nothing
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (9, "You are in the kitchen. There is also a coin.")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "twx:coincollector", "inventory": [], "admissible": ["inventory", "look around", "take coin"],
              "plan": [{"action": "go south", "expected": ""}], "replans": ariadne.context.switches.max_replans}
-    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))
     assert update["command"] == "take coin", update["decided"]
     assert update["decided"]["actor"][0]["why"] == "a thing here not taken or opened yet"
     tried["take coin"] = (1, "You take the coin.")  # taken once here already: nothing is left to take
-    again = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    again = actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))
     assert again["command"] == "look around", again["decided"]
 
 
@@ -630,20 +626,19 @@ def test_where_carrying_changes_nothing_the_way_forward_opens_but_takes_nothing(
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (9, "This room is called the bedroom.")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "scienceworld:melt", "inventory": [], "location": "bedroom",
              "admissible": ["look around", "pick up table", "pick up closet", "open drawer"],
              "plan": [{"action": "open closet", "expected": ""}], "replans": ariadne.context.switches.max_replans}
-    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))
     assert update["command"] == "open drawer", update["decided"]
     assert update["decided"]["actor"][0]["why"] == "a thing here not taken or opened yet"
     tried["open drawer"] = (1, "The drawer is now open.")
-    again = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    again = actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))
     assert again["command"] == "look around", again["decided"]  # not 'pick up closet', 'pick up table'
 
 
@@ -653,21 +648,19 @@ def test_with_no_way_out_the_way_forward_examines_what_it_never_has_instead_of_l
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (1, "You are in the kitchen. In one part of the room you see a stove.")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
-    monkeypatch.setattr(guards_module, "played_before", lambda run: {"look around", "examine cookbook"})
+    past = FakePast(tried=tried, played_commands={"look around", "examine cookbook"})
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "twx:cookingworld", "inventory": ["knife"], "location": "kitchen",
              "admissible": ["inventory", "look around", "examine cookbook", "examine toaster", "examine oven"],
              "plan": [{"action": "go to bbq", "expected": ""}], "replans": ariadne.context.switches.max_replans}
-    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))
     assert update["command"] == "examine toaster", update["decided"]
     assert update["decided"]["actor"][0]["why"] == "a thing here not examined yet"
     tried["look around"] = (0, "")  # not looked here yet: a look first
-    assert actor_module.actor(state, ariadne, fake_session(WorldMemory()))["command"] == "look around"
+    assert actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))["command"] == "look around"
 
 
 def test_scienceworld_go_to_is_a_move_and_the_way_forward_never_looks_twice_in_one_situation(monkeypatch):
@@ -678,21 +671,19 @@ def test_scienceworld_go_to_is_a_move_and_the_way_forward_never_looks_twice_in_o
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (1, "This outside location is called the outside."), "go to kitchen": (3, "You move to the kitchen.")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
-    monkeypatch.setattr(guards_module, "played_before", lambda run: {"look around", "look at fountain", "go to kitchen"})
+    past = FakePast(tried=tried, played_commands={"look around", "look at fountain", "go to kitchen"})
     ariadne = runtime(preset="ariadne")
     state = {**STATE, "env": "scienceworld:test-conductivity", "inventory": ["orange"], "location": "outside",
              "admissible": ["look around", "look at fountain", "go to kitchen", "go to foundry", "go to greenhouse"],
              "plan": [{"action": "go to kitchen", "expected": ""}], "replans": ariadne.context.switches.max_replans}
-    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))
     assert update["command"] == "go to foundry", update["decided"]  # the way out taken least: not a third walk, no look
     assert update["decided"]["actor"][0]["reason"] == "pacing"
     tried.update({"go to foundry": (3, "You move to the foundry."), "go to greenhouse": (3, "You move to the greenhouse.")})
-    pacing = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    pacing = actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))
     assert pacing["command"] == "go to kitchen", pacing["decided"]  # every way out as worn: the model's, not a look
 
 
@@ -705,7 +696,6 @@ def test_scienceworld_the_way_forward_stays_while_which_one_of_the_kind_here_is_
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.nodes import choice as choice_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     science, memory = family_of("scienceworld:lifespan-longest-lived"), WorldMemory()
@@ -713,8 +703,7 @@ def test_scienceworld_the_way_forward_stays_while_which_one_of_the_kind_here_is_
                "\n\ta baby mouse\nYou also see:\n\tA door to the kitchen (that is open)\n")
     memory.observe(1, outside, [("player", "in", "outside"), *science.perceive(Observed(outside, location="outside")).facts], [])
     played = {"look around", "teleport to outside"}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: {"look around": (2, outside)})
-    monkeypatch.setattr(guards_module, "played_before", lambda run: played)
+    past = FakePast(tried={"look around": (2, outside)}, played_commands=played)
     ariadne = runtime(preset="ariadne")
     goal = "Your task is to find the animal with the longest life span.  Focus on the animal with the longest life span."
     state = {**STATE, "env": "scienceworld:lifespan-longest-lived", "goal": goal, "inventory": [], "location": "outside",
@@ -722,13 +711,13 @@ def test_scienceworld_the_way_forward_stays_while_which_one_of_the_kind_here_is_
              "focus on baby baby beaver", "focus on baby baby mouse", "go to kitchen", "teleport to kitchen",
              "teleport to foundry"], "plan": [{"action": "look around", "expected": ""}],
              "replans": ariadne.context.switches.max_replans}  # fmt: skip
-    update = actor_module.actor(state, ariadne, fake_session(memory))
+    update = actor_module.actor(state, ariadne, fake_session(memory, past=past))
     assert update["command"] == "look at baby baby beaver", update["decided"]
     why = update["decided"]["actor"][0]["why"]
     assert why == "which animal the step means is the model's: focus on baby baby beaver, focus on baby baby mouse"
     played.add("look at baby baby beaver")
-    assert actor_module.actor(state, ariadne, fake_session(memory))["command"] == "wait1"
-    where = choice_module.where_section(state, ariadne.context, fake_session(memory))
+    assert actor_module.actor(state, ariadne, fake_session(memory, past=past))["command"] == "wait1"
+    where = choice_module.where_section(state, ariadne.context, fake_session(memory, past=past))
     assert where[-1] == "which animal: yours to choose, one of focus on baby baby beaver, focus on baby baby mouse"
 
 
@@ -739,7 +728,6 @@ def test_scienceworld_the_way_forward_searches_a_lead_one_move_away_on_arrival(m
     from ariadnegraph.envs.families.base import Observed
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
     from ariadnegraph.nodes.common import BY, BY_ROUTE, IN_ROOM
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
@@ -752,23 +740,22 @@ def test_scienceworld_the_way_forward_searches_a_lead_one_move_away_on_arrival(m
                "studio (that is open)\n\tA door to the workshop (that is open)\n")
     for step, (room, look) in enumerate([("art studio", studio), ("hallway", hallway), ("workshop", workshop)]):
         memory.observe(step, look, [("player", "in", room), *science.perceive(Observed(look, location=room)).facts], [])
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: {"look around": (2, workshop)})
-    monkeypatch.setattr(guards_module, "played_before", lambda run: {"look around"})
+    past = FakePast(tried={"look around": (2, workshop)}, played_commands={"look around"})
     ariadne = runtime(preset="ariadne")
     goal = "Your task is to determine if water is electrically conductive. First, focus on the water."
     state = {**STATE, "env": "scienceworld:test-conductivity", "goal": goal, "inventory": [], "location": "workshop",
              "observation": workshop, "admissible": ["look around", "teleport to art studio",
              "pick up battery"], "plan": [{"action": "look around", "expected": ""}],
              "replans": ariadne.context.switches.max_replans}  # fmt: skip
-    update = actor_module.actor(state, ariadne, fake_session(memory))
+    update = actor_module.actor(state, ariadne, fake_session(memory, past=past))
     assert update["command"] == "teleport to art studio", update["decided"]
     assert update["plan"] == [{"action": "open large cupboard", "expected": "", IN_ROOM: "art studio", BY: BY_ROUTE}], update["decided"]
     arrived = {**state, "location": "art studio", "plan": update["plan"], "replans": 0,
                "admissible": ["open cupboard", "look around", "teleport to workshop"]}  # fmt: skip
-    searched = actor_module.actor(arrived, ariadne, fake_session(memory))
+    searched = actor_module.actor(arrived, ariadne, fake_session(memory, past=past))
     assert (searched["command"], searched["decided"]["actor"][0]["by"]) == ("open cupboard", BY_ROUTE)
     elsewhere = {**arrived, "location": "hallway", "admissible": ["open cupboard", "look around"]}  # the move failed
-    assert actor_module.actor(elsewhere, ariadne, fake_session(memory))["command"] != "open cupboard"
+    assert actor_module.actor(elsewhere, ariadne, fake_session(memory, past=past))["command"] != "open cupboard"
 
 
 def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_played(monkeypatch):
@@ -777,25 +764,24 @@ def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_pl
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (1, "This room is called the kitchen."), "activate sink": (2, "The sink is now activated.")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
     goal = "Your task is to determine if water is electrically conductive. First, focus on the water."
     state = {**STATE, "env": "scienceworld:test-conductivity", "goal": goal, "inventory": [], "location": "kitchen",
              "admissible": ["look around", "activate sink", "focus on sink"],
              "plan": [{"action": "activate sink", "expected": ""}], "replans": ariadne.context.switches.max_replans}
-    update = actor_module.actor(state, ariadne, fake_session(WorldMemory()))
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory(), past=past))
     assert update["command"] == "activate sink", update["decided"]
     assert update["decided"]["actor"][0]["why"] == "code has nothing else: the step as chosen"
-    ruinous = actor_module.actor({**state, "plan": [{"action": "focus on sink", "expected": ""}]}, ariadne, fake_session(WorldMemory()))
+    ruinous = actor_module.actor({**state, "plan": [{"action": "focus on sink", "expected": ""}]}, ariadne, fake_session(WorldMemory(), past=past))
     assert ruinous["command"] == "look around", ruinous["decided"]  # never what the family's rules say ruins the game
     # nor a step that undoes a take (putting the cup back where it was just taken from)
-    monkeypatch.setattr(guards_module, "last_played", lambda run, verbs: ["take cup from table"])
+    past.taken = ["take cup from table"]
     put_back = {**state, "admissible": ["look around", "put cup on table"], "plan": [{"action": "put cup on table", "expected": ""}]}
-    assert actor_module.actor(put_back, ariadne, fake_session(WorldMemory()))["command"] == "look around"
+    assert actor_module.actor(put_back, ariadne, fake_session(WorldMemory(), past=past))["command"] == "look around"
 
 
 def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_one_situation(monkeypatch):
@@ -805,26 +791,25 @@ def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_on
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"examine Golden locker": (1, "The Golden locker looks strong, and impossible to break.")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
     room_a = {**STATE, "env": "arigraph:hunt", "inventory": [], "location": "Room A",
               "admissible": ["examine Golden locker", "examine Key 1", "go west", "inventory", "look", "take Key 1"],
               "plan": [{"action": "examine Golden locker", "expected": ""}], "replans": ariadne.context.switches.max_replans}
-    assert actor_module.actor(room_a, ariadne, fake_session(WorldMemory()))["command"] == "take Key 1"
+    assert actor_module.actor(room_a, ariadne, fake_session(WorldMemory(), past=past))["command"] == "take Key 1"
     held = {**room_a, "location": "Room G", "inventory": ["Key 1"],
             "admissible": ["examine White locker", "go north", "look", "unlock White locker with Key 1"],
             "plan": [{"action": "examine White locker", "expected": ""}]}
     tried["examine White locker"] = (1, "The White locker is locked.")
-    assert actor_module.actor(held, ariadne, fake_session(WorldMemory()))["command"] == "unlock White locker with Key 1"
+    assert actor_module.actor(held, ariadne, fake_session(WorldMemory(), past=past))["command"] == "unlock White locker with Key 1"
     # nothing left here but a look played already and ways out taken: the way out taken least, not a second look
     tried.update({"unlock White locker with Key 1": (1, "You unlock it."), "look": (1, "-= Room G =-"), "go north": (2, "")})
     cornered = {**held, "admissible": ["examine White locker", "go north", "go south", "look"]}
     tried["go south"] = (1, "")
-    update = actor_module.actor(cornered, ariadne, fake_session(WorldMemory()))
+    update = actor_module.actor(cornered, ariadne, fake_session(WorldMemory(), past=past))
     assert update["command"] == "go south", update["decided"]
     assert family_of("treasure:1").opens_locks("Golden key")
     assert not family_of("scienceworld:melt").opens_locks("Golden key")  # a family with no keys of its own
@@ -836,25 +821,24 @@ def test_a_key_here_is_taken_and_a_held_one_used_before_the_plans_step_and_pacin
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried: dict = {}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
+    past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
     opened = {**STATE, "env": "arigraph:hunt_hard", "inventory": ["Key 1"], "location": "Room O",
               "admissible": ["close Bronze locker", "go west", "look", "take Key 2 from Bronze locker"],
               "plan": [{"action": "go west", "expected": ""}], "replans": 0}
-    update = actor_module.actor(opened, ariadne, fake_session(WorldMemory()))
+    update = actor_module.actor(opened, ariadne, fake_session(WorldMemory(), past=past))
     assert update["command"] == "take Key 2 from Bronze locker", update["decided"]
     assert update["decided"]["actor"][0]["by"] == "keys first"
     without = runtime(preset="ariadne", switch_overrides={"keys_first": False})
-    assert actor_module.actor(opened, without, fake_session(WorldMemory()))["command"] == "go west"
+    assert actor_module.actor(opened, without, fake_session(WorldMemory(), past=past))["command"] == "go west"
     # pacing with nothing left to explore: the way out of here walked least, not the same move a third time
     tried.update({"go north": (2, "-= Room I =-"), "go east": (1, "-= Room J =-")})
     pacing = {**opened, "inventory": ["Key 1", "Key 2"], "location": "Room H",
               "admissible": ["go north", "go east", "go south", "look"], "plan": [{"action": "go north", "expected": ""}]}
-    assert actor_module.actor(pacing, ariadne, fake_session(WorldMemory()))["command"] == "go south"
+    assert actor_module.actor(pacing, ariadne, fake_session(WorldMemory(), past=past))["command"] == "go south"
 
 
 def test_a_note_here_never_read_is_read_before_the_plans_step(monkeypatch, tmp_path):
@@ -908,29 +892,28 @@ def test_pacing_between_two_rooms_with_no_other_way_out_plays_the_way_forward(mo
     'move east' between the bar and the shower, one exit each, for 97 steps; 'put coin in box' was valid in the bar."""
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
     from ariadnegraph.runs import RunDir
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried: dict = {"move west": (2, "You are in the shower.")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:mapreader", "context": {"model": "scripted"}})
     for step, (action, score) in enumerate([(None, 0), ("move west", 0), ("take coin", 0.5), ("move east", 0.5)]):
         run.append_step({"step": step, "action": action, "observation": "", "score": score, "trail": str(step)})
+    past = FakePast(run.steps(), tried=tried)  # the run's past, but for what was tried from the bar
     goal = "Your task is to take the coin that is located in the shower, and put it into the box found in the bar"
     state = {**STATE, "env": "twx:mapreader", "goal": goal, "readings": [], "inventory": ["coin", "map"],
              "location": "bar", "replans": 0, "admissible": ["look around", "move west", "put coin in box", "put map in box"],
              "plan": [{"action": "move west", "expected": ""}]}
     ariadne = runtime(preset="ariadne")
-    update = actor_module.actor(state, ariadne, fake_session(WorldMemory(), run=run))
+    update = actor_module.actor(state, ariadne, fake_session(WorldMemory(), run=run, past=past))
     assert update["command"] == "put coin in box", update["decided"]
     assert update["decided"]["actor"][0]["by"] == "pacing"
     tried["move west"] = (1, "You are in the shower.")  # walked once from here: the move is played
-    assert actor_module.actor(state, ariadne, fake_session(WorldMemory(), run=run))["command"] == "move west"
+    assert actor_module.actor(state, ariadne, fake_session(WorldMemory(), run=run, past=past))["command"] == "move west"
     # nothing the way forward offers but what changes nothing: the move is played, not a look
     tried["move west"] = (2, "You are in the shower.")
     bare = {**state, "goal": "Find the exit", "admissible": ["look around", "move west"]}
-    assert actor_module.actor(bare, ariadne, fake_session(WorldMemory(), run=run))["command"] == "move west"
+    assert actor_module.actor(bare, ariadne, fake_session(WorldMemory(), run=run, past=past))["command"] == "move west"
 
 
 def test_a_thing_is_not_put_back_where_it_was_just_taken_from(monkeypatch, tmp_path):
@@ -938,11 +921,9 @@ def test_a_thing_is_not_put_back_where_it_was_just_taken_from(monkeypatch, tmp_p
     out of place and put each straight back there, losing the point the take earned."""
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
     from ariadnegraph.runs import RunDir
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: {})
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "arigraph:clean", "context": {"model": "scripted"}})
     for step, action in enumerate([None, "take business suit from cook table", "go north"]):
         run.append_step({"step": step, "action": action, "observation": "", "score": 0, "trail": str(step)})
@@ -950,7 +931,7 @@ def test_a_thing_is_not_put_back_where_it_was_just_taken_from(monkeypatch, tmp_p
     state = {**STATE, "env": "arigraph:clean", "inventory": ["business suit"], "location": "Kitchen", "replans": 0,
              "admissible": ["put business suit on cook table", "put business suit in wardrobe", "go north"],
              "plan": [{"action": "put business suit on cook table", "expected": ""}]}
-    session = fake_session(WorldMemory(), run=run)
+    session = fake_session(WorldMemory(), run=run)  # the index of the run's past: nothing tried from the kitchen
     back = actor_module.actor(state, ariadne, session)
     assert back["command"] is None and "back where it was taken from" in back["feedback"]
     assert back["avoid"] == ["put business suit on cook table"]
@@ -988,7 +969,7 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
     # every item done (each confirmed by a command that raised the score): what the goal asks last, played when one command does it
     for step, (action, answer) in enumerate([("slice carrot with knife", "You slice the carrot."), ("cook carrot with oven", "You roasted the carrot."),
                                              ("prepare meal", "Adding the meal to your inventory.")], start=1):
-        run.append_step({"step": step, "action": action, "observation": answer, "score": step, "trail": str(step)})
+        record_step(session, {"step": step, "action": action, "observation": answer, "score": step, "trail": str(step)})
     done = {**held, "goal": "Read the recipe, cook the meal it describes, then eat the meal", "admissible": ["eat meal", "look"]}
     update = planner_module.planner(done, ariadne, session)
     assert update["plan"][0]["action"] == "eat meal" and len(model.calls) == 1
@@ -1026,7 +1007,7 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
                  "last_action": step["action"], "observation": step["observation"], "admissible": step["valid"],
                  "location": step["location"], "inventory": step["inventory"]}
         memory_update(state, context, session)
-        run.append_step({"step": step["step"], "action": step["action"], "observation": step["observation"],
+        record_step(session, {"step": step["step"], "action": step["action"], "observation": step["observation"],
                          "score": 0, "trail": str(step["step"])})
         return state
 
@@ -1055,7 +1036,7 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
     here = {"location": state["location"], "inventory": state["inventory"], "score": state.get("score", 0)}
     for n, (action, where) in enumerate([("look", here), ("go west", {"location": "Room D"}), ("go east", here),
                                          ("go west", {"location": "Room D"}), ("go east", here)]):
-        run.append_step({"step": 10 + n, "action": action, "observation": "", "trail": f"t{n}", "score": 0, **where})
+        record_step(session, {"step": 10 + n, "action": action, "observation": "", "trail": f"t{n}", "score": 0, **where})
     model.replies.append(structured("Decision", reasoning="south", action="go south"))
     unguarded = runtime(preset="ariadne", switch_overrides={"loop_guard": False})
     assert planner_module.planner(state, unguarded, session)["plan"][0]["action"] == "go south" and len(model.calls) == 3
@@ -1097,28 +1078,29 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:mapreader", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": "You are in the bar.", "score": 0, "trail": "0"})
     session = fake_session(run=run)
+
     state = {**STATE, "env": "twx:mapreader", "readings": [], "goal": goal, "inventory": [], "location": "bar"}
     context = runtime(preset="ariadne").context
     assert common.next_step(state, context, session).line().startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
-    run.append_step({"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
-    run.append_step({"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
+    record_step(session, {"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
+    record_step(session, {"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
     assert common.next_step({**state, "inventory": ["coin"]}, context, session).line().startswith("put the coin into the box found in the bar (the GOAL's next step")
     # a family's lone step is followed when it instructs and is not the goal's opening itself
     conductive_state = {**state, "env": "scienceworld:test-conductivity", "goal": conductive, "location": "kitchen"}
-    assert common.goal_step_left(conductive_state, context, run) == "focus on the sodium chloride"
+    assert common.goal_step_left(conductive_state, context, session.past) == "focus on the sodium chloride"
     pecking = ("Your task is to read and follow the instructions book found in the environment. A map is provided, that "
                "you may find helpful.")  # TWX peckingorder: its one instruction is the goal's opening, no step to follow
-    assert common.goal_step_left({**state, "env": "twx:peckingorder", "goal": pecking}, context, run) is None
+    assert common.goal_step_left({**state, "env": "twx:peckingorder", "goal": pecking}, context, session.past) is None
     stages = ("Your task is to focus on the life stages of the frog, starting from earliest to latest. The frog is in "
               "the 'outside' location.")  # read as "starting from earliest to latest": no instruction
-    assert common.goal_step_left({**state, "env": "scienceworld:identify-life-stages-1", "goal": stages}, context, run) is None
-    assert common.goal_step_left({**state, "env": "cooking:1", "goal": ""}, context, run) is None  # no goal: no crash
+    assert common.goal_step_left({**state, "env": "scienceworld:identify-life-stages-1", "goal": stages}, context, session.past) is None
+    assert common.goal_step_left({**state, "env": "cooking:1", "goal": ""}, context, session.past) is None  # no goal: no crash
     # a step naming a kind is carried out by a focus on a thing of that kind that raised the score
     find = "Your task is to find a(n) living thing. First, focus on the thing. Then, move it to the red box in the workshop."
     finding_state = {**state, "env": "scienceworld:find-living-thing", "goal": find}
-    assert common.goal_step_left(finding_state, context, run) == "focus on the living thing"
-    run.append_step({"step": 3, "action": "focus on adult bee", "observation": "You focus on the adult bee.", "score": 0.9, "trail": "3"})
-    assert common.goal_step_left(finding_state, context, run) == "move the living thing to the red box in the workshop"
+    assert common.goal_step_left(finding_state, context, session.past) == "focus on the living thing"
+    record_step(session, {"step": 3, "action": "focus on adult bee", "observation": "You focus on the adult bee.", "score": 0.9, "trail": "3"})
+    assert common.goal_step_left(finding_state, context, session.past) == "move the living thing to the red box in the workshop"
 
 
 def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):
@@ -1162,7 +1144,7 @@ def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_i
         plan = planner_module.planner({**state, "step": step}, ariadne, session)["plan"]
         command = actor_module.actor({**state, "step": step, "plan": plan, "replans": 0}, ariadne, session)["command"]
         played.append(command)
-        run.append_step({"step": step, "action": command, "observation": "(no answer)", "score": step / 10, "trail": str(step)})
+        record_step(session, {"step": step, "action": command, "observation": "(no answer)", "score": step / 10, "trail": str(step)})
     assert played == ["examine blueberry", "touch pea", "examine pea", "touch pea", "examine blueberry"]
     assert model.calls == []
 
@@ -1192,7 +1174,7 @@ def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monke
         plan = planner_module.planner(state, ariadne, session)["plan"]
         update = actor_module.actor({**state, "plan": plan}, ariadne, session)
         played.append(update["command"])
-        run.append_step({"step": step, "action": update["command"], "observation": "", "score": step / 10, "trail": str(step)})
+        record_step(session, {"step": step, "action": update["command"], "observation": "", "score": step / 10, "trail": str(step)})
     assert played == said and model.calls == []  # 'examine blueberry' again: said, so played, by code
     assert family_of("twx:simonsayswithmemory10").said_to_play("Simon says, take these actions in order: a, b") is None
     react = runtime(preset="react")  # no NEXT STEP: the model reads the game's text itself
@@ -1418,7 +1400,7 @@ def test_ariadne_scienceworld_focuses_on_the_water_seen_elsewhere_once_the_room_
                  "observation": observation, "admissible": valid, "location": room, "inventory": ["orange"],
                  "replans": 0, "avoid": []}
         memory_update(state, context, session)
-        session.run.append_step({"step": step, "action": action, "observation": observation, "score": 10,
+        record_step(session, {"step": step, "action": action, "observation": observation, "score": 10,
                                  "trail": str(step)})
         return state
 
@@ -1432,7 +1414,7 @@ def test_ariadne_scienceworld_focuses_on_the_water_seen_elsewhere_once_the_room_
     focus = planner_module.planner(there, context, session)
     assert focus["plan"][0]["action"] == "focus on substance in fountain" and not model.calls
     # "You focus on the water." (60 points): the step is done, and not played again (it was, three times)
-    session.run.append_step({"step": 3, "action": "focus on substance in fountain", "observation": "You focus on the water.",
+    record_step(session, {"step": 3, "action": "focus on substance in fountain", "observation": "You focus on the water.",
                              "score": 60, "trail": "3"})
     assert common.next_step({**there, "step": 4}, context.context, session) is None
     # the kitchen not searched yet (its cupboard never seen open): the fountain's is not taken for the task's
@@ -1455,14 +1437,13 @@ def test_a_command_the_game_said_did_nothing_is_not_played_again_in_the_same_sit
     other answer allows a second try, as before."""
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import guards as guards_module
 
     monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     use_model(monkeypatch, QueuedChatModel(replies=[]))
     tried: dict = {"mix jug": (1, "That container is empty, so there are no items to mix."),
                    "activate sink": (1, "The sink is now activated.")}
-    monkeypatch.setattr(guards_module, "tried_here", lambda state, run: tried)
-    ariadne, session = runtime(preset="ariadne"), fake_session(WorldMemory())
+    past = FakePast(tried=tried)
+    ariadne, session = runtime(preset="ariadne"), fake_session(WorldMemory(), past=past)
     state = {**STATE, "env": "scienceworld:chemistry-mix-paint-secondary-color", "step": 3, "progress_step": 3,
              "goal": "Your task is to use chemistry to create violet paint.",
              "admissible": ["mix jug", "activate sink", "look around"]}

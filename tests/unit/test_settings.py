@@ -45,9 +45,9 @@ def test_routing_and_prompts_read_the_resolved_value():
     assert agent.route_after_aggregator(held(AgentContext(preset="ariadne_full"))) == "world_model_qa"
     assert agent.route_after_aggregator(held(AgentContext(preset="ariadne_full", qa_turns=0))) == "planner"
     history = [{"step": i, "action": f"go {i}", "observation": f"room {i}"} for i in range(8)]
-    shown = working_memory({"history": history}, AgentContext(preset="ariadne_full", history_length=2), run=None)
+    shown = working_memory({"history": history}, AgentContext(preset="ariadne_full", history_length=2), past=None)
     assert len(shown[p.HISTORY]) == 2
-    whole = working_memory({"history": history}, AgentContext(preset="full_history"), run=None)
+    whole = working_memory({"history": history}, AgentContext(preset="full_history"), past=None)
     assert p.FULL_HISTORY in whole and p.HISTORY not in whole
 
 

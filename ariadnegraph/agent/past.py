@@ -1,0 +1,88 @@
+"""What the nodes ask of the episode's past, kept up to date as the session records each step.
+
+A step's cost must not grow with the episode: the questions the deciding roles ask every step (which
+commands were played, which were tried in this very situation and what the game answered, which steps raised
+the score, the last steps' records) are answered from this index, which the session updates as it records a
+step (``Session.record``) and rebuilds from the run's trajectory when it is rebuilt itself (a resume, a fork,
+a replay on a server worker). Nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..runs import StepRecord
+
+Situation = tuple[str | None, tuple[str, ...], float]  # where the player is, what it carries, the score
+
+
+def situation_of(step: Mapping[str, Any]) -> Situation:
+    """The situation a state or a trajectory line is in: in a game that answers the same way to the same command,
+    the same place, inventory and score make the same situation."""
+    return step.get("location"), tuple(sorted(step.get("inventory") or [])), float(step.get("score", 0.0) or 0.0)
+
+
+def first_line(text: str, width: int = 100) -> str:
+    """The first line of a game's answer that says something, cut to ``width`` characters."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:width]
+
+
+class EpisodePast:
+    """The episode's recorded steps, with the answers the nodes ask of them every step kept current (each ``add`` is
+    a constant amount of work, whatever the episode's length)."""
+
+    def __init__(self, records: Iterable[StepRecord] = ()) -> None:
+        self._records: list[StepRecord] = []
+        self._commands: list[str] = []  # every command played, in order
+        self._played: set[str] = set()
+        self._tried: dict[Situation, dict[str, tuple[int, str]]] = {}  # situation -> command -> (times, last answer)
+        self._rises: list[StepRecord] = []
+        self._situation: Situation | None = None  # the situation after the last step recorded
+        self._score = 0.0
+        for record in records:
+            self.add(record)
+
+    def add(self, record: StepRecord) -> None:
+        """Index one more recorded step (the steps come in order, step 0 first)."""
+        command = record.get("action")
+        if command:
+            self._commands.append(command)
+            self._played.add(command)
+            if self._situation is not None:
+                tried = self._tried.setdefault(self._situation, {})
+                times, _ = tried.get(command, (0, ""))
+                tried[command] = (times + 1, first_line(record.get("observation") or ""))
+        score = float(record.get("score", 0.0) or 0.0)
+        if command and score > self._score:
+            self._rises.append(record)
+        self._score = score
+        self._situation = situation_of(record)
+        self._records.append(record)
+
+    @property
+    def steps(self) -> int:
+        """How many steps are recorded (step 0 included)."""
+        return len(self._records)
+
+    def played(self) -> frozenset[str]:
+        """Every command played so far."""
+        return frozenset(self._played)
+
+    def last_played(self, starts: tuple[str, ...]) -> list[str]:
+        """The commands played that start with one of ``starts`` (lower case), the latest first."""
+        return [command for command in reversed(self._commands) if command.lower().startswith(starts)]
+
+    def tried_here(self, state: Mapping[str, Any]) -> dict[str, tuple[int, str]]:
+        """Commands already played from the situation ``state`` is in, with how often and the first line of the game's
+        last answer, in the order they were first played."""
+        return dict(self._tried.get(situation_of(state), {}))
+
+    def score_rises(self) -> list[StepRecord]:
+        """The steps whose command raised the score, in order."""
+        return list(self._rises)
+
+    def records(self, last: int | None = None, until: int | None = None) -> list[StepRecord]:
+        """The recorded steps up to step ``until`` (None: all), the ``last`` of them only when given."""
+        chosen = self._records if until is None else self._records[: until + 1]  # step k is the k-th record
+        return chosen[-last:] if last else list(chosen)
