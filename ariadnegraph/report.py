@@ -72,13 +72,12 @@ def _agent_steps(run: RunDir) -> tuple[dict[int, dict[str, Any]], dict[str, Any]
     path = run.checkpoints_path
     if not path.is_file():
         return {}, None
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
+    from .agent.checkpoints import sqlite_saver
     from .graphs.agent import build_agent_graph
 
     connection = sqlite3.connect(path, check_same_thread=False)
     try:
-        graph = build_agent_graph().compile(checkpointer=SqliteSaver(connection))
+        graph = build_agent_graph().compile(checkpointer=sqlite_saver(connection))
         history = list(graph.get_state_history({"configurable": {"thread_id": run.run_id}}))
     finally:
         connection.close()

@@ -1,76 +1,64 @@
 #!/usr/bin/env python
-"""How a run's LangGraph checkpoints grow with the episode: bytes per step at steps 10, 100 and 1,000.
+"""What a step costs as the episode grows: checkpoint bytes and time a step at steps 10, 100, 1,000 (and 10,000).
 
-Plays long episodes with the scripted double (``ariadnegraph.play.play``, the real graph and its SQLite
-checkpointer in the run's folder), then reads ``checkpoints.sqlite`` back: every checkpoint row is
-decoded to find the game step its state was at, and its bytes (the checkpoint blob, its metadata and
-the pending writes stored under it) are summed per step. Crafter first (the double's player starves
-at about step 160, so its rows stop there), then ``arigraph:clean``, which the double never finishes:
-its episode runs the whole 1,000 steps. A flat "bytes per step" column
-means a checkpoint costs the same at step 1,000 as at step 10; what grows with the episode belongs in
-the run's files (trajectory, memory), not in the state.
+Plays long episodes with the scripted double (``ariadnegraph.play.play``, the real graph, its SQLite checkpointer in
+the run's folder), timing each step as it ends, then reads ``checkpoints.sqlite`` back
+(``agent.checkpoints.bytes_by_step``): a step's bytes are its checkpoints' rows, the writes stored under them and the
+channel values they stored. The time a step is wall time with no model latency (the scripted double answers in
+code): the framework's work and the game's own step. Each mark's time is the mean over the 10 steps ending at it.
 
-    python benchmarks/checkpoint_size.py                 # crafter and arigraph:clean, up to 1,000 steps (~1 minute)
-    python benchmarks/checkpoint_size.py --envs crafter --max-steps 200 --marks 10 100 200
+Crafter: the double's player starves at about step 160, so its rows stop there. ``arigraph:clean``, which the double
+never finishes, runs the whole episode. Flat columns mean a step costs the same at step 10,000 as at step 10.
 
-Prints one Markdown table; the numbers depend on the game, not on the machine.
+    python benchmarks/checkpoint_size.py                          # crafter and arigraph:clean, 1,000 steps (~2 min)
+    python benchmarks/checkpoint_size.py --envs arigraph:clean --max-steps 10000 --marks 10 100 1000 10000
+
+Prints one Markdown table.
 """
 
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import statistics
 import tempfile
 import time
-from collections import defaultdict
-from pathlib import Path
+from typing import Any
 
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
+from ariadnegraph.agent.checkpoints import bytes_by_step
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.models import model_label
 from ariadnegraph.play import play
 from ariadnegraph.runs import RunDir
 
-
-def bytes_by_step(checkpoints: Path) -> tuple[dict[int, list[int]], int]:
-    """Game step -> the sizes of the checkpoints whose state is at that step; and the file's size."""
-    serde = JsonPlusSerializer()
-    db = sqlite3.connect(checkpoints)
-    writes: dict[str, int] = defaultdict(int)
-    for checkpoint_id, size in db.execute(
-        "SELECT checkpoint_id, SUM(LENGTH(value)) FROM writes GROUP BY checkpoint_id"
-    ):
-        writes[checkpoint_id] = size or 0
-    sizes: dict[int, list[int]] = defaultdict(list)
-    for checkpoint_id, kind, blob, metadata in db.execute(
-        "SELECT checkpoint_id, type, checkpoint, metadata FROM checkpoints"
-    ):
-        values = serde.loads_typed((kind, blob)).get("channel_values") or {}
-        step = values.get("step")
-        if isinstance(step, int):
-            sizes[step].append(len(blob) + len(metadata or b"") + writes[checkpoint_id])
-    db.close()
-    return sizes, checkpoints.stat().st_size
+WINDOW = 10  # steps each mark's time a step is averaged over
 
 
 def measure(env: str, seed: int, max_steps: int, preset: str, marks: list[int]) -> list[str]:
     """One episode's rows of the table."""
+    ended: dict[int, float] = {}
+
+    def on_step(update: dict[str, Any]) -> None:
+        ended[int(update.get("step", 0))] = time.perf_counter()
+
     with tempfile.TemporaryDirectory(prefix="ariadne-ckpt-") as root:
         started = time.perf_counter()
-        result = play(env, seed=seed, max_steps=max_steps, context=AgentContext(run_dir=root, preset=preset))
+        context = AgentContext(run_dir=root, preset=preset, model="scripted")
+        result = play(env, seed=seed, max_steps=max_steps, context=context, on_step=on_step)
         seconds = time.perf_counter() - started
-        sizes, file_size = bytes_by_step(RunDir.open(root, result["run_id"]).checkpoints_path)
+        run = RunDir.open(root, result["run_id"])
+        sizes = bytes_by_step(run.checkpoints_path, run.run_id)
+        file_size = sum(path.stat().st_size for path in run.path.glob("checkpoints.sqlite*"))
     rows = []
     for mark in marks:
         found = sizes.get(mark)
-        if not found:
-            rows.append(f"| {env} | {mark} | — (the episode ended at step {result['steps']}) | | | |")
+        if not found or mark - WINDOW not in ended:
+            rows.append(f"| {env} | {preset} | {mark} | — (the episode ended at step {result['steps']}) | | | |")
             continue
+        per_step = (ended[mark] - ended[mark - WINDOW]) / WINDOW
+        window = [sum(sizes.get(step, [])) for step in range(mark - WINDOW + 1, mark + 1)]
         rows.append(
-            f"| {env} | {mark} | {len(found)} | {sum(found):,} | {statistics.mean(found):,.0f} | "
-            f"{file_size / 1e6:,.1f} MB after {result['steps']} steps ({seconds:.0f} s) |"
+            f"| {env} | {preset} | {mark} | {len(found)} | {statistics.mean(window):,.0f} | "
+            f"{per_step * 1000:,.0f} ms | {file_size / 1e6:,.1f} MB after {result['steps']} steps ({seconds:.0f} s) |"
         )
     return rows
 
@@ -78,18 +66,20 @@ def measure(env: str, seed: int, max_steps: int, preset: str, marks: list[int]) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--envs", nargs="+", default=["crafter", "arigraph:clean"])
+    parser.add_argument("--presets", nargs="+", default=["ariadne", "ariadne_full"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-steps", type=int, default=1000)
     parser.add_argument("--marks", type=int, nargs="+", default=[10, 100, 1000])
-    parser.add_argument(
-        "--preset", default="ariadne_full", help="default: every role on, so every role's state is in the checkpoints"
-    )
     args = parser.parse_args()
-    print(f"preset {args.preset}, model {model_label('scripted')}, seed {args.seed}, up to {args.max_steps} steps\n")
-    print("| game | step | checkpoints written | bytes per step | mean bytes per checkpoint | checkpoints.sqlite |")
-    print("|---|---:|---:|---:|---:|---|")
+    print(f"model {model_label('scripted')}, seed {args.seed}, up to {args.max_steps} steps\n")
+    print(
+        "| game | preset | step | checkpoints at the step | checkpoint bytes a step | time a step "
+        "| checkpoints.sqlite |"
+    )
+    print("|---|---|---:|---:|---:|---:|---|")
     for env in args.envs:
-        print("\n".join(measure(env, args.seed, args.max_steps, args.preset, args.marks)), flush=True)
+        for preset in args.presets:
+            print("\n".join(measure(env, args.seed, args.max_steps, preset, args.marks)), flush=True)
 
 
 if __name__ == "__main__":

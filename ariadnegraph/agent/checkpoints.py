@@ -5,17 +5,32 @@ Which one a run uses is decided when it is created and recorded in its run.json 
 store and the URL without its password; the run's ``thread_id`` is its checkpoint thread), so a run keeps
 its checkpoints where it started; everything else about the run (metadata, trajectory, memory) stays in
 its directory.
+
+A run's SQLite checkpoints are small (``RunSqliteSaver``): LangGraph's SQLite saver writes every channel's value and
+version into every checkpoint, several a step; the values are compressed (the state's windows, the last steps'
+observations and the texts read, are text that repeats itself) and the versions are counters.
 """
 
 from __future__ import annotations
 
 import secrets
 import sqlite3
+import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ..config import CHECKPOINTER_ENV, DiskFull, checkpointer_url, is_full_disk, redacted
@@ -23,6 +38,142 @@ from ..runs import CHECKPOINTS_FILE, RunCorrupted, RunDir, RunMeta
 
 POSTGRES_TIMEOUT = 10  # seconds to reach the database (and, mid-episode, to get a connection back)
 CHECKPOINTS = "checkpoints"  # run.json key: {"store": "postgres", "url": ...}; absent: the run's SQLite file
+
+
+COMPRESSED = "+zlib"  # the suffix of a compressed value's type (LangGraph's encrypting serializer adds "+aes" so)
+COMPRESS_FROM = 512  # bytes: a smaller value is stored as it is
+VERSION_DIGITS = 10  # a channel version's counter: 10,000 steps of ~10 supersteps take 6
+EMPTY = "empty"  # the type of a channel's version that holds no value (LangGraph's PostgreSQL saver's word)
+
+
+class CompressedSerializer(SerializerProtocol):
+    """LangGraph's serializer, with what it writes compressed by zlib when that is long enough to gain. Reads both
+    forms, so the checkpoints of a run written before compression still load."""
+
+    def __init__(self, inner: SerializerProtocol | None = None) -> None:
+        self.inner = inner or JsonPlusSerializer()
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        kind, data = self.inner.dumps_typed(obj)
+        if len(data) < COMPRESS_FROM:
+            return kind, data
+        return kind + COMPRESSED, zlib.compress(data, 6)
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        kind, blob = data
+        if kind.endswith(COMPRESSED):
+            return self.inner.loads_typed((kind.removesuffix(COMPRESSED), zlib.decompress(blob)))
+        return self.inner.loads_typed(data)
+
+
+class RunSqliteSaver(SqliteSaver):
+    """LangGraph's SQLite saver for a run's own checkpoints file, storing each channel's value once per version.
+
+    The SQLite saver writes every channel's value into every checkpoint, several a step, so a step cost the whole
+    state several times over (the last steps' observations most). This one writes a value when its channel gets a new
+    version, into a table of its own keyed by channel and version, and puts the checkpoint together again when read:
+    LangGraph's PostgreSQL saver does the same. Versions are the SQLite saver's, whose random fraction keeps a fork's
+    branches apart. Values are compressed (``CompressedSerializer``). A run's checkpoints from before, which hold
+    their values, read as they are."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        super().__init__(connection, serde=CompressedSerializer())
+        self._stored: set[tuple[str, str, str, str]] = set()  # (thread, namespace, channel, version) written here
+
+    def get_next_version(self, current: str | None, channel: None) -> str:
+        """The SQLite saver's version (a counter, then a random part that keeps a fork's branches apart), written
+        shorter: ten digits and six hex, against its 32 and 16, in every checkpoint for each of the state's ~60
+        channels. Versions compare as strings; a thread whose versions are the long ones keeps them."""
+        if current is not None and len(str(current).split(".")[0]) != VERSION_DIGITS:
+            return super().get_next_version(current, channel)
+        number = int(str(current).split(".")[0]) if current is not None else 0
+        return f"{number + 1:0{VERSION_DIGITS}}.{secrets.token_hex(3)}"
+
+    def setup(self) -> None:
+        if self.is_setup:
+            return
+        super().setup()
+        try:
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS channel_values (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, "
+                "channel TEXT NOT NULL, version TEXT NOT NULL, type TEXT NOT NULL, value BLOB, checkpoint_id TEXT, "
+                "PRIMARY KEY (thread_id, checkpoint_ns, channel, version))"
+            )
+            self.conn.commit()
+        except sqlite3.OperationalError as exc:  # a read-only file from before: its checkpoints hold their values
+            if "readonly" not in str(exc):
+                raise
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        thread, namespace = str(config["configurable"]["thread_id"]), str(config["configurable"]["checkpoint_ns"])
+        values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+        rows = []
+        for channel, version in versions.items():
+            key = (thread, namespace, channel, str(version))
+            if channel in new_versions or key not in self._stored:  # (a run resumed by this process: once each)
+                kind, value = self.serde.dumps_typed(values[channel]) if channel in values else (EMPTY, b"")
+                rows.append((*key, kind, value, checkpoint["id"]))
+        with self.cursor() as cursor:
+            cursor.executemany("INSERT OR IGNORE INTO channel_values VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        self._stored.update(row[:4] for row in rows)
+        alone = {channel: value for channel, value in values.items() if channel not in versions}
+        return super().put(config, {**checkpoint, "channel_values": alone}, metadata, new_versions)
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        found = super().get_tuple(config)
+        return self._completed(found) if found is not None else None
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        # read out first: the SQLite saver holds its lock while it yields, and completing a checkpoint reads too
+        for found in [*super().list(config, filter=filter, before=before, limit=limit)]:
+            yield self._completed(found)
+
+    def delete_thread(self, thread_id: str) -> None:
+        super().delete_thread(thread_id)
+        with self.cursor() as cursor:
+            cursor.execute("DELETE FROM channel_values WHERE thread_id = ?", (str(thread_id),))
+        self._stored = {key for key in self._stored if key[0] != str(thread_id)}
+
+    def _completed(self, found: CheckpointTuple) -> CheckpointTuple:
+        """``found`` with the values of its channels' versions put back."""
+        values, versions = found.checkpoint["channel_values"], found.checkpoint["channel_versions"]
+        wanted = [(channel, str(version)) for channel, version in versions.items() if channel not in values]
+        if not wanted:
+            return found  # a checkpoint from before, which holds its values
+        configurable = found.config["configurable"]
+        pairs = ", ".join("(?, ?)" for _ in wanted)
+        with self.cursor(transaction=False) as cursor:
+            cursor.execute(
+                "SELECT channel, type, value FROM channel_values WHERE thread_id = ? AND checkpoint_ns = ? AND "
+                f"(channel, version) IN (VALUES {pairs})",
+                (
+                    str(configurable["thread_id"]),
+                    configurable.get("checkpoint_ns", ""),
+                    *(x for p in wanted for x in p),
+                ),
+            )
+            for channel, kind, value in cursor.fetchall():
+                if kind != EMPTY:
+                    values[channel] = self.serde.loads_typed((kind, value))
+        return found
+
+
+def sqlite_saver(connection: sqlite3.Connection) -> SqliteSaver:
+    """The saver of a run's checkpoints file (``RunDir.checkpoints_path``): every reader and writer of it uses this."""
+    return RunSqliteSaver(connection)
 
 
 class CheckpointerUnavailable(RuntimeError):
@@ -69,7 +220,7 @@ def checkpointer(run: RunDir) -> Iterator[BaseCheckpointSaver]:
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=NORMAL")
     try:
-        yield SqliteSaver(connection)
+        yield sqlite_saver(connection)
     finally:
         connection.close()
 
@@ -137,3 +288,33 @@ def latest_values(run: RunDir) -> dict[str, Any] | None:
         return None
     values = found.checkpoint.get("channel_values") or {}
     return dict(values)
+
+
+def bytes_by_step(path: Path, thread: str) -> dict[int, list[int]]:
+    """What a run's SQLite checkpoints cost (``benchmarks/checkpoint_size.py``): game step -> the bytes of each
+    checkpoint whose state is at that step, counting its row, the writes stored under it and the channel values it
+    wrote."""
+    connection = sqlite3.connect(path, check_same_thread=False)
+    try:
+        saver = sqlite_saver(connection)
+        saver.setup()  # (a file from before has no channel_values table)
+        sizes: dict[str, int] = {}
+        for checkpoint_id, size in connection.execute(
+            "SELECT checkpoint_id, LENGTH(checkpoint) + IFNULL(LENGTH(metadata), 0) FROM checkpoints"
+        ):
+            sizes[checkpoint_id] = size
+        for query in (
+            "SELECT checkpoint_id, SUM(IFNULL(LENGTH(value), 0)) FROM writes GROUP BY checkpoint_id",
+            "SELECT checkpoint_id, SUM(IFNULL(LENGTH(value), 0)) FROM channel_values GROUP BY checkpoint_id",
+        ):
+            for checkpoint_id, size in connection.execute(query):
+                if checkpoint_id in sizes:
+                    sizes[checkpoint_id] += size
+        by_step: dict[int, list[int]] = {}
+        for found in saver.list({"configurable": {"thread_id": thread}}):
+            step = found.checkpoint["channel_values"].get("step")
+            if isinstance(step, int):
+                by_step.setdefault(step, []).append(sizes[found.config["configurable"]["checkpoint_id"]])
+        return by_step
+    finally:
+        connection.close()

@@ -4,27 +4,13 @@ the sizes at steps 10, 100 and 1,000; this plays far enough past the history win
 
 from __future__ import annotations
 
-import sqlite3
 import statistics
-from collections import defaultdict
 
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
+from ariadnegraph.agent.checkpoints import bytes_by_step
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.state import HISTORY_KEPT
 from ariadnegraph.play import play
 from ariadnegraph.runs import RunDir
-
-
-def checkpoint_bytes_by_step(run: RunDir) -> dict[int, list[int]]:
-    serde = JsonPlusSerializer()
-    sizes: dict[int, list[int]] = defaultdict(list)
-    with sqlite3.connect(run.checkpoints_path) as db:
-        for kind, blob in db.execute("SELECT type, checkpoint FROM checkpoints"):
-            step = (serde.loads_typed((kind, blob)).get("channel_values") or {}).get("step")
-            if isinstance(step, int):
-                sizes[step].append(len(blob))
-    return sizes
 
 
 def test_checkpoints_stay_the_same_size_as_the_episode_grows(tmp_path):
@@ -32,11 +18,24 @@ def test_checkpoints_stay_the_same_size_as_the_episode_grows(tmp_path):
     late = 2 * HISTORY_KEPT + 20
     result = play("arigraph:clean", max_steps=late + 10, context=AgentContext(run_dir=str(tmp_path), preset="ariadne_full"))
     assert result["steps"] == late + 10
-    sizes = checkpoint_bytes_by_step(RunDir.open(tmp_path, result["run_id"]))
+    run = RunDir.open(tmp_path, result["run_id"])
+    sizes = bytes_by_step(run.checkpoints_path, run.run_id)
 
     def mean(first: int) -> float:
-        return statistics.mean(size for step in range(first, first + 10) for size in sizes[step])
+        return statistics.mean(sum(sizes[step]) for step in range(first, first + 10))
 
-    # once the window is full (HISTORY_KEPT steps) a checkpoint holds as much at step ~80 as at ~30; before the
-    # window, the state kept every step's observation and a checkpoint at step 80 was ~2.5 times one at step 30
+    # once the window is full (HISTORY_KEPT steps) a step's checkpoints hold as much at step ~80 as at ~30; before the
+    # window, the state kept every step's observation and a step at 80 cost ~2.5 times one at 30
     assert mean(late) < 1.2 * mean(HISTORY_KEPT + 4)
+
+
+def test_a_step_of_the_default_preset_costs_at_most_20_kb_of_checkpoints(tmp_path, monkeypatch):
+    """Each channel's value is stored once per version, compressed (agent/checkpoints.RunSqliteSaver): a text game's
+    step cost ~130 KB when every checkpoint held the whole state, the last 25 steps' observations with it."""
+    monkeypatch.delenv("ARIADNE_PRESET", raising=False)  # the tests' default is ariadne_full (conftest)
+    result = play("arigraph:clean", max_steps=40, context=AgentContext(run_dir=str(tmp_path), preset="ariadne"))
+    run = RunDir.open(tmp_path, result["run_id"])
+    sizes = bytes_by_step(run.checkpoints_path, run.run_id)
+    assert sorted(sizes) == list(range(41))
+    costly = {step: sum(found) for step, found in sizes.items() if step >= 10 and sum(found) > 20_000}
+    assert costly == {}

@@ -1,0 +1,97 @@
+"""A run's checkpoints file (agent/checkpoints.RunSqliteSaver): each channel's value stored once per version and
+compressed, put together again when read, through forks; and a file LangGraph's own SQLite saver wrote still reads
+and resumes."""
+
+from __future__ import annotations
+
+import operator
+import sqlite3
+from typing import Annotated
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
+
+from ariadnegraph.agent.checkpoints import CompressedSerializer, sqlite_saver
+
+
+class Counted(TypedDict, total=False):
+    step: int
+    seen: Annotated[list[str], operator.add]
+    manual: str  # a long text that never changes after the first step
+
+
+def counter():
+    def tick(state: Counted) -> dict:
+        step = state.get("step", 0) + 1
+        return {"step": step, "seen": [f"observation {step} " * 40], **({} if state.get("manual") else {"manual": "m" * 5000})}
+
+    def route(state: Counted) -> str:
+        return END if state["step"] >= 6 else "tick"
+
+    graph = StateGraph(Counted)
+    graph.add_node("tick", tick)
+    graph.add_edge(START, "tick")
+    graph.add_conditional_edges("tick", route)
+    return graph
+
+
+def test_values_are_stored_once_per_version_and_read_back_whole(tmp_path):
+    connection = sqlite3.connect(tmp_path / "c.sqlite", check_same_thread=False)
+    graph = counter().compile(checkpointer=sqlite_saver(connection))
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"step": 0}, config)
+    history = list(graph.get_state_history(config))
+    assert [s.values.get("step") for s in history][:3] == [6, 5, 4]
+    assert all(s.values["manual"] == "m" * 5000 for s in history if s.values.get("step", 0) >= 1)
+    assert history[0].values["seen"] == [f"observation {k} " * 40 for k in range(1, 7)]
+    # the long text that never changed was stored once, not in each of the checkpoints after it
+    stored = connection.execute("SELECT COUNT(*) FROM channel_values WHERE channel = 'manual'").fetchone()[0]
+    assert stored == 1
+    assert connection.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0] >= 7
+    inline = [row[0] for row in connection.execute("SELECT checkpoint FROM checkpoints")]
+    assert max(len(blob) for blob in inline) < 2000  # no checkpoint holds the 5,000 characters
+
+
+def test_a_fork_reads_its_own_values_and_the_branch_it_left_keeps_its_own(tmp_path):
+    connection = sqlite3.connect(tmp_path / "c.sqlite", check_same_thread=False)
+    graph = counter().compile(checkpointer=sqlite_saver(connection))
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"step": 0}, config)
+    at_three = next(s for s in graph.get_state_history(config) if s.values.get("step") == 3)
+    forked = graph.update_state(at_three.config, {"seen": ["edited"]})
+    graph.invoke(None, forked)
+    ends = [s for s in graph.get_state_history(config) if s.values.get("step") == 6]
+    assert len(ends) == 2
+    seen = sorted(tuple(s.values["seen"]) for s in ends)
+    assert any("edited" in run for run in seen)
+    assert any("edited" not in run for run in seen)
+    assert all(len(run) == 6 + ("edited" in run) for run in seen)
+
+
+def test_a_file_langgraphs_own_saver_wrote_reads_and_resumes(tmp_path):
+    path = tmp_path / "c.sqlite"
+    config = {"configurable": {"thread_id": "t"}}
+    with sqlite3.connect(path, check_same_thread=False) as connection:
+        old = counter().compile(checkpointer=SqliteSaver(connection), interrupt_before=["tick"])
+        old.invoke({"step": 0}, config)
+        old.invoke(None, config)  # paused before the second tick
+        assert old.get_state(config).values["step"] == 1
+    connection = sqlite3.connect(path, check_same_thread=False)
+    graph = counter().compile(checkpointer=sqlite_saver(connection))
+    assert graph.get_state(config).values["manual"] == "m" * 5000  # read as it was written
+    graph.invoke(None, config)
+    state = graph.get_state(config).values
+    assert state["step"] == 6
+    assert state["seen"] == [f"observation {k} " * 40 for k in range(1, 7)]
+    assert state["manual"] == "m" * 5000
+
+
+def test_compressed_values_read_back_and_plain_ones_still_read():
+    serde = CompressedSerializer()
+    long, short = {"text": "x" * 4000}, {"n": 1}
+    kind, blob = serde.dumps_typed(long)
+    assert kind.endswith("+zlib") and len(blob) < 200
+    assert serde.loads_typed((kind, blob)) == long
+    assert not serde.dumps_typed(short)[0].endswith("+zlib")
+    assert serde.loads_typed(serde.inner.dumps_typed(long)) == long  # written before compression
