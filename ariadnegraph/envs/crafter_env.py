@@ -18,7 +18,9 @@ The game runs in a child process with a deadline per step.
 
 from __future__ import annotations
 
+import collections
 import functools
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .base import EnvError, EnvSpecError, Observation, Oracle, sanitize_command
@@ -90,6 +92,40 @@ _GOAL = (
 )
 
 
+class _ChunkObjects:
+    """The creatures of one of Crafter's map chunks, in the order they came. Crafter keeps them in a ``set`` of
+    objects, which iterates in the order of their memory addresses; it draws from that order which creature to
+    despawn, so the same seed and commands played in another process (a resumed run's replay, the game forked from
+    another agent) gave another game. Held so, the order is the game's own."""
+
+    def __init__(self, objects: Iterable[Any] = ()) -> None:
+        self._objects: dict[Any, None] = dict.fromkeys(objects)
+
+    def add(self, obj: Any) -> None:
+        self._objects[obj] = None
+
+    def remove(self, obj: Any) -> None:
+        del self._objects[obj]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(list(self._objects))
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+    def __contains__(self, obj: object) -> bool:
+        return obj in self._objects
+
+
+def _ordered_chunks(world: Any) -> None:
+    """A freshly generated Crafter world's chunk sets replaced by ``_ChunkObjects``, each in an order its creatures'
+    places decide (world generation added them in an order of addresses too)."""
+    chunks = collections.defaultdict(_ChunkObjects)
+    for key, objects in world._chunks.items():
+        chunks[key] = _ChunkObjects(sorted(objects, key=lambda o: (tuple(int(x) for x in o.pos), type(o).__name__)))
+    world._chunks = chunks
+
+
 class _CrafterGame:
     """Lives in the game process."""
 
@@ -104,6 +140,7 @@ class _CrafterGame:
 
     def reset(self) -> dict[str, Any]:
         self._env.reset()
+        _ordered_chunks(self._env._world)
         _obs, reward, _done, info = self._env.step(0)  # a noop: reset gives no info dict
         self._reward = float(reward)  # that noop is a step of the episode: its reward counts
         self._names = {i: name for name, i in self._env._world._mat_ids.items() if name}
