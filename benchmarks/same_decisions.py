@@ -30,7 +30,7 @@ GAMES = [  # (env, seed, steps): a cooking game a level, AriGraph's clean and hu
     ("arigraph:clean", None, 60),
     ("arigraph:hunt", None, 60),
     ("crafter", 1, 60),
-    ("twx:coin", 1, 40),
+    ("twx:coincollector", 1, 40),
 ]
 PRESETS = ["ariadne", "ariadne_full", "react", "stma", "arigraph", "davis", "reflexion"]
 STEP_KEYS = ("step", "action", "observation", "score", "done", "won", "location", "inventory", "reason")
