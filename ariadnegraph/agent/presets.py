@@ -537,6 +537,14 @@ def _unplayable(preset: Preset) -> list[tuple[str, str]]:
         found.append(("open_relations", "would change nothing: only the observation's extraction words open relations"))
     if preset.coreference and preset.extraction_reads == "belief_only":
         found.append(("coreference", "would change nothing: the extraction reads no observation (belief_only)"))
+    if preset.follow_lists and not (preset.pin_readings and preset.progress_shown):
+        found.append(
+            (
+                "follow_lists",
+                "would change nothing: the next item of a list is read from the texts kept and the commands that "
+                "raised the score (it needs pin_readings=true and progress_shown=true)",
+            )
+        )
     return found
 
 
