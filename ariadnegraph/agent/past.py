@@ -82,4 +82,6 @@ class EpisodePast:
     def records(self, last: int | None = None, until: int | None = None) -> list[StepRecord]:
         """The recorded steps up to step ``until`` (None: all), the ``last`` of them only when given."""
         chosen = self._records if until is None else self._records[: until + 1]  # step k is the k-th record
-        return chosen[-last:] if last else list(chosen)
+        if last is None:
+            return list(chosen)
+        return chosen[-last:] if last > 0 else []

@@ -537,12 +537,13 @@ def _unplayable(preset: Preset) -> list[tuple[str, str]]:
         found.append(("open_relations", "would change nothing: only the observation's extraction words open relations"))
     if preset.coreference and preset.extraction_reads == "belief_only":
         found.append(("coreference", "would change nothing: the extraction reads no observation (belief_only)"))
-    if preset.follow_lists and not (preset.pin_readings and preset.progress_shown):
+    if preset.follow_lists and not (preset.pin_readings and preset.progress_shown) and not preset.object_memory:
         found.append(
             (
                 "follow_lists",
-                "would change nothing: the next item of a list is read from the texts kept and the commands that "
-                "raised the score (it needs pin_readings=true and progress_shown=true)",
+                "would change nothing: the next step is a list's item, read from the texts kept and the commands that "
+                "raised the score, or a lock a text said a held key opens (it needs pin_readings=true and "
+                "progress_shown=true, or object_memory=true)",
             )
         )
     return found

@@ -433,7 +433,7 @@ def needed_move(s: Situation) -> tuple[str, str] | finding.Way | None:
 def staying(s: Situation, choices: list[str]) -> str:
     """What the way forward plays while the step's choice among things here is the model's: a look at one of them not
     taken yet this episode, else time let pass (the family's waiting command), else a look at the place."""
-    played = s.session.past.played()  # (reads the trajectory: once, not per command)
+    played = s.session.past.played()  # (once, not per command)
     looks = [c for c in s.admissible if shown_again(c) and c not in played]
     named = [set(choice.lower().split()) for choice in choices]
     verb = set.intersection(*named)  # the step's own words ("focus on"), which name none of them

@@ -81,6 +81,12 @@ def test_an_answer_handed_out_is_a_copy_the_caller_may_change():
     assert past.score_rises() == rises_by_reading(trajectory(1, 30))
 
 
+def test_the_index_gives_no_records_when_asked_for_none():
+    past = EpisodePast([{"step": 0, "action": None, "observation": "", "score": 0.0}])
+    assert past.records(last=0) == []
+    assert len(past.records(last=5)) == 1
+
+
 def test_the_session_keeps_the_index_as_it_plays_and_rebuilds_it_from_the_files(tmp_path):
     context = AgentContext(run_dir=str(tmp_path), preset="ariadne", model="scripted")
     result = play("cooking:1", seed=1, max_steps=6, context=context)

@@ -95,3 +95,15 @@ def test_compressed_values_read_back_and_plain_ones_still_read():
     assert serde.loads_typed((kind, blob)) == long
     assert not serde.dumps_typed(short)[0].endswith("+zlib")
     assert serde.loads_typed(serde.inner.dumps_typed(long)) == long  # written before compression
+
+
+def test_a_file_from_before_opened_read_only_reads(tmp_path):
+    path = tmp_path / "c.sqlite"
+    config = {"configurable": {"thread_id": "t"}}
+    with sqlite3.connect(path, check_same_thread=False) as connection:
+        counter().compile(checkpointer=SqliteSaver(connection)).invoke({"step": 0}, config)
+    read_only = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    graph = counter().compile(checkpointer=sqlite_saver(read_only))
+    assert graph.get_state(config).values["step"] == 6
+    assert len(list(graph.get_state_history(config))) >= 7
+

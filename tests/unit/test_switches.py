@@ -53,7 +53,7 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
 # switches that play only beside others (agent/presets._unplayable refuses them alone)
 NEEDS = {"plan_form": ["planner=every_step", "react_choice=true"], "random_walk": ["planner=never"],
          "choice_reasoning": ["react_choice=true"], "safety_check": ["qa_turns=5", "monologue=transitions"],
-         "follow_lists": ["pin_readings=true", "progress_shown=true"]}
+         "follow_lists": ["pin_readings=true", "progress_shown=true", "object_memory=true"]}
 
 
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
@@ -70,7 +70,7 @@ def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
     (["safety_check=true"], "switch 'safety_check' would check nothing"),  # ariadne predicts no outcome (qa_turns=0)
     (["safety_check=true", "qa_turns=5", "monologue=rollout", "plan_choice=true"], "switch 'safety_check' would check nothing"),
     (["coreference=true", "extraction_reads=belief_only"], "switch 'coreference' would change nothing"),
-    (["follow_lists=true", "progress_shown=false"], "switch 'follow_lists' would change nothing"),
+    (["follow_lists=true", "progress_shown=false", "object_memory=false"], "switch 'follow_lists' would change nothing"),
 ])
 def test_a_switch_that_would_do_nothing_as_the_others_are_set_is_refused_in_one_line(given, message):
     with pytest.raises(ValueError) as refused:
