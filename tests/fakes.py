@@ -7,6 +7,7 @@ LangChain's fake chat models lack ``bind_tools``; this one binds tools like a re
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from types import SimpleNamespace
 from typing import Any
 
@@ -78,7 +79,7 @@ class FakePast(EpisodePast):
     def tried_here(self, state: Any) -> dict[str, tuple[int, str]]:
         return dict(self.tried) if self.tried is not None else super().tried_here(state)
 
-    def played(self) -> frozenset[str]:
+    def played(self) -> AbstractSet[str]:
         return frozenset(self.played_commands) if self.played_commands is not None else super().played()
 
     def last_played(self, starts: tuple[str, ...]) -> list[str]:

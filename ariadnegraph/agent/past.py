@@ -10,6 +10,7 @@ a replay on a server worker). Nothing here reads a file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ..prompting import first_line
@@ -35,6 +36,7 @@ class EpisodePast:
         self._played: set[str] = set()
         self._tried: dict[Situation, dict[str, tuple[int, str]]] = {}  # situation -> command -> (times, last answer)
         self._rises: list[StepRecord] = []
+        self._starting: dict[tuple[str, ...], list[str]] = {}  # prefixes asked of last_played -> the commands, in order
         self._situation: Situation | None = None  # the situation after the last step recorded
         self._score = 0.0
         for record in records:
@@ -46,6 +48,9 @@ class EpisodePast:
         if command:
             self._commands.append(command)
             self._played.add(command)
+            for starts, found in self._starting.items():
+                if command.lower().startswith(starts):
+                    found.append(command)
             if self._situation is not None:
                 tried = self._tried.setdefault(self._situation, {})
                 times, _ = tried.get(command, (0, ""))
@@ -62,13 +67,17 @@ class EpisodePast:
         """How many steps are recorded (step 0 included)."""
         return len(self._records)
 
-    def played(self) -> frozenset[str]:
-        """Every command played so far."""
-        return frozenset(self._played)
+    def played(self) -> AbstractSet[str]:
+        """Every command played so far (the index's own set, not a copy: it is asked several times a step)."""
+        return self._played
 
     def last_played(self, starts: tuple[str, ...]) -> list[str]:
-        """The commands played that start with one of ``starts`` (lower case), the latest first."""
-        return [command for command in reversed(self._commands) if command.lower().startswith(starts)]
+        """The commands played that start with one of ``starts`` (lower case), the latest first. The first question
+        with given ``starts`` reads every command played; ``add`` keeps the answer current after it."""
+        found = self._starting.get(starts)
+        if found is None:
+            found = self._starting[starts] = [c for c in self._commands if c.lower().startswith(starts)]
+        return found[::-1]
 
     def tried_here(self, state: Mapping[str, Any]) -> dict[str, tuple[int, str]]:
         """Commands already played from the situation ``state`` is in, with how often and the first line of the game's

@@ -67,6 +67,11 @@ def test_the_index_answers_what_reading_the_trajectory_answered(seed):
     assert past.score_rises() == rises_by_reading(records)
     assert past.played() == {r["action"] for r in records if r["action"]}
     assert past.last_played(("take", "open")) == [r["action"] for r in reversed(records) if r["action"] in ("take key", "open box")]
+    asked_early = EpisodePast(records[:40])
+    assert asked_early.last_played(("take",)) == [r["action"] for r in reversed(records[:40]) if r["action"] == "take key"]
+    for record in records[40:]:  # kept current after the first question
+        asked_early.add(record)
+    assert asked_early.last_played(("take",)) == [r["action"] for r in reversed(records) if r["action"] == "take key"]
     assert past.records(last=3) == records[-3:]
     assert past.records(until=10) == records[:11]
     assert EpisodePast(records).tried_here(records[-1]) == past.tried_here(records[-1])  # rebuilt, the same
