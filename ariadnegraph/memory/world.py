@@ -159,7 +159,8 @@ class WorldMemory(MemoryQueries):
         return cls(path, **kwargs)
 
     def _open_storage(self, chroma_url: str | None, check_log: bool = False, rewind_to: int | None = None) -> None:
-        assert self.directory is not None and self._log is not None
+        assert self.directory is not None
+        assert self._log is not None
         keep = self._events_through(rewind_to) if rewind_to is not None else None
         spec = self._log.get_meta("embeddings")
         if spec is None:
@@ -247,7 +248,8 @@ class WorldMemory(MemoryQueries):
     def _chroma(self) -> ChromaVectors:
         """The Chroma collections of this memory, opened on first use."""
         if self._vectors is None:
-            assert self.directory is not None and self._log is not None
+            assert self.directory is not None
+            assert self._log is not None
             client = make_client(None if self._chroma_url else self.directory / "chroma", self._chroma_url)
             self._vectors = ChromaVectors(client, self._log.get_meta("namespace"), self.embeddings)
         return self._vectors

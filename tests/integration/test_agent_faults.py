@@ -61,7 +61,8 @@ def undisturbed(server, tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("undisturbed")
     server.faults.clear()
     result = summary(play(server, run_dir))
-    assert result["steps"] == 6 and result["fallbacks"] == 0
+    assert result["steps"] == 6
+    assert result["fallbacks"] == 0
     return result, actions(run_dir, result["run_id"])
 
 
@@ -126,7 +127,8 @@ def test_a_persistent_fault_gives_up_in_one_line_and_resume_finishes_the_same(na
     server.faults.clear()
     assert failed.returncode == 2
     lines = failed.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ariadne: error: model provider failed"), failed.stderr[-2000:]
+    assert len(lines) == 1, failed.stderr[-2000:]
+    assert lines[0].startswith("ariadne: error: model provider failed"), failed.stderr[-2000:]
     assert tries == 3  # the first try and ARIADNE_MAX_RETRIES=2 more, then it stopped
     (run_id,) = [p.name for p in tmp_path.iterdir()]
     saved = actions(tmp_path, run_id)

@@ -42,7 +42,8 @@ def test_each_answer_the_schema_declares_decides_one_thing(answer, decision):
 )
 def test_anything_else_is_refused_in_one_line(answer):
     refusal = read_decision(answer, "open door")
-    assert isinstance(refusal, str) and "\n" not in refusal
+    assert isinstance(refusal, str)
+    assert "\n" not in refusal
     assert refusal.startswith("answer 'accept', 'stop' or {\"type\": \"replace\"")
 
 
@@ -73,26 +74,33 @@ def test_a_person_accepts_refused_replaces_and_stops_with_approval_kept_on(threa
     graph, config, tmp_path = thread
     graph.invoke({**GAME, "run_id": "approved"}, config, context=_context(tmp_path, True))
     first, schema = _question(graph, config)
-    assert first["step"] == 1 and first["command"] and schema == RESPONSE_SCHEMA
+    assert first["step"] == 1
+    assert first["command"]
+    assert schema == RESPONSE_SCHEMA
     # later runs name no approve_commands: approval stays on; a refused answer plays nothing and asks again
     unset = _context(tmp_path, None)
     graph.invoke(Command(resume="reject"), config, context=unset)
     again, _ = _question(graph, config)
-    assert again["step"] == 1 and again["error"].startswith("answer 'accept', 'stop'")
+    assert again["step"] == 1
+    assert again["error"].startswith("answer 'accept', 'stop'")
     run = RunDir.open(tmp_path, "approved")
     assert [r["step"] for r in run.steps()] == [0]
     graph.invoke(Command(resume="accept"), config, context=unset)
     second, _ = _question(graph, config)
-    assert second["step"] == 2 and "error" not in second
+    assert second["step"] == 2
+    assert "error" not in second
     graph.invoke(Command(resume={"type": "replace", "command": "look"}), config, context=unset)
     third, _ = _question(graph, config)
     assert third["step"] == 3
     shown = list(graph.stream(Command(resume="stop"), config, context=unset, stream_mode="custom"))
     assert {"event": "stopped", "step": 2, "run_id": "approved"} in shown
     state = graph.get_state(config)
-    assert not state.interrupts and state.values["done"] and state.values["stopped"]
+    assert not state.interrupts
+    assert state.values["done"]
+    assert state.values["stopped"]
     assert [r["action"] for r in run.steps()] == [None, first["command"], "look"]
-    assert run.meta()["result"]["stopped"] is True and run.meta()["result"]["steps"] == 2
+    assert run.meta()["result"]["stopped"] is True
+    assert run.meta()["result"]["steps"] == 2
 
 
 def test_a_run_whose_context_says_false_turns_approval_off(thread):
@@ -101,5 +109,7 @@ def test_a_run_whose_context_says_false_turns_approval_off(thread):
     assert _question(graph, config)[0]["step"] == 1
     graph.invoke(Command(resume="accept"), config, context=_context(tmp_path, False))
     state = graph.get_state(config)
-    assert not state.interrupts and state.values["done"] and not state.values.get("stopped")
+    assert not state.interrupts
+    assert state.values["done"]
+    assert not state.values.get("stopped")
     assert state.values["step"] == GAME["max_steps"] or state.values["won"]

@@ -42,7 +42,8 @@ def test_reflexion_plays_a_lost_game_again_up_to_its_three_trials_each_shown_the
     assert all(lessons[0][:40] in human(c) and lessons[1][:40] in human(c) for c in calls(tmp_path, "x-t3", "actor"))
     assert not any(p.LESSONS in human(c) for c in calls(tmp_path, "x", "actor"))
     told = play_trials("cooking:2", trials=1, seed=3, max_steps=3, context=context, run_id="y")
-    assert len(told) == 1 and not (tmp_path / "y-t2").exists()
+    assert len(told) == 1
+    assert not (tmp_path / "y-t2").exists()
 
 
 def test_an_eval_plays_each_preset_with_its_own_trials_unless_trials_is_given(tmp_path: Path) -> None:
@@ -61,7 +62,8 @@ def test_saycan_names_a_valid_command_with_no_reasoning_every_step(tmp_path: Pat
         "cooking:1", seed=7, max_steps=4, context=AgentContext(preset="saycan", run_dir=str(tmp_path)), run_id="s"
     )
     chosen = calls(tmp_path, "s", "actor")
-    assert len(chosen) == result["steps"] == 4 and result["llm_calls"] == 4  # one call a step, no planner
+    assert len(chosen) == result["steps"] == 4
+    assert result["llm_calls"] == 4
     assert all(c["prompt"][0]["content"] == SAYCAN for c in chosen)
     # the commands played so far are in each later choice's prompt (SayCan reads what it already did)
     played = [json.loads(line) for line in (tmp_path / "s" / "trajectory.jsonl").read_text().splitlines()][1:]
@@ -71,7 +73,8 @@ def test_saycan_names_a_valid_command_with_no_reasoning_every_step(tmp_path: Pat
 
 def test_the_choice_with_no_reasoning_has_only_the_command_and_only_valid_ones() -> None:
     schema = action_choice(["go north", "look"], reasoning=False).model_json_schema()
-    assert set(schema["properties"]) == {"action"} and schema["properties"]["action"]["enum"] == ["go north", "look"]
+    assert set(schema["properties"]) == {"action"}
+    assert schema["properties"]["action"]["enum"] == ["go north", "look"]
     assert "reasoning" in action_choice(["look"]).model_json_schema()["properties"]
     assert REACT != SAYCAN
 
@@ -80,7 +83,8 @@ def test_adaplanner_plays_with_a_planner_and_an_outcome_check_and_no_other_role(
     result = play(
         "cooking:1", seed=7, max_steps=4, context=AgentContext(preset="adaplanner", run_dir=str(tmp_path)), run_id="a"
     )
-    assert set(result["replies_by_node"]) == {"planner", "critic"} and result["steps"] == 4
+    assert set(result["replies_by_node"]) == {"planner", "critic"}
+    assert result["steps"] == 4
     # what it plays is what the planner wrote (no grounding), and each outcome is checked after its command
     assert len(calls(tmp_path, "a", "critic")) == 3
 
@@ -129,7 +133,8 @@ def test_rap_is_shown_the_gold_runs_moments_most_like_the_present_and_is_refused
     for call in chosen:
         shown = p.parse_sections(human(call))[p.EXPERIENCES]
         moments = [line for line in shown.splitlines() if line.strip()]
-        assert len(moments) == 3 and all(
+        assert len(moments) == 3
+        assert all(
             m.startswith("- [gold:cooking:1:seed=101, step ") and "-> then: " in m for m in moments
         )
     refused = cli(
@@ -137,10 +142,15 @@ def test_rap_is_shown_the_gold_runs_moments_most_like_the_present_and_is_refused
     )
     assert (
         refused.returncode != 0
-        and refused.stderr.strip().startswith("ariadne: error:")
-        and "--memory-from" in refused.stderr
     )
-    assert not (runs / "rap-2").exists() and len(list(runs.iterdir())) == 1  # nothing written for the refused run
+    assert (
+        refused.stderr.strip().startswith("ariadne: error:")
+    )
+    assert (
+        "--memory-from" in refused.stderr
+    )
+    assert not (runs / "rap-2").exists()
+    assert len(list(runs.iterdir())) == 1
 
 
 def test_a_random_walk_builds_the_graph_as_arigraph_does_while_commands_are_drawn_at_random(tmp_path: Path) -> None:
@@ -158,4 +168,5 @@ def test_a_random_walk_builds_the_graph_as_arigraph_does_while_commands_are_draw
         assert {"planner", "actor", "exploration_check"}.isdisjoint(result["replies_by_node"])
         assert result["replies_by_node"]["relation_retriever"]["parsed"] == 7  # the graph is built every step
         played.append([t["action"] for t in trajectory[1:]])
-    assert played[0] == played[1] and len(set(played[0])) > 1
+    assert played[0] == played[1]
+    assert len(set(played[0])) > 1

@@ -41,7 +41,8 @@ def test_a_run_plays_and_reopens_against_a_chroma_server(tmp_path: Path) -> None
                                    "--run-id", "served", "--json", env=env))
         assert not (tmp_path / "runs" / "served" / "memory" / "chroma").exists()  # the vectors are on the server
         answer = ariadne("ask", "served", "Where is the cookbook?", "--run-dir", str(tmp_path / "runs"), env=env)
-        assert answer.returncode == 0 and answer.stdout.strip(), answer.stderr
+        assert answer.returncode == 0, answer.stderr
+        assert answer.stdout.strip(), answer.stderr
         from ariadnegraph.agent.integrity import checked_copies
         from ariadnegraph.memory import WorldMemory
         from ariadnegraph.runs import RunDir
@@ -52,7 +53,9 @@ def test_a_run_plays_and_reopens_against_a_chroma_server(tmp_path: Path) -> None
                 stored = memory._vectors.load("episodes") if memory._vectors else {}
                 assert len(stored) == played["steps"] + 1  # every step's vector reached the server
     refused = ariadne("report", "served", "--run-dir", str(tmp_path / "runs"), env=env)  # the server is gone
-    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "cannot be reached" in refused.stderr
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1
+    assert "cannot be reached" in refused.stderr
 
 
 def test_the_server_going_away_mid_episode_is_one_line_and_the_run_resumes(tmp_path: Path) -> None:
@@ -65,12 +68,15 @@ def test_the_server_going_away_mid_episode_is_one_line_and_the_run_resumes(tmp_p
         path = tmp_path / "served" / "same" / "trajectory.jsonl"
         deadline = time.time() + 300
         while not (path.is_file() and path.read_text().count("\n") >= 6):
-            assert process.poll() is None and time.time() < deadline, "play ended before the server could be stopped"
+            assert process.poll() is None, "play ended before the server could be stopped"
+            assert time.time() < deadline, "play ended before the server could be stopped"
             time.sleep(0.05)
         server.kill()
         _, stderr = process.communicate(timeout=300)
         assert process.returncode == 2, stderr[-2000:]
-        assert stderr.count("\n") == 1 and stderr.startswith("ariadne: error:") and "could not be written" in stderr, stderr
+        assert stderr.count("\n") == 1, stderr
+        assert stderr.startswith("ariadne: error:"), stderr
+        assert "could not be written" in stderr, stderr
         stopped_at = path.read_text().count("\n")
         assert stopped_at < reference["steps"] + 1
         server.start()  # the same data, the same port
@@ -92,4 +98,5 @@ def test_a_server_that_never_answers_is_not_left_running(tmp_path: Path, monkeyp
     server = ChromaServer(tmp_path / "chroma-data")
     with pytest.raises(RuntimeError, match="did not answer"):
         server.start(timeout=0.5)
-    assert server.process is not None and server.process.poll() is not None  # killed before the error
+    assert server.process is not None
+    assert server.process.poll() is not None

@@ -19,7 +19,8 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 def assert_one_line_error(result: subprocess.CompletedProcess, fragment: str) -> None:
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ariadne: error:"), result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("ariadne: error:"), result.stderr
     assert fragment in lines[0]
 
 
@@ -53,7 +54,9 @@ def test_games_make_prints_the_cached_game_path(tmp_path):
     result = run("games", "make", "cooking", "--level", "1", "--seed", "11", "--out", str(tmp_path))
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip().splitlines()[-1])
-    assert path.suffix == ".z8" and path.is_file() and path.parent == tmp_path
+    assert path.suffix == ".z8"
+    assert path.is_file()
+    assert path.parent == tmp_path
     assert_one_line_error(run("games", "make", "cooking", "--level", "9"), "level")
 
 
@@ -118,4 +121,5 @@ def test_every_provider_error_class_ends_in_one_line(monkeypatch, capsys, name):
     monkeypatch.setattr(cli, "_play", fail)
     assert cli.main(["play", "--env", "cooking:1"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("ariadne: error: model provider failed:"), err
+    assert err.count("\n") == 1, err
+    assert err.startswith("ariadne: error: model provider failed:"), err

@@ -28,7 +28,8 @@ def run(*args: str) -> subprocess.CompletedProcess:
 def assert_one_line_error(result: subprocess.CompletedProcess, fragment: str) -> None:
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ariadne: error:"), result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("ariadne: error:"), result.stderr
     assert fragment in lines[0]
 
 
@@ -72,11 +73,13 @@ def test_graphml_export_read_back_by_networkx_is_the_memory_graph(recorded, tmp_
     result = run("memory", "export", run_id, "--format", "graphml", "--out", str(out), "--run-dir", str(run_dir))
     assert result.returncode == 0, result.stderr
     read = nx.read_graphml(out, force_multigraph=True)
-    assert read.is_directed() and read.is_multigraph()
+    assert read.is_directed()
+    assert read.is_multigraph()
     with WorldMemory.open(run_dir / run_id / "memory") as memory:
         expected = _facts_graph(memory)
     names, edges = expected
-    assert len(edges) > 10 and any("valid_to" in d for d in edges.values()), "the run should have closed some facts"
+    assert len(edges) > 10, "the run should have closed some facts"
+    assert any("valid_to" in d for d in edges.values()), "the run should have closed some facts"
     assert _as_read(read) == expected
 
 
@@ -120,7 +123,8 @@ def test_export_refuses_an_unknown_format_run_or_step_in_one_line_and_writes_not
     assert_one_line_error(run("memory", "export", "no-such-run", "--out", str(out), "--run-dir", str(run_dir)), "no run 'no-such-run'")
     assert_one_line_error(run("memory", "export", run_id, "--as-of", "-1", "--out", str(out), "--run-dir", str(run_dir)),
                           "argument --as-of: must be 0 or more, got -1")
-    assert not out.exists() and not list(tmp_path.iterdir())
+    assert not out.exists()
+    assert not list(tmp_path.iterdir())
 
 
 def _commands(run_dir: Path, run_id: str) -> dict[int, str | None]:
@@ -141,10 +145,13 @@ def test_compare_puts_the_runs_side_by_side_with_their_commands_aligned(recorded
     step_lines = {int(m.group(2)): (m.group(1) == "*", line) for line in lines if (m := re.match(r"^([* ])\s*(\d+)\s{2}", line))}
     assert sorted(step_lines) == list(range(1, max(max(first), max(second)) + 1))
     differ = {k for k in step_lines if first.get(k) != second.get(k)}
-    assert differ and len(differ) < len(step_lines), "the presets should agree at first, then part ways"
+    assert differ, "the presets should agree at first, then part ways"
+    assert len(differ) < len(step_lines), "the presets should agree at first, then part ways"
     for k, (marked, line) in step_lines.items():
         assert marked == (k in differ), line
-        assert first[k] in line and second[k] in line and line.index(first[k]) < line.rindex(second[k])
+        assert first[k] in line
+        assert second[k] in line
+        assert line.index(first[k]) < line.rindex(second[k])
 
 
 def test_compare_as_html_and_its_errors(recorded, tmp_path):
@@ -173,8 +180,10 @@ def test_a_long_command_is_cut_never_its_score_change():
             for run_id, change in (("a", 1.0), ("b", -2.0))]
     for width in (12, 20, 34):
         step = next(line for line in render_text(runs, width=width).splitlines() if line.startswith("    2"))
-        assert step.count("(+1)") == 1 and step.count("(-2)") == 1, (width, step)
-        assert "…" in step and long not in step
+        assert step.count("(+1)") == 1, (width, step)
+        assert step.count("(-2)") == 1, (width, step)
+        assert "…" in step
+        assert long not in step
         assert all(len(cell.strip()) <= width for cell in step[6:].split("  ") if cell.strip()), step
     assert f"{long} (+1)" in render_text(runs, width=60)
 
@@ -191,7 +200,9 @@ def one_error(capsys, *argv: str) -> str:
 
     assert cli.main(list(argv)) == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err.count("\n") == 1 and captured.err.startswith("ariadne: error: "), captured
+    assert captured.out == "", captured
+    assert captured.err.count("\n") == 1, captured
+    assert captured.err.startswith("ariadne: error: "), captured
     return captured.err.strip()
 
 
@@ -226,7 +237,8 @@ def test_no_command_writes_in_a_run_folder_or_onto_a_runs_file(recorded, tmp_pat
     before = tree(run_dir)
     for argv in writers(run_dir, a, b, tmp_path):
         line = one_error(capsys, *argv)
-        assert "is in the folder of run" in line and "whose files only the run itself writes" in line, (argv, line)
+        assert "is in the folder of run" in line, (argv, line)
+        assert "whose files only the run itself writes" in line, (argv, line)
     assert tree(run_dir) == before  # not a byte changed, nothing new in any run's folder
     assert sorted(p.name for p in tmp_path.iterdir()) == ["alias", "dangling.graphml", "link.html"]
 

@@ -108,7 +108,8 @@ def runs(tmp_path_factory) -> dict[str, tuple[Path, str]]:
                                "--run-id", "killed-run"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while len(_lines(killed_dir / "killed-run" / "trajectory.jsonl")) < 4:
-        assert player.poll() is None and time.monotonic() < deadline
+        assert player.poll() is None
+        assert time.monotonic() < deadline
         time.sleep(0.2)
     player.send_signal(signal.SIGKILL)
     player.wait()
@@ -138,7 +139,9 @@ def test_a_damaged_run_is_refused_in_one_line_and_left_as_it_was(kind, file, dam
         captured = capsys.readouterr()
         lines = captured.err.strip().splitlines()
         assert status == 2, (name, captured.out[-500:], captured.err[-1500:])
-        assert len(lines) == 1 and lines[0].startswith("ariadne: error: ") and RUN_FILES[file] in lines[0], (name, captured.err[-1500:])
+        assert len(lines) == 1, (name, captured.err[-1500:])
+        assert lines[0].startswith("ariadne: error: "), (name, captured.err[-1500:])
+        assert RUN_FILES[file] in lines[0], (name, captured.err[-1500:])
         assert checksums(tmp_path) == before, f"{name} changed the damaged run"
 
 
@@ -148,8 +151,11 @@ def test_the_real_command_refuses_a_damaged_run_the_same_way(runs, tmp_path):
     _truncated(tmp_path / run_id / "checkpoints.sqlite")
     before = checksums(tmp_path)
     result = subprocess.run([ARIADNE, "play", "--resume", run_id, "--run-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 2 and result.stderr.startswith("ariadne: error: ") and result.stderr.count("\n") == 1, result.stderr
-    assert "checkpoints.sqlite" in result.stderr and checksums(tmp_path) == before
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("ariadne: error: "), result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "checkpoints.sqlite" in result.stderr
+    assert checksums(tmp_path) == before
 
 
 @pytest.mark.parametrize("kind", ["finished", "killed"])

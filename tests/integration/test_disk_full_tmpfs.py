@@ -145,7 +145,9 @@ def test_a_full_disk_stops_a_run_in_one_line_and_the_run_goes_on_once_there_is_r
     err = capsys.readouterr().err
     monkeypatch.undo()
     assert status == 2, err
-    assert err.count("\n") == 1 and err.startswith("ariadne: error: ") and "the disk is full" in err, err
+    assert err.count("\n") == 1, err
+    assert err.startswith("ariadne: error: "), err
+    assert "the disk is full" in err, err
     assert not any(word in err for word in ("damaged", "cannot be read", "storage failed", "I/O error")), err
 
     (small_disk / "ballast").unlink()
@@ -157,5 +159,6 @@ def test_a_full_disk_stops_a_run_in_one_line_and_the_run_goes_on_once_there_is_r
     assert again.returncode == 0, (instant, err, again.stderr)
     assert [(s["action"], s["observation"]) for s in steps(run)] == reference
     assert json.loads((run / "run.json").read_text())["result"]["steps"] == STEPS
-    assert cli.main(["runs", "show", "full", "--run-dir", str(runs)]) == 0 and "not won" in capsys.readouterr().out
+    assert cli.main(["runs", "show", "full", "--run-dir", str(runs)]) == 0
+    assert "not won" in capsys.readouterr().out
     assert not list(run.glob(".memory.*.tmp"))  # a memory whose creation the disk cut leaves nothing behind

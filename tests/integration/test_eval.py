@@ -42,24 +42,35 @@ def test_small_eval_writes_every_output_is_deterministic_and_skips_finished_epis
     records = lines(out / "episodes.jsonl")
     assert sorted((r["preset"], r["seed"]) for r in records) == [("ariadne", 1), ("ariadne", 2), ("react", 1), ("react", 2)]
     for r in records:
-        assert r["won"] and r["norm_score"] == 1.0 and r["cost_usd"] == 0.0 and r["llm_calls"] > 0
-        assert r["curve"][-1] == r["score"] and len(r["curve"]) == r["steps"] + 1
+        assert r["won"]
+        assert r["norm_score"] == 1.0
+        assert r["cost_usd"] == 0.0
+        assert r["llm_calls"] > 0
+        assert r["curve"][-1] == r["score"]
+        assert len(r["curve"]) == r["steps"] + 1
         assert (out / "runs" / r["run_id"] / "run.json").is_file()
         # memory fidelity: a point per step; the KG-less react baseline recalls nothing and holds nothing
         assert [p[0] for p in r["fidelity"]["curve"]] == list(range(r["steps"] + 1))
         if r["preset"] == "react":
-            assert r["precision"] is None and r["recall"] == 0.0
+            assert r["precision"] is None
+            assert r["recall"] == 0.0
         else:
-            assert r["precision"] >= 0.9 and r["recall"] >= 0.8
+            assert r["precision"] >= 0.9
+            assert r["recall"] >= 0.8
     csv_rows = (out / "results.csv").read_text().splitlines()
-    assert csv_rows[0].startswith("suite,preset,model,group,episodes,norm_score") and len(csv_rows) == 5
+    assert csv_rows[0].startswith("suite,preset,model,group,episodes,norm_score")
+    assert len(csv_rows) == 5
     table = (out / "table.md").read_text()
-    assert "| **ariadne** (scripted) — ours | 100.0 | 100.0±0.0 |" in table and "quoted, STMA table 1" in table
-    assert "## Memory fidelity" in table and "| react (scripted) | 2 | — | 0.00 |" in table
+    assert "| **ariadne** (scripted) — ours | 100.0 | 100.0±0.0 |" in table
+    assert "quoted, STMA table 1" in table
+    assert "## Memory fidelity" in table
+    assert "| react (scripted) | 2 | — | 0.00 |" in table
     for plot in ("score_vs_steps.png", "memory_fidelity.png"):
         assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     report = (out / "report.md").read_text()
-    assert report.count("](data:image/png;base64,") == 2 and "episodes: 4 of 4 (complete)" in report and table in report
+    assert report.count("](data:image/png;base64,") == 2
+    assert "episodes: 4 of 4 (complete)" in report
+    assert table in report
 
     # Same plan, another directory, one in-process worker: identical records apart from wall time.
     plan = plan_eval("stma-cooking", ["ariadne", "react"], "scripted", out=tmp_path / "b", groups=["1"], per_group=2)

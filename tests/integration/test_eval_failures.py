@@ -44,10 +44,12 @@ def test_a_failed_second_episode_is_recorded_and_the_sweep_plays_the_rest(tmp_pa
     assert len(calls) == 3  # the third episode was played after the second failed
     assert [bool(r.get("failed")) for r in records] == [False, True, False]
     failed = records[1]
-    assert "RuntimeError: the game process died" in failed["error"] and failed["seed"] == 2
+    assert "RuntimeError: the game process died" in failed["error"]
+    assert failed["seed"] == 2
     assert all(r["won"] for r in (records[0], records[2]))
     table = (out / "table.md").read_text()
-    assert "## Failed episodes (1 of 3" in table and "the game process died" in table
+    assert "## Failed episodes (1 of 3" in table
+    assert "the game process died" in table
     report = (out / "report.md").read_text()
     assert "episodes: 2 of 3 (incomplete: 1 episodes not finished, 1 of them failed" in report
     csv_rows = (out / "results.csv").read_text().splitlines()
@@ -57,7 +59,8 @@ def test_a_failed_second_episode_is_recorded_and_the_sweep_plays_the_rest(tmp_pa
     monkeypatch.undo()
     again = run_eval(_plan(out), progress=False)
     assert [bool(r.get("failed")) for r in again] == [False, False, False]
-    assert again[0] == records[0] and again[1]["won"]
+    assert again[0] == records[0]
+    assert again[1]["won"]
     assert "Failed episodes" not in (out / "table.md").read_text()
 
 
@@ -91,7 +94,10 @@ def test_a_damaged_episodes_line_is_named_and_nothing_is_written(tmp_path, line,
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
     result = subprocess.run([ARIADNE, "eval", "stma-cooking", "--preset", "react", "--levels", "1", "--games", "2", "--out", str(out)],
                             capture_output=True, text=True, timeout=300, env=os.environ.copy())
-    assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("ariadne: error: ") and named in result.stderr, result.stderr
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("ariadne: error: "), result.stderr
+    assert named in result.stderr, result.stderr
     assert f"{path} line 2" in result.stderr
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before  # nothing written, nothing played

@@ -36,23 +36,28 @@ def test_an_eval_becomes_a_dataset_an_experiment_runs_and_feedback(tmp_path, lan
     assert sorted((e["inputs"]["env"], e["inputs"]["seed"]) for e in examples.values()) == [("cooking:1", 1), ("cooking:1", 2)]
     assert all(e["dataset_id"] == dataset["id"] for e in examples.values())
     [experiment] = langsmith.projects
-    assert experiment["reference_dataset_id"] == dataset["id"] and experiment["name"].startswith("stma-cooking · react · scripted · ")
+    assert experiment["reference_dataset_id"] == dataset["id"]
+    assert experiment["name"].startswith("stma-cooking · react · scripted · ")
     made = experiment["extra"]["metadata"]
     assert {"version", "commit", "settings", "system", "command"} <= set(made)
     records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     runs = {run["id"]: run for run in langsmith.runs}
-    assert len(runs) == 2 and {run["session_name"] for run in runs.values()} == {experiment["name"]}
+    assert len(runs) == 2
+    assert {run["session_name"] for run in runs.values()} == {experiment["name"]}
     assert {run["reference_example_id"] for run in runs.values()} == set(examples)
     assert sorted(run["outputs"]["run_id"] for run in runs.values()) == sorted(r["run_id"] for r in records)
     for run_id, run in runs.items():
         given = {f["key"]: f["score"] for f in langsmith.feedback if f["run_id"] == run_id}
         record = next(r for r in records if r["run_id"] == run["outputs"]["run_id"])
-        assert given["success"] == float(record["won"]) and given["norm_score"] == record["norm_score"]
-        assert given["steps"] == record["steps"] and given["llm_calls"] == record["llm_calls"]
+        assert given["success"] == float(record["won"])
+        assert given["norm_score"] == record["norm_score"]
+        assert given["steps"] == record["steps"]
+        assert given["llm_calls"] == record["llm_calls"]
     # again: nothing is sent twice
     assert main([*EVAL, "--out", str(out), "--langsmith"]) == 0
     assert "0 new games, 0 new experiments, 0 new episodes" in capsys.readouterr().out
-    assert len(langsmith.runs) == 2 and len(langsmith.datasets) == 1
+    assert len(langsmith.runs) == 2
+    assert len(langsmith.datasets) == 1
 
 
 def test_without_a_key_it_is_one_line_before_anything_is_played(tmp_path, langsmith, monkeypatch, capsys):
@@ -60,4 +65,5 @@ def test_without_a_key_it_is_one_line_before_anything_is_played(tmp_path, langsm
     assert main([*EVAL, "--out", str(tmp_path / "out"), "--langsmith"]) == 2
     said = capsys.readouterr().err.strip().splitlines()
     assert said == ["ariadne: error: --langsmith needs LANGSMITH_API_KEY (and LANGSMITH_ENDPOINT for a host other than LangSmith's)"]
-    assert not (tmp_path / "out").exists() and langsmith.runs == []
+    assert not (tmp_path / "out").exists()
+    assert langsmith.runs == []

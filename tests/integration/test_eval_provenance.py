@@ -19,11 +19,14 @@ SMALL = {"groups": ["1"], "per_group": 2, "max_steps": 3}
 
 def test_wilson_and_the_bootstrap_give_the_known_intervals():
     assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
-    assert wilson(0, 10)[0] == 0.0 and wilson(0, 10)[1] == pytest.approx(0.2775, abs=1e-4)
-    assert wilson(10, 10)[1] == pytest.approx(1.0) and wilson(10, 10)[0] == pytest.approx(0.7225, abs=1e-4)
+    assert wilson(0, 10)[0] == 0.0
+    assert wilson(0, 10)[1] == pytest.approx(0.2775, abs=1e-4)
+    assert wilson(10, 10)[1] == pytest.approx(1.0)
+    assert wilson(10, 10)[0] == pytest.approx(0.7225, abs=1e-4)
     assert bootstrap_mean([0.5, 0.5, 0.5]) == (0.5, 0.5)
     low, high = bootstrap_mean([0.0, 1.0, 0.0, 1.0])
-    assert 0.0 <= low < 0.5 < high <= 1.0 and bootstrap_mean([0.0, 1.0, 0.0, 1.0]) == (low, high)  # seeded
+    assert 0.0 <= low < 0.5 < high <= 1.0
+    assert bootstrap_mean([0.0, 1.0, 0.0, 1.0]) == (low, high)
 
 
 def test_records_carry_their_provenance_and_an_out_of_other_settings_is_refused(tmp_path, monkeypatch):
@@ -32,11 +35,13 @@ def test_records_carry_their_provenance_and_an_out_of_other_settings_is_refused(
     assert len(records) == 2
     for record in records:
         made = record["provenance"]
-        assert isinstance(made["version"], str) and re.fullmatch(r"[0-9a-f]{16}", made["settings"])
+        assert isinstance(made["version"], str)
+        assert re.fullmatch(r"[0-9a-f]{16}", made["settings"])
         assert made["commit"] is None or re.fullmatch(r"[0-9a-f]{40}", made["commit"])
     table = (out / "table.md").read_text()
     assert "**Not the paper's protocol:** 3 steps an episode (the protocol's: 50); a subset: 2 of the protocol's 32" in table
-    assert "## n and 95% intervals per cell" in table and re.search(r"\| react \(scripted\) \| 1 \| 2 \| \S+ \[\S+, \S+\] \|", table)
+    assert "## n and 95% intervals per cell" in table
+    assert re.search(r"\| react \(scripted\) \| 1 \| 2 \| \S+ \[\S+, \S+\] \|", table)
     assert "- played by: ariadnegraph " in (out / "report.md").read_text()
     assert "success_low" in (out / "results.csv").read_text().splitlines()[0]
     # the eval's page: each cell links to its episodes; `ariadne eval` writes each episode's report and links it
@@ -47,7 +52,8 @@ def test_records_carry_their_provenance_and_an_out_of_other_settings_is_refused(
     assert "Not the paper&#x27;s protocol" in page or "Not the paper's protocol" in page
     for record in records:
         link = f'href="runs/{record["run_id"]}/report.html"'
-        assert link in page and (out / "runs" / record["run_id"] / "report.html").is_file()
+        assert link in page
+        assert (out / "runs" / record["run_id"] / "report.html").is_file()
     assert re.search(r'<td>react \(scripted\)</td><td>all</td><td><a href="#cell-\d+">2</a></td>', page)
     assert "http" not in page
     # the same plan resumes; another step limit or another ARIADNE_* setting into the same --out is refused

@@ -57,7 +57,8 @@ def test_ray_records_match_the_local_pool(tmp_path: Path, ray_tmpdir: Path) -> N
     assert sum(line.startswith("[") for line in on_ray.stderr.splitlines()) == 4  # progress as episodes finish
     by_key = {r["key"]: comparable(r) for r in lines(tmp_path / "local" / "episodes.jsonl")}
     on_ray_by_key = {r["key"]: comparable(r) for r in lines(tmp_path / "ray" / "episodes.jsonl")}
-    assert len(by_key) == 4 and on_ray_by_key == by_key
+    assert len(by_key) == 4
+    assert on_ray_by_key == by_key
     assert "on Ray" in (tmp_path / "ray" / "report.md").read_text()
 
 

@@ -24,7 +24,8 @@ def eval_cli(out: Path, *args: str, env: dict | None = None) -> subprocess.Compl
 
 def refused_in_one_line(result: subprocess.CompletedProcess, out: Path, *words: str) -> None:
     assert result.returncode == 2, result.stderr[-2000:]
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("ariadne: error:"), result.stderr[-2000:]
+    assert result.stderr.count("\n") == 1, result.stderr[-2000:]
+    assert result.stderr.startswith("ariadne: error:"), result.stderr[-2000:]
     assert all(word in result.stderr for word in words), result.stderr
     assert not out.exists()  # neither OUT/.lock nor OUT/runs
 

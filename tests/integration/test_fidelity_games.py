@@ -14,7 +14,8 @@ from ariadnegraph.evals.fidelity import episode_fidelity, read_kg, walkthrough_f
 @pytest.mark.parametrize("spec, options", [("arigraph:cook", {}), ("cooking:2", {"seed": 2})])
 def test_scripted_extractor_keeps_a_faithful_kg_on_walkthroughs(spec, options):
     result = walkthrough_fidelity(spec, **options)
-    assert result.precision >= 0.9 and result.recall >= 0.8, result.to_dict()["errors"]
+    assert result.precision >= 0.9, result.to_dict()["errors"]
+    assert result.recall >= 0.8, result.to_dict()["errors"]
     assert 0 < result.coverage <= result.recall
     assert [p.step for p in result.points] == list(range(len(result.points)))
 
@@ -29,20 +30,26 @@ def test_played_run_has_a_point_per_step_and_the_cli_prints_them(tmp_path, capsy
     assert [p.step for p in result.points] == list(range(run["steps"] + 1))
     for point in result.points:
         assert all(v is None or 0 <= v <= 1 for v in (point.precision, point.recall, point.coverage))
-    assert 0 <= result.precision <= 1 and 0 <= result.recall <= 1 and set(result.by_relation) >= {"location", "adjacency"}
+    assert 0 <= result.precision <= 1
+    assert 0 <= result.recall <= 1
+    assert set(result.by_relation) >= {"location", "adjacency"}
 
     assert main(["fidelity", run["run_id"], "--run-dir", str(tmp_path)]) == 0
     text = capsys.readouterr().out
-    assert f"precision {result.precision:.2f}, recall {result.recall:.2f}" in text and "\n    0 " in text
+    assert f"precision {result.precision:.2f}, recall {result.recall:.2f}" in text
+    assert "\n    0 " in text
     assert main(["fidelity", run["run_id"], "--run-dir", str(tmp_path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert len(data["points"]) == len(result.points) and data["recall"] == result.recall
+    assert len(data["points"]) == len(result.points)
+    assert data["recall"] == result.recall
 
     (tmp_path / run["run_id"] / "oracle.jsonl").unlink()
     for run_id, message in ((run["run_id"], "oracle.jsonl is missing"), ("no-such-run", "no run 'no-such-run'")):
         assert main(["fidelity", run_id, "--run-dir", str(tmp_path)]) == 2
         err = capsys.readouterr().err
-        assert err.startswith("ariadne: error: ") and message in err and err.count("\n") == 1
+        assert err.startswith("ariadne: error: ")
+        assert message in err
+        assert err.count("\n") == 1
 
 
 def _hold_a_wrong_fact(run_dir, run_id: str, triplet: tuple[str, str, str]) -> None:
@@ -72,8 +79,11 @@ def test_twx_and_scienceworld_runs_are_measured_and_a_wrong_fact_lowers_precisio
     run = play(spec, max_steps=4, context=AgentContext(run_dir=str(tmp_path)), **options)
     assert main(["fidelity", run["run_id"], "--run-dir", str(tmp_path), "--json"]) == 0
     before = json.loads(capsys.readouterr().out)
-    assert before["precision"] is not None and before["recall"] is not None and before["coverage"] is not None
-    assert before["by_relation"]["location"]["recall"] is not None and before["counts"]["all"]["tp"] > 0
+    assert before["precision"] is not None
+    assert before["recall"] is not None
+    assert before["coverage"] is not None
+    assert before["by_relation"]["location"]["recall"] is not None
+    assert before["counts"]["all"]["tp"] > 0
 
     _hold_a_wrong_fact(tmp_path, run["run_id"], ("fridge", "in", "bathroom"))  # the fridge is in the kitchen
     assert main(["fidelity", run["run_id"], "--run-dir", str(tmp_path), "--json"]) == 0

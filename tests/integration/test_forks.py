@@ -71,8 +71,11 @@ def test_a_fork_of_a_finished_run_rewrites_its_files_and_memory_from_the_fork(tm
         final = graph.get_state(config).values
     steps = consistent_history(tmp_path, "f")
     assert [s["action"] for s in steps[:3]] == [s["action"] for s in first[:3]]  # the shared past
-    assert steps[3]["action"] == DETOUR and final["trail"] == steps[-1]["trail"] and final["step"] == steps[-1]["step"]
-    assert original["steps"] == 8 and len(steps) == final["step"] + 1
+    assert steps[3]["action"] == DETOUR
+    assert final["trail"] == steps[-1]["trail"]
+    assert final["step"] == steps[-1]["step"]
+    assert original["steps"] == 8
+    assert len(steps) == final["step"] + 1
 
 
 def test_a_fork_of_a_paused_thread_rebuilds_the_live_game_and_memory(tmp_path):
@@ -98,7 +101,9 @@ def test_a_fork_of_a_paused_thread_rebuilds_the_live_game_and_memory(tmp_path):
     finally:
         end_session(run_id)
     steps = consistent_history(tmp_path, run_id)
-    assert steps[3]["action"] == DETOUR and final["step"] == steps[-1]["step"] and final["done"]
+    assert steps[3]["action"] == DETOUR
+    assert final["step"] == steps[-1]["step"]
+    assert final["done"]
 
 
 def test_a_fork_of_a_branch_that_a_later_fork_replaced_is_refused_and_changes_nothing(tmp_path):
@@ -153,9 +158,11 @@ def test_a_fork_that_stops_before_the_end_leaves_no_result_of_the_abandoned_bran
         end_session("s")
     assert "result" not in run.meta()
     steps = consistent_history(tmp_path, "s")
-    assert steps[3]["action"] == DETOUR and steps[-1]["step"] == 5
+    assert steps[3]["action"] == DETOUR
+    assert steps[-1]["step"] == 5
     after = memory_view("s", tmp_path)
-    assert after.memory.last_episode == 5 and after.memory.episodes[3].action == DETOUR
+    assert after.memory.last_episode == 5
+    assert after.memory.episodes[3].action == DETOUR
 
 
 def test_a_new_episode_under_the_id_of_a_run_started_as_another_is_refused(tmp_path):
@@ -191,7 +198,8 @@ def test_a_fork_at_every_checkpoint_continues_or_is_refused_and_the_files_agree_
     config = {"configurable": {"thread_id": "k"}}
     with checkpointer(RunDir.open(tmp_path / "played", "k")) as saver:
         history = list(graph_of(saver).get_state_history(config))
-    assert len(history) > 20 and any(s.next == ("actor",) for s in history)
+    assert len(history) > 20
+    assert any(s.next == ("actor",) for s in history)
     for n, snapshot in enumerate(reversed(history)):
         root = tmp_path / f"fork-{n}"
         shutil.copytree(tmp_path / "played", root)
@@ -204,12 +212,15 @@ def test_a_fork_at_every_checkpoint_continues_or_is_refused_and_the_files_agree_
                 try:
                     graph.invoke(None, fork, context=AgentContext(run_dir=str(root), preset="ariadne_full"), durability="sync")
                 except (RunExists, ValueError) as refused:  # no episode at the fork yet
-                    assert "observation" not in snapshot.values and "\n" not in str(refused), (n, snapshot.next)
+                    assert "observation" not in snapshot.values, (n, snapshot.next)
+                    assert "\n" not in str(refused), (n, snapshot.next)
                     assert files_of(run) == before
                     continue
                 final = graph.get_state(config)
         finally:
             end_session("k")
         steps = consistent_history(root, "k")
-        assert final.next == () and final.values["done"], (n, snapshot.next, final.values.get("step"))
-        assert final.values["step"] == steps[-1]["step"] == 2 and final.values["trail"] == steps[-1]["trail"], (n, snapshot.next)
+        assert final.next == (), (n, snapshot.next, final.values.get("step"))
+        assert final.values["done"], (n, snapshot.next, final.values.get("step"))
+        assert final.values["step"] == steps[-1]["step"] == 2, (n, snapshot.next)
+        assert final.values["trail"] == steps[-1]["trail"], (n, snapshot.next)

@@ -46,9 +46,14 @@ def cache(cooking_cache, monkeypatch) -> Path:
 def test_cooking_levels_win_by_their_walkthrough(cache, level):
     with make(f"cooking:{level}") as env:
         assert env.path == cache / "games" / "cooking" / f"level{level}_seed{DEFAULT_SEED}.z8"
-        assert env.max_steps == 50 and env.task and env.goal and env.spec == f"cooking:{level}"
+        assert env.max_steps == 50
+        assert env.task
+        assert env.goal
+        assert env.spec == f"cooking:{level}"
         obs = env.reset()
-        assert obs.max_score == STMA_MAX_SCORES[level] and obs.text.endswith(env.task) and obs.location
+        assert obs.max_score == STMA_MAX_SCORES[level]
+        assert obs.text.endswith(env.task)
+        assert obs.location
         plan = obs.oracle.walkthrough
         assert 0 < len(plan) <= env.max_steps
         for command in plan:
@@ -65,7 +70,8 @@ def test_second_make_reuses_the_cached_game(cache, monkeypatch):
 
     monkeypatch.setattr(generation, "_run_tw_make", must_not_run)
     env = make("cooking:2", seed=DEFAULT_SEED)
-    assert env.path == path and env.seed == DEFAULT_SEED
+    assert env.path == path
+    assert env.seed == DEFAULT_SEED
     assert (path.stat().st_mtime_ns, path.with_suffix(".json").stat().st_mtime_ns) == stamps
     assert not list(path.parent.glob(".tmp-*"))
 
@@ -95,8 +101,11 @@ def test_a_half_written_game_is_never_trusted(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(generation, "_run_tw_make", lambda *a: calls.append(a) or fake_tw_make(*a))
     assert ensure_game("cooking", 3, 99) == target
-    assert len(calls) == 1 and target.read_bytes() == b"z8" and target.with_suffix(".json").is_file()
-    assert ensure_game("cooking", 3, 99) == target and len(calls) == 1
+    assert len(calls) == 1
+    assert target.read_bytes() == b"z8"
+    assert target.with_suffix(".json").is_file()
+    assert ensure_game("cooking", 3, 99) == target
+    assert len(calls) == 1
     assert not list(target.parent.glob(".tmp-*"))
 
 
@@ -129,16 +138,21 @@ def test_bad_levels_and_seeds_fail_before_generating(tmp_path, monkeypatch, spec
 def test_treasure_and_coin_games_generate_and_win(tmp_path, monkeypatch, kind, level):
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
     with make(f"{kind}:{level}", seed=2) as env:
-        assert env.path.name == f"level{level}_seed2.z8" and env.max_steps >= 100
+        assert env.path.name == f"level{level}_seed2.z8"
+        assert env.max_steps >= 100
         obs = env.reset()
-        assert env.goal and env.goal in obs.text and env.task is None
+        assert env.goal
+        assert env.goal in obs.text
+        assert env.task is None
         for command in obs.oracle.walkthrough:
             obs = env.step(command)
-        assert obs.won and obs.score == obs.max_score == 1
+        assert obs.won
+        assert obs.score == obs.max_score == 1
 
 
 def test_generate_game_copies_into_out_dir(cache, tmp_path):
     copy = generate_game("cooking", 1, out_dir=tmp_path / "out")
     assert copy == tmp_path / "out" / f"level1_seed{DEFAULT_SEED}.z8"
-    assert copy.is_file() and copy.with_suffix(".json").is_file()
+    assert copy.is_file()
+    assert copy.with_suffix(".json").is_file()
     assert os.path.getsize(copy) == os.path.getsize(cached_game_path("cooking", 1, DEFAULT_SEED))

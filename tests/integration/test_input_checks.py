@@ -31,7 +31,9 @@ def cli(*args: str, limit_memory: bool = False) -> subprocess.CompletedProcess:
 
 def one_line(result: subprocess.CompletedProcess, *named: str) -> None:
     assert result.returncode == 2, (result.stdout, result.stderr)
-    assert result.stdout == "" and result.stderr.count("\n") == 1 and result.stderr.startswith("ariadne: error: "), result.stderr
+    assert result.stdout == "", result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("ariadne: error: "), result.stderr
     for text in named:
         assert text in result.stderr, result.stderr
 
@@ -70,12 +72,16 @@ def test_a_damaged_store_row_is_named_and_skipped_by_readers_and_refused_by_writ
     row = "a/cooking/facts 'knife|on|table' is damaged"
 
     shown_store = cli("memory", "show", "--store", str(store))
-    assert shown_store.returncode == 0 and shown_store.stdout == "a/cooking: 1 facts, 0 lessons, 0 dated transitions\n  carrot, in, fridge\n"
-    assert shown_store.stderr.count("\n") == 1 and shown_store.stderr.startswith("ariadne: warning: "), shown_store.stderr
-    assert row in shown_store.stderr and shown in shown_store.stderr
+    assert shown_store.returncode == 0
+    assert shown_store.stdout == "a/cooking: 1 facts, 0 lessons, 0 dated transitions\n  carrot, in, fridge\n"
+    assert shown_store.stderr.count("\n") == 1, shown_store.stderr
+    assert shown_store.stderr.startswith("ariadne: warning: "), shown_store.stderr
+    assert row in shown_store.stderr
+    assert shown in shown_store.stderr
     with LongTermMemory(store) as memory:  # the reader a run's recall uses
         assert memory.facts(Namespace("a", "cooking")) == [("carrot", "in", "fridge")]
-        assert len(memory.skipped) == 1 and row in memory.skipped[0]
+        assert len(memory.skipped) == 1
+        assert row in memory.skipped[0]
     if every_command:
         runs, run_id = finished_run
         one_line(cli("memory", "save", run_id, "--agent", "a", "--run-dir", str(runs), "--store", str(store)), row, shown)
@@ -98,7 +104,8 @@ def test_every_reader_of_the_store_skips_a_damaged_row_of_each_kind(tmp_path):
         memory.store.put(ns.lessons, "0-bad", {"text": 5}, index=False)
         memory.store.put(ns.transitions, "gold|000002|00000", {"triplet": "not a triplet"}, index=False)
     with LongTermMemory(store) as memory:
-        assert memory.lessons(ns) == ["open the fridge"] and len(memory.transitions(ns)) == 1
+        assert memory.lessons(ns) == ["open the fridge"]
+        assert len(memory.transitions(ns)) == 1
         assert memory.lessons(ns) == ["open the fridge"]  # read again: still named once
         assert [line.split(": ", 1)[1].split(" is damaged")[0] for line in memory.skipped] == [
             "row a/cooking/lessons '0-bad'", "row a/cooking/transitions 'gold|000002|00000'"]
@@ -108,7 +115,8 @@ def test_a_healthy_store_still_reads(tmp_path):
     store = tmp_path / "store.sqlite"
     damaged_store(store, '{"triplet": ["knife", "on", "table"], "sources": ["r"]}')
     shown = cli("memory", "show", "--store", str(store))
-    assert shown.returncode == 0 and "a/cooking: 2 facts" in shown.stdout, shown.stderr
+    assert shown.returncode == 0, shown.stderr
+    assert "a/cooking: 2 facts" in shown.stdout, shown.stderr
 
 
 @pytest.mark.parametrize("variations, named", [
@@ -120,7 +128,8 @@ def test_seed_gold_ranges_are_checked_before_they_are_built(tmp_path, variations
     result = cli("memory", "seed-gold", "cooking:1", "--variations", variations, "--by-seed", "--agent", "a",
                  "--run-dir", str(tmp_path / "runs"), "--store", str(tmp_path / "store.sqlite"), limit_memory=True)
     one_line(result, named)  # under a memory limit: a list of the whole range would not fit
-    assert not (tmp_path / "runs").exists() and not (tmp_path / "store.sqlite").exists()
+    assert not (tmp_path / "runs").exists()
+    assert not (tmp_path / "store.sqlite").exists()
 
 
 @pytest.mark.parametrize("env", ["twx:coin", "nethack:score", "crafter"])

@@ -103,7 +103,8 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict:
     result = run(command(runs, "K"))
     assert result.returncode == 0, result.stderr
     found = outcome(runs, "K", result.stdout)
-    assert len(found["trials"]) == 2 and found["seeded"]["facts"] == len(found["seeded_facts"]) > 0
+    assert len(found["trials"]) == 2
+    assert found["seeded"]["facts"] == len(found["seeded_facts"]) > 0
     return found
 
 

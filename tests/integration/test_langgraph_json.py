@@ -60,17 +60,22 @@ def test_every_declared_graph_has_its_input_output_and_context_schemas():
             graph = load_graph(reference)
             schemas = {kind: getattr(graph, f"get_{kind}_jsonschema")() for kind in ("input", "output", "context")}
             for kind, schema in schemas.items():
-                assert schema and schema.get("properties"), (config_name, name, kind)
+                assert schema, (config_name, name, kind)
+                assert schema.get("properties"), (config_name, name, kind)
             context = schemas["context"]["properties"]
-            assert context["preset"]["enum"] == list(PRESETS) and context["tool_calling"]["enum"] == ["auto", "native", "json"]
-            assert context["run_dir"].get("readOnly") and context["base_url"].get("readOnly")  # the operator's
+            assert context["preset"]["enum"] == list(PRESETS)
+            assert context["tool_calling"]["enum"] == ["auto", "native", "json"]
+            assert context["run_dir"].get("readOnly")
+            assert context["base_url"].get("readOnly")
             assert not any("key" in field for field in context), "a secret is never a form field"
             outputs = set(schemas["output"]["properties"])
             if name == "agent":
-                assert {"run_id", "score", "max_score", "won", "step", "usage"} <= outputs and "history" not in outputs
+                assert {"run_id", "score", "max_score", "won", "step", "usage"} <= outputs
+                assert "history" not in outputs
                 assert "env" in schemas["input"]["properties"]
             else:
-                assert outputs == {"answer", "turns"} and schemas["input"]["properties"]["question"]["type"] == "string"
+                assert outputs == {"answer", "turns"}
+                assert schemas["input"]["properties"]["question"]["type"] == "string"
 
 
 def test_the_server_has_a_store_and_a_recursion_limit_for_long_episodes():
@@ -89,18 +94,24 @@ def test_agent_graph_has_every_role_and_the_replanning_edges():
              "world_model_qa", "planner", "critic", "actor", "finish"}
     assert roles <= set(graph.nodes)
     edges = {(e.source, e.target, e.conditional) for e in graph.edges}
-    assert ("critic", "planner", True) in edges and ("critic", "actor", True) in edges
-    assert ("aggregator", "world_model_qa", True) in edges and ("aggregator", "critic", True) in edges
-    assert ("planner", "critic", True) in edges and ("planner", "actor", True) in edges  # presets without a critic skip it
-    assert ("actor", "environment", True) in edges and ("environment", "summarizer", True) in edges
+    assert ("critic", "planner", True) in edges
+    assert ("critic", "actor", True) in edges
+    assert ("aggregator", "world_model_qa", True) in edges
+    assert ("aggregator", "critic", True) in edges
+    assert ("planner", "critic", True) in edges
+    assert ("planner", "actor", True) in edges
+    assert ("actor", "environment", True) in edges
+    assert ("environment", "summarizer", True) in edges
     assert ("actor", "planner", True) in edges  # a plan step the actor sends back (ariadne)
-    assert ("memory_update", "finish", True) in edges and ("finish", "__end__", False) in edges  # the end is one node
+    assert ("memory_update", "finish", True) in edges
+    assert ("finish", "__end__", False) in edges
 
 
 def test_ask_graph_is_the_tool_loop():
     graph = load_graph(json.loads((ROOT / "langgraph.json").read_text())["graphs"]["ask"]).get_graph()
     edges = {(e.source, e.target, e.conditional) for e in graph.edges}
-    assert ("think", "tools", True) in edges and ("tools", "think", False) in edges
+    assert ("think", "tools", True) in edges
+    assert ("tools", "think", False) in edges
 
 
 def test_the_deployment_image_is_generated_offline_with_java_and_a_data_volume(tmp_path):
@@ -114,8 +125,10 @@ def test_the_deployment_image_is_generated_offline_with_java_and_a_data_volume(t
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     dockerfile = out.read_text()
     assert dockerfile.startswith("FROM langchain/langgraph-api:3.11")
-    assert "openjdk-17-jre-headless" in dockerfile and "ARIADNE_RUN_DIR=/data/runs" in dockerfile
+    assert "openjdk-17-jre-headless" in dockerfile
+    assert "ARIADNE_RUN_DIR=/data/runs" in dockerfile
     graphs = json.loads(next(line for line in dockerfile.splitlines() if line.startswith("ENV LANGSERVE_GRAPHS="))
                         .split("=", 1)[1].strip("'"))
     assert set(graphs) == set(json.loads((ROOT / "langgraph.json").read_text())["graphs"])
-    assert "ENV LANGGRAPH_AUTH=" in dockerfile and "server_auth.py:auth" in dockerfile
+    assert "ENV LANGGRAPH_AUTH=" in dockerfile
+    assert "server_auth.py:auth" in dockerfile

@@ -124,7 +124,8 @@ def test_agent_graph_runs_a_thread_through_the_sdk(server):
     client.runs.wait(thread["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3})
     state = client.threads.get_state(thread["thread_id"])
     values = state["values"]
-    assert values["step"] == 3 and values["done"] is True
+    assert values["step"] == 3
+    assert values["done"] is True
     assert values["usage"]["planner"]["calls"] >= 1
     run_dir = work / "runs" / thread["thread_id"]
     assert (run_dir / "trajectory.jsonl").read_text().count("\n") == 4  # reset + 3 steps
@@ -167,13 +168,16 @@ def test_background_run_streams_is_interrupted_and_resumes(server):
                 break
     assert seen_steps[:3] == [0, 1, 2]
     interrupted = client.threads.get_state(thread["thread_id"])["values"]
-    assert not interrupted.get("done") and interrupted["step"] < 25
+    assert not interrupted.get("done")
+    assert interrupted["step"] < 25
     # resume: a new run on the same thread with no input continues from the last checkpoint
     client.runs.wait(thread["thread_id"], "agent", input=None)
     final = client.threads.get_state(thread["thread_id"])["values"]
-    assert final["done"] is True and final["step"] > interrupted["step"]
+    assert final["done"] is True
+    assert final["step"] > interrupted["step"]
     recorded = [r["trail"] for r in RunDir.open(work / "runs", thread["thread_id"]).steps()]
-    assert interrupted["trail"] == recorded[interrupted["step"]] and final["trail"] == recorded[-1]  # one history, continued
+    assert interrupted["trail"] == recorded[interrupted["step"]]
+    assert final["trail"] == recorded[-1]
 
 
 def server_error(client, graph: str, payload: dict | None, context: dict | None = None) -> str:
@@ -184,7 +188,8 @@ def server_error(client, graph: str, payload: dict | None, context: dict | None 
     out = client.runs.wait(thread["thread_id"], graph, input=payload, context=context, config=config, raise_error=False)
     assert [r["status"] for r in client.runs.list(thread["thread_id"])] == ["error"]
     message = out["__error__"]["message"]
-    assert "\n" not in message and "internal error" not in message
+    assert "\n" not in message
+    assert "internal error" not in message
     return message
 
 
@@ -301,7 +306,8 @@ def test_the_server_serves_every_graphs_schemas(server):
     for assistant in client.assistants.search():
         schemas = client.assistants.get_schemas(assistant["assistant_id"])
         for kind in ("input_schema", "output_schema", "context_schema"):
-            assert schemas[kind] and schemas[kind]["properties"], (assistant["graph_id"], kind)
+            assert schemas[kind], (assistant["graph_id"], kind)
+            assert schemas[kind]["properties"], (assistant["graph_id"], kind)
         assert "enum" in schemas["context_schema"]["properties"]["preset"]
         if assistant["graph_id"] == "agent":
             assert {"score", "won", "step"} <= set(schemas["output_schema"]["properties"])
@@ -322,20 +328,25 @@ def test_a_finished_episode_returns_its_result_and_streams_its_steps(server):
                                                         stream_mode="custom") if part.event == "custom"]
     assert [e["step"] for e in events if e.get("event") == "step"] == [0, 1, 2, 3, 4, 5]
     outcomes = [e for e in events if e["event"] == "step"]
-    assert all(e["observation"] for e in outcomes) and outcomes[-1]["done"] is True
+    assert all(e["observation"] for e in outcomes)
+    assert outcomes[-1]["done"] is True
     # each step's plan, verdicts and command are streamed after the step before and before its own outcome
     commands = [(i, e) for i, e in enumerate(events) if e["event"] == "command"]
     assert [e["step"] for _, e in commands] == [1, 2, 3, 4, 5]
     for i, command in commands:
         outcome = next(e for e in events[i:] if e["event"] == "step")
-        assert outcome["step"] == command["step"] and outcome["last_action"] == command["command"]
+        assert outcome["step"] == command["step"]
+        assert outcome["last_action"] == command["command"]
         before = events[: events.index(outcome)]
         decided = before[max(j for j, e in enumerate(before) if e["event"] == "step") + 1 :]
-        assert decided and all(e["step"] == command["step"] for e in decided)
+        assert decided
+        assert all(e["step"] == command["step"] for e in decided)
         assert {e["event"] for e in decided} >= {"verdict", "command"}
     assert any(e["event"] == "plan" and e["steps"] for e in events)
     result = client.runs.wait(client.threads.create()["thread_id"], "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
-    assert result["step"] == 2 and "history" not in result and "belief" not in result  # the output schema: the result
+    assert result["step"] == 2
+    assert "history" not in result
+    assert "belief" not in result
 
 
 def test_memory_from_reads_the_servers_store(server):
@@ -382,7 +393,9 @@ def test_forks_of_a_finished_and_of_a_paused_thread_keep_the_run_one_history(ser
         client.runs.wait(thread, "agent", input=None, checkpoint_id=fork["checkpoint"]["checkpoint_id"])
         final = client.threads.get_state(thread)["values"]
         steps = consistent_history(work / "runs", thread)
-        assert steps[3]["action"] == DETOUR and final["done"] and final["trail"] == steps[-1]["trail"]
+        assert steps[3]["action"] == DETOUR
+        assert final["done"]
+        assert final["trail"] == steps[-1]["trail"]
 
 
 def test_a_thread_created_again_with_the_same_id_leaves_the_old_run_as_it_was(server):
@@ -421,14 +434,19 @@ def test_a_person_approves_or_replaces_each_command(server):
         return interrupts[0]["value"]
 
     first = question()
-    assert first["step"] == 1 and first["command"] and first["valid"]
+    assert first["step"] == 1
+    assert first["command"]
+    assert first["valid"]
     schema = client.threads.get_state(thread)["interrupts"][0]["response_schema"]
-    assert "replace" in json.dumps(schema) and "stop" in json.dumps(schema)  # the answers a client's form offers
+    assert "replace" in json.dumps(schema)
+    assert "stop" in json.dumps(schema)
     client.runs.wait(thread, "agent", command={"resume": "accept"})  # approval stays on with no context
     second = question()
-    assert second["step"] == 2 and second["command"] != "look"  # replaced below by a command the agent did not choose
+    assert second["step"] == 2
+    assert second["command"] != "look"
     client.runs.wait(thread, "agent", command={"resume": "reject"})  # not an answer: asked again, nothing played
-    assert question()["error"].startswith("answer 'accept', 'stop'") and question()["step"] == 2
+    assert question()["error"].startswith("answer 'accept', 'stop'")
+    assert question()["step"] == 2
     client.runs.wait(thread, "agent", command={"resume": {"type": "replace", "command": "look"}})
     client.runs.wait(thread, "agent", command={"resume": {"type": "accept"}})
     # a person stops another thread's episode at its first question: nothing played, the result says so
@@ -436,12 +454,16 @@ def test_a_person_approves_or_replaces_each_command(server):
     client.runs.wait(stopped, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 3}, context=context)
     client.runs.wait(stopped, "agent", command={"resume": "stop"})
     ended = client.threads.get_state(stopped)
-    assert ended["values"]["stopped"] and ended["values"]["step"] == 0 and not ended["interrupts"]
+    assert ended["values"]["stopped"]
+    assert ended["values"]["step"] == 0
+    assert not ended["interrupts"]
     assert RunDir.open(work / "runs", stopped).meta()["result"]["stopped"] is True
     values = client.threads.get_state(thread)["values"]
     actions = [r["action"] for r in RunDir.open(work / "runs", thread).steps()]
-    assert values["done"] and actions == [None, first["command"], "look", actions[3]]
-    assert values["step"] == 3 and not client.threads.get_state(thread)["interrupts"]
+    assert values["done"]
+    assert actions == [None, first["command"], "look", actions[3]]
+    assert values["step"] == 3
+    assert not client.threads.get_state(thread)["interrupts"]
 
 
 def test_the_servers_recursion_limit_fits_long_episodes(server):
@@ -499,7 +521,8 @@ def test_the_servers_key_and_the_providers_key_go_nowhere_else(tmp_path):
     assert "UnicodeDecodeError" not in log
     # every file the server and the runs wrote: run.json, trajectories, memories, the server's threads and checkpoints
     written = [p for p in tmp_path.rglob("*") if p.is_file() and not p.name.startswith("server-")]
-    assert any(".langgraph_api" in p.parts for p in written) and any(p.name == "run.json" for p in written)
+    assert any(".langgraph_api" in p.parts for p in written)
+    assert any(p.name == "run.json" for p in written)
     for path in written:
         data = path.read_bytes()
         assert not any(secret.encode() in data for secret in secrets), path
@@ -512,7 +535,8 @@ def test_the_retired_key_variable_keeps_the_server_closed(tmp_path):
     with langgraph_dev(tmp_path, ARIADNE_API_KEY="old-secret") as url:
         with pytest.raises(httpx.HTTPStatusError) as refused:
             get_sync_client(url=url, api_key="old-secret").assistants.search()
-        assert refused.value.response.status_code == 401 and "ARIADNE_SERVER_API_KEY" in refused.value.response.text
+        assert refused.value.response.status_code == 401
+        assert "ARIADNE_SERVER_API_KEY" in refused.value.response.text
 
 
 @pytest.mark.arigraph_games
@@ -557,7 +581,8 @@ def test_the_server_outlives_postgres_restarts_and_never_plays_a_step_without_it
             assert recorded <= checkpointed + 2  # at most the step whose checkpoint failed (played again on resume)
             client.runs.wait(long, "agent", input=None)  # the same thread continues from its last checkpoint
             final = client.threads.get_state(long)["values"]
-            assert final["done"] and final["step"] == 40
+            assert final["done"]
+            assert final["step"] == 40
             fresh = client.threads.create()["thread_id"]  # and a new thread plays
             client.runs.wait(fresh, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 2})
             assert client.threads.get_state(fresh)["values"]["step"] == 2
@@ -597,7 +622,8 @@ def store_is_read_only_to_clients(client, store: Path) -> None:
     assert client.store.get_item(list(chef.facts), "cookbook|on|counter")["value"]["triplet"] == ["cookbook", "on", "counter"]
     assert {tuple(i["value"]["triplet"]) for i in client.store.search_items(list(chef.facts))["items"]} == set(CHEF_FACTS)
     with LongTermMemory(store) as memory:
-        assert (memory.facts(chef), memory.lessons(chef), memory.namespaces()) == before and not memory.skipped
+        assert (memory.facts(chef), memory.lessons(chef), memory.namespaces()) == before
+        assert not memory.skipped
 
 
 def test_clients_read_the_agents_namespaces_of_the_store_and_write_none(server):
@@ -668,9 +694,12 @@ def test_a_thread_paused_for_approval_holds_no_game_or_lock_and_resumes_or_is_de
     for _ in range(3):
         client.runs.wait(kept, "agent", command={"resume": "accept"}, context=context)
     values = client.threads.get_state(kept)["values"]
-    assert values["done"] and values["step"] == 3 and len(list(RunDir.open(work / "runs", kept).steps())) == 4
+    assert values["done"]
+    assert values["step"] == 3
+    assert len(list(RunDir.open(work / "runs", kept).steps())) == 4
     client.threads.delete(deleted)
-    assert processes_in(work) <= serving and lock_is_free(work / "runs", deleted)
+    assert processes_in(work) <= serving
+    assert lock_is_free(work / "runs", deleted)
 
 
 def cancelled_with_rollback(client, thread: str, after_steps: int, **run) -> None:
@@ -704,7 +733,8 @@ def test_a_rolled_back_run_leaves_files_that_agree_with_the_thread_which_continu
     # the thread's first run rolled back: the thread has no state, the run nothing past step 0; the same input plays it
     first = client.threads.create()["thread_id"]
     cancelled_with_rollback(client, first, 2, input=game)
-    assert not client.threads.get_state(first)["values"] and recorded_steps(work, first) == 0
+    assert not client.threads.get_state(first)["values"]
+    assert recorded_steps(work, first) == 0
     client.runs.wait(first, "agent", input=game)
     # a later run rolled back: the thread is back where it was, and so are the files; the thread continues
     later = client.threads.create()["thread_id"]
@@ -715,7 +745,8 @@ def test_a_rolled_back_run_leaves_files_that_agree_with_the_thread_which_continu
     client.runs.wait(later, "agent", input=None)
     for thread in (first, later):
         values = client.threads.get_state(thread)["values"]
-        assert values["done"] and values["step"] == 6 == recorded_steps(work, thread), thread
+        assert values["done"], thread
+        assert values["step"] == 6 == recorded_steps(work, thread), thread
         assert values["trail"] == list(RunDir.open(work / "runs", thread).steps())[-1]["trail"]
         assert lock_is_free(work / "runs", thread)
 
@@ -739,7 +770,8 @@ def test_a_new_episode_on_a_thread_that_has_one_is_refused_before_anything_chang
             with pytest.raises(httpx.HTTPStatusError) as refused:
                 client.runs.wait(thread, "agent", input=new_input)
             detail = refused.value.response.json()["detail"]
-            assert refused.value.response.status_code == 409 and "\n" not in detail
+            assert refused.value.response.status_code == 409
+            assert "\n" not in detail
             assert detail == (f"thread {thread} already plays run {thread} ({where}): continue it with no input, or start "
                               "a new episode on a new thread")
             after = client.threads.get_state(thread)
@@ -747,7 +779,8 @@ def test_a_new_episode_on_a_thread_that_has_one_is_refused_before_anything_chang
         assert {p: p.read_bytes() for p in (work / "runs" / thread).rglob("*") if p.is_file()} == files
     client.runs.wait(paused, "agent", input=None)
     values = client.threads.get_state(paused)["values"]
-    assert values["done"] and values["step"] == 3 == recorded_steps(work, paused)
+    assert values["done"]
+    assert values["step"] == 3 == recorded_steps(work, paused)
 
 
 def test_the_readmes_client_prints_an_episode_as_it_plays(server, tmp_path):
@@ -756,12 +789,14 @@ def test_the_readmes_client_prints_an_episode_as_it_plays(server, tmp_path):
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     section = readme[readme.index("**Watching an episode from a client.**") :]
     code = section[section.index("```python\n") + len("```python\n") : section.index("```\n", section.index("```python"))]
-    assert 'url="http://127.0.0.1:8123"' in code and len(code.splitlines()) <= 16
+    assert 'url="http://127.0.0.1:8123"' in code
+    assert len(code.splitlines()) <= 16
     script = tmp_path / "watch.py"
     script.write_text(code.replace("http://127.0.0.1:8123", url))
     printed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, check=True).stdout
     lines = printed.splitlines()
-    assert lines[0].startswith("step 0 (0/") and any(line.startswith("  command: ") for line in lines)
+    assert lines[0].startswith("step 0 (0/")
+    assert any(line.startswith("  command: ") for line in lines)
     assert [line.split()[1] for line in lines if line.startswith("step ")][:4] == ["0", "1", "2", "3"]
 
 
@@ -787,5 +822,6 @@ def test_a_server_runs_trace_carries_the_episodes_tags_and_names_its_model_calls
         sink.shutdown()
     runs = traced_runs(Recorder.bodies)
     nodes = [r for r in runs.values() if r["metadata"].get("langgraph_node") == r.get("name") == "planner"]
-    assert nodes and all({"env:cooking:1", "seed:1", "model:scripted"} <= r.get("tags", set()) for r in nodes)
+    assert nodes
+    assert all({"env:cooking:1", "seed:1", "model:scripted"} <= r.get("tags", set()) for r in nodes)
     assert any(r.get("name") == "planner (planner)" and r.get("run_type") == "llm" for r in runs.values())

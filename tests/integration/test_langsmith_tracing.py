@@ -92,7 +92,8 @@ def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoi
     assert posts, "no trace reached the endpoint"
     for node in (b"summarizer", b"relation_retriever", b"planner", b"critic", b"environment"):
         assert node in received, node
-    assert b"preset:ariadne" in received and b"env:cooking:1" in received
+    assert b"preset:ariadne" in received
+    assert b"env:cooking:1" in received
     assert b"ScriptedChatModel" in received  # the model calls themselves
     run_id = json.loads(result.stdout.strip().splitlines()[-1])["run_id"].encode()
     assert run_id in received  # episode metadata travels with the runs
@@ -105,7 +106,8 @@ def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoi
     assert calls
     for run in nodes + calls:
         assert {"step", "score"} <= set(run["metadata"]), run
-        assert run["metadata"]["run_id"] == run_id.decode() and run["metadata"]["preset"] == "ariadne_full"
+        assert run["metadata"]["run_id"] == run_id.decode()
+        assert run["metadata"]["preset"] == "ariadne_full"
     assert {r["metadata"]["step"] for r in nodes if r["name"] == "summarizer"} == {0, 1, 2}
     # model calls named after the node and the role whose model they use; every node run tagged with the episode
     assert {"planner (planner)", "critic (critic)", "summarizer (summarizer)"} <= {r.get("name") for r in calls}
@@ -118,7 +120,8 @@ def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoi
     for run in tools:
         # the monologue is a graph the node runs: its tools node sits inside world_model_qa's namespace
         namespace = run["metadata"]["langgraph_checkpoint_ns"].split("|")
-        assert namespace[0].startswith("world_model_qa:") and run["metadata"]["langgraph_node"] == "tools", namespace
+        assert namespace[0].startswith("world_model_qa:"), namespace
+        assert run["metadata"]["langgraph_node"] == "tools", namespace
     assert {r["metadata"]["step"] for r in tools} == {0, 1}  # the last step ends the episode before planning
 
 

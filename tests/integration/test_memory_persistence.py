@@ -128,17 +128,22 @@ def test_a_memory_rewound_to_a_step_is_the_memory_of_that_step(tmp_path, snapsho
         full.write_snapshot()
     full.close()
     rewound = WorldMemory(tmp_path, rewind_to=2)
-    assert sorted(rewound.episodes) == [1, 2] and rewound.last_episode == 2
-    assert rewound.snapshot() == at_two and rewound.snapshot(5) == at_two
+    assert sorted(rewound.episodes) == [1, 2]
+    assert rewound.last_episode == 2
+    assert rewound.snapshot() == at_two
+    assert rewound.snapshot(5) == at_two
     assert not (tmp_path / "snapshot").exists()  # it covered steps 3..5
     rewound.observe(3, "A branch of its own.", [("red apple", "is", "eaten")])  # step 3 again, differently
     rewound.close()
     again = WorldMemory.open(tmp_path, check_log=True)
-    assert sorted(again.episodes) == [1, 2, 3] and again.episodes[3].text == "A branch of its own."
+    assert sorted(again.episodes) == [1, 2, 3]
+    assert again.episodes[3].text == "A branch of its own."
     assert ("Salt, pepper and chili mix", "on", "shelf") not in again.current()  # step 4's fact is gone
     again.close()
     nothing = WorldMemory(tmp_path, rewind_to=-1)
-    assert len(nothing.episodes) == 0 and len(nothing.kg) == 0 and nothing.last_episode == -1
+    assert len(nothing.episodes) == 0
+    assert len(nothing.kg) == 0
+    assert nothing.last_episode == -1
     nothing.close()
 
 

@@ -34,11 +34,14 @@ def test_cli_runs_all_three_answerers(played: tuple[Path, str], tmp_path: Path, 
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert {r["answerer"] for r in rows} == set(summary)
     per = len(rows) // 3
-    assert per >= 15 and all(summary[a]["all"]["n"] == per for a in summary)
+    assert per >= 15
+    assert all(summary[a]["all"]["n"] == per for a in summary)
     assert {"question", "answer", "prediction", "score", "ability", "age", "evidence"} <= set(rows[0])
     assert main(["memqa", run_id, "--run-dir", str(root), "--per-type", "2", "--horizon", "8", "--answerer", "memory"]) == 0
     table = capsys.readouterr().out
-    assert "memory" in table and "Single" in table and "in-context" not in table
+    assert "memory" in table
+    assert "Single" in table
+    assert "in-context" not in table
     assert main(["memqa", "no-such-run", "--run-dir", str(root)]) == 2
 
 
@@ -66,21 +69,25 @@ def test_fixed_log_replays_it_with_each_runs_settings_and_prints_interactive_min
             "--answerer", "memory", "--answerer", "in-context", "--per-type", "1"]
     assert main(args) == 0
     printed = capsys.readouterr().out
-    assert "interactive minus fixed" in printed and "react: own-react " in printed and "ariadne_full: own-ariadne_full " in printed
+    assert "interactive minus fixed" in printed
+    assert "react: own-react " in printed
+    assert "ariadne_full: own-ariadne_full " in printed
     commands = lambda run_id: [json.loads(line)["action"] for line in (tmp_path / run_id / "trajectory.jsonl").read_text().splitlines()][1:]  # noqa: E731
     for preset in runs:
         replayed = f"frozen-fixed-as-own-{preset}"
         assert commands(replayed) == commands("frozen")  # the frozen log's commands, as given
         assert json.loads((tmp_path / replayed / "run.json").read_text())["context"]["preset"] == preset
     before = (tmp_path / "frozen-fixed-as-own-react" / "trajectory.jsonl").read_text()
-    assert main([*args, "--json"]) == 0 and (tmp_path / "frozen-fixed-as-own-react" / "trajectory.jsonl").read_text() == before  # reused
+    assert main([*args, "--json"]) == 0
+    assert (tmp_path / "frozen-fixed-as-own-react" / "trajectory.jsonl").read_text() == before
     gaps = json.loads(capsys.readouterr().out)["interactive_minus_fixed"]
     assert set(gaps) == {f"own-{preset} {answerer}" for preset in runs for answerer in ("memory", "in-context")}
     # a replay made with other settings than the run it stands for is refused, not questioned
     meta = json.loads((tmp_path / "frozen-fixed-as-own-react" / "run.json").read_text())
     meta["context"]["preset"] = "full_history"
     (tmp_path / "frozen-fixed-as-own-react" / "run.json").write_text(json.dumps(meta))
-    assert main(args) == 2 and "with other settings than own-react (preset)" in capsys.readouterr().err
+    assert main(args) == 2
+    assert "with other settings than own-react (preset)" in capsys.readouterr().err
 
 
 def test_play_emembench_plays_its_episodes_with_the_runner_then_questions_them(
@@ -94,11 +101,14 @@ def test_play_emembench_plays_its_episodes_with_the_runner_then_questions_them(
             "--max-steps", "6", "--play-out", str(out), "--answerer", "full-history", "--per-type", "1"]
     assert main([*args, "--out", str(rows_file)]) == 0
     printed = capsys.readouterr().out
-    assert "full-history" in printed and "model calls and tokens" in printed
+    assert "full-history" in printed
+    assert "model calls and tokens" in printed
     episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     assert [(e["env"], e["seed"], e["max_steps"], e["preset"]) for e in episodes] == [("crafter", 1, 6, "react")]
     rows = [json.loads(line) for line in rows_file.read_text().splitlines()]
-    assert rows and {r["run_id"] for r in rows} == {episodes[0]["run_id"]} and {r["seed"] for r in rows} == {1}
+    assert rows
+    assert {r["run_id"] for r in rows} == {episodes[0]["run_id"]}
+    assert {r["seed"] for r in rows} == {1}
     assert "| system | crafter |" in (out / "report.md").read_text()
     assert main([*args, "--json"]) == 0  # played already: the runner resumes, nothing is played again
     assert len((out / "episodes.jsonl").read_text().splitlines()) == 1

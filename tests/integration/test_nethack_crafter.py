@@ -21,7 +21,8 @@ def test_progression_is_the_larger_of_the_depth_and_experience_milestones():
     assert progression(1, 1) == 0.0
     assert progression(5, 1) == pytest.approx(2.6482)  # Dlvl:5 in BALROG's table
     assert progression(5, 10) == pytest.approx(17.91)  # Xp:10 beats Dlvl:5
-    assert progression(0, 0) == 0.0 and progression(99, 99) == 0.0  # outside the table: no milestone
+    assert progression(0, 0) == 0.0
+    assert progression(99, 99) == 0.0
 
 
 def test_nethack_steps_and_describes_what_the_player_sees():
@@ -30,13 +31,18 @@ def test_nethack_steps_and_describes_what_the_player_sees():
         first = env.reset()
         for part in ("Next to you: north:", "Status:", "Dlvl:1", "Inventory:"):
             assert part in first.text
-        assert first.location == "dungeon level 1" and first.inventory and first.max_score == 100.0
+        assert first.location == "dungeon level 1"
+        assert first.inventory
+        assert first.max_score == 100.0
         assert {"north", "far east", "down", "search", "more", "pickup"} <= set(first.admissible_actions)
         assert not {"save", "quit", "shell"} & set(first.admissible_actions)  # nothing that leaves the game
         moved = env.step("search")
-        assert moved.oracle.extra["valid"] is True and moved.oracle.extra["depth"] == 1 and moved.moves == 1
+        assert moved.oracle.extra["valid"] is True
+        assert moved.oracle.extra["depth"] == 1
+        assert moved.moves == 1
         refused = env.step("dance wildly")
-        assert refused.oracle.extra["valid"] is False and "is not a command here" in refused.text
+        assert refused.oracle.extra["valid"] is False
+        assert "is not a command here" in refused.text
     finally:
         env.close()
 
@@ -45,11 +51,16 @@ def test_crafter_steps_unlocks_an_achievement_and_scores_progression():
     env = make("crafter", seed=1, max_steps=20)
     try:
         first = env.reset()
-        assert "You face grass" in first.text and "Achievements left (22)" in first.text
-        assert len(first.admissible_actions) == 17 and first.max_score == 22.0 and first.location == "region 4-4"
+        assert "You face grass" in first.text
+        assert "Achievements left (22)" in first.text
+        assert len(first.admissible_actions) == 17
+        assert first.max_score == 22.0
+        assert first.location == "region 4-4"
         for command in ("move left", "do", "move up", "do"):
             last = env.step(command)
-        assert last.score == 1.0 and "sapling" in last.inventory and "Achievements left (21)" in last.text
+        assert last.score == 1.0
+        assert "sapling" in last.inventory
+        assert "Achievements left (21)" in last.text
         assert "collect_sapling" in last.oracle.extra["achievements"]
     finally:
         env.close()
@@ -73,9 +84,13 @@ def test_the_progression_suites_run_offline(suite, figure, tmp_path):
                              "--out", str(out)], capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     record = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
-    assert record["steps"] == 15 and 0 <= record["best_norm_score"] <= 1
+    assert record["steps"] == 15
+    assert 0 <= record["best_norm_score"] <= 1
     report = (out / "report.md").read_text()
-    assert "progression %" in report and figure in report and "quoted" in report and "rule-based test double, not a language model" in report
+    assert "progression %" in report
+    assert figure in report
+    assert "quoted" in report
+    assert "rule-based test double, not a language model" in report
 
 
 @pytest.mark.parametrize(("env", "preset"), [("crafter", "agentkit"), ("nethack:challenge", "ariadne")])
@@ -84,7 +99,8 @@ def test_the_agent_plays_both_worlds_offline(env, preset, tmp_path):
                             capture_output=True, text=True, timeout=600, env={k: v for k, v in os.environ.items() if k != "ARIADNE_PRESET"})
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads(result.stdout.strip().splitlines()[-1])
-    assert summary["steps"] == 4 and summary["preset"] == preset
+    assert summary["steps"] == 4
+    assert summary["preset"] == preset
     if preset == "agentkit":  # every declared thought node answered, every step (temporary ones only when added)
         nodes = ("observe", "action_result", "reflect", "challenge", "gate", "plan_summary", "learn", "unknowns", "act")
         assert all(sum(summary["replies_by_node"].get(f"thoughts.{n}", {}).values()) >= 4 for n in nodes)

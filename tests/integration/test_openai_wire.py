@@ -80,11 +80,15 @@ def test_structured_outputs_travel_as_json_schema_with_the_servers_usage(server)
     for schema, prompt in ((Plan, planner_prompt()), (Critique, critic_prompt())):
         result = call_structured(model, schema, prompt)
         local = call_structured(ScriptedChatModel(), schema, prompt)
-        assert isinstance(result.value, schema) and result.value == local.value
-        assert result.tries == 1 and not result.fell_back
+        assert isinstance(result.value, schema)
+        assert result.value == local.value
+        assert result.tries == 1
+        assert not result.fell_back
         seen = server.requests[-1]
         # langchain-openai's default for ChatOpenAI: response_format json_schema named after the class, no tools.
-        assert seen["response_format"] == schema.__name__ and seen["tools"] == [] and seen["status"] == 200
+        assert seen["response_format"] == schema.__name__
+        assert seen["tools"] == []
+        assert seen["status"] == 200
         assert not result.usage.estimated
         assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (
             seen["usage"]["prompt_tokens"], seen["usage"]["completion_tokens"])
@@ -94,9 +98,11 @@ def test_structured_outputs_travel_as_json_schema_with_the_servers_usage(server)
 
 def test_function_calling_structured_output_also_works(server):
     out = wire_model(server).with_structured_output(Plan, method="function_calling", include_raw=True).invoke(planner_prompt())
-    assert out["parsing_error"] is None and out["parsed"].steps[0].action == "examine cookbook"
+    assert out["parsing_error"] is None
+    assert out["parsed"].steps[0].action == "examine cookbook"
     assert out["raw"].tool_calls[0]["name"] == "Plan"
-    assert server.requests[-1]["tools"] == ["Plan"] and server.requests[-1]["response_format"] is None
+    assert server.requests[-1]["tools"] == ["Plan"]
+    assert server.requests[-1]["response_format"] is None
 
 
 def _qa_loop(model, tools, messages, kg: KGReader, turns: int = 4) -> list:
@@ -119,17 +125,22 @@ def test_kg_tools_return_tool_calls_and_the_loop_matches_the_local_model(server)
               HumanMessage(content=p.render_sections({p.QUESTION: "Where is the red potato?"}))]
 
     first = wire_model(server).bind_tools(tools).invoke(prompt)
-    assert first.tool_calls and {c["name"] for c in first.tool_calls} <= set(TOOL_NAMES)
-    assert first.tool_calls[0]["name"] == "where_is" and first.tool_calls[0]["args"] == {"entity": "red potato"}
+    assert first.tool_calls
+    assert {c["name"] for c in first.tool_calls} <= set(TOOL_NAMES)
+    assert first.tool_calls[0]["name"] == "where_is"
+    assert first.tool_calls[0]["args"] == {"entity": "red potato"}
     assert all(isinstance(c["args"], dict) and c["id"] for c in first.tool_calls)
     assert server.requests[-1]["tools"] == list(TOOL_NAMES)
     assert first.usage_metadata["input_tokens"] == server.requests[-1]["usage"]["prompt_tokens"]
 
     remote = _qa_loop(wire_model(server), tools, prompt, KGReader(memory))
     local = _qa_loop(ScriptedChatModel(), tools, prompt, KGReader(memory))
-    assert isinstance(remote[-1], AIMessage) and not remote[-1].tool_calls and remote[-1].content
+    assert isinstance(remote[-1], AIMessage)
+    assert not remote[-1].tool_calls
+    assert remote[-1].content
     assert [type(m).__name__ for m in remote] == [type(m).__name__ for m in local]
-    assert remote[-1].content == local[-1].content and "counter" in remote[-1].content
+    assert remote[-1].content == local[-1].content
+    assert "counter" in remote[-1].content
     assert [[(c["name"], c["args"]) for c in m.tool_calls] for m in remote if isinstance(m, AIMessage)] == \
            [[(c["name"], c["args"]) for c in m.tool_calls] for m in local if isinstance(m, AIMessage)]
 
@@ -144,7 +155,8 @@ def test_streamed_replies_as_server_sent_events(server):
     memory = WorldMemory()
     memory.observe(1, "-= Kitchen =-", [("red potato", "on", "counter")])
     called = model.bind_tools(list(KG_TOOLS)).invoke([HumanMessage(content=p.render_sections({p.QUESTION: "Where is the red potato?"}))])
-    assert called.tool_calls[0]["name"] == "where_is" and called.tool_calls[0]["args"] == {"entity": "red potato"}
+    assert called.tool_calls[0]["name"] == "where_is"
+    assert called.tool_calls[0]["args"] == {"entity": "red potato"}
     assert isinstance(call_structured(model, Plan, planner_prompt()).value, Plan)
     assert all(r["stream"] and r["status"] == 200 for r in server.requests)
 
@@ -169,13 +181,15 @@ def test_models_endpoint_bad_requests_and_api_key():
     converted = to_langchain_messages([
         {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "where_is", "arguments": '{"entity": "knife"}'}}]},
         {"role": "tool", "tool_call_id": "c1", "content": "knife is on counter"}])
-    assert converted[0].tool_calls[0]["args"] == {"entity": "knife"} and converted[1].tool_call_id == "c1"
+    assert converted[0].tool_calls[0]["args"] == {"entity": "knife"}
+    assert converted[1].tool_call_id == "c1"
 
 
 # -- faults (one small test per kind) -------------------------------------------------------------
 def test_fault_specs_by_constructor_and_admin_endpoint(server):
     status, _, body = http(server, "POST", "/admin/faults", {"after": 5, "kind": "429", "times": 2})
-    assert status == 200 and json.loads(body)["faults"][0]["after"] == 5
+    assert status == 200
+    assert json.loads(body)["faults"][0]["after"] == 5
     assert http(server, "POST", "/admin/faults", {"kind": "bogus"})[0] == 400
     assert http(server, "POST", "/admin/faults", {"kind": "500", "colour": "red"})[0] == 400
     assert json.loads(http(server, "GET", "/admin/faults")[2])["faults"][0]["kind"] == "429"  # a bad spec changes nothing
@@ -189,11 +203,14 @@ def test_fault_specs_by_constructor_and_admin_endpoint(server):
 def test_fault_429_with_retry_after_then_recovers(server):
     server.faults.set([{"after": 1, "kind": "429", "times": 2, "retry_after": 0.05}])
     model = wire_model(server, max_retries=2)
-    assert model.invoke("one").content and model.invoke("two").content
+    assert model.invoke("one").content
+    assert model.invoke("two").content
     assert [r["status"] for r in server.requests] == [200, 429, 429, 200]
     server.faults.set([{"kind": "429", "retry_after": 2}])
     status, headers, body = http(server, "POST", "/v1/chat/completions", chat_body())
-    assert status == 429 and headers["Retry-After"] == "2" and headers["retry-after-ms"] == "2000"
+    assert status == 429
+    assert headers["Retry-After"] == "2"
+    assert headers["retry-after-ms"] == "2000"
     assert json.loads(body)["error"]["code"] == "rate_limit_exceeded"
     server.faults.set([{"kind": "429"}])
     with pytest.raises(openai.RateLimitError):
@@ -222,7 +239,8 @@ def test_fault_truncated_json(server):
     _, _, whole = http(server, "POST", "/v1/chat/completions", chat_body())
     server.faults.set([{"kind": "truncated"}])
     status, _, cut = http(server, "POST", "/v1/chat/completions", chat_body())
-    assert status == 200 and 0 < len(cut) < len(whole)
+    assert status == 200
+    assert 0 < len(cut) < len(whole)
     with pytest.raises(ValueError):
         json.loads(cut)
 
@@ -232,18 +250,22 @@ def test_fault_reply_ignoring_the_schema(server):
     schema = {"type": "json_schema", "json_schema": {"name": "Plan", "schema": Plan.model_json_schema()}}
     status, _, body = http(server, "POST", "/v1/chat/completions", chat_body(response_format=schema))
     message = json.loads(body)["choices"][0]["message"]
-    assert status == 200 and "tool_calls" not in message
+    assert status == 200
+    assert "tool_calls" not in message
     with pytest.raises(ValueError):
         Plan.model_validate_json(message["content"])
     tools = [{"type": "function", "function": {"name": "Plan", "parameters": Plan.model_json_schema()}}]
     message = json.loads(http(server, "POST", "/v1/chat/completions", chat_body(tools=tools, tool_choice="required"))[2])["choices"][0]["message"]
-    assert "tool_calls" not in message and message["content"]
+    assert "tool_calls" not in message
+    assert message["content"]
 
 
 def test_fault_empty_choices(server):
     server.faults.set([{"kind": "empty_choices"}])
     status, _, body = http(server, "POST", "/v1/chat/completions", chat_body())
-    assert status == 200 and json.loads(body)["choices"] == [] and json.loads(body)["usage"]["total_tokens"] > 0
+    assert status == 200
+    assert json.loads(body)["choices"] == []
+    assert json.loads(body)["usage"]["total_tokens"] > 0
 
 
 def test_fault_disconnect(server):
@@ -283,11 +305,13 @@ def test_cli_plays_through_the_server_like_the_local_model(server, tmp_path):
     for key in ("score", "max_score", "won", "steps", "llm_calls", "fallbacks", "prompt_tokens", "completion_tokens"):
         assert wire[key] == local[key], key  # the wire loses nothing the scripted model reads or counts
     assert actions(runs["wire"], wire["run_id"]) == actions(runs["local"], local["run_id"])
-    assert wire["steps"] > 0 and len(actions(runs["wire"], wire["run_id"])) == wire["steps"] + 1
+    assert wire["steps"] > 0
+    assert len(actions(runs["wire"], wire["run_id"])) == wire["steps"] + 1
     assert server.chat_requests == wire["llm_calls"] > 0
     assert {r["status"] for r in server.requests} == {200}
     kinds = {r["response_format"] for r in server.requests} | {t for r in server.requests for t in r["tools"]}
-    assert {"Plan", "Critique"} <= kinds and set(TOOL_NAMES) & kinds
+    assert {"Plan", "Critique"} <= kinds
+    assert set(TOOL_NAMES) & kinds
 
 
 def free_port() -> int:
@@ -305,7 +329,8 @@ def test_cli_with_no_server_fails_in_one_line_after_bounded_retries(tmp_path):
     assert time.monotonic() - start < 60
     assert result.returncode == 2, result.stderr[-2000:]
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ariadne: error:"), result.stderr[-2000:]
+    assert len(lines) == 1, result.stderr[-2000:]
+    assert lines[0].startswith("ariadne: error:"), result.stderr[-2000:]
     assert "onnection" in lines[0]
 
 
@@ -318,7 +343,8 @@ def test_server_runs_as_a_module():
         url = line.rsplit(" ", 1)[-1]
         client = openai.OpenAI(base_url=url, api_key="test", max_retries=0)
         reply = client.chat.completions.create(model="scripted", messages=[{"role": "user", "content": "ping"}])
-        assert reply.choices[0].message.content == "(scripted) ping" and reply.usage.total_tokens > 0
+        assert reply.choices[0].message.content == "(scripted) ping"
+        assert reply.usage.total_tokens > 0
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -348,15 +374,19 @@ def test_api_key_reaches_the_server_on_play_ask_and_eval_and_is_written_nowhere(
         runs = tmp_path / "runs"
         refused = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--max-steps", "2", "--model", "openai:scripted",
                                   "--base-url", url, "--run-dir", str(runs)], capture_output=True, text=True, timeout=120, env=keyless_env())
-        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr[-2000:]  # without the key: 401, one line
-        assert refused.stderr.startswith("ariadne: error: model provider failed:") and "401" in refused.stderr
+        assert refused.returncode == 2, refused.stderr[-2000:]
+        assert refused.stderr.count("\n") == 1, refused.stderr[-2000:]  # without the key: 401, one line
+        assert refused.stderr.startswith("ariadne: error: model provider failed:")
+        assert "401" in refused.stderr
         played = one_json_line(subprocess.run(
             [ARIADNE, "play", "--env", "cooking:1", "--max-steps", "3", "--model", "openai:scripted", "--base-url", url, "--api-key", KEY,
              "--run-dir", str(runs), "--json"], capture_output=True, text=True, timeout=120, env=keyless_env()))
-        assert played["steps"] == 3 and played["llm_calls"] > 0
+        assert played["steps"] == 3
+        assert played["llm_calls"] > 0
         asked = subprocess.run([ARIADNE, "ask", played["run_id"], "Where am I?", "--run-dir", str(runs), "--model", "openai:scripted",
                                 "--base-url", url, "--api-key", KEY], capture_output=True, text=True, timeout=120, env=keyless_env())
-        assert asked.returncode == 0 and asked.stdout.strip(), asked.stderr[-2000:]
+        assert asked.returncode == 0, asked.stderr[-2000:]
+        assert asked.stdout.strip(), asked.stderr[-2000:]
         after_ask = len(server.requests)
         out = tmp_path / "eval"
         evaluated = subprocess.run([ARIADNE, "eval", "stma-cooking", "--preset", "react", "--model", "openai:scripted", "--base-url", url,
@@ -366,11 +396,14 @@ def test_api_key_reaches_the_server_on_play_ask_and_eval_and_is_written_nowhere(
         seen = [request["authorization"] for request in server.requests]
     finally:
         server.close()
-    assert after_ask > played["llm_calls"] and len(seen) > after_ask  # ask and eval called the model too (a refused request is not logged)
+    assert after_ask > played["llm_calls"]
+    assert len(seen) > after_ask
     assert set(seen) == {f"Bearer {KEY}"}
     assert "--api-key=***" in (out / "report.md").read_text()  # the command line is shown without the key
-    assert files_holding(runs, KEY) == [] and files_holding(out, KEY) == []
-    assert files_holding(runs, DECOY) == [] and files_holding(out, DECOY) == []
+    assert files_holding(runs, KEY) == []
+    assert files_holding(out, KEY) == []
+    assert files_holding(runs, DECOY) == []
+    assert files_holding(out, DECOY) == []
 
 
 def readme_recipes() -> dict[str, list[str]]:
@@ -396,7 +429,8 @@ def test_the_readmes_server_recipes_play_as_written_against_a_loopback_server(tm
         server, url = serve(api_key=key)  # a server started with a key refuses any other
         try:
             written = words[words.index("--base-url") + 1]
-            assert written.startswith("http://localhost:") and written.endswith("/v1"), written
+            assert written.startswith("http://localhost:"), written
+            assert written.endswith("/v1"), written
             command = [ARIADNE, *(url if word == written else word for word in words),
                        "--max-steps", "2", "--run-dir", str(tmp_path / name), "--json"]
             result = one_json_line(subprocess.run(command, capture_output=True, text=True, timeout=120, env=keyless_env()))
@@ -404,7 +438,9 @@ def test_the_readmes_server_recipes_play_as_written_against_a_loopback_server(tm
         finally:
             server.close()
         model = words[words.index("--model") + 1]
-        assert result["steps"] == 2 and result["model"] == model and len(requests) == result["llm_calls"] > 0, name
+        assert result["steps"] == 2, name
+        assert result["model"] == model, name
+        assert len(requests) == result["llm_calls"] > 0, name
         assert {r["model"] for r in requests} == {model.removeprefix("openai:")}, name  # the server's own model name
         assert {r["authorization"] for r in requests} == {f"Bearer {key or 'not-needed'}"}, name
         assert {r["status"] for r in requests} == {200}, name

@@ -36,11 +36,15 @@ def actions_of(run_dir: Path, run_id: str) -> list[str]:
 def test_play_prints_progress_and_a_json_summary_and_saves_the_run(tmp_path):
     result = ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--run-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "step   1" in result.stdout and "plan:" in result.stdout and "model calls" in result.stdout
+    assert "step   1" in result.stdout
+    assert "plan:" in result.stdout
+    assert "model calls" in result.stdout
     summary = last_json(ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--run-dir", str(tmp_path), "--json"))
     assert SUMMARY_FIELDS <= summary.keys()
-    assert summary["model"] == "scripted" and summary["preset"] == "ariadne_full"  # the tests' default (conftest)
-    assert summary["llm_calls"] > 0 and summary["prompt_tokens"] > 0
+    assert summary["model"] == "scripted"
+    assert summary["preset"] == "ariadne_full"
+    assert summary["llm_calls"] > 0
+    assert summary["prompt_tokens"] > 0
     run = RunDir.open(tmp_path, summary["run_id"])
     assert (run.path / "checkpoints.sqlite").is_file()
     assert [s["step"] for s in run.steps()] == list(range(summary["steps"] + 1))
@@ -117,7 +121,8 @@ def test_resume_refuses_a_run_whose_game_no_longer_matches(tmp_path):
     before = trajectory.read_text()
     result = ariadne("play", "--resume", trajectory.parent.name, "--run-dir", str(tmp_path))
     assert result.returncode == 2
-    assert "different observation than recorded" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "different observation than recorded" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     assert trajectory.read_text() == before
 
 
@@ -137,5 +142,6 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, fragment):
     result = ariadne(*args, "--run-dir", str(tmp_path / "runs"))
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and fragment in lines[0], result.stderr
+    assert len(lines) == 1, result.stderr
+    assert fragment in lines[0], result.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -54,10 +54,13 @@ def test_a_play_killed_and_resumed_on_postgres_matches_sqlite(tmp_path: Path, po
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     meta = json.loads((killed / "same" / "run.json").read_text())
-    assert meta["checkpoints"] == {"store": "postgres", "url": postgres_url} and meta["thread_id"].startswith("same-")
+    assert meta["checkpoints"] == {"store": "postgres", "url": postgres_url}
+    assert meta["thread_id"].startswith("same-")
     assert not (killed / "same" / "checkpoints.sqlite").exists()  # the checkpoints are in the database
     refused = ariadne("play", "--resume", "same", "--run-dir", str(killed))
-    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "keeps its checkpoints in PostgreSQL" in refused.stderr
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1
+    assert "keeps its checkpoints in PostgreSQL" in refused.stderr
     resumed = last_json(ariadne("play", "--resume", "same", "--run-dir", str(killed), "--json", env={"ARIADNE_CHECKPOINTER": postgres_url}))
     for key in ("score", "max_score", "won", "steps"):
         assert resumed[key] == reference[key], key
@@ -69,10 +72,13 @@ def test_a_play_killed_and_resumed_on_postgres_matches_sqlite(tmp_path: Path, po
 def test_an_unreachable_postgres_is_refused_before_any_write(tmp_path: Path) -> None:
     url = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"
     refused = ariadne("play", "--env", "cooking:1", "--run-dir", str(tmp_path), "--checkpointer", url)
-    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "cannot be used" in refused.stderr
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1
+    assert "cannot be used" in refused.stderr
     assert not tmp_path.exists() or not list(tmp_path.iterdir())
     bad = ariadne("play", "--env", "cooking:1", "--run-dir", str(tmp_path), "--checkpointer", "mysql://x")
-    assert bad.returncode == 2 and "takes sqlite or a postgres://" in bad.stderr
+    assert bad.returncode == 2
+    assert "takes sqlite or a postgres://" in bad.stderr
 
 
 @pytest.fixture
@@ -102,8 +108,10 @@ def test_a_run_resumed_against_another_database_is_refused_untouched(tmp_path: P
     for command in (["play", "--resume", "here"], ["report", "here"], ["ask", "here", "Where am I?"]):
         refused = ariadne(*command, "--run-dir", str(tmp_path), env={"ARIADNE_CHECKPOINTER": empty_database})
         assert refused.returncode == 2, (command, refused.stderr[-2000:])
-        assert refused.stderr.count("\n") == 1 and refused.stderr.startswith("ariadne: error:"), refused.stderr
-        assert "holds no checkpoint" in refused.stderr and "is ARIADNE_CHECKPOINTER the database this run was played on" in refused.stderr
+        assert refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith("ariadne: error:"), refused.stderr
+        assert "holds no checkpoint" in refused.stderr
+        assert "is ARIADNE_CHECKPOINTER the database this run was played on" in refused.stderr
         assert files(tmp_path / "here") == before, command  # nothing replayed over the run
     resumed = last_json(ariadne("play", "--resume", "here", "--run-dir", str(tmp_path), "--json", env={"ARIADNE_CHECKPOINTER": postgres_url}))
     assert resumed["steps"] == played["steps"]  # the right database still continues it

@@ -94,7 +94,8 @@ def calls_of(step: dict, node: str) -> int:
 @pytest.mark.parametrize("preset", TEXT_PRESETS)
 def test_every_preset_completes_an_episode(episodes, env, preset):
     result, steps = episodes(env, preset)
-    assert result["preset"] == preset and result["fallbacks"] == 0
+    assert result["preset"] == preset
+    assert result["fallbacks"] == 0
     assert result["steps"] == 40 or result["won"], result
     assert [s["step"] for s in steps] == list(range(result["steps"] + 1))
     # the double plans from the facts memory holds: presets whose model extracts them win with it (ariadne's
@@ -119,13 +120,16 @@ def test_arigraph_plans_and_chooses_by_react_every_step(episodes):
     usage = result["usage_by_node"]
     assert {"summarizer", "critic", "world_model_qa"}.isdisjoint(usage)
     for step in steps[:-1]:  # every step but the last observation, which only goes to memory
-        assert calls_of(step, "planner") == 1 and calls_of(step, "actor") == 1 and calls_of(step, "exploration_check") == 1
+        assert calls_of(step, "planner") == 1
+        assert calls_of(step, "actor") == 1
+        assert calls_of(step, "exploration_check") == 1
 
 
 def test_stma_never_replans_while_its_action_sequence_is_valid(episodes):
     result, steps = episodes("arigraph:cook", "stma")
     usage = result["usage_by_node"]
-    assert "world_model_qa" not in usage and usage["planner"]["calls"] < result["steps"] / 2
+    assert "world_model_qa" not in usage
+    assert usage["planner"]["calls"] < result["steps"] / 2
     with_plan = 0
     for step in steps[1:]:
         nodes = [n for n, _ in step["calls"]]
@@ -159,7 +163,8 @@ def test_davis_critic_replans_on_a_mismatch_and_keeps_a_reflection(monkeypatch):
              "plan": [{"action": "go east", "expected": "-= Hall =-"}], "last_action": "go north", "expected": "-= Hall =-",
              "replans": 0}
     command = critic_module.critic(state, Runtime(context=AgentContext(preset="davis")))
-    assert agent.route_after_critic(command) == "planner" and command["reflections"]
+    assert agent.route_after_critic(command) == "planner"
+    assert command["reflections"]
     # no pre-check in DAVIS: a rejection alone does not replan
     model.replies.append(structured("Critique", outcome_matches=True, action_approved=False, feedback="no"))
     assert agent.route_after_critic(critic_module.critic({**state, "expected": None}, Runtime(context=AgentContext(preset="davis")))) == "actor"

@@ -66,14 +66,19 @@ def test_report_is_self_contained_and_embeds_the_run(played):
     data = json.loads(blob.group(1))
     assert data["run_id"] == run_id
     meta = json.loads((run_dir / run_id / "run.json").read_text())
-    assert data["game"] == f"{meta['env']}, seed {meta['seed']}" and "D.game" in page and "(seed \" + D.seed" not in page
+    assert data["game"] == f"{meta['env']}, seed {meta['seed']}"
+    assert "D.game" in page
+    assert "(seed \" + D.seed" not in page
     memory = WorldMemory.open(run_dir / run_id / "memory")
     try:
-        assert len(data["facts"]) == len(memory.kg) and len(data["nodes"]) == len(memory.kg.entities)
+        assert len(data["facts"]) == len(memory.kg)
+        assert len(data["nodes"]) == len(memory.kg.entities)
     finally:
         memory.close()
     assert [s["step"] for s in data["steps"]] == list(range(9))
-    assert data["steps"][1]["action"] and data["steps"][1]["subgoal"] and data["steps"][1]["critic"]
+    assert data["steps"][1]["action"]
+    assert data["steps"][1]["subgoal"]
+    assert data["steps"][1]["critic"]
     # tokens per step add up to the run's total
     spent = sum(s["tokens"]["prompt_tokens"] for s in data["steps"]) + (data["after_last_step"] or {}).get("tokens", {}).get("prompt_tokens", 0)
     assert spent == data["totals"]["prompt_tokens"] > 0
@@ -95,7 +100,8 @@ def test_report_renders_the_graph_at_the_step_in_its_address(played, tmp_path, b
             edges = _drawn(page)
             assert page.text_content("#step-label").strip() == str(k)
             shown = {fact for fact, classes in edges if "closed" not in classes}
-            assert len(shown) == len(memory.as_of(k)) and shown == set(memory.as_of(k).facts)
+            assert len(shown) == len(memory.as_of(k))
+            assert shown == set(memory.as_of(k).facts)
             assert {fact for fact, classes in edges if "added" in classes} == added[k]
             assert {fact for fact, classes in edges if "closed" in classes} == closed[k]
         assert page.errors == []
@@ -125,11 +131,13 @@ def test_the_slider_and_the_trajectory_drive_the_graph_view(played, tmp_path, br
         memory.close()
 
     def check(page, k: int) -> None:
-        assert page.input_value("#step-slider") == str(k) and page.text_content("#step-label").strip() == str(k)
+        assert page.input_value("#step-slider") == str(k)
+        assert page.text_content("#step-label").strip() == str(k)
         edges = _drawn(page)
         shown, added, closed = expected[k]
         assert {f for f, c in edges if "closed" not in c} == shown, k
-        assert {f for f, c in edges if "added" in c} == added and {f for f, c in edges if "closed" in c} == closed, k
+        assert {f for f, c in edges if "added" in c} == added, k
+        assert {f for f, c in edges if "closed" in c} == closed, k
         assert page.locator("#timeline tr.sel").get_attribute("data-step") == str(k)
 
     page = _page(browser)
@@ -236,7 +244,8 @@ def test_a_300_node_graph_pans_zooms_and_searches(big_report, browser):
         # it opens fitted: every node on screen, and too small for every label, so labels wait for the zoom
         for key in ("room-0", "item-0", "item-150", "item-269"):
             x, y = _centre(page, f"#graph g.node[data-entity='{key}'] circle")
-            assert svg["x"] <= x <= svg["x"] + svg["width"] and svg["y"] <= y <= svg["y"] + svg["height"], key
+            assert svg["x"] <= x <= svg["x"] + svg["width"], key
+            assert svg["y"] <= y <= svg["y"] + svg["height"], key
         assert "far" in (page.get_attribute("#graph", "class") or "")
         assert not page.locator("#graph g.node[data-entity='item-150'] text").is_visible()
         fitted = _view(page)
@@ -246,9 +255,11 @@ def test_a_300_node_graph_pans_zooms_and_searches(big_report, browser):
         assert page.text_content("#search-status").strip() == "1 match"
         assert page.eval_on_selector_all("#graph g.node.match", "els => els.map(e => e.dataset.entity)") == ["item-217"]
         x, y = _centre(page, "#graph g.node[data-entity='item-217'] circle")
-        assert abs(x - middle[0]) < 2 and abs(y - middle[1]) < 2
+        assert abs(x - middle[0]) < 2
+        assert abs(y - middle[1]) < 2
         searched = _view(page)
-        assert searched != fitted and searched[2] >= 1.5
+        assert searched != fitted
+        assert searched[2] >= 1.5
         assert page.locator("#graph g.node[data-entity='item-217'] text").is_visible()
         # a text several entities hold: all of them, as many as Python counts
         page.fill("#graph-search", "room 1")
@@ -259,7 +270,8 @@ def test_a_300_node_graph_pans_zooms_and_searches(big_report, browser):
         shown = _shown(page)
         assert shown in expected and shown != expected[0] or len(expected) == 1
         x, y = _centre(page, f"#graph g.node[data-entity='{shown}'] circle")
-        assert abs(x - middle[0]) < 2 and abs(y - middle[1]) < 2
+        assert abs(x - middle[0]) < 2
+        assert abs(y - middle[1]) < 2
 
         # the wheel zooms in about the pointer: the node under it stays put while the scale grows
         page.fill("#graph-search", "item 217")
@@ -270,7 +282,8 @@ def test_a_300_node_graph_pans_zooms_and_searches(big_report, browser):
         after = _view(page)
         assert after[2] > before[2] * 1.5
         x, y = _centre(page, "#graph g.node[data-entity='item-217'] circle")
-        assert abs(x - middle[0]) < 2 and abs(y - middle[1]) < 2
+        assert abs(x - middle[0]) < 2
+        assert abs(y - middle[1]) < 2
         page.click("#zoom-out")
         assert _view(page)[2] == pytest.approx(after[2] / 1.4, rel=1e-3)
         page.click("#zoom-in")
@@ -283,7 +296,8 @@ def test_a_300_node_graph_pans_zooms_and_searches(big_report, browser):
         page.mouse.move(middle[0] - 80, middle[1] - 40, steps=5)
         page.mouse.up()
         moved = _view(page)
-        assert moved[0] == pytest.approx(before[0] + 120, abs=0.05) and moved[1] == pytest.approx(before[1] + 60, abs=0.05)
+        assert moved[0] == pytest.approx(before[0] + 120, abs=0.05)
+        assert moved[1] == pytest.approx(before[1] + 60, abs=0.05)
         assert moved[2] == before[2]
 
         page.click("#zoom-fit")
@@ -314,7 +328,8 @@ def test_each_step_shows_its_reasoning_verdicts_and_model_calls_collapsed(played
     step = next(s for s in data["steps"] if s["step"] >= 1 and len(s.get("critic") or []) and s.get("reason"))
     k = step["step"]
     made = [c for c in calls if c["step"] == k - 1]  # calls made after observation k-1 chose command k
-    assert made and len(made) == step["tokens"]["calls"]  # the checkpoints' count of the same calls
+    assert made
+    assert len(made) == step["tokens"]["calls"]
     page = _page(browser)
     try:
         page.goto(path.as_uri())
@@ -323,7 +338,8 @@ def test_each_step_shows_its_reasoning_verdicts_and_model_calls_collapsed(played
         for verdict in step["critic"]:
             assert (verdict["proposed"] or "") in row.locator("td").nth(4).inner_text()
         box = row.locator("details.calls")
-        assert box.count() == 1 and not box.evaluate("e => e.open")
+        assert box.count() == 1
+        assert not box.evaluate("e => e.open")
         assert box.locator("summary").inner_text().startswith(f"{len(made)} call")
         assert box.locator("details.call").count() == 0  # the prompts are put in the page once opened
         box.locator("summary").click()

@@ -33,7 +33,9 @@ def ok(result: subprocess.CompletedProcess) -> str:
 def one_line_error(result: subprocess.CompletedProcess, fragment: str) -> str:
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ariadne: error:") and fragment in lines[0], result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("ariadne: error:"), result.stderr
+    assert fragment in lines[0], result.stderr
     return lines[0]
 
 
@@ -57,14 +59,16 @@ def played(tmp_path_factory):
 def test_play_saves_where_the_setting_says_and_prints_that_path(played):
     home, elsewhere, first, _ = played
     assert f"saved in {elsewhere / 'alpha-1'}" in first
-    assert (elsewhere / "alpha-1" / "run.json").is_file() and not (home / "runs").exists()
+    assert (elsewhere / "alpha-1" / "run.json").is_file()
+    assert not (home / "runs").exists()
     assert LABEL in first  # never read as a language model's result
 
 
 def test_every_reader_finds_the_run_without_run_dir(played):
     home, elsewhere, _, _ = played
     report = Path(ok(run("report", "last", cwd=home, run_dir=elsewhere)).strip())
-    assert report == elsewhere / "alpha-2" / "report.html" and LABEL in report.read_text()
+    assert report == elsewhere / "alpha-2" / "report.html"
+    assert LABEL in report.read_text()
     assert "step" in ok(run("diagnose", "alpha-1", cwd=home, run_dir=elsewhere))
     assert ok(run("ask", "alpha-1", "Where am I?", cwd=home, run_dir=elsewhere)).strip()
     resumed = ok(run("play", "--resume", "alpha-2", cwd=home, run_dir=elsewhere))  # finished: its summary again
@@ -84,7 +88,8 @@ def test_runs_list_after_two_plays(played):
     assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d", " ".join(rows["alpha-1"][-2:]))
     assert LABEL in lines[-1]
     last = ok(run("runs", "last", cwd=home, run_dir=elsewhere))
-    assert "alpha-2" in last.splitlines()[0] and LABEL in last
+    assert "alpha-2" in last.splitlines()[0]
+    assert LABEL in last
 
 
 def test_a_prefix_names_one_run_and_an_ambiguous_or_unknown_one_is_one_line(played):
@@ -92,7 +97,8 @@ def test_a_prefix_names_one_run_and_an_ambiguous_or_unknown_one_is_one_line(play
     assert "run:       alpha-1" in ok(run("runs", "show", "alpha-1", cwd=home, run_dir=elsewhere))
     before = snapshot(elsewhere)
     message = one_line_error(run("report", "alpha", cwd=home, run_dir=elsewhere), "ambiguous")
-    assert "alpha-1" in message and "alpha-2" in message
+    assert "alpha-1" in message
+    assert "alpha-2" in message
     one_line_error(run("ask", "zzz", "Where am I?", cwd=home, run_dir=elsewhere), "no run 'zzz'")
     one_line_error(run("play", "--resume", "alpha", cwd=home, run_dir=elsewhere), "ambiguous")
     assert snapshot(elsewhere) == before
@@ -106,7 +112,8 @@ def test_the_live_view_under_a_pipe_is_plain_lines(played):
     assert re.search(r"^step +1  plan: .+ -> ", verbose, re.M)
     assert re.search(r"^step +1  verdict: '.+' approved", verbose, re.M)
     command = re.search(r"^step +1  command: (.+)$", verbose, re.M)
-    assert command and re.search(r"^step +1  observation: ", verbose, re.M)
+    assert command
+    assert re.search(r"^step +1  observation: ", verbose, re.M)
     # the command shown is the one played
     trajectory = (played[1] / "alpha-2" / "trajectory.jsonl").read_text().splitlines()
     assert f'"action": "{command.group(1)}"' in trajectory[1]
@@ -117,7 +124,8 @@ def test_a_run_id_of_another_game_is_refused_and_nothing_is_written(played):
     before = snapshot(elsewhere)
     message = one_line_error(run("play", "--env", "cooking:3", "--seed", "9", "--preset", "react", "--run-id", "alpha-1",
                                  cwd=home, run_dir=elsewhere), "already exists")
-    assert "game cooking:1 (asked cooking:3)" in message and "seed 1 (asked 9)" in message
+    assert "game cooking:1 (asked cooking:3)" in message
+    assert "seed 1 (asked 9)" in message
     assert snapshot(elsewhere) == before
     # the same game and settings: the run is continued (here: it is finished, so its result is shown)
     same = ok(run("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "2", "--preset", "react", "--run-id", "alpha-1",

@@ -35,7 +35,8 @@ def _pool():
 
 def _one_line(exc: BaseException) -> str:
     msg = str(exc)
-    assert msg and "\n" not in msg, msg
+    assert msg, msg
+    assert "\n" not in msg, msg
     return msg
 
 
@@ -65,7 +66,8 @@ def _play_gold(env: ScienceWorldTextEnv):
 def test_task_list_is_static_and_names_resolve():
     tasks = scienceworld_tasks()
     assert len(tasks) == 30
-    assert tasks[0] == ("1-1", "boil") and ("7-1", TASK) in tasks
+    assert tasks[0] == ("1-1", "boil")
+    assert ("7-1", TASK) in tasks
     for alias in (TASK, "7-1", 20, "20", "Biology Identify longest-lived animal", "scienceworld:7-1"):
         assert resolve_scienceworld_task(alias) == ("7-1", TASK)
 
@@ -73,28 +75,41 @@ def test_task_list_is_static_and_names_resolve():
 def test_gold_path_reaches_100():
     env = make_scienceworld("7-1")  # defaults: test split, variation index 0, easy, 80 steps
     assert isinstance(env, TextEnv)
-    assert env.spec == f"scienceworld:{TASK}" and env.max_steps == 80 and env.split == "test"
+    assert env.spec == f"scienceworld:{TASK}"
+    assert env.max_steps == 80
+    assert env.split == "test"
     obs = env.reset()
     assert "Your task is to find the animal with the longest life span" in obs.text
     assert "This room is called the" in obs.text
     assert env.goal.startswith("Your task is")
-    assert obs.location and obs.location in obs.text
-    assert obs.inventory is not None and obs.max_score == 100
-    assert obs.admissible_actions and "look around" in obs.admissible_actions
-    assert obs.moves == 0 and not obs.done
+    assert obs.location
+    assert obs.location in obs.text
+    assert obs.inventory is not None
+    assert obs.max_score == 100
+    assert obs.admissible_actions
+    assert "look around" in obs.admissible_actions
+    assert obs.moves == 0
+    assert not obs.done
     gold = obs.oracle.walkthrough
     assert 0 < len(gold) <= 10
-    assert obs.oracle.extra["task"] == TASK and obs.oracle.extra["variation"] == env.variation
+    assert obs.oracle.extra["task"] == TASK
+    assert obs.oracle.extra["variation"] == env.variation
     for i, action in enumerate(gold, 1):
         obs = env.step(action)
-        assert obs.moves == i and obs.last_action == action
+        assert obs.moves == i
+        assert obs.last_action == action
         if obs.done:
             break
-    assert obs.done and obs.won and not obs.lost and obs.score == 100
+    assert obs.done
+    assert obs.won
+    assert not obs.lost
+    assert obs.score == 100
     assert obs.normalized_score == 1.0
     # after the end the game is not touched again
     again = env.step("look around")
-    assert again.done and again.score == 100 and "episode is over" in again.text
+    assert again.done
+    assert again.score == 100
+    assert "episode is over" in again.text
     env.close()
 
 
@@ -115,7 +130,8 @@ def test_episodes_reuse_one_jvm(_pool):
     assert pid is not None
     first.step("look around")
     obs = first.reset()  # same env, new episode
-    assert first.pid == pid and obs.moves == 0
+    assert first.pid == pid
+    assert obs.moves == 0
     first.close()
     assert first.pid is None
     second = make_scienceworld("find-non-living-thing", split="dev", variation=2)
@@ -136,7 +152,8 @@ def test_killed_jvm_restarts_on_next_reset(_pool):
     _kill(pid)
     obs = env.reset()  # transparently on a fresh JVM
     assert env.pid not in (None, pid)
-    assert not obs.done and obs.oracle.walkthrough
+    assert not obs.done
+    assert obs.oracle.walkthrough
     env.close()
 
 
@@ -168,8 +185,10 @@ def test_jvm_dying_during_reset_is_retried(_pool, monkeypatch):
 
     monkeypatch.setattr(_pool, "call", dying_call)
     obs = env.reset()
-    assert calls == [pid] and env.pid not in (None, pid)
-    assert obs.moves == 0 and obs.oracle.walkthrough
+    assert calls == [pid]
+    assert env.pid not in (None, pid)
+    assert obs.moves == 0
+    assert obs.oracle.walkthrough
     env.close()
 
 
@@ -178,11 +197,13 @@ def test_rss_limit_restarts_jvm(_pool, monkeypatch):
     env.reset()
     pid = env.pid
     rss = _pool._busy and next(iter(_pool._busy)).rss_mb()
-    assert rss and rss > 50
+    assert rss
+    assert rss > 50
     over = _pool.stats["over_rss"]
     monkeypatch.setenv(ENV_MAX_MB, "1")  # every JVM is over 1 MiB
     env.reset()
-    assert env.pid != pid and _pool.stats["over_rss"] == over + 1
+    assert env.pid != pid
+    assert _pool.stats["over_rss"] == over + 1
     pid = env.pid
     monkeypatch.delenv(ENV_MAX_MB)
     env.reset()
@@ -236,7 +257,8 @@ def test_compound_commands_never_reach_the_game():
             with pytest.raises(InvalidCommand):
                 env.step(bad)
         obs = env.step("  look   around. ")
-        assert obs.moves == 1 and obs.last_action == "look around"
+        assert obs.moves == 1
+        assert obs.last_action == "look around"
         assert obs.location == first.location
 
 
@@ -247,7 +269,8 @@ def test_an_ambiguous_command_is_settled_and_the_next_one_is_played():
         settled = env.step("look at door")
         assert "Ambiguous request" not in settled.text
         assert "'look at door' could mean 2 things; taken as 'look at door between greenhouse and" in settled.text
-        assert "A door to the" in settled.text and settled.moves == 1
+        assert "A door to the" in settled.text
+        assert settled.moves == 1
         after = env.step("look at air")
         assert after.text == "a substance called air", after.text  # not "Unknown action": no question left open
 
@@ -276,7 +299,8 @@ def test_the_familys_way_to_heat_a_thing_melts_it_as_the_game_plays():
                         "go to hallway", "open door to kitchen", "go to kitchen", "open door to outside", "go to outside",
                         "open door to foundry", "go to foundry"]:  # fmt: skip
             seen = env.step(command)
-        assert seen.score == 70 and not seen.won
+        assert seen.score == 70
+        assert not seen.won
         step = science.goal_steps(env.goal)[-1]
         assert step == "heat the gallium"
         # the furnace is shut: the game lists no command that puts a thing in it (finding opens what a step uses)
@@ -292,7 +316,8 @@ def test_the_familys_way_to_heat_a_thing_melts_it_as_the_game_plays():
         assert played == ["move gallium to blast furnace", "activate blast furnace"]
         assert science.said_to_play("That can't be moved there, because the blast furnace isn't open.") == (
             "open blast furnace")  # the answer had the furnace been closed again
-        assert seen.won and seen.score == 100
+        assert seen.won
+        assert seen.score == 100
 
 
 def test_oracle_is_hidden_from_the_agent():
@@ -301,7 +326,8 @@ def test_oracle_is_hidden_from_the_agent():
         assert obs.oracle.walkthrough
         agent_view = obs.for_agent()
         assert agent_view.oracle == Oracle()
-        assert agent_view.text == obs.text and agent_view.admissible_actions == obs.admissible_actions
+        assert agent_view.text == obs.text
+        assert agent_view.admissible_actions == obs.admissible_actions
         assert "oracle" not in obs.to_dict()
         assert not any(step in agent_view.text for step in obs.oracle.walkthrough if step.startswith("focus"))
 
@@ -313,10 +339,12 @@ def test_the_object_tree_gives_the_true_facts_after_every_command():
         assert {("at", "P", "greenhouse"), ("in", "orange", "I"), ("at", "bee hive", "greenhouse"),
                 ("closed", "bee hive"), ("at", "sink", "greenhouse")} <= facts
         assert not any("terminal" in part or part == "agent" for fact in facts for part in fact)  # parts, the agent
-        assert first.oracle.extra["in_or_on"] is True and first.for_agent().oracle.facts == ()
+        assert first.oracle.extra["in_or_on"] is True
+        assert first.for_agent().oracle.facts == ()
         for command in first.oracle.walkthrough[:2]:  # open the door to outside, go there
             moved = env.step(command)
-        assert ("at", "P", "outside") in moved.oracle.facts and ("at", "P", "greenhouse") not in moved.oracle.facts
+        assert ("at", "P", "outside") in moved.oracle.facts
+        assert ("at", "P", "greenhouse") not in moved.oracle.facts
 
 
 
@@ -355,7 +383,8 @@ def test_the_living_thing_focused_on_is_carried_and_moved_by_the_name_memory_giv
         focus, move = science.goal_steps(goal)
         for step, command in enumerate(["go to outside", "go to greenhouse", "focus on adult pea plant"], start=1):
             seen = play(env, step, command)
-        assert seen.score == 67 and om.focused_names(memory.current()) == ["pea plant"]
+        assert seen.score == 67
+        assert om.focused_names(memory.current()) == ["pea plant"]
         found = finding.needs(move, science, memory, seen.location, goal)
         assert (found[0].thing, found[0].picked) == ("adult pea plant", True)
         take = finding.next_move(found, [], memory, {"location": seen.location, "admissible": seen.admissible_actions},
@@ -367,7 +396,8 @@ def test_the_living_thing_focused_on_is_carried_and_moved_by_the_name_memory_giv
         command = finding.in_holder_command(move, found, science, seen.admissible_actions)
         assert command == "move adult pea plant to red box"
         seen = env.step(command)
-        assert seen.won and seen.score == 100
+        assert seen.won
+        assert seen.score == 100
 
 
 def test_codes_search_and_walk_teleport_to_each_room_and_the_task_is_won():
@@ -404,6 +434,8 @@ def test_codes_search_and_walk_teleport_to_each_room_and_the_task_is_won():
                     seen = play(env, len(played) + 1, said)  # "You move the gallium to the blast furnace."
                     played.append(said)
                 break
-    assert seen.won and seen.score == 100, played
-    assert played.count("go to hallway") <= 1 and "teleport to foundry" in played, played
+    assert seen.won, played
+    assert seen.score == 100, played
+    assert played.count("go to hallway") <= 1, played
+    assert "teleport to foundry" in played, played
     assert len(played) <= 23, played

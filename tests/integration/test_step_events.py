@@ -30,7 +30,8 @@ def test_a_five_step_episode_streams_each_steps_plan_verdicts_command_and_outcom
     finally:
         end_session("shown")
     steps = [e["step"] for e in events if e["event"] == "step"]
-    assert steps == list(range(len(steps))) and len(steps) >= 4
+    assert steps == list(range(len(steps)))
+    assert len(steps) >= 4
     played = {r["step"]: r["action"] for r in RunDir.open(tmp_path, "shown").steps()}
     for step in steps[1:]:
         # the events that decided step k come after the outcome of step k-1 and before step k's own
@@ -38,9 +39,12 @@ def test_a_five_step_episode_streams_each_steps_plan_verdicts_command_and_outcom
         end = next(i for i, e in enumerate(events) if e["event"] == "step" and e["step"] == step)
         decided = events[start + 1 : end]
         kinds = [e["event"] for e in decided]
-        assert kinds[-1] == "command" and decided[-1]["command"] == played[step], kinds
-        assert "verdict" in kinds and all(e["step"] == step for e in decided)
-        assert events[end]["last_action"] == played[step] and events[end]["run_id"] == "shown"
+        assert kinds[-1] == "command", kinds
+        assert decided[-1]["command"] == played[step], kinds
+        assert "verdict" in kinds
+        assert all(e["step"] == step for e in decided)
+        assert events[end]["last_action"] == played[step]
+        assert events[end]["run_id"] == "shown"
     assert any(e["event"] == "plan" and e["steps"] for e in events)
 
 
@@ -68,5 +72,7 @@ def test_each_kind_of_event_carries_what_a_client_renders():
         {"event": "command", "step": 4, "command": "take knife", "how": "grounded", "by": "model", "reason": "r"}
     ]
     outcome = node_events("environment", state, {"step": 4, "observation": "You take the knife.", "last_action": "x"})
-    assert outcome[0]["event"] == "step" and outcome[0]["step"] == 4 and outcome[0]["run_id"] == "r"
+    assert outcome[0]["event"] == "step"
+    assert outcome[0]["step"] == 4
+    assert outcome[0]["run_id"] == "r"
     assert node_events("memory_update", state, {"memory_step": 4}) == []

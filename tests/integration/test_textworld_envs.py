@@ -41,13 +41,21 @@ def test_every_arigraph_game_loads(name):
         assert isinstance(env, TextEnv)
         obs = env.reset()
         game = arigraph_game(name)
-        assert env.goal == game.goal and env.task == game.task and env.max_steps == game.max_steps
-        assert obs.text.endswith(game.task) and "$$" not in obs.text
-        assert obs.location and f"-= {obs.location} =-" in obs.text
-        assert obs.admissible_actions and list(obs.admissible_actions) == sorted(obs.admissible_actions)
-        assert obs.inventory == () and obs.score == 0 and not obs.done
+        assert env.goal == game.goal
+        assert env.task == game.task
+        assert env.max_steps == game.max_steps
+        assert obs.text.endswith(game.task)
+        assert "$$" not in obs.text
+        assert obs.location
+        assert f"-= {obs.location} =-" in obs.text
+        assert obs.admissible_actions
+        assert list(obs.admissible_actions) == sorted(obs.admissible_actions)
+        assert obs.inventory == ()
+        assert obs.score == 0
+        assert not obs.done
         expected_max = 22 if name == "clean" else None
-        assert 0 < obs.max_score <= 30 and (expected_max is None or obs.max_score == expected_max)
+        assert 0 < obs.max_score <= 30
+        assert (expected_max is None or obs.max_score == expected_max)
         assert ("at", "P", obs.oracle.extra["location"]) in obs.oracle.facts
 
 
@@ -55,23 +63,27 @@ def test_every_arigraph_game_loads(name):
 def test_hunt_manifest_walkthrough_wins_7_of_7():
     with make("arigraph:hunt") as env:
         obs = env.reset()
-        assert obs.location == "Room A" and obs.max_score == 7
+        assert obs.location == "Room A"
+        assert obs.max_score == 7
         for command in MANIFEST["game"]["hunt"]["walkthrough"]:
             assert not obs.done
             obs = env.step(command)
         assert (obs.score, obs.won, obs.done, obs.lost) == (7, True, True, False)
-        assert "treasure" in obs.inventory and obs.admissible_actions == ()
+        assert "treasure" in obs.inventory
+        assert obs.admissible_actions == ()
 
 
 def test_cook_policy_from_reset_wins_11_of_11():
     with make("arigraph:cook") as env:
         obs = env.reset()
         plan = obs.oracle.walkthrough
-        assert plan and obs.max_score == 11
+        assert plan
+        assert obs.max_score == 11
         for command in plan:
             obs = env.step(command)
         assert (obs.score, obs.max_score, obs.won, obs.done) == (11, 11, True, True)
-        assert obs.moves > 0 and obs.last_action == "eat meal"
+        assert obs.moves > 0
+        assert obs.last_action == "eat meal"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,7 +125,8 @@ def route(facts, start, goal):
 def walk(env, obs, room):
     for command in route(obs.oracle.facts, obs.oracle.extra["location"], room):
         obs = env.step(command)
-    assert obs.oracle.extra["location"] == room and obs.location == room
+    assert obs.oracle.extra["location"] == room
+    assert obs.location == room
     return obs
 
 
@@ -132,7 +145,8 @@ def tidy(env, obs, item, target):
     assert take, (item, obs.admissible_actions)
     before = obs.score
     obs = env.step(take[0])
-    assert obs.score == before + 1 and item in obs.inventory  # first pick-up of a misplaced item
+    assert obs.score == before + 1
+    assert item in obs.inventory
     obs = put_back(env, obs, item, target)
     assert obs.score == before + 2
     return obs
@@ -149,7 +163,8 @@ def test_clean_scores_22_after_tidying_and_loses_a_point_when_a_tidied_item_move
         *first, last = misplaced
         for item in first:
             obs = tidy(env, obs, item, targets[item])
-        assert obs.score == 20 and not obs.done
+        assert obs.score == 20
+        assert not obs.done
         undo = first[-1]
         obs = env.step(f"take {undo} from {targets[undo]}")  # we stand next to its target
         assert obs.score == 19  # moved away from its target: -1, and no second pick-up bonus
@@ -164,12 +179,14 @@ def test_cleaning_rule_on_hand_made_facts():
     scorer = CleaningScorer({"cup": "shelf", "book": "bookcase", "ghost": "attic"})
     start = {("on", "cup", "table"), ("on", "book", "bookcase"), ("at", "shelf", "Hall")}
     scorer.reset(start)
-    assert scorer.misplaced == ("cup",) and scorer.max_score == 2  # "ghost" is not in the game
+    assert scorer.misplaced == ("cup",)
+    assert scorer.max_score == 2
     assert scorer.update({("in", "cup", "I"), ("on", "book", "bookcase")}) == 1  # first pick-up
     assert scorer.update({("on", "cup", "table"), ("on", "book", "bookcase")}) == 1
     assert scorer.update({("in", "cup", "I"), ("on", "book", "bookcase")}) == 1  # second pick-up: no bonus
     assert scorer.update({("on", "cup", "shelf"), ("in", "book", "I")}) == 1  # +1 placed, -1 book moved away
-    assert scorer.update({("on", "cup", "shelf"), ("on", "book", "bookcase")}) == 2 and scorer.won
+    assert scorer.update({("on", "cup", "shelf"), ("on", "book", "bookcase")}) == 2
+    assert scorer.won
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,13 +197,16 @@ def test_location_and_inventory_come_from_the_text():
     with make("arigraph:hunt") as env:
         env.reset()
         obs = env.step("take Key 1")
-        assert obs.location == "Room A" and obs.inventory == ("Key 1",)  # no header: carried forward
+        assert obs.location == "Room A"
+        assert obs.inventory == ("Key 1",)
         assert "Room A" not in obs.text  # the status bar was stripped
         obs = env.step("go west")
-        assert obs.location == "Room B" and obs.text.startswith("-= Room B =-")
+        assert obs.location == "Room B"
+        assert obs.text.startswith("-= Room B =-")
         obs = env.step("go west")  # blocked
         assert obs.location == "Room B"
-        assert obs.for_agent().oracle.facts == () and obs.oracle.facts
+        assert obs.for_agent().oracle.facts == ()
+        assert obs.oracle.facts
 
 
 def test_compound_commands_never_reach_the_game():
@@ -197,7 +217,9 @@ def test_compound_commands_never_reach_the_game():
         with pytest.raises(InvalidCommand):
             env.step("restart")
         obs = env.step("look")
-        assert obs.location == "Room A" and obs.inventory == () and obs.oracle.extra["steps"] == 1
+        assert obs.location == "Room A"
+        assert obs.inventory == ()
+        assert obs.oracle.extra["steps"] == 1
 
 
 def test_lifecycle_reset_restarts_and_done_blocks_steps():
@@ -207,11 +229,16 @@ def test_lifecycle_reset_restarts_and_done_blocks_steps():
     first = env.reset()
     env.step("take Key 1")
     obs = env.step("go west")
-    assert obs.done and not obs.won and obs.oracle.extra["truncated"] and obs.admissible_actions == ()
+    assert obs.done
+    assert not obs.won
+    assert obs.oracle.extra["truncated"]
+    assert obs.admissible_actions == ()
     with pytest.raises(EnvError, match="episode is over"):
         env.step("look")
     again = env.reset()
-    assert again.text == first.text and again.score == 0 and again.inventory == ()
+    assert again.text == first.text
+    assert again.score == 0
+    assert again.inventory == ()
     env.close()
     env.close()
     with pytest.raises(EnvError):
@@ -224,10 +251,13 @@ def test_file_spec_plays_any_textworld_game():
     path = arigraph_game("cook_1_1_cut").path
     with make(f"file:{path}", step_timeout=5) as env:
         obs = env.reset()
-        assert env.max_steps == 100 and env.goal.startswith("You are hungry!") and env.task is None
+        assert env.max_steps == 100
+        assert env.goal.startswith("You are hungry!")
+        assert env.task is None
         for command in obs.oracle.walkthrough:
             obs = env.step(command)
-        assert obs.won and obs.score == obs.max_score == 4
+        assert obs.won
+        assert obs.score == obs.max_score == 4
 
 
 @pytest.mark.parametrize(
@@ -238,7 +268,8 @@ def test_file_spec_plays_any_textworld_game():
 def test_bad_specs_fail_in_one_line(spec):
     with pytest.raises(EnvSpecError) as info:
         make(spec)
-    assert "\n" not in str(info.value) and str(info.value)
+    assert "\n" not in str(info.value)
+    assert str(info.value)
 
 
 def test_bad_spec_messages():
@@ -340,7 +371,8 @@ def test_dying_game_surfaces_as_crash(factory, reason):
     started = time.monotonic()
     with pytest.raises(EnvCrashed, match=reason) as info:
         process.call("step", "look", timeout=30)
-    assert time.monotonic() - started < 5 and "\n" not in str(info.value)
+    assert time.monotonic() - started < 5
+    assert "\n" not in str(info.value)
     assert not process.alive
 
 

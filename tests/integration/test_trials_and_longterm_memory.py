@@ -41,27 +41,34 @@ def test_a_failed_trial_teaches_the_next_and_carries_its_memory(tmp_path: Path) 
                           run_id="t")
     assert [(r["trial"], r["run_id"], r["won"]) for r in results] == [(1, "t", False), (2, "t-t2", False)]
     lesson = results[0]["reflection"]["text"]
-    assert lesson and results[0]["reflection"]["calls"] == 1
+    assert lesson
+    assert results[0]["reflection"]["calls"] == 1
     meta = json.loads((tmp_path / "t-t2" / "run.json").read_text())
-    assert meta["lessons"] == [lesson] and meta["trial"] == {"index": 2, "of": 2, "first_run": "t", "reflection": results[0]["reflection"]}
+    assert meta["lessons"] == [lesson]
+    assert meta["trial"] == {"index": 2, "of": 2, "first_run": "t", "reflection": results[0]["reflection"]}
     # the lesson is in every planner prompt of trial 2, and in none of trial 1
     assert prompts(tmp_path, "t-t2", "planner")
     assert all(p.LESSONS in text and lesson[:40] in text for text in prompts(tmp_path, "t-t2", "planner"))
-    assert prompts(tmp_path, "t", "planner") and not any(p.LESSONS in text for text in prompts(tmp_path, "t", "planner"))
+    assert prompts(tmp_path, "t", "planner")
+    assert not any(p.LESSONS in text for text in prompts(tmp_path, "t", "planner"))
     # trial 2's memory starts with what trial 1 knew of the world (not where the player was or what it held)
     carried = memory_at_start(tmp_path, "t-t2")
-    assert meta["seeded"] == {"from": "t", "facts": len(carried)} and len(carried) > 5
+    assert meta["seeded"] == {"from": "t", "facts": len(carried)}
+    assert len(carried) > 5
     assert not any(s == "player" or o == "inventory" for s, _, o in carried)
 
 
 def test_trials_stop_at_a_win_and_a_rerun_plays_only_what_is_missing(tmp_path: Path) -> None:
     won = play_trials("treasure:1", trials=3, max_steps=5, context=AgentContext(run_dir=str(tmp_path)), run_id="w")
-    assert len(won) == 1 and won[0]["won"] and not (tmp_path / "w-t2").exists()
+    assert len(won) == 1
+    assert won[0]["won"]
+    assert not (tmp_path / "w-t2").exists()
     first = play_trials("cooking:2", trials=1, seed=3, max_steps=3, context=AgentContext(run_dir=str(tmp_path)), run_id="r")
     calls = (tmp_path / "r" / "calls.jsonl").read_text()
     again = play_trials("cooking:2", trials=2, seed=3, max_steps=3, context=AgentContext(run_dir=str(tmp_path)), run_id="r")
     assert (tmp_path / "r" / "calls.jsonl").read_text() == calls  # trial 1 was read back, not played again
-    assert again[0]["score"] == first[0]["score"] and [r["run_id"] for r in again] == ["r", "r-t2"]
+    assert again[0]["score"] == first[0]["score"]
+    assert [r["run_id"] for r in again] == ["r", "r-t2"]
 
 
 def test_a_rerun_does_not_reflect_again_on_a_trial_whose_successor_exists(tmp_path: Path, monkeypatch) -> None:
@@ -79,7 +86,8 @@ def test_a_rerun_does_not_reflect_again_on_a_trial_whose_successor_exists(tmp_pa
     monkeypatch.setattr(play_module, "reflect", counted)
     context = AgentContext(run_dir=str(tmp_path))
     first = play_trials("cooking:2", trials=2, seed=3, max_steps=3, context=context, run_id="x")
-    assert reflections == ["x"] and not first[-1]["won"]
+    assert reflections == ["x"]
+    assert not first[-1]["won"]
     again = play_trials("cooking:2", trials=3, seed=3, max_steps=3, context=context, run_id="x")
     assert reflections == ["x", "x-t2"]  # trial 1's lesson was read from trial 2, only trial 2 was reflected on
     assert again[0]["reflection"] == first[0]["reflection"]
@@ -93,7 +101,8 @@ def test_a_seeded_memory_is_visible_to_a_new_run_and_isolated_from_other_namespa
     with LongTermMemory(store) as memory:
         memory.add_facts(Namespace("chef", "cooking"), facts, source="by hand")
         memory.add_lessons(Namespace("chef", "cooking"), ["read the cookbook first"], source="by hand")
-        assert memory.facts(Namespace("chef", "treasure")) == [] and memory.facts(Namespace("other", "cooking")) == []
+        assert memory.facts(Namespace("chef", "treasure")) == []
+        assert memory.facts(Namespace("other", "cooking")) == []
     env = {**os.environ, "ARIADNE_STORE": str(store)}
     for run_id, agent in (("seeded", "chef"), ("other", "other")):
         done = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "2", "--memory-from", agent,
@@ -103,7 +112,8 @@ def test_a_seeded_memory_is_visible_to_a_new_run_and_isolated_from_other_namespa
     meta = json.loads((tmp_path / "runs" / "seeded" / "run.json").read_text())
     assert meta["recalled"] == {"from": "chef/cooking", "facts": 2, "lessons": 1}
     planned = prompts(tmp_path / "runs", "seeded", "planner")
-    assert planned and all("read the cookbook first" in text for text in planned)  # the namespace's lesson reaches the planner
+    assert planned
+    assert all("read the cookbook first" in text for text in planned)
     assert memory_at_start(tmp_path / "runs", "other") == set()
     assert not any("read the cookbook first" in text for text in prompts(tmp_path / "runs", "other", "planner"))
     other = json.loads((tmp_path / "runs" / "other" / "run.json").read_text())
@@ -128,7 +138,8 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
     # the gold run is dated history (its run and steps), never facts a later episode starts from
     sources = {s for item in stored for s in item.value["sources"]}
     assert sources == {"later"}
-    assert {t.source for t in transitions} == {"gold:cooking:1:seed=101"} and {t.step for t in transitions} >= {0, 1}
+    assert {t.source for t in transitions} == {"gold:cooking:1:seed=101"}
+    assert {t.step for t in transitions} >= {0, 1}
     assert any(t.action for t in transitions)
     shown = cli("memory", "show", "--agent", "davis")
     assert shown.stdout.startswith(f"davis/cooking: {len(stored)} facts, 0 lessons, {len(transitions)} dated transitions")
@@ -150,17 +161,22 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
                          (("play", "--env", "cooking:1", "--trials", "0"), "argument --trials: must be 1 or more, got 0"),
                          (("play", "--env", "cooking:1", "--trials", "101"), "trials must be between 1 and 100")):
         refused = cli(*bad)
-        assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and message in refused.stderr, (bad, refused.stderr)
+        assert refused.returncode == 2, (bad, refused.stderr)
+        assert refused.stderr.count("\n") == 1, (bad, refused.stderr)
+        assert message in refused.stderr, (bad, refused.stderr)
 
 
 def test_an_eval_with_trials_reports_success_by_trial(tmp_path: Path) -> None:
     plan = plan_eval("stma-cooking", ["react"], out=tmp_path / "out", groups=["1"], per_group=1, max_steps=3, trials=2)
     records = run_eval(plan, progress=False)
-    assert len(records) == 1 and [t["trial"] for t in records[0]["trials"]] == [1, 2]
-    assert records[0]["won_by_trial"] == [False, False] and records[0]["trials"][0]["lesson"]
+    assert len(records) == 1
+    assert [t["trial"] for t in records[0]["trials"]] == [1, 2]
+    assert records[0]["won_by_trial"] == [False, False]
+    assert records[0]["trials"][0]["lesson"]
     assert records[0]["key"].endswith("|trials=2")
     table = (tmp_path / "out" / "table.md").read_text()
-    assert "## Success by trial" in table and "won by trial 2" in table
+    assert "## Success by trial" in table
+    assert "won by trial 2" in table
     again = run_eval(plan, progress=False)  # finished: nothing is played again
     assert again == records
 
@@ -172,7 +188,9 @@ def test_gold_trajectories_of_scienceworld_come_from_training_variations(tmp_pat
     gold = subprocess.run([ARIADNE, "memory", "seed-gold", "scienceworld:4-1", "--variations", "0", "--agent", "davis",
                            "--run-dir", str(tmp_path / "runs")], capture_output=True, text=True, env=env, timeout=600)
     assert gold.returncode == 0, gold.stderr[-2000:]
-    assert "gold:scienceworld:4-1:train-variation=0:" in gold.stdout and "in davis/scienceworld.find-living-thing" in gold.stdout
+    assert "gold:scienceworld:4-1:train-variation=0:" in gold.stdout
+    assert "in davis/scienceworld.find-living-thing" in gold.stdout
     (run,) = (tmp_path / "runs").iterdir()
     meta = json.loads((run / "run.json").read_text())
-    assert meta["split"] == "train" and meta["variation"] == 0
+    assert meta["split"] == "train"
+    assert meta["variation"] == 0

@@ -28,13 +28,18 @@ def test_every_settings_gold_path_wins_through_make(setting):
     env = make(f"twx:{setting}", seed=0, max_steps=200)
     try:
         observation = env.reset()
-        assert observation.admissible_actions and observation.max_score == 1.0 and not observation.done
-        assert observation.text.startswith(env.goal) and env.goal
+        assert observation.admissible_actions
+        assert observation.max_score == 1.0
+        assert not observation.done
+        assert observation.text.startswith(env.goal)
+        assert env.goal
         for command in observation.oracle.walkthrough:
             assert not observation.done
             observation = env.step(command)
             assert observation.oracle.extra["valid"] is True  # the gold path only uses valid actions
-        assert observation.won and observation.done and observation.score == 1.0
+        assert observation.won
+        assert observation.done
+        assert observation.score == 1.0
     finally:
         env.close()
 
@@ -69,7 +74,8 @@ def test_a_generator_that_throws_for_a_seed_is_one_line():
         try:
             env.reset()
         except EnvSpecError as exc:
-            assert "\n" not in str(exc) and "No locations could be found that distance apart" in str(exc)
+            assert "\n" not in str(exc)
+            assert "No locations could be found that distance apart" in str(exc)
             return
         finally:
             env.close()
@@ -78,7 +84,9 @@ def test_a_generator_that_throws_for_a_seed_is_one_line():
 
 def test_the_cli_refuses_an_unknown_game_in_one_line(tmp_path):
     result = subprocess.run([ARIADNE, "play", "--env", "twx:nosuch", "--run-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "unknown TextWorldExpress game" in result.stderr
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "unknown TextWorldExpress game" in result.stderr
     assert not list(tmp_path.iterdir())
 
 
@@ -100,9 +108,11 @@ def test_the_object_tree_gives_the_true_facts_a_reader_of_the_text_would_write()
     try:
         first = env.reset()
         assert HAND_CHECKED <= set(first.oracle.facts)
-        assert first.location == "kitchen" and first.inventory == ()
+        assert first.location == "kitchen"
+        assert first.inventory == ()
         taken = env.step("take cookbook")
-        assert ("in", "cookbook", "I") in taken.oracle.facts and ("on", "cookbook", "counter") not in taken.oracle.facts
+        assert ("in", "cookbook", "I") in taken.oracle.facts
+        assert ("on", "cookbook", "counter") not in taken.oracle.facts
         assert taken.inventory == ("cookbook",)
         assert env.step("open fridge").oracle.facts != taken.oracle.facts
         assert ("open", "fridge") in env.step("look around").oracle.facts
@@ -150,7 +160,9 @@ def test_memory_fidelity_on_the_walked_gold_path():
     """The relation retriever's extraction (the scripted double here) scored at every step against the tree."""
     result = walkthrough_fidelity("twx:cookingworld", seed=0)
     assert len(result.points) == 14  # reset + 13 gold commands
-    assert result.recall is not None and 0 < result.recall <= 1 and result.precision is not None
+    assert result.recall is not None
+    assert 0 < result.recall <= 1
+    assert result.precision is not None
     assert {"location", "containment", "state"} <= set(result.by_relation)
 
 
@@ -161,10 +173,12 @@ def test_the_suite_runs_offline_and_writes_every_output(tmp_path):
                              "--out", str(out)], capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, result.stderr[-3000:]
     records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
-    assert len(records) == 6 and {r["preset"] for r in records} == {"ariadne", "react"}
+    assert len(records) == 6
+    assert {r["preset"] for r in records} == {"ariadne", "react"}
     assert all(r["invalid_actions"] is not None and 0 <= r["best_norm_score"] <= 1 for r in records)
     report = (out / "report.md").read_text()
-    assert "TALES" in report and "rule-based test double, not a language model" in report
+    assert "TALES" in report
+    assert "rule-based test double, not a language model" in report
     assert "| CookingWorld | CoinCollector | SimonSaysWithMemory10 |" in report  # TALES's names, in the suite's order
     cooking = [r for r in records if r["group"] == "cookingworld"]
     assert all(r["fidelity"] and r["fidelity"].get("recall") is not None for r in cooking)  # measured from the tree

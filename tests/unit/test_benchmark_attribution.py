@@ -8,7 +8,8 @@ from pathlib import Path
 spec = importlib.util.spec_from_file_location(
     "real_model_benchmark", Path(__file__).parents[2] / "benchmarks" / "real_model.py"
 )
-assert spec and spec.loader
+assert spec
+assert spec.loader
 real_model = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(real_model)
 
@@ -49,5 +50,6 @@ def test_no_game_is_both_held_out_and_dev():
     """A held-out game that showed a flaw moves to dev and leaves the held-out set (never tuned on while held out)."""
     held_out = {game for _, games in real_model.HELD_OUT_36.values() for game in games}
     dev = {game for _, games in real_model.DEV_36.values() for game in games} | set(real_model.DEV)
-    assert held_out and not held_out & dev
+    assert held_out
+    assert not held_out & dev
     assert not held_out & set(real_model.SHOWED_A_FLAW)

@@ -21,7 +21,8 @@ def commands(parser: argparse.ArgumentParser, name: str = "ariadne") -> Iterator
 def test_every_option_has_help_and_shows_its_default():
     missing, hidden = [], []
     every = list(commands(build_parser()))
-    assert len(every) > 20 and any(name == "ariadne runs list" for name, _ in every)
+    assert len(every) > 20
+    assert any(name == "ariadne runs list" for name, _ in every)
     for name, parser in every:
         formatter = parser._get_formatter()
         for action in parser._actions:
@@ -32,13 +33,15 @@ def test_every_option_has_help_and_shows_its_default():
                 missing.append(label)
             elif action.option_strings and action.default not in (None, False, []) and "default" not in formatter._get_help_string(action):
                 hidden.append(label)
-    assert missing == [] and hidden == []
+    assert missing == []
+    assert hidden == []
 
 
 def test_the_shown_default_is_the_real_one():
     play = dict(commands(build_parser()))["ariadne play"]
     text = " ".join(play.format_help().split())
-    assert "ends (default: 50)" in text and "(default: $ARIADNE_MODEL, else local:qwen2.5-coder-1.5b, pulled" in text
+    assert "ends (default: 50)" in text
+    assert "(default: $ARIADNE_MODEL, else local:qwen2.5-coder-1.5b, pulled" in text
     assert "$ARIADNE_RUN_DIR, else ./runs" in text
 
 
@@ -99,8 +102,11 @@ def test_a_numeric_option_out_of_its_range_is_one_line_naming_it(capsys, command
     with pytest.raises(SystemExit) as stopped:
         main(argv)
     err = capsys.readouterr().err
-    assert stopped.value.code == 2 and err.count("\n") == 1 and err.startswith("ariadne: error: "), (argv, err)
-    assert f"argument {option}: " in err and "Traceback" not in err
+    assert stopped.value.code == 2, (argv, err)
+    assert err.count("\n") == 1, (argv, err)
+    assert err.startswith("ariadne: error: "), (argv, err)
+    assert f"argument {option}: " in err
+    assert "Traceback" not in err
 
 
 def test_a_numeric_option_takes_the_ends_of_its_range():

@@ -24,7 +24,8 @@ PAIRS = [("a blade for cutting vegetables", "knife on the counter", "painting on
 
 def test_e5_tells_meaning_apart_where_no_word_is_shared() -> None:
     e5, hashing = make_embeddings("e5"), make_embeddings("hashing")
-    assert isinstance(e5, E5Embeddings) and len(e5.embed_query("knife")) == 384
+    assert isinstance(e5, E5Embeddings)
+    assert len(e5.embed_query("knife")) == 384
     for query, meant, other in PAIRS:
         q = e5.embed_query(query)
         assert cosine(q, e5.embed_query(meant)) > cosine(q, e5.embed_query(other)), query
@@ -41,7 +42,8 @@ def test_a_memory_keeps_the_embeddings_it_was_built_with(tmp_path, monkeypatch) 
         assert memory.embeddings.spec == "e5"
     monkeypatch.setenv("ARIADNE_EMBEDDINGS", "hashing")
     with WorldMemory(tmp_path / "m") as reopened:  # the setting is for new memories
-        assert reopened.embeddings.spec == "e5" and reopened.semantic_search("blade")
+        assert reopened.embeddings.spec == "e5"
+        assert reopened.semantic_search("blade")
     with WorldMemory(tmp_path / "n") as fresh:
         assert fresh.embeddings.spec == "hashing:256"
 

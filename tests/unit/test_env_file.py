@@ -25,7 +25,8 @@ def folder(tmp_path, monkeypatch):
 def test_the_env_file_sets_only_what_the_environment_does_not(folder, monkeypatch):
     monkeypatch.setenv("ARIADNE_TEST_SETTING", "from-environment")
     assert read_env_file() == [RUN_DIR_ENV]
-    assert os.environ[RUN_DIR_ENV] == "from-dotenv" and os.environ["ARIADNE_TEST_SETTING"] == "from-environment"
+    assert os.environ[RUN_DIR_ENV] == "from-dotenv"
+    assert os.environ["ARIADNE_TEST_SETTING"] == "from-environment"
     assert read_env_file(folder / "nowhere") == []
 
 

@@ -65,7 +65,8 @@ def test_banner_is_stripped_and_the_objective_and_room_are_kept():
     text = clean_feedback(COOK_RESET, banner=True)
     assert text.startswith("You are hungry! Let's cook a delicious meal.")
     assert "-= Livingroom =-\nYou're now in the livingroom." in text
-    assert "$$" not in text and "0/1" not in text
+    assert "$$" not in text
+    assert "0/1" not in text
     assert text.endswith("You should try going south.")
 
 
@@ -76,13 +77,16 @@ def test_strip_banner_leaves_text_without_banner_alone():
 
 def test_prompt_and_status_bar_are_removed_from_every_reply():
     assert clean_feedback(HUNT_TAKE) == "You pick up the Key 1 from the ground.\n\nYour score has just gone up by one point."
-    assert "1/3" not in clean_feedback(HUNT_WEST) and not clean_feedback(HUNT_WEST).endswith(">")
+    assert "1/3" not in clean_feedback(HUNT_WEST)
+    assert not clean_feedback(HUNT_WEST).endswith(">")
 
 
 def test_game_over_question_is_removed_but_the_end_is_kept():
     text = clean_feedback(COOK_WON)
-    assert "*** The End ***" in text and "You scored 4 out of a possible 4" in text
-    assert "RESTART" not in text and "Kitchen" not in text
+    assert "*** The End ***" in text
+    assert "You scored 4 out of a possible 4" in text
+    assert "RESTART" not in text
+    assert "Kitchen" not in text
 
 
 def test_location_comes_from_room_headers_only():

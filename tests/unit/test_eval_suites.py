@@ -51,11 +51,15 @@ def test_arigraph_suite_uses_the_manifest_step_limits_and_five_attempts():
     assert [g.group for g in games] == ["hunt", "hunt_hard", "hunt_hardest", "cook", "cook_hard", "cook_hardest", "clean"]
     manifest = [g for g in games if g.env.startswith("arigraph:")]
     assert {g.group: g.max_steps for g in manifest} == {g.group: arigraph_game(g.group).max_steps for g in manifest}
-    assert {g.group: g.max_steps for g in games}["cook"] == 60 and {g.group: g.max_steps for g in games}["hunt"] == 150
+    assert {g.group: g.max_steps for g in games}["cook"] == 60
+    assert {g.group: g.max_steps for g in games}["hunt"] == 150
     # Treasure Hunt Hardest is not among the authors' files: TextWorld's treasure hunter at its hardest mode, seeded
     hardest = next(g for g in games if g.group == "hunt_hardest")
-    assert hardest.env.startswith("treasure:") and int(hardest.env.split(":")[1]) >= 21 and hardest.seed is not None
-    assert hardest.max_steps == 150 and "generated" in hardest.label
+    assert hardest.env.startswith("treasure:")
+    assert int(hardest.env.split(":")[1]) >= 21
+    assert hardest.seed is not None
+    assert hardest.max_steps == 150
+    assert "generated" in hardest.label
     assert suite.attempts == 5
     assert len(plan_eval("arigraph", ["ariadne"], out="unused").jobs) == 35
 
@@ -73,10 +77,12 @@ def test_scienceworld_suite_is_thirty_tasks_by_three_test_variations_at_eighty_s
     assert len(games) == 90
     assert len({g.group for g in games}) == 30
     by_task = {task: tuple(g.variation for g in games if g.group == task) for task in {g.group for g in games}}
-    assert by_task == SCIENCEWORLD_TEST_DRAWS and by_task["4-1"] == (27, 45, 50)  # drawn at random, not 0-2
+    assert by_task == SCIENCEWORLD_TEST_DRAWS
+    assert by_task["4-1"] == (27, 45, 50)
     assert {g.max_steps for g in games} == {80}
     ablation = get_suite("scienceworld").games(groups=list(DAVIS_ABLATION_TASKS))
-    assert len(ablation) == 18 and {g.label for g in ablation[::3]} == {
+    assert len(ablation) == 18
+    assert {g.label for g in ablation[::3]} == {
         "1-2 melt var 0", "2-3 measure-melting-point-unknown-substance var 16", "6-2 chemistry-mix-paint-secondary-color var 3",
         "3-3 test-conductivity var 20", "7-1 lifespan-longest-lived var 23", "4-1 find-living-thing var 27"}
     assert sorted(t for tasks in SCIENCEWORLD_SUBJECTS.values() for t in tasks) == sorted({g.group for g in games})
@@ -138,7 +144,8 @@ def test_a_price_that_is_no_finite_amount_is_refused(tmp_path, price):
     file.write_text(f'{{"openai:gpt-4o": {{"input": {price}, "output": 1}}}}')
     with pytest.raises(PriceFileError, match="must be two USD amounts from 0 to 100,000") as refused:
         load_prices(file)
-    assert str(file) in str(refused.value) and "openai:gpt-4o" in str(refused.value)
+    assert str(file) in str(refused.value)
+    assert "openai:gpt-4o" in str(refused.value)
     for shape in ('{"input": true, "output": 1}', "[1, 2, 3]"):
         file.write_text(f'{{"openai:gpt-4o": {shape}}}')
         with pytest.raises(PriceFileError, match="bad price for 'openai:gpt-4o'"):
@@ -203,7 +210,8 @@ def test_an_episode_record_out_of_range_is_refused_when_written_and_when_read(tm
     path.write_text(json.dumps(_record("ariadne", "1", 2, 4.0)) + "\n" + json.dumps(record) + "\n")
     with pytest.raises(EvalError, match=re.escape(named)) as refused:
         read_records(path)
-    assert f"{path} line 2 is damaged" in str(refused.value) and "\n" not in str(refused.value)
+    assert f"{path} line 2 is damaged" in str(refused.value)
+    assert "\n" not in str(refused.value)
     append_record(path, _record("ariadne", "1", 3, 0.0, cost=None))  # in range (an unknown cost is null): written
 
 
@@ -216,10 +224,12 @@ def test_emembench_suite_is_the_papers_protocol_200_steps_text_games_on_seed_42_
     assert [g.seed for g in games if g.env == "crafter"] == [1, 42, 43, 100, 123]
     assert [g.env for g in suite.games(groups=["crafter"], limit=1, max_steps=3)] == ["crafter"]
     plan = plan_eval("emembench", ["react"], out=tmp_path / "out")
-    assert len(plan.jobs) == 8 and len({j.run_id for j in plan.jobs}) == 8
+    assert len(plan.jobs) == 8
+    assert len({j.run_id for j in plan.jobs}) == 8
     records = [dict(_record("react", "crafter", seed, 2.0, max_score=22), env="crafter", seed=seed) for seed in (1, 42)]
     md = markdown_tables(suite, records)
-    assert "| system | crafter |" in md and "| **react** (scripted) — ours | 9.1 (4 steps, n=2) |" in md
+    assert "| system | crafter |" in md
+    assert "| **react** (scripted) — ours | 9.1 (4 steps, n=2) |" in md
 
 
 def test_cells_csv_and_stma_markdown_layout():
@@ -234,7 +244,8 @@ def test_cells_csv_and_stma_markdown_layout():
     suite = get_suite("stma-cooking")
     rows = list(csv.DictReader(io.StringIO(csv_text(suite, records))))
     assert [(r["preset"], r["group"]) for r in rows] == [("ariadne", "1"), ("ariadne", "2"), ("ariadne", ALL), ("react", "1"), ("react", ALL)]
-    assert rows[0]["norm_score"] == "0.75" and rows[3]["cost_usd"] == ""
+    assert rows[0]["norm_score"] == "0.75"
+    assert rows[3]["cost_usd"] == ""
     md = markdown_tables(suite, records)
     assert "| system | L1 SR | L1 AS | L2 SR | L2 AS |" in md
     assert "| **ariadne** (scripted) — ours | 50.0 | 75.0±25.0 | 0.0 | 0.0±0.0 |" in md
@@ -293,11 +304,13 @@ def test_memory_fidelity_curves_table_and_plot(tmp_path):
     assert "| react (scripted) | 1 | — | 0.00 | 0.00 | — / 0.00 | — / 0.50 |" in table
     assert "## Memory fidelity" in markdown_tables(get_suite("stma-cooking"), records)
     path = plot_fidelity(get_suite("stma-cooking"), records, tmp_path / "fidelity.png")
-    assert path is not None and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert path is not None
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     # ScienceWorld gives no true facts: no table section, no plot, nothing written.
     unmeasured = [dict(r, fidelity={"precision": None, "recall": None, "curve": [[0, None, None]]}) for r in records]
-    assert fidelity_table(unmeasured) is None and "## Memory fidelity" not in markdown_tables(get_suite("stma-cooking"), unmeasured)
+    assert fidelity_table(unmeasured) is None
+    assert "## Memory fidelity" not in markdown_tables(get_suite("stma-cooking"), unmeasured)
     assert plot_fidelity(get_suite("stma-cooking"), unmeasured, tmp_path / "none.png") is None
     assert not (tmp_path / "none.png").exists()
 

@@ -36,11 +36,13 @@ def test_the_moment_most_like_the_present_comes_first_with_the_commands_played_a
     found = moments(RUN)
     embed = CachedEmbedder(HashingEmbeddings()).embed
     best = similar_moments("You open the fridge. It holds a red apple.", found, embed, k=2)
-    assert best[0].step == 1 and len(best) == 2
+    assert best[0].step == 1
+    assert len(best) == 2
     line = experience_line(best[0], found)
     assert line == (
         f"[{GOLD}, step 1] after 'open fridge': fridge is open; red apple in fridge -> then: "
         "take red apple from fridge, dice red apple with knife, prepare meal"
     )
     assert experience_line(found[-1], found).endswith("-> then: the run ended")
-    assert similar_moments("anything", [], embed, k=3) == [] and similar_moments("", found, embed, k=3) == []
+    assert similar_moments("anything", [], embed, k=3) == []
+    assert similar_moments("", found, embed, k=3) == []

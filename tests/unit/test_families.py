@@ -50,7 +50,8 @@ def test_a_spec_no_family_covers_plays_with_the_generic_family(monkeypatch):
     monkeypatch.setattr(families, "FAMILIES", [f for f in families.FAMILIES if f.name != "textworld"])
     generic = family_of("coin:1")
     assert generic is GENERIC
-    assert generic.ruinous("eat coin", Standing()) is None and generic.perceive(Observed("There is a coin on the floor.")).facts == ()
+    assert generic.ruinous("eat coin", Standing()) is None
+    assert generic.perceive(Observed("There is a coin on the floor.")).facts == ()
     assert "text game" in generic.brief
 
 
@@ -80,7 +81,8 @@ def test_a_family_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
 
     monkeypatch.setattr(families, "FAMILIES", [ariadne_test_family.FAMILY, *families.FAMILIES])
     family = family_of("treasure:99")
-    assert family.name == "test.puzzle" and family.brief == "A puzzle of levers."
+    assert family.name == "test.puzzle"
+    assert family.brief == "A puzzle of levers."
     assert [c for c in ["pull red lever", "pull blue lever"] if family.ruinous(c, Standing()) is None] == ["pull blue lever"]
     assert family.perceive(Observed("You see levers.", location="Hall")).facts == (("lever", "in", "Hall"),)
     assert families.family_named("test.puzzle") is ariadne_test_family.FAMILY  # as a checkpointed state names it
@@ -152,17 +154,22 @@ def test_textworldexpress_grills_on_its_barbeque_or_in_the_toaster_not_on_textwo
     assert "with the barbeque or the toaster" in twx.ruinous("cook pork chop in oven", Standing(["chopped pork chop"], recipe))
     assert twx.ruinous("cook pork chop in toaster", Standing(["chopped pork chop"], recipe)) is None
     assert twx.things_named("grill the pork chop") == ["pork chop", "barbeque", "toaster"]
-    assert "toaster" in twx.brief and "BBQ" not in twx.brief
-    assert textworld.phrasings("grill the pork chop") == ["cook pork chop bbq"] and "grill on the BBQ" in textworld.brief
+    assert "toaster" in twx.brief
+    assert "BBQ" not in twx.brief
+    assert textworld.phrasings("grill the pork chop") == ["cook pork chop bbq"]
+    assert "grill on the BBQ" in textworld.brief
 
 
 def test_the_things_a_step_names_the_tool_and_the_appliance_after_the_thing():
     cooking = family_of("cooking:1")
-    assert cooking.things_named("slice the carrot") == ["carrot", "knife"] and cooking.things_named("prepare meal") == []
+    assert cooking.things_named("slice the carrot") == ["carrot", "knife"]
+    assert cooking.things_named("prepare meal") == []
     assert cooking.things_named("roast the red tuna") == ["red tuna", "oven"]
-    assert cooking.things_named("carrot") == ["carrot"] and cooking.things_named("block of cheese") == ["block of cheese"]
+    assert cooking.things_named("carrot") == ["carrot"]
+    assert cooking.things_named("block of cheese") == ["block of cheese"]
     assert family_of("coin:1").things_named("take the coin") == ["coin"]
-    assert cooking.tools_needed("fry the white tuna") == [] and family_of("treasure:1").tools_needed("chop the tree") == []
+    assert cooking.tools_needed("fry the white tuna") == []
+    assert family_of("treasure:1").tools_needed("chop the tree") == []
 
 
 def test_a_step_that_says_where_its_thing_is_names_both():
@@ -205,16 +212,19 @@ def test_textworld_a_container_holds_what_it_showed_when_opened():
     env, steps = recorded("textworld_cooking.json")
     opened = family_of(env).perceive(steps[3])  # "You open the fridge, revealing a block of cheese and a raw white tuna."
     assert {("block of cheese", "in", "fridge"), ("white tuna", "in", "fridge"), ("fridge", "is", "open")} <= set(opened.facts)
-    assert "fridge" in opened.shown and "Kitchen" in opened.shown
+    assert "fridge" in opened.shown
+    assert "Kitchen" in opened.shown
     taken = facts_of(env, steps[4])
-    assert ("block of cheese", "in", "inventory") in taken and ("white tuna", "in", "fridge") in taken
+    assert ("block of cheese", "in", "inventory") in taken
+    assert ("white tuna", "in", "fridge") in taken
 
 
 def test_textworld_a_state_the_text_shows_before_a_name_and_the_inventory_after_the_last_command():
     env, steps = recorded("textworld_cooking.json")  # "You open the fridge, revealing ... a raw white tuna."
     assert {("white tuna", "in", "fridge"), ("white tuna", "is", "raw")} <= facts_of(env, steps[3])
     env, steps = recorded("textworld_treasure.json")  # "You pick up the keycard from the ground. ... *** The End ***"
-    assert not steps[1].valid and ("keycard", "in", "inventory") in facts_of(env, steps[1])
+    assert not steps[1].valid
+    assert ("keycard", "in", "inventory") in facts_of(env, steps[1])
 
 
 def test_textworld_what_a_text_says_a_key_opens():
@@ -230,7 +240,8 @@ def test_textworld_cleaning_supports_and_an_opened_wardrobe():
     env, steps = recorded("textworld_clean.json")
     first = facts_of(env, steps[0])
     assert {("toothbrush", "on", "dining table"), ("salt and papper shakers", "on", "dining table")} <= first
-    assert ("evening dress", "in", "wardrobe") in facts_of(env, steps[3]) and ("wardrobe", "is", "open") in facts_of(env, steps[3])
+    assert ("evening dress", "in", "wardrobe") in facts_of(env, steps[3])
+    assert ("wardrobe", "is", "open") in facts_of(env, steps[3])
 
 
 def test_twx_things_on_supports_in_containers_and_the_contents_shown_when_opened():
@@ -277,7 +288,8 @@ def test_scienceworld_a_look_lists_each_thing_what_it_holds_and_the_doors():
             ("fridge", "is", "closed"), ("sodium chloride", "in", "glass jar"), ("glass cup", "on", "table"),
             ("kitchen", "has exit", "bathroom"), ("kitchen door to the bathroom", "is", "open")} <= facts
     assert not any(")" in part for fact in facts for part in fact)
-    assert "fridge" not in seen.shown and "bowl" in seen.shown
+    assert "fridge" not in seen.shown
+    assert "bowl" in seen.shown
 
 
 def test_scienceworld_outdoors_states_after_a_comma_nested_supports_and_opening():
@@ -327,7 +339,8 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     # stove), the furnace for a metal
     assert science.things_named("heat the ice") == ["ice", "oven"]
     assert science.phrasings("heat the lead") == ["move lead to blast furnace"]
-    assert science.phrasings("cool the water") == ["move water to freezer"] and science.phrasings("focus on ice") == []
+    assert science.phrasings("cool the water") == ["move water to freezer"]
+    assert science.phrasings("focus on ice") == []
     assert science.phrasings("cool the mercury") == ["move mercury to ultra low temperature freezer"]  # -39 degrees
     # what the game's answer leaves to play: a thing on a heat source heats once it is on; a closed holder is opened
     assert science.said_to_play("You move the gallium to the blast furnace.") == "activate blast furnace"
@@ -390,7 +403,8 @@ def test_a_goal_is_read_as_its_instructions_with_the_thing_a_pronoun_stands_for(
     commonsense = family_of("twx:textworldcommonsense")  # a verb of two words after the preface ("pick up": take)
     pick, place = commonsense.goal_steps("Your task is to pick up objects, then place them in their usual locations "
                                          "in the environment.")
-    assert commonsense.things_named(pick) == ["objects"] and place.startswith("place the objects in")
+    assert commonsense.things_named(pick) == ["objects"]
+    assert place.startswith("place the objects in")
     treasure = family_of("treasure:1")  # "it" is the thing of the last step that instructs, not of a remark
     assert treasure.goal_steps("Take the carrot. Once done, eat it") == ["Take the carrot", "Once done",
                                                                           "eat the carrot"]
@@ -445,7 +459,8 @@ def test_scienceworld_shows_a_model_sixty_of_its_valid_commands_the_goal_and_mov
     science, textworld = family_of("scienceworld:melt"), family_of("treasure:2")
     assert textworld.shown_commands(valid, "melt lead") == valid  # a family that lists few: all of them
     shown = science.shown_commands(valid, "Your task is to melt lead. First, focus on the substance.")
-    assert len(shown) == 60 and len(valid) > 1600
+    assert len(shown) == 60
+    assert len(valid) > 1600
     assert shown == [c for c in valid if c in shown]  # in the game's order
     assert {"look around", "inventory", "go to hallway", "go to workshop"} <= set(shown)  # moves, one-word commands
     assert {"focus on lead", "pick up lead", "mix lead", "look at lead"} <= set(shown)  # what the goal names
@@ -453,7 +468,8 @@ def test_scienceworld_shows_a_model_sixty_of_its_valid_commands_the_goal_and_mov
     assert any(c.startswith("move ") and "lead" in c for c in shown)
     # what must be shown whatever its rank (a plan's step, a fallback) is, and a command listed twice is shown once
     kept = science.shown_commands(valid + ["look around"], "melt lead", keep=["Move thing 3 to thing 7"])
-    assert "move thing 3 to thing 7" in kept and kept.count("look around") == 1
+    assert "move thing 3 to thing 7" in kept
+    assert kept.count("look around") == 1
 
 
 # ScienceWorld's own task descriptions (variation 0, `easy`), as the env states them
@@ -548,7 +564,8 @@ def test_scienceworld_a_focus_is_done_to_what_the_game_says_it_focused_on():
 
 def test_scienceworld_reads_the_substance_of_a_change_of_state_as_the_one_the_task_names():
     family = family_of("scienceworld:melt")
-    assert family.goal_steps(MELT)[0] == "focus on lead" and family.things_named("focus on lead") == ["lead"]
+    assert family.goal_steps(MELT)[0] == "focus on lead"
+    assert family.things_named("focus on lead") == ["lead"]
     assert family.goal_steps(MEASURE)[0] == "focus on the thermometer"  # every task restated is dropped, not only a change of state
     assert family.command_for_item("focus on lead", ["look at lead", "focus on lead"]) == "focus on lead"
 
@@ -562,9 +579,11 @@ def test_scienceworld_the_brief_says_how_the_goals_task_is_done():
     conduct = "Your task is to determine if water is electrically conductive. First, focus on the water."
     melt = "Your task is to melt lead. First, focus on the substance."
     paint = "Your task is to use chemistry to create orange paint. When you are done, focus on the orange paint."
-    assert "battery's anode" in science.brief_for(conduct) and "Red and yellow" not in science.brief_for(conduct)
+    assert "battery's anode" in science.brief_for(conduct)
+    assert "Red and yellow" not in science.brief_for(conduct)
     assert science.brief_for(melt) == science.brief
-    assert "Red and yellow make orange" in science.brief_for(paint) and "battery" not in science.brief_for(paint)
+    assert "Red and yellow make orange" in science.brief_for(paint)
+    assert "battery" not in science.brief_for(paint)
     assert family_of("cooking:1").brief_for(conduct) == family_of("cooking:1").brief
     state = {"env": "scienceworld:test-conductivity", "goal": conduct}
     assert environment_section(state) == science.brief_for(conduct)

@@ -91,7 +91,9 @@ def test_episode_is_the_micro_average_with_families(fidelity):
     assert by["adjacency"] == {"precision": 1.0, "recall": 1.0, "coverage": 12 / 32}
     assert by["cooking"] == {"precision": None, "recall": None, "coverage": None}
     data = fidelity.to_dict()
-    assert data["precision"] == 26 / 27 and len(data["points"]) == 4 and data["points"][3]["false_positives"] == 1
+    assert data["precision"] == 26 / 27
+    assert len(data["points"]) == 4
+    assert data["points"][3]["false_positives"] == 1
 
 
 def test_states_the_truth_cannot_express_are_not_compared():
@@ -181,7 +183,8 @@ def test_scienceworld_names_and_supports_are_read_as_the_truth_gives_them_and_a_
     assert result.points[0] == FidelityPoint(0, 1.0, 1.0, 9, 0, 0, 9 / 10, 10)  # all but the unseen picture
     assert (result.points[1].precision, result.points[1].false_positives) == (0.9, 1)  # the wrong fact costs
     assert result.errors["false_positives"] == [["apple", "in", "fridge"]]
-    assert result.counts["all"] == {"tp": 18, "fp": 1, "fn": 0, "truth": 20} and result.precision == 18 / 19
+    assert result.counts["all"] == {"tp": 18, "fp": 1, "fn": 0, "truth": 20}
+    assert result.precision == 18 / 19
     strict = score_steps(memory, [(0, facts, look)])  # a truth that tells supports apart: "on" is not "in"
     assert strict.precision == 7 / 9
 
@@ -198,4 +201,5 @@ def test_a_name_read_in_one_room_says_nothing_of_a_thing_of_that_name_in_another
     result = score_steps(memory, [(0, [["at", "P", "kitchen"], *facts], texts[0]),
                                   (1, [["at", "P", "bathroom"], *facts], texts[1])])
     assert (result.precision, result.recall, result.coverage) == (1.0, 1.0, 4 / 6)
-    assert result.by_relation["location"]["coverage"] == 4 / 6 and result.by_relation["containment"]["coverage"] is None
+    assert result.by_relation["location"]["coverage"] == 4 / 6
+    assert result.by_relation["containment"]["coverage"] is None

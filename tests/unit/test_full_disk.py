@@ -45,12 +45,15 @@ def sqlite_full() -> sqlite3.OperationalError:
 
 
 def test_what_counts_as_a_full_disk():
-    assert is_full_disk(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "/x")) and is_full_disk(OSError(errno.EDQUOT, "quota"))
-    assert is_full_disk(sqlite_full()) and is_full_disk(DiskFull("/x"))
+    assert is_full_disk(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "/x"))
+    assert is_full_disk(OSError(errno.EDQUOT, "quota"))
+    assert is_full_disk(sqlite_full())
+    assert is_full_disk(DiskFull("/x"))
     wrapped = RuntimeError("the step was lost")
     wrapped.__cause__ = sqlite_full()
     assert is_full_disk(wrapped)
-    assert not is_full_disk(OSError(errno.EACCES, "Permission denied")) and not is_full_disk(sqlite3.DatabaseError("file is not a database"))
+    assert not is_full_disk(OSError(errno.EACCES, "Permission denied"))
+    assert not is_full_disk(sqlite3.DatabaseError("file is not a database"))
     assert not is_full_disk(None)
 
 
@@ -59,7 +62,8 @@ def test_an_io_error_is_a_full_disk_only_where_the_disk_has_no_room(tmp_path):
     filesystem is out of space (tests/integration/test_disk_full_tmpfs.py fills a real one)."""
     io_error = sqlite3.OperationalError("disk I/O error")
     io_error.sqlite_errorcode = 4874  # SQLITE_IOERR_SHMSIZE
-    assert not is_full_disk(io_error) and not is_full_disk(io_error, tmp_path / "run" / "checkpoints.sqlite")
+    assert not is_full_disk(io_error)
+    assert not is_full_disk(io_error, tmp_path / "run" / "checkpoints.sqlite")
     assert is_full_disk(RuntimeError("error returned from database: (code: 13) database or disk is full"))
     assert is_full_disk(RuntimeError("IO error: No space left on device (os error 28)"))
 
@@ -84,7 +88,8 @@ def test_a_memory_step_written_on_a_full_disk_is_called_a_full_disk(tmp_path, mo
 
 def one_line(capsys) -> str:
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("ariadne: error: "), err
+    assert err.count("\n") == 1, err
+    assert err.startswith("ariadne: error: "), err
     return err.strip()
 
 
@@ -92,7 +97,8 @@ def test_play_whose_memory_is_created_on_a_full_disk_says_so_in_one_line(tmp_pat
     cap_pages(monkeypatch, 1, name="memory.sqlite")
     assert cli.main(["play", "--env", "cooking:1", "--max-steps", "2", "--run-dir", str(tmp_path / "runs")]) == 2
     line = one_line(capsys)
-    assert line.endswith("/memory could not be created: the disk is full") and "damaged" not in line
+    assert line.endswith("/memory could not be created: the disk is full")
+    assert "damaged" not in line
 
 
 @pytest.mark.parametrize("error, said", [

@@ -16,7 +16,8 @@ def test_the_served_input_form_requires_the_game_and_its_budget_and_describes_ea
     fields = schema["properties"]
     assert set(fields) == {"env", "max_steps", "seed", "variation", "split", "run_id"}  # no lessons, no script
     assert all(field.get("description") for field in fields.values())
-    assert "cooking:1" in fields["env"]["examples"] and fields["max_steps"]["minimum"] == 1
+    assert "cooking:1" in fields["env"]["examples"]
+    assert fields["max_steps"]["minimum"] == 1
     splits = next(option for option in fields["split"]["anyOf"] if option.get("type") == "string")
     assert splits["enum"] == ["train", "dev", "test"]
 

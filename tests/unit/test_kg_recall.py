@@ -39,7 +39,8 @@ def test_a_named_step_is_recalled_with_where_the_player_was_and_what_was_carried
     step_10 = next(line for line in lines if line.startswith("step 10 > open fridge"))
     assert "you were in Kitchen" in step_10
     assert "carrying: knife, pork chop, tomato" in step_10
-    assert "became true:" in step_10 and "block of cheese, in, fridge" in step_10
+    assert "became true:" in step_10
+    assert "block of cheese, in, fridge" in step_10
     assert "revealing a block of cheese" in step_10  # the game's text
 
 
@@ -47,7 +48,8 @@ def test_nothing_recorded_after_the_asked_step_is_recalled():
     memory = remembered_cooking()
     question = "What did you do at step 11 with the 'block of cheese'?"
     before = "\n".join(recall(question, KGReader(memory, 10)))
-    assert "take block of cheese" not in before and "block of cheese, in, inventory" not in before
+    assert "take block of cheese" not in before
+    assert "block of cheese, in, inventory" not in before
     after = "\n".join(recall(question, KGReader(memory, 11)))
     assert "step 11 > take block of cheese from fridge" in after
     assert "block of cheese: block of cheese, in, inventory" in after  # the quoted name's timeline
@@ -63,7 +65,8 @@ def test_the_ask_graph_shows_the_recall_and_takes_an_answer_from_it_at_once(monk
     assert result["answer"] == "knife, pork chop, tomato"
     (call,) = model.calls  # answered from the recall: no lookup turn
     asked = call["messages"][1].content
-    assert RECALLED in asked and "carrying: knife, pork chop, tomato" in asked
+    assert RECALLED in asked
+    assert "carrying: knife, pork chop, tomato" in asked
 
 
 def test_the_answer_format_is_the_system_messages_and_never_recalled_for(monkeypatch):
@@ -81,15 +84,18 @@ def test_the_answer_format_is_the_system_messages_and_never_recalled_for(monkeyp
     asked = {"question": "What did you take in 'Kitchen'?", "as_of": 11, "run_id": "r", "answer_format": MEMORY_RULES}
     graph.invoke(asked, context=AgentContext(tool_calling="json"))
     system, shown = (message.content for message in model.calls[0]["messages"][:2])
-    assert "reply exactly: not answerable" in system and ASK_FORMAT not in system
-    assert "What did you take in 'Kitchen'?" in shown and "not answerable" not in shown
+    assert "reply exactly: not answerable" in system
+    assert ASK_FORMAT not in system
+    assert "What did you take in 'Kitchen'?" in shown
+    assert "not answerable" not in shown
     from ariadnegraph.prompting import QUESTION
 
     # the recall before the question, as a transcript comes before it (question first, the 1.5B answered from the
     # nearest episode under the recall's first line, 'go west' beside "go north (39 times)")
     assert shown.index(RECALLED) < shown.index(QUESTION)
     recalled = shown[shown.index(RECALLED) : shown.index(QUESTION)]
-    assert "step 0 >" not in recalled and "'yes': memory holds no record" not in recalled
+    assert "step 0 >" not in recalled
+    assert "'yes': memory holds no record" not in recalled
     graph.invoke({**asked, "answer_format": None}, context=AgentContext(tool_calling="json"))
     assert ASK_FORMAT in model.calls[1]["messages"][0].content
 
@@ -104,9 +110,11 @@ def test_with_nothing_recalled_the_first_turn_must_look_something_up(monkeypatch
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     graph = qa.build_monologue(lambda state, runtime: KGReader(WorldMemory(), None)).compile()
     result = graph.invoke({"question": "Where is the knife?", "run_id": "r"}, context=AgentContext(tool_calling="json"))
-    assert result["answer"] == "not known" and len(model.calls) == 2
+    assert result["answer"] == "not known"
+    assert len(model.calls) == 2
     allowed = [[alt["required"][0] for alt in f["json_schema"]["schema"]["anyOf"]] for f in formats]
-    assert "answer" not in allowed[0] and "answer" in allowed[1]
+    assert "answer" not in allowed[0]
+    assert "answer" in allowed[1]
 
 
 def test_the_players_whereabouts_are_counted_in_code_and_nothing_after_the_asked_step():
@@ -122,7 +130,8 @@ def test_the_players_whereabouts_are_counted_in_code_and_nothing_after_the_asked
     assert spent in lines
     taken = next(line for line in lines if line.startswith("items you took"))
     assert taken.startswith("items you took, in order: pork chop at step 0 in Pantry, ")
-    assert "block of cheese at step 11 in Kitchen; by place: Kitchen 3 (" in taken and taken.endswith("Pantry 1 (pork chop)")
+    assert "block of cheese at step 11 in Kitchen; by place: Kitchen 3 (" in taken
+    assert taken.endswith("Pantry 1 (pork chop)")
     earlier = next(line for line in recall(question, KGReader(memory, 10)) if line.startswith("items you took"))
     assert "block of cheese" not in earlier
     assert "; by place: Kitchen 2 (" in earlier
@@ -179,8 +188,11 @@ def test_a_step_dated_from_an_event_is_counted_in_code_and_settles_the_question(
     steps in code, and recalls that step whole and nothing else; never a step after the asked one."""
     memory = _walked_with_a_coin()
     lines = recall("After first obtaining 'coin', what was the observation 2 step(s) later?", KGReader(memory))
-    assert len(lines) == 1 and lines[0].startswith("2 steps after you first took 'coin' (step 2): step 4 > act 4 | ")
-    assert "you were in Hall" in lines[0] and "score after it: 2" in lines[0] and "text of step 4" in lines[0]
+    assert len(lines) == 1
+    assert lines[0].startswith("2 steps after you first took 'coin' (step 2): step 4 > act 4 | ")
+    assert "you were in Hall" in lines[0]
+    assert "score after it: 2" in lines[0]
+    assert "text of step 4" in lines[0]
     last = recall("After last obtaining 'coin', what action was executed 1 step before?", KGReader(memory))
     assert last[0].startswith("1 step before you last took 'coin' (step 5): step 4 > act 4")
     entered = recall("After first entering 'Study', where were you 2 steps later?", KGReader(memory))
@@ -227,7 +239,8 @@ def test_a_memory_qa_horizon_is_no_range_of_steps():
     memory = _walked_with_a_coin()
     lines = recall("Considering only steps 0 to 5: After first obtaining 'coin', what was the observation 2 step(s) later?",
                    KGReader(memory, 5))  # fmt: skip
-    assert len(lines) == 1 and lines[0].startswith("2 steps after you first took 'coin' (step 2): step 4")
+    assert len(lines) == 1
+    assert lines[0].startswith("2 steps after you first took 'coin' (step 2): step 4")
     asked = recall("Considering only steps 0 to 5: At step 3, what action did you execute?", KGReader(memory, 5))
     assert [line.split(" |")[0] for line in asked[:2]] == ["step 2 > act 2", "step 3 > act 3"]
     assert not any(line.startswith("where you were, steps 0-5") for line in asked)
@@ -244,7 +257,8 @@ def test_whereabouts_stay_short_on_a_long_episode_and_say_nothing_of_steps_not_p
                        (f"coin {step}", "in", "inventory")], score=step)  # fmt: skip
     lines = recall("Where were you within steps 10-390? How long in 'Hall'?", KGReader(memory, 200))
     route = next(line for line in lines if line.startswith("where you were, steps 10-200:"))
-    assert route.count("(1 step)") == 12 and "... and 179 more stays; in all: " in route
+    assert route.count("(1 step)") == 12
+    assert "... and 179 more stays; in all: " in route
     assert next(line for line in lines if line.startswith("your stays in Hall")).endswith("... and 88 more stays")
     assert next(line for line in lines if line.startswith("items you took")).count(" at step ") == 12
     assert next(line for line in lines if line.startswith("your score rose")).endswith("... and 188 more rises")

@@ -107,7 +107,8 @@ def test_no_product_module_imports_the_test_doubles():
 
 def test_the_scan_sees_relative_imports():
     doubles = PACKAGE / "testing" / "scripted" / "model.py"
-    assert "ariadnegraph.nodes.schemas" in imported_modules(doubles) and "ariadnegraph.prompting" in imported_modules(doubles)
+    assert "ariadnegraph.nodes.schemas" in imported_modules(doubles)
+    assert "ariadnegraph.prompting" in imported_modules(doubles)
 
 
 RESOLVERS = {"live_session", "open_session", "memory_view", "end_session", "get_session"}  # agent.session's lookups

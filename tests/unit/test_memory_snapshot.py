@@ -97,7 +97,8 @@ def test_events_after_the_snapshot_are_replayed_on_top(saved: Path, tmp_path: Pa
         play(memory, range(200, 230), seed=2)
         written = fingerprint(memory)
     with WorldMemory(saved) as memory:
-        assert memory._snapshot_events == covered and sorted(memory.episodes)[-1] == 229
+        assert memory._snapshot_events == covered
+        assert sorted(memory.episodes)[-1] == 229
         found = fingerprint(memory)
     assert found == written
     assert structure(found) == structure(replayed(saved, tmp_path))
@@ -137,7 +138,8 @@ def test_a_snapshot_of_the_first_format_is_still_read(saved: Path, tmp_path: Pat
     manifest["files"] = {name: hashlib.sha256((saved / SNAPSHOT_DIR / name).read_bytes()).hexdigest() for name in manifest["files"]}
     manifest_path.write_text(json.dumps(manifest))
     with WorldMemory(saved) as memory:
-        assert memory._snapshot_events > 0 and fingerprint(memory) == WRITTEN[str(tmp_path)]
+        assert memory._snapshot_events > 0
+        assert fingerprint(memory) == WRITTEN[str(tmp_path)]
     manifest["files"]["state.json"] = "0" * 64  # a format-1 digest that does not match is refused as before
     manifest_path.write_text(json.dumps(manifest))
     with WorldMemory(saved) as memory:
@@ -152,7 +154,8 @@ def test_episodes_written_before_scores_were_kept_still_read(saved: Path, tmp_pa
     assert _episode([3, "-= Hall =-", "go east", [1, 2]]).score is None
     assert _episode([3, "-= Hall =-", "go east", [1, 2], 2.0]).score == 2.0
     logged = {"step": 3, "text": "-= Hall =-", "action": "go east", "fact_ids": [1, 2]}  # a log's event before scores
-    assert Episode.from_dict(logged).score is None and Episode.from_dict({**logged, "score": 2.0}).score == 2.0
+    assert Episode.from_dict(logged).score is None
+    assert Episode.from_dict({**logged, "score": 2.0}).score == 2.0
     assert "score" not in Episode.from_dict(logged).to_dict()  # written back as it was
     with WorldMemory(saved) as memory:
         scores = [e.score for _, e in sorted(memory.episodes.items())]

@@ -40,7 +40,8 @@ def test_reaffirmed_fact_is_kept_not_duplicated():
     kg = TemporalKG()
     kg.update(1, [("key", "in", "box")])
     change = kg.update(2, [("the key", "in", "boxes")])
-    assert change.added == () and [f.id for f in change.kept] == [1]
+    assert change.added == ()
+    assert [f.id for f in change.kept] == [1]
     assert len(kg) == 1
 
 
@@ -49,13 +50,15 @@ def test_explicit_outdated_by_id_and_by_triplet():
     kg.update(1, [("a", "likes", "b"), ("c", "likes", "d")])
     change = kg.update(2, [], outdated=[1, ("c", "likes", "d"), ("x", "likes", "y")])
     assert sorted(f.id for f in change.closed) == [1, 2]
-    assert len(kg.current()) == 0 and len(kg) == 2
+    assert len(kg.current()) == 0
+    assert len(kg) == 2
 
 
 def test_same_step_facts_never_close_each_other():
     kg = TemporalKG()
     change = kg.update(1, [("apple", "in", "fridge"), ("apple", "on", "table")])
-    assert len(change.added) == 2 and change.closed == ()
+    assert len(change.added) == 2
+    assert change.closed == ()
 
 
 def test_state_groups_and_direction_uniqueness():
@@ -100,7 +103,8 @@ def test_conflicts_are_found_through_shared_subject_or_exclusive_object_only():
     assert sorted(f.triplet for f in change.closed) == [("door", "is", "closed"), ("hall", "north of", "kitchen")]
     change = kg.update(3, [("box", "is", "open"), ("apple", "in", "inventory"), ("hall", "north of", "loop")])
     assert sorted(f.triplet for f in change.closed) == [("apple", "in", "box"), ("box", "is", "closed"), ("loop", "north of", "loop")]
-    assert ("door", "is", "open") in kg.current() and ("cellar", "north of", "kitchen") in kg.current()
+    assert ("door", "is", "open") in kg.current()
+    assert ("cellar", "north of", "kitchen") in kg.current()
 
 
 def test_never_invalidate_only_appends_and_the_newest_place_wins():
@@ -110,7 +114,8 @@ def test_never_invalidate_only_appends_and_the_newest_place_wins():
     kg = TemporalKG()
     kg.update(1, [("player", "in", "kitchen"), ("door", "is", "closed")])
     change = kg.update(2, [("player", "in", "hall"), ("door", "is", "open")], outdated=[("door", "is", "closed")], invalidate=False)
-    assert change.closed == () and all(f.is_open for f in kg.all_facts)
+    assert change.closed == ()
+    assert all(f.is_open for f in kg.all_facts)
     assert kg.current().triplets() == {("player", "in", "kitchen"), ("player", "in", "hall"), ("door", "is", "closed"), ("door", "is", "open")}
     assert spatial.current_location(kg.current()) == "hall"
     kg.update(3, [("player", "in", "cellar")])  # the default closes what the new fact contradicts again

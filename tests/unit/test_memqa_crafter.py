@@ -58,8 +58,10 @@ def episode():
 
 
 def test_the_templates_are_table_15(episode) -> None:
-    assert {t.id for t in CRAFTER_TEMPLATES} == TABLE_15 and len(CRAFTER_TEMPLATES) == len(TABLE_15)
-    assert isinstance(episode.timeline, CrafterTimeline) and episode.env == "crafter"
+    assert {t.id for t in CRAFTER_TEMPLATES} == TABLE_15
+    assert len(CRAFTER_TEMPLATES) == len(TABLE_15)
+    assert isinstance(episode.timeline, CrafterTimeline)
+    assert episode.env == "crafter"
 
 
 def test_every_template_instantiates_on_the_recorded_run(episode) -> None:
@@ -74,7 +76,8 @@ def test_every_template_instantiates_on_the_recorded_run(episode) -> None:
 @pytest.mark.parametrize(("template_id", "slots", "expected"), HAND)
 def test_answers_match_the_recorded_run(episode, template_id: str, slots: dict, expected: object) -> None:
     solved = CRAFTER_BY_ID[template_id].solve(episode.timeline, **slots)
-    assert solved is not None and solved[0] == expected
+    assert solved is not None
+    assert solved[0] == expected
 
 
 def test_generation_uses_table_15_for_a_crafter_run(episode) -> None:
@@ -107,7 +110,10 @@ def test_attacks_and_death_come_from_the_logged_damage(tmp_path: Path) -> None:
 def test_the_logged_view_round_trips() -> None:
     world = {(x, y): "tree" if (x, y) == (6, 5) else "water" if x < 3 else "grass" for x in range(10) for y in range(10)}
     view = encode_view(lambda x, y: world.get((x, y)), (5, 5))
-    assert view.count("/") == 6 and len(view.split("/")[0]) == 9
+    assert view.count("/") == 6
+    assert len(view.split("/")[0]) == 9
     cells = decode_view(view, (5, 5))
-    assert cells[(6, 5)] == "tree" and cells[(1, 5)] == "water" and cells[(9, 8)] == "grass"
+    assert cells[(6, 5)] == "tree"
+    assert cells[(1, 5)] == "water"
+    assert cells[(9, 8)] == "grass"
     assert all(world[c] == name for c, name in cells.items())

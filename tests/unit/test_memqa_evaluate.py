@@ -44,25 +44,30 @@ def test_questions_are_paraphrased_by_default_for_a_real_model(hand, monkeypatch
 
 def test_the_scripted_double_rewrites_nothing(hand):
     rows = pipeline.evaluate(hand, ["hand"], answerers=("full-history",), per_type=1)
-    assert rows and not any(r["paraphrased"] for r in rows)
+    assert rows
+    assert not any(r["paraphrased"] for r in rows)
 
 
 def test_several_horizons_give_accuracy_against_rounds(hand):
     rows = pipeline.evaluate(hand, ["hand"], answerers=("in-context", "full-history"), horizon=[5, 12, 20], per_type=2, seed=1)
     found = by_rounds(rows)
-    assert set(found) == {"in-context", "full-history"} and set(found["in-context"]) == {5, 12, 20}
+    assert set(found) == {"in-context", "full-history"}
+    assert set(found["in-context"]) == {5, 12, 20}
     assert all(cell["n"] > 0 for cells in found.values() for cell in cells.values())
     # At 5 rounds every step is in the last 10 turns: the in-context window sees what full history sees.
     assert found["in-context"][5]["acc"] == found["full-history"][5]["acc"]
     assert found["in-context"][20]["acc"] < found["full-history"][20]["acc"]
     text = rounds_table(rows)
-    assert "<=5" in text and "<=20" in text and text.count("\n") == 4
+    assert "<=5" in text
+    assert "<=20" in text
+    assert text.count("\n") == 4
 
 
 def test_pearson() -> None:
     assert pearson([(1, 2), (2, 4), (3, 6)]) == pytest.approx(1.0)
     assert pearson([(1, 3), (2, 2), (3, 1)]) == pytest.approx(-1.0)
-    assert pearson([(1, 1), (2, 1)]) is None and pearson([(1, 1), (2, 1), (3, 1)]) is None
+    assert pearson([(1, 1), (2, 1)]) is None
+    assert pearson([(1, 1), (2, 1), (3, 1)]) is None
 
 
 def test_reason_and_valid_templates_come_from_the_log(hand):
@@ -70,7 +75,8 @@ def test_reason_and_valid_templates_come_from_the_log(hand):
     by = {(r["template"], r["answerer"]): r for r in rows}
     assert {"A_reason", "A_valid_action", "C_keyword_count_reason"} <= {r["template"] for r in rows}
     # The transcript carries the logged reasons; the KG does not: memory cannot answer them.
-    assert by[("A_reason", "full-history")]["score"] == 1 and by[("A_reason", "memory")]["prediction"] == "not answerable"
+    assert by[("A_reason", "full-history")]["score"] == 1
+    assert by[("A_reason", "memory")]["prediction"] == "not answerable"
 
 
 def test_a_run_without_reasons_gets_no_reason_questions(tmp_path):
@@ -100,7 +106,8 @@ def test_runs_of_several_seeds_give_each_answerers_accuracy_per_seed_and_its_sta
     one = {"answerer": "memory", "env": "cooking:2", "preset": "ariadne", "model": "m"}
     made = [{**one, "seed": 1, "score": 1.0}, {**one, "seed": 7, "score": 1.0}, {**one, "seed": 7, "score": 0.0}]
     text = seed_stability(made)
-    assert "1 100.0, 7 50.0" in text and "SD 0.3536" in text
+    assert "1 100.0, 7 50.0" in text
+    assert "SD 0.3536" in text
     assert seed_stability([r for r in made if r["seed"] == 7]) == ""  # one seed: nothing to compare
     # another agent on the other seed is no seed of the first one's: nothing to compare either
     assert seed_stability([made[0], {**made[1], "preset": "react"}]) == ""

@@ -139,7 +139,9 @@ def test_ground_truth_matches_hand(runs: Path, template_id: str) -> None:
         assert answer == expected, (template_id, slots)
         question = template.question(slots)
         matched = match_question(question)
-        assert matched is not None and matched[0].id == template_id and matched[1] == slots  # the question reads back
+        assert matched is not None
+        assert matched[0].id == template_id
+        assert matched[1] == slots
 
 
 def test_adversarial_values_are_truly_absent(runs: Path) -> None:
@@ -151,7 +153,8 @@ def test_adversarial_values_are_truly_absent(runs: Path) -> None:
         for item in adversarial:
             slot, _ = BY_ID[item.template].adversarial
             value = item.slots[slot]
-            assert item.answer == NOT_ANSWERABLE and item.ability == "Adversarial"
+            assert item.answer == NOT_ANSWERABLE
+            assert item.ability == "Adversarial"
             assert value.lower() in {v.lower() for v in [*episode.items, *episode.locations, *episode.timeline.names.values()]}
             for t in tl.order:  # never in any action, observation, location or inventory up to the horizon
                 s = tl.get(t)
@@ -176,7 +179,8 @@ def test_horizon_uses_only_steps_up_to_n(tmp_path: Path) -> None:
     for item in items:
         if not item.adversarial:
             template, slots, horizon = match_question(item.question)
-            assert horizon == 4 and template.solve(cut.timeline, **slots)[0] == item.answer
+            assert horizon == 4
+            assert template.solve(cut.timeline, **slots)[0] == item.answer
 
 
 def test_balanced_sampling_is_reproducible(runs: Path) -> None:
@@ -229,6 +233,7 @@ def test_scienceworld_signals(tmp_path: Path) -> None:
     assert BY_ID["E_scene_order"].solve(tl, A="workshop", B="hallway")[0] == "yes"
     items = generate(episode, per_type=2, seed=1)
     adversarial = [i for i in items if i.adversarial]
-    assert adversarial and all(i.slots[BY_ID[i.template].adversarial[0]] in ("art studio", "bathroom", "bedroom", "foundry",
+    assert adversarial
+    assert all(i.slots[BY_ID[i.template].adversarial[0]] in ("art studio", "bathroom", "bedroom", "foundry",
                                                                             "greenhouse", "living room", "outside") for i in adversarial
                                if BY_ID[i.template].adversarial[1] == "location")

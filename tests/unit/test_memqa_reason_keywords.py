@@ -32,8 +32,10 @@ CASES = [
 
 def test_the_keyword_is_only_in_reasons() -> None:
     tl = Timeline(STEPS)
-    assert tl.mention_steps("cellar") == [] and tl.reason_steps("cellar") == [2, 4]
-    assert tl.mention_steps("lamp") == [1] and tl.reason_steps("lamp") == []
+    assert tl.mention_steps("cellar") == []
+    assert tl.reason_steps("cellar") == [2, 4]
+    assert tl.mention_steps("lamp") == [1]
+    assert tl.reason_steps("lamp") == []
 
 
 @pytest.mark.parametrize(("template_id", "slots", "expected"), CASES)
@@ -42,15 +44,19 @@ def test_keyword_templates_answer_from_the_logged_reason(template_id: str, slots
     template = BY_ID[template_id]
     assert "reason mentions" in template.text
     solved = template.solve(tl, **slots)
-    assert solved is not None and solved[0] == expected
+    assert solved is not None
+    assert solved[0] == expected
     # a keyword only an observation mentions does not anchor a reason question
     key = "keyword" if "keyword" in slots else "value"
     assert template.solve(tl, **{**slots, key: "lamp"}) is None
     # the generator instantiates the template from the reasons, and the question reads back
     made = [s for s, _, _ in candidates(template, tl, VOCAB)]
-    assert slots in made and {s[key] for s in made} == {"cellar", "jar", "pantry", "stairs"}  # what the reasons name, not 'lamp'
+    assert slots in made
+    assert {s[key] for s in made} == {"cellar", "jar", "pantry", "stairs"}
     matched = match_question(template.question(slots))
-    assert matched is not None and matched[0].id == template_id and matched[1] == slots
+    assert matched is not None
+    assert matched[0].id == template_id
+    assert matched[1] == slots
 
 
 def test_a_run_without_reasons_gets_no_keyword_questions() -> None:
@@ -64,7 +70,8 @@ def test_generated_keyword_questions_and_false_premises() -> None:
     items = generate(episode, per_type=60, seed=2)
     keyword = [i for i in items if i.template in {c[0] for c in CASES}]
     real = [i for i in keyword if not i.adversarial]
-    assert real and {i.slots.get("keyword", i.slots.get("value")) for i in real} <= {"cellar", "jar", "pantry", "stairs"}
+    assert real
+    assert {i.slots.get("keyword", i.slots.get("value")) for i in real} <= {"cellar", "jar", "pantry", "stairs"}
     assert any(i.slots.get("keyword", i.slots.get("value")) == "cellar" for i in real)
     # 'cellar' occurs in the episode (in reasons): never offered as a false premise
     assert all(i.slots.get("keyword", i.slots.get("value")) != "cellar" for i in keyword if i.adversarial)

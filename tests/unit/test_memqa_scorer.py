@@ -69,7 +69,8 @@ def test_list_takes_the_best_candidate() -> None:
 
 
 def test_not_answerable_f1() -> None:
-    assert is_not_answerable("Not answerable.") and not is_not_answerable("kitchen")
+    assert is_not_answerable("Not answerable.")
+    assert not is_not_answerable("kitchen")
     rows = [
         ("kitchen", "kitchen", 1.0),  # answered right
         ("hall", "garden", 0.0),  # answered wrong

@@ -156,6 +156,9 @@ def test_a_transcript_longer_than_a_local_models_context_is_refused_before_it_is
     context = local.get_model("qwen2.5-coder-1.5b").context
     monkeypatch.setattr(local, "local_token_count", lambda name, text: context)
     reply = history(item)
-    assert reply.startswith(answerers.REFUSED) and f"over the model's context of {context}" in reply and not sent
+    assert reply.startswith(answerers.REFUSED)
+    assert f"over the model's context of {context}" in reply
+    assert not sent
     monkeypatch.setattr(local, "local_token_count", lambda name, text: context // 2)
-    assert history(item) == "3" and len(sent) == 1
+    assert history(item) == "3"
+    assert len(sent) == 1

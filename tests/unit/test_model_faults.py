@@ -30,7 +30,8 @@ def flaky(failures: list[BaseException]):
 
 def test_unreadable_replies_are_retried_then_answered():
     runnable, calls = flaky([json.JSONDecodeError("cut", "{", 1), IndexError("no choices")])
-    assert invoke_model(runnable, ["hi"], retries=2) == "ok" and len(calls) == 3
+    assert invoke_model(runnable, ["hi"], retries=2) == "ok"
+    assert len(calls) == 3
 
 
 def test_unreadable_replies_past_the_bound_are_one_clear_error():
@@ -55,31 +56,39 @@ def test_other_errors_are_not_retried():
 ])
 def test_wrapped_json_is_repaired(text):
     reading = read_reply(Plan, text)
-    assert reading.value == Plan.model_validate(PLAN) and reading.repaired and reading.issues == []
+    assert reading.value == Plan.model_validate(PLAN)
+    assert reading.repaired
+    assert reading.issues == []
 
 
 def test_plain_json_is_read_as_it_is():
     reading = read_reply(Plan, json.dumps(PLAN))
-    assert reading.value == Plan.model_validate(PLAN) and not reading.repaired
+    assert reading.value == Plan.model_validate(PLAN)
+    assert not reading.repaired
 
 
 @pytest.mark.parametrize("text, issue", [("Sure! Let me look around first.", "invalid_json"), ("", "invalid_json"),
                                          ('```json\n{"subgoal": "x"}\n```', "schema")])
 def test_what_cannot_be_repaired_is_left_to_the_re_ask(text, issue):
     reading = read_reply(Plan, text)
-    assert reading.value is None and reading.issues == [issue] and reading.problem
+    assert reading.value is None
+    assert reading.issues == [issue]
+    assert reading.problem
 
 
 def test_a_schema_violation_names_the_field():
     reading = read_reply(Plan, json.dumps({"subgoal": 3}))
-    assert reading.issues == ["schema"] and "subgoal" in reading.problem and "steps" in reading.problem
+    assert reading.issues == ["schema"]
+    assert "subgoal" in reading.problem
+    assert "steps" in reading.problem
 
 
 def test_retry_and_timeout_settings_come_typed_from_the_environment(monkeypatch):
     monkeypatch.setenv("ARIADNE_REQUEST_TIMEOUT", "2.5")
     monkeypatch.setenv("ARIADNE_MAX_RETRIES", "1")
     context = AgentContext()
-    assert context.request_timeout == 2.5 and context.max_retries == 1
+    assert context.request_timeout == 2.5
+    assert context.max_retries == 1
     monkeypatch.setenv("ARIADNE_REQUEST_TIMEOUT", "soon")
     with pytest.raises(ValueError, match="ARIADNE_REQUEST_TIMEOUT='soon' is not a float"):
         AgentContext()

@@ -47,19 +47,25 @@ def test_saved_memory_readers_are_bounded_and_closed_on_eviction(tmp_path: Path,
     assert first._copy is not None
     copy = Path(first._copy.name)
     held = descriptors_into(copy)
-    assert any("chroma" in path for path in held) and any("memory.sqlite" in path for path in held)  # what eviction must release
-    assert session.memory_view("a", tmp_path) is first and copy.is_dir()
+    assert any("chroma" in path for path in held)
+    assert any("memory.sqlite" in path for path in held)
+    assert session.memory_view("a", tmp_path) is first
+    assert copy.is_dir()
     session.memory_view("b", tmp_path)
     session.memory_view("a", tmp_path)  # used again: "b" is now the oldest
     session.memory_view("c", tmp_path)
-    assert [key[1] for key in readers._READERS] == ["a", "c"] and copy.is_dir()
+    assert [key[1] for key in readers._READERS] == ["a", "c"]
+    assert copy.is_dir()
     session.memory_view("b", tmp_path)
-    assert [key[1] for key in readers._READERS] == ["c", "b"] and not copy.exists()  # "a" closed, its copy gone
-    assert first.memory._log is None and first.memory._vectors is None  # closed: the log and Chroma
+    assert [key[1] for key in readers._READERS] == ["c", "b"]
+    assert not copy.exists()
+    assert first.memory._log is None
+    assert first.memory._vectors is None
     assert descriptors_into(copy) == []  # nothing of this process still points into the deleted copy
     assert first.memory.location() == "room a"  # what it loaded is still readable by a caller holding it
     for view in readers._READERS.values():  # the readers still open are untouched
-        assert view.memory.location() in ("room b", "room c") and descriptors_into(Path(view._copy.name))  # type: ignore[union-attr]
+        assert view.memory.location() in ("room b", "room c")
+        assert descriptors_into(Path(view._copy.name))
     for view in list(readers._READERS.values()):
         view.close_reader()
 
@@ -70,11 +76,13 @@ def test_closing_one_memory_leaves_another_on_the_same_chroma_path_working(tmp_p
     one, two = WorldMemory.open(path, vector_flush_steps=1), WorldMemory.open(path, vector_flush_steps=1)
     one.close()
     two.observe(1, "-= Hall =-", [("player", "in", "hall")])  # written to Chroma at once (flush every step)
-    assert two._vectors is not None and "o1" in two._vectors.load("episodes")
+    assert two._vectors is not None
+    assert "o1" in two._vectors.load("episodes")
     two.close()
     assert descriptors_into(path) == []
     with WorldMemory.open(path) as again:  # both writes kept
-        assert again.location() == "hall" and sorted(again.episodes) == [0, 1]
+        assert again.location() == "hall"
+        assert sorted(again.episodes) == [0, 1]
 
 
 def test_a_reader_refuses_a_log_edited_under_its_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,15 +61,19 @@ def prompt_of(name: str) -> list:
 def test_a_belief_cut_mid_string_is_kept_as_far_as_it_goes():
     replay = Replay("cut_belief")
     result = call_structured(model_for(replay, 24), Belief, prompt_of("cut_belief"))
-    assert result.outcome == REPAIRED and result.issues == {CUT: 1} and len(replay.requests) == 1
-    assert result.value.belief.startswith("Recipe: red apple") and result.value.belief.endswith("Have:")
+    assert result.outcome == REPAIRED
+    assert result.issues == {CUT: 1}
+    assert len(replay.requests) == 1
+    assert result.value.belief.startswith("Recipe: red apple")
+    assert result.value.belief.endswith("Have:")
     assert replay.requests[0]["response_format"]["type"] == "json_schema"
     assert result.usage.prompt_tokens == recorded("cut_belief")["response"]["usage"]["prompt_tokens"]  # usage survives the cut
 
 
 def test_an_extraction_cut_inside_a_triplet_drops_the_unfinished_one():
     result = call_structured(model_for(Replay("cut_extraction"), 40), Extraction, prompt_of("cut_extraction"))
-    assert result.outcome == REPAIRED and result.issues == {CUT: 1}
+    assert result.outcome == REPAIRED
+    assert result.issues == {CUT: 1}
     assert result.value.triplets == [["player", "in", "Kitchen"], ["Kitchen", "north of", "Hallway"], ["fridge", "in", "Kitchen"]]
 
 
@@ -78,30 +82,40 @@ def test_rambling_prose_cut_by_the_limit_is_sent_back_then_falls_back():
     replay = Replay("no_grammar_plan_smollm2")
     fallback = Plan(subgoal="look", steps=[{"action": "look"}])
     result = call_structured(model_for(replay), Plan, prompt_of("no_grammar_plan_smollm2"), max_tries=2, fallback=fallback)
-    assert result.outcome == FALLBACK and result.value == fallback and len(replay.requests) == 2
-    assert result.issues[CUT] == 2 and result.tries == 2
+    assert result.outcome == FALLBACK
+    assert result.value == fallback
+    assert len(replay.requests) == 2
+    assert result.issues[CUT] == 2
+    assert result.tries == 2
     second = replay.requests[1]["messages"]
-    assert second[-2]["role"] == "assistant" and second[-2]["content"].startswith("The game's answer is")
-    assert "could not be used as Plan" in second[-1]["content"] and "cut off" in second[-1]["content"]
+    assert second[-2]["role"] == "assistant"
+    assert second[-2]["content"].startswith("The game's answer is")
+    assert "could not be used as Plan" in second[-1]["content"]
+    assert "cut off" in second[-1]["content"]
 
 
 def test_a_prose_reply_is_sent_back_as_invalid_json_then_falls_back():
     replay = Replay("no_grammar_exploration_qwen")
     result = call_structured(model_for(replay, 24), ExplorationCheck, prompt_of("no_grammar_exploration_qwen"), max_tries=2,
                              fallback=ExplorationCheck(explore=True))
-    assert result.outcome == FALLBACK and result.issues == {INVALID_JSON: 2} and len(replay.requests) == 2
+    assert result.outcome == FALLBACK
+    assert result.issues == {INVALID_JSON: 2}
+    assert len(replay.requests) == 2
     assert "no JSON object could be read (The current plan indicates" in replay.requests[1]["messages"][-1]["content"]
 
 
 def test_a_reply_that_is_valid_json_without_the_grammar_is_read_as_it_is():
     result = call_structured(model_for(Replay("no_grammar_plan_qwen")), Plan, prompt_of("no_grammar_plan_qwen"))
-    assert result.outcome == PARSED and result.value.steps[0].action == "open fridge"
+    assert result.outcome == PARSED
+    assert result.value.steps[0].action == "open fridge"
 
 
 def test_after_a_bad_reply_a_good_one_is_counted_as_reasked():
     replay = Replay("no_grammar_plan_smollm2", "plan_qwen")
     result = call_structured(model_for(replay), Plan, prompt_of("plan_qwen"), max_tries=3)
-    assert result.outcome == REASKED and result.tries == 2 and result.value.steps
+    assert result.outcome == REASKED
+    assert result.tries == 2
+    assert result.value.steps
 
 
 # -- tool calls written in the content ---------------------------------------------------------------
@@ -135,7 +149,8 @@ def test_an_unknown_tool_in_a_readable_call_is_kept_for_the_tool_node_to_refuse(
 
 def test_prose_is_no_tool_call():
     reply = tool_reply("tools_in_content_smollm2")
-    assert calls_in_content(reply, ["where_is", "unexplored_exits"]) is None and not attempted_call(reply.content)
+    assert calls_in_content(reply, ["where_is", "unexplored_exits"]) is None
+    assert not attempted_call(reply.content)
 
 
 # -- a command that is not valid ----------------------------------------------------------------------
@@ -157,7 +172,8 @@ def ground(monkeypatch, name: str) -> tuple[dict, list[str]]:
 
 def test_with_the_valid_commands_in_the_schema_the_actor_can_only_choose_one(monkeypatch):
     update, admissible = ground(monkeypatch, "actor_grounding")
-    assert update["command"] == "go north" and update["replies"]["actor"] == {PARSED: 1}
+    assert update["command"] == "go north"
+    assert update["replies"]["actor"] == {PARSED: 1}
 
 
 def test_an_invalid_command_from_a_server_that_ignores_the_choices_is_sent_back_then_replaced_safely(monkeypatch):
@@ -171,9 +187,11 @@ def test_an_invalid_command_from_a_server_that_ignores_the_choices_is_sent_back_
 def test_triplets_naming_nothing_in_the_text_are_dropped():
     result = call_structured(model_for(Replay("extraction_smollm2")), Extraction, prompt_of("extraction_smollm2"))
     sections = p.parse_sections(prompt_of("extraction_smollm2")[1].content)
-    assert result.outcome == PARSED and result.value.triplets
+    assert result.outcome == PARSED
+    assert result.value.triplets
     kept, dropped = grounded(result.value.triplets, sections)
-    assert kept == [] and dropped == len(result.value.triplets)
+    assert kept == []
+    assert dropped == len(result.value.triplets)
 
 
 @pytest.mark.parametrize("triplet, keep", [
@@ -219,13 +237,18 @@ def test_malformed_json_is_read_without_a_re_ask_and_counted_as_repaired(kind):
     replay = written(text)
     result = call_structured(model_for(replay), Plan, prompt_of("plan_qwen"), max_tries=3)
     assert len(replay.requests) == 1, kind  # no re-ask
-    assert result.outcome == REPAIRED and result.issues == {MALFORMED_JSON: 1} and result.counts() == {REPAIRED: 1, MALFORMED_JSON: 1}
-    assert result.value.steps[0].action == "open fridge" and " ".join(result.value.subgoal.split()) == "get the milk"
+    assert result.outcome == REPAIRED
+    assert result.issues == {MALFORMED_JSON: 1}
+    assert result.counts() == {REPAIRED: 1, MALFORMED_JSON: 1}
+    assert result.value.steps[0].action == "open fridge"
+    assert " ".join(result.value.subgoal.split()) == "get the milk"
 
 
 def test_repaired_json_the_schema_refuses_is_still_sent_back():
     replay = written("{'subgoal': 'get the milk'}")  # readable once repaired, but no steps
     result = call_structured(model_for(replay), Plan, prompt_of("plan_qwen"), max_tries=2,
                              fallback=Plan(subgoal="look", steps=[{"action": "look"}]))
-    assert result.outcome == FALLBACK and result.issues == {SCHEMA: 2} and len(replay.requests) == 2
+    assert result.outcome == FALLBACK
+    assert result.issues == {SCHEMA: 2}
+    assert len(replay.requests) == 2
     assert "steps: Field required" in replay.requests[1]["messages"][-1]["content"]

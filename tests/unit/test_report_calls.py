@@ -29,11 +29,15 @@ def test_calls_go_with_the_next_step_and_outcomes_with_their_call(tmp_path: Path
     assert unreadable == 4  # a list, a call without a step, a garbled line and a torn last line
     assert sorted(calls) == [1, 2, 3]
     assert [(c["node"], c["prompt"][0]["content"]) for c in calls[1]] == [("planner", "first"), ("critic", "check")]
-    assert calls[1][0]["outcome"]["outcome"] == "parsed" and "outcome" not in calls[1][1]
-    assert "outcome" not in calls[2][0] and calls[2][1]["outcome"] == {"outcome": "repaired", "issues": {"json": 1}, "tries": 2,
+    assert calls[1][0]["outcome"]["outcome"] == "parsed"
+    assert "outcome" not in calls[1][1]
+    assert "outcome" not in calls[2][0]
+    assert calls[2][1]["outcome"] == {"outcome": "repaired", "issues": {"json": 1}, "tries": 2,
                                                                       "errors": ["bad"]}
     clipped = calls[3][0]["prompt"][0]["content"]
-    assert clipped.startswith("x" * MESSAGE_CHARS) and "10 more characters" in clipped and len(clipped) < MESSAGE_CHARS + 60
+    assert clipped.startswith("x" * MESSAGE_CHARS)
+    assert "10 more characters" in clipped
+    assert len(clipped) < MESSAGE_CHARS + 60
 
 
 def test_a_run_without_calls_has_none(tmp_path: Path):

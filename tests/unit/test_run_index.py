@@ -60,20 +60,24 @@ def test_the_list_holds_game_preset_model_result_and_steps_oldest_first(runs):
     assert [(i.env, i.preset, i.model, i.result, i.steps) for i in infos] == [
         ("cooking:1", "react", "scripted", "won", 7), ("treasure:1", "react", "scripted", "not won", 5),
         ("cooking:1", "react", "scripted", "unfinished", 3)]
-    assert infos[2].score == 3.0 and infos[2].max_score == 4.0  # an unfinished run's figures: its last step's
+    assert infos[2].score == 3.0
+    assert infos[2].max_score == 4.0
 
 
 def test_a_damaged_run_is_listed_as_damaged(runs):
     (runs / "20261126-treasure-c" / "run.json").write_text("{not json")
     damaged = {i.run_id: i for i in run_infos(runs)}["20261126-treasure-c"]
-    assert damaged.result == "damaged" and "run.json is damaged" in (damaged.problem or "")
+    assert damaged.result == "damaged"
+    assert "run.json is damaged" in (damaged.problem or "")
 
 
 def test_the_run_directory_is_the_flag_then_the_variable_then_runs(tmp_path, monkeypatch):
     monkeypatch.delenv("ARIADNE_RUN_DIR", raising=False)
-    assert run_dir() == Path("runs") and AgentContext().run_dir == "runs"
+    assert run_dir() == Path("runs")
+    assert AgentContext().run_dir == "runs"
     monkeypatch.setenv("ARIADNE_RUN_DIR", str(tmp_path / "elsewhere"))
-    assert run_dir() == tmp_path / "elsewhere" and AgentContext().run_dir == str(tmp_path / "elsewhere")
+    assert run_dir() == tmp_path / "elsewhere"
+    assert AgentContext().run_dir == str(tmp_path / "elsewhere")
     assert run_dir(tmp_path / "given") == tmp_path / "given"
     assert AgentContext(run_dir=str(tmp_path / "given")).run_dir == str(tmp_path / "given")
     (tmp_path / "file").write_text("")

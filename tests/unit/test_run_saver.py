@@ -91,7 +91,8 @@ def test_compressed_values_read_back_and_plain_ones_still_read():
     serde = CompressedSerializer()
     long, short = {"text": "x" * 4000}, {"n": 1}
     kind, blob = serde.dumps_typed(long)
-    assert kind.endswith("+zlib") and len(blob) < 200
+    assert kind.endswith("+zlib")
+    assert len(blob) < 200
     assert serde.loads_typed((kind, blob)) == long
     assert not serde.dumps_typed(short)[0].endswith("+zlib")
     assert serde.loads_typed(serde.inner.dumps_typed(long)) == long  # written before compression

@@ -31,13 +31,15 @@ def planner_prompt() -> list:
 
 def test_is_a_chat_model_loaded_by_name():
     model = load_chat_model("scripted")
-    assert isinstance(model, ScriptedChatModel) and isinstance(model, BaseChatModel)
+    assert isinstance(model, ScriptedChatModel)
+    assert isinstance(model, BaseChatModel)
     assert model._llm_type == "scripted"
 
 
 def test_structured_output_plan():
     plan = ScriptedChatModel().with_structured_output(Plan).invoke(planner_prompt())
-    assert isinstance(plan, Plan) and plan.steps[0].action == "examine cookbook"
+    assert isinstance(plan, Plan)
+    assert plan.steps[0].action == "examine cookbook"
 
 
 def test_structured_output_critique_with_raw():
@@ -46,7 +48,8 @@ def test_structured_output_critique_with_raw():
         p.LAST_ACTION: "go north", p.EXPECTED: "Garden", p.ACTUAL: "You can't go that way.", p.PROPOSED_ACTION: "go east"}))]
     out = ScriptedChatModel().with_structured_output(Critique, include_raw=True).invoke(messages)
     assert out["parsing_error"] is None
-    assert out["parsed"].outcome_matches is False and out["parsed"].action_approved is True
+    assert out["parsed"].outcome_matches is False
+    assert out["parsed"].action_approved is True
     assert out["raw"].tool_calls[0]["name"] == "Critique"
 
 
@@ -63,7 +66,8 @@ def test_the_safety_check_rejects_a_trajectory_predicted_to_lose_the_game():
 
     assert judged("open fridge -> You open the fridge (reward 0)").safe is True
     lost = judged("open fridge -> You open the fridge", "eat raw chicken -> You eat it. You have died. (reward 0)")
-    assert lost.safe is False and "'eat raw chicken'" in lost.reason
+    assert lost.safe is False
+    assert "'eat raw chicken'" in lost.reason
 
 
 def test_malformed_replies_then_valid_through_parse_and_retry():
@@ -71,7 +75,9 @@ def test_malformed_replies_then_valid_through_parse_and_retry():
     first = model.with_structured_output(Plan, include_raw=True).invoke(planner_prompt())
     assert first["parsing_error"] is not None
     result = call_structured(model, Plan, planner_prompt(), max_tries=3)
-    assert result.tries == 2 and not result.fell_back and result.errors
+    assert result.tries == 2
+    assert not result.fell_back
+    assert result.errors
     assert isinstance(result.value, Plan)
 
 
@@ -82,7 +88,8 @@ def test_usage_metadata_and_determinism():
     assert a.tool_calls == b.tool_calls
     usage = a.usage_metadata
     chars = sum(len(m.content) for m in planner_prompt())
-    assert usage["input_tokens"] >= chars // 4 and usage["output_tokens"] > 0
+    assert usage["input_tokens"] >= chars // 4
+    assert usage["output_tokens"] > 0
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
 
 
@@ -111,7 +118,8 @@ def test_kg_tool_loop_ends_in_a_text_answer():
         if not reply.tool_calls:
             break
         messages += [ToolMessage(content=tools[c["name"]].invoke(c["args"]), tool_call_id=c["id"], name=c["name"]) for c in reply.tool_calls]
-    assert isinstance(messages[-1], AIMessage) and not messages[-1].tool_calls
+    assert isinstance(messages[-1], AIMessage)
+    assert not messages[-1].tool_calls
     answer = messages[-1].content
     assert "where is red potato -> Bedroom (on bed)" in answer
     assert "unexplored exits -> Kitchen: north; Bedroom: west" in answer
@@ -123,10 +131,12 @@ def test_plain_answer_from_tool_results_for_ask():
                 ToolMessage(content="knife is on counter (since step 3)", tool_call_id="c1"),
                 HumanMessage(content="You have used all your tool turns. Answer now from what the tools returned.")]
     reply = ScriptedChatModel().invoke(messages)
-    assert not reply.tool_calls and "knife is on counter" in reply.content
+    assert not reply.tool_calls
+    assert "knife is on counter" in reply.content
 
 
 def test_question_with_tools_calls_the_matching_tool():
     model = ScriptedChatModel().bind_tools([where_is, unexplored_exits])
     reply = model.invoke([HumanMessage(content=p.render_sections({p.QUESTION: "Where is the red potato?"}))])
-    assert reply.tool_calls[0]["name"] == "where_is" and reply.tool_calls[0]["args"] == {"entity": "red potato"}
+    assert reply.tool_calls[0]["name"] == "where_is"
+    assert reply.tool_calls[0]["args"] == {"entity": "red potato"}

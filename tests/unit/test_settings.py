@@ -27,7 +27,9 @@ def test_settings_come_from_the_environment_as_numbers(monkeypatch):
     monkeypatch.setenv("ARIADNE_QA_TURNS", "0")
     monkeypatch.setenv("ARIADNE_HISTORY_LENGTH", "2")
     context = AgentContext(preset="ariadne")
-    assert context.qa_turns == 0 and context.switches.qa_turns == 0 and context.switches.history_length == 2
+    assert context.qa_turns == 0
+    assert context.switches.qa_turns == 0
+    assert context.switches.history_length == 2
     monkeypatch.setenv("ARIADNE_EPISODIC_K", "many")
     with pytest.raises(ValueError, match="ARIADNE_EPISODIC_K"):
         AgentContext()
@@ -48,7 +50,8 @@ def test_routing_and_prompts_read_the_resolved_value():
     shown = working_memory({"history": history}, AgentContext(preset="ariadne_full", history_length=2), past=None)
     assert len(shown[p.HISTORY]) == 2
     whole = working_memory({"history": history}, AgentContext(preset="full_history"), past=None)
-    assert p.FULL_HISTORY in whole and p.HISTORY not in whole
+    assert p.FULL_HISTORY in whole
+    assert p.HISTORY not in whole
 
 
 @pytest.mark.parametrize("given, message", [
@@ -67,7 +70,8 @@ def test_a_context_of_the_wrong_type_or_out_of_range_is_one_clear_line(given, me
     """A server's client sends the context as JSON: a wrong value is named, never a TypeError in a node."""
     with pytest.raises(ValueError) as refused:
         AgentContext(**given)
-    assert message in str(refused.value) and "\n" not in str(refused.value)
+    assert message in str(refused.value)
+    assert "\n" not in str(refused.value)
 
 
 def test_only_the_operator_sets_paths_and_endpoints(monkeypatch):

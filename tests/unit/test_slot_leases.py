@@ -128,7 +128,8 @@ def test_a_request_naming_no_slot_is_given_one_by_its_first_message(fake, tmp_pa
     prompts = [f"you are thought node {i}" for i in range(6)]
     for text in prompts * 2:
         client.post(url, json={"messages": [{"role": "system", "content": text}, {"role": "user", "content": "go"}]})
-    assert None not in watcher.slots and watcher.slots[:6] == watcher.slots[6:]
+    assert None not in watcher.slots
+    assert watcher.slots[:6] == watcher.slots[6:]
     assert len(set(watcher.slots)) > 1
 
 
@@ -170,7 +171,8 @@ def test_a_local_chat_model_leases_its_slot(fake, tmp_path, monkeypatch):
     finally:
         chat._load.cache_clear()
     assert watcher.overlaps == []
-    assert 5 in watcher.slots and len(set(watcher.slots)) == 3
+    assert 5 in watcher.slots
+    assert len(set(watcher.slots)) == 3
     assert sorted(replies)[-1] == "slot 5"
 
 
@@ -192,6 +194,8 @@ def test_each_part_of_a_node_without_a_slot_keeps_a_slot_of_its_own(monkeypatch)
     parts = ["gate", "subgoals", "unknowns", "actor", "reflection", "plan_sketch"]
     for part in parts * 2:
         common.chat_model(context, "thoughts", part=part)
-    assert pinned[:6] == pinned[6:] and all(0 <= s < SLOTS for s in pinned) and len(set(pinned)) > 1
+    assert pinned[:6] == pinned[6:]
+    assert all(0 <= s < SLOTS for s in pinned)
+    assert len(set(pinned)) > 1
     common.chat_model(context, "planner", part="anything")
     assert pinned[-1] == common.MODEL_NODES["planner"].slot

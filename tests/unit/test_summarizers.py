@@ -69,7 +69,9 @@ def test_the_stma_summarizer_writes_afresh_from_the_buffer_alone(monkeypatch):
     assert update["belief"] == "Step 1 go east: into the Hall."
     human = [m for m in model.calls[0]["messages"] if m.type == "human"][0].content
     sections = p.parse_sections(human)
-    assert p.PREVIOUS_BELIEF not in sections and p.OBSERVATION not in sections and "old belief" not in human
+    assert p.PREVIOUS_BELIEF not in sections
+    assert p.OBSERVATION not in sections
+    assert "old belief" not in human
     assert p.parse_history_transcript(sections[p.HISTORY]) == [
         (0, "", "-= Kitchen =- A fridge."),
         (1, "go east", "-= Hall =- A door."),
@@ -88,7 +90,8 @@ def test_a_played_stma_episode_summarizes_and_retrieves_once_a_plan(tmp_path):
     summarized = {step for step, nodes in nodes_by_step.items() if "summarizer" in nodes}
     aggregated = {step for step, nodes in nodes_by_step.items() if "aggregator" in nodes}
     last = max(nodes_by_step)  # the episode's last step is summarized into memory, and nothing is planned after it
-    assert planned and summarized - {last} == planned == aggregated  # lines 4-9 once a plan, right before it
+    assert planned
+    assert summarized - {last} == planned == aggregated
     assert len(planned) < len(nodes_by_step)  # some steps followed a plan made earlier
     assert all("critic" in nodes_by_step[step] for step in range(last))  # every command played was judged
 
@@ -106,7 +109,8 @@ def test_the_summary_baseline_rewrites_its_last_summary_from_the_recent_steps_as
     assert update["belief"] == "In the Hall.\n\nNothing tried failed."
     system, human = model.calls[0]["messages"][0].content, model.calls[0]["messages"][1].content
     sections = p.parse_sections(human)
-    assert system == SUMMARIZER_PARAGRAPHS and sections[p.PREVIOUS_BELIEF] == "old summary"
+    assert system == SUMMARIZER_PARAGRAPHS
+    assert sections[p.PREVIOUS_BELIEF] == "old summary"
     assert [step for step, _, _ in p.parse_history_transcript(sections[p.HISTORY])] == [2, 3, 4, 5, 6]  # the last 5
     assert sections[p.OBSERVATION] == "room 7"
 
@@ -117,7 +121,8 @@ def test_the_trajectory_summary_shows_its_shape_with_placeholders_not_a_world_th
     from ariadnegraph.nodes.prompts import SUMMARIZER_TRAJECTORY
 
     example = SUMMARIZER_TRAJECTORY.split("Reply with JSON only", 1)[1]
-    assert "<room>" in example and "<command>" in example
+    assert "<room>" in example
+    assert "<command>" in example
     assert not any(word in example.lower() for word in ("kitchen", "fridge", "apple", "pantry", "note", "east"))
 
 

@@ -75,7 +75,8 @@ def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
 def test_a_switch_that_would_do_nothing_as_the_others_are_set_is_refused_in_one_line(given, message):
     with pytest.raises(ValueError) as refused:
         AgentContext(switch_overrides=parse_switches(given))
-    assert message in str(refused.value) and "\n" not in str(refused.value)
+    assert message in str(refused.value)
+    assert "\n" not in str(refused.value)
 
 
 @pytest.mark.parametrize(("assignment", "message"), [
@@ -94,13 +95,16 @@ def test_a_switch_that_would_do_nothing_as_the_others_are_set_is_refused_in_one_
 def test_a_bad_switch_is_refused_naming_the_allowed_values(assignment, message):
     with pytest.raises(ValueError) as refused:
         parse_switches([assignment])
-    assert message in str(refused.value) and "\n" not in str(refused.value)
+    assert message in str(refused.value)
+    assert "\n" not in str(refused.value)
 
 
 def test_the_set_is_recorded_with_the_run_and_a_bad_one_writes_nothing(tmp_path):
     bad = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--set", "critic=off", "--run-dir", str(tmp_path)],
                          capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "unknown switch 'critic'" in bad.stderr
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1
+    assert "unknown switch 'critic'" in bad.stderr
     assert not list(tmp_path.iterdir())
     good = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "2", "--preset", "stma",
                            "--set", "precheck=false", "--set", "aggregator=text", "--run-id", "set", "--run-dir", str(tmp_path)],
@@ -140,7 +144,9 @@ def test_each_stma_table2_cell_removes_what_the_paper_removed(tmp_path):
 
     full = seen["STMA"]
     assert {"summarizer", "relation_retriever", "aggregator", "planner", "critic"} <= set(full)
-    assert planner_reads("STMA", p.BELIEF) and planner_reads("STMA", p.SPATIAL) and not any(p.MEMORY in s for s in full["planner"])
+    assert planner_reads("STMA", p.BELIEF)
+    assert planner_reads("STMA", p.SPATIAL)
+    assert not any(p.MEMORY in s for s in full["planner"])
     assert all(p.BELIEF in s and p.HISTORY not in s for s in full["relation_retriever"])
     # no memory: no belief, no KG, no spatial belief, no history; only the observation
     bare = seen["STMA w/o Spatio-Temporal Memory"]
@@ -148,21 +154,27 @@ def test_each_stma_table2_cell_removes_what_the_paper_removed(tmp_path):
     assert not any(section in s for s in bare["planner"] for section in (p.BELIEF, p.SPATIAL, p.MEMORY, p.HISTORY))
     # no summarizer for the temporal belief: the planner reads the raw history; the KG still reads the belief
     raw = seen["STMA w/o Summarizer"]
-    assert "summarizer" in raw and all(p.BELIEF in s for s in raw["relation_retriever"])
-    assert not any(p.BELIEF in s for s in raw["planner"]) and any("[step 1] >" in s.get(p.HISTORY, "") for s in raw["planner"])
+    assert "summarizer" in raw
+    assert all(p.BELIEF in s for s in raw["relation_retriever"])
+    assert not any(p.BELIEF in s for s in raw["planner"])
+    assert any("[step 1] >" in s.get(p.HISTORY, "") for s in raw["planner"])
     # no summarizer for spatial memory: the KG reads the raw history; the planner keeps the belief
     spatial_raw = seen["STMA w/o Summarizer for Spatial Memory"]
-    assert all(p.BELIEF not in s for s in spatial_raw["relation_retriever"]) and planner_reads("STMA w/o Summarizer for Spatial Memory", p.BELIEF)
+    assert all(p.BELIEF not in s for s in spatial_raw["relation_retriever"])
+    assert planner_reads("STMA w/o Summarizer for Spatial Memory", p.BELIEF)
     assert any("[step 1] >" in s.get(p.HISTORY, "") for s in spatial_raw["relation_retriever"])
     # no spatial memory: no KG, no aggregator; the belief stays
     no_map = seen["STMA w/o Spatial Memory"]
-    assert not {"relation_retriever", "aggregator"} & set(no_map) and planner_reads("STMA w/o Spatial Memory", p.BELIEF)
+    assert not {"relation_retriever", "aggregator"} & set(no_map)
+    assert planner_reads("STMA w/o Spatial Memory", p.BELIEF)
     assert not any(p.SPATIAL in s for s in no_map["planner"])
     # no aggregator: the retrieved triples reach the planner as a list
     listed = seen["STMA w/o Relation Aggregator"]
-    assert "aggregator" not in listed and planner_reads("STMA w/o Relation Aggregator", p.MEMORY)
+    assert "aggregator" not in listed
+    assert planner_reads("STMA w/o Relation Aggregator", p.MEMORY)
     assert not any(p.SPATIAL in s for s in listed["planner"])
-    assert "critic" not in seen["STMA w/o Critic"] and "aggregator" in seen["STMA w/o Critic"]
+    assert "critic" not in seen["STMA w/o Critic"]
+    assert "aggregator" in seen["STMA w/o Critic"]
 
 
 @pytest.mark.slow
@@ -170,9 +182,11 @@ def test_each_davis_cell_removes_what_the_paper_removed(tmp_path):
     cells = {v.label: v for v in ablation("davis")}
     assert [label for label in cells if "(ours)" not in label] == ["D+W", "D (no world model)", "D-A", "D-C"]
     full, full_run = play_cell(tmp_path, cells["D+W"])
-    assert "world_model_qa" in full and "relation_retriever" in full
+    assert "world_model_qa" in full
+    assert "relation_retriever" in full
     without, _ = play_cell(tmp_path, cells["D (no world model)"])
-    assert not {"world_model_qa", "relation_retriever"} & set(without) and "planner" in without
+    assert not {"world_model_qa", "relation_retriever"} & set(without)
+    assert "planner" in without
     # DAVIS's KG only appends timestamped facts: the player's places all stay; ours closes the old one
     closing, closing_run = play_cell(tmp_path, cells["D+W with fact invalidation (ours)"])
 
@@ -186,9 +200,11 @@ def test_each_davis_cell_removes_what_the_paper_removed(tmp_path):
 
 def test_an_ablation_plan_names_its_cells_and_keeps_them_apart(tmp_path):
     plan = plan_eval("stma-cooking", [], ablate="stma-table2", switches=["plan_length=4"], per_group=1, out=tmp_path)
-    assert plan.presets[0] == "STMA [plan_length=4]" and len(plan.presets) == 7  # a changed cell says so
+    assert plan.presets[0] == "STMA [plan_length=4]"
+    assert len(plan.presets) == 7
     same = plan_eval("stma-cooking", [], ablate="davis", switches=["invalidate=true"], per_group=1, out=tmp_path / "same")
-    assert same.presets[-1] == "D+W with fact invalidation (ours)" and same.presets[0] == "D+W [invalidate=true]"
+    assert same.presets[-1] == "D+W with fact invalidation (ours)"
+    assert same.presets[0] == "D+W [invalidate=true]"
     assert len({job.key for job in plan.jobs}) == len(plan.jobs) == 7 * 4  # 4 levels x 1 game x 7 cells
     assert all(dict(job.switches)["plan_length"] == 4 for job in plan.jobs)
     plain = plan_eval("stma-cooking", [], ablate="stma-table2", per_group=1, out=tmp_path / "plain")
@@ -202,7 +218,9 @@ def test_an_ablation_plan_names_its_cells_and_keeps_them_apart(tmp_path):
 def test_a_thought_graph_that_cannot_be_read_is_refused_before_any_write(tmp_path):
     bad = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--set", "thoughts=nosuch", "--run-dir", str(tmp_path)],
                          capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "thought graph 'nosuch' cannot be read" in bad.stderr
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1
+    assert "thought graph 'nosuch' cannot be read" in bad.stderr
     assert not list(tmp_path.iterdir())
     with pytest.raises(EvalError, match="thought graph 'nosuch'"):
         plan_eval("crafter", ["react"], switches=["thoughts=nosuch"], out=tmp_path / "out")
@@ -215,7 +233,8 @@ def test_every_number_switch_is_bounded():
     from ariadnegraph.agent.presets import _MAXIMUM
 
     numbers = [name for name in SWITCHES if int in (get_args(get_type_hints(Preset)[name]) or (get_type_hints(Preset)[name],))]
-    assert numbers and set(numbers) <= set(_MAXIMUM), sorted(set(numbers) - set(_MAXIMUM))
+    assert numbers, sorted(set(numbers) - set(_MAXIMUM))
+    assert set(numbers) <= set(_MAXIMUM), sorted(set(numbers) - set(_MAXIMUM))
     for name in numbers:
         with pytest.raises(ValueError, match=f"switch '{name}' takes int from"):
             parse_switch(name, _MAXIMUM[name] + 1)
@@ -229,7 +248,8 @@ def test_a_renamed_switch_reads_under_its_old_name():
     old = {**switch_values(PRESETS["full_history"]), "history": None, "episodes_k": 7}
     del old["history_length"], old["episodic_k"]
     held = preset_of(old)
-    assert held.history_length is None and held.episodic_k == 7
+    assert held.history_length is None
+    assert held.episodic_k == 7
 
 
 # -- role oracles a preset or a game cannot use (issue 35) -------------------------------------------
@@ -265,7 +285,9 @@ def test_an_oracle_the_game_gives_no_truth_for_is_refused_before_the_run_exists(
     assert not list(tmp_path.iterdir())
     bad = subprocess.run([ARIADNE, "play", "--env", "crafter", "--preset", "ariadne_full", "--set", "oracle_plan=true",
                           "--run-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "switch 'oracle_plan' reads the game's truth" in bad.stderr
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1
+    assert "switch 'oracle_plan' reads the game's truth" in bad.stderr
     assert not list(tmp_path.iterdir())
 
 

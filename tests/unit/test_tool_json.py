@@ -62,7 +62,8 @@ def test_json_mode_requests_allow_an_answer_only_after_the_first_lookup(monkeypa
     monkeypatch.setattr(type(model), "bind", lambda self, **kwargs: bind(**kwargs))
     ask(AgentContext(tool_calling="json", qa_turns=3), memory)
     options = [[alt["required"][0] for alt in f["json_schema"]["schema"]["anyOf"]] for f in captured]
-    assert "answer" not in options[0] and options[0].count("tool") == len(KG_TOOLS)
+    assert "answer" not in options[0]
+    assert options[0].count("tool") == len(KG_TOOLS)
     assert "answer" in options[1]
 
 
@@ -70,7 +71,8 @@ def test_a_call_it_cannot_write_twice_ends_the_lookups_with_no_findings(monkeypa
     broken = '{"name": "unexplored exits", "arguments": {"Hallway: east"}}'  # Qwen2.5-0.5B wrote this (tests/fixtures)
     model = json_model(monkeypatch, broken, broken)
     result = ask(AgentContext(tool_calling="native", qa_turns=3), memory)
-    assert result["answer"] == "" and len(model.calls) == 2
+    assert result["answer"] == ""
+    assert len(model.calls) == 2
     assert "not a tool call that could be read" in model.calls[1]["messages"][-1].content
     assert result["replies"]["world_model_qa"] == {"fallback": 1, "invalid_json": 2}
 
@@ -102,4 +104,5 @@ def test_grounding_never_turns_a_command_into_another_action(wanted, valid, expe
 def test_the_safe_command_changes_nothing():
     assert safe_command(["eat apple", "look", "drop knife"]) == "look"
     assert safe_command(["open door to kitchen", "look around"]) == "look around"
-    assert safe_command(["eat apple"]) == "eat apple" and safe_command([]) == "look"
+    assert safe_command(["eat apple"]) == "eat apple"
+    assert safe_command([]) == "look"
