@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from .agent.events import node_events
+from .agent.records import How
 from .runs import score_text
 
 # kind of event -> rich style on a terminal
@@ -69,7 +70,7 @@ def events(node: str, values: dict[str, Any]) -> Iterator[tuple[str, str]]:
         elif kind == "verdict":
             yield _verdict(event)
         elif kind == "command":
-            note = f" ({event['how']})" if event.get("how") not in (None, "grounded", "as_written") else ""
+            note = f" ({event['how']})" if event.get("how") not in (None, How.GROUNDED, How.AS_WRITTEN) else ""
             yield "command", f"{event['command']}{note}"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 # -- section names -----------------------------------------------------------------------------------
 ENVIRONMENT = "ENVIRONMENT"  # what kind of world this is, and its rules (from the env)
@@ -47,7 +48,7 @@ WHERE = "WHERE"  # where memory has each thing the next step needs, or where to 
 DONE_HERE = "DONE HERE"  # commands already played at this place with this inventory and score, with the game's answer
 SUBGOAL = "SUBGOAL"
 PLAN = "CURRENT PLAN"
-FEEDBACK = "CRITIC FEEDBACK"
+FEEDBACK = "CRITIC FEEDBACK"  # why the critic (or a safety check) rejected the last command or plan
 OBSERVATION_BEFORE = "OBSERVATION BEFORE"  # DAVIS's transition: what the agent saw when it chose the last action
 LAST_ACTION = "LAST ACTION"
 EXPECTED = "EXPECTED OUTCOME"
@@ -232,7 +233,7 @@ def plan_line(action: str, expected: str | None) -> str:
     return f"{action} (expect: {expected or 'anything'})"
 
 
-def plan_lines(plan: Iterable[Mapping[str, str]] | None) -> list[str]:
+def plan_lines(plan: Iterable[Mapping[str, Any]] | None) -> list[str]:
     return [plan_line(s["action"], s.get("expected")) for s in plan or []]
 
 
@@ -356,7 +357,7 @@ def prediction_line(command: str, expected: str | None, reward: str | None = Non
     return f"{command}{ARROW}{expected or NOTHING_EXPECTED}" + (f" (reward {reward})" if reward else "")
 
 
-def prediction_lines(steps: Iterable[Mapping[str, str]]) -> list[str]:
+def prediction_lines(steps: Iterable[Mapping[str, Any]]) -> list[str]:
     """Plan steps ({action, expected, reward}) as :func:`prediction_line` s: the PREDICTED SO FAR section."""
     return [prediction_line(s["action"], s.get("expected"), s.get("reward")) for s in steps]
 

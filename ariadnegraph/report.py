@@ -27,6 +27,7 @@ from typing import Any
 
 from .agent.integrity import checked_copies
 from .agent.presets import system_label
+from .agent.records import feedback_text
 from .evals.diagnostics import MissingOracle, diagnose, mistakes
 from .memory.facts import Fact
 from .models import model_label
@@ -101,7 +102,7 @@ def _agent_steps(run: RunDir) -> tuple[dict[int, dict[str, Any]], dict[str, Any]
                 {
                     "approved": approved,
                     "proposed": proposed,
-                    "feedback": "" if approved else after.get("feedback") or "",
+                    "feedback": "" if approved else feedback_text(after.get("feedback")) or "",
                 }
             )
         if snapshot.next == ("environment",):
@@ -111,7 +112,7 @@ def _agent_steps(run: RunDir) -> tuple[dict[int, dict[str, Any]], dict[str, Any]
             steps[step_index] = {
                 "subgoal": values.get("subgoal") or "",
                 "plan": [dict(p) for p in values.get("plan") or []],
-                "feedback": values.get("feedback") or "",
+                "feedback": feedback_text(values.get("feedback")) or "",
                 "reflections": list(values.get("reflections") or [])[-3:],
                 "critic": verdicts,
                 "usage": per_node,

@@ -21,6 +21,7 @@ from typing_extensions import TypedDict
 from ..envs.registry import Split
 from .episode_input import MAX_STEPS_LIMIT, SEED_LIMIT
 from .presets import HISTORY_BUFFER
+from .records import Feedback, PlanStep
 
 HISTORY_KEPT = HISTORY_BUFFER + 1  # the longest window a preset reads (STMA's buffer) and the current step
 READINGS_KEPT = 3
@@ -143,12 +144,12 @@ class AgentState(PlayInput, total=False):
     progress_step: int  # the last step whose command raised the score (the stall check counts from it)
     # planning
     subgoal: str
-    plan: list[dict[str, str]]  # remaining steps {action, expected}
-    rollout: list[dict[str, str]]  # DAVIS: the trajectory being imagined, each step with its predicted outcome
+    plan: list[PlanStep]  # the steps still to play
+    rollout: list[PlanStep]  # DAVIS: the trajectory being imagined, each step with its predicted outcome
     expected: str | None  # what the last executed action should have produced
     expected_reward: str | None  # its predicted score change (DAVIS presets)
     reward: float  # the score change of the last step
-    feedback: str | None  # critic feedback for the planner
+    feedback: Feedback | None  # why the planner is asked again (the actor's guards, the critic, the safety check)
     needs_plan: bool
     replans: int  # planner calls in this step
     avoid: Annotated[

@@ -36,10 +36,12 @@ from typing import Any
 
 from ..agent.integrity import checked_copies
 from ..agent.presets import system_label
+from ..agent.records import How
 from ..envs.families import family_of
 from ..envs.text import go_to_target, ground_command
 from ..memory.conflicts import DIRECTION_RELATIONS
 from ..nodes.actor import GUARD_HOW, TAKES_FIRST
+from ..nodes.guards import Reason
 from ..runs import RunDir
 from ..vocabulary import DIRECTIONS
 from .fidelity import MissingOracle, rooms_of, run_fidelity, truth_triplets
@@ -145,7 +147,7 @@ def _reason(record: dict[str, Any]) -> str | None:
     said it in its why alone, which is read for those."""
     if record.get("reason"):
         return str(record["reason"])
-    return "ruled out" if " is ruled out: " in (record.get("why") or "") else None
+    return Reason.RULED_OUT if " is ruled out: " in (record.get("why") or "") else None
 
 
 def diagnose(run: RunDir) -> RunDiagnosis:
@@ -213,13 +215,13 @@ def diagnose(run: RunDir) -> RunDiagnosis:
                     d.plan_on_path = (d.plan_on_path or 0) + (_words(action) in path)
         records = decided.get("actor") or []
         records = records if isinstance(records, list) else [records]
-        d.sent_back = sum(r.get("how") == "sent back" for r in records)
-        d.ruled_out = sum(r.get("how") == "sent back" and _reason(r) == "ruled out" for r in records)
+        d.sent_back = sum(r.get("how") == How.SENT_BACK for r in records)
+        d.ruled_out = sum(r.get("how") == How.SENT_BACK and _reason(r) == Reason.RULED_OUT for r in records)
         actor = records[-1] if records else {}
         d.instead = actor.get("how") if actor.get("how") in GUARD_HOW.values() else None
         # (a fallback after the step was sent back is the actor refusing it on purpose, counted apart: not a drift)
         if actor.get("planned") and (
-            actor.get("how") == "model" or (actor.get("how") == "fallback" and not d.sent_back)
+            actor.get("how") == How.MODEL or (actor.get("how") == How.FALLBACK and not d.sent_back)
         ):
             d.drift = (
                 ground_command(actor["planned"], [actor.get("played") or ""]) is None

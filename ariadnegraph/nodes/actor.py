@@ -8,7 +8,6 @@ comes; without ``grounding`` the planned command is sent as written (DAVIS's D-A
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -16,6 +15,7 @@ from langgraph.runtime import Runtime
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
+from ..agent.records import ActorDecision, How, PlanStep, feedback
 from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs import InvalidCommand, sanitize_command, split_commands
@@ -25,13 +25,11 @@ from ..envs.text import (
     safe_command,
 )
 from .common import (
-    BY,
     BY_FALLBACK,
     BY_MODEL,
     BY_RANDOM,
     BY_ROUTE,
     BY_SCRIPT,
-    IN_ROOM,
     INADMISSIBLE,
     ask_structured,
     environment_section,
@@ -44,14 +42,12 @@ from .common import (
     with_issue,
     working_memory,
 )
-from .guards import Decision, Reason, Situation, guard
+from .guards import GuardDecision, Reason, Situation, guard
 from .prompts import ACTOR, REACT, SAYCAN, expansion_prompt
-from .schemas import Command, Expansion, action_choice
-
-FROM_ACTOR = "from_actor"  # a plan step the actor wrote (an expansion's): grounded when due, never expanded again
+from .schemas import CommandReply, Expansion, action_choice
 
 
-def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]] | None:
+def expand_go_to(action: str, state: AgentState, memory) -> list[PlanStep] | None:
     """'go to X' as single moves with the room each should reach; None when X is unknown or unreachable."""
     target = go_to_target(action)
     if target is None:
@@ -63,7 +59,7 @@ def expand_go_to(action: str, state: AgentState, memory) -> list[dict[str, str]]
     return [{"action": f"go {direction}", "expected": room} for direction, room in moves]
 
 
-def expand_on_map(action: str, state: AgentState, memory, preset: Preset) -> list[dict[str, str]] | None:
+def expand_on_map(action: str, state: AgentState, memory, preset: Preset) -> list[PlanStep] | None:
     """The agent's own commands as single moves along the map: 'go to X' (``go_to``) and 'explore' (``explore``);
     None for any other command, or one the map cannot expand."""
     if preset.explore and is_explore(action):
@@ -81,13 +77,11 @@ def as_written(action: str) -> str | None:
         return None
 
 
-def grounding(planned: str | None, played: str | None, how: str, **extra: Any) -> dict[str, Any]:
-    """The actor's record for the step's line: the plan's step, the command it became, and how
-        (grounded: the same command or a close spelling; model: the model mapped it; choice: the model chose
-        from the list; as_written; script; fallback: nothing usable, a command that changes nothing; sent
-        back: returned to the planner, ``why`` saying why; expanded: the first of the commands ``into`` the actor
-    decomposed the step into); ``by``: who chose the command (common.BY_*: the model, or code and why)."""
-    return {"actor": [{"planned": planned, "played": played, "how": how, **extra}]}
+def grounding(planned: str | None, played: str | None, how: How, **extra: Any) -> dict[str, list[ActorDecision]]:
+    """The actor's record for the step's line (``decided["actor"]``): the plan's step, the command it became, how
+    (agent/records.How) and the rest of an ActorDecision's fields given as ``extra``."""
+    record: ActorDecision = {"planned": planned, "played": played, "how": how, **extra}  # type: ignore[typeddict-item]
+    return {"actor": [record]}
 
 
 def _same(command: str) -> str:
@@ -95,8 +89,8 @@ def _same(command: str) -> str:
 
 
 def expand_step(
-    state: AgentState, context: AgentContext, step: dict[str, str], admissible: list[str]
-) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    state: AgentState, context: AgentContext, step: PlanStep, admissible: list[str]
+) -> tuple[list[PlanStep], dict[str, Any]]:
     """DAVIS's actor: the plan step as up to ``actor_commands`` game commands, in order. The first must be a
     valid command now (else no expansion: []); later ones are kept as the game can be sent them, to be
     grounded when due. The last keeps the step's expected outcome and reward; the others carry the actor's
@@ -120,21 +114,19 @@ def expand_step(
         fallback=Expansion(commands=[]),
         step=state.get("step", 0),
     )
-    commands: list[Command] = []
+    commands: list[CommandReply] = []
     for command in reply.commands[:most]:
         written = as_written(command.action)
         if written is not None:
-            commands.append(Command(action=written, expected=command.expected))
+            commands.append(CommandReply(action=written, expected=command.expected))
     first = episode_family(state).ground(commands[0].action, admissible) if commands else None
     if first is None:
         return [], with_issue(update, "actor", INADMISSIBLE) if commands else update
-    commands[0] = Command(action=first, expected=commands[0].expected)
-    steps = [{"action": c.action, "expected": c.expected, FROM_ACTOR: "1"} for c in commands]
-    steps[-1] = {
-        **steps[-1],
-        "expected": step.get("expected") or steps[-1]["expected"],
-        **({"reward": step["reward"]} if step.get("reward") else {}),
-    }
+    commands[0] = CommandReply(action=first, expected=commands[0].expected)
+    steps: list[PlanStep] = [{"action": c.action, "expected": c.expected, "from_actor": True} for c in commands]
+    steps[-1] = {**steps[-1], "expected": step.get("expected") or steps[-1].get("expected", "")}
+    if step.get("reward"):
+        steps[-1]["reward"] = step["reward"]
     return steps, update
 
 
@@ -143,21 +135,21 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     script = state.get("script") or []
     if script:  # a given trajectory is played as it is (memory is still written every step)
         given = script[min(state.get("step", 0), len(script) - 1)]
-        return {"command": given, "reason": None, "decided": grounding(None, given, "script", by=BY_SCRIPT)}
+        return {"command": given, "reason": None, "decided": grounding(None, given, How.SCRIPT, by=BY_SCRIPT)}
     preset = context.switches
     admissible = state.get("admissible") or []
     if preset.random_walk:  # AriGraph appendix C: the same on a replay or a resume (seeded by the run and the step)
         draw = random.Random(f"{state.get('run_id')}:{state.get('step', 0)}")
         drawn = draw.choice(admissible) if admissible else safe_command(admissible)
-        return {"command": drawn, "reason": None, "decided": grounding(None, drawn, "random", by=BY_RANDOM)}
-    plan = list(state.get("plan") or [])
+        return {"command": drawn, "reason": None, "decided": grounding(None, drawn, How.RANDOM, by=BY_RANDOM)}
+    plan: list[PlanStep] = list(state.get("plan") or [])
     while plan and not _in_its_room(plan[0], state.get("location")):
         plan = plan[1:]  # a route step for a room the move before it did not reach
     update: dict[str, Any] = {}
     if preset.go_to or preset.explore:
         memory = session.memory
         while plan and (moves := expand_on_map(plan[0]["action"], state, memory, preset)) is not None:
-            moves = routed(moves, plan[0].get(BY, BY_MODEL))
+            moves = routed(moves, plan[0].get("by", BY_MODEL))
             plan = moves + plan[1:]  # an empty expansion (already there) just drops the step
             if moves:
                 break
@@ -173,7 +165,7 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     if (
         preset.actor_commands > 1
         and admissible
-        and not step.get(FROM_ACTOR)
+        and not step.get("from_actor")
         and _same(step["action"]) not in {_same(c) for c in admissible}
         and go_to_target(step["action"]) is None
     ):
@@ -182,15 +174,15 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
             plan, step = steps + plan[1:], steps[0]
             expanded = [s["action"] for s in steps]
     command = episode_family(state).ground(step["action"], admissible) if admissible else step["action"]
-    how = "expanded" if expanded else "grounded"
+    how = How.EXPANDED if expanded else How.GROUNDED
     extra: dict[str, Any] = {"into": expanded} if expanded else {}
     decision = guard(Situation(state, context, session, step["action"], command))
     if decision is not None:
         return guarded(decision, step["action"], command, update)
-    by = step.get(BY, BY_MODEL)
+    by = step.get("by", BY_MODEL)
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
         command, update, how = _closest_valid(state, context, step, admissible, update)
-        by = BY_FALLBACK if how == "fallback" else BY_MODEL
+        by = BY_FALLBACK if how == How.FALLBACK else BY_MODEL
     return {
         "command": command,
         "expected": step.get("expected") or None,
@@ -201,32 +193,32 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
     }
 
 
-def _in_its_room(step: Mapping[str, str], location: str | None) -> bool:
-    """Whether a plan step is to be played where the player is: a route step that names its room (``IN_ROOM``) only
+def _in_its_room(step: PlanStep, location: str | None) -> bool:
+    """Whether a plan step is to be played where the player is: a route step that names its room (``"in"``) only
     there; any other step anywhere."""
-    room = step.get(IN_ROOM)
+    room = step.get("in")
     return not room or location is None or " ".join(room.lower().split()) == " ".join(location.lower().split())
 
 
-def routed(moves: list[dict[str, str]], by: str) -> list[dict[str, str]]:
+def routed(moves: list[PlanStep], by: str) -> list[PlanStep]:
     """The moves a step of the map expands into ('go to X', 'explore'): the first chosen as the step was, the rest
     code walking the route."""
-    return [{**move, BY: by if i == 0 else BY_ROUTE} for i, move in enumerate(moves)]
+    return [{**move, "by": by if i == 0 else BY_ROUTE} for i, move in enumerate(moves)]
 
 
 # how a guard's decision is recorded (the diagnostics and the report read ``how``; ``reason`` says which guard)
 GUARD_HOW = {
-    Reason.KEYS_FIRST: "keys first",
-    Reason.GOAL_IN_REACH: "goal in reach",
-    Reason.PACING: "explore",
-    Reason.TAKE_FIRST: "take first",
-    Reason.WAY_FORWARD: "fallback",
+    Reason.KEYS_FIRST: How.KEYS_FIRST,
+    Reason.GOAL_IN_REACH: How.GOAL_IN_REACH,
+    Reason.PACING: How.EXPLORE,
+    Reason.TAKE_FIRST: How.TAKE_FIRST,
+    Reason.WAY_FORWARD: How.FALLBACK,
 }
 # the guards that take a thing here before the plan's step (the diagnostics count them as "took first")
 TAKES_FIRST = frozenset(GUARD_HOW[reason] for reason in (Reason.KEYS_FIRST, Reason.GOAL_IN_REACH, Reason.TAKE_FIRST))
 
 
-def guarded(decision: Decision, planned: str, grounded: str | None, update: dict[str, Any]) -> dict[str, Any]:
+def guarded(decision: GuardDecision, planned: str, grounded: str | None, update: dict[str, Any]) -> dict[str, Any]:
     """A guard's decision as the actor's update: the step back to the planner (nothing proposed: the graph routes
     there) with why, or the command the guard plays instead, the plan replaced by the moves after it (a step that
     grounded to no valid command and is replaced by the way forward counts as inadmissible)."""
@@ -235,9 +227,9 @@ def guarded(decision: Decision, planned: str, grounded: str | None, update: dict
             "command": None,
             "plan": [],
             "needs_plan": True,
-            "feedback": decision.why,
+            "feedback": feedback("actor", decision.why, decision.reason.value),
             "decided": grounding(
-                planned, None, "sent back", why=decision.why, reason=decision.reason.value, by=decision.reason.value
+                planned, None, How.SENT_BACK, why=decision.why, reason=decision.reason.value, by=decision.reason.value
             ),
             **({"avoid": [decision.avoid]} if decision.avoid else {}),
         }
@@ -246,7 +238,7 @@ def guarded(decision: Decision, planned: str, grounded: str | None, update: dict
     return {
         "command": decision.command,
         "expected": decision.expected,
-        "plan": [{**move, BY: BY_ROUTE} for move in decision.then],
+        "plan": [{**move, "by": BY_ROUTE} for move in decision.then],
         **update,
         "decided": grounding(
             planned,
@@ -259,7 +251,7 @@ def guarded(decision: Decision, planned: str, grounded: str | None, update: dict
     }
 
 
-def _as_planned(step: dict[str, str], plan: list[dict[str, str]], admissible: list[str]) -> dict[str, Any]:
+def _as_planned(step: PlanStep, plan: list[PlanStep], admissible: list[str]) -> dict[str, Any]:
     """DAVIS without its actor (D-A): the planned command as written, the first of a compound one."""
     command = as_written(step["action"])
     update = with_issue({}, "actor", INADMISSIBLE) if command is None else {}
@@ -272,17 +264,17 @@ def _as_planned(step: dict[str, str], plan: list[dict[str, str]], admissible: li
         "decided": grounding(
             step["action"],
             command or safe_command(admissible),
-            "as_written" if command else "fallback",
-            by=step.get(BY, BY_MODEL) if command else BY_FALLBACK,
+            How.AS_WRITTEN if command else How.FALLBACK,
+            by=step.get("by", BY_MODEL) if command else BY_FALLBACK,
         ),
     }
 
 
 def _closest_valid(
-    state: AgentState, context: AgentContext, step: dict[str, str], admissible: list[str], update: dict[str, Any]
-) -> tuple[str, dict[str, Any], str]:
+    state: AgentState, context: AgentContext, step: PlanStep, admissible: list[str], update: dict[str, Any]
+) -> tuple[str, dict[str, Any], How]:
     """The valid command closest to a step that is not one, as the model picks it: (command, update, how)."""
-    how = "model"
+    how = How.MODEL
     safe = safe_command(admissible)
     shown = shown_commands(state, admissible, keep=[safe])  # the schema admits the fallback
     sections = {
@@ -304,9 +296,9 @@ def _closest_valid(
     update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
     command = episode_family(state).ground(choice.action, admissible)
     if fell_back(chosen, "actor"):
-        how = "fallback"
+        how = How.FALLBACK
     if command is None:
-        command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), "fallback"
+        command, update, how = safe_command(admissible), with_issue(update, "actor", INADMISSIBLE), How.FALLBACK
     return command, update, how
 
 
@@ -314,7 +306,7 @@ def _react(
     state: AgentState,
     context: AgentContext,
     session: Session,
-    plan: list[dict[str, str]],
+    plan: list[PlanStep],
     admissible: list[str],
     places: list[str],
 ) -> dict[str, Any]:
@@ -355,7 +347,7 @@ def _react(
                     "reason": getattr(choice, "reasoning", "") or None,
                     **update,
                     "decided": grounding(
-                        plan[0]["action"] if plan else None, first, "choice", chosen=choice.action, by=BY_MODEL
+                        plan[0]["action"] if plan else None, first, How.CHOICE, chosen=choice.action, by=BY_MODEL
                     ),
                 }
     command = episode_family(state).ground(choice.action, admissible) if admissible else choice.action
@@ -371,7 +363,7 @@ def _react(
         "decided": grounding(
             plan[0]["action"] if plan else None,
             command,
-            "fallback" if fell_back(update, "actor") else "choice",
+            How.FALLBACK if fell_back(update, "actor") else How.CHOICE,
             by=BY_FALLBACK if fell_back(update, "actor") else BY_MODEL,
         ),
     }

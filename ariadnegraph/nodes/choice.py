@@ -30,6 +30,7 @@ from .common import (
     ask_structured,
     episode_family,
     explore_moves,
+    feedback_section,
     fell_back,
     go_to_choices,
     needed_item,
@@ -41,7 +42,7 @@ from .common import (
 )
 from .guards import is_no_op, shown_again
 from .prompts import PLAN_CHOICE
-from .schemas import Decision, Plan, PlanStep
+from .schemas import Decision, Plan, StepReply
 
 CHOICE_SECTIONS = (
     p.ENVIRONMENT,
@@ -70,7 +71,7 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session) 
         **{name: shown.get(name) for name in CHOICE_SECTIONS},
         p.NEXT_STEP: step.line() if (step := next_step(state, context, session)) else None,
         p.WHERE: where_section(state, context, session),
-        p.FEEDBACK: state.get("feedback") or None,
+        **feedback_section(state.get("feedback"), None),
     }
 
 
@@ -105,7 +106,7 @@ def _followed(step: NextStep, command: str, why: str = "", by: str = BY_LIST) ->
     """A plan of the one command that does the next step (or walks toward it: ``why``), by code."""
     shown = p.step_line(step.heading, step.text)
     reasoning = f"{FOLLOWED}{shown}: {why}" if why else f"{FOLLOWED}{shown}"
-    plan = Plan(subgoal=f"{p.NEXT_STEP}: {shown}", reasoning=reasoning, steps=[PlanStep(action=command)])
+    plan = Plan(subgoal=f"{p.NEXT_STEP}: {shown}", reasoning=reasoning, steps=[StepReply(action=command)])
     return plan, {}, by
 
 
@@ -184,4 +185,4 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     if command != chosen.action:  # the diagnostics judge what the model wrote, not what grounding made of it
         update = {**update, "written": chosen.action}
     by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
-    return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[PlanStep(action=command)]), update, by
+    return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[StepReply(action=command)]), update, by

@@ -18,6 +18,7 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.past import ANSWER_SHOWN, EpisodePast
 from ..agent.presets import Preset
+from ..agent.records import Feedback, FeedbackSource, PlanStep, feedback, feedback_of
 from ..agent.session import Session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
 from ..envs.families import GENERIC, GameFamily, Standing, family_named, family_of
@@ -59,15 +60,13 @@ MODEL_NODES: dict[str, ModelNode] = {
     "safety_check": ModelNode("critic", None),  # DAVIS's check of the predicted trajectory: a critic's judgement
     "thoughts": ModelNode("planner", None),  # AgentKit's thought graph
 }
-# Who chose a command (a plan step's and the actor's record ``by``): the model, or code (a list read followed, the way
-# to what it needs walked, the moves of a route the model chose, a guard's reason: nodes/guards.Reason, a given script,
-# a fallback for an unusable reply)
-BY = "by"
+# Who chose a command (``by`` of records.PlanStep and records.ActorDecision): the model, or code (a list read followed,
+# the way to what it needs walked, the moves of a route the model chose, a guard's reason: nodes/guards.Reason, a given
+# script, a fallback for an unusable reply)
 BY_MODEL = "model"
 BY_LIST = "list"
 BY_WALK = "walk"  # toward what the next step needs, seen in another room (nodes/choice.walk_to_step): no model asked
 BY_ROUTE = "route"
-IN_ROOM = "in"  # a route step's key: the room it is to be played in (a lead searched on arrival), dropped elsewhere
 BY_SCRIPT = "script"
 BY_FALLBACK = "fallback"
 BY_ORACLE = "oracle"
@@ -295,21 +294,20 @@ def shown_commands(state: Mapping[str, Any], commands: Sequence[str], keep: Sequ
     return episode_family(state).shown_commands(commands, focus, [c for c in keep if c])
 
 
-def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[dict[str, str]] | None:
+def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[PlanStep] | None:
     """'explore' as single moves: along the map to the nearest place with an exit not taken yet, then through
     it (each with the room it should reach; the last one's is not known); None when no such exit is left."""
     here = memory.location() or state.get("location")
     if not here:
         return None
-    best: list[dict[str, str]] | None = None
+    best: list[PlanStep] | None = None
     for place, directions in memory.unexplored_exits().items():
         if not directions:
             continue
         moves = [] if memory.key(place) == memory.key(here) else memory.path(here, place)
         if moves is not None and (best is None or len(moves) + 1 < len(best)):
-            best = [{"action": f"go {d}", "expected": room} for d, room in moves] + [
-                {"action": f"go {sorted(directions)[0]}", "expected": ""}
-            ]
+            route: list[PlanStep] = [{"action": f"go {d}", "expected": room} for d, room in moves]
+            best = [*route, {"action": f"go {sorted(directions)[0]}", "expected": ""}]
     return best
 
 
@@ -524,7 +522,7 @@ def working_memory(
         p.EXPLORATION: (state.get("unexplored") or []) if preset.unexplored_exits else None,
         p.NOTES: (state.get("notes") or []) if preset.qa_turns != 0 else None,
         p.PLAN: p.plan_lines(state.get("plan")),
-        p.FEEDBACK: state.get("feedback") or p.NONE,
+        **feedback_section(state.get("feedback"), p.NONE),
         p.REFLECTIONS: (state.get("reflections") or []) if preset.reflections else None,
         # the whole episode only grows (cache-friendly, early); a window slides every step (late)
         p.FULL_HISTORY if history is None else p.HISTORY: history_section(
@@ -535,17 +533,26 @@ def working_memory(
     }
 
 
-def after_rejection(state: Mapping[str, Any], preset: Preset, rejected: str, why: str) -> tuple[str, dict[str, Any]]:
+def feedback_section(value: Feedback | str | None, empty: str | None) -> dict[str, str | None]:
+    """The planner's section on why it is asked again (the actor's guards, the critic or the safety check sent the
+    step back); ``empty`` when nothing did."""
+    record = feedback_of(value)
+    return {p.FEEDBACK: record["text"] if record else empty}
+
+
+def after_rejection(
+    state: Mapping[str, Any], preset: Preset, by: FeedbackSource, rejected: str, why: str
+) -> tuple[str, dict[str, Any]]:
     """What a rejection (the critic's of a command, the safety check's of a plan) leads to, and the update: while the
     step's replans last, back to the planner told why ("replanned"); past them, with ``rejected="withheld"``, a look
     played in its place ("withheld"); else it is played all the same ("played", no update)."""
     if state.get("replans", 0) < preset.max_replans:
-        return "replanned", {"needs_plan": True, "feedback": f"{rejected} was rejected: {why}".strip()}
+        return "replanned", {"needs_plan": True, "feedback": feedback(by, f"{rejected} was rejected: {why}".strip())}
     if preset.rejected == "withheld":  # STMA sends no rejected command: this step looks, the next replans
-        look = {"action": safe_command(state.get("admissible") or []), "expected": "", BY: BY_WITHHELD}
+        look: PlanStep = {"action": safe_command(state.get("admissible") or []), "expected": "", "by": BY_WITHHELD}
         return "withheld", {
             "needs_plan": False,
             "plan": [look],
-            "feedback": f"{rejected} was rejected again and not played: {why}".strip(),
+            "feedback": feedback(by, f"{rejected} was rejected again and not played: {why}".strip()),
         }
     return "played", {}

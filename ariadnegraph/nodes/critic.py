@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
+from ..agent.records import feedback
 from ..agent.state import AgentState
 from ..envs.families import GameFamily
 from ..envs.text import go_to_target, is_listed, safe_command
@@ -148,11 +149,16 @@ def routed(
         )
         if preset.reflections:
             reflection = f"{mismatch} {verdict.feedback}".strip()
-            update = {**update, "plan": [], "feedback": verdict.feedback or reflection, "reflections": [reflection]}
+            update = {
+                **update,
+                "plan": [],
+                "feedback": feedback("critic", verdict.feedback or reflection),
+                "reflections": [reflection],
+            }
         else:  # DAVIS without its critic (D-C): the mismatch still triggers a new plan, with no critique to learn from
-            update = {**update, "plan": [], "feedback": mismatch}
+            update = {**update, "plan": [], "feedback": feedback("critic", mismatch)}
         return {**update, "needs_plan": True}
     if preset.precheck and not verdict.action_approved:
-        _, then = after_rejection(state, preset, f"'{proposed}'", verdict.feedback.strip())
+        _, then = after_rejection(state, preset, "critic", f"'{proposed}'", verdict.feedback.strip())
         return {**update, "needs_plan": False, **then}
     return {**update, "needs_plan": False}

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..agent.context import AgentContext
 from ..agent.presets import Preset
+from ..agent.records import PlanStep
 from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.families import GameFamily
@@ -38,7 +39,6 @@ from ..memory import WorldMemory
 from ..vocabulary import READING_COMMANDS, SAFE_COMMANDS
 from . import finding
 from .common import (
-    IN_ROOM,
     breaks_rules,
     episode_family,
     explore_moves,
@@ -87,14 +87,14 @@ FINDING = (*TAKING, "find ", "retrieve ", "get ", "collect ", "fetch ", "grab ")
 
 
 @dataclass(frozen=True)
-class Decision:
+class GuardDecision:
     """What a guard decided: ``command`` to play instead (``then``: the moves after it), or None to send the step back
     to the planner with ``why``; ``avoid``: a command left out of the planner's choices for the rest of the step."""
 
     reason: Reason
     why: str
     command: str | None = None
-    then: tuple[dict[str, str], ...] = ()
+    then: tuple[PlanStep, ...] = ()
     avoid: str | None = None
     expected: str | None = None
 
@@ -187,7 +187,7 @@ def shown_again(command: str) -> bool:
 
 
 # -- the guards that play something else --------------------------------------------------------------------------
-def pacing(s: Situation) -> Decision | None:
+def pacing(s: Situation) -> GuardDecision | None:
     """A move made twice from here already (``explore``): explore instead, when an exit not taken yet is left."""
     command = s.command
     if not (s.preset.explore and command is not None and s.admissible and moves_player(command)):
@@ -198,7 +198,7 @@ def pacing(s: Situation) -> Decision | None:
     first = s.family.ground(moves[0]["action"], s.admissible) if moves else None
     if not moves or first is None or first == command:
         return least_taken_instead(s, command)
-    return Decision(
+    return GuardDecision(
         Reason.PACING,
         f"'{command}' was already played twice from here",
         command=first,
@@ -207,7 +207,7 @@ def pacing(s: Situation) -> Decision | None:
     )
 
 
-def keys_first(s: Situation) -> Decision | None:
+def keys_first(s: Situation) -> GuardDecision | None:
     """A key the family names lying here, a lock whose key is held, or a note here never read (``keys_first``): that
     first (AriGraph's hunt: the 1.5B model examined lockers beside Key 1, and walked away from the key in a locker it
     had opened; a note says which lock the next key opens)."""
@@ -216,10 +216,10 @@ def keys_first(s: Situation) -> Decision | None:
     found = unlocking(s)
     if found is None or found[0] == s.command:
         return None
-    return Decision(Reason.KEYS_FIRST, found[1], command=found[0])
+    return GuardDecision(Reason.KEYS_FIRST, found[1], command=found[0])
 
 
-def goal_in_reach(s: Situation) -> Decision | None:
+def goal_in_reach(s: Situation) -> GuardDecision | None:
     """The thing the goal names, not held, that a valid command takes here (``keys_first``): taken before the plan's
     step (AriGraph's hunt, at e615233: the 1.5B opened the golden locker, "revealing a treasure", and walked away)."""
     if not s.preset.keys_first or s.command is None or not s.admissible:
@@ -234,22 +234,24 @@ def goal_in_reach(s: Situation) -> Decision | None:
             if command is not None and command.lower().startswith(TAKING):
                 if command == s.command:
                     return None
-                return Decision(Reason.GOAL_IN_REACH, f"the {thing} the goal names is here", command=command)
+                return GuardDecision(Reason.GOAL_IN_REACH, f"the {thing} the goal names is here", command=command)
     return None
 
 
-def least_taken_instead(s: Situation, command: str) -> Decision | None:
+def least_taken_instead(s: Situation, command: str) -> GuardDecision | None:
     """With nothing left to explore, a way out of here taken fewer times than the pacing move (hunt_hard, first
     played at 8c7708f: 'go north'/'go south' between two rooms for 90 steps); where there is none, the way forward,
     unless it is the same move or changes nothing (TWX mapreader, first played at 5ee4f95: 'move west'/'move east'
     between two rooms of one exit each for 97 steps, the coin held and 'put coin in box' valid in one of them)."""
     others = [c for c in exits_least_taken(s) if c != command]
     if others and s.times_here(others[0]) < s.times_here(command):
-        return Decision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
+        return GuardDecision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
     forward, why = way_forward(s)[:2]
     if forward == command or is_no_op(forward, s.family):
         return None
-    return Decision(Reason.PACING, f"'{command}' was already played twice from here; instead {why}", command=forward)
+    return GuardDecision(
+        Reason.PACING, f"'{command}' was already played twice from here; instead {why}", command=forward
+    )
 
 
 def leaves(command: str, location: str | None) -> bool:
@@ -267,18 +269,22 @@ def exits_least_taken(s: Situation) -> list[str]:
     return sorted((c for c in s.admissible if leaves(c, location)), key=s.times_here)
 
 
-def taking_first(s: Situation) -> Decision | None:
+def taking_first(s: Situation) -> GuardDecision | None:
     """A step not valid now that names a thing that can be taken here (``strict_grounding``): take it first."""
     if s.command is not None or not s.preset.strict_grounding or not s.admissible or not s.family.takes_what_lies_about:
         return None
     needed = take_first(s.planned, s.admissible)
-    return Decision(Reason.TAKE_FIRST, f"'{s.planned}' needs the thing taken first", command=needed) if needed else None
+    return (
+        GuardDecision(Reason.TAKE_FIRST, f"'{s.planned}' needs the thing taken first", command=needed)
+        if needed
+        else None
+    )
 
 
 # -- the guards that send a step back (while replans are left) ------------------------------------------------------
-def no_exit_left(s: Situation) -> Decision | None:
+def no_exit_left(s: Situation) -> GuardDecision | None:
     if s.command is None and s.preset.explore and is_explore(s.planned) and s.admissible:
-        return Decision(
+        return GuardDecision(
             Reason.NO_EXIT_LEFT, "no exit is left that has not been taken: choose one of VALID COMMANDS", avoid=EXPLORE
         )
     return None
@@ -299,17 +305,17 @@ def not_valid_why(written: str, admissible: list[str], synonyms: dict[str, str])
     )
 
 
-def not_valid(s: Situation) -> Decision | None:
+def not_valid(s: Situation) -> GuardDecision | None:
     if s.command is None and s.preset.strict_grounding and s.admissible:
-        return Decision(Reason.NOT_VALID, not_valid_why(s.planned, s.admissible, dict(s.family.synonyms)))
+        return GuardDecision(Reason.NOT_VALID, not_valid_why(s.planned, s.admissible, dict(s.family.synonyms)))
     return None
 
 
-def ruled_out(s: Situation) -> Decision | None:
+def ruled_out(s: Situation) -> GuardDecision | None:
     why = ruin(s)
     if why is None:
         return None
-    return Decision(Reason.RULED_OUT, f"'{s.command}' is ruled out: {why}; choose another", avoid=s.command)
+    return GuardDecision(Reason.RULED_OUT, f"'{s.command}' is ruled out: {why}; choose another", avoid=s.command)
 
 
 def ruin(s: Situation) -> str | None:
@@ -319,7 +325,7 @@ def ruin(s: Situation) -> str | None:
     return breaks_rules(s.state, s.command, s.memory)
 
 
-def repeated(s: Situation) -> Decision | None:
+def repeated(s: Situation) -> GuardDecision | None:
     """A command, not a move, played twice already from this situation, or once when the game answered that it did
     nothing (``loop_guard``: the same command gets the same refusal in the same situation; a move may be the only way
     out of a dead end: pacing and stalls catch moves)."""
@@ -329,14 +335,14 @@ def repeated(s: Situation) -> Decision | None:
     if count < 2 and not (count and s.family.changed_nothing(answer)):
         return None
     times = "once" if count == 1 else f"{count} times"
-    return Decision(
+    return GuardDecision(
         Reason.REPEATED,
         f"'{s.command}' was already played {times} here and the game answered '{answer}': do something else",
         avoid=s.command,
     )
 
 
-def undoes(s: Situation) -> Decision | None:
+def undoes(s: Situation) -> GuardDecision | None:
     """Putting a thing back on the holder it was last taken from undoes the take (``loop_guard``; AriGraph's clean,
     first played at 8db9db1: six things taken from where they lay out of place and put straight back there)."""
     put = placing(s.command or "") if s.preset.loop_guard else None
@@ -347,14 +353,14 @@ def undoes(s: Situation) -> Decision | None:
     taken_from = next((where for taken, where in takes if taken == thing), None)
     if taken_from != holder:
         return None
-    return Decision(
+    return GuardDecision(
         Reason.UNDOES,
         f"'{s.command}' puts the {thing} back where it was taken from: that undoes the take; put it where it belongs",
         avoid=s.command,
     )
 
 
-def no_op_again(s: Situation) -> Decision | None:
+def no_op_again(s: Situation) -> GuardDecision | None:
     """A command that changes nothing, played already (``object_memory``: what it showed is in memory): look and
     inventory at most once in the same situation, showing a thing again (examine, read) at most once in the episode
     (its answer is the same wherever it is asked: the 1.5B model examined a shelf, an oven, a BBQ and a table in
@@ -364,14 +370,14 @@ def no_op_again(s: Situation) -> Decision | None:
     again = shown_again(s.command) and s.command in s.session.past.played()
     if s.times_here(s.command) < 1 and not again:
         return None
-    return Decision(
+    return GuardDecision(
         Reason.NO_OP_AGAIN,
         f"'{s.command}' changes nothing and was played here already: what it showed is known; do something else",
         avoid=s.command,
     )
 
 
-def stalled(s: Situation) -> Decision | None:
+def stalled(s: Situation) -> GuardDecision | None:
     """No score for ``stall_steps`` steps (checked once per step, before any replan)."""
     since = s.state.get("step", 0) + 1 - s.state.get("progress_step", 0)
     if (
@@ -380,7 +386,7 @@ def stalled(s: Situation) -> Decision | None:
         and since >= s.preset.stall_steps
         and since % s.preset.stall_steps == 0
     ):
-        return Decision(
+        return GuardDecision(
             Reason.STALLED,
             f"no score for {since - 1} steps: what the plan does is not working; look for what the goal still needs",
         )
@@ -537,7 +543,7 @@ def untried_reach(s: Situation) -> str | None:
     return allowed[0] if allowed else None
 
 
-def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | None:
+def way_forward_instead(s: Situation, sent_back: GuardDecision | None) -> GuardDecision | None:
     """With the replans used up, a step that would have gone back (or one the planner was not offered) is not mapped by
     a model to another command (it picks an unrelated one): the way forward. Without object memory, first a look at
     the place, when the thing the step names is here (the planner may see it anew)."""
@@ -550,16 +556,21 @@ def way_forward_instead(s: Situation, sent_back: Decision | None) -> Decision | 
     again = repeated(s) is not None or no_op_again(s) is not None
     # (with object memory the place is in memory already: a look shows nothing the way forward does not know)
     if not (elsewhere or again or s.preset.object_memory or s.times_here(safe) >= 2):
-        return Decision(Reason.WAY_FORWARD, "look again at the place", command=safe)
+        return GuardDecision(Reason.WAY_FORWARD, "look again at the place", command=safe)
     found = way_forward(s)
-    on_arrival: tuple[dict[str, str], ...] = ()
-    if isinstance(found, finding.Way) and found.room:  # a lead's search, played once in its room (IN_ROOM)
-        on_arrival = tuple({"action": step, "expected": "", IN_ROOM: found.room} for step in found.then)
-    return Decision(Reason.WAY_FORWARD, found[1], command=found[0], then=on_arrival)
+    on_arrival: tuple[PlanStep, ...] = ()
+    if isinstance(found, finding.Way) and found.room:  # a lead's search, played once in its room (PlanStep's "in")
+        on_arrival = tuple({"action": step, "expected": "", "in": found.room} for step in found.then)
+    return GuardDecision(Reason.WAY_FORWARD, found[1], command=found[0], then=on_arrival)
 
 
-PLAYING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (goal_in_reach, keys_first, pacing, taking_first)
-SENDING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (
+PLAYING_GUARDS: tuple[Callable[[Situation], GuardDecision | None], ...] = (
+    goal_in_reach,
+    keys_first,
+    pacing,
+    taking_first,
+)
+SENDING_GUARDS: tuple[Callable[[Situation], GuardDecision | None], ...] = (
     no_exit_left,
     not_valid,
     ruled_out,
@@ -570,7 +581,7 @@ SENDING_GUARDS: tuple[Callable[[Situation], Decision | None], ...] = (
 )
 
 
-def guard(s: Situation) -> Decision | None:
+def guard(s: Situation) -> GuardDecision | None:
     """The first guard that objects to the step, in order: those that play something else; then, with replans left,
     those that send it back, else the way forward instead. None: the step may be played as grounded."""
     for check in PLAYING_GUARDS:

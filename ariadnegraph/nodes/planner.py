@@ -10,12 +10,12 @@ from langgraph.runtime import Runtime
 
 from .. import prompting as p
 from ..agent.context import AgentContext
+from ..agent.records import feedback_text
 from ..agent.session import Session
 from ..agent.state import AgentState
 from ..envs.text import safe_command
 from .choice import choose_command
 from .common import (
-    BY,
     BY_FALLBACK,
     BY_MODEL,
     BY_ORACLE,
@@ -24,13 +24,13 @@ from .common import (
     working_memory,
 )
 from .prompts import PLANNER_GOALS, planner_prompt, rollout_prompt
-from .schemas import GoalPlan, Plan, PlanStep, SubGoal
+from .schemas import GoalPlan, Plan, StepReply, SubGoal
 
 
 def fallback_plan(state: AgentState) -> Plan:
     """When no valid plan comes back: look around, which is always safe and shows the exits."""
     action = safe_command(state.get("admissible") or [])
-    return Plan(subgoal="recover: look around", reasoning="fallback", steps=[PlanStep(action=action)])
+    return Plan(subgoal="recover: look around", reasoning="fallback", steps=[StepReply(action=action)])
 
 
 def oracle_plan(state: AgentState, context: AgentContext, session: Session) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def oracle_plan(state: AgentState, context: AgentContext, session: Session) -> d
             f"oracle_plan needs a game that knows its winning commands from any state (TextWorld); {state.get('env')} "
             f"does not"
         )
-    steps = [{"action": command, "expected": "", BY: BY_ORACLE} for command in policy[: context.switches.plan_length]]
+    steps = [{"action": command, "expected": "", "by": BY_ORACLE} for command in policy[: context.switches.plan_length]]
     return {
         "plan": steps,
         "subgoal": "the winning path (oracle)",
@@ -76,7 +76,7 @@ def imagine_step(state: AgentState, context: AgentContext, session: Session) -> 
     by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
     step = next((s for s in plan.steps if s.action.strip()), None) or fallback_plan(state).steps[0]
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
-    imagined = {**{k: getattr(step, k) for k in keep}, BY: by}
+    imagined = {**{k: getattr(step, k) for k in keep}, "by": by}
     return {
         "rollout": [*rollout, imagined],
         "decided": {"imagined": [{"subgoal": plan.subgoal, "action": imagined["action"]}]},
@@ -110,12 +110,14 @@ def goal_plan(state: AgentState, context: AgentContext, session: Session) -> dic
     )
     goals = [g for g in planned.plan_steps if g.sub_goal.strip()] or fallback.plan_steps
     by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
-    kept = [{"action": g.sub_goal, "expected": g.reason, BY: by} for g in goals[: context.switches.plan_length]]
+    kept = [{"action": g.sub_goal, "expected": g.reason, "by": by} for g in goals[: context.switches.plan_length]]
     # sub-goals, not commands: the diagnostics that ground a plan's steps as commands do not read them
     written = {"subgoal": kept[0]["action"], "main_goal": planned.main_goal, "sub_goals": [s["action"] for s in kept]}
     return {
         "plan": kept,
-        "decided": {"plans": [{**written, "feedback": state.get("feedback"), "emotion": planned.emotion}]},
+        "decided": {
+            "plans": [{**written, "feedback": feedback_text(state.get("feedback")), "emotion": planned.emotion}]
+        },
         "subgoal": kept[0]["action"],
         "reason": kept[0]["expected"] or None,
         "needs_plan": False,
@@ -150,14 +152,14 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
         by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
     steps = [s for s in plan.steps if s.action.strip()] or fallback_plan(state).steps
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
-    kept = [{**{k: getattr(s, k) for k in keep}, BY: by} for s in steps[: preset.plan_length]]
+    kept = [{**{k: getattr(s, k) for k in keep}, "by": by} for s in steps[: preset.plan_length]]
     written = update.pop("written", None)
     decided = {
         "plans": [
             {
                 "subgoal": plan.subgoal,
                 "steps": [s["action"] for s in kept],
-                "feedback": state.get("feedback"),
+                "feedback": feedback_text(state.get("feedback")),
                 **({"written": written} if written else {}),
             }
         ]

@@ -143,7 +143,16 @@ class SpatialBelief(BaseModel):
     text: Annotated[str, _clip(1500)] = text(1500, "where things are and how places connect, in short sentences")
 
 
-class PlanStep(BaseModel):
+class CommandReply(BaseModel):
+    """One game command as a model writes it, with what the game's answer should say (an expansion's command)."""
+
+    action: Annotated[str, _clip(80)] = text(80, "one game command")
+    expected: Annotated[str, _clip(80)] = text(80, "a short phrase the game's answer should contain", default="")
+
+
+class StepReply(CommandReply):
+    """A plan's step as a model writes it (agent/records.PlanStep once it is in the state)."""
+
     action: Annotated[str, _clip(80)] = text(80, "one command, or 'go to <place>' for a known place")
     expected: Annotated[str, _clip(80)] = text(
         80, "a short phrase the game's answer should contain if it works", default=""
@@ -157,7 +166,7 @@ class Plan(BaseModel):
     reply_tokens: ClassVar[int] = 420
     subgoal: Annotated[str, _clip(120)] = text(120, "the subgoal these steps achieve")
     reasoning: Annotated[str, _clip(200)] = text(200, "one sentence on why", default="")
-    steps: Annotated[list[PlanStep], _keep(8)] = Field(
+    steps: Annotated[list[StepReply], _keep(8)] = Field(
         description="the actions to run in order, as many as are already known", json_schema_extra={"maxItems": 8}
     )
 
@@ -303,16 +312,11 @@ class EntityFocus(BaseModel):
     )
 
 
-class Command(BaseModel):
-    action: Annotated[str, _clip(80)] = text(80, "one game command")
-    expected: Annotated[str, _clip(80)] = text(80, "a short phrase the game's answer should contain", default="")
-
-
 class Expansion(BaseModel):
     """Actor (DAVIS): one plan step as the game commands that carry it out, in order."""
 
     reply_tokens: ClassVar[int] = 220
-    commands: Annotated[list[Command], _keep(8)] = Field(
+    commands: Annotated[list[CommandReply], _keep(8)] = Field(
         description="the commands in order; the first one valid now", json_schema_extra={"maxItems": 8}
     )
 

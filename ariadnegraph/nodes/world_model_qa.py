@@ -47,6 +47,7 @@ from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.readers import MemoryView
 from ..agent.recall import world_history
+from ..agent.records import PlanStep
 from ..agent.session import Session
 from ..agent.state import AgentState, add_usage
 from ..memory.transitions import ENTITY_TYPES, THIS_EPISODE, DatedFact, EmbedFn, entity_types, graph_search
@@ -74,6 +75,7 @@ from .common import (
     chat_model,
     environment_section,
     extra_commands,
+    feedback_section,
     merged,
     role_messages,
     trace_reply,
@@ -333,7 +335,7 @@ def world_model_qa(state: AgentState, runtime: Runtime[AgentContext], session: S
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
         p.PLAN: p.plan_lines(state.get("plan")),
-        p.FEEDBACK: state.get("feedback") or p.NONE,
+        **feedback_section(state.get("feedback"), p.NONE),
     }
     result = agent_monologue(session).invoke(
         {"messages": role_messages(WORLD_MODEL_QA, sections), "run_id": state["run_id"]},
@@ -429,19 +431,19 @@ def graph_qa(
 
 
 def predict_step(
-    planned: dict[str, str],
+    given: PlanStep,
     predicted: list[str],
     state: AgentState,
     context: AgentContext,
     history: Sequence[DatedFact],
     embed: EmbedFn,
-) -> tuple[dict[str, str], list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[PlanStep, list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """Algorithm 2 for one step: predict the game's answer and reward from the belief, the steps before it
     (``predicted``) and the monologue M; a reply that asks a question adds (q, graphQA(q)) to M and is asked again,
     until it predicts or ``qa_turns`` questions were asked (then the planner's own expectation stands where the
     model gave none). Returns (the step with its prediction, M, the searches, the calls' accounting)."""
     preset = context.switches
-    planned = dict(planned)
+    planned: PlanStep = {**given}
     monologue: list[str] = []
     searches: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
@@ -485,7 +487,7 @@ def predict_transitions(state: AgentState, runtime: Runtime[AgentContext], sessi
     context = runtime.context
     history = world_history(state, session, context.memory_from, runtime.store)
     embed = session.memory.embedder.embed
-    plan: list[dict[str, str]] = []
+    plan: list[PlanStep] = []
     updates: list[dict[str, Any]] = []
     notes: list[str] = []
     searches: list[dict[str, Any]] = []
@@ -511,7 +513,7 @@ def predict_rollout_step(state: AgentState, runtime: Runtime[AgentContext], sess
     once ``plan_length`` steps are imagined the trajectory is the plan, else the policy imagines the next
     (graphs/agent.route_after_world_model_qa)."""
     context = runtime.context
-    rollout = [dict(step) for step in state.get("rollout") or []]
+    rollout: list[PlanStep] = [{**step} for step in state.get("rollout") or []]
     if not rollout:
         return {}
     history = world_history(state, session, context.memory_from, runtime.store)
@@ -540,7 +542,7 @@ SAFETY_NODE = "safety_check"
 
 
 def safety_checked(
-    trajectory: list[dict[str, str]], state: AgentState, context: AgentContext
+    trajectory: list[PlanStep], state: AgentState, context: AgentContext
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """With ``safety_check``, one call judges the whole predicted ``trajectory`` (each command with its predicted
     outcome and reward) before any of it is played. Returns (what the verdict changes in the state, the call's
@@ -571,7 +573,7 @@ def safety_checked(
         return {"decided": {"safety": [{**record, "then": "played"}]}}, update
     reason = verdict.reason.strip() or "no reason given"
     commands = "; ".join(step["action"] for step in trajectory)
-    then, rejection = after_rejection(state, preset, f"the plan '{commands}', before it was played,", reason)
+    then, rejection = after_rejection(state, preset, "safety", f"the plan '{commands}', before it was played,", reason)
     if then == "replanned":  # the new plan starts a new rollout
         rejection = {**rejection, "plan": [], "rollout": []}
     return {**rejection, "decided": {"safety": [{**record, "then": then}]}}, update

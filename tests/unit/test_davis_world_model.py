@@ -64,7 +64,8 @@ def test_gold_runs_are_dated_history_never_the_current_state_of_a_new_episode(mo
     longterm = LongTermMemory(store)
     assert longterm.add_transitions(ns, transitions, GOLD) == len(transitions)
     assert longterm.add_transitions(ns, transitions, GOLD) == len(transitions)  # read again: replaced, not doubled
-    assert longterm.facts(ns) == [] and len(longterm.transitions(ns)) == len(transitions)
+    assert longterm.facts(ns) == []
+    assert len(longterm.transitions(ns)) == len(transitions)
 
     # a new episode recalls the namespace: nothing of the gold run is current (the old lasting_facts seeded
     # 'fridge is open' and 'fridge in Kitchen' at step 0, another variation's end state standing as this one's)
@@ -84,11 +85,13 @@ def test_gold_runs_are_dated_history_never_the_current_state_of_a_new_episode(mo
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     answer, found, update = qa_module.graph_qa("what happens when I open the fridge?", history, episode.embedder.embed,
                                                {"step": 1}, AgentContext(preset="davis"))
-    assert "fridge" in found["entities"] and found["from_other_runs"] > 0
+    assert "fridge" in found["entities"]
+    assert found["from_other_runs"] > 0
     assert f"[{GOLD}, step 1] after 'open fridge': fridge, is, open" in found["dated"]
     shown = p.parse_sections([m for m in model.calls[1]["messages"] if isinstance(m, HumanMessage)][0].content)[p.DATED_FACTS]
     assert f"[{GOLD}, step 1] after 'open fridge': fridge, is, open" in shown
-    assert answer.startswith("In the gold run") and update["usage"]["world_model_qa"]["calls"] == 2
+    assert answer.startswith("In the gold run")
+    assert update["usage"]["world_model_qa"]["calls"] == 2
 
 
 # -- algorithm 2's graph search on a hand-built graph ------------------------------------------------
@@ -125,9 +128,13 @@ def keyword_embed(texts):
 
 def test_entities_are_narrowed_to_the_kinds_a_question_is_about():
     kinds = entity_types(GRAPH)
-    assert PLACE in kinds["kitchen"] and PLACE in kinds["garden"] and STATE in kinds["open"] and THING in kinds["milk"]
+    assert PLACE in kinds["kitchen"]
+    assert PLACE in kinds["garden"]
+    assert STATE in kinds["open"]
+    assert THING in kinds["milk"]
     assert set(narrow(GRAPH, [PLACE])) == {"kitchen", "garden"}
-    assert "open" in narrow(GRAPH, [STATE]) and "kitchen" not in narrow(GRAPH, [STATE])
+    assert "open" in narrow(GRAPH, [STATE])
+    assert "kitchen" not in narrow(GRAPH, [STATE])
     assert len(narrow(GRAPH, ["no such kind"])) == len({n for f in GRAPH for n in (f.subject.lower(), f.object.lower())})
     assert set(get_args(EntityKind)) == set(ENTITY_TYPES)  # the model's choices are the kinds the search knows
 
@@ -145,18 +152,21 @@ def test_expansion_adds_neighbours_level_by_level_up_to_the_maximal_subgraph():
     one = expand(GRAPH, ["milk"], hops=1)
     assert {f.triplet for f in one} == {("milk", "in", "fridge"), ("milk", "in", "inventory")}
     two = expand(GRAPH, ["milk"], hops=2)
-    assert ("fridge", "is", "open") in {f.triplet for f in two} and ("shovel", "in", "Garden") not in {f.triplet for f in two}
+    assert ("fridge", "is", "open") in {f.triplet for f in two}
+    assert ("shovel", "in", "Garden") not in {f.triplet for f in two}
     maximal = expand(GRAPH, ["milk"])  # until nothing new is reached: the whole connected graph
     assert len(maximal) == len(GRAPH)
     capped = expand(GRAPH, ["milk"], limit=4)
-    assert len(capped) == 4 and {("milk", "in", "fridge"), ("milk", "in", "inventory")} <= {f.triplet for f in capped}  # nearest kept
+    assert len(capped) == 4
+    assert {("milk", "in", "fridge"), ("milk", "in", "inventory")} <= {f.triplet for f in capped}
 
 
 def test_the_subgraph_is_read_in_time_order_run_by_run_this_episode_last():
     ordered = in_time_order(GRAPH, sources=["gold:a", "gold:b"])
     assert [f.source for f in ordered][-1] == THIS_EPISODE
     gold_a = [f.step for f in ordered if f.source == "gold:a"]
-    assert gold_a == sorted(gold_a) and ordered.index(fact("rake", "in", "shed", 1, "gold:b")) > ordered.index(fact("milk", "in", "inventory", 5))
+    assert gold_a == sorted(gold_a)
+    assert ordered.index(fact("rake", "in", "shed", 1, "gold:b")) > ordered.index(fact("milk", "in", "inventory", 5))
 
 
 # -- the world model predicts each planned step (algorithm 2) -----------------------------------------
@@ -234,7 +244,8 @@ def test_davis_imagines_one_step_at_a_time_each_chosen_knowing_the_outcomes_pred
         if node is qa_module.world_model_qa and state.get("rollout"):
             assert agent.route_after_world_model_qa({**state, "switches": switch_values(runtime.context.switches)}) == "planner"
     first_plan = p.parse_sections([m for m in model.calls[0]["messages"] if isinstance(m, HumanMessage)][0].content)
-    assert first_plan[p.PREDICTED] == p.NONE and "an old note" not in first_plan.get(p.NOTES, "")  # a new rollout
+    assert first_plan[p.PREDICTED] == p.NONE
+    assert "an old note" not in first_plan.get(p.NOTES, "")
     second_plan = p.parse_sections([m for m in model.calls[5]["messages"] if isinstance(m, HumanMessage)][0].content)
     assert "open fridge -> revealing a red apple (reward 0)" in second_plan[p.PREDICTED]
     assert "a red apple, at step 1" in second_plan[p.NOTES]  # the monologue of the step before
@@ -242,26 +253,32 @@ def test_davis_imagines_one_step_at_a_time_each_chosen_knowing_the_outcomes_pred
     assert "open fridge -> revealing a red apple" in second_prediction[p.PREDICTED]
     assert [(s["action"], s["expected"]) for s in state["plan"]] == [("open fridge", "revealing a red apple"),
                                                                      ("take red apple", "You take the red apple")]
-    assert state["rollout"] == [] and state["replans"] == 1  # one plan, imagined in two steps
+    assert state["rollout"] == []
+    assert state["replans"] == 1
     assert agent.route_after_world_model_qa({**state, "switches": switch_values(runtime.context.switches)}) == "critic"
 
 
 def test_davis_plans_then_predicts_while_ariadne_full_looks_up_before_planning():
     davis = {"switches": {**{k: getattr(PRESETS["davis"], k) for k in ("qa_turns", "monologue", "precheck", "outcome_check")}}, "plan": []}
     full = {"switches": {**{k: getattr(PRESETS["ariadne_full"], k) for k in ("qa_turns", "monologue", "precheck", "outcome_check")}}, "plan": []}
-    assert agent.route_after_aggregator(davis) == "planner" and agent.route_after_planner(davis) == "world_model_qa"
+    assert agent.route_after_aggregator(davis) == "planner"
+    assert agent.route_after_planner(davis) == "world_model_qa"
     assert agent.route_after_world_model_qa(davis) == "critic"
-    assert agent.route_after_aggregator(full) == "world_model_qa" and agent.route_after_world_model_qa(full) == "planner"
+    assert agent.route_after_aggregator(full) == "world_model_qa"
+    assert agent.route_after_world_model_qa(full) == "planner"
     assert agent.route_after_planner(full) == "critic"
     no_wm = {"switches": {**davis["switches"], **{"qa_turns": 0}}, "plan": []}  # D: no world model, the planner's guesses stand
     assert agent.route_after_planner(no_wm) == "critic"
 
 
 def test_davis_keeps_a_belief_and_its_d_a_cell_has_no_actor_expansion():
-    assert PRESETS["davis"].summarizer and PRESETS["davis"].belief_read  # f(tau), read by planner and critic
-    assert PRESETS["davis"].actor_commands > 1 and PRESETS["ariadne_full"].actor_commands == 1
+    assert PRESETS["davis"].summarizer
+    assert PRESETS["davis"].belief_read
+    assert PRESETS["davis"].actor_commands > 1
+    assert PRESETS["ariadne_full"].actor_commands == 1
     cells = {v.label: v.switches for v in ablation("davis")}
-    assert cells["D-A"]["actor_commands"] == 1 and cells["D-A"]["grounding"] is False
+    assert cells["D-A"]["actor_commands"] == 1
+    assert cells["D-A"]["grounding"] is False
 
 
 # -- the actor decomposes a plan step into several commands --------------------------------------------
@@ -283,9 +300,11 @@ def test_the_davis_actor_expands_a_step_into_several_commands_each_validated(mon
     ])])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")), session)
-    assert update["command"] == "open fridge" and update["expected"] == "You open the fridge"
+    assert update["command"] == "open fridge"
+    assert update["expected"] == "You open the fridge"
     assert [s["action"] for s in update["plan"]] == ["take red apple from fridge", "eat red apple", "go east"]
-    assert update["plan"][1]["expected"] == "You take the red apple" and update["plan"][1]["reward"] == "+1"  # the step's own outcome, last
+    assert update["plan"][1]["expected"] == "You take the red apple"
+    assert update["plan"][1]["reward"] == "+1"
     assert update["decided"]["actor"][0]["into"] == ["open fridge", "take red apple from fridge", "eat red apple"]
     # a later command of the expansion is grounded when due, not expanded again (no model call)
     later = {**ACTOR_STATE, "admissible": ["take red apple from fridge", "look"], "plan": update["plan"]}
@@ -299,12 +318,15 @@ def test_an_expansion_whose_first_command_is_not_valid_falls_back_to_grounding(m
                                      structured("ActionChoice", reasoning="", action="open fridge")])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="davis")), session)
-    assert update["command"] == "open fridge" and update["replies"]["actor"]["inadmissible"] == 1
+    assert update["command"] == "open fridge"
+    assert update["replies"]["actor"]["inadmissible"] == 1
     # other presets never expand: one model call, the closest valid command
     model = QueuedChatModel(replies=[structured("ActionChoice", reasoning="", action="open fridge")])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = actor_module.actor(ACTOR_STATE, Runtime(context=AgentContext(preset="ariadne_full")), session)
-    assert update["command"] == "open fridge" and [s["action"] for s in update["plan"]] == ["go east"] and len(model.calls) == 1
+    assert update["command"] == "open fridge"
+    assert [s["action"] for s in update["plan"]] == ["go east"]
+    assert len(model.calls) == 1
 
 
 # -- algorithm 1, lines 7-8: the predicted trajectory checked before any of it is played ---------------------------
@@ -346,9 +368,12 @@ def test_the_safety_check_reads_the_whole_predicted_trajectory_and_a_rejection_r
     shown = p.parse_sections([m for m in model.calls[1]["messages"] if isinstance(m, HumanMessage)][0].content)
     assert shown[p.PREDICTED].splitlines() == [f"- {line}" for line in TRAJECTORY]  # every step, predicted outcome
     # nothing of it is played: no plan in hand, and the graph goes back to the planner, not to the critic or actor
-    assert update["plan"] == [] and update["rollout"] == [] and update["needs_plan"] is True
+    assert update["plan"] == []
+    assert update["rollout"] == []
+    assert update["needs_plan"] is True
     assert routed_after(update, safety_check=True) == "planner"
-    assert reason in update["feedback"] and "open fridge; eat red apple" in update["feedback"]
+    assert reason in update["feedback"]["text"]
+    assert "open fridge; eat red apple" in update["feedback"]["text"]
     assert update["decided"]["safety"] == [{"trajectory": TRAJECTORY, "safe": False, "reason": reason,
                                             "then": "replanned"}]
     assert update["replies"]["safety_check"] == {"parsed": 1}
@@ -358,7 +383,8 @@ def test_the_safety_check_reads_the_whole_predicted_trajectory_and_a_rejection_r
     state = {**ROLLOUT_STATE, **{k: v for k, v in update.items() if k != "decided"}}
     replanned = planner_module.planner(state, Runtime(context=AgentContext(preset="davis")), fake_session(WorldMemory()))
     asked = p.parse_sections([m for m in model.calls[0]["messages"] if isinstance(m, HumanMessage)][0].content)
-    assert reason in asked[p.FEEDBACK] and asked[p.PREDICTED] == p.NONE
+    assert reason in asked[p.FEEDBACK]
+    assert asked[p.PREDICTED] == p.NONE
     assert replanned["rollout"] == [{"action": "look", "expected": "", "reward": "", "by": "model"}]
     assert replanned["replans"] == 2
 
@@ -366,14 +392,18 @@ def test_the_safety_check_reads_the_whole_predicted_trajectory_and_a_rejection_r
 def test_an_approved_trajectory_plays_as_before_and_the_switch_off_asks_nothing(monkeypatch):
     approved, model = predict_last_step(monkeypatch, [structured("SafetyVerdict", safe=True, reason="")],
                                         safety_check=True)
-    assert len(model.calls) == 2 and approved["decided"]["safety"][0]["safe"] is True
+    assert len(model.calls) == 2
+    assert approved["decided"]["safety"][0]["safe"] is True
     unchecked, model = predict_last_step(monkeypatch, [])  # the davis preset: no safety check
     assert PRESETS["davis"].safety_check is False
-    assert [call["tools"] for call in model.calls] == [["TransitionPrediction"]] and "safety" not in unchecked["decided"]
+    assert [call["tools"] for call in model.calls] == [["TransitionPrediction"]]
+    assert "safety" not in unchecked["decided"]
     for update in (approved, unchecked):
         assert [(s["action"], s["expected"]) for s in update["plan"]] == [("open fridge", "revealing a red apple"),
                                                                          ("eat red apple", "You eat the red apple")]
-        assert update["rollout"] == [] and not update.get("needs_plan") and "feedback" not in update
+        assert update["rollout"] == []
+        assert not update.get("needs_plan")
+        assert "feedback" not in update
         assert routed_after(update, safety_check=True) == "critic"
 
 
@@ -382,14 +412,18 @@ def test_a_rejection_with_the_replans_used_up_plays_or_withholds_and_an_unreadab
     or withheld (a look instead); a reply that cannot be read passes the trajectory, counted as a fallback."""
     no = structured("SafetyVerdict", safe=False, reason="it loses the game")
     played, _ = predict_last_step(monkeypatch, [no], state={"replans": 2}, safety_check=True)
-    assert [s["action"] for s in played["plan"]] == ["open fridge", "eat red apple"] and not played.get("needs_plan")
-    assert played["decided"]["safety"][0]["then"] == "played" and routed_after(played, safety_check=True) == "critic"
+    assert [s["action"] for s in played["plan"]] == ["open fridge", "eat red apple"]
+    assert not played.get("needs_plan")
+    assert played["decided"]["safety"][0]["then"] == "played"
+    assert routed_after(played, safety_check=True) == "critic"
     withheld, _ = predict_last_step(monkeypatch, [no], state={"replans": 2}, safety_check=True, rejected="withheld")
     assert withheld["plan"] == [{"action": "look", "expected": "", "by": "withheld"}]
-    assert "it loses the game" in withheld["feedback"] and routed_after(withheld, safety_check=True) == "critic"
+    assert "it loses the game" in withheld["feedback"]["text"]
+    assert routed_after(withheld, safety_check=True) == "critic"
     garbled = AIMessage(content="I think it is fine")
     passed, _ = predict_last_step(monkeypatch, [garbled, garbled, garbled], safety_check=True)
-    assert passed["replies"]["safety_check"]["fallback"] == 1 and passed["decided"]["safety"][0]["safe"] is True
+    assert passed["replies"]["safety_check"]["fallback"] == 1
+    assert passed["decided"]["safety"][0]["safe"] is True
     assert [s["action"] for s in passed["plan"]] == ["open fridge", "eat red apple"]
 
 
@@ -401,7 +435,9 @@ def test_a_plan_written_whole_is_checked_once_predicted_and_a_check_of_nothing_p
                                         state=written, monologue="transitions", safety_check=True)
     shown = p.parse_sections([m for m in model.calls[1]["messages"] if isinstance(m, HumanMessage)][0].content)
     assert shown[p.PREDICTED] == "- eat red apple -> You eat the red apple (reward -1)"
-    assert rejected["plan"] == [] and rejected["needs_plan"] is True and "no apple left" in rejected["feedback"]
+    assert rejected["plan"] == []
+    assert rejected["needs_plan"] is True
+    assert "no apple left" in rejected["feedback"]["text"]
     assert routed_after(rejected, monologue="transitions", safety_check=True) == "planner"
     with pytest.raises(ValueError, match="switch 'safety_check' would check nothing"):
         AgentContext(preset="davis", switch_overrides={"qa_turns": 0, "safety_check": True})

@@ -19,7 +19,7 @@ from ...memory.conflicts import STATE_GROUPS
 from ...nodes.schemas import (
     ActionChoice,
     Belief,
-    Command,
+    CommandReply,
     Critique,
     Decision,
     EntityFocus,
@@ -29,10 +29,10 @@ from ...nodes.schemas import (
     Outdated,
     ParagraphSummary,
     Plan,
-    PlanStep,
     ReasonedCritique,
     SafetyVerdict,
     SpatialBelief,
+    StepReply,
     TrajectorySummary,
     TransitionExtraction,
     TransitionPrediction,
@@ -386,7 +386,7 @@ class Situation:
             }
             self.unexplored = {room: dirs for room, dirs in self.unexplored.items() if dirs}
 
-    def route(self, room: str) -> list[PlanStep] | None:
+    def route(self, room: str) -> list[StepReply] | None:
         """Moves to ``room`` along the links seen in the history (for presets without 'go to')."""
         if not self.location:
             return None
@@ -545,8 +545,8 @@ def ex_fact(text: str) -> tuple[str, str, str] | None:
 # Planner
 
 
-def _step(action: str, expected: str = "") -> PlanStep:
-    return PlanStep(action=action, expected=expected)
+def _step(action: str, expected: str = "") -> StepReply:
+    return StepReply(action=action, expected=expected)
 
 
 def plan(s: Sections) -> Plan:
@@ -590,9 +590,9 @@ def decide(s: Sections) -> Decision:
     return Decision(reasoning=chosen.reasoning or "the next step of the plan", action=chosen.action)
 
 
-def _without_go_to(sit: Situation, steps: list[PlanStep]) -> list[PlanStep]:
+def _without_go_to(sit: Situation, steps: list[StepReply]) -> list[StepReply]:
     """No 'go to' for this preset: walk the route the history shows, else explore."""
-    out: list[PlanStep] = []
+    out: list[StepReply] = []
     for step in steps:
         place = go_to_target(_lower(step.action))  # the agent's own 'go to' grammar (envs.text)
         if place is None:
@@ -632,7 +632,7 @@ def _is_cooking(sit: Situation) -> bool:
     return bool(sit.recipe) or "meal" in text or "recipe" in text or "cookbook" in text
 
 
-def _cooking(sit: Situation) -> tuple[str, str, list[PlanStep]]:
+def _cooking(sit: Situation) -> tuple[str, str, list[StepReply]]:
     carried = sit.carried()
     if "meal" in carried and sit.adm_lower.get("eat meal"):
         return "eat the meal", "the meal is ready", [_step("eat meal", "You eat the meal")]
@@ -676,7 +676,7 @@ def _cooking(sit: Situation) -> tuple[str, str, list[PlanStep]]:
         if kitchen and kitchen != sit.location:
             return "prepare the meal", "the meal is prepared in the kitchen", [_step(f"go to {kitchen}", kitchen)]
     # 4. go where things are, and do there what is already known
-    targets: list[tuple[str, str, PlanStep | None]] = []
+    targets: list[tuple[str, str, StepReply | None]] = []
     for ing in missing:
         room = sit.locate(ing)
         if room:
@@ -741,8 +741,8 @@ def _appliance_here(sit: Situation, appliance: str) -> bool:
 
 def _here_sequence(
     sit: Situation, carried: dict[str, list[str]], missing: list[str], needs_knife: bool, cuts_left: bool
-) -> list[PlanStep]:
-    steps: list[PlanStep] = []
+) -> list[StepReply]:
+    steps: list[StepReply] = []
     have = set(carried)
     for ing in missing:
         takes = sit.admissible_like(rf"take {re.escape(_lower(ing))}( from .+)?")
@@ -788,7 +788,7 @@ def _here_sequence(
     return steps
 
 
-def _hunt(sit: Situation) -> tuple[str, str, list[PlanStep]]:
+def _hunt(sit: Situation) -> tuple[str, str, list[StepReply]]:
     goal_words = [
         w
         for w in re.findall(r"[a-z]+", sit.goal.lower())
@@ -846,7 +846,7 @@ def _hunt(sit: Situation) -> tuple[str, str, list[PlanStep]]:
     return [], "", []  # type: ignore[return-value]
 
 
-def _try_lockers(sit: Situation) -> tuple[str, str, list[PlanStep]]:
+def _try_lockers(sit: Situation) -> tuple[str, str, list[StepReply]]:
     """Map explored, keys in hand with no known lock: visit the locked lockers, best name match first."""
     carried = sit.carried()
     keys = [
@@ -867,7 +867,7 @@ def _try_lockers(sit: Situation) -> tuple[str, str, list[PlanStep]]:
     return "", "", []
 
 
-def _explore(sit: Situation, why: str, avoid: set[str] | None = None) -> tuple[str, str, list[PlanStep]]:
+def _explore(sit: Situation, why: str, avoid: set[str] | None = None) -> tuple[str, str, list[StepReply]]:
     """Open a closed door here, take an unexplored exit here, else go to the latest room with one."""
     avoid = avoid or set()
     doors = [a for a in sit.admissible_like(r"open .*(?:door|gate|hatch)") if _lower(a) not in avoid]
@@ -1058,9 +1058,9 @@ def expand(s: Sections) -> Expansion:
     admissible = items(s.get(p.ADMISSIBLE))
     proposed = s.get(p.PROPOSED_ACTION, "")
     parts = [part.strip() for part in re.split(r",? then |,? and |; ", proposed) if part.strip()] or [proposed]
-    commands = [Command(action=choose({**s, p.PROPOSED_ACTION: parts[0]}).action)]
-    commands += [Command(action=part) for part in parts[1:]]
+    commands = [CommandReply(action=choose({**s, p.PROPOSED_ACTION: parts[0]}).action)]
+    commands += [CommandReply(action=part) for part in parts[1:]]
     taken = re.match(r"take (.+) from (.+)", commands[0].action, re.IGNORECASE)
     if taken and f"open {taken.group(2).lower()}" in {_lower(a) for a in admissible}:
-        commands.insert(0, Command(action=f"open {taken.group(2)}", expected="You open"))
+        commands.insert(0, CommandReply(action=f"open {taken.group(2)}", expected="You open"))
     return Expansion(commands=commands)
