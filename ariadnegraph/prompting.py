@@ -49,6 +49,7 @@ DONE_HERE = "DONE HERE"  # commands already played at this place with this inven
 SUBGOAL = "SUBGOAL"
 PLAN = "CURRENT PLAN"
 FEEDBACK = "CRITIC FEEDBACK"  # why the critic (or a safety check) rejected the last command or plan
+SENT_BACK = "SENT BACK"  # why the actor sent the last step back (a guard's words)
 OBSERVATION_BEFORE = "OBSERVATION BEFORE"  # DAVIS's transition: what the agent saw when it chose the last action
 LAST_ACTION = "LAST ACTION"
 EXPECTED = "EXPECTED OUTCOME"
@@ -100,6 +101,7 @@ ORDER = (
     SUBGOAL,
     PLAN,
     FEEDBACK,
+    SENT_BACK,
     OBSERVATION_BEFORE,
     LAST_ACTION,
     EXPECTED,

@@ -534,10 +534,12 @@ def working_memory(
 
 
 def feedback_section(value: Feedback | str | None, empty: str | None) -> dict[str, str | None]:
-    """The planner's section on why it is asked again (the actor's guards, the critic or the safety check sent the
-    step back); ``empty`` when nothing did."""
+    """The planner's section on why it is asked again, headed by who sent the step back: the actor's guards (SENT
+    BACK) or the critic and the safety check (CRITIC FEEDBACK); ``empty`` when nothing did."""
     record = feedback_of(value)
-    return {p.FEEDBACK: record["text"] if record else empty}
+    if record is None:
+        return {p.FEEDBACK: empty}
+    return {p.SENT_BACK if record["by"] == "actor" else p.FEEDBACK: record["text"]}
 
 
 def after_rejection(

@@ -245,8 +245,8 @@ place). Then write the command from VALID COMMANDS that does it, or that gets wh
 place not seen yet; 'go to <place>' returns to a place seen. Do not choose what DONE HERE shows changed nothing.
 WHERE, when given, says where memory last saw each thing the NEXT STEP needs. When it says a thing is not seen
 yet, the NEXT STEP cannot be done yet: write the first command of 'search here', or the 'go to' of 'search
-elsewhere'; when a thing is in another room, write 'go to' that room. CRITIC FEEDBACK, when given, says why the last
-choice was not played: choose another.
+elsewhere'; when a thing is in another room, write 'go to' that room. SENT BACK or CRITIC FEEDBACK, when given, says why the
+last choice was not played: choose another.
 Reply with JSON only, in this form: {{"reasoning": "<one short sentence>", "action": "<one of VALID COMMANDS>"}}"""
 
 CRITIC = f"""{AGENT}

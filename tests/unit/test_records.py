@@ -1,12 +1,26 @@
-"""The records the roles hand each other: feedback a checkpoint written before it was typed holds still reads, and the
-actor's ``how`` is stored as the words runs on disk hold."""
+"""The records the roles hand each other: a step sent back reaches the planner under the name of who sent it, a
+checkpoint written before feedback was typed still reads, and the actor's ``how`` is stored as the words runs on disk
+hold."""
 
 from __future__ import annotations
 
 import json
 
+from ariadnegraph import prompting as p
 from ariadnegraph.agent.records import How, feedback, feedback_of, feedback_text
 from ariadnegraph.nodes.actor import grounding
+from ariadnegraph.nodes.common import feedback_section
+
+
+def test_the_actors_feedback_is_headed_sent_back_and_the_critics_critic_feedback() -> None:
+    assert feedback_section(feedback("actor", "'read recipe' is not valid", "not valid"), None) == {
+        p.SENT_BACK: "'read recipe' is not valid"
+    }
+    assert feedback_section(feedback("critic", "the carrot is raw"), p.NONE) == {p.FEEDBACK: "the carrot is raw"}
+    assert feedback_section(feedback("safety", "the plan burns the meal"), p.NONE) == {
+        p.FEEDBACK: "the plan burns the meal"
+    }
+    assert feedback_section(None, p.NONE) == {p.FEEDBACK: p.NONE}
 
 
 def test_feedback_a_checkpoint_from_before_holds_as_text_reads_as_the_critics() -> None:
