@@ -60,11 +60,10 @@ class Preset:
     # the player is (its "you, are in, location"), which the env's room names instead; off: our fixed relation
     # vocabulary (in, on, has exit, DIRECTION of, is STATE, the recipe's), which the map and object readers know
     open_relations: bool = False
-    outdated_scope: Literal["room", "entities"] = (
-        "room"  # which stored facts outdated detection compares: those about the
-    )
-    # room and the inventory, shown with the observation in the extraction call (ours, one call); or every open fact
-    # touching an entity of the new triplets, in a second call after extraction (AriGraph §2, appendix E)
+    # which stored facts outdated detection compares: those about the room and the inventory, shown with the
+    # observation in the extraction call (ours, one call); or every open fact touching an entity of the new triplets,
+    # in a second call after extraction (AriGraph §2, appendix E)
+    outdated_scope: Literal["room", "entities"] = "room"
     unexplored_exits: bool = True  # list exits not yet walked through (AriGraph appendix B)
     exploration_check: bool = False  # a model call deciding whether the plan needs them (AriGraph)
     memory_facts_shown: bool = True  # retrieved facts in the planner's prompt (STMA shows only the aggregate)
@@ -117,51 +116,40 @@ class Preset:
     # the conflict rules (one place per thing, exclusive states, one room each way) close what a new fact contradicts,
     # besides what outdated detection names; False: only what the model names is closed (AriGraph §2)
     conflict_rules: bool = True
-    thoughts: str | None = (
-        # an AgentKit thought graph (agentkit/NAME.yaml, a path, or auto: the env family's) chooses each command instead
-        None
-    )
+    # an AgentKit thought graph (agentkit/NAME.yaml, a path, or auto: the env family's) chooses each command instead
+    thoughts: str | None = None
     # What a small model can carry (the ariadne preset): choices from lists, and the bookkeeping done in code
-    plan_choice: bool = (
-        False  # the planner chooses its next command from the valid ones (a grammar), then writes what follows
-    )
-    strict_grounding: bool = (
-        False  # a plan step that is no valid command (nor a close spelling) goes back to the planner, saying why
-    )
-    loop_guard: bool = (
-        False  # a command already played twice at the same place, inventory and score goes back to the planner
-    )
-    stall_steps: int = (
-        0  # after this many steps without a score, the plan is dropped and the planner told so (0: never)
-    )
+    # the planner chooses its next command from the valid ones (a grammar), then writes what follows
+    plan_choice: bool = False
+    # a plan step that is no valid command (nor a close spelling) goes back to the planner, saying why
+    strict_grounding: bool = False
+    # a command already played twice at the same place, inventory and score goes back to the planner
+    loop_guard: bool = False
+    # after this many steps without a score, the plan is dropped and the planner told so (0: never)
+    stall_steps: int = 0
     pin_readings: bool = False  # texts the agent read (a recipe, a note) are kept and shown to the planner
-    extract_new_only: bool = (
-        False  # an observation memory has already read word for word is not sent to extraction again
-    )
-    env_map: bool = (
-        False  # the map written from the env (its room names, the moves between them, the 'go' commands valid there)
-    )
+    # an observation memory has already read word for word is not sent to extraction again
+    extract_new_only: bool = False
+    # the map written from the env (its room names, the moves between them, the 'go' commands valid there)
+    env_map: bool = False
     # the game family's parser writes what each observation shows into the KG (where things are, open or closed, the
     # doors and exits; envs/families), and memory closes what the observation shows has left
     object_memory: bool = False
     # a key the game family names lying here is taken, a lock whose key is held unlocked, a note that tells the way
     # read, and the thing the goal names taken where a valid command takes it, before the plan's step
     keys_first: bool = False
-    explore: bool = (
-        False  # 'explore' is one of the choices (to the nearest exit not taken yet, along the map); pacing between
-    )
-    # places already seen, with such an exit left, explores instead
+    # 'explore' is one of the choices (to the nearest exit not taken yet, along the map); pacing between places
+    # already seen, with such an exit left, explores instead
+    explore: bool = False
     progress_shown: bool = False  # the commands that raised the score so far are shown to the planner (PROGRESS)
     # the next item of a list read (NEXT STEP) is played, no model asked, when one valid command does it word for word
     follow_lists: bool = False
-    rules_shield: bool = (
-        False  # commands the game family's rules say ruin the episode (GameFamily.ruinous) are never offered or played
-    )
+    # commands the game family's rules say ruin the episode (GameFamily.ruinous) are never offered or played
+    rules_shield: bool = False
     # Role oracles (never a preset's default; evaluation only): a role's output taken from the game's truth,
     # so a table shows what that role's mistakes cost. TextWorld games (true facts, the winning commands).
-    oracle_extraction: bool = (
-        False  # ORACLE: the facts memory stores are the game's true facts about what the observation shows
-    )
+    # ORACLE: the facts memory stores are the game's true facts about what the observation shows
+    oracle_extraction: bool = False
     oracle_plan: bool = False  # ORACLE: the plan is the next commands of the game's winning path
 
     @property

@@ -288,13 +288,14 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any], new_embeddings
     )
 
 
+# what run.json says was played, as the episode input gives it
 EPISODE_KEYS = (
     "env",
     "seed",
     "variation",
     "split",
     "max_steps",
-)  # what run.json says was played, as the episode input gives it
+)
 
 
 def _check_new_episode(run: RunDir, state: Mapping[str, Any], records: list[StepRecord]) -> None:

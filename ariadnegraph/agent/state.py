@@ -118,9 +118,8 @@ class AgentState(PlayInput, total=False):
     trail: str  # the fingerprint of the history up to this step (runs.next_trail), as its trajectory line holds it
     last_action: str | None
     last_reason: str | None  # why it was chosen: a step written again after a crash keeps it
-    history: Annotated[
-        list[dict[str, Any]], keep_last(HISTORY_KEPT)
-    ]  # {step, action, observation[, feedback: STMA]}; longer windows read the trajectory
+    # {step, action, observation[, feedback: STMA]}; longer windows read the trajectory
+    history: Annotated[list[dict[str, Any]], keep_last(HISTORY_KEPT)]
     remaining_steps: RemainingSteps  # LangGraph's recursion budget left (not checkpointed)
     switches: dict[str, Any]  # the preset's switches the run plays with: routing reads them here (graphs/agent.py)
     family: str  # the game family, resolved from the env spec at the first step (envs/families): nodes ask it
@@ -138,9 +137,8 @@ class AgentState(PlayInput, total=False):
     unexplored: list[str]
     spatial_belief: str
     notes: list[str]  # world-model QA findings for the planner
-    readings: Annotated[
-        list[str], keep_last(READINGS_KEPT)
-    ]  # texts the agent read ("command: text"), shown word for word
+    # texts the agent read ("command: text"), shown word for word
+    readings: Annotated[list[str], keep_last(READINGS_KEPT)]
     progress_step: int  # the last step whose command raised the score (the stall check counts from it)
     # planning
     subgoal: str
@@ -152,14 +150,12 @@ class AgentState(PlayInput, total=False):
     feedback: Feedback | None  # why the planner is asked again (the actor's guards, the critic, the safety check)
     needs_plan: bool
     replans: int  # planner calls in this step
-    avoid: Annotated[
-        list[str], add_until_cleared
-    ]  # commands the actor sent back as repeats this step: not offered to the planner again
+    # commands the actor sent back as repeats this step: not offered to the planner again
+    avoid: Annotated[list[str], add_until_cleared]
     reflections: Annotated[list[str], keep_last(10)]
     command: str | None  # the command the actor chose (None: it sent the plan step back), for the environment to play
-    reason: (
-        str | None
-    )  # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
+    # why the next command was chosen (the planner's or the chooser's reasoning), logged with the step
+    reason: str | None
     thought_db: dict[str, Any]  # AgentKit presets: the thought graph's database (plans, knowledge, history)
     thought_trace: list[str]  # the thought nodes that ran this step, temporary ones included
     # what each role decided since the last command (per-role diagnostics read it from the trajectory)

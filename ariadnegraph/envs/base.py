@@ -43,9 +43,8 @@ class Oracle:
 
     facts: tuple[tuple[str, ...], ...] = ()  # TextWorld facts as (predicate, arg1, arg2, ...)
     walkthrough: tuple[str, ...] = ()  # TextWorld walkthrough / ScienceWorld gold path
-    policy: tuple[
-        str, ...
-    ] = ()  # the commands that win from where the game is now, where the game knows them (TextWorld)
+    # the commands that win from where the game is now, where the game knows them (TextWorld)
+    policy: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
 

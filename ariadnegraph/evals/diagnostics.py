@@ -69,15 +69,13 @@ class StepDiagnosis:
     plan_steps: int = 0
     plan_on_path: int | None = None  # plan steps among the winning commands (None: the game gives no winning path)
     drift: bool = False
-    sent_back: int = (
-        0  # plan steps the actor returned to the planner (invalid, a repeat, a stall, ruled out by the rules)
-    )
+    # plan steps the actor returned to the planner (invalid, a repeat, a stall, ruled out by the rules)
+    sent_back: int = 0
     ruled_out: int = 0  # of those, steps the game family's rules rule out (the rules shield)
-    instead: str | None = (
-        None  # the actor played something else than the plan: "explore" (pacing), "fallback" (replans used up),
-    )
-    # "take first" (a step not valid now that names a thing to take here), "keys first" (a key here, a lock to unlock),
-    # "goal in reach" (what the goal names, taken here): nodes/actor.GUARD_HOW
+    # the actor played something else than the plan: "explore" (pacing), "fallback" (replans used up), "take first"
+    # (a step not valid now that names a thing to take here), "keys first" (a key here, a lock to unlock), "goal in
+    # reach" (what the goal names, taken here): nodes/actor.GUARD_HOW
+    instead: str | None = None
     false_rejections: int = 0
     failed_approvals: int = 0
     wrong_outcome_verdicts: int = 0

@@ -19,9 +19,8 @@ from .fidelity import read_kg
 def steps_per_replan(steps: int, replies_by_node: dict[str, dict[str, Any]]) -> float | None:
     """Game steps per plan made. Plans are counted by the planner's reply outcomes, one per planner run,
     not by its model calls: a reply asked again is one plan that cost two calls."""
-    plans = sum(
-        int((replies_by_node.get("planner") or {}).get(outcome) or 0) for outcome in OUTCOMES
-    )  # one per planner run
+    # one per planner run
+    plans = sum(int((replies_by_node.get("planner") or {}).get(outcome) or 0) for outcome in OUTCOMES)
     return round(steps / plans, 3) if plans else None
 
 

@@ -45,10 +45,11 @@ STATE = "state.json"
 EPISODES = "episodes.json"
 VECTOR_FILES = {"facts": "fact_vectors.npy", "entities": "entity_vectors.npy", "episodes": "episode_vectors.npy"}
 FORMAT = 2  # 2: files digested with XXH3-128
+# 1: digested with sha256 (same files otherwise), read as it is until a writer saves a new one
 READABLE_FORMATS = (
     1,
     2,
-)  # 1: digested with sha256 (same files otherwise), read as it is until a writer saves a new one
+)
 _FACT_FIELDS = (
     "id",
     "subject",

@@ -123,9 +123,8 @@ class WorldMemory(MemoryQueries):
         self.embedder = CachedEmbedder(self.embeddings)
         self.kg = TemporalKG(EntityNormalizer({**spatial.PLAYER_ALIASES, **(aliases or {})}), rules)
         self.episodes = EpisodeStore()
-        self._episodes_by_fact: (
-            dict[int, list[int]] | None
-        ) = {}  # fact id -> steps of the episodes linked to it (None: not built)
+        # fact id -> steps of the episodes linked to it (None: not built)
+        self._episodes_by_fact: dict[int, list[int]] | None = {}
         dim = getattr(self.embeddings, "dim", None) or len(self.embeddings.embed_query("dimension probe"))
         self.fact_index = VectorIndex(dim)  # open facts only
         self.entity_index = VectorIndex(dim)  # every entity ever seen, by key
@@ -135,14 +134,12 @@ class WorldMemory(MemoryQueries):
         self._pending_steps = 0
         self._vectors: ChromaVectors | None = None
         self._chroma_url: str | None = None
-        self._persist_vectors = (
-            self.directory is not None
-        )  # vectors also go to Chroma (for other readers, and without a snapshot)
+        # vectors also go to Chroma (for other readers, and without a snapshot)
+        self._persist_vectors = self.directory is not None
         self._snapshot_events = 0  # log events the snapshot on disk covers
         self._dirty = False  # written to since opened: only a writer leaves a new snapshot (readers work on copies)
-        self._last_episode: (
-            int | None
-        ) = -1  # the newest episode's step (None: not yet known, a snapshot's episodes are deferred)
+        # the newest episode's step (None: not yet known, a snapshot's episodes are deferred)
+        self._last_episode: int | None = -1
         if self.directory is not None:
             try:
                 self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV), check_log, rewind_to)

@@ -56,9 +56,8 @@ CHOICE_SECTIONS = (
     p.HISTORY,
     p.OBSERVATION,
 )
-CHOICE_HISTORY = (
-    3  # recent steps a choice reads (what was tried here is under DONE HERE, what raised the score under PROGRESS)
-)
+# recent steps a choice reads (what was tried here is under DONE HERE, what raised the score under PROGRESS)
+CHOICE_HISTORY = 3
 
 
 def choice_sections(state: AgentState, context: AgentContext, session: Session) -> dict[str, object]:

@@ -113,9 +113,8 @@ def grounded(triplets: Iterable[list[str]], sections: Mapping[str, object]) -> t
     is a word the model may choose), and how many were dropped."""
     triplets = list(triplets)
     texts = [item for v in sections.values() for item in (v if isinstance(v, list) else [v])]
-    words = _words(
-        " ".join(str(t) for t in texts if t and str(t).strip() not in p.PLACEHOLDERS)
-    )  # "(unknown)" names nothing
+    # "(unknown)" names nothing
+    words = _words(" ".join(str(t) for t in texts if t and str(t).strip() not in p.PLACEHOLDERS))
     kept = [
         t
         for t in triplets

@@ -291,9 +291,8 @@ class SafetyVerdict(BaseModel):
     reason: Annotated[str, _clip(200)] = text(200, "when not safe: the command and why, in one sentence", default="")
 
 
-EntityKind = Literal[
-    "place", "thing", "state", "direction", "agent"
-]  # memory.transitions.ENTITY_TYPES (a test keeps them equal)
+# memory.transitions.ENTITY_TYPES (a test keeps them equal)
+EntityKind = Literal["place", "thing", "state", "direction", "agent"]
 
 
 class EntityFocus(BaseModel):

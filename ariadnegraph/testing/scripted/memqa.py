@@ -28,9 +28,8 @@ from .sections import is_empty
 NOT_ANSWERABLE = "not answerable"
 CHUNK = 50  # steps asked per step_changes call (the tool's own limit)
 FIRST_REACH = 200  # steps asked for on the first turn when the question sets no horizon
-TOOL_TURNS = (
-    4  # lookups: the steps' changes (two turns when the episode is long), a keyword's episodes, one observation
-)
+# lookups: the steps' changes (two turns when the episode is long), a keyword's episodes, one observation
+TOOL_TURNS = 4
 _HORIZON = re.compile(r"^considering only steps 0 to (\d+):\s*")
 _CHANGES = re.compile(r"^step (\d+) > (.*?)(?: \| became true: (.*?))?(?: \| stopped being true: (.*?))?$")
 _EPISODE = re.compile(r"^step (\d+)(?: >[^\n]*)?[:\n]\s*(.*)$", re.DOTALL)
