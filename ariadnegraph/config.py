@@ -21,7 +21,7 @@ STORE_ENV = "ARIADNE_STORE"
 EMBEDDINGS_ENV = "ARIADNE_EMBEDDINGS"  # embeddings of new memories: hashing (default), e5, or provider:model
 CHECKPOINTER_ENV = "ARIADNE_CHECKPOINTER"  # sqlite (a file per run, the default) or a postgres:// URL
 MODEL_API_KEY_ENV = "ARIADNE_MODEL_API_KEY"  # the key sent to a --base-url server (never a context field)
-SERVER_API_KEY_ENV = "ARIADNE_SERVER_API_KEY"  # the LangGraph server's own access key (server_auth.py)
+SERVER_API_KEY_ENV = "ARIADNE_SERVER_API_KEY"  # the LangGraph server's own access key (server/auth.py)
 RUN_DIR_ENV = "ARIADNE_RUN_DIR"  # where runs are written and read (--run-dir sets it for the command)
 # The model a run uses when none is named (``ariadne play``, the server's graphs; ``$ARIADNE_MODEL`` wins): the local
 # model the benchmark tables show winning, pulled on first use. ``scripted`` (the test double) is only chosen by name.

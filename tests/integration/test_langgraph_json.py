@@ -84,7 +84,7 @@ def test_the_server_has_a_store_and_a_recursion_limit_for_long_episodes():
 
     for config_name in CONFIGS:
         config = json.loads((ROOT / config_name).read_text())
-        assert config["store"]["path"].endswith("server_store.py:long_term_store")
+        assert config["store"]["path"].endswith("server/store.py:long_term_store")
         assert int(config["env"]["LANGGRAPH_DEFAULT_RECURSION_LIMIT"]) >= recursion_limit(AgentContext(), MAX_STEPS_LIMIT)
 
 
@@ -131,4 +131,4 @@ def test_the_deployment_image_is_generated_offline_with_java_and_a_data_volume(t
                         .split("=", 1)[1].strip("'"))
     assert set(graphs) == set(json.loads((ROOT / "langgraph.json").read_text())["graphs"])
     assert "ENV LANGGRAPH_AUTH=" in dockerfile
-    assert "server_auth.py:auth" in dockerfile
+    assert "server/auth.py:auth" in dockerfile

@@ -42,7 +42,7 @@ def test_the_server_reads_the_env_file_as_it_starts(folder, monkeypatch):
     monkeypatch.setenv(SERVER_API_KEY_ENV, "")
     monkeypatch.delenv(SERVER_API_KEY_ENV)
     (folder / ".env").write_text(f"{SERVER_API_KEY_ENV}=kept-in-dotenv\n")
-    import ariadnegraph.server_auth as server_auth
+    import ariadnegraph.server.auth as server_auth
 
     importlib.reload(server_auth)
     assert os.environ[SERVER_API_KEY_ENV] == "kept-in-dotenv"

@@ -6,7 +6,7 @@ and memory stay in ``ARIADNE_RUN_DIR``). A LangGraph Platform deployment brings 
 Connections come from a pool that checks each one before handing it out, so a database that restarted
 (every open connection dropped) costs the next checkpoint a new connection, not the server's life; a
 database that is down fails the step being saved (the server checkpoints every step before the next one
-is played, see ``server_auth``) and the thread continues from its last checkpoint once it is back.
+is played, see ``server.auth``) and the thread continues from its last checkpoint once it is back.
 Absolute imports: the server loads this file by path."""
 
 from __future__ import annotations

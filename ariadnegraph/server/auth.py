@@ -10,7 +10,7 @@ key is that provider's variable, see :func:`ariadnegraph.config.model_api_key`).
 earlier versions read here and also sent to model providers, is refused rather than ignored: a server
 that was protected by it stays closed until the operator renames it.
 
-The long-term Store (langgraph.json ``store``: the operator's ``ARIADNE_STORE``, see server_store.py) is the
+The long-term Store (langgraph.json ``store``: the operator's ``ARIADNE_STORE``, see server/store.py) is the
 operator's, written by ``ariadne memory save`` and ``memory seed-gold`` only: a client reads the agents'
 namespaces (``("ariadne", AGENT, FAMILY, "facts" | "lessons" | "transitions")``), which is what a thread started
 with ``memory_from`` is seeded with and shown anyway, and nothing else of the file; it writes and deletes nothing,
