@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ariadnegraph.evals.plan import EvalRequest
 from ariadnegraph.evals.runner import plan_eval, run_eval
 from ariadnegraph.models import model_label
 
@@ -31,13 +32,15 @@ def main() -> None:
     for backend, workers in CONFIGS:
         with tempfile.TemporaryDirectory(prefix="eval-scale-") as out:
             plan = plan_eval(
-                "stma-cooking",
-                args.presets.split(","),
-                out=Path(out),
-                workers=workers,
-                backend=backend,
-                groups=args.levels.split(","),
-                per_group=args.games,
+                EvalRequest(
+                    suite="stma-cooking",
+                    presets=args.presets.split(","),
+                    out=Path(out),
+                    workers=workers,
+                    backend=backend,
+                    groups=args.levels.split(","),
+                    per_group=args.games,
+                )
             )
             started = time.perf_counter()
             records = run_eval(plan, progress=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,13 +80,47 @@ class Job:
     def run_id(self) -> str:
         """Deterministic: the same key always plays in the same run directory."""
         g = self.game
+        # (no "sNone" or "vNone" for a game without one)
         game = (
             f"{g.env}"
             + (f"-s{g.seed}" if g.seed is not None else "")
             + (f"-v{g.variation}" if g.variation is not None else "")
-        )  # (no "sNone" or "vNone" for a game without one)
+        )
         slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{self.system}-{game}-a{self.attempt}").strip("-")
         return f"{slug[:100]}-{hashlib.sha1(self.key.encode()).hexdigest()[:10]}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalRequest:
+    """What a user asks ``ariadne eval`` for, unchecked: :func:`~ariadnegraph.evals.runner.plan_eval` checks it whole
+    and turns it into an :class:`EvalPlan`, writing nothing."""
+
+    suite: str
+    presets: Sequence[str]
+    model: str = "scripted"
+    base_url: str | None = None
+    # which of the suite's games, and how often (None: the suite's protocol)
+    groups: Sequence[str] | None = None
+    per_group: int | None = None
+    limit: int | None = None
+    max_steps: int | None = None
+    attempts: int | None = None
+    # how each system plays: switches set on every preset, one switch ablated, trials, memory carried or read
+    switches: Sequence[str] | None = None
+    ablate: str | None = None
+    trials: int | None = None
+    carry_memory: bool = False
+    memory_from: str | None = None
+    store: str | None = None
+    # where and how it runs
+    out: str | Path | None = None
+    workers: int = 1
+    rerun: bool = False
+    prices_file: str | None = None
+    backend: str = "local"
+    address: str | None = None
+    max_failures: int | None = None
+    command: str = ""  # the command line as typed, shown in the report
 
 
 @dataclass

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from ..agent.presets import PresetName, check_switches, oracle_roles
 from ..runs import RunDir, check_output
-from .plan import EvalError, EvalPlan, Job, TooManyFailures
+from .plan import EvalError, EvalPlan, EvalRequest, Job, TooManyFailures
 from .pricing import Price, episode_cost, load_prices
 from .provenance import episode_settings, job_context, provenance, settings_digest
 from .records import EpisodeRecord, append_record, check_record, failed_record, read_records
@@ -33,103 +33,86 @@ from .suites import Game, Suite, get_suite, normalised
 
 LOCK_FILE = ".lock"
 BACKENDS = ("local", "ray")
+# settings a Ray worker needs
 RAY_ENV_PREFIXES = (
     "ARIADNE_",
     "LANGSMITH_",
     "LANGCHAIN_",
     "OPENAI_",
     "ANONYMIZED_TELEMETRY",
-)  # settings a Ray worker needs
+)
 DEFAULT_OUT = "eval-results"
 FIDELITY_FIELDS = ("precision", "recall", "coverage", "by_relation")
 PEAK_KEYS = ("depth", "xlvl", "score")  # oracle counters a suite table reads at their highest
 CURVE_DIGITS = 4  # per-step fidelity figures are rounded: the curve is for plots, the counts stay in the run
 
 
-def plan_eval(
-    suite: str,
-    presets: Sequence[str],
-    model: str = "scripted",
-    *,
-    base_url: str | None = None,
-    out: str | Path | None = None,
-    workers: int = 1,
-    rerun: bool = False,
-    prices_file: str | None = None,
-    attempts: int | None = None,
-    groups: Sequence[str] | None = None,
-    per_group: int | None = None,
-    limit: int | None = None,
-    max_steps: int | None = None,
-    switches: Sequence[str] | None = None,
-    ablate: str | None = None,
-    trials: int | None = None,
-    carry_memory: bool = False,
-    memory_from: str | None = None,
-    store: str | None = None,
-    backend: str = "local",
-    address: str | None = None,
-    command: str = "",
-    max_failures: int | None = None,
-) -> EvalPlan:
-    """Check every input (suite, presets, model provider, workers, prices, subset) without writing."""
+def plan_eval(request: EvalRequest) -> EvalPlan:
+    """Check every input of ``request`` (suite, presets, model provider, workers, prices, subset) without writing."""
     from ..agent.context import AgentContext
     from ..agent.presets import parse_switches
     from ..nodes.common import check_models
 
-    spec = get_suite(suite)
-    out_dir = check_output(out or Path(DEFAULT_OUT) / spec.name, "--out", folder=True)
-    systems = _systems(presets, ablate, parse_switches(switches))
-    _check_backend(workers, backend, address)
-    _check_counts(max_failures=max_failures, attempts=attempts, trials=trials)
-    if carry_memory and min(trials or _preset_trials(preset, changed) for preset, changed, _, _ in systems) < 2:
+    r = request
+    spec = get_suite(r.suite)
+    out_dir = check_output(r.out or Path(DEFAULT_OUT) / spec.name, "--out", folder=True)
+    systems = _systems(r.presets, r.ablate, parse_switches(r.switches))
+    _check_backend(r.workers, r.backend, r.address)
+    _check_counts(max_failures=r.max_failures, attempts=r.attempts, trials=r.trials)
+    if r.carry_memory and min(r.trials or _preset_trials(preset, changed) for preset, changed, _, _ in systems) < 2:
         raise EvalError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
-    store_file = _store_file(memory_from, store)
-    check_models(AgentContext(model=model, base_url=base_url))  # an unknown provider fails before any write
+    store_file = _store_file(r.memory_from, r.store)
+    check_models(AgentContext(model=r.model, base_url=r.base_url))  # an unknown provider fails before any write
     _check_storage()
-    prices = load_prices(prices_file)
-    games = spec.games(groups=groups, per_group=per_group, limit=limit, max_steps=max_steps)
-    _check_systems(systems, games, memory_from)
-    if store_file and memory_from:  # no Store there: one line, nothing created
-        _check_namespace(store_file, memory_from, games)
+    prices = load_prices(r.prices_file)
+    games = spec.games(groups=r.groups, per_group=r.per_group, limit=r.limit, max_steps=r.max_steps)
+    _check_systems(systems, games, r.memory_from)
+    if store_file and r.memory_from:  # no Store there: one line, nothing created
+        _check_namespace(store_file, r.memory_from, games)
     jobs = [
         Job(
             spec.name,
             preset,
-            model,
+            r.model,
             game,
             attempt,
-            base_url,
+            r.base_url,
             tuple(sorted(changed.items())),
             label,
-            trials or _preset_trials(preset, changed),
-            carry_memory,
-            memory_from,
+            r.trials or _preset_trials(preset, changed),
+            r.carry_memory,
+            r.memory_from,
             store_file,
             cell_set=tuple(sorted(cell_set.items())),
         )
         for game in games
-        for attempt in range(1, (attempts or spec.attempts) + 1)
+        for attempt in range(1, (r.attempts or spec.attempts) + 1)
         for preset, changed, label, cell_set in systems
     ]
-    shown = tuple(dict.fromkeys(job.system for job in jobs))
     plan = EvalPlan(
         spec,
-        shown,
-        model,
+        tuple(dict.fromkeys(job.system for job in jobs)),
+        r.model,
         jobs,
         out_dir,
-        workers,
-        rerun,
+        r.workers,
+        r.rerun,
         prices,
-        prices_file,
-        command,
-        backend,
-        address,
-        max_failures,
-        protocol_overrides(spec, games, max_steps=max_steps, groups=groups, per_group=per_group, limit=limit,
-                           attempts=attempts),
-    )  # fmt: skip
+        r.prices_file,
+        r.command,
+        r.backend,
+        r.address,
+        r.max_failures,
+        protocol_overrides(
+            spec,
+            games,
+            max_steps=r.max_steps,
+            groups=r.groups,
+            per_group=r.per_group,
+            limit=r.limit,
+            attempts=r.attempts,
+        ),
+    )
     # a damaged record from an earlier run, or one played with other settings: named before anything is written
     check_same_settings(plan, read_records(plan.episodes_path))
     return plan

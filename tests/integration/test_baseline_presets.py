@@ -14,6 +14,7 @@ import pytest
 
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.evals.plan import EvalRequest
 from ariadnegraph.evals.runner import plan_eval
 from ariadnegraph.nodes.prompts import REACT, SAYCAN
 from ariadnegraph.nodes.schemas import action_choice
@@ -47,13 +48,11 @@ def test_reflexion_plays_a_lost_game_again_up_to_its_three_trials_each_shown_the
 
 
 def test_an_eval_plays_each_preset_with_its_own_trials_unless_trials_is_given(tmp_path: Path) -> None:
-    plan = plan_eval("stma-cooking", ["reflexion", "react"], out=tmp_path / "a", groups=["1"], per_group=1)
+    plan = plan_eval(EvalRequest(suite="stma-cooking", presets=["reflexion", "react"], out=tmp_path / "a", groups=["1"], per_group=1))
     assert {(job.preset, job.trials) for job in plan.jobs} == {("reflexion", 3), ("react", 1)}
-    plan = plan_eval("stma-cooking", ["reflexion", "react"], out=tmp_path / "b", groups=["1"], per_group=1, trials=2)
+    plan = plan_eval(EvalRequest(suite="stma-cooking", presets=["reflexion", "react"], out=tmp_path / "b", groups=["1"], per_group=1, trials=2))
     assert {job.trials for job in plan.jobs} == {2}
-    plan = plan_eval(
-        "stma-cooking", ["reflexion"], out=tmp_path / "c", groups=["1"], per_group=1, switches=["trials=5"]
-    )
+    plan = plan_eval(EvalRequest(suite="stma-cooking", presets=["reflexion"], out=tmp_path / "c", groups=["1"], per_group=1, switches=["trials=5"]))
     assert {job.trials for job in plan.jobs} == {5}
 
 

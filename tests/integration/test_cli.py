@@ -114,11 +114,12 @@ def provider_failures() -> dict[str, BaseException]:
 @pytest.mark.parametrize("name", list(provider_failures()))
 def test_every_provider_error_class_ends_in_one_line(monkeypatch, capsys, name):
     from ariadnegraph import cli
+    from ariadnegraph.cli import play
 
     def fail(args):
         raise provider_failures()[name]
 
-    monkeypatch.setattr(cli, "_play", fail)
+    monkeypatch.setattr(play, "play_command", fail)
     assert cli.main(["play", "--env", "cooking:1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err

@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from ariadnegraph.evals.plan import EvalRequest
 from ariadnegraph.evals.records import read_records
 from ariadnegraph.evals.runner import plan_eval, run_eval
 
@@ -73,7 +74,7 @@ def test_small_eval_writes_every_output_is_deterministic_and_skips_finished_epis
     assert table in report
 
     # Same plan, another directory, one in-process worker: identical records apart from wall time.
-    plan = plan_eval("stma-cooking", ["ariadne", "react"], "scripted", out=tmp_path / "b", groups=["1"], per_group=2)
+    plan = plan_eval(EvalRequest(suite="stma-cooking", presets=["ariadne", "react"], model="scripted", out=tmp_path / "b", groups=["1"], per_group=2))
     again = run_eval(plan, progress=False)
     first = read_records(out / "episodes.jsonl")
     assert [without_wall_time(r) for r in again] == [without_wall_time(first[r["key"]]) for r in again]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ariadnegraph.play as play_module
-from ariadnegraph.evals.plan import EvalError, TooManyFailures
+from ariadnegraph.evals.plan import EvalError, EvalRequest, TooManyFailures
 from ariadnegraph.evals.records import read_records
 from ariadnegraph.evals.runner import plan_eval, run_eval
 
@@ -34,7 +34,7 @@ def _failing_second_episode(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _plan(out: Path, **kwargs):
-    return plan_eval("stma-cooking", ["react"], "scripted", out=out, groups=["1"], per_group=3, **kwargs)
+    return plan_eval(EvalRequest(suite="stma-cooking", presets=["react"], model="scripted", out=out, groups=["1"], per_group=3, **kwargs))
 
 
 def test_a_failed_second_episode_is_recorded_and_the_sweep_plays_the_rest(tmp_path, monkeypatch):
@@ -85,7 +85,7 @@ def test_max_failures_stops_the_sweep_and_keeps_what_was_recorded(tmp_path, monk
 ])
 def test_a_damaged_episodes_line_is_named_and_nothing_is_written(tmp_path, line, named):
     out = tmp_path / "damaged"
-    run_eval(plan_eval("stma-cooking", ["react"], "scripted", out=out, groups=["1"], per_group=1), progress=False)
+    run_eval(plan_eval(EvalRequest(suite="stma-cooking", presets=["react"], model="scripted", out=out, groups=["1"], per_group=1)), progress=False)
     path = out / "episodes.jsonl"
     good = path.read_text()
     record = json.loads(good)

@@ -10,7 +10,7 @@ import pytest
 
 from ariadnegraph.cli import main
 from ariadnegraph.evals.intervals import bootstrap_mean, wilson
-from ariadnegraph.evals.plan import EvalError
+from ariadnegraph.evals.plan import EvalError, EvalRequest
 from ariadnegraph.evals.records import read_records
 from ariadnegraph.evals.runner import plan_eval, run_eval
 
@@ -31,7 +31,7 @@ def test_wilson_and_the_bootstrap_give_the_known_intervals():
 
 def test_records_carry_their_provenance_and_an_out_of_other_settings_is_refused(tmp_path, monkeypatch):
     out = tmp_path / "out"
-    records = run_eval(plan_eval("stma-cooking", ["react"], "scripted", out=out, **SMALL), progress=False)
+    records = run_eval(plan_eval(EvalRequest(suite="stma-cooking", presets=["react"], model="scripted", out=out, **SMALL)), progress=False)
     assert len(records) == 2
     for record in records:
         made = record["provenance"]
@@ -57,10 +57,10 @@ def test_records_carry_their_provenance_and_an_out_of_other_settings_is_refused(
     assert re.search(r'<td>react \(scripted\)</td><td>all</td><td><a href="#cell-\d+">2</a></td>', page)
     assert "http" not in page
     # the same plan resumes; another step limit or another ARIADNE_* setting into the same --out is refused
-    plan_eval("stma-cooking", ["react"], "scripted", out=out, **SMALL)
+    plan_eval(EvalRequest(suite="stma-cooking", presets=["react"], model="scripted", out=out, **SMALL))
     with pytest.raises(EvalError, match=r"holds episodes played with other settings \(steps=3 \(here: steps=4\)\)"):
-        plan_eval("stma-cooking", ["react"], "scripted", out=out, **{**SMALL, "max_steps": 4})
+        plan_eval(EvalRequest(suite="stma-cooking", presets=["react"], model="scripted", out=out, **{**SMALL, "max_steps": 4}))
     monkeypatch.setenv("ARIADNE_QA_TURNS", "1")
     with pytest.raises(EvalError, match="played with other settings \\(an ARIADNE_\\* variable"):
-        plan_eval("stma-cooking", ["react"], "scripted", out=out, **SMALL)
+        plan_eval(EvalRequest(suite="stma-cooking", presets=["react"], model="scripted", out=out, **SMALL))
     assert len(read_records(out / "episodes.jsonl")) == 2  # nothing written by the refusals

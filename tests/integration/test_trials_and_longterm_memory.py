@@ -16,6 +16,7 @@ import pytest
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.integrity import checked_copies
+from ariadnegraph.evals.plan import EvalRequest
 from ariadnegraph.evals.runner import plan_eval, run_eval
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.memory.longterm import LongTermMemory, Namespace
@@ -167,7 +168,7 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
 
 
 def test_an_eval_with_trials_reports_success_by_trial(tmp_path: Path) -> None:
-    plan = plan_eval("stma-cooking", ["react"], out=tmp_path / "out", groups=["1"], per_group=1, max_steps=3, trials=2)
+    plan = plan_eval(EvalRequest(suite="stma-cooking", presets=["react"], out=tmp_path / "out", groups=["1"], per_group=1, max_steps=3, trials=2))
     records = run_eval(plan, progress=False)
     assert len(records) == 1
     assert [t["trial"] for t in records[0]["trials"]] == [1, 2]

@@ -435,6 +435,7 @@ def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_li
     import sys
     from pathlib import Path
 
+    from ariadnegraph.evals.plan import EvalRequest
     from ariadnegraph.evals.runner import EvalError, plan_eval
 
     ariadne = str(Path(sys.executable).parent / "ariadne")
@@ -446,7 +447,7 @@ def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_li
     assert bad.stderr.startswith("ariadne: error: preset 'agentkit' has no thought graph for textworld.cooking environments")
     assert not list(tmp_path.iterdir())  # refused before any write
     with pytest.raises(EvalError, match="no thought graph for twx.cookingworld"):
-        plan_eval("tales-twx", ["agentkit"], out=tmp_path / "out")
+        plan_eval(EvalRequest(suite="tales-twx", presets=["agentkit"], out=tmp_path / "out"))
 
 
 # -- the whole declaration checked before anything runs (issue 35) -----------------------------------

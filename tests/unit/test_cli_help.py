@@ -60,7 +60,7 @@ def typed_options() -> Iterator[tuple[str, argparse.ArgumentParser, argparse.Act
 def test_every_typed_option_uses_a_checked_type():
     """A new option with type=int (or float) fails here: it would take 0, -1 or a huge number unchecked
     (``diagnose --every 0`` once divided by zero, ``runs list --limit -1`` listed the wrong runs)."""
-    from ariadnegraph.cli import IntRange
+    from ariadnegraph.cli.options import IntRange
 
     typed = list(typed_options())
     assert len(typed) >= 20

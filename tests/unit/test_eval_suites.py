@@ -13,7 +13,7 @@ import pytest
 
 from ariadnegraph.envs.registry import arigraph_game
 from ariadnegraph.evals import quoted
-from ariadnegraph.evals.plan import EvalError, Job
+from ariadnegraph.evals.plan import EvalError, EvalRequest, Job
 from ariadnegraph.evals.plots import mean_fidelity_curves, plot_fidelity
 from ariadnegraph.evals.pricing import DEFAULT_PRICES, PriceFileError, episode_cost, load_prices
 from ariadnegraph.evals.runner import plan_eval
@@ -36,11 +36,11 @@ def test_stma_suite_is_four_levels_of_eight_games_at_fifty_steps():
 
 
 def test_stma_plan_has_32_episodes_per_preset_with_distinct_deterministic_run_ids(tmp_path):
-    plan = plan_eval("stma-cooking", ["ariadne", "react"], out=tmp_path / "out")
+    plan = plan_eval(EvalRequest(suite="stma-cooking", presets=["ariadne", "react"], out=tmp_path / "out"))
     assert len(plan.jobs) == 64
     assert sum(j.preset == "ariadne" for j in plan.jobs) == 32
     assert len({j.key for j in plan.jobs}) == len({j.run_id for j in plan.jobs}) == 64
-    again = plan_eval("stma-cooking", ["ariadne", "react"], out=tmp_path / "out")
+    again = plan_eval(EvalRequest(suite="stma-cooking", presets=["ariadne", "react"], out=tmp_path / "out"))
     assert [j.run_id for j in again.jobs] == [j.run_id for j in plan.jobs]
     assert not (tmp_path / "out").exists()  # planning writes nothing
 
@@ -61,7 +61,7 @@ def test_arigraph_suite_uses_the_manifest_step_limits_and_five_attempts():
     assert hardest.max_steps == 150
     assert "generated" in hardest.label
     assert suite.attempts == 5
-    assert len(plan_eval("arigraph", ["ariadne"], out="unused").jobs) == 35
+    assert len(plan_eval(EvalRequest(suite="arigraph", presets=["ariadne"], out="unused")).jobs) == 35
 
 
 def test_gata_suite_has_four_levels_of_existing_game_files():
@@ -110,13 +110,13 @@ def test_subsets_and_bad_selections():
 def test_plan_rejects_bad_input_before_writing(tmp_path, kwargs, message):
     args = {"presets": ["ariadne"], "out": tmp_path / "out", **kwargs}
     with pytest.raises(EvalError, match=message):
-        plan_eval("stma-cooking", **args)
+        plan_eval(EvalRequest(suite="stma-cooking", **args))
     assert not (tmp_path / "out").exists()
 
 
 def test_plan_rejects_an_unknown_model_provider(tmp_path):
     with pytest.raises(ValueError, match="foo"):
-        plan_eval("stma-cooking", ["ariadne"], "foo:bar", out=tmp_path / "out")
+        plan_eval(EvalRequest(suite="stma-cooking", presets=["ariadne"], model="foo:bar", out=tmp_path / "out"))
     assert not (tmp_path / "out").exists()
 
 
@@ -223,7 +223,7 @@ def test_emembench_suite_is_the_papers_protocol_200_steps_text_games_on_seed_42_
     assert [(g.env, g.seed) for g in text] == [("cooking:4", 42), ("treasure:30", 42), ("coin:50", 42)]
     assert [g.seed for g in games if g.env == "crafter"] == [1, 42, 43, 100, 123]
     assert [g.env for g in suite.games(groups=["crafter"], limit=1, max_steps=3)] == ["crafter"]
-    plan = plan_eval("emembench", ["react"], out=tmp_path / "out")
+    plan = plan_eval(EvalRequest(suite="emembench", presets=["react"], out=tmp_path / "out"))
     assert len(plan.jobs) == 8
     assert len({j.run_id for j in plan.jobs}) == 8
     records = [dict(_record("react", "crafter", seed, 2.0, max_score=22), env="crafter", seed=seed) for seed in (1, 42)]
@@ -275,7 +275,7 @@ def test_job_run_ids_are_valid_run_directory_names(monkeypatch):
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the client is built, never called
 
-    for job in plan_eval("scienceworld", ["full_history"], "openai:gpt-4o-mini", out="unused").jobs[:5]:
+    for job in plan_eval(EvalRequest(suite="scienceworld", presets=["full_history"], model="openai:gpt-4o-mini", out="unused")).jobs[:5]:
         assert _RUN_ID.match(job.run_id)
     job = Job("s", "p", "openai:gpt-4o", get_suite("stma-cooking").games()[0], 1)
     assert job.run_id == Job("s", "p", "openai:gpt-4o", get_suite("stma-cooking").games()[0], 1).run_id

@@ -11,6 +11,7 @@ import sqlite3
 import pytest
 
 from ariadnegraph import cli
+from ariadnegraph.cli import play as cli_play
 from ariadnegraph.config import DiskFull, is_full_disk
 from ariadnegraph.memory import MemoryCorrupted, MemoryWriteFailed
 from ariadnegraph.memory.store import EventLog
@@ -110,6 +111,6 @@ def test_the_cli_calls_every_full_disk_a_full_disk(monkeypatch, capsys, error, s
     def fail(args):
         raise error
 
-    monkeypatch.setattr(cli, "_play", fail)
+    monkeypatch.setattr(cli_play, "play_command", fail)
     assert cli.main(["play", "--env", "cooking:1"]) == 2
     assert one_line(capsys) == said

@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"nodes"},  # one role each
     {"agentkit"},  # declared thought graphs (AgentKit), compiled from YAML; they call models as nodes do
     {"graphs"},  # the state machines
-    {"play", "live", "evals", "report", "cli", "cli_errors", "server_auth", "server_checkpointer", "server_store", "testing"},  # what users and tests drive
+    {"play", "live", "evals", "report", "cli", "server", "testing"},  # what users and tests drive
 ]
 # Modules of nodes/ that nodes share; every other file there is one node, importing none of the others.
 SHARED_NODE_MODULES = {"ariadnegraph.nodes", "ariadnegraph.nodes.common", "ariadnegraph.nodes.prompts", "ariadnegraph.nodes.schemas",

@@ -26,7 +26,7 @@ from ariadnegraph.agent.presets import (
     switch_values,
 )
 from ariadnegraph.evals import quoted
-from ariadnegraph.evals.plan import EvalError
+from ariadnegraph.evals.plan import EvalError, EvalRequest
 from ariadnegraph.evals.runner import plan_eval
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.play import play
@@ -199,20 +199,20 @@ def test_each_davis_cell_removes_what_the_paper_removed(tmp_path):
 
 
 def test_an_ablation_plan_names_its_cells_and_keeps_them_apart(tmp_path):
-    plan = plan_eval("stma-cooking", [], ablate="stma-table2", switches=["plan_length=4"], per_group=1, out=tmp_path)
+    plan = plan_eval(EvalRequest(suite="stma-cooking", presets=[], ablate="stma-table2", switches=["plan_length=4"], per_group=1, out=tmp_path))
     assert plan.presets[0] == "STMA [plan_length=4]"
     assert len(plan.presets) == 7
-    same = plan_eval("stma-cooking", [], ablate="davis", switches=["invalidate=true"], per_group=1, out=tmp_path / "same")
+    same = plan_eval(EvalRequest(suite="stma-cooking", presets=[], ablate="davis", switches=["invalidate=true"], per_group=1, out=tmp_path / "same"))
     assert same.presets[-1] == "D+W with fact invalidation (ours)"
     assert same.presets[0] == "D+W [invalidate=true]"
     assert len({job.key for job in plan.jobs}) == len(plan.jobs) == 7 * 4  # 4 levels x 1 game x 7 cells
     assert all(dict(job.switches)["plan_length"] == 4 for job in plan.jobs)
-    plain = plan_eval("stma-cooking", [], ablate="stma-table2", per_group=1, out=tmp_path / "plain")
+    plain = plan_eval(EvalRequest(suite="stma-cooking", presets=[], ablate="stma-table2", per_group=1, out=tmp_path / "plain"))
     assert plain.presets == tuple(v.label for v in ablation("stma-table2"))
     with pytest.raises(EvalError, match="not both"):
-        plan_eval("stma-cooking", ["stma"], ablate="davis", out=tmp_path)
+        plan_eval(EvalRequest(suite="stma-cooking", presets=["stma"], ablate="davis", out=tmp_path))
     with pytest.raises(ValueError, match="unknown ablation grid"):
-        plan_eval("stma-cooking", [], ablate="nosuch", out=tmp_path)
+        plan_eval(EvalRequest(suite="stma-cooking", presets=[], ablate="nosuch", out=tmp_path))
 
 
 def test_a_thought_graph_that_cannot_be_read_is_refused_before_any_write(tmp_path):
@@ -223,7 +223,7 @@ def test_a_thought_graph_that_cannot_be_read_is_refused_before_any_write(tmp_pat
     assert "thought graph 'nosuch' cannot be read" in bad.stderr
     assert not list(tmp_path.iterdir())
     with pytest.raises(EvalError, match="thought graph 'nosuch'"):
-        plan_eval("crafter", ["react"], switches=["thoughts=nosuch"], out=tmp_path / "out")
+        plan_eval(EvalRequest(suite="crafter", presets=["react"], switches=["thoughts=nosuch"], out=tmp_path / "out"))
 
 
 def test_every_number_switch_is_bounded():
@@ -266,7 +266,7 @@ def test_an_oracle_the_preset_never_runs_is_refused_before_any_write(tmp_path, m
     with pytest.raises(ValueError, match=re.escape(named)):
         AgentContext(preset=preset, switch_overrides=parse_switches(switches))
     with pytest.raises(EvalError, match=re.escape(named)):
-        plan_eval("stma-cooking", [preset], switches=switches, per_group=1, out=tmp_path / "out")
+        plan_eval(EvalRequest(suite="stma-cooking", presets=[preset], switches=switches, per_group=1, out=tmp_path / "out"))
     assert not (tmp_path / "out").exists()
     AgentContext(preset="ariadne_full", switch_overrides={"oracle_extraction": True, "oracle_plan": True})  # it runs both
 
@@ -281,7 +281,7 @@ def test_an_oracle_the_game_gives_no_truth_for_is_refused_before_the_run_exists(
     with pytest.raises(ValueError, match="nethack:challenge gives none"):  # a server's first step checks it too
         episode_state({"env": "nethack:challenge", "max_steps": 3}, context)
     with pytest.raises(EvalError, match="crafter gives none"):
-        plan_eval("crafter", ["ariadne_full"], switches=["oracle_extraction=true"], limit=1, out=tmp_path / "out")
+        plan_eval(EvalRequest(suite="crafter", presets=["ariadne_full"], switches=["oracle_extraction=true"], limit=1, out=tmp_path / "out"))
     assert not list(tmp_path.iterdir())
     bad = subprocess.run([ARIADNE, "play", "--env", "crafter", "--preset", "ariadne_full", "--set", "oracle_plan=true",
                           "--run-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
@@ -309,10 +309,10 @@ def test_switches_that_leave_nothing_choosing_the_commands_are_refused(preset, s
 def test_an_ablation_cell_set_turns_into_another_keeps_its_own_key_and_row(tmp_path):
     """--set episodic_k=0 makes the AriGraph cell play what 'w/o episodic' plays: both are still played, each with
     its own key (one record each) and its own row; cells --set leaves alone keep the keys they had."""
-    plan = plan_eval("stma-cooking", [], ablate="arigraph", switches=["episodic_k=0"], limit=1, out=tmp_path)
+    plan = plan_eval(EvalRequest(suite="stma-cooking", presets=[], ablate="arigraph", switches=["episodic_k=0"], limit=1, out=tmp_path))
     assert plan.presets == ("AriGraph [episodic_k=0]", "AriGraph w/o exploration [episodic_k=0]", "AriGraph w/o episodic")
     assert len({job.key for job in plan.jobs}) == len(plan.jobs) == 3
     assert len({job.run_id for job in plan.jobs}) == 3
-    plain = plan_eval("stma-cooking", [], ablate="arigraph", limit=1, out=tmp_path)
-    unchanged = plan_eval("stma-cooking", [], ablate="arigraph", switches=["episodic_k=0"], limit=1, out=tmp_path).jobs[2]
+    plain = plan_eval(EvalRequest(suite="stma-cooking", presets=[], ablate="arigraph", limit=1, out=tmp_path))
+    unchanged = plan_eval(EvalRequest(suite="stma-cooking", presets=[], ablate="arigraph", switches=["episodic_k=0"], limit=1, out=tmp_path)).jobs[2]
     assert unchanged.key == plain.jobs[2].key  # the cell --set does not change plays (and resumes) as before

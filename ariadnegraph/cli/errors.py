@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 
-from .config import FULL_DISK, ConfigError, is_full_disk
+from ..config import FULL_DISK, ConfigError, is_full_disk
 
 # (module, class names): the errors whose message is the line, as raised (bad input, a damaged file, a refusal)
 _MESSAGE_ERRORS = (
