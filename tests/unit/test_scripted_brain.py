@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ariadnegraph import prompting as p
 from ariadnegraph.nodes.prompts import GO_TO_COMMAND
-from ariadnegraph.testing.scripted import brain, qa
-from ariadnegraph.testing.scripted.sections import facts, parse_belief, parse_fact
+from ariadnegraph.testing.scripted import beliefs, brain, policy, qa
+from ariadnegraph.testing.scripted.sections import facts, parse_belief, parse_fact, render_belief
 
 COOK_GOAL = "Prepare the meal from the recipe and eat it"
 COOKBOOK = """You open the copy of "Cooking: A Modern Approach (3rd Ed.)" and start reading:
@@ -36,91 +36,91 @@ def sections(**kw: object) -> dict[str, str]:
 
 # -- summarizer ----------------------------------------------------------------------------------
 def test_belief_keeps_recipe_rooms_and_seen_things():
-    first = brain.believe(sections(goal=COOK_GOAL, prev="", last="(none: the episode starts)",
+    first = beliefs.believe(sections(goal=COOK_GOAL, prev="", last="(none: the episode starts)",
                                    obs="-= Kitchen =-\nYou see a counter. On the counter you make out a knife.\n\nThere is an exit to the east."))
     b = parse_belief(first.belief)
     assert b["Location"] == "Kitchen"
     assert b["Visited"] == "Kitchen"
     assert "knife @ Kitchen (on counter)" in b["Seen"]
-    second = parse_belief(brain.believe(sections(goal=COOK_GOAL, prev=first.belief, last="examine cookbook", obs=COOKBOOK)).belief)
+    second = parse_belief(beliefs.believe(sections(goal=COOK_GOAL, prev=first.belief, last="examine cookbook", obs=COOKBOOK)).belief)
     assert second["Recipe"] == "red potato"
     assert second["Directions"] == "slice the red potato; fry the red potato; prepare meal"
-    third = parse_belief(brain.believe(sections(goal=COOK_GOAL, prev=brain.render_belief(second), last="take knife from counter",
+    third = parse_belief(beliefs.believe(sections(goal=COOK_GOAL, prev=render_belief(second), last="take knife from counter",
                                                 obs="You take the knife from the counter.")).belief)
     assert "knife" not in third.get("Seen", "")
-    fourth = parse_belief(brain.believe(sections(goal=COOK_GOAL, prev=brain.render_belief(third), last="cook red potato with stove",
+    fourth = parse_belief(beliefs.believe(sections(goal=COOK_GOAL, prev=render_belief(third), last="cook red potato with stove",
                                                  obs="You fried the red potato.")).belief)
     assert "red potato fried" in fourth["Done"]
-    failed = parse_belief(brain.believe(sections(goal=COOK_GOAL, prev=brain.render_belief(fourth), last="go north", obs="You can't go that way.")).belief)
+    failed = parse_belief(beliefs.believe(sections(goal=COOK_GOAL, prev=render_belief(fourth), last="go north", obs="You can't go that way.")).belief)
     assert failed["Last failure"].startswith("go north")
 
 
 def test_belief_keeps_notes():
-    b = parse_belief(brain.believe(sections(goal="Find the treasure", prev="", last="examine Note 2", obs="The key 2 unlocks Red locker.")).belief)
+    b = parse_belief(beliefs.believe(sections(goal="Find the treasure", prev="", last="examine Note 2", obs="The key 2 unlocks Red locker.")).belief)
     assert b["Notes"] == "key 2 unlocks Red locker"
     assert b["Notes read"] == "Note 2"
 
 
 # -- planner -------------------------------------------------------------------------------------
 def test_plan_reads_the_cookbook_first():
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="(unknown)", adm=["examine cookbook", "go east", "take knife from counter"], belief=""))
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="(unknown)", adm=["examine cookbook", "go east", "take knife from counter"], belief=""))
     assert plan.steps[0].action == "examine cookbook"
 
 
 def test_plan_follows_the_recipe():
     adm = ["take knife from counter", "cook red potato with stove", "cook red potato with oven", "go east", "prepare meal"]
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="raw red potato", adm=adm, belief=BELIEF))
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="raw red potato", adm=adm, belief=BELIEF))
     assert plan.steps[0].action == "take knife from counter"
     adm2 = ["slice red potato with knife", "cook red potato with stove", "prepare meal"]
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife, raw red potato", adm=adm2, belief=BELIEF))
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife, raw red potato", adm=adm2, belief=BELIEF))
     assert plan.steps[0].action in ("slice red potato with knife", "cook red potato with stove")
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife, sliced red potato", adm=adm2, belief=BELIEF))
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife, sliced red potato", adm=adm2, belief=BELIEF))
     assert plan.steps[0].action == "cook red potato with stove"
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife, sliced fried red potato", adm=adm2, belief=BELIEF))
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife, sliced fried red potato", adm=adm2, belief=BELIEF))
     assert plan.steps[0].action == "prepare meal"
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="meal, knife", adm=["eat meal", "go east"], belief=BELIEF))
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="meal, knife", adm=["eat meal", "go east"], belief=BELIEF))
     assert plan.steps[0].action == "eat meal"
 
 
 def test_plan_goes_to_a_known_place_and_explores_otherwise():
     belief = BELIEF.replace("Seen: knife @ Kitchen (on counter); stove @ Kitchen", "Seen: red potato @ Garden; stove @ Kitchen")
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east", "go north"], belief=belief))
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east", "go north"], belief=belief))
     assert plan.steps[0].action == "go to Garden"
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east", "go north", "open frosted-glass door"],
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east", "go north", "open frosted-glass door"],
                                belief=BELIEF, unexplored=["Kitchen: north, east"]))
     assert plan.steps[0].action == "open frosted-glass door"
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east", "go north"],
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east", "go north"],
                                belief=BELIEF, unexplored=["Kitchen: east"]))
     assert plan.steps[0].action == "go east"
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east"], belief=BELIEF,
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east"], belief=BELIEF,
                                unexplored=["Bedroom: west"]))
     assert plan.steps[0].action == "go to Bedroom"
 
 
 def test_plan_uses_world_model_notes_and_memory_for_locations():
     belief = BELIEF.replace("; stove @ Kitchen", "").replace("knife @ Kitchen (on counter)", "stove @ Kitchen")
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east"], belief=belief,
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east"], belief=belief,
                                notes=["where is red potato -> Bedroom (on bed)"]))
     assert plan.steps[0].action == "go to Bedroom"
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east"], belief=belief,
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="knife", adm=["go east"], belief=belief,
                                memory=["red potato, on, bed [from step 1 until now]", "bed, in, Livingroom [from step 1 until now]"]))
     assert plan.steps[0].action == "go to Livingroom"
 
 
 def test_hunt_plan_unlocks_opens_takes_and_follows_notes():
     goal = "Find the treasure"
-    assert brain.plan(sections(goal=goal, loc="Room G", inv="Key 1", adm=["unlock White locker with Key 1", "go west"], belief="")).steps[0].action == "unlock White locker with Key 1"
-    assert brain.plan(sections(goal=goal, loc="Room G", inv="Key 1", adm=["open White locker", "go west"], belief="")).steps[0].action == "open White locker"
-    assert brain.plan(sections(goal=goal, loc="Room G", inv="Key 1", adm=["take Key 2 from White locker", "examine Note 2"], belief="")).steps[0].action == "take Key 2 from White locker"
-    assert brain.plan(sections(goal=goal, loc="Room G", inv="Key 2", adm=["examine Note 2", "go west"], belief="")).steps[0].action == "examine Note 2"
+    assert policy.plan(sections(goal=goal, loc="Room G", inv="Key 1", adm=["unlock White locker with Key 1", "go west"], belief="")).steps[0].action == "unlock White locker with Key 1"
+    assert policy.plan(sections(goal=goal, loc="Room G", inv="Key 1", adm=["open White locker", "go west"], belief="")).steps[0].action == "open White locker"
+    assert policy.plan(sections(goal=goal, loc="Room G", inv="Key 1", adm=["take Key 2 from White locker", "examine Note 2"], belief="")).steps[0].action == "take Key 2 from White locker"
+    assert policy.plan(sections(goal=goal, loc="Room G", inv="Key 2", adm=["examine Note 2", "go west"], belief="")).steps[0].action == "examine Note 2"
     belief = "Notes: key 2 unlocks Red locker\nVisited: Room C, Room G\nSeen: Red locker @ Room C"
-    assert brain.plan(sections(goal=goal, loc="Room G", inv="Key 2", adm=["go west"], belief=belief)).steps[0].action == "go to Room C"
-    assert brain.plan(sections(goal=goal, loc="Room A", inv="Golden key", adm=["take treasure from Golden locker"], belief="")).steps[0].action == "take treasure from Golden locker"
+    assert policy.plan(sections(goal=goal, loc="Room G", inv="Key 2", adm=["go west"], belief=belief)).steps[0].action == "go to Room C"
+    assert policy.plan(sections(goal=goal, loc="Room A", inv="Golden key", adm=["take treasure from Golden locker"], belief="")).steps[0].action == "take treasure from Golden locker"
 
 
 def test_plan_avoids_repeating_a_failure():
     belief = "Visited: Kitchen\nLast failure: go north (You can't go that way.)"
-    plan = brain.plan(sections(goal="Find the coin", loc="Kitchen", inv="(unknown)", adm=["go north", "go south"], belief=belief,
+    plan = policy.plan(sections(goal="Find the coin", loc="Kitchen", inv="(unknown)", adm=["go north", "go south"], belief=belief,
                                unexplored=["Kitchen: north, south"]))
     assert plan.steps[0].action == "go south"
 
@@ -151,20 +151,20 @@ def test_critic_outcomes_and_approvals():
 
 
 def test_actor_choice_by_word_overlap():
-    choice = brain.choose(sections(proposed="take the knife", adm=["take knife from counter", "go east", "look"], obs="-= Kitchen =-"))
+    choice = policy.choose(sections(proposed="take the knife", adm=["take knife from counter", "go east", "look"], obs="-= Kitchen =-"))
     assert choice.action == "take knife from counter"
 
 
 # -- extraction, aggregator, QA ------------------------------------------------------------------
 def test_extraction_role_uses_sections():
-    out = brain.extraction(sections(goal=COOK_GOAL, loc="Livingroom", last="go west", obs="-= Kitchen =-\nYou see a stove.\n\nThere is an exit to the east.",
+    out = beliefs.extraction(sections(goal=COOK_GOAL, loc="Livingroom", last="go west", obs="-= Kitchen =-\nYou see a stove.\n\nThere is an exit to the east.",
                                     inv="knife", belief=""))
     t = {tuple(x) for x in out.triplets}
     assert {("player", "in", "Kitchen"), ("Kitchen", "west of", "Livingroom"), ("knife", "in", "inventory"), ("stove", "in", "Kitchen")} <= t
 
 
 def test_spatial_belief_groups_by_room():
-    text = brain.spatial(sections(memory=["player, in, Kitchen [from step 2 until now]", "Kitchen, west of, Livingroom [from step 2 until now]",
+    text = beliefs.spatial(sections(memory=["player, in, Kitchen [from step 2 until now]", "Kitchen, west of, Livingroom [from step 2 until now]",
                                           "stove, in, Kitchen [from step 2 until now]"])).text
     assert "Kitchen is west of Livingroom." in text
     assert "In Kitchen: stove." in text
@@ -205,10 +205,10 @@ def test_extraction_closes_what_the_inventory_listing_no_longer_shows():
     known = "- red potato, in, inventory\n- knife, in, inventory\n- meal, in, inventory"
     base = {p.OBSERVATION: "Adding the meal to your inventory.", p.LAST_ACTION: "prepare meal", p.LOCATION: "Kitchen",
             p.KNOWN_FACTS: known}
-    gone = brain.extraction({**base, p.INVENTORY: "a meal"}).outdated
+    gone = beliefs.extraction({**base, p.INVENTORY: "a meal"}).outdated
     assert {tuple(t) for t in gone} == {("red potato", "in", "inventory"), ("knife", "in", "inventory")}
-    assert [t[0] for t in brain.extraction({**base, p.INVENTORY: "(nothing)"}).outdated] == ["red potato", "knife", "meal"]
-    assert brain.extraction({**base, p.INVENTORY: "(unknown)"}).outdated == []  # an env that does not list it says nothing
+    assert [t[0] for t in beliefs.extraction({**base, p.INVENTORY: "(nothing)"}).outdated] == ["red potato", "knife", "meal"]
+    assert beliefs.extraction({**base, p.INVENTORY: "(unknown)"}).outdated == []  # an env that does not list it says nothing
 
 
 def test_extraction_keeps_carried_things_whose_listing_names_a_state():
@@ -217,7 +217,7 @@ def test_extraction_keeps_carried_things_whose_listing_names_a_state():
     known = "- red potato, in, inventory\n- yellow onion, in, inventory\n- knife, in, inventory"
     sections = {p.OBSERVATION: "-= Kitchen =-\nYou are in a kitchen.", p.LAST_ACTION: "go west", p.LOCATION: "Kitchen",
                 p.KNOWN_FACTS: known, p.INVENTORY: "a raw red potato, a sliced yellow onion, a knife"}
-    assert brain.extraction(sections).outdated == []
+    assert beliefs.extraction(sections).outdated == []
 
 
 def test_an_ingredient_found_already_cooked_is_not_cooked_again():
@@ -228,12 +228,12 @@ def test_an_ingredient_found_already_cooked_is_not_cooked_again():
     adm = ["take red potato from counter", "take knife from counter", "slice red potato with knife", "cook red potato with stove",
            "prepare meal"]
     memory = "- red potato, on, counter\n- red potato, is, fried\n- knife, on, counter"
-    plan = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="(nothing)", adm=adm, belief=belief, memory=memory))
+    plan = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="(nothing)", adm=adm, belief=belief, memory=memory))
     actions = [step.action for step in plan.steps]
     assert "take red potato from counter" in actions
     assert "slice red potato with knife" in actions
     assert not any(a.startswith("cook ") for a in actions), actions
-    fresh = brain.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="(nothing)", adm=adm, belief=belief,
+    fresh = policy.plan(sections(goal=COOK_GOAL, loc="Kitchen", inv="(nothing)", adm=adm, belief=belief,
                                 memory="- red potato, on, counter\n- knife, on, counter"))
     assert "cook red potato with stove" in [step.action for step in fresh.steps]  # unknown state: cooked as the recipe says
 

@@ -49,30 +49,30 @@ from ...nodes.schemas import (
     TransitionPrediction,
 )
 from ...prompting import parse_sections
-from . import brain, generative, memagents, memqa, plans, qa
+from . import beliefs, brain, generative, memagents, memqa, plans, policy, qa
 
 # The protocol the double plugs in by: a structured call binds its schema as the one tool, named after the
 # schema's class (models.structured); a schema with a rule here is answered by the rule, from the prompt's
 # sections; any other schema gets a form filled from them (_form). A node with a new schema adds its rule here.
 RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
-    Belief: brain.believe,
-    Extraction: brain.extraction,
-    BeliefExtraction: brain.extraction,
-    Outdated: brain.outdated,
-    SpatialBelief: brain.spatial,
-    Plan: brain.plan,
-    Decision: brain.decide,
+    Belief: beliefs.believe,
+    Extraction: beliefs.extraction,
+    BeliefExtraction: beliefs.extraction,
+    Outdated: beliefs.outdated,
+    SpatialBelief: beliefs.spatial,
+    Plan: policy.plan,
+    Decision: policy.decide,
     Critique: brain.critique,
-    ActionChoice: brain.choose,
-    CommandChoice: lambda s: CommandChoice(action=brain.choose(s).action),
+    ActionChoice: policy.choose,
+    CommandChoice: lambda s: CommandChoice(action=policy.choose(s).action),
     ExplorationCheck: brain.exploration_check,
     TransitionPrediction: brain.predict,
     SafetyVerdict: brain.safety,
     EntityFocus: brain.focus,
     Expansion: brain.expand,
-    TrajectorySummary: brain.summarize_trajectory,
-    ParagraphSummary: brain.summarize_paragraphs,
-    TransitionExtraction: brain.transition_extraction,
+    TrajectorySummary: beliefs.summarize_trajectory,
+    ParagraphSummary: beliefs.summarize_paragraphs,
+    TransitionExtraction: beliefs.transition_extraction,
     ReasonedCritique: brain.reasoned_critique,
     Importance: generative.importance,
     GoalPlan: plans.goal_plan,

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 
 from ... import prompting as p
 from ...nodes.schemas import GoalPlan, SubGoal
-from . import brain
+from . import policy
 
 
 def goal_plan(s: Mapping[str, str]) -> GoalPlan:
-    decided = brain.plan(s)
+    decided = policy.plan(s)
     goals = [SubGoal(sub_goal=step.action, reason=decided.subgoal) for step in decided.steps if step.action.strip()]
     return GoalPlan(main_goal=s.get(p.GOAL, ""), plan_steps=goals or [SubGoal(sub_goal="look")], emotion="calm")

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from ... import prompting as p
 from . import extract as ex
-from .brain import _MAX_SEEN as MAX_SEEN
-from .brain import APPLIANCES, CUT_VERBS, Situation, _lower
+from .reading import APPLIANCES, CUT_VERBS, MAX_SEEN, lowered
 from .sections import is_empty
+from .situation import Situation
 
 MAX_WHERE = 6
 
@@ -39,7 +39,7 @@ def needed_entities(s: Mapping[str, str]) -> list[str]:
     if sit.recipe:
         pending_cook = []
         for ing in sit.recipe:
-            key = _lower(ing)
+            key = lowered(ing)
             if key not in carried:
                 wanted.append(ing)
                 continue
@@ -146,7 +146,7 @@ def known_rooms(s: Mapping[str, str], results: list[ToolResult]) -> list[str]:
 
 
 def _is_room(name: str, rooms: list[str]) -> bool:
-    return _lower(name) in {_lower(r) for r in rooms}
+    return lowered(name) in {lowered(r) for r in rooms}
 
 
 def follow_up_calls(s: Mapping[str, str], results: list[ToolResult], available: set[str]) -> list[tuple[str, dict]]:
@@ -154,14 +154,14 @@ def follow_up_calls(s: Mapping[str, str], results: list[ToolResult], available: 
     if "where_is" not in available or (s.get(p.QUESTION) and not is_empty(s.get(p.QUESTION))):
         return []
     rooms = known_rooms(s, results)
-    asked = {_lower(str(r.args.get("entity", ""))) for r in results if r.name == "where_is"}
+    asked = {lowered(str(r.args.get("entity", ""))) for r in results if r.name == "where_is"}
     calls = []
     for r in results:
         if r.name != "where_is":
             continue
         placed = _placement(r.result)
-        if placed and placed[1] != ex.INVENTORY and not _is_room(placed[1], rooms) and _lower(placed[1]) not in asked:
-            asked.add(_lower(placed[1]))
+        if placed and placed[1] != ex.INVENTORY and not _is_room(placed[1], rooms) and lowered(placed[1]) not in asked:
+            asked.add(lowered(placed[1]))
             calls.append(_call("where_is", entity=placed[1]))
     return calls
 
@@ -180,7 +180,7 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
         if r.name == "where_is":
             placed = _placement(r.result)
             if placed:
-                holder_of[_lower(str(r.args.get("entity", "")))] = placed
+                holder_of[lowered(str(r.args.get("entity", "")))] = placed
     lines = []
     for r in results:
         if r.name == "unexplored_exits":
@@ -191,28 +191,28 @@ def final_answer(s: Mapping[str, str], results: list[ToolResult]) -> str:
         if r.name != "where_is":
             continue
         entity = str(r.args.get("entity", ""))
-        if _lower(entity) in followed and not any(_lower(entity) == e for e in needed_entities(s)):
+        if lowered(entity) in followed and not any(lowered(entity) == e for e in needed_entities(s)):
             continue
-        chain, where, seen = [], _lower(entity), set()
+        chain, where, seen = [], lowered(entity), set()
         room = None
         while where in holder_of and where not in seen:
             seen.add(where)
             rel, holder = holder_of[where]
-            if _lower(holder) == ex.INVENTORY:
+            if lowered(holder) == ex.INVENTORY:
                 room = "inventory"
                 break
             if _is_room(holder, rooms):
                 room = holder
                 break
             chain.append(f"{rel} {holder}")
-            where = _lower(holder)
+            where = lowered(holder)
         if room is None:
             answer = f"unknown ({' '.join(chain)})" if chain else "unknown"
         else:
             answer = room + (f" ({', '.join(chain)})" if chain else "")
         lines.append(p.finding_line(f"where is {entity}", answer))
     for r in results:
-        if r.name == "entity_neighbourhood" and _lower(str(r.args.get("entity", ""))) == ex.RECIPE:
+        if r.name == "entity_neighbourhood" and lowered(str(r.args.get("entity", ""))) == ex.RECIPE:
             from .sections import facts as parse_facts
 
             found = [f"{a} {rel} {o}" for a, rel, o in parse_facts(r.result) if rel in ("requires", "needs")]
