@@ -15,7 +15,8 @@ from ariadnegraph.evals.memqa.crafter_index import CrafterTimeline
 from ariadnegraph.evals.memqa.crafter_templates import CRAFTER_BY_ID, CRAFTER_TEMPLATES
 from ariadnegraph.evals.memqa.episodes import load_episode
 from ariadnegraph.evals.memqa.generate import candidates, generate
-from ariadnegraph.evals.memqa.templates import ABILITIES, NOT_ANSWERABLE, TEMPLATES, Vocabulary
+from ariadnegraph.evals.memqa.questions import ABILITIES, NOT_ANSWERABLE, Vocabulary
+from ariadnegraph.evals.memqa.templates import TEMPLATES
 
 RUNS = Path(__file__).parents[1] / "fixtures" / "memqa_crafter"
 RUN = "crafter-rec"

@@ -13,8 +13,9 @@ from ariadnegraph.evals.memqa.answerers import extract_answer, make_answerer
 from ariadnegraph.evals.memqa.episodes import load_episode
 from ariadnegraph.evals.memqa.generate import generate
 from ariadnegraph.evals.memqa.index import mentions
+from ariadnegraph.evals.memqa.questions import ABILITIES, NOT_ANSWERABLE
 from ariadnegraph.evals.memqa.scorer import score
-from ariadnegraph.evals.memqa.templates import ABILITIES, BY_ID, NOT_ANSWERABLE, TEMPLATES, match_question
+from ariadnegraph.evals.memqa.templates import BY_ID, TEMPLATES, match_question
 from ariadnegraph.memory import WorldMemory
 
 KITCHEN = "-= Kitchen =-\nYou are in a kitchen. A knife is on the table. There is an exit to the north."

@@ -8,7 +8,8 @@ import pytest
 
 from ariadnegraph.evals.memqa.generate import candidates, generate
 from ariadnegraph.evals.memqa.index import Episode, StepState, Timeline
-from ariadnegraph.evals.memqa.templates import BY_ID, Vocabulary, match_question
+from ariadnegraph.evals.memqa.questions import Vocabulary
+from ariadnegraph.evals.memqa.templates import BY_ID, match_question
 
 STEPS = [
     StepState(0, None, "You are in a hall.", 0, "hall", ()),

@@ -23,17 +23,8 @@ from typing import Any
 from ...envs.crafter_env import VITALS, recipes
 from .crafter_index import MOVES, CrafterTimeline, displacement, item_name
 from .index import norm
-from .templates import (
-    Solved,
-    Template,
-    Vocabulary,
-    a_action,
-    acted_steps,
-    inventory_text,
-    most_common,
-    pick_ordinal,
-    step_ranges,
-)
+from .questions import Solved, Template, Vocabulary, acted_steps, inventory_text, most_common, pick_ordinal, step_ranges
+from .solvers import a_action
 
 ORDINALS = {"first": 0, "second": 1, "third": 2, "last": -1}
 CRAFTS = tuple(item_name(k) for k in recipes())

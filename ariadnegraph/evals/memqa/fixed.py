@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ...runs import META_FILE, RUN_ID_CHARS, RunDir, check_run_id
+from .questions import ABILITIES
 from .report import summarize
-from .templates import ABILITIES
 
 FIXED_SUFFIX = "-fixed-as-"  # the replay of a fixed log with another run's settings: '<fixed>-fixed-as-<run>'
 

@@ -20,7 +20,8 @@ from ...config import MEMQA_PER_TYPE
 from .crafter_index import CrafterTimeline
 from .crafter_templates import CRAFTER_TEMPLATES
 from .index import Episode, Timeline, mentions, norm
-from .templates import ABILITIES, HORIZON_PREFIX, NOT_ANSWERABLE, TEMPLATES, Answer, Template, Vocabulary
+from .questions import ABILITIES, NOT_ANSWERABLE, Answer, Template, Vocabulary
+from .templates import HORIZON_PREFIX, TEMPLATES
 
 # Ours: EMemBench's A.6 history_turns=10 is the gameplay prompt's window (its Jericho template, A.3); the paper's
 # in-context answerer reads the whole log (§4), our full-history answerer

@@ -8,8 +8,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .questions import ABILITIES
 from .scorer import totals
-from .templates import ABILITIES
 
 AGES = ("all", "recent", "old")
 _SHORT = {
