@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 from ariadnegraph.evals.plan import EvalRequest
-from ariadnegraph.evals.runner import plan_eval, run_eval
+from ariadnegraph.evals.planning import plan_eval
+from ariadnegraph.evals.runner import run_eval
 from ariadnegraph.models import model_label
 
 CONFIGS = [("local", 1), ("local", 2), ("ray", 2)]

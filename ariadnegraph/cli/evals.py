@@ -46,7 +46,8 @@ def _eval(args: argparse.Namespace) -> int:
     import time
 
     from ..evals.plan import EvalRequest
-    from ..evals.runner import list_suites, plan_eval, run_eval
+    from ..evals.planning import plan_eval
+    from ..evals.runner import list_suites, run_eval
 
     if args.list:
         print("\n".join(list_suites()))
@@ -109,7 +110,8 @@ def _memqa_play(args: argparse.Namespace) -> tuple[str, list[str]]:
     """``--play SUITE``: the suite's episodes played by ``ariadne eval``'s runner (resumable, in --play-out), then
     the folder of their runs and the runs to question (an episode's last trial)."""
     from ..evals.plan import EvalRequest
-    from ..evals.runner import plan_eval, run_eval
+    from ..evals.planning import plan_eval
+    from ..evals.runner import run_eval
 
     request = EvalRequest(
         suite=args.play,

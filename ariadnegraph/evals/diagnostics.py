@@ -155,20 +155,13 @@ def diagnose(run: RunDir) -> RunDiagnosis:
     if len(oracle) < len(lines):
         raise MissingOracle(f"run {run.run_id} has no oracle for steps {len(oracle)}..{len(lines) - 1}")
     meta = run.meta()
-    env = meta["env"]
-    try:
-        # the brief the roles were shown, the task's part too
-        brief = family_of(env).brief_for(str(meta.get("goal") or ""))
-    except Exception:  # an env this version no longer knows: no brief to compare the belief with
-        brief = ""
+    brief = _brief(meta)
     try:
         fidelity = {p.step: p.precision for p in run_fidelity(run).points}
     except (MissingOracle, FileNotFoundError):
         fidelity = {}
     recipe = recipe_of(oracle[0]["facts"]) if oracle else set()
-    rooms: set[str] = set()
-    for record in oracle:
-        rooms |= rooms_of(truth_triplets(record.get("facts") or []))
+    rooms = {room for record in oracle for room in rooms_of(truth_triplets(record.get("facts") or []))}
     recipe_seen = False
     visited: set[str] = set()
     played: Counter[tuple[Any, ...]] = Counter()
@@ -188,79 +181,24 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         policy = before.get("policy") or remaining_gold(
             oracle[0].get("walkthrough") or [], [r.get("action") for r in lines[1:t]]
         )
-        path = {_words(c) for c in policy} if policy else None
-        valid = lines[t - 1].get("valid") or []
         decided = line.get("decided") or {}
         command = line.get("action")
-        world_changed = {tuple(f) for f in truth.get("facts") or []} != {
-            tuple(f) for f in before.get("facts") or []
-        } or truth.get("score", 0) > before.get("score", 0)
-        d = StepDiagnosis(step=t, command=command, world_changed=world_changed)
-        for plan in decided.get("plans") or []:
-            actions = plan.get("steps") or []
-            if actions:
-                d.plans += 1
-                first = plan.get("written") or actions[0]  # as the model wrote it, before grounding
-                target = go_to_target(first)
-                d.plans_valid += (
-                    not valid
-                    or ground_command(first, valid) is not None
-                    or (target is not None and _words(target) in visited)
-                )
-            for action in actions:
-                d.plan_steps += 1
-                if path is not None:
-                    d.plan_on_path = (d.plan_on_path or 0) + (_words(action) in path)
-        records = decided.get("actor") or []
-        records = records if isinstance(records, list) else [records]
-        d.sent_back = sum(r.get("how") == How.SENT_BACK for r in records)
-        d.ruled_out = sum(r.get("how") == How.SENT_BACK and _reason(r) == Reason.RULED_OUT for r in records)
-        actor = records[-1] if records else {}
-        d.instead = actor.get("how") if actor.get("how") in GUARD_HOW.values() else None
-        # (a fallback after the step was sent back is the actor refusing it on purpose, counted apart: not a drift)
-        if actor.get("planned") and (
-            actor.get("how") == How.MODEL or (actor.get("how") == How.FALLBACK and not d.sent_back)
-        ):
-            d.drift = (
-                ground_command(actor["planned"], [actor.get("played") or ""]) is None
-                and go_to_target(actor["planned"]) is None
-            )
-        next_on_path = _words(policy[0]) if policy else None
-        for verdict in decided.get("verdicts") or []:
-            if not verdict.get("judged"):
-                continue
-            d.verdicts += 1
-            proposed = _words(verdict.get("proposed"))
-            if verdict.get("approved") is False and next_on_path is not None and proposed == next_on_path:
-                d.false_rejections += 1
-            if (
-                verdict.get("approved") is True
-                and proposed == _words(command)
-                and not world_changed
-                and not _looks(command)
-            ):
-                d.failed_approvals += 1
-            if verdict.get("outcome_matches") is not None and t >= 2:
-                outcome_worked = steps[-1].world_changed if steps else False
-                if verdict["outcome_matches"] != outcome_worked and not _looks(verdict.get("last_action")):
-                    d.wrong_outcome_verdicts += 1
+        d = StepDiagnosis(step=t, command=command, world_changed=_world_changed(before, truth))
+        _read_plans(
+            d, decided, lines[t - 1].get("valid") or [], visited, {_words(c) for c in policy} if policy else None
+        )
+        _read_actor(d, decided)
+        outcome_worked = steps[-1].world_changed if steps else False
+        _read_verdicts(d, decided, _words(policy[0]) if policy else None, outcome_worked)
         if "belief" in decided:
-            words = " ".join(str(decided["belief"]).lower().split())
-            if seen_before and recipe:
-                d.belief_holds_recipe = all(item in words for item in recipe)
-            d.belief_changed = belief is not None and words != belief
-            belief = words
+            belief = _read_belief(d, str(decided["belief"]), belief, recipe if seen_before else set())
         d.extraction_precision = fidelity.get(t - 1)
         d.impossible_facts = [list(f) for f in decided.get("extracted") or [] if impossible(f, rooms)]
         d.notes = len(decided.get("notes") or [])
         d.unsupported_notes = int(decided.get("unsupported_notes") or 0)
-        key = (
-            str(before.get("location") or "").lower(),
-            tuple(sorted(str(i).lower() for i in before.get("inventory") or [])),
-            _words(command),
-        )
+        key = (str(before.get("location") or "").lower(), _inventory_key(before), _words(command))
         played[key] += 1
-        d.repeated = played[key] > 1
+        d.repeated = played[key] > 1  # the same command from the same place with the same inventory
         if truth.get("score", 0) > before.get("score", 0):
             last_rise = t
         d.since_score = t - last_rise
@@ -272,6 +210,101 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         totals=_totals(steps, brief, belief, fidelity),
         system=system_label(str(context.get("preset")), context.get("switch_overrides")),
     )
+
+
+def _world_changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """Whether a step changed the game's true facts or raised its score (two oracle records)."""
+    facts_before = {tuple(f) for f in before.get("facts") or []}
+    return {tuple(f) for f in after.get("facts") or []} != facts_before or after.get("score", 0) > before.get(
+        "score", 0
+    )
+
+
+def _inventory_key(record: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(sorted(str(i).lower() for i in record.get("inventory") or []))
+
+
+def _read_belief(d: StepDiagnosis, text: str, previous: str | None, recipe: set[str]) -> str:
+    """The belief of a step: whether it changed and whether it holds the recipe (``recipe``: its items, once the
+    recipe was seen; else empty); returns it, normalised, for the next step."""
+    words = " ".join(text.lower().split())
+    if recipe:
+        d.belief_holds_recipe = all(item in words for item in recipe)
+    d.belief_changed = previous is not None and words != previous
+    return words
+
+
+def _brief(meta: Mapping[str, Any]) -> str:
+    """The brief the roles were shown, the task's part too ("" for an env this version no longer knows)."""
+    try:
+        return family_of(meta["env"]).brief_for(str(meta.get("goal") or ""))
+    except Exception:
+        return ""
+
+
+def _read_plans(
+    d: StepDiagnosis, decided: Mapping[str, Any], valid: list[str], visited: set[str], path: set[str] | None
+) -> None:
+    """The plans of a step: how many, how many start with a command the game takes (or a 'go to' a place seen),
+    and how many of their steps are on the winning path (``path``: None when the game gives none)."""
+    for plan in decided.get("plans") or []:
+        actions = plan.get("steps") or []
+        if actions:
+            d.plans += 1
+            first = plan.get("written") or actions[0]  # as the model wrote it, before grounding
+            target = go_to_target(first)
+            d.plans_valid += (
+                not valid
+                or ground_command(first, valid) is not None
+                or (target is not None and _words(target) in visited)
+            )
+        for action in actions:
+            d.plan_steps += 1
+            if path is not None:
+                d.plan_on_path = (d.plan_on_path or 0) + (_words(action) in path)
+
+
+def _read_actor(d: StepDiagnosis, decided: Mapping[str, Any]) -> None:
+    """The actor's records of a step: steps sent back (and ruled out), what a guard played instead, and a drift (the
+    model's mapping of an invalid step to a command it does not name)."""
+    records = decided.get("actor") or []
+    records = records if isinstance(records, list) else [records]
+    d.sent_back = sum(r.get("how") == How.SENT_BACK for r in records)
+    d.ruled_out = sum(r.get("how") == How.SENT_BACK and _reason(r) == Reason.RULED_OUT for r in records)
+    actor = records[-1] if records else {}
+    d.instead = actor.get("how") if actor.get("how") in GUARD_HOW.values() else None
+    # (a fallback after the step was sent back is the actor refusing it on purpose, counted apart: not a drift)
+    if actor.get("planned") and (
+        actor.get("how") == How.MODEL or (actor.get("how") == How.FALLBACK and not d.sent_back)
+    ):
+        d.drift = (
+            ground_command(actor["planned"], [actor.get("played") or ""]) is None
+            and go_to_target(actor["planned"]) is None
+        )
+
+
+def _read_verdicts(
+    d: StepDiagnosis, decided: Mapping[str, Any], next_on_path: str | None, outcome_worked: bool
+) -> None:
+    """The critic's verdicts of a step against the truth: a rejection of the winning path's next command, an approval
+    of a command that changed nothing, an outcome judged wrongly (``outcome_worked``: whether the last step's did)."""
+    for verdict in decided.get("verdicts") or []:
+        if not verdict.get("judged"):
+            continue
+        d.verdicts += 1
+        proposed = _words(verdict.get("proposed"))
+        if verdict.get("approved") is False and next_on_path is not None and proposed == next_on_path:
+            d.false_rejections += 1
+        if (
+            verdict.get("approved") is True
+            and proposed == _words(d.command)
+            and not d.world_changed
+            and not _looks(d.command)
+        ):
+            d.failed_approvals += 1
+        if verdict.get("outcome_matches") is not None and d.step >= 2:
+            if verdict["outcome_matches"] != outcome_worked and not _looks(verdict.get("last_action")):
+                d.wrong_outcome_verdicts += 1
 
 
 def _ratio(part: float, whole: float) -> float | None:

@@ -1,4 +1,4 @@
-"""What an evaluation runs: its episodes (jobs) and the validated plan, written by ``runner.plan_eval``
+"""What an evaluation runs: its episodes (jobs) and the validated plan, written by ``planning.plan_eval``
 and read by the runner and the report."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class Job:
 
 @dataclass(frozen=True, kw_only=True)
 class EvalRequest:
-    """What a user asks ``ariadne eval`` for, unchecked: :func:`~ariadnegraph.evals.runner.plan_eval` checks it whole
+    """What a user asks ``ariadne eval`` for, unchecked: :func:`~ariadnegraph.evals.planning.plan_eval` checks it whole
     and turns it into an :class:`EvalPlan`, writing nothing."""
 
     suite: str

@@ -15,7 +15,7 @@ import pytest
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.evals.plan import EvalRequest
-from ariadnegraph.evals.runner import plan_eval
+from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.nodes.prompts import REACT, SAYCAN
 from ariadnegraph.nodes.schemas import action_choice
 from ariadnegraph.play import play, play_trials

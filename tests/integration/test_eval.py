@@ -14,8 +14,9 @@ import psutil
 import pytest
 
 from ariadnegraph.evals.plan import EvalRequest
+from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.evals.records import read_records
-from ariadnegraph.evals.runner import plan_eval, run_eval
+from ariadnegraph.evals.runner import run_eval
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 SMALL = ["eval", "stma-cooking", "--preset", "ariadne", "--preset", "react", "--model", "scripted", "--workers", "2", "--levels", "1"]

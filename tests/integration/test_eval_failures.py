@@ -13,8 +13,9 @@ import pytest
 
 import ariadnegraph.play as play_module
 from ariadnegraph.evals.plan import EvalError, EvalRequest, TooManyFailures
+from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.evals.records import read_records
-from ariadnegraph.evals.runner import plan_eval, run_eval
+from ariadnegraph.evals.runner import run_eval
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 

@@ -11,8 +11,9 @@ import pytest
 from ariadnegraph.cli import main
 from ariadnegraph.evals.intervals import bootstrap_mean, wilson
 from ariadnegraph.evals.plan import EvalError, EvalRequest
+from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.evals.records import read_records
-from ariadnegraph.evals.runner import plan_eval, run_eval
+from ariadnegraph.evals.runner import run_eval
 
 SMALL = {"groups": ["1"], "per_group": 2, "max_steps": 3}
 

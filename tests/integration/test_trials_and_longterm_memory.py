@@ -17,7 +17,8 @@ from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.integrity import checked_copies
 from ariadnegraph.evals.plan import EvalRequest
-from ariadnegraph.evals.runner import plan_eval, run_eval
+from ariadnegraph.evals.planning import plan_eval
+from ariadnegraph.evals.runner import run_eval
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.memory.longterm import LongTermMemory, Namespace
 from ariadnegraph.play import play, play_trials

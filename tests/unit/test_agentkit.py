@@ -435,8 +435,8 @@ def test_a_preset_with_no_thought_graph_for_the_environment_is_refused_in_one_li
     import sys
     from pathlib import Path
 
-    from ariadnegraph.evals.plan import EvalRequest
-    from ariadnegraph.evals.runner import EvalError, plan_eval
+    from ariadnegraph.evals.plan import EvalError, EvalRequest
+    from ariadnegraph.evals.planning import plan_eval
 
     ariadne = str(Path(sys.executable).parent / "ariadne")
     env = {k: v for k, v in os.environ.items() if k != "ARIADNE_PRESET"}

@@ -14,9 +14,9 @@ import pytest
 from ariadnegraph.envs.registry import arigraph_game
 from ariadnegraph.evals import quoted
 from ariadnegraph.evals.plan import EvalError, EvalRequest, Job
+from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.evals.plots import mean_fidelity_curves, plot_fidelity
 from ariadnegraph.evals.pricing import DEFAULT_PRICES, PriceFileError, episode_cost, load_prices
-from ariadnegraph.evals.runner import plan_eval
 from ariadnegraph.evals.suites import (
     DAVIS_ABLATION_TASKS,
     SCIENCEWORLD_SUBJECTS,

@@ -27,7 +27,7 @@ from ariadnegraph.agent.presets import (
 )
 from ariadnegraph.evals import quoted
 from ariadnegraph.evals.plan import EvalError, EvalRequest
-from ariadnegraph.evals.runner import plan_eval
+from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.play import play
 from ariadnegraph.runs import RunDir
