@@ -20,8 +20,9 @@ from .agent.checkpoints import check_checkpointer, checkpoint_thread, checkpoint
 from .agent.context import AgentContext
 from .agent.episode_input import check_numbers, recursion_limit
 from .agent.integrity import check_copy, checked_copies
-from .agent.presets import additions, check_switches, oracle_roles, system_label
+from .agent.presets import additions, oracle_roles, system_label
 from .agent.session import end_session, get_session, open_session
+from .agent.switches import check_switches
 from .agentkit.spec import load_thoughts, thoughts_for
 from .config import DiskFull, embeddings_setting, is_full_disk, memory_store_path
 from .config import run_dir as run_dir_setting

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.presets import parse_switches
+from ariadnegraph.agent.switches import parse_switches
 from ariadnegraph.evals.attribution import MODEL, UNKNOWN, attribution, model_and_code
 from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.evals.suites import normalised

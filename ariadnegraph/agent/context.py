@@ -32,7 +32,8 @@ from pydantic import TypeAdapter, ValidationError
 from ..config import DEFAULT_RUN_DIR, RUN_DIR_ENV
 from ..config import run_dir as run_dir_setting
 from ..models import DEFAULT_MODEL, is_local
-from .presets import PRESETS, Preset, PresetName, check_switches, get_preset, parse_switches
+from .presets import PRESETS, Preset, PresetName, get_preset
+from .switches import check_switches, parse_switches
 
 ToolCalling = Literal["auto", "native", "json"]
 TOOL_CALLING: tuple[str, ...] = get_args(ToolCalling)

@@ -51,7 +51,7 @@ def _memory_save(args: argparse.Namespace) -> int:
 
 def _memory_seed_gold(args: argparse.Namespace) -> int:
     from ..agent.context import AgentContext
-    from ..agent.presets import parse_switches
+    from ..agent.switches import parse_switches
     from ..config import memory_store_path
     from ..envs import make
     from ..envs.registry import VARIED_PREFIXES, env_family, split_spec

@@ -89,7 +89,7 @@ def play_command(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
     from ..agent.context import AgentContext
-    from ..agent.presets import parse_switches
+    from ..agent.switches import parse_switches
     from ..live import live_view
     from ..play import play_trials, resume
 

@@ -160,7 +160,8 @@ def _show_learned(run_dir: str, run_id: str, meta: Mapping[str, Any]) -> None:
     from dataclasses import replace
 
     from ..agent.integrity import checked_copies
-    from ..agent.presets import PRESETS, parse_switches
+    from ..agent.presets import PRESETS
+    from ..agent.switches import parse_switches
     from ..evals.agentkit_analysis import analysis_text
     from ..runs import RunDir
 

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ..agent.presets import PresetName, check_switches
+from ..agent.presets import PresetName
+from ..agent.switches import check_switches
 from ..runs import check_output
 from .plan import EvalError, EvalPlan, EvalRequest, Job
 from .pricing import load_prices
@@ -29,7 +30,7 @@ DEFAULT_OUT = "eval-results"
 def plan_eval(request: EvalRequest) -> EvalPlan:
     """Check every input of ``request`` (suite, presets, model provider, workers, prices, subset) without writing."""
     from ..agent.context import AgentContext
-    from ..agent.presets import parse_switches
+    from ..agent.switches import parse_switches
     from ..nodes.common import check_models
 
     r = request
@@ -177,7 +178,8 @@ System = tuple[str, dict[str, Any], str, dict[str, Any]]
 
 def _systems(presets: Sequence[str], ablate: str | None, overrides: dict[str, Any]) -> list[System]:
     """The systems a sweep plays: the presets given, or an ablation grid's cells, each with the --set switches."""
-    from ..agent.presets import PRESETS, ablation, cell_changes, cell_label
+    from ..agent.ablations import ablation, cell_changes, cell_label
+    from ..agent.presets import PRESETS
 
     if ablate:
         if presets:

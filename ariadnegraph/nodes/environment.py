@@ -17,10 +17,11 @@ from langgraph.runtime import Runtime
 from ..agent.approval import approved_command, approving
 from ..agent.context import AgentContext
 from ..agent.episode_input import check_episode_input, check_recursion_budget
-from ..agent.presets import Preset, check_switches, switch_values
+from ..agent.presets import Preset, switch_values
 from ..agent.recall import recall
 from ..agent.session import Session
 from ..agent.state import AgentState
+from ..agent.switches import check_switches
 from ..envs import Observation, check_served_spec
 from ..runs import new_run_id
 from .common import check_models

@@ -155,7 +155,7 @@ def test_rap_is_shown_the_gold_runs_moments_most_like_the_present_and_is_refused
 def test_a_random_walk_builds_the_graph_as_arigraph_does_while_commands_are_drawn_at_random(tmp_path: Path) -> None:
     """AriGraph appendix C (figure 6): the commands are drawn from the valid ones, the same on a replay, and the
     graph is still built by the preset's extraction."""
-    from ariadnegraph.agent.presets import ablation
+    from ariadnegraph.agent.ablations import ablation
 
     cell = next(v for v in ablation("arigraph-random-walk") if v.label == "AriGraph random walk")
     played = []

@@ -13,8 +13,9 @@ from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
 from ariadnegraph import prompting as p
+from ariadnegraph.agent.ablations import ablation
 from ariadnegraph.agent.context import AgentContext
-from ariadnegraph.agent.presets import PRESETS, ablation, switch_values
+from ariadnegraph.agent.presets import PRESETS, switch_values
 from ariadnegraph.agent.recall import recall, world_history
 from ariadnegraph.graphs import agent
 from ariadnegraph.memory import WorldMemory

@@ -44,7 +44,8 @@ def test_the_scienceworld_table_says_how_davis_chose_variations_and_seeded_memor
 
 
 def test_every_quoted_system_names_the_preset_that_plays_it_here_or_why_none_does() -> None:
-    from ariadnegraph.agent.presets import ABLATIONS, PRESETS
+    from ariadnegraph.agent.ablations import ABLATIONS
+    from ariadnegraph.agent.presets import PRESETS
     from ariadnegraph.evals import quoted
 
     tables = [value for value in vars(quoted).values() if isinstance(value, tuple)]

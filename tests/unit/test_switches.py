@@ -13,18 +13,11 @@ from pathlib import Path
 import pytest
 
 from ariadnegraph import prompting as p
+from ariadnegraph.agent.ablations import ablation
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.integrity import checked_copies
-from ariadnegraph.agent.presets import (
-    PRESETS,
-    SWITCHES,
-    Preset,
-    ablation,
-    parse_switch,
-    parse_switches,
-    preset_of,
-    switch_values,
-)
+from ariadnegraph.agent.presets import PRESETS, SWITCHES, Preset, preset_of, switch_values
+from ariadnegraph.agent.switches import parse_switch, parse_switches
 from ariadnegraph.evals import quoted
 from ariadnegraph.evals.plan import EvalError, EvalRequest
 from ariadnegraph.evals.planning import plan_eval
@@ -50,7 +43,7 @@ EXAMPLES = {"summarizer": "true", "knowledge_graph": "on", "retrieval": "stma", 
             "coreference": "true", "open_relations": "true"}
 
 
-# switches that play only beside others (agent/presets._unplayable refuses them alone)
+# switches that play only beside others (agent/switches._unplayable refuses them alone)
 NEEDS = {"plan_form": ["planner=every_step", "react_choice=true"], "random_walk": ["planner=never"],
          "choice_reasoning": ["react_choice=true"], "safety_check": ["qa_turns=5", "monologue=transitions"],
          "follow_lists": ["pin_readings=true", "progress_shown=true", "object_memory=true"]}
@@ -59,7 +52,8 @@ NEEDS = {"plan_form": ["planner=every_step", "react_choice=true"], "random_walk"
 def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
     assert set(SWITCHES) == {f.name for f in fields(Preset)} - {"description"} == set(EXAMPLES)
     for name, text in EXAMPLES.items():
-        context = AgentContext(switch_overrides=parse_switches([f"{name}={text}", *NEEDS.get(name, [])]))
+        # on ariadne_full, where every role runs, so every switch can be set
+        context = AgentContext(preset="ariadne_full", switch_overrides=parse_switches([f"{name}={text}", *NEEDS.get(name, [])]))
         assert getattr(context.switches, name) == context.switch_overrides[name] != getattr(PRESETS["ariadne"], name), name
 
 
@@ -74,7 +68,7 @@ def test_every_switch_of_preset_can_be_set_and_reaches_the_nodes():
 ])
 def test_a_switch_that_would_do_nothing_as_the_others_are_set_is_refused_in_one_line(given, message):
     with pytest.raises(ValueError) as refused:
-        AgentContext(switch_overrides=parse_switches(given))
+        AgentContext(preset="ariadne_full", switch_overrides=parse_switches(given))
     assert message in str(refused.value)
     assert "\n" not in str(refused.value)
 
@@ -230,7 +224,7 @@ def test_every_number_switch_is_bounded():
     """A switch is also a server client's request: no number switch takes an unbounded value."""
     from typing import get_args, get_type_hints
 
-    from ariadnegraph.agent.presets import _MAXIMUM
+    from ariadnegraph.agent.switches import _MAXIMUM
 
     numbers = [name for name in SWITCHES if int in (get_args(get_type_hints(Preset)[name]) or (get_type_hints(Preset)[name],))]
     assert numbers, sorted(set(numbers) - set(_MAXIMUM))
@@ -260,9 +254,8 @@ def test_a_renamed_switch_reads_under_its_old_name():
     ("agentkit", ["oracle_plan=true"], "preset 'agentkit' never runs (planner=never)"),
     ("arigraph", ["oracle_plan=true", "thoughts=crafter"], "a thought graph chooses its commands"),
 ])
-def test_an_oracle_the_preset_never_runs_is_refused_before_any_write(tmp_path, monkeypatch, preset, switches, named):
+def test_an_oracle_the_preset_never_runs_is_refused_before_any_write(tmp_path, preset, switches, named):
     """It would change nothing, yet label the run ORACLE: refused where the preset is built, and by eval's plan."""
-    monkeypatch.delenv("ARIADNE_PRESET")  # the tests' default preset would stand in for 'ariadne', the field's default
     with pytest.raises(ValueError, match=re.escape(named)):
         AgentContext(preset=preset, switch_overrides=parse_switches(switches))
     with pytest.raises(EvalError, match=re.escape(named)):
