@@ -54,7 +54,7 @@ class ActorDecision(TypedDict, total=False):
 
     planned: Required[str | None]  # the plan's step as written (None: no plan step, e.g. a script's command)
     played: Required[str | None]  # the command sent to the game (None: sent back)
-    how: Required[How]
+    how: Required[str]  # a How value, as a plain string (checkpoints and trajectory.jsonl hold it)
     by: str  # who chose the command: nodes/common.BY_* or a guard's reason code
     reason: str  # the guard's reason code (nodes/guards.Reason), when a guard decided
     why: str  # the guard's words for the planner, when one decided

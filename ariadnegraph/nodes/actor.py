@@ -80,7 +80,8 @@ def as_written(action: str) -> str | None:
 def grounding(planned: str | None, played: str | None, how: How, **extra: Any) -> dict[str, list[ActorDecision]]:
     """The actor's record for the step's line (``decided["actor"]``): the plan's step, the command it became, how
     (agent/records.How) and the rest of an ActorDecision's fields given as ``extra``."""
-    record: ActorDecision = {"planned": planned, "played": played, "how": how, **extra}  # type: ignore[typeddict-item]
+    # ``how`` as its plain word: the record goes into checkpoints, which would otherwise hold the enum's type
+    record: ActorDecision = {"planned": planned, "played": played, "how": how.value, **extra}  # type: ignore[typeddict-item]
     return {"actor": [record]}
 
 

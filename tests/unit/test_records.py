@@ -5,6 +5,9 @@ hold."""
 from __future__ import annotations
 
 import json
+import warnings
+
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from ariadnegraph import prompting as p
 from ariadnegraph.agent.records import How, feedback, feedback_of, feedback_text
@@ -34,4 +37,11 @@ def test_feedback_a_checkpoint_from_before_holds_as_text_reads_as_the_critics() 
 def test_the_actors_record_is_stored_with_the_words_runs_on_disk_hold() -> None:
     record = grounding("read recipe", None, How.SENT_BACK, why="not valid", reason="not valid")["actor"][0]
     assert json.loads(json.dumps(record))["how"] == "sent back"
+    # a plain string, not the enum: a checkpoint holding the enum's type warns when it is read back (LangGraph's
+    # msgpack allow-list) and will refuse it
+    assert type(record["how"]) is str
+    stored = JsonPlusSerializer().dumps_typed(record)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert JsonPlusSerializer().loads_typed(stored) == record
     assert How("as_written") is How.AS_WRITTEN  # a trajectory's word reads back as its member
