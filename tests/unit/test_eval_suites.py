@@ -271,12 +271,12 @@ def test_scienceworld_layout_groups_tasks_by_subject():
 
 
 def test_job_run_ids_are_valid_run_directory_names(monkeypatch):
-    from ariadnegraph.runs import _RUN_ID
+    from ariadnegraph.runs import RUN_ID_PATTERN
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the client is built, never called
 
     for job in plan_eval(EvalRequest(suite="scienceworld", presets=["full_history"], model="openai:gpt-4o-mini", out="unused")).jobs[:5]:
-        assert _RUN_ID.match(job.run_id)
+        assert RUN_ID_PATTERN.match(job.run_id)
     job = Job("s", "p", "openai:gpt-4o", get_suite("stma-cooking").games()[0], 1)
     assert job.run_id == Job("s", "p", "openai:gpt-4o", get_suite("stma-cooking").games()[0], 1).run_id
     assert job.run_id != Job("s", "p", "openai:gpt-4o", get_suite("stma-cooking").games()[0], 2).run_id
