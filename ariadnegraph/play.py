@@ -349,14 +349,7 @@ def play_trials(
     ``trials``: None plays the preset's (the ``reflexion`` preset's 3, every other preset's 1)."""
     context = context or AgentContext()
     trials = context.switches.trials if trials is None else trials
-    if not 1 <= trials <= 100:
-        raise ValueError(f"trials must be between 1 and 100, got {trials}")
-    first = check_run_id(run_id) if run_id else new_run_id(env)
-    if len(trial_run_id(first, trials)) > RUN_ID_CHARS:  # refused now, not after the first trials played
-        raise ValueError(
-            f"run id '{first:.40}...' is too long for {trials} trials: trial {trials} is saved as "
-            f"'{trial_run_id('<id>', trials)}', at most {RUN_ID_CHARS} characters"
-        )
+    first = _first_trial_id(env, run_id, trials)
     asked = {"env": env, "seed": seed, "variation": variation, "split": split, "max_steps": max_steps}
     for k in range(1, trials + 1):  # every trial this command would continue is checked before any is
         if (Path(context.run_dir) / trial_run_id(first, k) / META_FILE).is_file():
@@ -395,30 +388,44 @@ def play_trials(
             on_trial(result)
         if result["won"] or k == trials:
             break
-        following = RunDir(Path(context.run_dir) / trial_run_id(first, k + 1))
-        if following.path.joinpath(META_FILE).is_file():
-            # The next trial was started by an earlier run of this command: it holds the lesson it was shown.
-            # Reflecting again would cost a call and could write a lesson the trial never saw.
-            saved = following.meta()
-            reflection = (saved.get("trial") or {}).get("reflection") or {"text": (saved.get("lessons") or [""])[-1]}
-            results[-1]["reflection"] = reflection
-            if carry_memory:  # what the next trial is (or is again) seeded with
-                facts, source = final_facts(context.run_dir, rid), rid
-            continue
-        lesson, update = reflect(RunDir.open(context.run_dir, rid), result, given, context)
-        reflection = {
-            "text": lesson,
-            **{
-                k: v
-                for k, v in next(iter(update["usage"].values())).items()
-                if k in ("calls", "prompt_tokens", "completion_tokens")
-            },
-        }
+        reflection, given = _lesson_after(context, rid, trial_run_id(first, k + 1), result, given)
         results[-1]["reflection"] = reflection
-        given = [*given, lesson][-LESSONS_SHOWN:]
-        if carry_memory:
+        if carry_memory:  # what the next trial is (or is again) seeded with
             facts, source = final_facts(context.run_dir, rid), rid
     return results
+
+
+def _first_trial_id(env: str, run_id: str | None, trials: int) -> str:
+    """The first trial's run id (the given one, checked, or a new one); refused now, not after the first trials
+    played, when the last trial's id would be too long."""
+    if not 1 <= trials <= 100:
+        raise ValueError(f"trials must be between 1 and 100, got {trials}")
+    first = check_run_id(run_id) if run_id else new_run_id(env)
+    if len(trial_run_id(first, trials)) > RUN_ID_CHARS:
+        raise ValueError(
+            f"run id '{first:.40}...' is too long for {trials} trials: trial {trials} is saved as "
+            f"'{trial_run_id('<id>', trials)}', at most {RUN_ID_CHARS} characters"
+        )
+    return first
+
+
+def _lesson_after(
+    context: AgentContext, played: str, following: str, result: dict[str, Any], given: list[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The lesson after a failed trial (run ``played``), with what writing it cost, and the lessons the next trial
+    (run ``following``) is shown. A next trial an earlier run of this command started holds the lesson it was shown:
+    reflecting again would cost a call and could write a lesson the trial never saw."""
+    next_run = RunDir(Path(context.run_dir) / following)
+    if next_run.path.joinpath(META_FILE).is_file():
+        saved = next_run.meta()
+        return (saved.get("trial") or {}).get("reflection") or {"text": (saved.get("lessons") or [""])[-1]}, given
+    lesson, update = reflect(RunDir.open(context.run_dir, played), result, given, context)
+    cost = next(iter(update["usage"].values()))
+    reflection = {
+        "text": lesson,
+        **{k: v for k, v in cost.items() if k in ("calls", "prompt_tokens", "completion_tokens")},
+    }
+    return reflection, [*given, lesson][-LESSONS_SHOWN:]
 
 
 def saved_context(run: RunDir, meta: RunMeta) -> AgentContext:

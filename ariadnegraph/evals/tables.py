@@ -393,79 +393,80 @@ def _progression(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """BALROG-style: progression (% of the way, mean ± std over seeds) per system, with the game's own
     figures (NetHack: in-game score and deepest level; Crafter: achievements unlocked), quoted rows after."""
     nethack = suite.name == "nethack"
-    systems = list(dict.fromkeys((r["preset"], r["model"]) for r in records))
-    header = [
-        "system",
-        "episodes",
-        "progression %",
-        *(
-            ("in-game score", "deepest level", "experience level")
-            if nethack
-            else ("achievements unlocked", "Crafter score", "reward")
-        ),
-    ]
+    own = (
+        ("in-game score", "deepest level", "experience level")
+        if nethack
+        else ("achievements unlocked", "Crafter score", "reward")
+    )
+    header = ["system", "episodes", "progression %", *own]
     rows = []
-    for preset, model in systems:
+    for preset, model in dict.fromkeys((r["preset"], r["model"]) for r in records):
         mine = [r for r in records if (r["preset"], r["model"]) == (preset, model)]
-        progress = [100 * r.get("best_norm_score", r["norm_score"]) for r in mine]
-        figures = [f"{statistics.fmean(progress):.1f} ± {statistics.pstdev(progress):.1f}"]
-        if nethack:
-            for key in ("score", "depth", "xlvl"):
-                values = [r["peaks"][key] for r in mine if key in (r.get("peaks") or {})]
-                figures.append(
-                    f"{statistics.fmean(values):.2f} ± {statistics.pstdev(values):.2f}" if values else MISSING
-                )
-        else:
-            unlocked = [r["score"] for r in mine]
-            figures += [
-                f"{statistics.fmean(unlocked):.2f} ± {statistics.pstdev(unlocked):.2f}",
-                *_crafter_figures(mine),
-            ]
-        rows.append([f"{preset} ({model})", str(len(mine)), *figures])
+        rows.append([f"{preset} ({model})", str(len(mine)), *_progression_figures(mine, nethack)])
+    quoted_rows, note = _nethack_quoted() if nethack else _crafter_quoted()
+    return _table(header, rows + quoted_rows) + "\n\n" + note
+
+
+def _mean_std(values: Sequence[float], digits: int = 2) -> str:
+    return f"{statistics.fmean(values):.{digits}f} ± {statistics.pstdev(values):.{digits}f}"
+
+
+def _progression_figures(mine: Sequence[Mapping[str, Any]], nethack: bool) -> list[str]:
+    """One system's cells: its progression, then the game's own figures."""
+    figures = [_mean_std([100 * r.get("best_norm_score", r["norm_score"]) for r in mine], 1)]
     if nethack:
-        for q in quoted.NETHACK:
-            score, levels = cast(tuple[float, float], q.cells["score"]), cast(tuple[float, float], q.cells["levels"])
-            rows.append(
-                [
-                    q.label,
-                    "3 runs",
-                    MISSING,
-                    f"{score[0]:.2f} ± {score[1]:.2f}",
-                    f"{levels[0]:.2f} ± {levels[1]:.2f}",
-                    MISSING,
-                ]
-            )
-        note = (
-            "Progression: BALROG's measure, the larger of the milestones for the deepest dungeon level and the highest "
-            f"experience level reached (envs/nethack_progress.py). Quoted rows: {quoted.NETHACK_NOTE} Ours differ in "
-            "the observation layer and the step cap: our own text over NLE (the message, the eight neighbouring "
-            "squares, "
-            "what is visible farther off, the status lines, the inventory), not NetPlay's Room or Level obs, and at "
-            "most "
-            f"{NETHACK_MAX_STEPS} steps per episode (the NetHack Challenge, a random role); the quoted Levels sit in "
-            f"our "
-            "deepest-level column though they count levels completed. Read them as context, not as a comparison."
+        for key in ("score", "depth", "xlvl"):
+            values = [r["peaks"][key] for r in mine if key in (r.get("peaks") or {})]
+            figures.append(_mean_std(values) if values else MISSING)
+        return figures
+    return [*figures, _mean_std([r["score"] for r in mine]), *_crafter_figures(mine)]
+
+
+def _nethack_quoted() -> tuple[list[list[str]], str]:
+    rows = []
+    for q in quoted.NETHACK:
+        score, levels = cast(tuple[float, float], q.cells["score"]), cast(tuple[float, float], q.cells["levels"])
+        rows.append(
+            [
+                q.label,
+                "3 runs",
+                MISSING,
+                f"{score[0]:.2f} ± {score[1]:.2f}",
+                f"{levels[0]:.2f} ± {levels[1]:.2f}",
+                MISSING,
+            ]
         )
-    else:
-        for q in quoted.CRAFTER:
-            rows.append(
-                [
-                    q.label,
-                    MISSING,
-                    MISSING,
-                    MISSING,
-                    str(q.cells.get("score") or MISSING),
-                    str(q.cells.get("reward") or MISSING),
-                ]
-            )
-        note = (
-            "Progression: achievements unlocked of Crafter's 22 (BALROG's measure). Crafter score: the Crafter paper's "
-            "geometric mean over the 22 achievements of their success rates across the system's episodes, "
-            "exp(mean ln(1 + s_i)) - 1 in %; reward: Crafter's episode reward (+1 per achievement unlocked, ±0.1 per "
-            "health point gained or lost), mean ± std over episodes (evals/crafter_score.py). AgentKit's rows are "
-            "10,000-step episodes: ours are shorter when the step budget is, so compare loosely."
-        )
-    return _table(header, rows) + "\n\n" + note
+    note = (
+        "Progression: BALROG's measure, the larger of the milestones for the deepest dungeon level and the highest "
+        f"experience level reached (envs/nethack_progress.py). Quoted rows: {quoted.NETHACK_NOTE} Ours differ in the "
+        "observation layer and the step cap: our own text over NLE (the message, the eight neighbouring squares, what "
+        "is visible farther off, the status lines, the inventory), not NetPlay's Room or Level obs, and at most "
+        f"{NETHACK_MAX_STEPS} steps per episode (the NetHack Challenge, a random role); the quoted Levels sit in our "
+        "deepest-level column though they count levels completed. Read them as context, not as a comparison."
+    )
+    return rows, note
+
+
+def _crafter_quoted() -> tuple[list[list[str]], str]:
+    rows = [
+        [
+            q.label,
+            MISSING,
+            MISSING,
+            MISSING,
+            str(q.cells.get("score") or MISSING),
+            str(q.cells.get("reward") or MISSING),
+        ]
+        for q in quoted.CRAFTER
+    ]
+    note = (
+        "Progression: achievements unlocked of Crafter's 22 (BALROG's measure). Crafter score: the Crafter paper's "
+        "geometric mean over the 22 achievements of their success rates across the system's episodes, "
+        "exp(mean ln(1 + s_i)) - 1 in %; reward: Crafter's episode reward (+1 per achievement unlocked, ±0.1 per "
+        "health point gained or lost), mean ± std over episodes (evals/crafter_score.py). AgentKit's rows are "
+        "10,000-step episodes: ours are shorter when the step budget is, so compare loosely."
+    )
+    return rows, note
 
 
 def _crafter_figures(records: Sequence[Mapping[str, Any]]) -> list[str]:

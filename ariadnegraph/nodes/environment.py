@@ -79,36 +79,40 @@ def buffered_feedback(state: AgentState, switches: Preset) -> dict[str, str]:
     return {"feedback": said[-1]} if said else {}
 
 
+def _first_step(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
+    """Step 0: the game's first observation recorded, and the state an episode starts from."""
+    context = runtime.context
+    observation = session.observation
+    session.record(0, None, observation, trail=session.trail)
+    return {
+        **observation_fields(observation),
+        "run_id": state["run_id"],
+        "step": 0,
+        "approving": approving(state, context.approve_commands),
+        "goal": getattr(session.env, "goal", None) or "",
+        "last_action": None,
+        "trail": session.trail,
+        "memory_step": -1,
+        "belief": "",
+        "plan": [],
+        "needs_plan": True,
+        "replans": 0,
+        "expected": None,
+        "feedback": None,
+        "reward": 0.0,
+        "lessons": recall(state, session, context.memory_from, runtime.store),
+        "switches": switch_values(context.switches),
+        "family": session.family.name,
+        "progress_step": 0,
+        "history": [{"step": 0, "action": None, "observation": observation.text}],
+    }
+
+
 def environment(state: AgentState, runtime: Runtime[AgentContext], session: Session) -> dict[str, Any]:
     """``state`` as ``episode_state`` returned it; ``session``: the episode's, new on its first step."""
     context = runtime.context
     if "observation" not in state:
-        observation = session.observation
-        session.record(0, None, observation, trail=session.trail)
-        goal = getattr(session.env, "goal", None) or ""
-        update = {
-            **observation_fields(observation),
-            "run_id": state["run_id"],
-            "step": 0,
-            "approving": approving(state, context.approve_commands),
-            "goal": goal,
-            "last_action": None,
-            "trail": session.trail,
-            "memory_step": -1,
-            "belief": "",
-            "plan": [],
-            "needs_plan": True,
-            "replans": 0,
-            "expected": None,
-            "feedback": None,
-            "reward": 0.0,
-            "lessons": recall(state, session, context.memory_from, runtime.store),
-            "switches": switch_values(context.switches),
-            "family": session.family.name,
-            "progress_step": 0,
-            "history": [{"step": 0, "action": None, "observation": observation.text}],
-        }
-        return update
+        return _first_step(state, runtime, session)
     step = state.get("step", 0) + 1
     action = state["command"]
     if action is None:  # the actor always proposes a command before the next step
