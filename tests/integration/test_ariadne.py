@@ -19,7 +19,7 @@ ARIADNE = str(Path(sys.executable).parent / "ariadne")
 
 
 def play(tmp_path: Path, *args: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "ARIADNE_PRESET"}  # the tests' default is ariadne_full
+    env = dict(os.environ)
     done = subprocess.run([ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--run-dir", str(tmp_path), "--json", *args],
                           capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -85,7 +85,6 @@ def test_the_way_forward_opens_the_closed_door_and_plays_no_no_op_twice_in_one_s
     model = QueuedChatModel(replies=[structured("Decision", reasoning="The recipe is in the cookbook.", action="read cookbook")],
                             repeat_last=True)
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     result = play_episode("cooking:3", seed=37301, max_steps=20, context=AgentContext(run_dir=str(tmp_path), preset="ariadne"),
                           run_id="trap")
     lines = list(RunDir.open(tmp_path, "trap").steps())

@@ -32,7 +32,6 @@ def test_checkpoints_stay_the_same_size_as_the_episode_grows(tmp_path):
 def test_a_step_of_the_default_preset_costs_at_most_20_kb_of_checkpoints(tmp_path, monkeypatch):
     """Each channel's value is stored once per version, compressed (agent/checkpoints.RunSqliteSaver): a text game's
     step cost ~130 KB when every checkpoint held the whole state, the last 25 steps' observations with it."""
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)  # the tests' default is ariadne_full (conftest)
     result = play("arigraph:clean", max_steps=40, context=AgentContext(run_dir=str(tmp_path), preset="ariadne"))
     run = RunDir.open(tmp_path, result["run_id"])
     sizes = bytes_by_step(run.checkpoints_path, run.run_id)

@@ -12,13 +12,14 @@ ARIADNE = str(Path(sys.executable).parent / "ariadne")
 
 
 def test_steps_per_replan_and_graph_growth_are_recorded_and_tabled(tmp_path):
+    """With ariadne_full (its temporal KG on; ariadne's is off) beside ReAct, which never plans."""
     out = tmp_path / "out"
-    result = subprocess.run([ARIADNE, "eval", "stma-cooking", "--preset", "ariadne", "--preset", "react", "--model", "scripted",
+    result = subprocess.run([ARIADNE, "eval", "stma-cooking", "--preset", "ariadne_full", "--preset", "react", "--model", "scripted",
                              "--levels", "2", "--games", "1", "--max-steps", "10", "--out", str(out)],
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     records = {r["preset"]: r for r in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
-    ariadne, react = records["ariadne"], records["react"]
+    ariadne, react = records["ariadne_full"], records["react"]
     assert ariadne["steps_per_replan"] is not None
     assert ariadne["steps_per_replan"] >= 1
     assert react["steps_per_replan"] is None  # ReAct never plans

@@ -324,8 +324,10 @@ def test_a_finished_episode_returns_its_result_and_streams_its_steps(server):
     url, _ = server
     client = get_sync_client(url=url)
     thread = client.threads.create()["thread_id"]
+    # ariadne_full: a critic judges each command, so verdicts are streamed too
     events = [part.data for part in client.runs.stream(thread, "agent", input={"env": "cooking:1", "seed": 1, "max_steps": 5},
-                                                        stream_mode="custom") if part.event == "custom"]
+                                                        context={"preset": "ariadne_full"}, stream_mode="custom")
+              if part.event == "custom"]
     assert [e["step"] for e in events if e.get("event") == "step"] == [0, 1, 2, 3, 4, 5]
     outcomes = [e for e in events if e["event"] == "step"]
     assert all(e["observation"] for e in outcomes)

@@ -84,15 +84,16 @@ def traced_runs(bodies: list[bytes]) -> dict[str, dict]:
 
 def test_an_episode_is_traced_with_node_names_tags_and_metadata(tmp_path, endpoint):
     url, bodies = endpoint
+    # ariadne_full: every role runs, so each has a run named after it
     result = play(tmp_path, {"LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": url, "LANGSMITH_API_KEY": "test-key",
-                             "LANGSMITH_PROJECT": "ariadne-test"})
+                             "LANGSMITH_PROJECT": "ariadne-test"}, "--preset", "ariadne_full")
     assert result.returncode == 0, result.stderr[-2000:]
     received = b"\n".join(bodies)
     posts = [b for b in bodies if b.startswith(b"POST")]
     assert posts, "no trace reached the endpoint"
     for node in (b"summarizer", b"relation_retriever", b"planner", b"critic", b"environment"):
         assert node in received, node
-    assert b"preset:ariadne" in received
+    assert b"preset:ariadne_full" in received
     assert b"env:cooking:1" in received
     assert b"ScriptedChatModel" in received  # the model calls themselves
     run_id = json.loads(result.stdout.strip().splitlines()[-1])["run_id"].encode()

@@ -34,12 +34,15 @@ def actions_of(run_dir: Path, run_id: str) -> list[str]:
 
 
 def test_play_prints_progress_and_a_json_summary_and_saves_the_run(tmp_path):
-    result = ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--run-dir", str(tmp_path))
+    """With every role (ariadne_full): its plan printed, its memory's facts kept."""
+    result = ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--run-dir", str(tmp_path),
+                     "--preset", "ariadne_full")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "step   1" in result.stdout
     assert "plan:" in result.stdout
     assert "model calls" in result.stdout
-    summary = last_json(ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--run-dir", str(tmp_path), "--json"))
+    summary = last_json(ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "12", "--run-dir", str(tmp_path), "--json",
+                                "--preset", "ariadne_full"))
     assert SUMMARY_FIELDS <= summary.keys()
     assert summary["model"] == "scripted"
     assert summary["preset"] == "ariadne_full"

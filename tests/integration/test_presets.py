@@ -51,8 +51,7 @@ class CallRecorder(BaseCallbackHandler):
 
 @pytest.fixture(autouse=True)
 def each_preset_as_itself(monkeypatch):
-    """Every preset here is played as named (the suite's default, ARIADNE_PRESET=ariadne_full, would replace 'ariadne')."""
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
+    """Every preset here is played as named."""
 
 
 def played(env: str, preset: str, tmp_path, max_steps: int, seed: int | None = None) -> tuple[dict, list[dict]]:

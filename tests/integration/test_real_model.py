@@ -61,7 +61,7 @@ def wait_gone(pid: int, seconds: float = 10.0) -> bool:
 def test_a_local_model_plays_every_role_and_a_killed_run_resumes(tmp_path: Path, local_model: str):
     run_id = "smollm2-cooking-1"
     command = [ARIADNE, "play", "--env", "cooking:1", "--seed", "1", "--max-steps", "3", "--model", local_model,
-               "--run-dir", str(tmp_path), "--json"]
+               "--preset", "ariadne_full", "--run-dir", str(tmp_path), "--json"]  # every role
     player = subprocess.Popen([*command, "--run-id", run_id], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     trajectory = tmp_path / run_id / "trajectory.jsonl"
     deadline = time.monotonic() + 1200

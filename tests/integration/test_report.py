@@ -25,7 +25,8 @@ SCREENSHOT = os.environ.get("ARIADNE_REPORT_SCREENSHOT")  # keep the slider test
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> tuple[Path, str]:
     run_dir = tmp_path_factory.mktemp("report-runs")
-    result = play("cooking:1", seed=1, max_steps=8, context=AgentContext(run_dir=str(run_dir)))
+    # ariadne_full: every role runs, so the page has a belief, a graph, plans and the critic's verdicts to show
+    result = play("cooking:1", seed=1, max_steps=8, context=AgentContext(preset="ariadne_full", run_dir=str(run_dir)))
     return run_dir, result["run_id"]
 
 

@@ -280,7 +280,7 @@ def test_stma_retrieval_hops_from_subject_to_object_only():
 
 
 def davis_cell(label: str):
-    from ariadnegraph.agent.presets import ablation
+    from ariadnegraph.agent.ablations import ablation
 
     return next(v for v in ablation("davis") if v.label == label)
 
@@ -428,6 +428,7 @@ def test_davis_takes_its_facts_from_a_summary_of_the_transition(monkeypatch):
                {"step": 4, "action": "open fridge", "observation": "You open the fridge, revealing a carrot."}]
     state = {**STATE, "belief": "Recipe: carrot.", "history": history, "last_action": "open fridge",
              "observation": "You open the fridge, revealing a carrot."}
+
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured(
         "TransitionExtraction", transition="The agent opened the fridge: a carrot is inside.",
         triplets=[["carrot", "in", "fridge"], ["fridge", "is", "open"]], outdated=[])]))
@@ -451,12 +452,12 @@ def test_a_cut_command_list_still_admits_the_plans_step_and_the_critic_sees_what
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.nodes.critic import critic_sections
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     things = [f"thing {i}" for i in range(30)]
     valid = ["look around", "go to hallway"] + [f"move {a} to {b}" for a in things for b in things if a != b]
     step = "move thing 29 to thing 28"  # the last of 872: far outside the 60 shown
     state = {**STATE, "env": "scienceworld:melt", "goal": "Your task is to melt lead.", "inventory": [],
              "admissible": valid, "plan": [{"action": step, "expected": ""}], "location": "kitchen"}
+
     model = use_model(monkeypatch, QueuedChatModel(replies=[structured("ActionChoice", reasoning="as planned", action=step)]))
     update = actor_module.actor(state, runtime(preset="react"), fake_session(WorldMemory()))
     shown = sections_of(model.calls[0])[p.ADMISSIBLE].splitlines()
@@ -477,12 +478,12 @@ def test_arigraph_extracts_open_relations_and_never_where_the_player_is(monkeypa
     from ariadnegraph.nodes.memory_update import memory_update
     from ariadnegraph.nodes.prompts import RELATION_RETRIEVER, RELATION_RETRIEVER_OPEN
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     seen = "-= Kitchen =- You see a closed fridge. A note on the wall says the oven is broken."
     state = {**STATE, "env": "arigraph:hunt", "location": "Kitchen", "last_action": "go north", "observation": seen}
     replies = [structured("Extraction", triplets=[["you", "are in", "Kitchen"], ["Kitchen", "contains", "fridge"],
                                                   ["note", "says broken", "oven"]], outdated=[]),
                structured("Outdated", outdated=[])]
+
     model = use_model(monkeypatch, QueuedChatModel(replies=list(replies)))
     arigraph, session = runtime(preset="arigraph"), fake_session(WorldMemory())
     update = retriever_module.relation_retriever(state, arigraph, session)
@@ -509,7 +510,6 @@ def test_ariadne_sends_an_invalid_step_a_repeat_and_a_stall_back_to_the_planner_
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)  # the tests' default is ariadne_full (conftest)
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))  # any model call would fail
     tried: dict = {}
     past = FakePast(tried=tried)
@@ -546,8 +546,6 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
 
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
     memory = WorldMemory()  # corridor (exits north, east) -> north: bedroom (exit south); east never taken
     memory.observe(0, "-= Corridor =-", [("player", "in", "corridor"), ("corridor", "has exit", "north"), ("corridor", "has exit", "east")])
@@ -590,7 +588,6 @@ def test_ariadne_shows_what_raised_the_score_and_texts_read_line_by_line(monkeyp
     from ariadnegraph.nodes.memory_update import text_read
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "cooking:1", "context": {"model": "scripted"}})
     for step, (action, text, score) in enumerate([(None, "-= Kitchen =-", 0), ("take knife", "You take the knife.", 0),
                                                   ("slice carrot with knife", "You slice the carrot.\nYour score has just gone up.", 1),
@@ -611,7 +608,6 @@ def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeyp
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried: dict = {}
     past = FakePast(tried=tried)
     session = fake_session(WorldMemory(), past=past)
@@ -641,7 +637,6 @@ def test_ariadne_does_not_play_a_third_time_what_changed_nothing_when_the_replan
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (2, "You are in the kitchen."), "examine cheese": (2, "a block of cheese")}
     past = FakePast(tried=tried)
     session = fake_session(WorldMemory(), past=past)
@@ -663,7 +658,6 @@ def test_the_way_forward_takes_the_thing_here_before_a_look_that_changes_nothing
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (9, "You are in the kitchen. There is also a coin.")}
     past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
@@ -684,7 +678,6 @@ def test_where_carrying_changes_nothing_the_way_forward_opens_but_takes_nothing(
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (9, "This room is called the bedroom.")}
     past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
@@ -706,7 +699,6 @@ def test_with_no_way_out_the_way_forward_examines_what_it_never_has_instead_of_l
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (1, "You are in the kitchen. In one part of the room you see a stove.")}
     past = FakePast(tried=tried, played_commands={"look around", "examine cookbook"})
     ariadne = runtime(preset="ariadne")
@@ -729,7 +721,6 @@ def test_scienceworld_go_to_is_a_move_and_the_way_forward_never_looks_twice_in_o
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (1, "This outside location is called the outside."), "go to kitchen": (3, "You move to the kitchen.")}
     past = FakePast(tried=tried, played_commands={"look around", "look at fountain", "go to kitchen"})
     ariadne = runtime(preset="ariadne")
@@ -754,7 +745,6 @@ def test_scienceworld_the_way_forward_stays_while_which_one_of_the_kind_here_is_
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.nodes import choice as choice_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     science, memory = family_of("scienceworld:lifespan-longest-lived"), WorldMemory()
     outside = ("This outside location is called the outside. Here you see: \n\tthe agent\n\tan axe\n\ta baby beaver"
                "\n\ta baby mouse\nYou also see:\n\tA door to the kitchen (that is open)\n")
@@ -787,7 +777,6 @@ def test_scienceworld_the_way_forward_searches_a_lead_one_move_away_on_arrival(m
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.nodes.common import BY_ROUTE
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     science, memory = family_of("scienceworld:test-conductivity"), WorldMemory()
     studio = ("This room is called the art studio. In it, you see: \n\tthe agent\n\ta large cupboard. The large "
               "cupboard door is closed. \nYou also see:\n\tA door to the hallway (that is open)\n")
@@ -822,7 +811,6 @@ def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_pl
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"look around": (1, "This room is called the kitchen."), "activate sink": (2, "The sink is now activated.")}
     past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
@@ -849,7 +837,6 @@ def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_on
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried = {"examine Golden locker": (1, "The Golden locker looks strong, and impossible to break.")}
     past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
@@ -879,7 +866,6 @@ def test_a_key_here_is_taken_and_a_held_one_used_before_the_plans_step_and_pacin
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried: dict = {}
     past = FakePast(tried=tried)
     ariadne = runtime(preset="ariadne")
@@ -905,7 +891,6 @@ def test_a_note_here_never_read_is_read_before_the_plans_step(monkeypatch, tmp_p
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "arigraph:hunt", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": "-= Room G =-", "score": 0, "trail": "0"})
     ariadne = runtime(preset="ariadne")
@@ -930,7 +915,6 @@ def test_the_thing_the_goal_names_is_taken_where_a_valid_command_takes_it(monkey
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     ariadne = runtime(preset="ariadne")
     opened = {**STATE, "env": "arigraph:hunt", "goal": "Find the treasure", "inventory": ["Golden key"], "location": "Room A",
               "admissible": ["close Golden locker", "examine treasure", "go west", "look", "take treasure from Golden locker"],
@@ -954,7 +938,6 @@ def test_pacing_between_two_rooms_with_no_other_way_out_plays_the_way_forward(mo
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     tried: dict = {"move west": (2, "You are in the shower.")}
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:mapreader", "context": {"model": "scripted"}})
     for step, (action, score) in enumerate([(None, 0), ("move west", 0), ("take coin", 0.5), ("move east", 0.5)]):
@@ -983,7 +966,6 @@ def test_a_thing_is_not_put_back_where_it_was_just_taken_from(monkeypatch, tmp_p
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "arigraph:clean", "context": {"model": "scripted"}})
     for step, action in enumerate([None, "take business suit from cook table", "go north"]):
         run.append_step({"step": step, "action": action, "observation": "", "score": 0, "trail": str(step)})
@@ -1006,13 +988,13 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
 
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "cooking:1", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": "-= Kitchen =-", "score": 0, "trail": "0"})
     session = fake_session(run=run)
     recipe = "examine cookbook:\nIngredients:\ncarrot\nDirections:\nslice the carrot\nroast the carrot\nprepare meal"
     state = {**STATE, "env": "cooking:1", "readings": [recipe], "inventory": [], "plan": [], "location": "Kitchen",
              "admissible": ["take carrot from counter", "take knife from table", "look"]}
+
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
     ariadne = runtime(preset="ariadne")
     update = planner_module.planner(state, ariadne, session)
@@ -1065,7 +1047,6 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
     from ariadnegraph.nodes.memory_update import memory_update
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     recorded = json.loads((Path(__file__).parents[1] / "fixtures" / "observations" / "textworld_hunt.json").read_text())
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "arigraph:hunt", "context": {"model": "scripted"}})
     session, context = fake_session(memory=WorldMemory(), run=run), runtime(preset="ariadne")
@@ -1148,7 +1129,6 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     assert goal_steps_left(conductive, [], steps) == ["focus on the sodium chloride"]
     assert goal_steps_left(conductive, ["focus on sodium chloride"], steps) == []
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:mapreader", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": "You are in the bar.", "score": 0, "trail": "0"})
     session = fake_session(run=run)
@@ -1204,13 +1184,13 @@ def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_i
     assert inline_lists(bathroom)  # read as a list by the generic reading
     assert text_read({"env": "scienceworld:melt", "last_action": None, "observation": bathroom}) is None
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:simonsayswithmemory10", "context": {"model": "scripted"}})
     run.append_step({"step": 0, "action": None, "observation": start, "score": 0, "trail": "0"})
     session = fake_session(WorldMemory(), run=run)
     valid = ["examine blueberry", "examine pea", "touch pea", "touch blueberry", "take tomato"]
     state = {**STATE, "env": "twx:simonsayswithmemory10", "goal": "Your task is to do exactly what Simon says.",
              "readings": [text_read({"last_action": None, "observation": start})], "inventory": [], "admissible": valid}
+
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
     ariadne = runtime(preset="ariadne")
     played = []
@@ -1232,7 +1212,6 @@ def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monke
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "twx:simonsays10", "context": {"model": "scripted"}})
     said = ["examine blueberry", "examine pea", "touch pea", "examine blueberry"]
     run.append_step({"step": 0, "action": None, "observation": f"Simon says, '{said[0]}'.", "score": 0, "trail": "0"})
@@ -1258,7 +1237,6 @@ def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monke
 
 
 def test_ariadne_does_not_offer_reading_again_a_text_it_keeps(monkeypatch):
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     state = {**STATE, "env": "cooking:1", "readings": ["examine cookbook:\nIngredients:\ncarrot"],
              "admissible": ["examine cookbook", "examine table", "look"]}
     assert common.offered_commands(state, runtime(preset="ariadne").context) == ["examine table", "look"]
@@ -1422,7 +1400,6 @@ def test_ariadne_shows_a_thing_again_at_most_once_an_episode_and_looks_once_a_si
     from ariadnegraph.nodes import actor as actor_module
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     run = RunDir.create(tmp_path, "r", {"run_id": "r", "env": "cooking:1", "context": {"model": "scripted"}})
     for step, (action, where) in enumerate([(None, "Pantry"), ("examine shelf", "Pantry"), ("go south", "Kitchen")]):
         run.append_step({"step": step, "action": action, "observation": f"-= {where} =-", "score": 0, "trail": str(step),
@@ -1445,7 +1422,6 @@ def test_ariadne_sends_back_a_scienceworld_focus_on_what_the_task_does_not_name(
     'focus on substance in toilet' (the water): the task failed at step 1. The rules shield now sends it back."""
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     goal = ("Your task is to melt lead. First, focus on the substance. Then, take actions that will cause it to change "
             "its state of matter.")
     state = {**STATE, "env": "scienceworld:melt", "goal": goal, "readings": [], "location": "bathroom",
@@ -1469,7 +1445,6 @@ def test_ariadne_scienceworld_focuses_on_the_water_seen_elsewhere_once_the_room_
     from ariadnegraph.nodes.memory_update import memory_update
     from ariadnegraph.runs import RunDir
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     env = "scienceworld:test-conductivity"
     context = runtime(preset="ariadne")
 
@@ -1535,7 +1510,6 @@ def test_a_command_the_game_said_did_nothing_is_not_played_again_in_the_same_sit
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
 
-    monkeypatch.delenv("ARIADNE_PRESET", raising=False)
     use_model(monkeypatch, QueuedChatModel(replies=[]))
     tried: dict = {"mix jug": (1, "That container is empty, so there are no items to mix."),
                    "activate sink": (1, "The sink is now activated.")}
