@@ -6,8 +6,9 @@ What an agent does is its preset's (``switches``); a field here that shadows a p
 preset's value in ``switches``, the one place the two meet: nodes read only ``switches``. Any other
 switch is replaced through ``switch_overrides`` (``--set SWITCH=VALUE``), checked against ``Preset``.
 
-Each field falls back to an environment variable of its upper-cased name prefixed ``ARIADNE_``
-(e.g. ``ARIADNE_MODEL``), so a LangGraph server is configured without code edits. The dataclass is the
+Each field not given falls back to an environment variable of its upper-cased name prefixed ``ARIADNE_``
+(e.g. ``ARIADNE_MODEL``), so a LangGraph server is configured without code edits; a value given, even the
+field's default, is kept. The dataclass is the
 graphs' context schema: Studio renders it as a form (descriptions, choices as ``Literal``s).
 
 Who may choose what: :data:`OPERATOR_SETTINGS` are the server operator's alone (paths, endpoints); a
@@ -23,7 +24,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cache, cached_property
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
@@ -203,9 +204,7 @@ class AgentContext:
                 if self.run_dir == DEFAULT_RUN_DIR:
                     self.run_dir = str(run_dir_setting())
                 continue
-            if env is None or getattr(self, f.name) != (
-                f.default if f.default is not MISSING else ({} if f.name == "switch_overrides" else None)
-            ):
+            if env is None or f.name in _given(self):  # a value given (even the default's) beats the environment
                 continue
             if f.name == "switch_overrides":
                 try:
@@ -253,6 +252,24 @@ class AgentContext:
     def model_for(self, role: str) -> str:
         """The model string a role uses: its override, else the default model."""
         return getattr(self, f"{role}_model", None) or self.model
+
+
+_dataclass_init = AgentContext.__init__
+
+
+@functools.wraps(_dataclass_init)
+def _init_noting_what_is_given(self: AgentContext, **given: Any) -> None:
+    """The dataclass's ``__init__``, noting which fields the caller gave: only the others fall back to their
+    ``ARIADNE_*`` variable (``--preset ariadne`` with ``ARIADNE_PRESET=stma`` set plays ariadne)."""
+    object.__setattr__(self, "_given_fields", frozenset(given))
+    _dataclass_init(self, **given)
+
+
+AgentContext.__init__ = _init_noting_what_is_given  # type: ignore[method-assign]
+
+
+def _given(context: AgentContext) -> frozenset[str]:
+    return getattr(context, "_given_fields", frozenset())
 
 
 class ClientSettingRefused(ValueError):

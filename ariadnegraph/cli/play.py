@@ -105,8 +105,9 @@ def play_command(args: argparse.Namespace) -> int:
     if view is not None:  # the seconds before the first step (imports, the game made, a model's server up) are said
         print(f"starting {args.env}: the game, the memory and the model...", flush=True)
     context = AgentContext(
-        **({"model": args.model} if args.model else {}),  # none named: the context's default
-        preset=args.preset,
+        # none named: the context's default, or its ARIADNE_* variable (one named beats the variable)
+        **({"model": args.model} if args.model else {}),
+        **({"preset": args.preset} if args.preset else {}),
         run_dir=args.run_dir,
         base_url=args.base_url,
         switch_overrides=parse_switches(args.set),
@@ -163,9 +164,8 @@ def add_play(commands: Any) -> None:
     )
     play.add_argument(
         "--preset",
-        default="ariadne",
         metavar="PRESET",
-        help=f"agent preset: {', '.join(PRESETS)} (default ariadne; each is described below)",
+        help=f"agent preset: {', '.join(PRESETS)} (default $ARIADNE_PRESET, else ariadne; each is described below)",
     )
     play.add_argument(
         "--model",

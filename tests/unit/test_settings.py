@@ -3,6 +3,8 @@ replaces the preset's value in ``context.switches``, and the nodes read only tha
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ariadnegraph import prompting as p
@@ -33,6 +35,35 @@ def test_settings_come_from_the_environment_as_numbers(monkeypatch):
     monkeypatch.setenv("ARIADNE_EPISODIC_K", "many")
     with pytest.raises(ValueError, match="ARIADNE_EPISODIC_K"):
         AgentContext()
+
+
+def test_a_value_given_beats_the_environment_even_when_it_is_the_default(monkeypatch, tmp_path):
+    """``--preset ariadne`` (the default's name) with ``ARIADNE_PRESET=stma`` set plays ariadne, and an eval's job
+    plays the preset it is labelled with; a field not given still falls back to its variable."""
+    from ariadnegraph.evals.plan import Job
+    from ariadnegraph.evals.provenance import job_context
+    from ariadnegraph.evals.suites import Game
+
+    monkeypatch.setenv("ARIADNE_PRESET", "stma")
+    monkeypatch.setenv("ARIADNE_QA_TURNS", "2")
+    assert AgentContext().preset == "stma"
+    assert AgentContext(preset="ariadne").preset == "ariadne"
+    assert AgentContext(preset="ariadne").switches.plan_choice is True  # ariadne's, not stma's
+    assert AgentContext(preset="ariadne").qa_turns == 2  # not given: its variable
+    assert AgentContext(preset="ariadne", qa_turns=None).qa_turns is None  # given as the default: kept
+    job = Job("stma-cooking", "ariadne", "scripted", Game("cooking:1", "1", 5, seed=1), 1, None, (), "ariadne", 1)
+    assert job_context(job, tmp_path).preset == "ariadne"
+
+
+def test_the_cli_plays_the_preset_it_is_given_over_the_environment(monkeypatch, tmp_path):
+    from ariadnegraph.cli import main
+
+    monkeypatch.setenv("ARIADNE_PRESET", "react")
+    for given, played in ((["--preset", "ariadne"], "ariadne"), ([], "react")):
+        assert main(["play", "--env", "cooking:1", "--seed", "1", "--max-steps", "1", "--run-dir", str(tmp_path),
+                     "--json", "--no-verbose", *given]) == 0
+        runs = sorted(tmp_path.iterdir(), key=lambda p: p.stat().st_mtime)
+        assert json.loads((runs[-1] / "run.json").read_text())["context"]["preset"] == played
 
 
 def test_a_negative_setting_is_refused():
