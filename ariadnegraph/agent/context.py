@@ -6,9 +6,9 @@ What an agent does is its preset's (``switches``); a field here that shadows a p
 preset's value in ``switches``, the one place the two meet: nodes read only ``switches``. Any other
 switch is replaced through ``switch_overrides`` (``--set SWITCH=VALUE``), checked against ``Preset``.
 
-Each field not given falls back to an environment variable of its upper-cased name prefixed ``ARIADNE_``
-(e.g. ``ARIADNE_MODEL``), so a LangGraph server is configured without code edits; a value given, even the
-field's default, is kept. The dataclass is the
+Each field not set falls back to an environment variable of its upper-cased name prefixed ``ARIADNE_``
+(e.g. ``ARIADNE_MODEL``), so a LangGraph server is configured without code edits; a value set, even the
+field's default, is kept (None sets nothing). The dataclass is the
 graphs' context schema: Studio renders it as a form (descriptions, choices as ``Literal``s).
 
 Who may choose what: :data:`OPERATOR_SETTINGS` are the server operator's alone (paths, endpoints); a
@@ -204,7 +204,7 @@ class AgentContext:
                 if self.run_dir == DEFAULT_RUN_DIR:
                     self.run_dir = str(run_dir_setting())
                 continue
-            if env is None or f.name in _given(self):  # a value given (even the default's) beats the environment
+            if env is None or f.name in _given(self):  # a value set (even the default's) beats the environment
                 continue
             if f.name == "switch_overrides":
                 try:
@@ -259,9 +259,11 @@ _dataclass_init = AgentContext.__init__
 
 @functools.wraps(_dataclass_init)
 def _init_noting_what_is_given(self: AgentContext, **given: Any) -> None:
-    """The dataclass's ``__init__``, noting which fields the caller gave: only the others fall back to their
-    ``ARIADNE_*`` variable (``--preset ariadne`` with ``ARIADNE_PRESET=stma`` set plays ariadne)."""
-    object.__setattr__(self, "_given_fields", frozenset(given))
+    """The dataclass's ``__init__``, noting which fields the caller set: only the others fall back to their
+    ``ARIADNE_*`` variable (``--preset ariadne`` with ``ARIADNE_PRESET=stma`` set plays ariadne). None (and no
+    switch overrides) sets nothing: callers pass an option a user left out as None, and its variable applies."""
+    chosen = frozenset(name for name, value in given.items() if value is not None and value != {})
+    object.__setattr__(self, "_given_fields", chosen)
     _dataclass_init(self, **given)
 
 

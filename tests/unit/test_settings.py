@@ -50,7 +50,13 @@ def test_a_value_given_beats_the_environment_even_when_it_is_the_default(monkeyp
     assert AgentContext(preset="ariadne").preset == "ariadne"
     assert AgentContext(preset="ariadne").switches.plan_choice is True  # ariadne's, not stma's
     assert AgentContext(preset="ariadne").qa_turns == 2  # not given: its variable
-    assert AgentContext(preset="ariadne", qa_turns=None).qa_turns is None  # given as the default: kept
+    assert AgentContext(preset="ariadne", qa_turns=None).qa_turns == 2  # None sets nothing: its variable
+    assert AgentContext(preset="ariadne", qa_turns=1).qa_turns == 1
+    monkeypatch.setenv("ARIADNE_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("ARIADNE_SWITCH_OVERRIDES", '{"stall_steps": 5}')
+    passed_through = AgentContext(preset="ariadne", base_url=None, switch_overrides={})  # a CLI's unset options
+    assert passed_through.base_url == "http://127.0.0.1:9/v1"
+    assert passed_through.switches.stall_steps == 5
     job = Job("stma-cooking", "ariadne", "scripted", Game("cooking:1", "1", 5, seed=1), 1, None, (), "ariadne", 1)
     assert job_context(job, tmp_path).preset == "ariadne"
 
