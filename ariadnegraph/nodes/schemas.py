@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, create_model
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 
 def text(limit: int, description: str, default: str | None = None) -> Any:
@@ -143,15 +143,19 @@ class SpatialBelief(BaseModel):
     text: Annotated[str, _clip(1500)] = text(1500, "where things are and how places connect, in short sentences")
 
 
+# One game command as a model writes it, with what the game's answer should say (an expansion's command). No
+# docstring and the schema's old title: a docstring becomes a "description" in the JSON schema a provider is sent.
 class CommandReply(BaseModel):
-    """One game command as a model writes it, with what the game's answer should say (an expansion's command)."""
+    model_config = ConfigDict(title="Command")
 
     action: Annotated[str, _clip(80)] = text(80, "one game command")
     expected: Annotated[str, _clip(80)] = text(80, "a short phrase the game's answer should contain", default="")
 
 
+# A plan's step as a model writes it (agent/records.PlanStep once it is in the state); titled as before, like
+# CommandReply.
 class StepReply(CommandReply):
-    """A plan's step as a model writes it (agent/records.PlanStep once it is in the state)."""
+    model_config = ConfigDict(title="PlanStep")
 
     action: Annotated[str, _clip(80)] = text(80, "one command, or 'go to <place>' for a known place")
     expected: Annotated[str, _clip(80)] = text(
