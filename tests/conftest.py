@@ -10,8 +10,9 @@ from tests.games import ARIGRAPH_GAMES_MARK, arigraph_games_missing
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
-# A run that names no preset plays the product's default, ariadne, as a user's would; a test about another preset
-# names it (a plumbing test that must drive every role names ariadne_full).
+# A run that names no preset plays the product's default, ariadne, as a user's would (a developer's shell may not
+# choose another); a test about another preset names it (a plumbing test that must drive every role names ariadne_full).
+os.environ.pop("ARIADNE_PRESET", None)
 # A run that names no model plays with the default local model (pulled on first use); the tests play with the
 # scripted double unless they name a model (tests/integration/test_real_model.py; the default's own test clears it).
 os.environ.setdefault("ARIADNE_MODEL", "scripted")

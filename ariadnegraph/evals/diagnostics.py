@@ -236,8 +236,9 @@ def _read_belief(d: StepDiagnosis, text: str, previous: str | None, recipe: set[
 
 def _brief(meta: Mapping[str, Any]) -> str:
     """The brief the roles were shown, the task's part too ("" for an env this version no longer knows)."""
+    env = meta["env"]
     try:
-        return family_of(meta["env"]).brief_for(str(meta.get("goal") or ""))
+        return family_of(env).brief_for(str(meta.get("goal") or ""))
     except Exception:
         return ""
 

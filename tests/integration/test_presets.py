@@ -49,11 +49,6 @@ class CallRecorder(BaseCallbackHandler):
         return out
 
 
-@pytest.fixture(autouse=True)
-def each_preset_as_itself(monkeypatch):
-    """Every preset here is played as named."""
-
-
 def played(env: str, preset: str, tmp_path, max_steps: int, seed: int | None = None) -> tuple[dict, list[dict]]:
     recorder = CallRecorder()
     token = _RECORDER.set(recorder)
