@@ -474,7 +474,7 @@ def _crafter_figures(records: Sequence[Mapping[str, Any]]) -> list[str]:
     unlocked = [r["achievements"] for r in records if r.get("achievements") is not None]
     rewards = [float(r["reward"]) for r in records if isinstance(r.get("reward"), (int, float))]
     score = f"{crafter_score(unlocked):.2f}%" if unlocked else MISSING
-    reward = f"{statistics.fmean(rewards):.2f} ± {statistics.pstdev(rewards):.2f}" if rewards else MISSING
+    reward = _mean_std(rewards) if rewards else MISSING
     return [score, reward]
 
 
