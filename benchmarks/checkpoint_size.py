@@ -19,9 +19,11 @@ Prints one Markdown table.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import statistics
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from ariadnegraph.agent.checkpoints import bytes_by_step
@@ -31,6 +33,17 @@ from ariadnegraph.play import play
 from ariadnegraph.runs import RunDir
 
 WINDOW = 10  # steps each mark's time a step is averaged over
+
+
+def settled_size(path: Path) -> int:
+    """The checkpoints file's bytes once its write-ahead log is folded in: what the run leaves on disk, keys, indexes
+    and SQLite's pages included (a step's data bytes leave those out)."""
+    connection = sqlite3.connect(path)
+    try:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        connection.close()
+    return path.stat().st_size
 
 
 def measure(env: str, seed: int, max_steps: int, preset: str, marks: list[int]) -> list[str]:
@@ -47,7 +60,7 @@ def measure(env: str, seed: int, max_steps: int, preset: str, marks: list[int]) 
         seconds = time.perf_counter() - started
         run = RunDir.open(root, result["run_id"])
         sizes = bytes_by_step(run.checkpoints_path, run.run_id)
-        file_size = sum(path.stat().st_size for path in run.path.glob("checkpoints.sqlite*"))
+        file_size = settled_size(run.checkpoints_path)
     rows = []
     for mark in marks:
         found = sizes.get(mark)
@@ -58,7 +71,8 @@ def measure(env: str, seed: int, max_steps: int, preset: str, marks: list[int]) 
         window = [sum(sizes.get(step, [])) for step in range(mark - WINDOW + 1, mark + 1)]
         rows.append(
             f"| {env} | {preset} | {mark} | {len(found)} | {statistics.mean(window):,.0f} | "
-            f"{per_step * 1000:,.0f} ms | {file_size / 1e6:,.1f} MB after {result['steps']} steps ({seconds:.0f} s) |"
+            f"{per_step * 1000:,.0f} ms | {file_size / 1e6:,.1f} MB after {result['steps']} steps, "
+            f"{file_size / max(result['steps'], 1) / 1000:,.0f} KB a step ({seconds:.0f} s) |"
         )
     return rows
 

@@ -7,16 +7,18 @@ its checkpoints where it started; everything else about the run (metadata, traje
 its directory.
 
 A run's SQLite checkpoints are small (``RunSqliteSaver``): LangGraph's SQLite saver writes every channel's value and
-version into every checkpoint, several a step; the values are compressed (the state's windows, the last steps'
-observations and the texts read, are text that repeats itself) and the versions are counters.
+version into every checkpoint, several a step. Here a value is written once per version (a short one stays in the
+checkpoint's row), compressed; the row, which is mostly the same channel names and versions each time, is compressed
+against a row like it kept in the file; and a version is a counter and the token of the invocation that wrote it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -41,29 +43,53 @@ CHECKPOINTS = "checkpoints"  # run.json key: {"store": "postgres", "url": ...}; 
 
 
 COMPRESSED = "+zlib"  # the suffix of a compressed value's type (LangGraph's encrypting serializer adds "+aes" so)
-COMPRESS_FROM = 512  # bytes: a smaller value is stored as it is
+COMPRESS_FROM = 64  # bytes: a smaller value is stored as it is (and a longer one too when zlib does not shorten it)
 VERSION_DIGITS = 10  # a channel version's counter: 10,000 steps of ~10 supersteps take 6 digits
-EMPTY = "empty"  # the type of a channel's version that holds no value (LangGraph's PostgreSQL saver's word)
+EMPTY = "empty"  # the type of a channel's version that held no value, as files from before store it
+DICTIONARY_FOR = 100  # checkpoints written against one dictionary before the next row becomes the new one
+INLINE_BELOW = 64  # characters: a shorter text value is kept in the checkpoint's own row
 
 
 class CompressedSerializer(SerializerProtocol):
-    """LangGraph's serializer, with what it writes compressed by zlib when that is long enough to gain. Reads both
-    forms, so the checkpoints of a run written before compression still load."""
+    """LangGraph's serializer, with what it writes compressed by zlib when that shortens it: against a preset
+    dictionary when one is set (``dictionary``; the type then names it, ``msgpack+zlib:NAME``), whose bytes
+    ``dictionaries`` finds again by name when it is read. Reads every form, so the checkpoints of a run written
+    before compression, or before dictionaries, still load."""
 
-    def __init__(self, inner: SerializerProtocol | None = None) -> None:
+    def __init__(
+        self, inner: SerializerProtocol | None = None, dictionaries: Callable[[str], bytes] | None = None
+    ) -> None:
         self.inner = inner or JsonPlusSerializer()
+        self.dictionary: tuple[str, bytes] | None = None  # (name, bytes) what is written is compressed against
+        self._dictionaries = dictionaries
+        self._read: dict[str, bytes] = {}  # the dictionaries read so far, by name
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         kind, data = self.inner.dumps_typed(obj)
         if len(data) < COMPRESS_FROM:
             return kind, data
-        return kind + COMPRESSED, zlib.compress(data, 6)
+        if self.dictionary is None:
+            kind, packed = kind + COMPRESSED, zlib.compress(data, 6)
+        else:
+            name, preset = self.dictionary
+            packer = zlib.compressobj(6, zdict=preset)
+            kind, packed = f"{kind}{COMPRESSED}:{name}", packer.compress(data) + packer.flush()
+        return (kind, packed) if len(packed) < len(data) else self.inner.dumps_typed(obj)
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         kind, blob = data
-        if kind.endswith(COMPRESSED):
-            return self.inner.loads_typed((kind.removesuffix(COMPRESSED), zlib.decompress(blob)))
-        return self.inner.loads_typed(data)
+        inner_kind, compressed, name = kind.partition(COMPRESSED)
+        if not compressed:
+            return self.inner.loads_typed(data)
+        if not name:
+            return self.inner.loads_typed((inner_kind, zlib.decompress(blob)))
+        name = name.removeprefix(":")
+        if name not in self._read:
+            if self._dictionaries is None:
+                raise ValueError(f"a value compressed against dictionary {name}, and no dictionaries to read it from")
+            self._read[name] = self._dictionaries(name)
+        unpacker = zlib.decompressobj(zdict=self._read[name])
+        return self.inner.loads_typed((inner_kind, unpacker.decompress(blob) + unpacker.flush()))
 
 
 class RunSqliteSaver(SqliteSaver):
@@ -71,26 +97,34 @@ class RunSqliteSaver(SqliteSaver):
 
     The SQLite saver writes every channel's value into every checkpoint, several a step, so a step cost the whole
     state several times over (the last steps' observations most). This one writes a value when its channel gets a new
-    version, into a table of its own keyed by channel and version, and puts the checkpoint together again when read:
-    LangGraph's PostgreSQL saver does the same. Versions are the SQLite saver's, whose random fraction keeps a fork's
-    branches apart. Values are compressed (``CompressedSerializer``). A run's checkpoints from before, which hold
-    their values, read as they are. LangGraph's ``DeltaChannel`` (beta), whose history the SQLite saver reads from the
+    version, into a table of its own keyed by channel and version, and puts the checkpoint together again when read, as
+    LangGraph's PostgreSQL saver does; like that saver it keeps small values (numbers, short texts) in the checkpoint's
+    own row, where a table row would cost more in keys than the value. Values are compressed, rows against a
+    dictionary (``CompressedSerializer``, ``_keep_as_dictionary``). A run's checkpoints from before, which hold their
+    values, read as they are. LangGraph's ``DeltaChannel`` (beta), whose history the SQLite saver reads from the
     values inline, is not supported: the state has none."""
 
     def __init__(self, connection: sqlite3.Connection) -> None:
-        super().__init__(connection, serde=CompressedSerializer())
+        self.compressor = CompressedSerializer(dictionaries=self._dictionary)
+        super().__init__(connection, serde=self.compressor)
+        self._dictionary_age = 0  # checkpoints written since the dictionary was taken
+        self._dictionary_channels = 0  # how many channels the row it was taken from had versions for
         self._stored: dict[tuple[str, str, str], str] = {}  # (thread, namespace, channel) -> its version written last
         self._values_table = True  # False: a read-only file from before, which has no channel_values table
+        self._token = secrets.token_hex(8)  # the random part of the versions the invocation under way writes
 
     def get_next_version(self, current: str | None, channel: None) -> str:
-        """The SQLite saver's version (a counter, then a random part), written shorter: ten digits against its 32, in
-        every checkpoint for each of the state's ~60 channels. The random part keeps a fork's branches apart (both
-        count on from the fork: the same counter names two values), so it keeps 64 bits. Versions compare as strings;
-        a thread whose versions are the long ones keeps them."""
+        """The SQLite saver's version (a counter, then a random part), written shorter and told apart by the invocation
+        that wrote it: ten digits against its 32, then a token drawn when the checkpoint a run goes on from is read
+        (``get_tuple``, which LangGraph's loop, ``update_state`` and a fork call before they write), the same for every
+        version that invocation writes. Two branches of a fork both count on from the fork, so the same counter names
+        two values; their tokens keep them apart, as the SQLite saver's random part per version does, while the
+        versions of one checkpoint, which share their token, compress to their counters. Versions compare as strings
+        (the counter first); a thread whose versions are the long ones keeps them."""
         if current is not None and len(str(current).split(".")[0]) != VERSION_DIGITS:
             return super().get_next_version(current, channel)
         number = int(str(current).split(".")[0]) if current is not None else 0
-        return f"{number + 1:0{VERSION_DIGITS}}.{secrets.token_hex(8)}"
+        return f"{number + 1:0{VERSION_DIGITS}}.{self._token}"
 
     def setup(self) -> None:
         if self.is_setup:
@@ -100,6 +134,10 @@ class RunSqliteSaver(SqliteSaver):
                 "CREATE TABLE IF NOT EXISTS channel_values (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, "
                 "channel TEXT NOT NULL, version TEXT NOT NULL, type TEXT NOT NULL, value BLOB, checkpoint_id TEXT, "
                 "PRIMARY KEY (thread_id, checkpoint_ns, channel, version))"
+            )
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS dictionaries (name TEXT PRIMARY KEY, data BLOB NOT NULL, thread_id TEXT, "
+                "checkpoint_id TEXT)"
             )
             self.conn.commit()
         except sqlite3.OperationalError as exc:  # a read-only file: from before, unless it has the table
@@ -118,19 +156,51 @@ class RunSqliteSaver(SqliteSaver):
     ) -> RunnableConfig:
         thread, namespace = str(config["configurable"]["thread_id"]), str(config["configurable"]["checkpoint_ns"])
         values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+        inline = {channel: value for channel, value in values.items() if channel not in versions or _small(value)}
         rows = []
         for channel, version in versions.items():
             # a new version, or one this process has not written (a run resumed, a fork): its value is stored
-            if channel in new_versions or self._stored.get((thread, namespace, channel)) != str(version):
-                kind, value = self.serde.dumps_typed(values[channel]) if channel in values else (EMPTY, b"")
-                rows.append((thread, namespace, channel, str(version), kind, value, checkpoint["id"]))
+            if channel in values and channel not in inline:
+                if channel in new_versions or self._stored.get((thread, namespace, channel)) != str(version):
+                    kind, value = self.serde.dumps_typed(values[channel])
+                    rows.append((thread, namespace, channel, str(version), kind, value, checkpoint["id"]))
         with self.cursor() as cursor:
             cursor.executemany("INSERT OR IGNORE INTO channel_values VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         self._stored.update({row[:3]: row[3] for row in rows})
-        alone = {channel: value for channel, value in values.items() if channel not in versions}
-        return super().put(config, {**checkpoint, "channel_values": alone}, metadata, new_versions)
+        row = {**checkpoint, "channel_values": inline}
+        self._keep_as_dictionary(row, thread)
+        # the run's labels (env, seed, preset, model: its run.json holds them), which LangGraph would copy from the
+        # run's config into every checkpoint's metadata, are left out: the file is the one run's
+        return super().put({**config, "metadata": {}}, row, metadata, new_versions)
+
+    def _keep_as_dictionary(self, row: Checkpoint, thread: str) -> None:
+        """Make ``row`` what the next rows are compressed against when it names more channels than the dictionary in
+        use (a few times early in a run, and on the first write of a process that resumes it) or that one is
+        ``DICTIONARY_FOR`` rows old. A row is mostly the same channel names and versions as the rows before it, which
+        zlib alone meets anew in each; against a row like it, only what changed since costs bytes. The dictionary is
+        kept compressed: taking one costs a step less than a kilobyte."""
+        self._dictionary_age += 1
+        if len(row["channel_versions"]) <= self._dictionary_channels and self._dictionary_age < DICTIONARY_FOR:
+            return
+        data = self.compressor.inner.dumps_typed(row)[1]
+        name = hashlib.sha256(data).hexdigest()[:16]
+        with self.cursor() as cursor:
+            cursor.execute(
+                "INSERT OR IGNORE INTO dictionaries VALUES (?, ?, ?, ?)",
+                (name, zlib.compress(data, 9), thread, row["id"]),
+            )
+        self.compressor.dictionary = (name, data)
+        self._dictionary_age, self._dictionary_channels = 0, len(row["channel_versions"])
+
+    def _dictionary(self, name: str) -> bytes:
+        """A dictionary's bytes, read while the SQLite saver holds its lock (so straight from the connection)."""
+        found = self.conn.execute("SELECT data FROM dictionaries WHERE name = ?", (name,)).fetchone()
+        if found is None:
+            raise ValueError(f"checkpoint compressed against dictionary {name}, which the file does not hold")
+        return zlib.decompress(found[0])
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        self._token = secrets.token_hex(8)  # whatever is written next may fork from what is read here
         found = super().get_tuple(config)
         return self._completed(found) if found is not None else None
 
@@ -150,6 +220,7 @@ class RunSqliteSaver(SqliteSaver):
         super().delete_thread(thread_id)
         with self.cursor() as cursor:
             cursor.execute("DELETE FROM channel_values WHERE thread_id = ?", (str(thread_id),))
+            cursor.execute("DELETE FROM dictionaries WHERE thread_id = ?", (str(thread_id),))
         self._stored = {key: version for key, version in self._stored.items() if key[0] != str(thread_id)}
 
     def _completed(self, found: CheckpointTuple) -> CheckpointTuple:
@@ -174,6 +245,15 @@ class RunSqliteSaver(SqliteSaver):
                 if kind != EMPTY:
                     values[channel] = self.serde.loads_typed((kind, value))
         return found
+
+
+def _small(value: Any) -> bool:
+    """A value kept in the checkpoint's own row, as LangGraph's PostgreSQL saver keeps its primitives: a row of
+    ``channel_values`` would cost more in keys than the value does, and the row's dictionary makes a value that has
+    not changed cost almost nothing."""
+    if value is None or isinstance(value, bool | int | float):
+        return True
+    return isinstance(value, str) and len(value) < INLINE_BELOW
 
 
 def sqlite_saver(connection: sqlite3.Connection) -> SqliteSaver:
@@ -297,8 +377,8 @@ def latest_values(run: RunDir) -> dict[str, Any] | None:
 
 def bytes_by_step(path: Path, thread: str) -> dict[int, list[int]]:
     """What a run's SQLite checkpoints cost (``benchmarks/checkpoint_size.py``): game step -> the bytes of each
-    checkpoint whose state is at that step, counting its row, the writes stored under it and the channel values it
-    wrote."""
+    checkpoint whose state is at that step, counting its row, the writes stored under it, the channel values it
+    wrote and the dictionary taken from it. Data bytes: the keys and SQLite's pages around them are the file's."""
     connection = sqlite3.connect(path, check_same_thread=False)
     try:
         saver = sqlite_saver(connection)
@@ -311,6 +391,7 @@ def bytes_by_step(path: Path, thread: str) -> dict[int, list[int]]:
         for query in (
             "SELECT checkpoint_id, SUM(IFNULL(LENGTH(value), 0)) FROM writes GROUP BY checkpoint_id",
             "SELECT checkpoint_id, SUM(IFNULL(LENGTH(value), 0)) FROM channel_values GROUP BY checkpoint_id",
+            "SELECT checkpoint_id, SUM(LENGTH(data)) FROM dictionaries GROUP BY checkpoint_id",
         ):
             for checkpoint_id, size in connection.execute(query):
                 if checkpoint_id in sizes:

@@ -8,6 +8,7 @@ import operator
 import sqlite3
 from typing import Annotated
 
+import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
@@ -67,6 +68,48 @@ def test_a_fork_reads_its_own_values_and_the_branch_it_left_keeps_its_own(tmp_pa
     assert any("edited" in run for run in seen)
     assert any("edited" not in run for run in seen)
     assert all(len(run) == 6 + ("edited" in run) for run in seen)
+    assert graph.get_state(forked).values["seen"][-1] == "edited"
+    # every state on both branches reads the values of its own branch: both count on from the fork, and a version
+    # the fork wrote under a counter the branch it left had used first would read that branch's value
+    for state in graph.get_state_history(config):
+        if state.values.get("step", 0) >= 1:
+            seen_there = state.values["seen"]
+            assert len(seen_there) == state.values["step"] + ("edited" in seen_there), seen_there
+
+
+def test_rows_are_compressed_against_a_dictionary_the_file_keeps(tmp_path):
+    path = tmp_path / "c.sqlite"
+    config = {"configurable": {"thread_id": "t"}}
+    writer = sqlite3.connect(path, check_same_thread=False)
+    graph = counter().compile(checkpointer=sqlite_saver(writer))
+    graph.invoke({"step": 0}, config)
+    written = [state.values for state in graph.get_state_history(config)]
+    rows = writer.execute("SELECT type, checkpoint FROM checkpoints ORDER BY checkpoint_id").fetchall()
+    against = [blob for kind, blob in rows if ":" in kind]
+    assert against, [kind for kind, _ in rows]
+    dictionaries = writer.execute("SELECT COUNT(*) FROM dictionaries").fetchone()[0]
+    assert 1 <= dictionaries < len(rows)
+    # the last row, against a row like it, is shorter than zlib makes it alone
+    plain = CompressedSerializer()
+    last = sqlite_saver(sqlite3.connect(path, check_same_thread=False)).serde.loads_typed(rows[-1])
+    assert len(rows[-1][1]) < len(plain.dumps_typed(last)[1])
+    # another connection (a reader, a resumed run) finds the dictionaries in the file
+    reader = counter().compile(checkpointer=sqlite_saver(sqlite3.connect(path, check_same_thread=False)))
+    assert [state.values for state in reader.get_state_history(config)] == written
+
+
+def test_a_row_whose_dictionary_is_gone_fails_naming_it(tmp_path):
+    path = tmp_path / "c.sqlite"
+    config = {"configurable": {"thread_id": "t"}}
+    connection = sqlite3.connect(path, check_same_thread=False)
+    counter().compile(checkpointer=sqlite_saver(connection)).invoke({"step": 0}, config)
+    names = [row[0] for row in connection.execute("SELECT name FROM dictionaries")]
+    connection.execute("DELETE FROM dictionaries")
+    connection.commit()
+    reader = counter().compile(checkpointer=sqlite_saver(sqlite3.connect(path, check_same_thread=False)))
+    with pytest.raises(ValueError, match="which the file does not hold") as failed:
+        reader.get_state(config)
+    assert any(name in str(failed.value) for name in names), (names, failed.value)
 
 
 def test_a_file_langgraphs_own_saver_wrote_reads_and_resumes(tmp_path):
@@ -96,6 +139,19 @@ def test_compressed_values_read_back_and_plain_ones_still_read():
     assert serde.loads_typed((kind, blob)) == long
     assert not serde.dumps_typed(short)[0].endswith("+zlib")
     assert serde.loads_typed(serde.inner.dumps_typed(long)) == long  # written before compression
+
+
+def test_values_compressed_against_a_dictionary_need_it_to_read():
+    preset = CompressedSerializer().inner.dumps_typed({"text": "the kitchen holds a fridge " * 20})[1]
+    writer = CompressedSerializer()
+    writer.dictionary = ("kitchen", preset)
+    value = {"text": "the kitchen holds a fridge " * 20 + "and a knife"}
+    kind, blob = writer.dumps_typed(value)
+    assert kind.endswith("+zlib:kitchen")
+    assert len(blob) < len(CompressedSerializer().dumps_typed(value)[1])
+    assert CompressedSerializer(dictionaries={"kitchen": preset}.__getitem__).loads_typed((kind, blob)) == value
+    with pytest.raises(ValueError, match="kitchen"):
+        CompressedSerializer().loads_typed((kind, blob))
 
 
 def test_a_file_from_before_opened_read_only_reads(tmp_path):
