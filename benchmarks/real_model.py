@@ -47,7 +47,7 @@ from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.evals.suites import normalised
 from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
 from ariadnegraph.models.local import stop_owned_servers
-from ariadnegraph.play import play, resume
+from ariadnegraph.play import Episode, play, resume
 from ariadnegraph.runs import RunDir
 
 PAUSE = 120.0  # seconds without a model call in flight that mean the run was stopped, not playing
@@ -547,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
                     if (out / "runs" / run_id).exists():  # killed earlier: finish it
                         resume(run_id, run_dir=out / "runs")
                     else:
-                        play(spec, max_steps=steps, context=context, run_id=run_id, **options)
+                        play(Episode(spec, max_steps=steps, **options), context=context, run_id=run_id)
                     row = {
                         "key": key,
                         "model": model,

@@ -39,12 +39,13 @@ CALL_KEYS = ("node", "step", "model", "prompt", "reply", "usage", "outcome", "er
 
 def play_all(out: Path, presets: list[str]) -> None:
     from ariadnegraph.agent.context import AgentContext
-    from ariadnegraph.play import play
+    from ariadnegraph.play import Episode, play
 
     for preset in presets:
         for env, seed, steps in GAMES:
             result = play(
-                env, seed=seed, max_steps=steps, context=AgentContext(run_dir=str(out), preset=preset, model="scripted")
+                Episode(env, seed=seed, max_steps=steps),
+                context=AgentContext(run_dir=str(out), preset=preset, model="scripted"),
             )
             print(f"{preset} {env} seed {seed}: {result['steps']} steps, score {result.get('score')}", flush=True)
 

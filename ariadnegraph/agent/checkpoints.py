@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -167,7 +167,7 @@ class RunSqliteSaver(SqliteSaver):
         with self.cursor() as cursor:
             cursor.executemany("INSERT OR IGNORE INTO channel_values VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         self._stored.update({row[:3]: row[3] for row in rows})
-        row = {**checkpoint, "channel_values": inline}
+        row = cast(Checkpoint, {**checkpoint, "channel_values": inline})
         self._keep_as_dictionary(row, thread)
         # the run's labels (env, seed, preset, model: its run.json holds them), which LangGraph would copy from the
         # run's config into every checkpoint's metadata, are left out: the file is the one run's

@@ -57,7 +57,7 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
     from ..envs.registry import VARIED_PREFIXES, env_family, split_spec
     from ..evals.suites import suites_playing
     from ..memory.longterm import LongTermMemory, Namespace
-    from ..play import gold_transitions, play
+    from ..play import Episode, HeadStart, gold_transitions, play
 
     ns = Namespace(args.agent, env_family(args.env))
     context = AgentContext(
@@ -90,13 +90,9 @@ def _memory_seed_gold(args: argparse.Namespace) -> int:
             if not walkthrough:
                 raise CliError(f"{args.env} {option} has no gold trajectory to read")
             result = play(
-                args.env,
-                seed=seed,
-                variation=variation,
-                split=split,
-                max_steps=len(walkthrough),
+                Episode(args.env, seed=seed, variation=variation, split=split, max_steps=len(walkthrough)),
+                head_start=HeadStart(script=walkthrough),
                 context=context,
-                script=walkthrough,
             )
             source = f"gold:{args.env}:{f'{split}-' if split else ''}{kind}={number}"
             # dated history for the world model to question, never facts a later episode starts from (DAVIS §3.2-3.3)

@@ -91,7 +91,7 @@ def play_command(args: argparse.Namespace) -> int:
     from ..agent.context import AgentContext
     from ..agent.switches import parse_switches
     from ..live import live_view
-    from ..play import play_trials, resume
+    from ..play import Episode, play_trials, resume
 
     view = None if args.json else live_view(args.verbose)
     on_step = None if view else _progress(args.json)  # the live view shows each step itself
@@ -120,13 +120,9 @@ def play_command(args: argparse.Namespace) -> int:
     show = (lambda r: _print_summary(r, args.json, args.run_dir)) if trials > 1 else None
     with view or nullcontext():
         results = play_trials(
-            args.env,
+            Episode(args.env, seed=args.seed, variation=args.variation, split=args.split, max_steps=args.max_steps),
             trials=trials,
             carry_memory=args.carry_memory,
-            seed=args.seed,
-            variation=args.variation,
-            split=args.split,
-            max_steps=args.max_steps,
             context=context,
             run_id=args.run_id,
             on_step=on_step,

@@ -153,19 +153,16 @@ def run_episode(job: Job, runs_dir: Path, prices: dict[str, Price], fresh: bool 
 
 def _play_job(job: Job, runs_dir: Path, context: AgentContext, resumed: bool) -> list[dict[str, Any]]:
     """The job's trials played (continued where a run exists, unless not ``resumed``): one summary per trial."""
-    from ..play import play_trials, trial_run_id
+    from ..play import Episode, play_trials, trial_run_id
 
     if not resumed:
         for k in range(1, job.trials + 1):  # killed before run.json was written, or asked to re-run
             shutil.rmtree(runs_dir / trial_run_id(job.run_id, k), ignore_errors=True)
     game = job.game
     return play_trials(
-        game.env,
+        Episode(game.env, seed=game.seed, variation=game.variation, max_steps=game.max_steps),
         trials=job.trials,
         carry_memory=job.carry_memory,
-        seed=game.seed,
-        variation=game.variation,
-        max_steps=game.max_steps,
         context=context,
         run_id=job.run_id,
         store=job.store,

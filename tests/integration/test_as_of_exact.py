@@ -18,7 +18,7 @@ import pytest
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.memory.export import graph_text, kg_graph
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from ariadnegraph.runs import RunDir
 from ariadnegraph.tools.kg_tools import KG_TOOLS, KGReader, call_kg_tool
 
@@ -33,7 +33,7 @@ def recorded(request, tmp_path_factory) -> Path:
     the family's parser), and one whose KG only appends (davis)."""
     run_dir = tmp_path_factory.mktemp(f"as-of-{request.param}")
     context = AgentContext(run_dir=str(run_dir), preset=request.param)
-    play("cooking:2", seed=3, max_steps=STEPS, context=context, run_id="run")
+    play(Episode("cooking:2", seed=3, max_steps=STEPS), context=context, run_id="run")
     return RunDir.open(run_dir, "run").memory_path
 
 

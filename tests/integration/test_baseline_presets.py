@@ -18,7 +18,7 @@ from ariadnegraph.evals.plan import EvalRequest
 from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.nodes.prompts import REACT, SAYCAN
 from ariadnegraph.nodes.schemas import action_choice
-from ariadnegraph.play import play, play_trials
+from ariadnegraph.play import Episode, play, play_trials
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 pytestmark = pytest.mark.slow
@@ -35,14 +35,14 @@ def human(call: dict) -> str:
 
 def test_reflexion_plays_a_lost_game_again_up_to_its_three_trials_each_shown_the_lessons(tmp_path: Path) -> None:
     context = AgentContext(preset="reflexion", run_dir=str(tmp_path))
-    results = play_trials("cooking:2", seed=3, max_steps=3, context=context, run_id="x")
+    results = play_trials(Episode("cooking:2", seed=3, max_steps=3), context=context, run_id="x")
     assert [(r["trial"], r["won"]) for r in results] == [(1, False), (2, False), (3, False)]
     lessons = [r["reflection"]["text"] for r in results[:2]]
     assert all(lessons)
     # the ReAct chooser is the deciding role: trial 3's choices read both lessons, trial 1's none
     assert all(lessons[0][:40] in human(c) and lessons[1][:40] in human(c) for c in calls(tmp_path, "x-t3", "actor"))
     assert not any(p.LESSONS in human(c) for c in calls(tmp_path, "x", "actor"))
-    told = play_trials("cooking:2", trials=1, seed=3, max_steps=3, context=context, run_id="y")
+    told = play_trials(Episode("cooking:2", seed=3, max_steps=3), trials=1, context=context, run_id="y")
     assert len(told) == 1
     assert not (tmp_path / "y-t2").exists()
 
@@ -57,9 +57,7 @@ def test_an_eval_plays_each_preset_with_its_own_trials_unless_trials_is_given(tm
 
 
 def test_saycan_names_a_valid_command_with_no_reasoning_every_step(tmp_path: Path) -> None:
-    result = play(
-        "cooking:1", seed=7, max_steps=4, context=AgentContext(preset="saycan", run_dir=str(tmp_path)), run_id="s"
-    )
+    result = play(Episode("cooking:1", seed=7, max_steps=4), context=AgentContext(preset="saycan", run_dir=str(tmp_path)), run_id="s")
     chosen = calls(tmp_path, "s", "actor")
     assert len(chosen) == result["steps"] == 4
     assert result["llm_calls"] == 4
@@ -79,9 +77,7 @@ def test_the_choice_with_no_reasoning_has_only_the_command_and_only_valid_ones()
 
 
 def test_adaplanner_plays_with_a_planner_and_an_outcome_check_and_no_other_role(tmp_path: Path) -> None:
-    result = play(
-        "cooking:1", seed=7, max_steps=4, context=AgentContext(preset="adaplanner", run_dir=str(tmp_path)), run_id="a"
-    )
+    result = play(Episode("cooking:1", seed=7, max_steps=4), context=AgentContext(preset="adaplanner", run_dir=str(tmp_path)), run_id="a")
     assert set(result["replies_by_node"]) == {"planner", "critic"}
     assert result["steps"] == 4
     # what it plays is what the planner wrote (no grounding), and each outcome is checked after its command
@@ -161,7 +157,7 @@ def test_a_random_walk_builds_the_graph_as_arigraph_does_while_commands_are_draw
     played = []
     for folder in ("one", "two"):
         context = AgentContext(preset="arigraph", switch_overrides=cell.switches, run_dir=str(tmp_path / folder))
-        result = play("arigraph:clean", max_steps=6, context=context, run_id="walk")
+        result = play(Episode("arigraph:clean", max_steps=6), context=context, run_id="walk")
         trajectory = [json.loads(line) for line in (tmp_path / folder / "walk" / "trajectory.jsonl").read_text().splitlines()]
         assert all(t["action"] in before["valid"] for before, t in zip(trajectory, trajectory[1:]))
         assert {"planner", "actor", "exploration_check"}.isdisjoint(result["replies_by_node"])

@@ -11,14 +11,14 @@ import pytest
 from ariadnegraph.agent.checkpoints import bytes_by_step
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.state import HISTORY_KEPT
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from ariadnegraph.runs import RunDir
 
 
 def test_checkpoints_stay_the_same_size_as_the_episode_grows(tmp_path):
     # every role on (its state in the checkpoints); arigraph:clean is never finished by the scripted double
     late = 2 * HISTORY_KEPT + 20
-    result = play("arigraph:clean", max_steps=late + 10, context=AgentContext(run_dir=str(tmp_path), preset="ariadne_full"))
+    result = play(Episode("arigraph:clean", max_steps=late + 10), context=AgentContext(run_dir=str(tmp_path), preset="ariadne_full"))
     assert result["steps"] == late + 10
     run = RunDir.open(tmp_path, result["run_id"])
     sizes = bytes_by_step(run.checkpoints_path, run.run_id)
@@ -37,7 +37,7 @@ def test_a_step_costs_at_most_20_kb_of_checkpoints(tmp_path, preset):
     (agent/checkpoints.RunSqliteSaver): a text game's step cost ~130 KB when every checkpoint held the whole state,
     the last 25 steps' observations with it; with every role on (``ariadne_full``, ten checkpoints a step) it cost
     ~27 KB before the rows were compressed against one another."""
-    result = play("arigraph:clean", max_steps=40, context=AgentContext(run_dir=str(tmp_path), preset=preset))
+    result = play(Episode("arigraph:clean", max_steps=40), context=AgentContext(run_dir=str(tmp_path), preset=preset))
     run = RunDir.open(tmp_path, result["run_id"])
     sizes = bytes_by_step(run.checkpoints_path, run.run_id)
     assert sorted(sizes) == list(range(41))

@@ -15,7 +15,7 @@ import pytest
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.memory import WorldMemory
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, HeadStart, play
 from ariadnegraph.runs import RunDir
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
@@ -39,7 +39,7 @@ def recorded(tmp_path_factory) -> tuple[Path, list[str]]:
     run_dir = tmp_path_factory.mktemp("compare-runs")
     ids = []
     for preset in ("ariadne", "react"):
-        result = play("cooking:1", seed=1, max_steps=9, context=AgentContext(run_dir=str(run_dir), preset=preset), run_id=f"run-{preset}")
+        result = play(Episode("cooking:1", seed=1, max_steps=9), context=AgentContext(run_dir=str(run_dir), preset=preset), run_id=f"run-{preset}")
         ids.append(result["run_id"])
     return run_dir, ids
 
@@ -90,8 +90,7 @@ def test_graphml_export_of_facts_holding_what_xml_cannot_is_a_file_that_parses(t
 
     run_dir = tmp_path / "runs"
     odd = ("knife\x01", "on\x0b", "table \x1b[0m\uffff\x7f")
-    play("cooking:1", seed=1, max_steps=1, context=AgentContext(run_dir=str(run_dir), preset="react"), run_id="odd",
-         seed_facts=[odd])
+    play(Episode("cooking:1", seed=1, max_steps=1), head_start=HeadStart(seed_facts=[odd]), context=AgentContext(run_dir=str(run_dir), preset="react"), run_id="odd")
     out = tmp_path / "kg.graphml"
     result = run("memory", "export", "odd", "--format", "graphml", "--out", str(out), "--run-dir", str(run_dir))
     assert result.returncode == 0, result.stderr

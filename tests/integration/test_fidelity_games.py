@@ -23,9 +23,9 @@ def test_scripted_extractor_keeps_a_faithful_kg_on_walkthroughs(spec, options):
 @pytest.mark.slow
 def test_played_run_has_a_point_per_step_and_the_cli_prints_them(tmp_path, capsys):
     from ariadnegraph.agent.context import AgentContext
-    from ariadnegraph.play import play
+    from ariadnegraph.play import Episode, play
 
-    run = play("cooking:1", seed=1, max_steps=15, context=AgentContext(run_dir=str(tmp_path)))
+    run = play(Episode("cooking:1", seed=1, max_steps=15), context=AgentContext(run_dir=str(tmp_path)))
     result = episode_fidelity(tmp_path, run["run_id"])
     assert [p.step for p in result.points] == list(range(run["steps"] + 1))
     for point in result.points:
@@ -74,9 +74,9 @@ def _hold_a_wrong_fact(run_dir, run_id: str, triplet: tuple[str, str, str]) -> N
 ])
 def test_twx_and_scienceworld_runs_are_measured_and_a_wrong_fact_lowers_precision(spec, options, tmp_path, capsys):
     from ariadnegraph.agent.context import AgentContext
-    from ariadnegraph.play import play
+    from ariadnegraph.play import Episode, play
 
-    run = play(spec, max_steps=4, context=AgentContext(run_dir=str(tmp_path)), **options)
+    run = play(Episode(spec, max_steps=4, **options), context=AgentContext(run_dir=str(tmp_path)))
     assert main(["fidelity", run["run_id"], "--run-dir", str(tmp_path), "--json"]) == 0
     before = json.loads(capsys.readouterr().out)
     assert before["precision"] is not None

@@ -16,7 +16,7 @@ import pytest
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.memory.longterm import LongTermMemory, Namespace
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
 
@@ -53,7 +53,7 @@ def damaged_store(path: Path, value: str) -> None:
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     runs = tmp_path_factory.mktemp("runs")
-    result = play("cooking:1", seed=1, max_steps=3, context=AgentContext(preset="react", run_dir=str(runs)))
+    result = play(Episode("cooking:1", seed=1, max_steps=3), context=AgentContext(preset="react", run_dir=str(runs)))
     return runs, result["run_id"]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.cli import main
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 
 pytestmark = pytest.mark.slow
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     root = tmp_path_factory.mktemp("memqa-runs")
-    result = play("cooking:2", seed=3, max_steps=40, context=AgentContext(run_dir=str(root)))
+    result = play(Episode("cooking:2", seed=3, max_steps=40), context=AgentContext(run_dir=str(root)))
     assert result["steps"] > 10  # longer than the in-context window
     return root, result["run_id"]
 
@@ -61,9 +61,8 @@ def test_fixed_log_replays_it_with_each_runs_settings_and_prints_interactive_min
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     """EMemBench §5.2: each run's memory rebuilt from one frozen log, the same questions asked of each."""
-    runs = {preset: play("cooking:2", seed=3, max_steps=12, context=AgentContext(preset=preset, run_dir=str(tmp_path)),
-                         run_id=f"own-{preset}") for preset in ("ariadne_full", "react")}
-    frozen = play("cooking:2", seed=3, max_steps=14, context=AgentContext(preset="ariadne", run_dir=str(tmp_path)), run_id="frozen")
+    runs = {preset: play(Episode("cooking:2", seed=3, max_steps=12), context=AgentContext(preset=preset, run_dir=str(tmp_path)), run_id=f"own-{preset}") for preset in ("ariadne_full", "react")}
+    frozen = play(Episode("cooking:2", seed=3, max_steps=14), context=AgentContext(preset="ariadne", run_dir=str(tmp_path)), run_id="frozen")
     assert frozen["steps"] == 14
     args = ["memqa", *(r["run_id"] for r in runs.values()), "--fixed-log", "frozen", "--run-dir", str(tmp_path),
             "--answerer", "memory", "--answerer", "in-context", "--per-type", "1"]

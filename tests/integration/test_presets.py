@@ -19,7 +19,7 @@ from ariadnegraph.agent.presets import PRESETS, switch_values
 from ariadnegraph.graphs import agent
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import critic as critic_module
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from tests.fakes import QueuedChatModel, structured
 
 _RECORDER: ContextVar["CallRecorder | None"] = ContextVar("test_presets_recorder", default=None)
@@ -53,8 +53,7 @@ def played(env: str, preset: str, tmp_path, max_steps: int, seed: int | None = N
     recorder = CallRecorder()
     token = _RECORDER.set(recorder)
     try:
-        result = play(env, seed=seed, max_steps=max_steps, context=AgentContext(preset=preset, run_dir=str(tmp_path)),
-                      on_step=lambda u: recorder.events.append(("step", u.get("step", 0), list(u.get("plan") or []))))
+        result = play(Episode(env, seed=seed, max_steps=max_steps), context=AgentContext(preset=preset, run_dir=str(tmp_path)), on_step=lambda u: recorder.events.append(("step", u.get("step", 0), list(u.get("plan") or []))))
     finally:
         _RECORDER.reset(token)
     return result, recorder.steps()

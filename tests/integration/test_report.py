@@ -14,7 +14,7 @@ from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.memory.facts import Fact
 from ariadnegraph.memory.world import MEMORY_FILE
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from ariadnegraph.report import build_report_data, graph_data, render_html, write_report
 from ariadnegraph.runs import RunCorrupted, RunDir, RunNotFound
 
@@ -26,7 +26,7 @@ SCREENSHOT = os.environ.get("ARIADNE_REPORT_SCREENSHOT")  # keep the slider test
 def played(tmp_path_factory) -> tuple[Path, str]:
     run_dir = tmp_path_factory.mktemp("report-runs")
     # ariadne_full: every role runs, so the page has a belief, a graph, plans and the critic's verdicts to show
-    result = play("cooking:1", seed=1, max_steps=8, context=AgentContext(preset="ariadne_full", run_dir=str(run_dir)))
+    result = play(Episode("cooking:1", seed=1, max_steps=8), context=AgentContext(preset="ariadne_full", run_dir=str(run_dir)))
     return run_dir, result["run_id"]
 
 

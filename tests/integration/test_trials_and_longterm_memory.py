@@ -21,7 +21,7 @@ from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.evals.runner import run_eval
 from ariadnegraph.memory import WorldMemory
 from ariadnegraph.memory.longterm import LongTermMemory, Namespace
-from ariadnegraph.play import play, play_trials
+from ariadnegraph.play import Episode, play, play_trials
 from ariadnegraph.runs import RunDir
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
@@ -39,8 +39,7 @@ def memory_at_start(run_dir: Path, run_id: str) -> set[tuple[str, str, str]]:
 
 
 def test_a_failed_trial_teaches_the_next_and_carries_its_memory(tmp_path: Path) -> None:
-    results = play_trials("cooking:2", trials=2, carry_memory=True, seed=3, max_steps=4, context=AgentContext(run_dir=str(tmp_path)),
-                          run_id="t")
+    results = play_trials(Episode("cooking:2", seed=3, max_steps=4), trials=2, carry_memory=True, context=AgentContext(run_dir=str(tmp_path)), run_id="t")
     assert [(r["trial"], r["run_id"], r["won"]) for r in results] == [(1, "t", False), (2, "t-t2", False)]
     lesson = results[0]["reflection"]["text"]
     assert lesson
@@ -61,13 +60,13 @@ def test_a_failed_trial_teaches_the_next_and_carries_its_memory(tmp_path: Path) 
 
 
 def test_trials_stop_at_a_win_and_a_rerun_plays_only_what_is_missing(tmp_path: Path) -> None:
-    won = play_trials("treasure:1", trials=3, max_steps=5, context=AgentContext(run_dir=str(tmp_path)), run_id="w")
+    won = play_trials(Episode("treasure:1", max_steps=5), trials=3, context=AgentContext(run_dir=str(tmp_path)), run_id="w")
     assert len(won) == 1
     assert won[0]["won"]
     assert not (tmp_path / "w-t2").exists()
-    first = play_trials("cooking:2", trials=1, seed=3, max_steps=3, context=AgentContext(run_dir=str(tmp_path)), run_id="r")
+    first = play_trials(Episode("cooking:2", seed=3, max_steps=3), trials=1, context=AgentContext(run_dir=str(tmp_path)), run_id="r")
     calls = (tmp_path / "r" / "calls.jsonl").read_text()
-    again = play_trials("cooking:2", trials=2, seed=3, max_steps=3, context=AgentContext(run_dir=str(tmp_path)), run_id="r")
+    again = play_trials(Episode("cooking:2", seed=3, max_steps=3), trials=2, context=AgentContext(run_dir=str(tmp_path)), run_id="r")
     assert (tmp_path / "r" / "calls.jsonl").read_text() == calls  # trial 1 was read back, not played again
     assert again[0]["score"] == first[0]["score"]
     assert [r["run_id"] for r in again] == ["r", "r-t2"]
@@ -87,10 +86,10 @@ def test_a_rerun_does_not_reflect_again_on_a_trial_whose_successor_exists(tmp_pa
 
     monkeypatch.setattr(play_module, "reflect", counted)
     context = AgentContext(run_dir=str(tmp_path))
-    first = play_trials("cooking:2", trials=2, seed=3, max_steps=3, context=context, run_id="x")
+    first = play_trials(Episode("cooking:2", seed=3, max_steps=3), trials=2, context=context, run_id="x")
     assert reflections == ["x"]
     assert not first[-1]["won"]
-    again = play_trials("cooking:2", trials=3, seed=3, max_steps=3, context=context, run_id="x")
+    again = play_trials(Episode("cooking:2", seed=3, max_steps=3), trials=3, context=context, run_id="x")
     assert reflections == ["x", "x-t2"]  # trial 1's lesson was read from trial 2, only trial 2 was reflected on
     assert again[0]["reflection"] == first[0]["reflection"]
     assert json.loads((tmp_path / "x-t3" / "run.json").read_text())["lessons"] == [first[0]["reflection"]["text"],
@@ -131,7 +130,7 @@ def test_gold_trajectories_and_finished_runs_fill_a_namespace(tmp_path: Path) ->
     gold = cli("memory", "seed-gold", "cooking:1", "--variations", "101", "--by-seed", "--agent", "davis", "--run-dir", str(tmp_path / "runs"))
     assert gold.returncode == 0, gold.stderr[-2000:]
     assert "gold steps read (won)" in gold.stdout
-    played = play("cooking:1", seed=2, max_steps=3, context=AgentContext(run_dir=str(tmp_path / "runs")), run_id="later")
+    played = play(Episode("cooking:1", seed=2, max_steps=3), context=AgentContext(run_dir=str(tmp_path / "runs")), run_id="later")
     saved = cli("memory", "save", played["run_id"], "--agent", "davis", "--run-dir", str(tmp_path / "runs"))
     assert saved.returncode == 0, saved.stderr
     with LongTermMemory(tmp_path / "store.sqlite") as memory:

@@ -336,14 +336,13 @@ class CrafterForms(BaseChatModel):
 
 
 def play_crafter(monkeypatch, tmp_path, steps: int, repeat: str = "1") -> tuple[CrafterForms, list[dict]]:
-    from ariadnegraph.play import play
+    from ariadnegraph.play import Episode, play
 
     fake = CrafterForms(repeat=repeat)
     fake.calls = []
     monkeypatch.setattr(thoughts_module, "chat_model", lambda *args, **kwargs: fake)
     databases: list[dict] = []
-    play("crafter", max_steps=steps, context=AgentContext(model="scripted", preset="agentkit", run_dir=str(tmp_path)),
-         on_step=lambda update: update.get("thought_db") and databases.append(dict(update["thought_db"])))  # after each command
+    play(Episode("crafter", max_steps=steps), context=AgentContext(model="scripted", preset="agentkit", run_dir=str(tmp_path)), on_step=lambda update: update.get("thought_db") and databases.append(dict(update["thought_db"])))  # after each command
     return fake, databases
 
 

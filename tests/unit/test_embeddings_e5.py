@@ -55,14 +55,14 @@ def test_a_memory_keeps_the_embeddings_it_was_built_with(tmp_path, monkeypatch) 
 def test_the_paper_presets_search_memory_with_a_sentence_embedding_unless_told_otherwise(tmp_path, monkeypatch, preset, setting, built):
     """Their papers retrieve with neural embeddings (AriGraph: Contriever; STMA: nomic-embed-text); the setting wins."""
     from ariadnegraph.agent.context import AgentContext
-    from ariadnegraph.play import play
+    from ariadnegraph.play import Episode, play
     from ariadnegraph.runs import RunDir
 
     if setting is None:
         monkeypatch.delenv("ARIADNE_EMBEDDINGS", raising=False)
     else:
         monkeypatch.setenv("ARIADNE_EMBEDDINGS", setting)
-    play("cooking:1", seed=1, max_steps=1, run_id="r", context=AgentContext(preset=preset, run_dir=str(tmp_path)))
+    play(Episode("cooking:1", seed=1, max_steps=1), run_id="r", context=AgentContext(preset=preset, run_dir=str(tmp_path)))
     monkeypatch.setenv("ARIADNE_EMBEDDINGS", "hashing")  # the setting is for new memories: the run's keeps its own
     with WorldMemory(RunDir.open(tmp_path, "r").memory_path) as memory:
         assert memory.embeddings.spec == built

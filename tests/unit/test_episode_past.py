@@ -10,7 +10,7 @@ import pytest
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.past import EpisodePast
 from ariadnegraph.agent.session import end_session, get_session, open_session
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from ariadnegraph.prompting import first_line
 from ariadnegraph.runs import RunDir
 
@@ -94,7 +94,7 @@ def test_the_index_gives_no_records_when_asked_for_none():
 
 def test_the_session_keeps_the_index_as_it_plays_and_rebuilds_it_from_the_files(tmp_path):
     context = AgentContext(run_dir=str(tmp_path), preset="ariadne", model="scripted")
-    result = play("cooking:1", seed=1, max_steps=6, context=context)
+    result = play(Episode("cooking:1", seed=1, max_steps=6), context=context)
     run = RunDir.open(tmp_path, result["run_id"])
     records = list(run.steps())
     # a session rebuilt from the files (a resume on another process) holds the same past as the files
@@ -125,6 +125,6 @@ def test_no_node_reads_the_trajectory_while_the_episode_plays(tmp_path, monkeypa
     for preset in ("ariadne", "ariadne_full", "react"):
         reads.clear()
         context = AgentContext(run_dir=str(tmp_path / preset), preset=preset, model="scripted")
-        result = play("arigraph:clean", seed=1, max_steps=25, context=context)
+        result = play(Episode("arigraph:clean", seed=1, max_steps=25), context=context)
         assert result["steps"] == 25
         assert len(reads) <= 2, (preset, len(reads))  # the session's build, and the result's summary

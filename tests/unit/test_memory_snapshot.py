@@ -189,10 +189,10 @@ def test_an_event_edited_under_a_snapshot_is_refused_as_damaged(saved: Path, tmp
 def test_check_run_refuses_a_run_whose_memory_was_edited_under_its_snapshot(tmp_path: Path) -> None:
     from ariadnegraph.agent.context import AgentContext
     from ariadnegraph.agent.integrity import check_copy
-    from ariadnegraph.play import play
+    from ariadnegraph.play import Episode, play
     from ariadnegraph.runs import RunCorrupted, RunDir
 
-    play("cooking:1", seed=1, max_steps=4, context=AgentContext(run_dir=str(tmp_path)), run_id="edited")
+    play(Episode("cooking:1", seed=1, max_steps=4), context=AgentContext(run_dir=str(tmp_path)), run_id="edited")
     run = RunDir.open(tmp_path, "edited")
     with WorldMemory(run.memory_path) as memory:
         memory.write_snapshot()  # (a writer leaves one past 2,000 events; this run is shorter)

@@ -16,7 +16,7 @@ from ariadnegraph.graphs import agent
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes.environment import buffered_feedback
 from ariadnegraph.nodes.summarizer import summarizer
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from tests.fakes import QueuedChatModel, structured
 
 STMA = switch_values(PRESETS["stma"])
@@ -80,7 +80,7 @@ def test_the_stma_summarizer_writes_afresh_from_the_buffer_alone(monkeypatch):
 
 
 def test_a_played_stma_episode_summarizes_and_retrieves_once_a_plan(tmp_path):
-    play("cooking:1", seed=1, max_steps=8, run_id="stma", context=AgentContext(preset="stma", run_dir=str(tmp_path)))
+    play(Episode("cooking:1", seed=1, max_steps=8), run_id="stma", context=AgentContext(preset="stma", run_dir=str(tmp_path)))
     calls = [json.loads(line) for line in (tmp_path / "stma" / "calls.jsonl").read_text().splitlines()]
     nodes_by_step: dict[int, set[str]] = defaultdict(set)
     for call in calls:

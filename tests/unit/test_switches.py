@@ -22,7 +22,7 @@ from ariadnegraph.evals import quoted
 from ariadnegraph.evals.plan import EvalError, EvalRequest
 from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.memory import WorldMemory
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from ariadnegraph.runs import RunDir
 
 ARIADNE = str(Path(sys.executable).parent / "ariadne")
@@ -121,8 +121,7 @@ def shown(run_dir: Path, run_id: str) -> dict[str, list[dict[str, str]]]:
 
 def play_cell(tmp_path: Path, variant, env: str = "cooking:1", steps: int = 6) -> tuple[dict[str, list[dict[str, str]]], Path]:
     run_id = re.sub(r"[^A-Za-z0-9]+", "-", variant.label).strip("-")
-    play(env, seed=1, max_steps=steps, run_id=run_id,
-         context=AgentContext(preset=variant.preset, switch_overrides=variant.switches, run_dir=str(tmp_path)))
+    play(Episode(env, seed=1, max_steps=steps), run_id=run_id, context=AgentContext(preset=variant.preset, switch_overrides=variant.switches, run_dir=str(tmp_path)))
     return shown(tmp_path, run_id), tmp_path / run_id
 
 
@@ -269,7 +268,7 @@ def test_an_oracle_the_game_gives_no_truth_for_is_refused_before_the_run_exists(
 
     context = AgentContext(preset="ariadne_full", switch_overrides={"oracle_extraction": True}, run_dir=str(tmp_path))
     with pytest.raises(ValueError, match="only TextWorld games give; crafter gives none"):
-        play("crafter", max_steps=3, context=context, run_id="crafter-oracle")
+        play(Episode("crafter", max_steps=3), context=context, run_id="crafter-oracle")
     assert not list(tmp_path.iterdir())  # no run folder, so no unresumable run
     with pytest.raises(ValueError, match="nethack:challenge gives none"):  # a server's first step checks it too
         episode_state({"env": "nethack:challenge", "max_steps": 3}, context)

@@ -37,7 +37,7 @@ SETTINGS = ("preset", "switch_overrides", "model")  # what a replay must share w
 def fixed_replays(run_dir: str | Path, fixed_id: str, run_ids: Sequence[str]) -> dict[str, str]:
     """run id -> the fixed log played again with that run's preset, switches and model (played once: an existing
     replay is reused). Its memory is rebuilt from the fixed log's observations; no role decides a command."""
-    from ...play import play, resume, saved_context
+    from ...play import Episode, HeadStart, play, resume, saved_context
 
     fixed = RunDir.open(run_dir, fixed_id)
     meta = fixed.meta()
@@ -60,14 +60,16 @@ def fixed_replays(run_dir: str | Path, fixed_id: str, run_ids: Sequence[str]) ->
             played_as = RunDir.open(run_dir, run_id)
             context = saved_context(played_as, played_as.meta())
             play(
-                str(meta["env"]),
-                seed=meta.get("seed"),
-                variation=meta.get("variation"),
-                split=meta.get("split"),
-                max_steps=max(len(commands), 1),
+                Episode(
+                    str(meta["env"]),
+                    seed=meta.get("seed"),
+                    variation=meta.get("variation"),
+                    split=meta.get("split"),
+                    max_steps=max(len(commands), 1),
+                ),
+                head_start=HeadStart(script=commands),
                 context=context,
                 run_id=replayed,
-                script=commands,
             )
         replays[run_id] = replayed
     return replays
