@@ -17,7 +17,7 @@ from ariadnegraph.agent.integrity import checked_copies
 from ariadnegraph.agent.session import ForkRefused, RunExists, end_session, memory_view, open_session
 from ariadnegraph.graphs.agent import build_agent_graph
 from ariadnegraph.memory import WorldMemory
-from ariadnegraph.play import play
+from ariadnegraph.play import Episode, play
 from ariadnegraph.runs import RunDir, next_trail
 
 GAME = {"env": "cooking:1", "seed": 1}
@@ -60,7 +60,7 @@ def before_step(graph, config, step: int):
 
 def test_a_fork_of_a_finished_run_rewrites_its_files_and_memory_from_the_fork(tmp_path):
     context = AgentContext(run_dir=str(tmp_path))
-    original = play(**GAME, max_steps=8, context=context, run_id="f")
+    original = play(Episode(**GAME, max_steps=8), context=context, run_id="f")
     run = RunDir.open(tmp_path, "f")
     first = consistent_history(tmp_path, "f")
     config = {"configurable": {"thread_id": "f"}}
@@ -108,7 +108,7 @@ def test_a_fork_of_a_paused_thread_rebuilds_the_live_game_and_memory(tmp_path):
 
 def test_a_fork_of_a_branch_that_a_later_fork_replaced_is_refused_and_changes_nothing(tmp_path):
     context = AgentContext(run_dir=str(tmp_path))
-    play(**GAME, max_steps=8, context=context, run_id="r")
+    play(Episode(**GAME, max_steps=8), context=context, run_id="r")
     run = RunDir.open(tmp_path, "r")
     config = {"configurable": {"thread_id": "r"}}
     with checkpointer(run) as saver:
@@ -128,7 +128,7 @@ def test_a_new_episode_under_the_id_of_a_played_run_is_refused_and_changes_nothi
     """A thread deleted and created again with the same id starts a new episode under its id: the old
     run's files stay as they were."""
     context = AgentContext(run_dir=str(tmp_path))
-    play(**GAME, max_steps=3, context=context, run_id="again")
+    play(Episode(**GAME, max_steps=3), context=context, run_id="again")
     run = RunDir.open(tmp_path, "again")
     before = files_of(run)
     with pytest.raises(RunExists, match="has already played 3 steps"):
@@ -140,7 +140,7 @@ def test_a_fork_that_stops_before_the_end_leaves_no_result_of_the_abandoned_bran
     """A finished run forked at step 3 and paused at step 5: run.json no longer claims the old branch's
     result, readers accept the run, and a reader opened before the fork sees the branch's memory after it."""
     context = AgentContext(run_dir=str(tmp_path))
-    play(**GAME, max_steps=8, context=context, run_id="s")
+    play(Episode(**GAME, max_steps=8), context=context, run_id="s")
     run = RunDir.open(tmp_path, "s")
     assert run.meta()["result"]["steps"] == 8
     reader = memory_view("s", tmp_path)
@@ -194,7 +194,7 @@ def test_a_fork_at_every_checkpoint_continues_or_is_refused_and_the_files_agree_
     in one line with the files as they were. The critic's edge is the case that stopped: a fork after it ran
     no node (the critic routed by a ``Command`` goto, which ``update_state`` does not replay)."""
     context = AgentContext(run_dir=str(tmp_path / "played"), preset="ariadne_full")
-    play(**GAME, max_steps=2, context=context, run_id="k")
+    play(Episode(**GAME, max_steps=2), context=context, run_id="k")
     config = {"configurable": {"thread_id": "k"}}
     with checkpointer(RunDir.open(tmp_path / "played", "k")) as saver:
         history = list(graph_of(saver).get_state_history(config))
