@@ -61,8 +61,8 @@ class Preset:
     # HISTORY_BUFFER where the preset keeps none; STMA's "w/o Summarizer for Spatial Memory"); or the transition
     # (o_t, a_t, o_t+1), summarized first and its facts taken from that summary (DAVIS §3.2)
     # a pronoun in the observations the relation retriever reads ('it', 'its', 'they', 'them') written as the thing
-    # named last before it, by rules (envs/text.resolve_pronouns): DAVIS resolves coreference before extraction with
-    # CoreNLP (§3.2), which downloads its models at run time; the rules are ours
+    # named last before it, by rules (envs/coreference.resolve_pronouns): DAVIS resolves coreference before
+    # extraction with CoreNLP (§3.2), which downloads its models at run time; the rules are ours
     coreference: bool = False
     # the extractor words any relation (AriGraph's appendix E: at most 7 words a triplet) and writes no fact of where
     # the player is (its "you, are in, location"), which the env's room names instead; off: our fixed relation

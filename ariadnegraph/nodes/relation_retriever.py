@@ -1,7 +1,7 @@
 """Relation retriever: facts (triplets) stated by the observation, read with the belief beside it (ours), by
 the belief alone (STMA §4.2: the retriever maps the temporal belief to triplets), or by the observation with the
 raw history buffer (STMA's "w/o Summarizer for Spatial Memory"). With ``coreference`` (DAVIS §3.2) the observations
-are read with their pronouns written as the things they refer to (by rules: envs/text.resolve_pronouns).
+are read with their pronouns written as the things they refer to (by rules: envs/coreference.resolve_pronouns).
 
 Outdated facts are found in the same call among the known facts about the room and the inventory (ours), or,
 with ``outdated_scope="entities"``, in a second call comparing the new triplets with every stored fact touching
@@ -25,7 +25,7 @@ from ..agent.context import AgentContext
 from ..agent.presets import HISTORY_BUFFER, OPEN_RELATION_READS, Preset
 from ..agent.session import Session
 from ..agent.state import AgentState
-from ..envs.text import command_thing, last_named, resolve_pronouns
+from ..envs.coreference import command_thing, last_named, resolve_pronouns
 from ..envs.textworld_env import true_triplets
 from ..memory import PLAYER, WorldMemory
 from ..memory.normalize import normalize_relation

@@ -467,7 +467,7 @@ def test_davis_extraction_reads_the_observation_with_its_pronouns_resolved(monke
     after = {**state, "last_action": "open chest", "observation": "It is locked."}
     read = retriever_module.extraction_sections(after, WorldMemory(), PRESETS["davis"])
     assert read[p.OBSERVATION] == "The chest is locked."
-    from ariadnegraph.envs.text import resolve_pronouns
+    from ariadnegraph.envs.coreference import resolve_pronouns
 
     assert resolve_pronouns("It is locked.", "wooden box") == "The wooden box is locked."
     assert resolve_pronouns("There is an apple on the table. Its skin is red.") == (
@@ -476,7 +476,7 @@ def test_davis_extraction_reads_the_observation_with_its_pronouns_resolved(monke
 
 
 def test_text_without_pronouns_is_unchanged_and_other_presets_read_the_observation_as_it_is():
-    from ariadnegraph.envs.text import resolve_pronouns
+    from ariadnegraph.envs.coreference import resolve_pronouns
     from ariadnegraph.nodes import relation_retriever as retriever_module
 
     closet = ("-= Closet =-\nYou're now in a closet. Oh wow! Is that what I think it is? It is! It's a crate.")
