@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from .eval_index import write_index
+from .layouts import markdown_tables
 from .plan import EvalPlan
 from .plots import plot_fidelity, plot_scores
 from .pricing import PRICES_AS_OF
-from .tables import csv_text, markdown_tables
+from .tables import csv_text
 
 CSV_FILE = "results.csv"
 TABLE_FILE = "table.md"

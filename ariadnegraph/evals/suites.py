@@ -150,7 +150,7 @@ class Suite:
     name: str
     description: str
     paper: str
-    layout: str  # which table layout tables.py prints: stma, arigraph, gata, scienceworld
+    layout: str  # which table layout layouts.py prints: stma, arigraph, gata, scienceworld
     groups: Callable[[], dict[str, list[Game]]]  # group name -> its games, in the paper's order
     attempts: int = 1
     needs: str = "offline"

@@ -52,8 +52,8 @@ def test_the_env_records_crafters_own_reward_which_the_hand_formula_matches():
 
 
 def test_the_crafter_table_prints_score_and_reward_beside_agentkit_table_1():
+    from ariadnegraph.evals.layouts import LAYOUTS
     from ariadnegraph.evals.suites import get_suite
-    from ariadnegraph.evals.tables import LAYOUTS
 
     base = {"preset": "agentkit", "model": "scripted", "norm_score": 0.0, "best_norm_score": 0.0}
     records = [{**base, "score": 2.0, "achievements": ["collect_wood", "place_table"], "reward": 1.8},

@@ -13,6 +13,7 @@ import pytest
 
 from ariadnegraph.envs.registry import arigraph_game
 from ariadnegraph.evals import quoted
+from ariadnegraph.evals.layouts import markdown_tables
 from ariadnegraph.evals.plan import EvalError, EvalRequest, Job
 from ariadnegraph.evals.planning import plan_eval
 from ariadnegraph.evals.plots import mean_fidelity_curves, plot_fidelity
@@ -24,7 +25,7 @@ from ariadnegraph.evals.suites import (
     SuiteError,
     get_suite,
 )
-from ariadnegraph.evals.tables import ALL, cells, csv_text, fidelity_table, markdown_tables
+from ariadnegraph.evals.tables import ALL, cells, csv_text, fidelity_table
 
 
 def test_stma_suite_is_four_levels_of_eight_games_at_fifty_steps():

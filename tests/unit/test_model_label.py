@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ariadnegraph.evals.layouts import markdown_tables
 from ariadnegraph.evals.suites import get_suite
-from ariadnegraph.evals.tables import markdown_tables
 from ariadnegraph.models import model_label
 
 LABEL = "scripted (rule-based test double, not a language model)"

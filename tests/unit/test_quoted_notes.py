@@ -3,8 +3,8 @@ were not played the same way (NetHack: AriGraph played NetPlay's observations wi
 
 from __future__ import annotations
 
+from ariadnegraph.evals.layouts import markdown_tables
 from ariadnegraph.evals.suites import NETHACK_MAX_STEPS, get_suite
-from ariadnegraph.evals.tables import markdown_tables
 
 
 def _nethack_record(seed: int) -> dict:
