@@ -28,7 +28,7 @@ report 0 with ``lost=True`` and keep the raw value in ``oracle.extra['raw_score'
 action sequence ScienceWorld generated for this very load of the variation (parts of a
 variation, e.g. which animal is outside, depend on the JVM's random state, so a gold path only
 holds for the episode it came with). ``oracle.facts`` is the true world state in TextWorld's fact
-form (:func:`tree_facts`: where each thing is, what holds it, which containers are open), read from
+form (:func:`scienceworld_truth.tree_facts`: where each thing is, what holds it, which containers are open), read from
 ScienceWorld's object tree after every command, for evaluation only (``ariadne fidelity``).
 """
 
@@ -39,7 +39,6 @@ import logging
 import random
 import re
 import weakref
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +53,7 @@ from ariadnegraph.envs.base import (
     sanitize_command,
 )
 from ariadnegraph.envs.jvm_pool import JvmPool, _Jvm, jvm_pool
+from ariadnegraph.envs.scienceworld_truth import IN_OR_ON, ScienceWorldTruth
 
 logger = logging.getLogger(__name__)
 
@@ -298,7 +298,7 @@ class ScienceWorldTextEnv:
         self._steps = 0
         self._active = False
         self._last: Observation | None = None
-        self._truth = _Truth()
+        self._truth = ScienceWorldTruth()
 
     def __repr__(self) -> str:
         return (
@@ -314,7 +314,7 @@ class ScienceWorldTextEnv:
     # protocol ---------------------------------------------------------------------------------
     def reset(self) -> Observation:
         task, variation, simpl, gold = self.task, self.variation, self.simplification, self.gold_path
-        truth = self._truth = _Truth()
+        truth = self._truth = ScienceWorldTruth()
 
         def load(server: Any) -> dict[str, Any]:
             message = server.load(task, variation, simpl, gold)
@@ -448,7 +448,7 @@ class ScienceWorldTextEnv:
         )
 
 
-def _snapshot(server: Any, truth: _Truth) -> dict[str, Any]:
+def _snapshot(server: Any, truth: ScienceWorldTruth) -> dict[str, Any]:
     """Score, completion, look, inventory, valid actions and the true state: all "free" (no game time passes)."""
     valid = json.loads(server.getValidActionObjectCombinationsJSON()).get("validActions", [])
     actions = list(dict.fromkeys(v["action"] for v in valid if v.get("action")))
@@ -460,90 +460,6 @@ def _snapshot(server: Any, truth: _Truth) -> dict[str, Any]:
         "valid": actions,
         "facts": truth.read(server),
     }
-
-
-# --------------------------------------------------------------------------------------------
-# The true world state (evaluation only)
-
-# Oracle.extra key: the truth says "in" for every holder, because ScienceWorld's object tree does not tell a
-# support ("On the counter is: ...") from a container ("In the sink is: ...", "(containing ...)").
-IN_OR_ON = "in_or_on"
-# What every object is made of, never listed by a look: electrical connection points.
-_PARTS = frozenset({"terminal 1", "terminal 2", "anode", "cathode"})
-_AGENT, _INVENTORY = "agent", "inventory"
-
-
-class _Truth:
-    """Reads an episode's true state from its JVM, after each command: ``getObjectTree`` (a JSON string of every
-    object, about 50-100 ms) and, only when the objects or their names changed, the names the game accepts for
-    each (``getAllObjectIdsTypesReferentsLUTJSON``, about 45 ms)."""
-
-    def __init__(self) -> None:
-        self._named: dict[str, str] = {}  # uuid -> name when the referents were read
-        self._referents: dict[str, list[str]] = {}
-
-    def read(self, server: Any) -> tuple[tuple[str, ...], ...]:
-        try:
-            tree = json.loads(server.getObjectTree(""))
-        except ValueError:  # an uninitialised game answers with a message, not JSON
-            return ()
-        named = dict(_objects(tree))
-        if named != self._named:
-            lut = json.loads(server.getAllObjectIdsTypesReferentsLUTJSON())
-            self._referents = {uuid: list(entry.get("referents") or ()) for uuid, entry in lut.items()}
-            self._named = named
-        return tree_facts(tree, self._referents)
-
-
-def _contents(thing: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        inner
-        for inner in (thing.get("contents") or {}).values()
-        if not inner.get("isDeleted") and inner.get("name") not in _PARTS
-    ]
-
-
-def _objects(thing: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    for inner in _contents(thing):
-        yield inner["uuid"], inner["name"]
-        yield from _objects(inner)
-
-
-def tree_facts(tree: dict[str, Any], referents: Mapping[str, list[str]] | None = None) -> tuple[tuple[str, ...], ...]:
-    """ScienceWorld's object tree (``getObjectTree``) as TextWorld facts: ``at(P, room)``, ``at(thing, room)``,
-    ``in(thing, holder)`` (supports too: see :data:`IN_OR_ON`), ``in(thing, I)`` for what the agent carries,
-    ``open``/``closed`` for what can be closed, and ``called(referent, name)``: the other names the game takes
-    for a thing (``referents``: uuid -> names), where a name means one thing's name only ("red apple" is the
-    apple; "living thing" means many). The rooms are the universe's direct contents; electrical terminals and
-    deleted things are left out. Doors are not in the tree, so there are no exits."""
-    facts: dict[tuple[str, ...], None] = {}
-    names: dict[str, set[str]] = {}
-
-    def place(holder: dict[str, Any], where: str, relation: str) -> None:
-        for thing in _contents(holder):
-            name = thing["name"]
-            if name == _AGENT:
-                facts[("at", "P", where)] = None
-                for pocket in _contents(thing):
-                    if pocket["name"] == _INVENTORY:
-                        place(pocket, "I", "in")
-                continue
-            facts[(relation, name, where)] = None
-            container = thing.get("propContainer") or {}
-            if container.get("isClosable"):
-                facts[("open" if container.get("isOpen") else "closed", name)] = None
-            for referent in (referents or {}).get(thing["uuid"], ()):
-                if referent != name:
-                    names.setdefault(referent, set()).add(name)
-            place(thing, name, "in")
-
-    for room in _contents(tree):
-        place(room, room["name"], "at")
-    taken = {fact[1] for fact in facts if len(fact) == 3}  # a referent that is itself a thing's name is no alias
-    for referent, meant in names.items():
-        if len(meant) == 1 and referent not in taken:
-            facts[("called", referent, next(iter(meant)))] = None
-    return tuple(facts)
 
 
 def _replace_text(obs: Observation, text: str, cmd: str) -> Observation:

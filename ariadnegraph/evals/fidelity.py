@@ -62,7 +62,7 @@ from typing import Any, cast
 from ..agent.integrity import checked_copies
 from ..agent.presets import system_label
 from ..envs.families.textworld_cooking import BURNED, COOK_STATES, CUT_STATES, RAW
-from ..envs.scienceworld_env import IN_OR_ON
+from ..envs.scienceworld_truth import IN_OR_ON
 from ..memory import EntityNormalizer, EventLog, KGView, TemporalKG, WorldMemory
 from ..memory.conflicts import DIRECTION_RELATIONS
 from ..memory.spatial import PLAYER, PLAYER_ALIASES

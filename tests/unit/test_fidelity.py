@@ -155,7 +155,7 @@ REFERENTS = {"a": ["apple", "red apple", "object"], "p": ["object", "pillow"], "
 
 
 def test_scienceworld_tree_places_things_carries_the_inventory_and_names_referents():
-    from ariadnegraph.envs.scienceworld_env import tree_facts
+    from ariadnegraph.envs.scienceworld_truth import tree_facts
 
     facts = set(tree_facts(SCIENCEWORLD_TREE, REFERENTS))
     assert facts == {
@@ -167,7 +167,7 @@ def test_scienceworld_tree_places_things_carries_the_inventory_and_names_referen
 
 
 def test_scienceworld_names_and_supports_are_read_as_the_truth_gives_them_and_a_wrong_fact_counts():
-    from ariadnegraph.envs.scienceworld_env import tree_facts
+    from ariadnegraph.envs.scienceworld_truth import tree_facts
 
     facts = [list(f) for f in tree_facts(SCIENCEWORLD_TREE, REFERENTS)]
     look = ("This room is called the kitchen. In it, you see: a counter. On the counter is: a bowl (containing a red "
