@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent.presets import oracle_roles
-from ..runs import RunDir
+from ..runs import RunDir, score_text
 from .plan import EvalError, EvalPlan, Job, TooManyFailures
 from .pricing import Price, episode_cost
 from .provenance import job_context, provenance
@@ -264,8 +264,9 @@ def _line(record: EpisodeRecord, done: int, total: int) -> str:
     outcome = "won" if record["won"] else "not won"
     again = " (resumed)" if record["resumed"] else ""
     return (
-        f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: score {record['score']:g}/"
-        f"{record['max_score']:g} {outcome} in {record['steps']} steps, {record['llm_calls']} calls, "
+        f"[{done}/{total}] {record['preset']} {where} attempt {record['attempt']}: score "
+        f"{score_text(record['score'], record['max_score'])} {outcome} in {record['steps']} steps, "
+        f"{record['llm_calls']} calls, "
         f"{record['wall_seconds']:.1f} s{again}"
     )
 

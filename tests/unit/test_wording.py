@@ -20,6 +20,15 @@ def test_a_score_prints_with_three_significant_digits():
     assert [score_text(0.571429, 1), score_text(10, 13), score_text(None, 4)] == ["0.571/1", "10/13", "?"]
 
 
+def test_an_evals_progress_line_prints_a_score_as_the_cli_does():
+    from ariadnegraph.evals.runner import _line
+
+    record = {"label": "", "env": "scienceworld:boil", "preset": "react", "attempt": 1, "score": 0.571429,
+              "max_score": 1.0, "won": False, "steps": 80, "llm_calls": 80, "wall_seconds": 12.0, "resumed": False}
+    line = _line(record, 1, 3)  # type: ignore[arg-type]
+    assert "score 0.571/1 not won in 80 steps" in line, line
+
+
 def test_an_eval_run_id_names_no_missing_seed_or_variation():
     twx = Job("tales-twx", "react", "scripted", Game("twx:coincollector", "coin", 100, seed=0), 1)
     science = Job("scienceworld", "react", "scripted", Game("scienceworld:melt", "melt", 80, variation=3), 1)
