@@ -164,3 +164,27 @@ def test_a_file_from_before_opened_read_only_reads(tmp_path):
     assert graph.get_state(config).values["step"] == 6
     assert len(list(graph.get_state_history(config))) >= 7
 
+
+
+def test_a_file_this_saver_wrote_before_rows_had_dictionaries_reads_and_resumes(tmp_path, monkeypatch):
+    """Stop 58's files: every value in channel_values (the short ones and the empty too), rows compressed alone."""
+    from ariadnegraph.agent import checkpoints
+
+    path = tmp_path / "c.sqlite"
+    config = {"configurable": {"thread_id": "t"}}
+    with monkeypatch.context() as before:
+        before.setattr(checkpoints, "_small", lambda value: False)
+        before.setattr(checkpoints.RunSqliteSaver, "_keep_as_dictionary", lambda self, row, thread: None)
+        old = counter().compile(checkpointer=sqlite_saver(sqlite3.connect(path, check_same_thread=False)),
+                                interrupt_before=["tick"])
+        old.invoke({"step": 0}, config)
+        old.invoke(None, config)
+    connection = sqlite3.connect(path, check_same_thread=False)
+    assert connection.execute("SELECT COUNT(*) FROM channel_values WHERE channel = 'step'").fetchone()[0] >= 2
+    graph = counter().compile(checkpointer=sqlite_saver(connection))
+    assert graph.get_state(config).values["step"] == 1
+    graph.invoke(None, config)
+    state = graph.get_state(config).values
+    assert state["step"] == 6
+    assert state["seen"] == [f"observation {k} " * 40 for k in range(1, 7)]
+    assert [s.values.get("step") for s in graph.get_state_history(config)][:2] == [6, 5]
