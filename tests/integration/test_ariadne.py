@@ -79,14 +79,15 @@ def test_the_way_forward_opens_the_closed_door_and_plays_no_no_op_twice_in_one_s
     from ariadnegraph.agent.context import AgentContext
     from ariadnegraph.evals.attribution import attribution
     from ariadnegraph.nodes import common
+    from ariadnegraph.play import Episode
     from ariadnegraph.play import play as play_episode
     from tests.fakes import QueuedChatModel, structured
 
     model = QueuedChatModel(replies=[structured("Decision", reasoning="The recipe is in the cookbook.", action="read cookbook")],
                             repeat_last=True)
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
-    result = play_episode("cooking:3", seed=37301, max_steps=20, context=AgentContext(run_dir=str(tmp_path), preset="ariadne"),
-                          run_id="trap")
+    result = play_episode(Episode("cooking:3", seed=37301, max_steps=20),
+                          context=AgentContext(run_dir=str(tmp_path), preset="ariadne"), run_id="trap")
     lines = list(RunDir.open(tmp_path, "trap").steps())
     played = [line["action"] for line in lines[1:]]
     assert played[0] == "open frosted-glass door", played
