@@ -220,7 +220,8 @@ class RunSqliteSaver(SqliteSaver):
         super().delete_thread(thread_id)
         with self.cursor() as cursor:
             cursor.execute("DELETE FROM channel_values WHERE thread_id = ?", (str(thread_id),))
-            cursor.execute("DELETE FROM dictionaries WHERE thread_id = ?", (str(thread_id),))
+            # a dictionary may compress another thread's rows too (one saver, one dictionary): kept while any are left
+            cursor.execute("DELETE FROM dictionaries WHERE NOT EXISTS (SELECT 1 FROM checkpoints)")
         self._stored = {key: version for key, version in self._stored.items() if key[0] != str(thread_id)}
 
     def _completed(self, found: CheckpointTuple) -> CheckpointTuple:

@@ -188,3 +188,19 @@ def test_a_file_this_saver_wrote_before_rows_had_dictionaries_reads_and_resumes(
     assert state["step"] == 6
     assert state["seen"] == [f"observation {k} " * 40 for k in range(1, 7)]
     assert [s.values.get("step") for s in graph.get_state_history(config)][:2] == [6, 5]
+
+
+def test_deleting_a_thread_leaves_the_others_readable(tmp_path):
+    connection = sqlite3.connect(tmp_path / "c.sqlite", check_same_thread=False)
+    saver = sqlite_saver(connection)
+    graph = counter().compile(checkpointer=saver)
+    first, second = ({"configurable": {"thread_id": t}} for t in ("a", "b"))
+    graph.invoke({"step": 0}, first)
+    graph.invoke({"step": 0}, second)  # its rows compressed against a dictionary the first thread's row gave
+    saver.delete_thread("a")
+    reader = counter().compile(checkpointer=sqlite_saver(sqlite3.connect(tmp_path / "c.sqlite", check_same_thread=False)))
+    assert reader.get_state(second).values["step"] == 6
+    assert len(list(reader.get_state_history(second))) >= 7
+    assert list(reader.get_state_history(first)) == []
+    saver.delete_thread("b")
+    assert connection.execute("SELECT COUNT(*) FROM dictionaries").fetchone()[0] == 0
