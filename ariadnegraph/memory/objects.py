@@ -9,7 +9,7 @@ seen, the frontier: containers never seen open, doors still closed, exits not ye
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..vocabulary import OPPOSITE
@@ -22,6 +22,44 @@ INVENTORY = "inventory"
 CLOSED = frozenset({"closed", "locked"})
 UNLOCKS = "unlocks"  # a key and the lock a text said it opens ("The key 2 unlocks Red locker.")
 FOCUSED = "focused"  # (thing, is, focused): the game said the player's attention is on it (ScienceWorld's focus)
+
+
+class HistoryDigest:
+    """What object memory asks of the whole history each step, kept as the KG stores each fact
+    (``TemporalKG.watchers``), so a step does not read the history again: where the player has been (each room's
+    first visit), what was ever seen open, and each thing's newest placement. Each answers what the function of the
+    same name answers over ``memory.all_facts`` (``spatial.visited_locations``, ``ever_open``, ``last_seen``), which
+    views as of a past step still use."""
+
+    def __init__(self) -> None:
+        self._first_visits: dict[str, tuple[int, int]] = {}  # room -> (valid_from, id) of the first fact there
+        self._seen_open: set[str] = set()
+        self._last_placed: dict[str, tuple[int, int]] = {}  # thing -> (valid_from, id) of its newest placement
+
+    def add(self, fact: Fact) -> None:
+        order = (fact.valid_from, fact.id)
+        if fact.subject_key == spatial.PLAYER and fact.relation in ("in", "at"):
+            first = self._first_visits.get(fact.object_key)
+            if first is None or order < first:
+                self._first_visits[fact.object_key] = order
+        if fact.relation == "is" and fact.object_key == "open":
+            self._seen_open.add(fact.subject_key)
+        if fact.relation in PLACEMENTS:
+            newest = self._last_placed.get(fact.subject_key)
+            if newest is None or order > newest:
+                self._last_placed[fact.subject_key] = order
+
+    def visited(self) -> list[str]:
+        """Rooms the player has been in, in order of first visit."""
+        return sorted(self._first_visits, key=self._first_visits.__getitem__)
+
+    def ever_open(self) -> set[str]:
+        return set(self._seen_open)
+
+    def last_placed(self, thing: str) -> int | None:
+        """The id of the newest placement of ``thing`` (a key) ever recorded, open or closed."""
+        newest = self._last_placed.get(thing)
+        return None if newest is None else newest[1]
 
 
 def departed(view: KGView, facts: Iterable[Triplet], shown: Iterable[str], key: Callable[[str], str]) -> list[Fact]:
@@ -100,10 +138,9 @@ def state_of(view: KGView, thing: str) -> str | None:
     return max(found, key=lambda f: (f.valid_from, f.id)).object_key if found else None
 
 
-def locks_to_open(view: KGView, history: Iterable[Fact]) -> list[tuple[str, str, str | None]]:
-    """Each lock a text said a held key opens, never seen open: (the key, the lock, its state now; keys), the key
-    read first first."""
-    opened = ever_open(history)
+def locks_to_open(view: KGView, opened: set[str]) -> list[tuple[str, str, str | None]]:
+    """Each lock a text said a held key opens, never seen open (``opened``: what memory ever saw open): (the key, the
+    lock, its state now; keys), the key read first first."""
     found = []
     for fact in sorted(view.find(relation=UNLOCKS), key=lambda f: (f.valid_from, f.id)):
         held = placement(view, fact.subject_key)
@@ -141,13 +178,12 @@ class Lead:
     command: str  # what searches it once there: "open fridge", "open screen door", "go south"
 
 
-def leads(view: KGView, history: Sequence[Fact], here: str | None) -> list[Lead]:
-    """Where to search next, nearest first (by moves from ``here``): containers never seen open, closed doors on
-    exits whose far side is unknown, and exits never taken."""
+def leads(view: KGView, here: str | None, opened: set[str], visited: set[str]) -> list[Lead]:
+    """Where to search next, nearest first (by moves from ``here``): containers never seen open (``opened``: what
+    memory ever saw open), closed doors on exits whose far side is unknown, and exits never taken (``visited``: the
+    rooms the player has been in)."""
     places = spatial.locations(view)
     doors = door_keys(view)
-    opened = ever_open(history)
-    visited = set(spatial.visited_locations(history))
     found: list[tuple[int, Lead]] = []
 
     def distance(room: str) -> int | None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-from . import spatial
+from . import objects, spatial
 from .embeddings import CachedEmbedder, VectorIndex
 from .episodic import Episode, EpisodeStore, episodic_search
 from .facts import Fact, Triplet
+from .objects import HistoryDigest
 from .retrieval import order_by_time, semantic_search, stma_retrieve
 from .temporal_kg import KGView, TemporalKG
 from .transitions import DatedFact, dated
@@ -23,6 +24,7 @@ class MemoryQueries:
     """The query API over the state a WorldMemory keeps (it sets these attributes when it opens)."""
 
     kg: TemporalKG
+    digest: HistoryDigest  # what object memory asks of the whole history, kept as facts are stored
     episodes: EpisodeStore
     embedder: CachedEmbedder
     fact_index: VectorIndex  # open facts only
@@ -34,6 +36,24 @@ class MemoryQueries:
     # -- views -------------------------------------------------------------------------------------
     def current(self) -> KGView:
         return self.kg.current()
+
+    # -- object memory over the whole history, now (a view as of a past step reads its history instead) -----------
+    def visited_rooms(self) -> list[str]:
+        """Rooms the player has been in, in order of first visit (``spatial.visited_locations`` over every fact)."""
+        return self.digest.visited()
+
+    def ever_open(self) -> set[str]:
+        """Things memory has ever seen open (``objects.ever_open`` over every fact)."""
+        return self.digest.ever_open()
+
+    def last_seen(self, thing: str) -> Fact | None:
+        """The newest placement of ``thing`` (a key) ever recorded, open or closed (``objects.last_seen``)."""
+        fact_id = self.digest.last_placed(thing)
+        return None if fact_id is None else self.kg.get(fact_id)
+
+    def leads(self, here: str | None) -> list[objects.Lead]:
+        """Where to search next, nearest first from ``here`` (``objects.leads``)."""
+        return objects.leads(self.current(), here, self.ever_open(), set(self.visited_rooms()))
 
     def as_of(self, step: int) -> KGView:
         return self.kg.as_of(step)
@@ -148,7 +168,8 @@ class MemoryQueries:
                     view, self.kg.normalizer.key(location)
                 )
             }
-        found = spatial.all_unexplored_exits(view, self.kg.history(as_of))
+        visited = self.visited_rooms() if as_of is None else spatial.visited_locations(self.kg.history(as_of))
+        found = spatial.all_unexplored_exits(view, visited)
         return {self.kg.entity_name(k): v for k, v in found.items()}
 
     # -- the KG's names and facts, for readers outside memory/ (they never reach into self.kg) ------------

@@ -141,9 +141,10 @@ def visited_locations(history: Iterable[Fact]) -> list[str]:
     return list(ordered)
 
 
-def all_unexplored_exits(view: KGView, history: Iterable[Fact] | None = None) -> dict[str, list[str]]:
-    """Unexplored exits of every visited (or otherwise known) location that still has some."""
-    places = visited_locations(history) if history is not None else sorted(locations(view))
+def all_unexplored_exits(view: KGView, visited: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """Unexplored exits of every visited location (``visited``, in order of first visit; None: every location memory
+    knows) that still has some."""
+    places = list(visited) if visited is not None else sorted(locations(view))
     result = {place: unexplored_exits(view, place) for place in places}
     return {place: dirs for place, dirs in result.items() if dirs}
 

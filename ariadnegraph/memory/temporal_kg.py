@@ -237,6 +237,9 @@ class TemporalKG:
         self._live_graph: nx.MultiDiGraph | None = nx.MultiDiGraph()
         self._live_table: EdgeTable | None = EdgeTable()
         self._live_facts: dict[int, Fact] = {}
+        # called with each fact as it is stored, new or put back from disk: indexes over the whole history kept as
+        # facts come (facts are never removed, and closing one changes none of its subject, relation, object, steps)
+        self.watchers: list[Callable[[Fact], None]] = []
         self._next_id = 1
         self.last_step = 0
 
@@ -407,6 +410,8 @@ class TemporalKG:
                 _add_edge(self._live_graph, fact, self._names)
             if self._live_table is not None:
                 self._live_table.add(fact)
+        for watch in self.watchers:
+            watch(fact)
         return fact
 
     def _close(self, fact: Fact, step: int) -> Fact:

@@ -31,6 +31,7 @@ from .embeddings import CachedEmbedder, VectorIndex, embeddings_spec, make_embed
 from .episodic import Episode, EpisodeStore
 from .facts import Fact, Triplet
 from .normalize import EntityNormalizer
+from .objects import HistoryDigest
 from .queries import MemoryQueries
 from .snapshot import SNAPSHOT_DIR, Snapshot, read_snapshot, write_snapshot
 from .store import EventLog, MemoryCorrupted, MemoryWriteFailed, VectorServerUnavailable
@@ -122,6 +123,8 @@ class WorldMemory(MemoryQueries):
             raise
         self.embedder = CachedEmbedder(self.embeddings)
         self.kg = TemporalKG(EntityNormalizer({**spatial.PLAYER_ALIASES, **(aliases or {})}), rules)
+        self.digest = HistoryDigest()
+        self.kg.watchers.append(self.digest.add)  # before anything is put back from disk
         self.episodes = EpisodeStore()
         # fact id -> steps of the episodes linked to it (None: not built)
         self._episodes_by_fact: dict[int, list[int]] | None = {}

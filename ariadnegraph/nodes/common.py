@@ -438,11 +438,11 @@ def next_step(state: Mapping[str, Any], context: AgentContext, session: Session)
 def lock_to_open(memory: WorldMemory) -> NextStep | None:
     """The first lock a text read said a held key opens, not seen open yet: unlock it with that key, or, unlocked
     already, open it (a treasure hunt's notes: "The key 2 unlocks Red locker.")."""
-    found = om.locks_to_open(memory.current(), memory.all_facts)
+    found = om.locks_to_open(memory.current(), memory.ever_open())
     if not found:
         return None
     # a lock memory has seen first: a name no thing has (a note read awry) never hides one that has
-    seen = [lock for lock in found if om.last_seen(memory.all_facts, lock[1]) is not None]
+    seen = [lock for lock in found if memory.last_seen(lock[1]) is not None]
     key, lock, state = (seen or found)[0]
     key, lock = memory.entity_name(key), memory.entity_name(lock)
     text = f"open {lock}" if state == "closed" else f"unlock {lock} with {key}"

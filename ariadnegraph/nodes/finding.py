@@ -69,7 +69,6 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
     kind the family knows, "the living thing", as a thing memory saw of that kind), then of the room it is done in
     (the family's rules or the task, ``goal``, name it)."""
     view = memory.current()
-    history = memory.all_facts
     here = memory.key(location) if location else spatial.current_location(view)
     places = spatial.locations(view)
     found = []
@@ -77,7 +76,7 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
     for thing in named:
         key, kind = memory.key(thing), None
         now = om.placement(view, key)
-        seen = now or om.last_seen(history, key)
+        seen = now or memory.last_seen(key)
         picked = False
         if seen is None and thing in family.kinds and (instance := _of_kind(thing, family, memory, places, here)):
             kind, key, now = thing, instance, om.placement(view, instance)
@@ -170,9 +169,8 @@ def _searched(rooms: Collection[str], memory: WorldMemory) -> bool:
     """Whether each room (keys) was visited and holds no container never seen open: the room the task said a thing
     is in was searched, and a thing of its name seen elsewhere is the one left (dev test-conductivity#110: no water in
     sight in the kitchen the task named; the outside fountain's, focused on, scores)."""
-    history = memory.all_facts
-    visited = set(spatial.visited_locations(history))
-    unopened = {lead.room for lead in om.leads(memory.current(), history, None) if lead.kind == "container"}
+    visited = set(memory.visited_rooms())
+    unopened = {lead.room for lead in memory.leads(None) if lead.kind == "container"}
     return all(room in visited and room not in unopened for room in rooms)
 
 
@@ -313,7 +311,7 @@ def leads(
     of the walk to an exit or a door into it elsewhere."""
     view = memory.current()
     here = memory.key(location) if location else spatial.current_location(view)
-    found = om.leads(view, memory.all_facts, here)
+    found = memory.leads(here)
     if family is not None and valid:
         found = _with_rooms_reached(found, memory, here, family, valid)
     rooms = {memory.key(need.room or need.thing) for need in toward if need.place}
@@ -330,7 +328,7 @@ def _with_rooms_reached(
     that lead."""
     if here is None:  # where the player is not known, nothing is "here"
         return found
-    visited = set(spatial.visited_locations(memory.all_facts))
+    visited = set(memory.visited_rooms())
     entered_here = {memory.key(_into(lead)) for lead in found if lead.room == here and lead.kind == "exit"}
     reached: dict[str, om.Lead] = {}
     for room, command in family.rooms_reached(valid).items():

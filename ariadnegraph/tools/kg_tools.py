@@ -159,7 +159,8 @@ def where_to_search(kg: KG) -> str:
     taken, each with the command that searches it and its room."""
     view = kg.view()
     here = spatial.current_location(view)
-    leads = objects.leads(view, kg.history(), here)
+    history = kg.history()
+    leads = objects.leads(view, here, objects.ever_open(history), set(spatial.visited_locations(history)))
     if not leads:
         return "nothing left unsearched that memory knows of"
     return "\n".join(p.lead_text(lead.command, view.entity_name(lead.room)) for lead in leads[:MAX_LINES])

@@ -56,6 +56,8 @@ def fingerprint(memory: WorldMemory) -> dict:
         "past_search": [[f.id for f in memory.semantic_search(q, as_of=60)] for q in QUERIES],
         "episodic": [[e.step for e, _ in memory.episodic_search(memory.semantic_search(q), k=3)] for q in QUERIES],
         "path": memory.path("kitchen", "attic"), "location": memory.location(),
+        "visited": memory.visited_rooms(), "opened": sorted(memory.ever_open()),
+        "last_seen": [memory.last_seen(memory.key(thing)) for thing in THINGS],
     }
 
 

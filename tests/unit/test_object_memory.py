@@ -39,13 +39,13 @@ def test_what_an_observation_shows_has_left_is_closed_and_the_rest_kept():
 
 def test_the_frontier_a_closed_door_first_at_the_start_then_unsearched_containers():
     start = remembered(upto=0)
-    leads = om.leads(start.current(), start.all_facts, start.key("Pantry"))
+    leads = start.leads(start.key("Pantry"))
     assert [(lead.kind, lead.command) for lead in leads] == [("door", "open frosted-glass door")]
     kitchen = remembered(upto=2)
-    leads = om.leads(kitchen.current(), kitchen.all_facts, kitchen.key("Kitchen"))
+    leads = kitchen.leads(kitchen.key("Kitchen"))
     assert [lead.command for lead in leads][:3] == ["open fridge", "open oven", "open screen door"]
     opened = remembered()  # the fridge was seen open at step 10: searched
-    assert "open fridge" not in [lead.command for lead in om.leads(opened.current(), opened.all_facts, opened.key("Kitchen"))]
+    assert "open fridge" not in [lead.command for lead in opened.leads(opened.key("Kitchen"))]
 
 
 def test_what_the_next_step_needs_where_it_is_and_what_gets_it():
@@ -273,7 +273,7 @@ def test_a_world_whose_doors_name_the_rooms_they_lead_to_has_a_map_and_a_frontie
     view = memory.current()
     assert {"bathroom", "kitchen", "hallway", "art studio", "workshop", "outside"} <= spatial.locations(view)
     assert spatial.shortest_path(view, "art studio", "kitchen") == [("to hallway", "hallway"), ("to kitchen", "kitchen")]
-    leads = om.leads(view, memory.all_facts, "art studio")
+    leads = om.leads(view, "art studio", memory.ever_open(), set(memory.visited_rooms()))
     assert [(lead.room, lead.command) for lead in leads] == [("hallway", "go to workshop"), ("kitchen", "go to outside")]
     state = {"location": "art studio", "admissible": ["go to hallway", "look around"]}
     # one move reaches the lead's room: its own command is played on arrival (held-out test-conductivity#93)
@@ -296,7 +296,7 @@ def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
     assert (door, "is", "closed") in facts
     memory = WorldMemory()
     memory.observe(0, look, [("player", "in", "hallway"), *facts], [])
-    leads = om.leads(memory.current(), memory.all_facts, "hallway")
+    leads = memory.leads("hallway")
     assert [(lead.kind, lead.command) for lead in leads] == [("door", "open door to kitchen"), ("exit", "go to workshop")]
     state = {"location": "hallway", "admissible": ["open door to kitchen", "go to workshop", "look around"]}
     assert finding.search_move(leads, memory, state, science) == ("open door to kitchen", "open door to kitchen here", (), None)
@@ -304,7 +304,7 @@ def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
     opened = science.perceive(Observed("The door is now open.", command="open door to kitchen", location="hallway"))
     assert (door, "is", "open") in opened.facts
     memory.observe(1, "The door is now open.", list(opened.facts), [], action="open door to kitchen")
-    assert [lead.command for lead in om.leads(memory.current(), memory.all_facts, "hallway")] == ["go to kitchen", "go to workshop"]
+    assert [lead.command for lead in memory.leads("hallway")] == ["go to kitchen", "go to workshop"]
     # the outside's door to the kitchen, closed, is not the hallway's
     outside = science.perceive(Observed("This outside location is called the outside. Here you see: \n\tthe agent\n"
                                         "You also see:\n\tA door to the kitchen (that is closed)\n", location="outside"))
@@ -504,7 +504,7 @@ def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
                    ("kitchen", "has exit", "outside")], [])
     memory.observe(1, "This room is called the hallway.", [("player", "in", "hallway"), ("hallway", "has exit", "kitchen"),
                    ("hallway", "has exit", "workshop")], [], action="go to hallway")
-    leads = om.leads(memory.current(), memory.all_facts, "hallway")
+    leads = memory.leads("hallway")
     assert [(lead.room, lead.command) for lead in leads] == [("hallway", "go to workshop"), ("kitchen", "go to outside")]
     state = {"location": "hallway", "admissible": ["go to kitchen", "go to workshop", "look around"]}
     science = family_of("scienceworld:melt")
@@ -662,3 +662,34 @@ def test_scienceworld_a_shut_door_here_is_no_way_to_a_room_one_move_reaches_and_
     leads = finding.leads(memory, "kitchen", (), science, state["admissible"])
     assert finding.search_move(leads, memory, state, science)[0] == "teleport to hallway"
     assert finding.search_move(leads, memory, state, science, worn={"teleport to hallway"})[0] == "go to hallway"
+
+
+def test_the_digest_answers_what_reading_the_whole_history_answers_at_every_step(tmp_path):
+    """``memory.visited_rooms``, ``ever_open`` and ``last_seen`` are kept as facts are stored, so a step does not read
+    the history again; they must answer what the history functions answer, as the memory plays and once it is
+    reopened from disk."""
+    import random
+
+    from ariadnegraph.memory import WorldMemory, spatial
+
+    rooms, things = ["kitchen", "hall", "garden", "cellar"], ["fridge", "chest", "knife", "apple", "key"]
+
+    def agree(memory: WorldMemory) -> None:
+        history = memory.all_facts
+        assert memory.visited_rooms() == spatial.visited_locations(history)
+        assert memory.ever_open() == om.ever_open(history)
+        for thing in things:
+            assert memory.last_seen(memory.key(thing)) == om.last_seen(history, memory.key(thing)), thing
+
+    rng = random.Random(7)
+    with WorldMemory(tmp_path / "memory") as memory:
+        for step in range(120):
+            triplets = [("player", "in", rng.choice(rooms)),
+                        (rng.choice(things), rng.choice(["in", "on"]), rng.choice([*rooms, "fridge", "inventory"])),
+                        (rng.choice(["fridge", "chest"]), "is", rng.choice(["open", "closed", "locked"]))]
+            memory.observe(step, f"step {step}", triplets, action="look")
+            agree(memory)
+        written = (memory.visited_rooms(), memory.ever_open())
+    with WorldMemory.open(tmp_path / "memory") as reopened:
+        agree(reopened)
+        assert (reopened.visited_rooms(), reopened.ever_open()) == written
