@@ -236,11 +236,7 @@ def play(
     lessons, script = list(head_start.lessons), list(head_start.script)
     meta = new_run_meta(
         run_id,
-        env=episode.env,
-        seed=episode.seed,
-        variation=episode.variation,
-        max_steps=episode.max_steps,
-        split=episode.split,
+        **asdict(episode),
         context=asdict(context),
         lessons=lessons,
         script=script,
@@ -376,13 +372,7 @@ def play_trials(
     context = context or AgentContext()
     trials = context.switches.trials if trials is None else trials
     first = _first_trial_id(episode.env, run_id, trials)
-    asked = {
-        "env": episode.env,
-        "seed": episode.seed,
-        "variation": episode.variation,
-        "split": episode.split,
-        "max_steps": episode.max_steps,
-    }
+    asked = asdict(episode)
     for k in range(1, trials + 1):  # every trial this command would continue is checked before any is
         if (Path(context.run_dir) / trial_run_id(first, k) / META_FILE).is_file():
             _check_same_episode(RunDir.open(context.run_dir, trial_run_id(first, k)), asked, context)
