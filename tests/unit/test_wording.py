@@ -50,3 +50,45 @@ def test_compare_says_when_the_runs_played_different_games():
     same = [summary("a", "cooking:1, seed 1"), summary("b", "cooking:1, seed 1")]
     assert "different games" not in render_text(same)
     assert "different games" not in render_html(same)
+
+
+def test_a_scienceworld_game_is_named_by_its_variation_never_a_missing_seed():
+    from ariadnegraph.runs.rundir import game_label
+
+    science = game_label({"env": "scienceworld:melt", "seed": None, "variation": 3, "split": "test"})
+    assert science == "scienceworld:melt, variation 3, split test"
+    assert game_label({"env": "cooking:1", "seed": 1}) == "cooking:1, seed 1"
+
+
+def test_ctrl_c_during_play_says_how_to_resume_and_elsewhere_does_not(monkeypatch, capsys, tmp_path):
+    import ariadnegraph.config
+    from ariadnegraph.cli import main
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ariadnegraph.config, "checkpointer_url", interrupted)
+    assert main(["play", "--env", "cooking:1", "--run-dir", str(tmp_path)]) == 130
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said == [
+        "ariadne: interrupted (the steps played are saved: `ariadne play --resume RUN_ID` continues it; "
+        "`ariadne runs list` names it)"
+    ]
+    assert main(["runs", "list", "--run-dir", str(tmp_path)]) == 130
+    assert capsys.readouterr().err.strip() == "ariadne: interrupted"
+
+
+def test_an_eval_report_counts_one_worker_in_the_singular(tmp_path):
+    from ariadnegraph.evals.eval_report import report_text
+    from ariadnegraph.evals.plan import EvalRequest
+    from ariadnegraph.evals.planning import plan_eval
+
+    def took(workers: int) -> str:
+        request = EvalRequest(suite="stma-cooking", presets=["react"], model="scripted", out=tmp_path / str(workers),
+                              groups=["1"], per_group=1, workers=workers)  # fmt: skip
+        plot = tmp_path / "scores.png"
+        plot.write_bytes(b"")
+        return report_text(plan_eval(request), [], "", plot, elapsed=3.0)
+
+    assert "took 3.0 s with 1 worker\n" in took(1)
+    assert "took 3.0 s with 2 workers\n" in took(2)
