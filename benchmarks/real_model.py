@@ -29,6 +29,12 @@ install (``ariadne models list`` names it).
                                     DIR]
 
 A game is ``SPEC[@SEED][/SPLIT]``. On 2 cores the 1.5b model takes seconds per step: run it in the background.
+
+To play a *before* (an older commit) on the same games: this script from a worktree of that commit, with
+``PYTHONPATH`` set to it. A commit from before the ``xllamacpp`` wheel served models (2026-11-26's ``fc10fc1``, say)
+looks only for a built llama-server; point ``ARIADNE_LLAMA_SERVER`` at a two-line script that runs today's wheel
+server (``cd`` to today's checkout, then ``python -m ariadnegraph.models.local.wheel_server "$@"``): the same
+weights and flags.
 """
 
 from __future__ import annotations
