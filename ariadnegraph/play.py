@@ -26,7 +26,7 @@ from .agent.switches import check_switches
 from .agentkit.spec import load_thoughts, thoughts_for
 from .config import DiskFull, embeddings_setting, is_full_disk, memory_store_path
 from .config import run_dir as run_dir_setting
-from .envs import make
+from .envs import check_game
 from .envs.registry import check_split, env_family
 from .graphs.agent import build_agent_graph
 from .memory import MemoryWriteFailed, Triplet, WorldMemory
@@ -268,7 +268,7 @@ def _check_before_writing(episode: Episode, context: AgentContext, store: str | 
     check_split(env, episode.split)
     # an oracle the game gives no truth for, RAP with no gold runs to retrieve
     check_switches(context.preset, context.switches, env, context.memory_from)
-    make(env, **episode.draw()).close()  # a bad env spec
+    check_game(env, **episode.draw())  # a bad env spec; a file: game cut short or with another game's .json
     if context.memory_from:  # a damaged row of the namespace the run is seeded from
         with LongTermMemory(memory_store_path(store), write=False) as long_term:
             long_term.check(Namespace(context.memory_from, env_family(env)))

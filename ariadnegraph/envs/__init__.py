@@ -43,6 +43,7 @@ __all__ = [
     "Observation",
     "Oracle",
     "TextEnv",
+    "check_game",
     "list_games",
     "make",
     "sanitize_command",
@@ -78,3 +79,15 @@ def make(spec: str, **options: Any) -> TextEnv:
     from .textworld_env import make_textworld
 
     return make_textworld(prefix, rest, **options)
+
+
+def check_game(spec: str, **options: Any) -> None:
+    """What a run is refused for before anything of it is written: a spec that builds no game and, for a game made of
+    the user's own files (``file:``), a story or a .json that is not whole or not its own, which only starting the
+    game shows (a generated or bundled game's files are made together)."""
+    game = make(spec, **options)
+    try:
+        if split_spec(spec)[0] == "file":
+            game.reset()
+    finally:
+        game.close()

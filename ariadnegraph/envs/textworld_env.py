@@ -168,8 +168,12 @@ class TextWorldEnv:
         seed: int | None = None,
         start_method: str | None = None,
         game_factory: Callable[[], Any] | None = None,
+        check_json: bool = False,
     ) -> None:
+        """``check_json``: check at each reset that the .json beside the story is its own (a ``file:`` game, whose two
+        files a user put together; a generated or bundled game's are made together)."""
         self.path = Path(path)
+        self.check_json = check_json
         self.spec = spec or f"file:{self.path}"
         self.goal = goal
         self.task = task or None
@@ -203,6 +207,8 @@ class TextWorldEnv:
         self._steps, self._done = 0, False
         story = clean_feedback(data["feedback"], banner=True)
         self._location = parse_location(story)
+        if self.check_json:
+            _check_own_json(self.path, self._location, data["facts"])
         self._objective = data["objective"]
         self._from_start = data["policy"] or data["walkthrough"] or self._walkthrough
         text = f"{story}\n\n{self.task}" if self.task and story else (self.task or story)
@@ -330,7 +336,48 @@ def check_game_file(path: Path) -> Path:
     if not path.with_suffix(".json").is_file():
         json_name = path.with_suffix(".json").name
         raise EnvSpecError(f"{path.name} has no {json_name} next to it; TextWorld needs it for scores and facts")
+    _check_story_length(path)
     return path
+
+
+# A Z-machine story's header gives its length (the word at 0x1A) in units that grow with its version.
+_LENGTH_UNIT = {1: 2, 2: 2, 3: 2, 4: 4, 5: 4, 6: 8, 7: 8, 8: 8}
+
+
+def _check_story_length(path: Path) -> None:
+    """A story file whole as its header declares it: cut short, or with bytes changed (a bad copy or download), it is
+    refused here, before a game process is started (the interpreter dies on a cut story at the first reset, after a
+    run has been created, and plays a garbled one until it reaches the damage). The header holds the story's length
+    (the word at 0x1A, in units that grow with the version) and the sum of its bytes after the header (0x1C)."""
+    story = path.read_bytes()  # (a story is at most 512 KB)
+    version = story[0] if story else 0
+    if len(story) < 64 or version not in _LENGTH_UNIT:
+        raise EnvSpecError(f"not a Z-machine story (no valid header): {path}")
+    declared = int.from_bytes(story[0x1A:0x1C], "big") * _LENGTH_UNIT[version]
+    if not declared:  # an old story may declare neither: nothing to check
+        return
+    if len(story) < declared:
+        raise EnvSpecError(
+            f"game file {path} is cut short: its header declares {declared:,} bytes, it holds {len(story):,}"
+        )
+    checksum = int.from_bytes(story[0x1C:0x1E], "big")
+    if checksum and sum(story[0x40:declared]) & 0xFFFF != checksum:
+        raise EnvSpecError(f"game file {path} is damaged: its bytes do not add up to its header's checksum")
+
+
+def _check_own_json(path: Path, story_room: str | None, facts: tuple[tuple[str, ...], ...]) -> None:
+    """The game's .json describes this story: where the story says the player starts is where the .json's facts put
+    them. A .json of another game would score and describe another world under this story's text."""
+    start = next((f[2] for f in facts if f[0] == "at" and f[1] == "P" and len(f) == 3), None)
+
+    def key(name: str | None) -> str:
+        return "".join(ch for ch in (name or "").lower() if ch.isalnum())
+
+    if story_room and start and key(story_room) != key(start):
+        raise EnvSpecError(
+            f"{path.with_suffix('.json').name} is not the .json of {path.name}: the story starts in the "
+            f"{story_room}, the .json in the {start}"
+        )
 
 
 def make_textworld(prefix: str, rest: str, **options: Any) -> TextWorldEnv:
@@ -394,6 +441,7 @@ def make_textworld(prefix: str, rest: str, **options: Any) -> TextWorldEnv:
             goal=_game_json(path).get("objective", ""),
             max_steps=options["max_steps"] if override else FILE_MAX_STEPS,
             seed=options.get("seed"),
+            check_json=True,
             **common,
         )
     raise EnvSpecError(f"not a TextWorld spec prefix: {prefix!r}")

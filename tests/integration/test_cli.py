@@ -50,6 +50,29 @@ def test_play_with_a_bad_env_fails_in_one_line_and_writes_nothing(tmp_path, spec
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 
+@pytest.mark.parametrize(("damage", "said"), [("story-cut-short", "is cut short"), ("story-garbled", "is damaged"),
+                                             ("json-of-another-game", "mine.json is not the .json of mine.z8")])
+def test_a_file_game_cut_short_or_with_another_games_json_is_refused_before_a_run_exists(tmp_path, damage, said):
+    """Only starting the game shows a .json that is not the story's own: it is started before the run is written."""
+    import shutil
+
+    from ariadnegraph.envs import make
+
+    story, other = (make(f"cooking:{level}", seed=1).path for level in (1, 3))
+    game = tmp_path / "mine.z8"
+    shutil.copyfile(story, game)
+    shutil.copyfile((other if damage == "json-of-another-game" else story).with_suffix(".json"), game.with_suffix(".json"))
+    if damage == "story-cut-short":
+        game.write_bytes(story.read_bytes()[:20_000])
+    if damage == "story-garbled":  # one bit of the story flipped: it would play until the game reached it
+        data = bytearray(story.read_bytes())
+        data[len(data) // 2] ^= 1
+        game.write_bytes(bytes(data))
+    result = run("play", "--env", f"file:{game}", "--max-steps", "2", "--run-dir", str(tmp_path / "runs"))
+    assert_one_line_error(result, said)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
 def test_games_make_prints_the_cached_game_path(tmp_path):
     result = run("games", "make", "cooking", "--level", "1", "--seed", "11", "--out", str(tmp_path))
     assert result.returncode == 0, result.stderr
