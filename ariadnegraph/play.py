@@ -283,7 +283,7 @@ def seed_run(run: RunDir, facts: Sequence[Triplet], source: str | None, new_embe
     seeded again (:func:`play_trials`; seeding the same facts twice adds nothing)."""
     with run.writer():
         # one atomic write, before the first step (a new memory with the preset's embeddings)
-        with WorldMemory(run.memory_path, new_embeddings=new_embeddings) as memory:
+        with WorldMemory(run.memory_path, new_embeddings=new_embeddings, write_guard=run.writing) as memory:
             memory.seed(facts)
         run.write_meta({**run.meta(), "seeded": {"from": source, "facts": len(facts)}})
 

@@ -155,7 +155,7 @@ def _layout(entities: dict[str, str], facts: Sequence[Fact]) -> dict[str, tuple[
 def build_report_data(run_dir: str | Path, run_id: str) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-ready data, read from a checked copy of the run.
     Raises RunNotFound / RunCorrupted."""
-    with checked_copies(run_dir, [run_id]) as copies:
+    with checked_copies(run_dir, [run_id], played=True) as copies:
         data = _report_data(RunDir.open(copies, run_id))
     # calls.jsonl is left out of reading copies (it is large); a plain append-only file, read where it is
     calls, unreadable = read_calls(Path(run_dir) / run_id / CALLS_FILE)

@@ -19,7 +19,7 @@ import secrets
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, cast
 
@@ -48,6 +48,7 @@ VERSION_DIGITS = 10  # a channel version's counter: 10,000 steps of ~10 superste
 EMPTY = "empty"  # the type of a channel's version that held no value, as files from before store it
 DICTIONARY_FOR = 100  # checkpoints written against one dictionary before the next row becomes the new one
 INLINE_BELOW = 64  # characters: a shorter text value is kept in the checkpoint's own row
+WriteGuard = Callable[[], AbstractContextManager[None]]  # what a writer holds around each write (RunDir.writing)
 
 
 class CompressedSerializer(SerializerProtocol):
@@ -104,9 +105,11 @@ class RunSqliteSaver(SqliteSaver):
     values, read as they are. LangGraph's ``DeltaChannel`` (beta), whose history the SQLite saver reads from the
     values inline, is not supported: the state has none."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, write_guard: WriteGuard | None = None) -> None:
         self.compressor = CompressedSerializer(dictionaries=self._dictionary)
         super().__init__(connection, serde=self.compressor)
+        # held around every write (the run's write gate, runs/gate.py): a reader never copies half a checkpoint
+        self._write_guard = write_guard or nullcontext
         self._dictionary_age = 0  # checkpoints written since the dictionary was taken
         self._dictionary_channels = 0  # how many channels the row it was taken from had versions for
         self._stored: dict[tuple[str, str, str], str] = {}  # (thread, namespace, channel) -> its version written last
@@ -125,6 +128,12 @@ class RunSqliteSaver(SqliteSaver):
             return super().get_next_version(current, channel)
         number = int(str(current).split(".")[0]) if current is not None else 0
         return f"{number + 1:0{VERSION_DIGITS}}.{self._token}"
+
+    @contextmanager
+    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        # a write's commit (and the write-ahead log's checkpoint SQLite may run in it) under the guard
+        with self._write_guard() if transaction else nullcontext(), super().cursor(transaction) as cursor:
+            yield cursor
 
     def setup(self) -> None:
         if self.is_setup:
@@ -148,6 +157,16 @@ class RunSqliteSaver(SqliteSaver):
         super().setup()
 
     def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        with self._write_guard():  # the values, the dictionary and the row: one write to a reader
+            return self._put(config, checkpoint, metadata, new_versions)
+
+    def _put(
         self,
         config: RunnableConfig,
         checkpoint: Checkpoint,
@@ -217,6 +236,10 @@ class RunSqliteSaver(SqliteSaver):
             yield self._completed(found)
 
     def delete_thread(self, thread_id: str) -> None:
+        with self._write_guard():
+            self._delete_thread(thread_id)
+
+    def _delete_thread(self, thread_id: str) -> None:
         super().delete_thread(thread_id)
         with self.cursor() as cursor:
             cursor.execute("DELETE FROM channel_values WHERE thread_id = ?", (str(thread_id),))
@@ -257,9 +280,10 @@ def _small(value: Any) -> bool:
     return isinstance(value, str) and len(value) < INLINE_BELOW
 
 
-def sqlite_saver(connection: sqlite3.Connection) -> SqliteSaver:
-    """The saver of a run's checkpoints file (``RunDir.checkpoints_path``): every reader and writer of it uses this."""
-    return RunSqliteSaver(connection)
+def sqlite_saver(connection: sqlite3.Connection, write_guard: WriteGuard | None = None) -> SqliteSaver:
+    """The saver of a run's checkpoints file (``RunDir.checkpoints_path``): every reader and writer of it uses this;
+    a writer gives the run's write gate (``RunDir.writing``) as ``write_guard``."""
+    return RunSqliteSaver(connection, write_guard)
 
 
 class CheckpointerUnavailable(RuntimeError):
@@ -296,23 +320,27 @@ def in_postgres(meta: Mapping[str, Any]) -> bool:
 def checkpointer(run: RunDir) -> Iterator[BaseCheckpointSaver]:
     meta = run.meta()
     if in_postgres(meta):
-        with _postgres(run.run_id, meta) as saver:
+        with _postgres(run.run_id, meta, run.writing) as saver:
             yield saver
         return
-    connection = sqlite3.connect(run.checkpoints_path, check_same_thread=False)
-    # WAL without a sync per commit: a checkpoint is in the file (OS cache) before the next node runs,
-    # which survives a killed process; only a power loss could drop the last few. A full fsync per
-    # node costs more than the rest of the framework's work in a step.
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=NORMAL")
+    with run.writing():  # a new file is written as it is opened
+        connection = sqlite3.connect(run.checkpoints_path, check_same_thread=False)
+        # WAL without a sync per commit: a checkpoint is in the file (OS cache) before the next node runs,
+        # which survives a killed process; only a power loss could drop the last few. A full fsync per
+        # node costs more than the rest of the framework's work in a step.
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
     try:
-        yield sqlite_saver(connection)
+        yield sqlite_saver(connection, run.writing)
     finally:
-        connection.close()
+        with run.writing():  # the last connection's close folds the write-ahead log into the file
+            connection.close()
 
 
 @contextmanager
-def _postgres(run_id: str, meta: Mapping[str, Any]) -> Iterator[BaseCheckpointSaver]:
+def _postgres(
+    run_id: str, meta: Mapping[str, Any], write_guard: WriteGuard | None = None
+) -> Iterator[BaseCheckpointSaver]:
     url = checkpointer_url()
     if url is None:
         raise CheckpointerUnavailable(
@@ -341,7 +369,7 @@ def _postgres(run_id: str, meta: Mapping[str, Any]) -> Iterator[BaseCheckpointSa
         ) as connection:  # fails at once if unreachable
             PostgresSaver(connection).setup()  # creates the tables once; a no-op after
         pool.open(wait=True, timeout=POSTGRES_TIMEOUT)
-        saver = PostgresSaver(pool)  # type: ignore[arg-type]
+        saver = _guarded(PostgresSaver(pool), write_guard)  # type: ignore[arg-type]
     except (psycopg.Error, PoolTimeout) as exc:
         pool.close()
         raise CheckpointerUnavailable(
@@ -351,6 +379,22 @@ def _postgres(run_id: str, meta: Mapping[str, Any]) -> Iterator[BaseCheckpointSa
         yield saver
     finally:
         pool.close()
+
+
+def _guarded(saver: BaseCheckpointSaver, write_guard: WriteGuard | None) -> BaseCheckpointSaver:
+    """``saver`` writing under ``write_guard`` (the run's write gate): a reader that copies the run's files under the
+    gate reads the database's latest checkpoint under it too, so the two are of one instant (integrity.py)."""
+    if write_guard is None:
+        return saver
+    for name in ("put", "put_writes", "delete_thread"):
+        write = getattr(saver, name)
+
+        def guarded(*args: Any, _write: Callable[..., Any] = write, **kwargs: Any) -> Any:
+            with write_guard():
+                return _write(*args, **kwargs)
+
+        setattr(saver, name, guarded)
+    return saver
 
 
 def latest_values(run: RunDir) -> dict[str, Any] | None:

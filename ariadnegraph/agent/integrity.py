@@ -23,7 +23,17 @@ from typing import Any
 from ..config import CHECKPOINTER_ENV, DiskFull, checkpointer_url, is_full_disk, redacted
 from ..memory import MemoryCorrupted, WorldMemory
 from ..memory.world import MEMORY_FILE
-from ..runs import CHECKPOINTS_FILE, MEMORY_DIR, META_FILE, ORACLE_FILE, TRAJECTORY_FILE, RunCorrupted, RunDir, RunMeta
+from ..runs import (
+    CHECKPOINTS_FILE,
+    MEMORY_DIR,
+    META_FILE,
+    ORACLE_FILE,
+    TRAJECTORY_FILE,
+    RunCorrupted,
+    RunDir,
+    RunMeta,
+    RunNotPlayed,
+)
 from .checkpoints import in_postgres, latest_values
 
 MEMORY_NAME = f"{MEMORY_DIR}/{MEMORY_FILE}"
@@ -36,10 +46,15 @@ class RunCheck:
     recorded: int  # steps in the trajectory
     checkpoint: dict[str, Any] | None  # the latest checkpoint's state
     torn_step: int | None  # a checkpointed step whose trajectory line was torn: resume writes it again
+    remembered: int | None  # the memory's newest episode (None: no memory, or none stored yet)
 
 
-def check_run(run: RunDir) -> RunCheck:
-    """Check ``run`` (a copy: this opens its files). Raises RunCorrupted naming the file."""
+_FROM_FILES = object()  # check_run's ``checkpoint`` when it is read from the copy's own files
+
+
+def check_run(run: RunDir, checkpoint: Any = _FROM_FILES) -> RunCheck:
+    """Check ``run`` (a copy: this opens its files). Raises RunCorrupted naming the file. ``checkpoint``: the latest
+    checkpoint's state as read with the copy (a run whose checkpoints are in PostgreSQL: :func:`copy_checked`)."""
     name = run.run_id
     meta = run.meta()
     trajectory = [record["step"] for record in run.steps()]
@@ -49,7 +64,8 @@ def check_run(run: RunDir) -> RunCheck:
     # decide whether that fits the rest of the run.
     if run.checkpoints_path.is_file() and run.checkpoints_path.stat().st_size > 0:
         _check_sqlite(run, run.checkpoints_path, CHECKPOINTS_FILE)
-    checkpoint = latest_values(run)
+    if checkpoint is _FROM_FILES:
+        checkpoint = latest_values(run)
     if recorded and meta.get(LOCAL_CHECKPOINTS) and not run.checkpoints_path.is_file():
         raise RunCorrupted(f"run {name}: {CHECKPOINTS_FILE} is missing")
     checkpointed = checkpoint.get("step") if checkpoint and "observation" in checkpoint else None
@@ -93,16 +109,17 @@ def check_run(run: RunDir) -> RunCheck:
     # a step's oracle line is written just before its trajectory line
     if recorded and not recorded <= len(oracle) <= recorded + 1:
         raise RunCorrupted(f"run {name}: {ORACLE_FILE} holds {len(oracle)} steps for {recorded} recorded")
-    _check_memory(run, recorded, checkpointed)
-    return RunCheck(meta=meta, recorded=recorded, checkpoint=checkpoint, torn_step=torn_step)
+    remembered = _check_memory(run, recorded, checkpointed)
+    return RunCheck(meta=meta, recorded=recorded, checkpoint=checkpoint, torn_step=torn_step, remembered=remembered)
 
 
-def _check_memory(run: RunDir, recorded: int, checkpointed: int | None) -> None:
+def _check_memory(run: RunDir, recorded: int, checkpointed: int | None) -> int | None:
+    """Check the run's memory against its other files; returns its newest episode (None: none yet)."""
     path = run.memory_path / MEMORY_FILE
     if not path.is_file() or path.stat().st_size == 0 and not path.with_name(MEMORY_FILE + "-wal").is_file():
         if recorded or checkpointed is not None:
             raise RunCorrupted(f"run {run.run_id}: {MEMORY_NAME} is {'missing' if not path.is_file() else 'empty'}")
-        return
+        return None
     _check_sqlite(run, path, MEMORY_NAME)
     chroma = run.memory_path / "chroma" / "chroma.sqlite3"
     if chroma.is_file():
@@ -119,6 +136,7 @@ def _check_memory(run: RunDir, recorded: int, checkpointed: int | None) -> None:
         raise RunCorrupted(
             f"run {run.run_id}: {MEMORY_NAME} ends at step {last}, its checkpoint is at step {checkpointed}"
         )
+    return last
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -156,21 +174,37 @@ def _check_sqlite(run: RunDir, path: Path, name: str) -> None:
 
 
 @contextmanager
-def checked_copies(run_dir: str | Path, run_ids: Sequence[str]) -> Iterator[Path]:
+def checked_copies(run_dir: str | Path, run_ids: Sequence[str], *, played: bool = False) -> Iterator[Path]:
     """A temporary run directory holding checked copies of ``run_ids``: what readers open, so the
-    runs' own files are never written (and a damaged run is refused before anything is read)."""
+    runs' own files are never written (and a damaged run is refused before anything is read). ``played``: the
+    reader needs a step the memory has stored (a report, a graph, fidelity): a run cut short during its first step
+    is :class:`RunNotPlayed`, which names the run (never the copy's temporary folder) and how to play it."""
     with tempfile.TemporaryDirectory(prefix="ariadne-read-") as root:
         for run_id in run_ids:
-            check = check_run(RunDir.open(run_dir, run_id).copy_to(Path(root)))
+            check = copy_checked(RunDir.open(run_dir, run_id), Path(root))
             if check.torn_step is not None:
                 raise RunCorrupted(
                     f"run {run_id}: {TRAJECTORY_FILE} ends in a torn line (step {check.torn_step});"
                     f" `ariadne play --resume {run_id}` writes it again"
                 )
+            if played and (not check.recorded or check.remembered is None):
+                raise RunNotPlayed(run_id)
         yield Path(root)
 
 
 def check_copy(run: RunDir) -> RunCheck:
     """Check a run through a throwaway copy (a writer about to continue it)."""
     with tempfile.TemporaryDirectory(prefix="ariadne-check-") as root:
-        return check_run(run.copy_to(Path(root)))
+        return copy_checked(run, Path(root))
+
+
+def copy_checked(run: RunDir, root: Path) -> RunCheck:
+    """Copy ``run`` under ``root`` and check the copy. The copy is the run between two of its writer's writes; a run
+    whose checkpoints are in PostgreSQL has its latest one read in the same instant (the writer writes it under the
+    same gate), not after the files, which may have gone on meanwhile."""
+    with run.reading():
+        copy = run.copy_to(root)
+        if not in_postgres(copy.meta()):
+            return check_run(copy)
+        checkpoint = latest_values(run)
+    return check_run(copy, checkpoint)

@@ -4,7 +4,6 @@ its files, a few kept open for a server answering questions about many runs. The
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import threading
 from collections import OrderedDict
@@ -14,7 +13,7 @@ from typing import Any
 
 from ..memory import WorldMemory
 from ..memory.world import MEMORY_FILE
-from ..runs import MEMORY_DIR, RunDir
+from ..runs import MEMORY_DIR, RunDir, RunNotPlayed, copy_folder
 from ..tools.kg_tools import KGReader
 
 _LOCK = threading.Lock()
@@ -75,11 +74,12 @@ def saved_memory(run_id: str, run_dir: str | Path) -> MemoryView:
         version = _memory_version(run_dir, run_id)
         copy = tempfile.TemporaryDirectory(prefix="ariadne-memory-")
         try:
-            source = RunDir.open(run_dir, run_id).memory_path
-            if not source.is_dir():
-                raise FileNotFoundError(f"run {run_id} has no memory yet")
+            run = RunDir.open(run_dir, run_id)
             target = Path(copy.name) / MEMORY_DIR
-            shutil.copytree(source, target)
+            with run.reading():  # between two of the writer's writes, never during one
+                if not run.memory_path.is_dir():
+                    raise RunNotPlayed(run_id)
+                copy_folder(run.memory_path, target, f"run {run_id}'s memory")
             # no check_run before this reader (the server's ask): the log's whole chain is checked here
             view = MemoryView(memory=WorldMemory.open(target, check_log=True), _copy=copy, version=version)
         except BaseException:

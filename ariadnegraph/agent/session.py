@@ -260,6 +260,7 @@ def _rebuild(run: RunDir, env: TextEnv, state: Mapping[str, Any], new_embeddings
         new_embeddings=new_embeddings,
         rewind_to=rewind if (not restoring or "memory_step" in state) else None,
         rules=ConflictRules(state_groups=(*STATE_GROUPS, *family.state_groups)),  # the family's exclusive states too
+        write_guard=run.writing,
     )
     try:
         meta = run.meta()
@@ -389,7 +390,8 @@ def rewind_run(run_dir: str | Path, run_id: str, state: Mapping[str, Any] | None
         end_session(run_id)
         return
     with run.writer():
-        WorldMemory(run.memory_path, rewind_to=-1).close()  # what was seeded before the first step stays
+        # what was seeded before the first step stays
+        WorldMemory(run.memory_path, rewind_to=-1, write_guard=run.writing).close()
         run.truncate_steps(0)
         meta = run.meta()
         if "result" in meta:

@@ -111,7 +111,7 @@ def _memory_export(args: argparse.Namespace) -> int:
     from ..runs import RunDir
 
     out = output_file(args.out, "--out")
-    with checked_copies(args.run_dir, [args.run_id]) as copies:  # the run's own files are never opened
+    with checked_copies(args.run_dir, [args.run_id], played=True) as copies:  # the run's own files are never opened
         memory = WorldMemory.open(RunDir.open(copies, args.run_id).memory_path)
         try:
             text = graph_text(kg_graph(memory, as_of=args.as_of), args.format)

@@ -449,7 +449,7 @@ def episode_fidelity(run_dir: str | Path, run_id: str) -> EpisodeFidelity:
     Raises ``RunNotFound`` for an unknown run, ``MissingOracle`` when the run has no ``oracle.jsonl``
     (older runs) and ``FileNotFoundError`` when it has no memory.
     """
-    with checked_copies(run_dir, [run_id]) as copies:
+    with checked_copies(run_dir, [run_id], played=True) as copies:
         return run_fidelity(RunDir.open(copies, run_id))
 
 

@@ -16,7 +16,8 @@ import glob
 import os
 import shutil
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, cast
 
@@ -97,6 +98,7 @@ class WorldMemory(MemoryQueries):
         vector_flush_steps: int = 50,
         check_log: bool = False,
         rewind_to: int | None = None,
+        write_guard: Callable[[], AbstractContextManager[None]] | None = None,
     ) -> None:
         """``new_embeddings``: what a memory created here is built with where neither ``embeddings`` nor the setting
         (``$ARIADNE_EMBEDDINGS``) says (a preset's default); a saved memory keeps its own.
@@ -104,15 +106,18 @@ class WorldMemory(MemoryQueries):
         ``_open_storage``); the run checks (agent/integrity.py) and readers ask for it. ``rewind_to``: keep
         only what was recorded up to that step's episode (-1: only facts seeded before the first step) and
         cut the rest from the log once the kept part has loaded (a resumed or forked run continues from
-        the memory its checkpoint saw)."""
+        the memory its checkpoint saw). ``write_guard``: held around every write of the files (the run's write gate,
+        ``RunDir.writing``, for a run's live memory), so a reader copying them never sees half a write."""
         self.directory = Path(path) if path is not None else None
+        self._writing = write_guard or nullcontext
         self._log: EventLog | None = None
         if self.directory is not None:
-            if not (self.directory / MEMORY_FILE).is_file():
-                # built once, for the creation and here
-                embeddings = _built(embeddings or embeddings_setting() or new_embeddings)
-                _create(self.directory, embeddings=embeddings, chroma_url=chroma_url)
-            self._log = EventLog(self.directory / MEMORY_FILE)
+            with self._writing():
+                if not (self.directory / MEMORY_FILE).is_file():
+                    # built once, for the creation and here
+                    embeddings = _built(embeddings or embeddings_setting() or new_embeddings)
+                    _create(self.directory, embeddings=embeddings, chroma_url=chroma_url)
+                self._log = EventLog(self.directory / MEMORY_FILE)
             # a saved memory is read with the embeddings it was built with; a new one with the setting's
             embeddings = embeddings or self._log.get_meta("embeddings")
         try:
@@ -145,7 +150,8 @@ class WorldMemory(MemoryQueries):
         self._last_episode: int | None = -1
         if self.directory is not None:
             try:
-                self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV), check_log, rewind_to)
+                with self._writing():  # a rewind cuts the log; a first open records settings, makes Chroma's files
+                    self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV), check_log, rewind_to)
             except BaseException:  # a damaged log or vector store: refused, and no file left open
                 self._release_files()
                 raise
@@ -292,20 +298,21 @@ class WorldMemory(MemoryQueries):
             "entities": self.entity_index.ids,
             "episodes": self.episode_index.ids,
         }
-        write_snapshot(
-            self.directory,
-            events=len(self._log),
-            head=self._log.chain_at(len(self._log)) or "",
-            embeddings=embeddings_spec(self.embeddings),
-            facts=facts,
-            names=names,
-            aliases=self.kg.normalizer.aliases,
-            next_id=next_id,
-            last_step=last_step,
-            episodes=episodes,
-            vector_ids=vector_ids,
-            vectors=vectors,
-        )
+        with self._writing():
+            write_snapshot(
+                self.directory,
+                events=len(self._log),
+                head=self._log.chain_at(len(self._log)) or "",
+                embeddings=embeddings_spec(self.embeddings),
+                facts=facts,
+                names=names,
+                aliases=self.kg.normalizer.aliases,
+                next_id=next_id,
+                last_step=last_step,
+                episodes=episodes,
+                vector_ids=vector_ids,
+                vectors=vectors,
+            )
         self._snapshot_events = len(self._log)
 
     def _replay(self, after: int = 0, chain: str | None = None, upto: int | None = None) -> None:
@@ -329,15 +336,20 @@ class WorldMemory(MemoryQueries):
                 raise MemoryCorrupted(f"memory file has an unknown event kind '{kind}'")
 
     def close(self) -> None:
-        try:
-            self.flush_vectors()
-            if self._dirty and self._log is not None and len(self._log) - self._snapshot_events >= SNAPSHOT_MIN_EVENTS:
-                try:
-                    self.write_snapshot()
-                except OSError:  # a full disk: the log stays the truth, the next open replays it
-                    pass
-        finally:
-            self._release_files()
+        with self._writing():  # the last vectors, a snapshot, and the log's write-ahead file folded in as it closes
+            try:
+                self.flush_vectors()
+                if (
+                    self._dirty
+                    and self._log is not None
+                    and len(self._log) - self._snapshot_events >= SNAPSHOT_MIN_EVENTS
+                ):
+                    try:
+                        self.write_snapshot()
+                    except OSError:  # a full disk: the log stays the truth, the next open replays it
+                        pass
+            finally:
+                self._release_files()
 
     def _release_files(self) -> None:
         """Close the log and give Chroma's files back: a closed memory (an evicted reader whose copy is
@@ -361,7 +373,8 @@ class WorldMemory(MemoryQueries):
     def add_alias(self, alias: str, canonical: str) -> None:
         self.kg.normalizer.add_alias(alias, canonical)
         if self._log is not None:
-            self._log.append([("alias", {"alias": alias, "canonical": canonical})])
+            with self._writing():
+                self._log.append([("alias", {"alias": alias, "canonical": canonical})])
 
     def observe(
         self,
@@ -392,13 +405,14 @@ class WorldMemory(MemoryQueries):
         for fact in change.added:
             self._index_new_fact(fact)
         self.episode_index.add(step, self.embedder.embed_one(text))
-        if self._persist_vectors:
-            self._save_vectors(change.added, list(dict.fromkeys(new_entities)), episode)
-        if self._log is not None:
-            events = [("close", {"id": f.id, "step": step}) for f in change.closed]
-            events += [("fact", f.to_dict()) for f in change.added]
-            events.append(("episode", episode.to_dict()))
-            self._log.append(events)
+        with self._writing():
+            if self._persist_vectors:
+                self._save_vectors(change.added, list(dict.fromkeys(new_entities)), episode)
+            if self._log is not None:
+                events = [("close", {"id": f.id, "step": step}) for f in change.closed]
+                events += [("fact", f.to_dict()) for f in change.added]
+                events.append(("episode", episode.to_dict()))
+                self._log.append(events)
         return change
 
     def seed(self, triplets: Iterable[Triplet]) -> int:
@@ -418,7 +432,8 @@ class WorldMemory(MemoryQueries):
                 (f"e:{k}", self.kg.entity_name(k)) for k in dict.fromkeys(new_entities)
             ]
         if self._log is not None:
-            self._log.append([("fact", f.to_dict()) for f in change.added])
+            with self._writing():
+                self._log.append([("fact", f.to_dict()) for f in change.added])
         return len(change.added)
 
     def _index_new_fact(self, fact: Fact) -> None:
@@ -444,6 +459,10 @@ class WorldMemory(MemoryQueries):
         """Write buffered vectors to Chroma."""
         if not self._persist_vectors:
             return
+        with self._writing():
+            self._flush_vectors()
+
+    def _flush_vectors(self) -> None:
         for kind, items in self._pending_vectors.items():
             if items:
                 ids, texts = zip(*items)

@@ -12,12 +12,13 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from ..config import DiskFull, is_full_disk
+from .gate import WRITES_LOCK, WriteGate
 from .records import ObservedStep, OracleRecord, RunMeta, StepRecord, oracle_record, step_record
 
 RUN_ID_CHARS = 128  # the longest run id: a folder name, with room for a trial's suffix under the file system's 255
@@ -44,8 +45,8 @@ MEMORY_DIR = "memory"
 CALLS_FILE = "calls.jsonl"
 
 
-# Files a reader's copy leaves out: the model-call log (large, read by no command) and generated pages.
-_NOT_COPIED = {CALLS_FILE, "report.html"}
+# Files a reader's copy leaves out: the model-call log (large, read by no command), generated pages, the write gate.
+_NOT_COPIED = {CALLS_FILE, "report.html", WRITES_LOCK}
 
 
 def game_label(meta: Mapping[str, Any]) -> str:
@@ -72,6 +73,16 @@ class RunNotFound(ValueError):
 
 class RunCorrupted(ValueError):
     """A run directory whose files cannot be read as written; nothing is changed when it is found."""
+
+
+class RunNotPlayed(ValueError):
+    """A run cut short during its first step (a kill, a full disk): nothing a reader shows is recorded yet."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(
+            f"run {run_id} has recorded no step yet (it was cut short during its first step): "
+            f"`ariadne play --resume {run_id}` plays it"
+        )
 
 
 class AmbiguousRun(ValueError):
@@ -181,11 +192,32 @@ def write_output(path: Path, text: str) -> None:
         raise
 
 
+def copy_folder(source: Path, target: Path, what: str) -> None:
+    """``source`` copied to ``target`` for a reader (what a copy leaves out left out). A file that vanished or changed
+    under the copy (a run deleted, or written by a writer that takes no gate) is one line naming ``what``, not the
+    list of every file's error ``shutil.copytree`` gathers; a full disk is DiskFull naming the copy."""
+    try:
+        shutil.copytree(source, target, ignore=lambda folder, names: [n for n in names if n in _NOT_COPIED])
+    except (shutil.Error, OSError) as exc:
+        failures = exc.args[0] if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list) else []
+        if is_full_disk(exc) or any(is_full_disk(OSError(str(f[-1]))) for f in failures):
+            raise DiskFull(target) from None
+        source_file, reason = (failures[0][0], failures[0][-1]) if failures else (exc.filename or source, exc.strerror)
+        said = " ".join(str(reason or type(exc).__name__).split())[:120]
+        if "No such file" in said:  # removed or replaced while the copy was made
+            raise RunBusy(
+                f"{what} changed while it was copied for reading ({source_file}: {said}); try again"
+            ) from None
+        raise RunCorrupted(f"{what} could not be copied for reading ({source_file}: {said})") from None
+
+
 def _unfinished_creation(path: Path) -> bool:
     """A run directory whose creation was cut (killed, a full disk) before its run.json: nothing but a
     half-written run.json may be in it, so creating the run again under the same id is safe."""
     return (
-        path.is_dir() and not (path / META_FILE).exists() and all(p.name == META_FILE + ".tmp" for p in path.iterdir())
+        path.is_dir()
+        and not (path / META_FILE).exists()
+        and all(p.name in (META_FILE + ".tmp", WRITES_LOCK) for p in path.iterdir())
     )
 
 
@@ -283,26 +315,38 @@ class RunDir:
         if holds_writer(self):
             _release(self)
 
+    def writing(self) -> AbstractContextManager[None]:
+        """Hold the run's write gate while the block writes its files (runs/gate.py): what every writer of a run's
+        files (this class, its checkpoints, its memory) writes under, so a reader never copies half a write."""
+        return WriteGate(self.path).writing()
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Hold the run's write gate shared while the block copies its files: no write is under way meanwhile."""
+        return WriteGate(self.path).reading()
+
     def copy_to(self, root: Path) -> "RunDir":
         """A private copy of the run under ``root`` for reading: opening SQLite or Chroma files writes
-        to them (journals, checkpoints of the write-ahead log), so readers open the copy instead."""
+        to them (journals, checkpoints of the write-ahead log), so readers open the copy instead. The copy is
+        the run as it stood between two of its writer's writes (``reading``)."""
         target = root / self.run_id
-        shutil.copytree(self.path, target, ignore=lambda folder, names: [n for n in names if n in _NOT_COPIED])
+        with self.reading():
+            copy_folder(self.path, target, f"run {self.run_id}")
         return RunDir(target)
 
     def write_meta(self, meta: RunMeta | dict[str, Any]) -> None:
         # Write-then-rename: a crash leaves the old file or the new one, never half of one.
         tmp = self.meta_path.with_suffix(".json.tmp")
-        with _named(self.meta_path):
+        with self.writing(), _named(self.meta_path):
             tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
             os.replace(tmp, self.meta_path)
 
     def append_step(self, record: StepRecord, oracle: OracleRecord | None = None) -> None:
         """Record one finished step (and the game's ground truth for it, if given), synced to disk."""
-        if oracle is not None:
-            # Not synced: it can be rebuilt by replaying the actions; the trajectory line is the record.
-            _append_line(self.oracle_path, {"step": record["step"], **oracle}, sync=False)
-        _append_line(self.trajectory_path, dict(record))
+        with self.writing():
+            if oracle is not None:
+                # Not synced: it can be rebuilt by replaying the actions; the trajectory line is the record.
+                _append_line(self.oracle_path, {"step": record["step"], **oracle}, sync=False)
+            _append_line(self.trajectory_path, dict(record))
 
     def record_step(
         self,
@@ -320,8 +364,9 @@ class RunDir:
 
     def truncate_steps(self, last_step: int) -> None:
         """Drop recorded steps after ``last_step``, and a torn last line; -1 drops them all."""
-        for path in (self.trajectory_path, self.oracle_path):
-            _truncate_lines(path, last_step)
+        with self.writing():
+            for path in (self.trajectory_path, self.oracle_path):
+                _truncate_lines(path, last_step)
 
     def steps(self) -> Iterator[StepRecord]:
         """Recorded steps in order; a torn last line (crash mid-write) is ignored."""

@@ -190,6 +190,42 @@ def test_readers_work_on_a_read_only_run(runs, tmp_path, capsys):
     capsys.readouterr()
 
 
+def cut_during_step_zero(source: Path, target: Path, memory_made: bool) -> None:
+    """The files a kill during a run's first step leaves: its run.json (no result) and an empty checkpoints file; and,
+    once the memory is made, step 0's oracle and trajectory lines, but no episode in the memory yet."""
+    target.mkdir()
+    meta = json.loads((source / "run.json").read_text())
+    meta.pop("result", None)
+    (target / "run.json").write_text(json.dumps(meta))
+    (target / "checkpoints.sqlite").write_bytes(b"")
+    if memory_made:
+        from ariadnegraph.memory import WorldMemory
+
+        WorldMemory(target / "memory").close()
+        for name in ("oracle.jsonl", "trajectory.jsonl"):
+            (target / name).write_text((source / name).read_text().splitlines(keepends=True)[0])
+
+
+@pytest.mark.parametrize("memory_made", [False, True], ids=["before-memory", "before-its-first-episode"])
+def test_a_run_cut_short_during_its_first_step_is_named_with_how_to_play_it(memory_made, runs, tmp_path, capsys):
+    """Not the reader's deleted temporary copy, nor a game that 'gives no true facts', nor an 'older run'."""
+    source, run_id = runs["finished"]
+    cut_during_step_zero(source / run_id, tmp_path / run_id, memory_made)
+    before = checksums(tmp_path)
+    # (ask answers from a memory that exists, seeded facts and all; before there is one it says the same)
+    for name in ("report", "export", "fidelity", *(() if memory_made else ("ask",))):
+        status = main(commands(run_id, tmp_path)[name])
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert status == 2, (name, lines)
+        assert len(lines) == 1, (name, lines)
+        assert lines[0] == (f"ariadne: error: run {run_id} has recorded no step yet (it was cut short during its first "
+                            f"step): `ariadne play --resume {run_id}` plays it"), (name, lines)
+        assert checksums(tmp_path) == before
+    assert main(commands(run_id, tmp_path)["resume"]) == 0, capsys.readouterr().err[-1500:]  # as it says
+    assert main(commands(run_id, tmp_path)["fidelity"]) == 0, capsys.readouterr().err[-1500:]
+    assert "memory fidelity over" in capsys.readouterr().out
+
+
 def test_a_torn_last_line_is_written_again_from_the_checkpoint(runs, tmp_path, capsys):
     """The last trajectory line of a finished run cut mid-write: resume replays the game and writes
     the step again (readers refuse the run until then)."""
