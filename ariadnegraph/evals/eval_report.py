@@ -5,11 +5,11 @@ the one file to read or send, self-contained (the plots are embedded as base64 d
 from __future__ import annotations
 
 import base64
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..runs import write_output
 from .eval_index import write_index
 from .layouts import markdown_tables
 from .plan import EvalPlan
@@ -24,12 +24,6 @@ FIDELITY_PLOT_FILE = "memory_fidelity.png"
 REPORT_FILE = "report.md"
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def write_outputs(
     plan: EvalPlan, records: Sequence[Mapping[str, Any]], elapsed: float | None = None
 ) -> dict[str, Path | None]:
@@ -37,11 +31,11 @@ def write_outputs(
     out = plan.out
     played = [r for r in records if not r.get("failed")]  # a failed episode has no figures: counted and listed apart
     tables = overrides_note(plan) + markdown_tables(plan.suite, played) + failures_table(records)
-    _write(out / CSV_FILE, csv_text(plan.suite, played))
-    _write(out / TABLE_FILE, tables)
+    write_output(out / CSV_FILE, csv_text(plan.suite, played))
+    write_output(out / TABLE_FILE, tables)
     plot = plot_scores(plan.suite, played, out / PLOT_FILE)
     fidelity_plot = plot_fidelity(plan.suite, played, out / FIDELITY_PLOT_FILE)
-    _write(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed, fidelity_plot))
+    write_output(out / REPORT_FILE, report_text(plan, records, tables, plot, elapsed, fidelity_plot))
     index = write_index(plan, records)
     return {
         "index": index,

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..runs import write_output
 from .plan import EvalError, EvalPlan
 
 PUBLISHED_FILE = "langsmith.json"
@@ -138,7 +138,4 @@ def _send_episode(client: Any, record: Mapping[str, Any], project: str, project_
 
 
 def _write_published(out: Path, done: set[str]) -> None:
-    path = out / PUBLISHED_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"episodes": sorted(done)}, indent=1) + "\n")
-    os.replace(tmp, path)
+    write_output(out / PUBLISHED_FILE, json.dumps({"episodes": sorted(done)}, indent=1) + "\n")

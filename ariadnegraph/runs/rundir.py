@@ -9,6 +9,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -172,13 +173,42 @@ def check_output(given: str | Path, what: str, *, folder: bool = False, own: Pat
     existing = next((p for p in path.parents if p.exists()), None)  # the folders below it are made on writing
     if existing is not None and not existing.is_dir():
         raise OutputRefused(f"{what} {text}: {existing} is a file, not a folder")
+    if not folder:
+        _written_in_place(path, f"{what} {text}")  # a socket or a disk refused before anything is read or written
     return path
 
 
+def _written_in_place(path: Path, named: str) -> bool:
+    """Whether an output at ``path`` is written into where it is, not replaced: a named pipe or a character device
+    (/dev/null, /dev/stdout, a terminal), or a link to one. Renaming a file over such a path would destroy it (the
+    pipe's reader gets nothing; run as root, a device node of the whole machine becomes a file). What takes no
+    file's text is refused (OutputRefused): a socket, and a block device (a disk, whose blocks the text would
+    overwrite). A regular file, a new path or a link to either is not written in place (write_output)."""
+    try:
+        mode = os.stat(path).st_mode  # (links followed: /dev/stdout is a link to the terminal or the pipe)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if stat.S_ISSOCK(mode) or stat.S_ISBLK(mode):
+        kind = "a socket" if stat.S_ISSOCK(mode) else "a block device (a disk)"
+        raise OutputRefused(f"{named} is {kind}, which takes no file: give a file, a pipe or /dev/stdout")
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
 def write_output(path: Path, text: str) -> None:
-    """``text`` as the file ``path`` (checked by :func:`check_output`), whole or not at all: written beside
-    it under a fresh name, then renamed over it (a link at ``path`` is replaced, never written through).
-    A failure names ``path``, the file the user asked for, and leaves no partial file behind."""
+    """``text`` as the file ``path`` (checked by :func:`check_output`): every output file a command writes is written
+    here. A pipe or a character device, or a link to one, is written in place (:func:`_written_in_place`). Anything
+    else is replaced whole or not at all: written beside it under a fresh name, then renamed over it, so a failure
+    names ``path``, the file the user asked for, and leaves no partial file behind.
+
+    A link to a regular file (or to nothing) is replaced by the file, never written through: a link can be planted
+    where a command writes unasked (a run's report.html in a cloned run directory, a shared /tmp), and writing
+    through it would overwrite whatever it names (~/.bashrc) with text a run's game chose."""
+    try:
+        if _written_in_place(path, str(path)):
+            _write_in_place(path, text)
+            return
+    except OSError as exc:
+        raise _naming(exc, path) from None
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -187,9 +217,25 @@ def write_output(path: Path, text: str) -> None:
     except BaseException as exc:
         with suppress(OSError):
             tmp.unlink()
-        if isinstance(exc, OSError) and exc.errno is not None:
-            raise OSError(exc.errno, exc.strerror, str(path)) from None
+        if isinstance(exc, OSError):
+            raise _naming(exc, path) from None
         raise
+
+
+def _write_in_place(path: Path, text: str) -> None:
+    """``text`` written into the pipe or device at ``path``: opened as it is (never created or truncated), and
+    checked once open to be what was judged (a path swapped for a regular file meanwhile is left as it is)."""
+    fd = os.open(path, os.O_WRONLY | os.O_NOCTTY)  # a pipe's open waits for its reader, as a shell's does
+    with open(fd, "w", encoding="utf-8") as handle:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+            raise OutputRefused(f"{path} changed while it was opened: nothing written; write it again")
+        handle.write(text)
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` naming ``path``, the file the user asked for (not a temporary name beside it)."""
+    return OSError(exc.errno, exc.strerror, str(path)) if exc.errno is not None else exc
 
 
 def copy_folder(source: Path, target: Path, what: str) -> None:

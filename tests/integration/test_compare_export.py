@@ -264,6 +264,27 @@ def test_a_folder_given_for_an_output_file_is_refused_by_name(recorded, tmp_path
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["pages"]  # no pages.tmp, nothing in the folder
 
 
+def test_every_page_and_export_written_to_a_named_pipe_reaches_its_reader_and_the_pipe_stays(recorded, tmp_path, capsys):
+    import stat
+    import threading
+
+    from ariadnegraph import cli
+
+    run_dir, (a, b) = recorded
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for argv in (("compare", a, b, "--html"), ("memory", "export", a, "--out"), ("report", a, "--out")):
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda got=got: got.append(pipe.read_bytes()), daemon=True)
+        reader.start()
+        assert cli.main([*argv, str(pipe), "--run-dir", str(run_dir)]) == 0, capsys.readouterr().err
+        reader.join(30)
+        assert len(got) == 1, argv
+        assert got[0].strip(), argv
+        assert stat.S_ISFIFO(os.lstat(pipe).st_mode), argv
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
 def test_a_store_that_is_not_there_is_said_to_be_missing_and_never_made(recorded, tmp_path, capsys):
     run_dir, (a, _) = recorded
     missing = tmp_path / "missing" / "dir" / "x.sqlite"
