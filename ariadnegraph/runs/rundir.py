@@ -170,6 +170,9 @@ def check_output(given: str | Path, what: str, *, folder: bool = False, own: Pat
         )
     if not folder and (text.endswith(("/", os.sep)) or path.is_dir()):
         raise OutputRefused(f"{what} {text} is a folder: give a file name (e.g. {text.rstrip('/' + os.sep)}/NAME)")
+    if folder and (path.exists() or path.is_symlink()) and not path.is_dir():
+        kind = "a link to nothing" if not path.exists() else "a file"
+        raise OutputRefused(f"{what} {text} is {kind}, not a folder: give a folder (a new one is made)")
     existing = next((p for p in path.parents if p.exists()), None)  # the folders below it are made on writing
     if existing is not None and not existing.is_dir():
         raise OutputRefused(f"{what} {text}: {existing} is a file, not a folder")

@@ -264,6 +264,16 @@ def test_a_folder_given_for_an_output_file_is_refused_by_name(recorded, tmp_path
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["pages"]  # no pages.tmp, nothing in the folder
 
 
+def test_a_file_given_for_an_output_folder_says_what_is_there_and_what_to_do(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FILE").write_text("kept")
+    for argv in (("eval", "stma-cooking", "--preset", "react", "--limit", "1"), ("games", "make", "cooking", "--level", "1")):
+        assert one_error(capsys, *argv, "--out", "FILE") == (
+            "ariadne: error: --out FILE is a file, not a folder: give a folder (a new one is made)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["FILE"]
+    assert (tmp_path / "FILE").read_text() == "kept"
+
+
 def test_every_page_and_export_written_to_a_named_pipe_reaches_its_reader_and_the_pipe_stays(recorded, tmp_path, capsys):
     import stat
     import threading

@@ -124,3 +124,19 @@ def test_a_regular_file_is_still_replaced_whole(tmp_path):
     assert out.read_text(encoding="utf-8") == TEXT
     assert out.stat().st_ino != old  # a new file renamed over it: a reader never sees half a page
     assert [p.name for p in tmp_path.iterdir()] == ["page.html"]
+
+
+@pytest.mark.parametrize("made", ["file", "dangling link", "link to a file"])
+def test_a_folder_option_given_a_file_says_what_is_there_and_what_to_do(tmp_path, made):
+    out = tmp_path / "FILE"
+    if made == "file":
+        out.write_text("x")
+    elif made == "dangling link":
+        out.symlink_to(tmp_path / "nowhere")
+    else:
+        (tmp_path / "real").write_text("x")
+        out.symlink_to(tmp_path / "real")
+    kind = "a link to nothing" if made == "dangling link" else "a file"
+    with pytest.raises(OutputRefused) as refused:
+        check_output(str(out), "--out", folder=True)
+    assert str(refused.value) == f"--out {out} is {kind}, not a folder: give a folder (a new one is made)"
