@@ -17,6 +17,8 @@ GAMES_DIR_ENV = "ARIADNE_GAMES_DIR"
 CACHE_DIR_ENV = "ARIADNE_CACHE_DIR"
 LOCAL_MODELS_DIR_ENV = "ARIADNE_LOCAL_MODELS_DIR"
 LOCAL_ENGINE_ENV = "ARIADNE_LOCAL_ENGINE"  # the llama.cpp server local models run on: wheel (default) or built
+LLAMA_SERVER_ENV = "ARIADNE_LLAMA_SERVER"  # a llama-server program run for local models instead of the engine's
+SCIENCEWORLD_JAVA_OPTS_ENV = "ARIADNE_SCIENCEWORLD_JAVA_OPTS"  # the options ScienceWorld's JVMs start with
 STORE_ENV = "ARIADNE_STORE"
 EMBEDDINGS_ENV = "ARIADNE_EMBEDDINGS"  # embeddings of new memories: hashing (default), e5, or provider:model
 CHECKPOINTER_ENV = "ARIADNE_CHECKPOINTER"  # sqlite (a file per run, the default) or a postgres:// URL
@@ -33,6 +35,14 @@ MEMQA_ANSWERERS = ("in-context", "full-history", "memory")  # memory QA's answer
 MEMQA_MEMORY_AGENTS = ("mem0", "langmem")
 MEMQA_EXTRA = "memagents"
 STORE_FILE = "memory-store.sqlite"
+
+
+def setting(name: str) -> str | None:
+    """The environment variable ``name`` as a setting: its value without surrounding blanks, None when it is unset
+    or blank. Every ARIADNE_* setting is read here, so a blank one (``ARIADNE_MODEL=" "``, an emptied line of a
+    .env) takes the default as an unset one does, never a blank model, path, URL or key."""
+    value = (os.environ.get(name) or "").strip()
+    return value or None
 
 
 class ConfigError(ValueError):
@@ -112,7 +122,7 @@ def games_dir() -> Path:
     ``$ARIADNE_GAMES_DIR`` wins; otherwise ``../shared/games`` next to the checkout (the project's
     layout), then next to the current directory. Games are never copied into the repository.
     """
-    configured = os.environ.get(GAMES_DIR_ENV)
+    configured = setting(GAMES_DIR_ENV)
     if configured:
         path = Path(configured).expanduser()
         if not path.is_dir():
@@ -126,7 +136,7 @@ def games_dir() -> Path:
 
 def cache_dir() -> Path:
     """Writable cache for generated games and other derived files (``$ARIADNE_CACHE_DIR``)."""
-    configured = os.environ.get(CACHE_DIR_ENV)
+    configured = setting(CACHE_DIR_ENV)
     base = Path(configured).expanduser() if configured else Path.home() / ".cache" / "ariadnegraph"
     base.mkdir(parents=True, exist_ok=True)
     return base
@@ -138,7 +148,7 @@ def local_models_dir() -> Path:
     Apart from the cache of generated games on purpose: weights (GBs) and the server build (about
     20 minutes) are made once per machine and shared by every checkout, CI run and test session.
     """
-    configured = os.environ.get(LOCAL_MODELS_DIR_ENV)
+    configured = setting(LOCAL_MODELS_DIR_ENV)
     base = Path(configured).expanduser() if configured else Path.home() / ".cache" / "ariadnegraph" / "local"
     base.mkdir(parents=True, exist_ok=True)
     return base
@@ -147,7 +157,7 @@ def local_models_dir() -> Path:
 def run_dir(explicit: str | Path | None = None) -> Path:
     """The folder holding one subfolder per run: ``explicit`` (``--run-dir``), else ``$ARIADNE_RUN_DIR``, else
     ``runs`` in the current directory. Every command and the agent's context read it here."""
-    configured = explicit or os.environ.get(RUN_DIR_ENV) or DEFAULT_RUN_DIR
+    configured = explicit or setting(RUN_DIR_ENV) or DEFAULT_RUN_DIR
     path = Path(configured).expanduser()
     if path.exists() and not path.is_dir():
         raise ConfigError(f"the run directory {path} is a file, not a folder")
@@ -157,7 +167,7 @@ def run_dir(explicit: str | Path | None = None) -> Path:
 def memory_store_path(explicit: str | Path | None = None) -> Path:
     """The long-term memory Store (SQLite): ``explicit`` (``--store``), else ``$ARIADNE_STORE``, else
     ``~/.local/share/ariadnegraph/memory-store.sqlite``. Data, not cache: it is what agents learned."""
-    configured = explicit or os.environ.get(STORE_ENV)
+    configured = explicit or setting(STORE_ENV)
     path = (
         Path(configured).expanduser() if configured else Path.home() / ".local" / "share" / "ariadnegraph" / STORE_FILE
     )
@@ -170,8 +180,8 @@ def checkpointer_url() -> str | None:
     """Where new runs keep their LangGraph checkpoints: None for the run's own SQLite file (the default),
     else the PostgreSQL URL of ``$ARIADNE_CHECKPOINTER`` (``--checkpointer`` sets it for the process and
     the eval workers it starts). Run metadata always stays in the run directory."""
-    value = (os.environ.get(CHECKPOINTER_ENV) or "").strip()
-    if not value or value == "sqlite":
+    value = setting(CHECKPOINTER_ENV)
+    if value is None or value == "sqlite":
         return None
     if not value.startswith(("postgres://", "postgresql://")):
         raise ConfigError(f"{CHECKPOINTER_ENV} takes sqlite or a postgres://... URL, got '{value[:60]}'")
@@ -182,7 +192,7 @@ def model_api_key() -> str | None:
     """The key for an OpenAI-compatible server at ``base_url`` (``$ARIADNE_MODEL_API_KEY``). A provider's own
     variable (``OPENAI_API_KEY``) is for that provider alone and is never sent to another URL; the server's
     access key (``$ARIADNE_SERVER_API_KEY``) is never sent to any model."""
-    return os.environ.get(MODEL_API_KEY_ENV) or None
+    return setting(MODEL_API_KEY_ENV)
 
 
 def redacted(url: str) -> str:
@@ -199,4 +209,4 @@ def redacted(url: str) -> str:
 def embeddings_setting() -> str | None:
     """The embeddings new memories are built with (``--embeddings`` sets ``$ARIADNE_EMBEDDINGS``);
     None: the memory layer's default. A reopened memory always uses the embeddings it was built with."""
-    return (os.environ.get(EMBEDDINGS_ENV) or "").strip() or None
+    return setting(EMBEDDINGS_ENV)

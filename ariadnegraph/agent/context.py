@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -30,7 +29,7 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..config import DEFAULT_RUN_DIR, RUN_DIR_ENV
+from ..config import DEFAULT_RUN_DIR, RUN_DIR_ENV, setting
 from ..config import run_dir as run_dir_setting
 from ..models import DEFAULT_MODEL, is_local
 from .presets import PRESETS, Preset, PresetName, get_preset
@@ -199,7 +198,7 @@ class AgentContext:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            env = os.environ.get(f"ARIADNE_{f.name.upper()}")
+            env = setting(f"ARIADNE_{f.name.upper()}")  # (blank: unset, the default stands)
             if f.name == "run_dir":  # config.run_dir owns this setting (the CLI reads it there too)
                 if self.run_dir == DEFAULT_RUN_DIR:
                     self.run_dir = str(run_dir_setting())

@@ -31,15 +31,13 @@ def _games_make(args: argparse.Namespace) -> int:
 
 
 def _games_fetch(args: argparse.Namespace) -> int:
-    from ..config import GAMES_DIR_ENV
+    from ..config import GAMES_DIR_ENV, setting
     from ..fetch import fetch_games
     from ..runs import check_output
 
     root = check_output(args.dest, "--dest", folder=True) if args.dest is not None else None
     if root is None:
-        import os
-
-        root = Path(os.environ.get(GAMES_DIR_ENV) or Path.home() / ".local" / "share" / "ariadnegraph" / "games")
+        root = Path(setting(GAMES_DIR_ENV) or Path.home() / ".local" / "share" / "ariadnegraph" / "games")
     target = fetch_games(args.collection, root)
     print(target)
     return 0

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import shlex
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from ariadnegraph.config import SCIENCEWORLD_JAVA_OPTS_ENV, setting
 from ariadnegraph.envs.base import EnvCrashed, EnvError, EnvTimeout, one_line
 
 logger = logging.getLogger(__name__)
@@ -28,13 +28,12 @@ DEFAULT_JVM_MAX_MB = 1536.0
 DEFAULT_MAX_JVMS = 4
 DEFAULT_JAVA_OPTS = ("-Xmx1g", "-XX:+UseSerialGC")
 ENV_MAX_MB = "ARIADNE_SCIENCEWORLD_JVM_MAX_MB"
-ENV_JAVA_OPTS = "ARIADNE_SCIENCEWORLD_JAVA_OPTS"
 ENV_MAX_JVMS = "ARIADNE_SCIENCEWORLD_MAX_JVMS"
 
 
 def _env_float(name: str, default: float) -> float:
-    value = os.environ.get(name, "").strip()
-    if not value:
+    value = setting(name)
+    if value is None:
         return default
     try:
         return float(value)
@@ -236,7 +235,7 @@ class JvmPool:
     def java_opts(self) -> tuple[str, ...]:
         if self._java_opts is not None:
             return self._java_opts
-        env = os.environ.get(ENV_JAVA_OPTS)
+        env = setting(SCIENCEWORLD_JAVA_OPTS_ENV)
         return tuple(shlex.split(env)) if env is not None else DEFAULT_JAVA_OPTS
 
     @property

@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import subprocess
 from collections.abc import Mapping
 from dataclasses import fields
@@ -17,7 +16,7 @@ from typing import Any, cast
 
 from ..agent.context import AgentContext
 from ..agent.presets import PresetName
-from ..config import EMBEDDINGS_ENV, REPO_DIR
+from ..config import REPO_DIR, embeddings_setting
 from .plan import Job
 
 # Context settings that do not change what an episode plays: where it is written, whether a person approves (an eval
@@ -76,7 +75,7 @@ def system_settings(job: Job, context: AgentContext) -> dict[str, Any]:
         "context": {
             f.name: getattr(context, f.name) for f in fields(AgentContext) if f.name not in NOT_EPISODE_SETTINGS
         },
-        "embeddings": os.environ.get(EMBEDDINGS_ENV),
+        "embeddings": embeddings_setting(),
     }
 
 

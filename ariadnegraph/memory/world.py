@@ -24,7 +24,7 @@ from typing import Any, cast
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from ..config import FULL_DISK, embeddings_setting, is_full_disk
+from ..config import FULL_DISK, embeddings_setting, is_full_disk, setting
 from . import spatial
 from .bulk import collector_paused
 from .conflicts import ConflictRules
@@ -151,7 +151,7 @@ class WorldMemory(MemoryQueries):
         if self.directory is not None:
             try:
                 with self._writing():  # a rewind cuts the log; a first open records settings, makes Chroma's files
-                    self._open_storage(chroma_url or os.environ.get(CHROMA_URL_ENV), check_log, rewind_to)
+                    self._open_storage(chroma_url or setting(CHROMA_URL_ENV), check_log, rewind_to)
             except BaseException:  # a damaged log or vector store: refused, and no file left open
                 self._release_files()
                 raise

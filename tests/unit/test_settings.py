@@ -4,6 +4,7 @@ replaces the preset's value in ``context.switches``, and the nodes read only tha
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -140,3 +141,36 @@ def test_a_run_that_names_no_model_plays_with_the_default_local_model(monkeypatc
     monkeypatch.setenv("ARIADNE_MODEL", "scripted")
     assert AgentContext().model == "scripted"
     assert AgentContext(model="openai:gpt-4o-mini").model == "openai:gpt-4o-mini"
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t\n"])
+def test_a_blank_setting_is_an_unset_one(monkeypatch, tmp_path, blank):
+    """ARIADNE_MODEL=" " plays the default model, as unset does (it said "no model given"); so does every other
+    ARIADNE_* setting: the context's fields and the paths, URLs and keys config reads."""
+    from dataclasses import fields
+
+    from ariadnegraph import config
+    from ariadnegraph.envs.jvm_pool import DEFAULT_JAVA_OPTS, JvmPool
+    from ariadnegraph.models.local import engine
+
+    monkeypatch.chdir(tmp_path)
+    names = [f"ARIADNE_{f.name.upper()}" for f in fields(AgentContext)]
+    names += [config.GAMES_DIR_ENV, config.CACHE_DIR_ENV, config.STORE_ENV, config.EMBEDDINGS_ENV, config.CHECKPOINTER_ENV,
+              config.MODEL_API_KEY_ENV, config.LOCAL_ENGINE_ENV, config.LLAMA_SERVER_ENV, config.SCIENCEWORLD_JAVA_OPTS_ENV,
+              "ARIADNE_SCIENCEWORLD_JVM_MAX_MB", "ARIADNE_CHROMA_URL"]
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    unset = AgentContext()
+    for name in names:
+        monkeypatch.setenv(name, blank)
+    assert AgentContext() == unset
+    assert AgentContext().model == config.DEFAULT_MODEL
+    assert config.run_dir() == Path("runs")
+    assert config.memory_store_path().name == config.STORE_FILE
+    assert config.cache_dir() == Path.home() / ".cache" / "ariadnegraph"
+    assert (config.checkpointer_url(), config.model_api_key(), config.embeddings_setting()) == (None, None, None)
+    assert engine.chosen_engine() in engine.ENGINES
+    assert not engine.engine_label().startswith("llama-server at")
+    assert JvmPool().java_opts == DEFAULT_JAVA_OPTS
+    assert JvmPool().max_rss_mb == 1536.0
+    assert list(tmp_path.iterdir()) == []  # no folder named ' ' made for a blank path

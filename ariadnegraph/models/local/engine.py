@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ...config import LOCAL_ENGINE_ENV, local_models_dir
+from ...config import LLAMA_SERVER_ENV, LOCAL_ENGINE_ENV, local_models_dir, setting
 from .catalogue import ENGINE_SOURCE, LocalModelError
 
 Progress = Callable[[str], None]
@@ -76,11 +76,11 @@ def engine_dir() -> Path:
 
 def engine_binary() -> Path | None:
     """The built server, or None when this machine has not built it yet (``$ARIADNE_LLAMA_SERVER`` wins)."""
-    configured = os.environ.get("ARIADNE_LLAMA_SERVER")
+    configured = setting(LLAMA_SERVER_ENV)
     if configured:
         path = Path(configured).expanduser()
         if not (path.is_file() and os.access(path, os.X_OK)):
-            raise EngineError(f"ARIADNE_LLAMA_SERVER={configured} is not an executable file")
+            raise EngineError(f"{LLAMA_SERVER_ENV}={configured} is not an executable file")
         return path
     path = engine_dir() / BINARY
     return path if path.is_file() and os.access(path, os.X_OK) else None
@@ -96,7 +96,7 @@ def wheel_installed() -> bool:
 
 def chosen_engine() -> str:
     """``wheel`` or ``built``: ``$ARIADNE_LOCAL_ENGINE``, else the wheel where it is installed."""
-    chosen = os.environ.get(LOCAL_ENGINE_ENV, "").strip().lower()
+    chosen = (setting(LOCAL_ENGINE_ENV) or "").lower()
     if chosen and chosen not in ENGINES:
         raise EngineError(f"{LOCAL_ENGINE_ENV}={chosen} is not an engine: use one of {', '.join(ENGINES)}")
     return chosen or ("wheel" if wheel_installed() else "built")
@@ -105,7 +105,7 @@ def chosen_engine() -> str:
 def engine_command() -> list[str]:
     """The command that serves a model (llama-server's flags follow): ``$ARIADNE_LLAMA_SERVER``, else the chosen
     engine's (the wheel's launcher, or the built binary)."""
-    if os.environ.get("ARIADNE_LLAMA_SERVER"):
+    if setting(LLAMA_SERVER_ENV):
         return [str(engine_binary())]
     if chosen_engine() == "wheel":
         if not wheel_installed():
@@ -122,8 +122,8 @@ def engine_command() -> list[str]:
 
 def engine_label() -> str:
     """Which engine serves local models, for ``ariadne models list`` and benchmark tables."""
-    if os.environ.get("ARIADNE_LLAMA_SERVER"):
-        return f"llama-server at {os.environ['ARIADNE_LLAMA_SERVER']}"
+    if configured := setting(LLAMA_SERVER_ENV):
+        return f"llama-server at {configured}"
     if chosen_engine() == "wheel":
         from importlib.metadata import version as installed_version
 
