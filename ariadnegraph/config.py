@@ -105,15 +105,35 @@ ENV_FILE = ".env"  # settings a folder keeps for what runs from it (.env.example
 def read_env_file(folder: str | Path = ".") -> list[str]:
     """The settings of ``folder``'s ``.env`` (python-dotenv's format), for the variables the environment does not
     set: the environment wins, and a command's flags win over both (they set the environment after this). Read by
-    the CLI before anything else and by the LangGraph server's modules as it starts. Returns the names it set."""
+    the CLI before anything else and by the LangGraph server's modules as it starts. Returns the names it set; a file
+    that cannot be read (not UTF-8 text, unreadable) is a ConfigError naming it."""
     from dotenv import dotenv_values
 
     path = Path(folder) / ENV_FILE
     if not path.is_file():
         return []
-    added = {name: value for name, value in dotenv_values(path).items() if value is not None and name not in os.environ}
+    try:
+        values = dotenv_values(path)
+    except UnicodeDecodeError:
+        where = _first_non_utf8(path)
+        raise ConfigError(f"{path.resolve()} is not UTF-8 text{where}: save it as UTF-8, or move it away") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path.resolve()}: {exc.strerror or exc}") from None
+    added = {name: value for name, value in values.items() if value is not None and name not in os.environ}
     os.environ.update(added)
     return list(added)
+
+
+def _first_non_utf8(path: Path) -> str:
+    """Where ``path``'s text stops being UTF-8, as a user finds it in an editor (the decoder's own offset counts from
+    the chunk it was reading)."""
+    raw = path.read_bytes()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        return f" (line {line}: byte 0x{raw[exc.start]:02x})"
+    return ""
 
 
 def games_dir() -> Path:

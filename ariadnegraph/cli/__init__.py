@@ -66,19 +66,18 @@ def _run_dir_setting(args: argparse.Namespace) -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # before the heavy imports: a usage error prints at once
     from ..config import CHECKPOINTER_ENV, EMBEDDINGS_ENV, MODEL_API_KEY_ENV, checkpointer_url, read_env_file
-
-    read_env_file()  # this folder's .env, under the environment and the flags
-    # the flags set the one setting (an environment variable), for this process and the workers it starts
-    for flag, variable in (
-        ("checkpointer", CHECKPOINTER_ENV),
-        ("embeddings", EMBEDDINGS_ENV),
-        ("api_key", MODEL_API_KEY_ENV),
-    ):
-        if getattr(args, flag, None):
-            os.environ[variable] = getattr(args, flag)
     from .errors import error_line
 
     try:
+        read_env_file()  # this folder's .env, under the environment and the flags
+        # the flags set the one setting (an environment variable), for this process and the workers it starts
+        for flag, variable in (
+            ("checkpointer", CHECKPOINTER_ENV),
+            ("embeddings", EMBEDDINGS_ENV),
+            ("api_key", MODEL_API_KEY_ENV),
+        ):
+            if getattr(args, flag, None):
+                os.environ[variable] = getattr(args, flag)
         checkpointer_url()  # a bad --checkpointer / $ARIADNE_CHECKPOINTER: one line before anything runs
         check_api_key(args)
         with _run_dir_setting(args):

@@ -46,3 +46,17 @@ def test_the_server_reads_the_env_file_as_it_starts(folder, monkeypatch):
 
     importlib.reload(server_auth)
     assert os.environ[SERVER_API_KEY_ENV] == "kept-in-dotenv"
+
+
+def test_an_env_file_that_is_not_utf8_is_one_line_naming_it(folder, capsys):
+    (folder / ".env").write_bytes(("# a long comment\n" * 1000 + f"{RUN_DIR_ENV}=caf\xe9\n").encode("latin-1"))
+    for argv in (["runs", "list"], ["games", "list"], ["models", "list"]):
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err == (
+            f"ariadne: error: {folder / '.env'} is not UTF-8 text (line 1001: byte 0xe9): save it as UTF-8, or move it "
+            "away\n"
+        )
+    assert RUN_DIR_ENV not in os.environ
+
