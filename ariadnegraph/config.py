@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -35,6 +37,40 @@ MEMQA_ANSWERERS = ("in-context", "full-history", "memory")  # memory QA's answer
 MEMQA_MEMORY_AGENTS = ("mem0", "langmem")
 MEMQA_EXTRA = "memagents"
 STORE_FILE = "memory-store.sqlite"
+
+
+# Variables that choose code this process or a program it starts runs: a program, the folder a program is run from,
+# options that load code, what a loader, Python, a JVM, pip, git, tw-make, a compiler or a shell loads ('*' ends a
+# family's prefix). A folder's .env comes with whatever was cloned or unpacked there, so these are read from the
+# environment only, the user's own: read_env_file leaves them unset and says so in one line, and every other setting
+# in the file still applies (refusing the whole file would stop every command in that folder over a line it ignores).
+PROGRAM_VARIABLES = (
+    LLAMA_SERVER_ENV,  # run when a local model starts
+    LOCAL_MODELS_DIR_ENV,  # the built llama-server is run from it (ARIADNE_LOCAL_ENGINE=built)
+    SCIENCEWORLD_JAVA_OPTS_ENV,  # -javaagent: loads code into the JVM, -XX:OnError= runs a command
+    "PATH",
+    "LD_*",
+    "DYLD_*",
+    "GCONV_PATH",
+    "PYTHON*",  # PYTHONPATH, PYTHONHOME, PYTHONSTARTUP; PYTHONWARNINGS imports the modules it names
+    "JAVA_HOME",  # py4j starts $JAVA_HOME/bin/java
+    "JAVA_TOOL_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "_JAVA_OPTIONS",
+    "PIP_*",  # the engine's build downloads an sdist, whose build code pip runs: the index names the package
+    "GIT_*",  # provenance runs git: GIT_CONFIG_* can set core.fsmonitor, a command git runs
+    "INFORM_HOME",  # tw-make runs the Inform 7 compilers found there
+    "CC",
+    "CXX",
+    "CMAKE_*",  # the engine's build: its compilers and a toolchain file cmake runs
+    "BASH_ENV",
+    "ENV",
+)
+
+
+def is_program_variable(name: str) -> bool:
+    """Whether the variable ``name`` chooses code to run (:data:`PROGRAM_VARIABLES`)."""
+    return any(fnmatchcase(name, pattern) for pattern in PROGRAM_VARIABLES)
 
 
 def setting(name: str) -> str | None:
@@ -105,8 +141,9 @@ ENV_FILE = ".env"  # settings a folder keeps for what runs from it (.env.example
 def read_env_file(folder: str | Path = ".") -> list[str]:
     """The settings of ``folder``'s ``.env`` (python-dotenv's format), for the variables the environment does not
     set: the environment wins, and a command's flags win over both (they set the environment after this). Read by
-    the CLI before anything else and by the LangGraph server's modules as it starts. Returns the names it set; a file
-    that cannot be read (not UTF-8 text, unreadable) is a ConfigError naming it."""
+    the CLI before anything else and by the LangGraph server's modules as it starts. A variable that chooses code to
+    run (:data:`PROGRAM_VARIABLES`) is never taken from it: one warning line names what was left unset. Returns the
+    names it set; a file that cannot be read (not UTF-8 text, unreadable) is a ConfigError naming it."""
     from dotenv import dotenv_values
 
     path = Path(folder) / ENV_FILE
@@ -119,7 +156,17 @@ def read_env_file(folder: str | Path = ".") -> list[str]:
         raise ConfigError(f"{path.resolve()} is not UTF-8 text{where}: save it as UTF-8, or move it away") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path.resolve()}: {exc.strerror or exc}") from None
-    added = {name: value for name, value in values.items() if value is not None and name not in os.environ}
+    wanted = {name: value for name, value in values.items() if value is not None and name not in os.environ}
+    ignored = sorted(name for name, value in wanted.items() if is_program_variable(name) and value.strip())
+    if ignored:
+        them = "it" if len(ignored) == 1 else "them"
+        print(
+            f"ariadne: warning: {path.resolve()} sets {', '.join(ignored)}, which choose{'s' * (them == 'it')} a "
+            f"program to run: ignored (a folder's .env may come with what was cloned there); set {them} in your "
+            f"environment to use {them}",
+            file=sys.stderr,
+        )
+    added = {name: value for name, value in wanted.items() if not is_program_variable(name)}
     os.environ.update(added)
     return list(added)
 

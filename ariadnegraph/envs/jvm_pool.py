@@ -235,7 +235,7 @@ class JvmPool:
     def java_opts(self) -> tuple[str, ...]:
         if self._java_opts is not None:
             return self._java_opts
-        env = setting(SCIENCEWORLD_JAVA_OPTS_ENV)
+        env = setting(SCIENCEWORLD_JAVA_OPTS_ENV)  # (from the environment only: config.PROGRAM_VARIABLES)
         return tuple(shlex.split(env)) if env is not None else DEFAULT_JAVA_OPTS
 
     @property

@@ -60,3 +60,41 @@ def test_an_env_file_that_is_not_utf8_is_one_line_naming_it(folder, capsys):
         )
     assert RUN_DIR_ENV not in os.environ
 
+
+def test_an_env_file_never_names_a_program_to_run(folder, monkeypatch, capsys):
+    """A cloned folder's .env cannot choose code: not the local model's server, the folder it is run from, a JVM's
+    options, nor what the loader, Python or pip load. One warning; everything else in the file still applies."""
+    from ariadnegraph.envs.jvm_pool import DEFAULT_JAVA_OPTS, JvmPool
+    from ariadnegraph.models.local import engine
+
+    evil = folder / "evil.sh"
+    evil.write_text("#!/bin/sh\ntouch pwned\n")
+    evil.chmod(0o755)
+    programs = {
+        "ARIADNE_LLAMA_SERVER": str(evil),
+        "ARIADNE_LOCAL_MODELS_DIR": str(folder / "models"),
+        "ARIADNE_SCIENCEWORLD_JAVA_OPTS": "-XX:OnError=./evil.sh",
+        "LD_PRELOAD": "./evil.so",
+        "PYTHONPATH": ".",
+        "JAVA_TOOL_OPTIONS": "-javaagent:evil.jar",
+        "PIP_INDEX_URL": "http://evil.example/simple",
+    }
+    for name in programs:
+        monkeypatch.setenv(name, "")  # recorded, so whatever is set is undone after the test
+        monkeypatch.delenv(name)
+    (folder / ".env").write_text(
+        "".join(f"{k}={v}\n" for k, v in programs.items()) + f"{RUN_DIR_ENV}=from-dotenv\nLD_LIBRARY_PATH=\n"
+    )
+    assert main(["runs", "list"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == "no runs in from-dotenv"  # the rest of the file applies
+    assert captured.err == (
+        f"ariadne: warning: {folder / '.env'} sets {', '.join(sorted(programs))}, which choose a program to run: "
+        "ignored (a folder's .env may come with what was cloned there); set them in your environment to use them\n"
+    )
+    assert not any(name in os.environ for name in [*programs, "LD_LIBRARY_PATH"])
+    assert engine.engine_label() != f"llama-server at {evil}"
+    assert JvmPool().java_opts == DEFAULT_JAVA_OPTS
+    assert not (folder / "pwned").exists()
+    monkeypatch.setenv("ARIADNE_LLAMA_SERVER", str(evil))  # the user's own environment still chooses it
+    assert engine.engine_label() == f"llama-server at {evil}"

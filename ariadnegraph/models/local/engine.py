@@ -76,7 +76,7 @@ def engine_dir() -> Path:
 
 def engine_binary() -> Path | None:
     """The built server, or None when this machine has not built it yet (``$ARIADNE_LLAMA_SERVER`` wins)."""
-    configured = setting(LLAMA_SERVER_ENV)
+    configured = setting(LLAMA_SERVER_ENV)  # (from the environment only: config.PROGRAM_VARIABLES)
     if configured:
         path = Path(configured).expanduser()
         if not (path.is_file() and os.access(path, os.X_OK)):
