@@ -121,10 +121,10 @@ def _runs_list(args: argparse.Namespace) -> int:
 def _runs_show(args: argparse.Namespace) -> int:
     from ..agent.presets import system_label
     from ..models import model_label
-    from ..runs import RunDir, find_run, run_infos
+    from ..runs import RunDir, find_run, run_info
 
     run_id = find_run(args.run_dir, args.run_id)
-    info = next(i for i in run_infos(args.run_dir) if i.run_id == run_id)
+    info = run_info(args.run_dir, run_id)
     if info.problem:
         raise CliError(info.problem)
     meta = RunDir.open(args.run_dir, run_id).meta()

@@ -15,7 +15,7 @@ The records of those files are typed here, their one owner: :class:`RunMeta` (ru
 each built by one function and checked once, where it is read (:meth:`RunDir.meta`, :meth:`RunDir.steps`).
 """
 
-from .index import LAST, RunInfo, find_run, run_infos
+from .index import LAST, RunInfo, find_run, run_info, run_infos
 from .records import (
     VALID_LOGGED,
     GroundTruth,
@@ -93,5 +93,6 @@ __all__ = [
     "LAST",
     "RunInfo",
     "find_run",
+    "run_info",
     "run_infos",
 ]

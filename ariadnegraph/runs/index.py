@@ -46,6 +46,12 @@ def run_infos(root: str | Path) -> list[RunInfo]:
     return sorted(infos, key=lambda info: (info.when, info.run_id))
 
 
+def run_info(root: str | Path, run_id: str) -> RunInfo:
+    """One run's line of ``runs list``; a folder that holds no run (its creation cut short before its run.json, or
+    that file gone) is one line saying so (RunDir.open), as for every reader."""
+    return _info(RunDir.open(root, run_id))
+
+
 def find_run(root: str | Path, given: str) -> str:
     """The id of the run ``given`` names under ``root``: its exact id, ``last``, or a prefix only one run
     starts with. :class:`RunNotFound` or :class:`AmbiguousRun` otherwise (one line each)."""

@@ -104,6 +104,20 @@ def test_a_prefix_names_one_run_and_an_ambiguous_or_unknown_one_is_one_line(play
     assert snapshot(elsewhere) == before
 
 
+def test_runs_show_on_a_run_cut_off_before_its_run_json_is_one_line(played, tmp_path):
+    home, elsewhere, _, _ = played
+    runs = tmp_path / "runs"
+    (runs / "cut-empty").mkdir(parents=True)  # killed before run.json.tmp was written
+    (runs / "cut-tmp").mkdir()
+    (runs / "cut-tmp" / "run.json.tmp").write_text('{"run_id": "cut-')  # killed while writing it
+    (runs / "gone").mkdir()
+    (runs / "gone" / "trajectory.jsonl").write_text("")  # its run.json deleted since
+    for run_id in ("cut-empty", "cut-tmp"):
+        line = one_line_error(run("runs", "show", run_id, cwd=home, run_dir=runs), f"run '{run_id}' in {runs} was never created")
+        assert line.endswith("play it again under its id (--run-id)")
+    one_line_error(run("runs", "show", "gone", cwd=home, run_dir=runs), "run gone: run.json is missing")
+
+
 def test_the_live_view_under_a_pipe_is_plain_lines(played):
     _, _, _, verbose = played
     assert "\x1b[" not in verbose
