@@ -55,6 +55,8 @@ def _ask(args: argparse.Namespace) -> int:
             {"run_id": args.run_id, "question": args.question, "as_of": args.as_of}, context=context
         )
     print(result.get("answer") or "(no answer)")
+    if result.get("note"):
+        print(f"({result['note']})")
     return 0
 
 

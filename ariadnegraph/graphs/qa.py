@@ -33,6 +33,8 @@ class AskInput(TypedDict, total=False):
 class AskOutput(TypedDict, total=False):
     answer: str
     turns: int
+    as_of: int | None  # the step the answer is as of: the one asked, or the run's last when it asked past that
+    note: str  # said when the step asked is past the run's last (how the answer was read)
 
 
 def check_question(state: QAState) -> None:
@@ -62,16 +64,28 @@ def served_request(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, 
     if short and not Path(runtime.context.run_dir, given, META_FILE).is_file():
         raise RunNotFound(f"no run '{given}' on this server (a prefix needs {SERVED_PREFIX} characters or more)")
     try:
-        return {"run_id": find_run(runtime.context.run_dir, given)}
+        run_id = find_run(runtime.context.run_dir, given)
     except AmbiguousRun:  # (which runs it matches is not the client's to list)
         raise RunNotFound(f"'{given}' names several runs on this server: give more of its id") from None
     except RunNotFound:  # (nor the server's folders)
         raise RunNotFound(f"no run '{given}' on this server") from None
+    return {"run_id": run_id, **answered_as_of(run_id, runtime.context.run_dir, state.get("as_of"))}
 
 
-def local_request(state: QAState) -> dict[str, Any]:
+def local_request(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     check_question(state)
-    return {}
+    return answered_as_of(state["run_id"], runtime.context.run_dir, state.get("as_of"))
+
+
+def answered_as_of(run_id: str, run_dir: str, as_of: int | None) -> dict[str, Any]:
+    """A step past the last one the run's memory recorded is answered as of that last step (nothing was recorded
+    later: the same answer, at what the run costs), and the answer says so."""
+    if as_of is None:
+        return {}
+    reader = memory_view(run_id, run_dir).kg(as_of)
+    if not reader.past_end:
+        return {}
+    return {"as_of": reader.at, "note": f"step {as_of} is past the run's last step, {reader.at}: answered as of it"}
 
 
 def saved_memory(state: QAState, runtime: Runtime[AgentContext]) -> KGReader:

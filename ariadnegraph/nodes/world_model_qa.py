@@ -99,6 +99,7 @@ class QAState(TypedDict, total=False):
     run_id: str
     question: str  # the ask graph's input: a bare question
     as_of: int | None  # the memory as it was at this step
+    note: str  # the ask graph's: a step asked past the run's last is answered as of that last step
     answer_format: str | None  # how the asker wants the answer written: in the system message, never recalled for
     messages: Annotated[list[AnyMessage], add_messages]
     turns: int

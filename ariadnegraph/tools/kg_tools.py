@@ -37,30 +37,47 @@ def describe(facts: Iterable[Fact], limit: int = MAX_LINES) -> str:
 @dataclass(frozen=True)
 class KGReader:
     """What the KG tools read: ``memory`` as it was at step ``as_of`` (None: now). The tools read memory through
-    these methods only, each of which applies ``as_of`` (``Fact.known_at``), so no answer about step k holds
-    anything recorded after k."""
+    these methods only, each of which applies the reader's step (``Fact.known_at``), so no answer about step k holds
+    anything recorded after k. A step past the last one memory recorded reads memory as of that last step (:attr:`at`):
+    nothing was recorded later, so the answers are the same, and a question as of step 10**8 costs what the run costs
+    (the recall lays out a list a step long up to :attr:`now`)."""
 
     memory: WorldMemory
     as_of: int | None = None
 
     @property
+    def last(self) -> int:
+        """The last step memory recorded (-1: none yet)."""
+        return max(self.memory.last_step, self.memory.last_episode)
+
+    @property
+    def at(self) -> int | None:
+        """The step memory is read at: None (now), else ``as_of`` up to the last step memory recorded."""
+        return None if self.as_of is None else min(self.as_of, max(self.last, 0))
+
+    @property
+    def past_end(self) -> bool:
+        """Whether ``as_of`` is past the last step memory recorded (it is read as of that step)."""
+        return self.as_of is not None and self.at != self.as_of
+
+    @property
     def now(self) -> int:
-        """The step the reader stands at: ``as_of``, else the last step memory recorded."""
-        return self.as_of if self.as_of is not None else max(self.memory.last_step, self.memory.last_episode)
+        """The step the reader stands at: :attr:`at`, else the last step memory recorded."""
+        return self.last if self.at is None else self.at
 
     def view(self) -> KGView:
         """The facts that held at the reader's step."""
-        return self.memory.current() if self.as_of is None else self.memory.as_of(self.as_of)
+        return self.memory.current() if self.at is None else self.memory.as_of(self.at)
 
     def key(self, name: str) -> str:
         return self.memory.key(name)
 
     def history(self) -> list[Fact]:
         """Every fact recorded by the reader's step, closed ones included, as memory knew them then."""
-        return self.memory.history(self.as_of)
+        return self.memory.history(self.at)
 
     def timeline(self, entity: str) -> list[Fact]:
-        return self.memory.timeline(entity, self.as_of)
+        return self.memory.timeline(entity, self.at)
 
     def episode(self, step: int) -> Episode | None:
         return self.memory.episodes.get(step) if step <= self.now else None
@@ -70,16 +87,16 @@ class KGReader:
         return [e for t, e in sorted(self.memory.episodes.items()) if t <= self.now]
 
     def semantic_search(self, query: str) -> list[Fact]:
-        return self.memory.semantic_search(query, as_of=self.as_of)
+        return self.memory.semantic_search(query, as_of=self.at)
 
     def path(self, start: str, goal: str) -> list[tuple[str, str]] | None:
-        return self.memory.path(start, goal, as_of=self.as_of)
+        return self.memory.path(start, goal, as_of=self.at)
 
     def unexplored_exits(self, location: str | None) -> dict[str, list[str]]:
-        return self.memory.unexplored_exits(location, as_of=self.as_of)
+        return self.memory.unexplored_exits(location, as_of=self.at)
 
     def similar_episodes(self, query: str, k: int) -> list[Episode]:
-        before = None if self.as_of is None else self.as_of + 1
+        before = None if self.at is None else self.at + 1
         return [episode for episode, _ in self.memory.similar_episodes(query, k=k, before=before)]
 
 

@@ -104,6 +104,15 @@ def test_a_prefix_names_one_run_and_an_ambiguous_or_unknown_one_is_one_line(play
     assert snapshot(elsewhere) == before
 
 
+def test_ask_past_the_runs_end_answers_as_of_its_last_step_and_says_so(played):
+    home, elsewhere, _, _ = played
+    for asked in ("100000000", str(2**63 - 1)):
+        lines = ok(run("ask", "alpha-1", "Where am I?", "--as-of", asked, cwd=home, run_dir=elsewhere)).splitlines()
+        assert lines[-1] == f"(step {asked} is past the run's last step, 2: answered as of it)"
+    within = ok(run("ask", "alpha-1", "Where am I?", "--as-of", "2", cwd=home, run_dir=elsewhere))
+    assert "past the run's last step" not in within
+
+
 def test_runs_show_on_a_run_cut_off_before_its_run_json_is_one_line(played, tmp_path):
     home, elsewhere, _, _ = played
     runs = tmp_path / "runs"

@@ -348,3 +348,57 @@ def test_a_step_memory_held_the_player_nowhere_does_not_split_a_stay():
         ("Kitchen", 5, 5),
     ]
     assert kg_recall.time_spent(kg_recall.stays([None, "Hall", None, None, "Hall"])) == [("Hall", 4, 1, 1)]
+
+
+# every tool with arguments that touch the recorded game's things, places and steps
+_EVERY_TOOL = [("search_facts", {"query": "cheese"}), ("entity_neighbourhood", {"entity": "fridge", "hops": 2}),
+               ("entity_timeline", {"entity": "block of cheese"}), ("where_is", {"entity": "knife"}),
+               ("what_is_in", {"container": "fridge"}), ("path_between", {"start": "pantry", "goal": "kitchen"}),
+               ("unexplored_exits", {}), ("where_to_search", {}), ("search_episodes", {"query": "fridge"}),
+               ("step_changes", {"first": 0, "last": 10**9}), ("observation_at", {"step": 11})]  # fmt: skip
+
+
+@pytest.mark.parametrize("asked", [10**7, 2**63 - 1, 10**30])
+def test_a_step_past_the_runs_end_is_read_as_of_its_last_step_at_what_the_run_costs(asked):
+    """`ask --as-of 100000000` on a 20-step run laid out a list of 10^8 steps (943 MB, 32 s); 2**63-1 could not be
+    laid out at all. Past its last step, memory is read as of that step: the same answers, at the run's cost."""
+    import tracemalloc
+
+    from ariadnegraph.tools.kg_tools import KG_TOOLS, call_kg_tool
+
+    memory = remembered_cooking()
+    last = KGReader(memory).now
+    past, at_end = KGReader(memory, asked), KGReader(memory, last)
+    assert (past.at, past.now, past.past_end) == (last, last, True)
+    assert not at_end.past_end
+    assert {name for name, _ in _EVERY_TOOL} == {t.name for t in KG_TOOLS}
+    question = "Where were you within steps 0-100000000? What did you do at step 11 with the 'block of cheese'?"
+    tracemalloc.start()
+    try:
+        said = recall(question, past)
+        answers = [call_kg_tool({"name": n, "args": a, "id": "c", "type": "tool_call"}, past).content for n, a in _EVERY_TOOL]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10 << 20
+    assert said == recall(question, at_end)
+    assert answers == [call_kg_tool({"name": n, "args": a, "id": "c", "type": "tool_call"}, at_end).content for n, a in _EVERY_TOOL]
+
+
+def test_the_ask_graph_answers_a_step_past_the_runs_end_as_of_its_last_and_says_so(monkeypatch):
+    from ariadnegraph.agent.readers import MemoryView
+    from ariadnegraph.graphs import qa as ask
+
+    memory = remembered_cooking()
+    last = KGReader(memory).now
+    monkeypatch.setattr(ask, "memory_view", lambda run_id, run_dir: MemoryView(memory=memory))
+    model = QueuedChatModel(replies=[AIMessage(content='{"answer": "in the fridge"}')] * 2)
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    question = {"run_id": "r", "question": "What did you do at step 11 with the 'block of cheese'?"}
+    past = ask.local_ask_graph.invoke({**question, "as_of": 2**63 - 1}, context=AgentContext(tool_calling="json"))
+    assert past["answer"] == "in the fridge"
+    assert past["as_of"] == last
+    assert past["note"] == f"step {2**63 - 1} is past the run's last step, {last}: answered as of it"
+    within = ask.local_ask_graph.invoke({**question, "as_of": last}, context=AgentContext(tool_calling="json"))
+    assert within["as_of"] == last
+    assert "note" not in within
