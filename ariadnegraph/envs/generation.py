@@ -16,7 +16,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from .. import config
 from .base import EnvError, EnvSpecError, EnvTimeout
@@ -84,6 +86,20 @@ def tw_make_command() -> list[str]:
     if found:
         return [found]
     raise EnvError("tw-make not found next to the Python interpreter or on PATH; install textworld")
+
+
+def cooking_game_made_as(settings: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The cooking game (level, seed) that tw-make's recorded settings (a game .json's ``metadata.settings``) make, or
+    None for settings none of the levels uses: a game copied or renamed is still the level and seed it was made as.
+    (The treasure and coin generators record no settings.)"""
+    seed = settings.get("seed")
+    if settings.get("subcommand") != "tw-cooking" or type(seed) is not int:
+        return None
+    skills = all(settings.get(k) is True for k in ("open", "cook", "cut"))
+    defaults = not settings.get("drop") and not settings.get("recipe_seed") and not settings.get("split")
+    recipe = (settings.get("recipe"), settings.get("take"), settings.get("go"))
+    level = next((level for level, made in COOKING_LEVELS.items() if made == recipe), None)
+    return (level, seed) if level is not None and skills and defaults else None
 
 
 def cached_game_path(kind: str, level: int, seed: int) -> Path:

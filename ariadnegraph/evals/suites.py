@@ -351,17 +351,19 @@ SUITES: dict[str, Suite] = {
 
 def suites_playing(env: str, *, seed: int | None = None, variation: int | None = None) -> list[str]:
     """The suites that evaluate on this game (their games are on the default split, test): gold trajectories
-    read into a memory must not come from them, or the memory would hold the answers to the test."""
-    from ..envs.registry import game_identity
+    read into a memory must not come from them, or the memory would hold the answers to the test. A game is
+    compared by what it is (:func:`~ariadnegraph.envs.identity.game_marks`), so ``file:`` a suite's game file, a copy
+    or a link is that game."""
+    from ..envs.identity import game_marks
 
-    wanted = game_identity(env, seed=seed, variation=variation)
+    wanted = game_marks(env, seed=seed, variation=variation)
     found = []
     for suite in SUITES.values():
         try:
             games = suite.games()
         except Exception:  # a suite whose games are not here (AriGraph's files) plays none of them here either
             continue
-        if any(game_identity(g.env, seed=g.seed, variation=g.variation) == wanted for g in games):
+        if any(wanted & game_marks(g.env, seed=g.seed, variation=g.variation) for g in games):
             found.append(suite.name)
     return found
 

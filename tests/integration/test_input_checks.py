@@ -132,6 +132,41 @@ def test_seed_gold_ranges_are_checked_before_they_are_built(tmp_path, variations
     assert not (tmp_path / "store.sqlite").exists()
 
 
+def test_a_suites_game_given_as_a_file_a_copy_or_a_link_is_still_a_test_game_for_seed_gold(tmp_path, monkeypatch, capsys):
+    """The guard compares what a file is (its bytes, its TextWorld uuid, the level and seed its .json says it was
+    made as), not how it is named: file: stma-cooking's level 1 seed 1 read into gold memory held a test's answers."""
+    import shutil
+
+    from ariadnegraph import cli as ariadne
+    from ariadnegraph.envs.generation import ensure_game
+    from ariadnegraph.evals.suites import suites_playing
+
+    monkeypatch.setenv("ARIADNE_CACHE_DIR", str(tmp_path / "cache"))  # its own cache: the suite's file is removed below
+    game = ensure_game("cooking", 1, 1)  # stma-cooking's, where `ariadne eval` generates it
+    alone, twin, link = tmp_path / "alone.z8", tmp_path / "twin" / "game.z8", tmp_path / "link.z8"
+    shutil.copyfile(game, alone)  # the story file without its .json: its bytes say which it is
+    twin.parent.mkdir()
+    shutil.copyfile(game.with_suffix(".json"), twin.with_suffix(".json"))
+    twin.write_bytes(game.read_bytes()[:18] + b"991231" + game.read_bytes()[24:])  # remade another day: its serial
+    link.symlink_to(game)
+
+    def refused(path: Path) -> None:
+        argv = ["memory", "seed-gold", f"file:{path}", "--variations", "0", "--by-seed", "--agent", "a",
+                "--run-dir", str(tmp_path / "runs"), "--store", str(tmp_path / "store.sqlite")]
+        assert ariadne.main(argv) == 2
+        said = capsys.readouterr()
+        assert said.err == f"ariadne: error: file:{path} seed 0 is a test game of stma-cooking: read gold " \
+                           "trajectories of games the evaluation does not play\n", said
+        assert not (tmp_path / "runs").exists()
+        assert not (tmp_path / "store.sqlite").exists()
+
+    for path in (game, alone, twin, link):
+        refused(path)
+    game.unlink()  # the suite's own file not on this machine: the .json still says what the twin is
+    refused(twin)
+    assert suites_playing(f"file:{ensure_game('cooking', 1, 101)}", seed=0) == []  # a training game stays one
+
+
 @pytest.mark.parametrize("env", ["twx:coin", "nethack:score", "crafter"])
 def test_variation_is_refused_for_families_that_do_not_take_it(tmp_path, env):
     result = cli("play", "--env", env, "--variation", "3", "--run-dir", str(tmp_path / "runs"), "--max-steps", "2")
