@@ -142,6 +142,11 @@ def test_agent_graph_runs_a_thread_through_the_sdk(server):
     prefix = client.runs.wait(None, "ask", input={"run_id": thread["thread_id"][:13], "question": "Where am I?"})
     assert prefix["answer"] == answer["answer"]
     assert client.runs.wait(None, "ask", input={"run_id": "last", "question": "Where am I?"})["answer"]
+    # a step past the run's last: answered as of that step, at what the run costs, and the answer says so
+    past = client.runs.wait(None, "ask", input={"run_id": thread["thread_id"], "question": "Where am I?", "as_of": 2**63 - 1})
+    assert past["answer"] == answer["answer"]
+    assert past["as_of"] == 3
+    assert past["note"] == f"step {2**63 - 1} is past the run's last step, 3: answered as of it"
 
 
 def test_with_an_api_key_configured_requests_without_it_are_refused(tmp_path):
