@@ -48,7 +48,15 @@ def check_question(state: QAState) -> None:
         raise ValueError("ask needs a question (text)")
     as_of = state.get("as_of")
     if as_of is not None and (type(as_of) is not int or as_of < 0):
-        raise ValueError(f"as_of must be a step number (an integer >= 0) or null, got {as_of!r:.60}")
+        raise ValueError(f"as_of must be a step number (an integer >= 0) or null, got {_shown(as_of)}")
+
+
+def _shown(value: object) -> str:
+    """A client's value in a line, short: an integer of thousands of digits by its size (Python will not even write
+    one past 4300 digits)."""
+    if type(value) is int and abs(value) >= 10**20:
+        return f"~{'-' * (value < 0)}2**{abs(value).bit_length() - 1}"
+    return f"{value!r:.60}"
 
 
 SERVED_PREFIX = 8  # the shortest run-id prefix a server's client may name a run by
@@ -85,7 +93,8 @@ def answered_as_of(run_id: str, run_dir: str, as_of: int | None) -> dict[str, An
     reader = memory_view(run_id, run_dir).kg(as_of)
     if not reader.past_end:
         return {}
-    return {"as_of": reader.at, "note": f"step {as_of} is past the run's last step, {reader.at}: answered as of it"}
+    note = f"step {_shown(as_of)} is past the run's last step, {reader.at}: answered as of it"
+    return {"as_of": reader.at, "note": note}
 
 
 def saved_memory(state: QAState, runtime: Runtime[AgentContext]) -> KGReader:

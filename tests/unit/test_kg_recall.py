@@ -392,13 +392,15 @@ def test_the_ask_graph_answers_a_step_past_the_runs_end_as_of_its_last_and_says_
     memory = remembered_cooking()
     last = KGReader(memory).now
     monkeypatch.setattr(ask, "memory_view", lambda run_id, run_dir: MemoryView(memory=memory))
-    model = QueuedChatModel(replies=[AIMessage(content='{"answer": "in the fridge"}')] * 2)
+    model = QueuedChatModel(replies=[AIMessage(content='{"answer": "in the fridge"}')] * 3)
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     question = {"run_id": "r", "question": "What did you do at step 11 with the 'block of cheese'?"}
     past = ask.local_ask_graph.invoke({**question, "as_of": 2**63 - 1}, context=AgentContext(tool_calling="json"))
     assert past["answer"] == "in the fridge"
     assert past["as_of"] == last
     assert past["note"] == f"step {2**63 - 1} is past the run's last step, {last}: answered as of it"
+    huge = ask.local_ask_graph.invoke({**question, "as_of": 10**5000}, context=AgentContext(tool_calling="json"))
+    assert huge["note"] == f"step ~2**16609 is past the run's last step, {last}: answered as of it"  # not 5001 digits
     within = ask.local_ask_graph.invoke({**question, "as_of": last}, context=AgentContext(tool_calling="json"))
     assert within["as_of"] == last
     assert "note" not in within
