@@ -183,25 +183,44 @@ def check_output(given: str | Path, what: str, *, folder: bool = False, own: Pat
 
 def _written_in_place(path: Path, named: str) -> bool:
     """Whether an output at ``path`` is written into where it is, not replaced: a named pipe or a character device
-    (/dev/null, /dev/stdout, a terminal), or a link to one. Renaming a file over such a path would destroy it (the
-    pipe's reader gets nothing; run as root, a device node of the whole machine becomes a file). What takes no
-    file's text is refused (OutputRefused): a socket, and a block device (a disk, whose blocks the text would
+    (/dev/null, a terminal), a link to one, or a file this process holds open named through its descriptors
+    (/dev/stdout, /proc/self/fd/1: a shell's redirection). Renaming a file over such a path would destroy it (the
+    pipe's reader gets nothing; run as root, a device node or /dev/stdout of the whole machine becomes a file). What
+    takes no file's text is refused (OutputRefused): a socket, and a block device (a disk, whose blocks the text would
     overwrite). A regular file, a new path or a link to either is not written in place (write_output)."""
     try:
-        mode = os.stat(path).st_mode  # (links followed: /dev/stdout is a link to the terminal or the pipe)
+        mode = os.stat(path).st_mode  # (links followed: /dev/stdout is a link to the terminal, the pipe or the file)
     except (FileNotFoundError, NotADirectoryError):
         return False
     if stat.S_ISSOCK(mode) or stat.S_ISBLK(mode):
         kind = "a socket" if stat.S_ISSOCK(mode) else "a block device (a disk)"
         raise OutputRefused(f"{named} is {kind}, which takes no file: give a file, a pipe or /dev/stdout")
-    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or (stat.S_ISREG(mode) and _names_an_open_file(path))
+
+
+# A process's open files by descriptor: /proc/self/fd/1, /proc/1234/task/5/fd/1, /dev/fd/1, /dev/stdout.
+_OPEN_FILE_NAME = re.compile(r"^/proc/(self|thread-self|\d+)(/task/\d+)?/fd/\d+$|^/dev/(fd/\d+|stdin|stdout|stderr)$")
+
+
+def _names_an_open_file(path: Path) -> bool:
+    """Whether ``path``, or a link on the way from it, names a file by a process's descriptor (the links followed one
+    at a time, each folder resolved): the file a shell redirected to, whose name is the machine's, not the user's."""
+    hop = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path))
+    for _ in range(40):  # (the kernel's own limit on links followed)
+        if _OPEN_FILE_NAME.match(hop):
+            return True
+        if not os.path.islink(hop):
+            return False
+        target = os.path.join(os.path.dirname(hop), os.readlink(hop))
+        hop = os.path.join(os.path.realpath(os.path.dirname(target)), os.path.basename(target))
+    return False
 
 
 def write_output(path: Path, text: str) -> None:
     """``text`` as the file ``path`` (checked by :func:`check_output`): every output file a command writes is written
-    here. A pipe or a character device, or a link to one, is written in place (:func:`_written_in_place`). Anything
-    else is replaced whole or not at all: written beside it under a fresh name, then renamed over it, so a failure
-    names ``path``, the file the user asked for, and leaves no partial file behind.
+    here. A pipe, a character device or a file named by a descriptor, or a link to one, is written in place
+    (:func:`_written_in_place`). Anything else is replaced whole or not at all: written beside it under a fresh name,
+    then renamed over it, so a failure names ``path``, the file the user asked for, and leaves no partial file behind.
 
     A link to a regular file (or to nothing) is replaced by the file, never written through: a link can be planted
     where a command writes unasked (a run's report.html in a cloned run directory, a shared /tmp), and writing
@@ -226,12 +245,13 @@ def write_output(path: Path, text: str) -> None:
 
 
 def _write_in_place(path: Path, text: str) -> None:
-    """``text`` written into the pipe or device at ``path``: opened as it is (never created or truncated), and
-    checked once open to be what was judged (a path swapped for a regular file meanwhile is left as it is)."""
-    fd = os.open(path, os.O_WRONLY | os.O_NOCTTY)  # a pipe's open waits for its reader, as a shell's does
+    """``text`` written into what ``path`` names (:func:`_written_in_place`): opened as it is, never created or
+    truncated (a redirected stdout is appended to, as the shell left it), and checked once open to be what was judged
+    (a path swapped for a regular file meanwhile is left as it is)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY)  # a pipe's open waits for its reader, as a shell's does
     with open(fd, "w", encoding="utf-8") as handle:
         mode = os.fstat(fd).st_mode
-        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or (stat.S_ISREG(mode) and _names_an_open_file(path))):
             raise OutputRefused(f"{path} changed while it was opened: nothing written; write it again")
         handle.write(text)
 

@@ -87,6 +87,25 @@ def test_a_character_device_is_opened_and_written_in_place_never_renamed_over(tm
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"null", given.name})
 
 
+@pytest.mark.parametrize("linked", [False, True])
+def test_a_file_named_by_a_descriptor_is_written_through_never_renamed_over(tmp_path, linked):
+    """`--out /dev/stdout > page.html`: /dev/stdout -> /proc/self/fd/1 -> page.html, a regular file. Renamed over, the
+    machine's /dev/stdout became a file (as root); written through, the page is where the shell sent it. Tested
+    through /proc/self/fd/N (its folder takes no new file, so a rename fails there instead of replacing anything)."""
+    page = tmp_path / "page.html"
+    with open(page, "w") as redirected:
+        redirected.write("before\n")  # (appended to, as the shell left it: `>>` keeps this, `>` emptied it)
+        redirected.flush()
+        given = Path(f"/proc/self/fd/{redirected.fileno()}")
+        if linked:
+            given = tmp_path / "stdout"
+            given.symlink_to(f"/proc/self/fd/{redirected.fileno()}")
+        write_output(check_output(given, "--out"), TEXT)
+        assert given.is_symlink()
+    assert page.read_text(encoding="utf-8") == "before\n" + TEXT
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["page.html", "stdout"] if linked else ["page.html"])
+
+
 def test_a_block_device_and_a_socket_are_refused_in_one_line_before_anything_is_written(tmp_path, monkeypatch):
     disk = tmp_path / "sda"
     disk.write_bytes(b"blocks")
