@@ -46,8 +46,9 @@ def _games_fetch(args: argparse.Namespace) -> int:
 def _models_list(args: argparse.Namespace) -> int:
     from ..models.local import MODELS
     from ..models.local.engine import engine_label
-    from ..models.local.weights import weights_state
+    from ..models.local.weights import sweep_stale_pulls, weights_state
 
+    sweep_stale_pulls()  # staging folders of pulls killed outright
     rows = [(m.name, f"{m.size / 1e6:,.0f} MB", weights_state(m), m.title, m.source, m.sha256) for m in MODELS.values()]
     header = ("name", "size", "pulled", "model", "source", "sha256")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]

