@@ -35,6 +35,7 @@ from .memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
 from .memory.queries import dated_transitions, lasting_facts
 from .memory.transitions import DatedFact
 from .models import FALLBACK, REASKED, REPAIRED
+from .models.local import LocalModelError
 from .nodes.common import check_models
 from .nodes.reflection import reflect
 from .runs import (
@@ -208,6 +209,10 @@ def _drive(
                         session = get_session(run.run_id)
                         on_step({**latest, "facts": len(session.memory) if session else 0})
             state = graph.get_state(config).values
+    except LocalModelError as exc:  # its server went away mid-run and could not be started again
+        raise LocalModelError(
+            f"{exc}; the steps played are saved: `ariadne play --resume {run.run_id}` continues the run"
+        ) from exc
     finally:
         end_session(run.run_id)
     return summary(state, meta)

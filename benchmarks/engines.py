@@ -88,7 +88,7 @@ def bench_engine(engine: str, model_name: str, prompt: str, repeats: int, max_to
         runs = [measure_request(server, prompt, max_tokens) for _ in range(repeats)]
         row["rss_after_mb"] = rss_mb(server.pid)
     finally:
-        server.stop()
+        server.leave()
     for key in ("ttft", "prompt_per_second", "predicted_per_second"):
         values = [r[key] for r in runs]
         row[key] = (min(values), statistics.median(values), max(values))

@@ -52,7 +52,7 @@ from ariadnegraph.evals.attribution import MODEL, UNKNOWN, attribution, model_an
 from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.evals.suites import normalised
 from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
-from ariadnegraph.models.local import stop_owned_servers
+from ariadnegraph.models.local import leave_servers
 from ariadnegraph.play import Episode, play, resume
 from ariadnegraph.runs import RunDir
 
@@ -569,9 +569,9 @@ def main(argv: list[str] | None = None) -> int:
                         file=sys.stderr,
                         flush=True,
                     )
-            stop_owned_servers()  # one model's server at a time
+            leave_servers()  # one model's server at a time
     finally:
-        stop_owned_servers()
+        leave_servers()
     print(table(rows))
     return 0
 

@@ -98,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     finally:
         if (local := sys.modules.get("ariadnegraph.models.local")) is not None:
-            local.stop_owned_servers()  # a local model's server started for this command ends with it
+            local.leave_servers()  # a local model's server this command used stops unless another process uses it
 
 
 if __name__ == "__main__":

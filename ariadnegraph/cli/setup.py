@@ -90,7 +90,7 @@ def _models_serve(args: argparse.Namespace) -> int:
     try:
         wait_for_signal()
     finally:
-        server.stop()
+        server.leave()
     return 0
 
 

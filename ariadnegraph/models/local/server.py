@@ -1,11 +1,13 @@
-"""A llama.cpp server for one local model, on a free loopback port.
+"""A llama.cpp server for one local model, on a free loopback port, shared by every process that uses it.
 
-``ensure_server`` is what ``--model local:NAME`` calls: it reuses a healthy server of that model that
-is already registered (``ariadne models serve NAME``, or another process of the same run, as eval
-workers reuse their parent's), else starts one owned by this process and stopped when the process
-exits. Servers are registered in ``<local models dir>/servers/NAME.json``; a file lock around
-"find or start" keeps two processes from starting the same one. A reused server goes away with its
-owner: a run using it then stops with one provider error line and resumes later.
+``ensure_server`` is what ``--model local:NAME`` calls: it joins a healthy server of that model that is already
+registered (``ariadne models serve NAME``, another run or checkout, an eval's parent), else starts one. Servers are
+registered in ``<local models dir>/servers/NAME.json``; the model's start lock around "find and join, or start"
+keeps two processes from starting the same one. Each process that uses a server holds a lease on it while it does,
+and the server runs under a keeper process that stops it once no lease is held (:mod:`.keeper`): it lives while
+anyone uses it, whoever started it, and stops when its last user leaves or dies. A request whose server vanished
+(killed, crashed) starts it again and is sent there (:func:`replace_vanished`, called by the slot leases'
+transport); a server that cannot be started again stops the run in one line, and the run resumes later.
 
 The server keeps ``SLOTS`` slots over one shared KV cache of ``KV_POOL_CONTEXTS`` model contexts: callers
 pin each agent role to a slot (``id_slot``), so consecutive calls of a role reuse the prompt prefix they
@@ -17,10 +19,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
-import ctypes.util
-import fcntl
 import json
+import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -29,12 +30,15 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
+
+import psutil
 
 from ...config import local_models_dir
+from . import keeper
 from .catalogue import LocalModel, LocalModelError
 from .engine import engine_command
 from .weights import pid_alive, pull_if_missing, weights_path, weights_refusal
@@ -43,10 +47,20 @@ HOST = "127.0.0.1"
 SLOTS = 8  # one per node that calls a model (nodes.common.MODEL_NODES); other callers share them
 KV_POOL_CONTEXTS = 2  # the shared KV cache holds this many full-length prompts (8 x 16k held 10 GB for a 1.1 GB model)
 START_TIMEOUT = 180.0  # seconds for the weights to load and the server to answer /health
+STOP_TIMEOUT = keeper.STOP_WAIT + 5.0  # seconds the last user waits for the server to end before killing it
 
 
 class ServerError(LocalModelError):
     """A local model server could not be started or reached."""
+
+
+def healthy(port: int) -> bool:
+    """Whether a server answers /health on ``port``."""
+    try:
+        with urllib.request.urlopen(f"http://{HOST}:{port}/health", timeout=2.0) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
 
 
 @dataclass
@@ -55,28 +69,19 @@ class LocalServer:
     port: int
     pid: int
     log: Path
-    process: subprocess.Popen | None = None  # set when this process started it (and so stops it)
+    slot_locks: Path  # the folder of its slot leases (:mod:`.slots`): one per server, so a restart starts clean
+    users: Path | None = None  # its lease file (None: a server registered by an older version, which has none)
+    keeper: int | None = None  # the pid of the process that keeps it (its parent)
+    lease: IO[str] | None = None  # this process's lease on it, held while this process uses it
+    started: subprocess.Popen | None = None  # the keeper, when this process started it (reaped when it ends)
 
     @property
     def url(self) -> str:
         """The OpenAI-compatible base URL."""
         return f"http://{HOST}:{self.port}/v1"
 
-    @property
-    def slot_locks(self) -> Path:
-        """The folder of this server's slot leases (:mod:`.slots`): one per server, so a restart starts clean."""
-        return _servers_dir() / f"{self.model.name}-{self.port}.slots"
-
-    @property
-    def owned(self) -> bool:
-        return self.process is not None
-
     def healthy(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"http://{HOST}:{self.port}/health", timeout=2.0) as response:
-                return response.status == 200
-        except (urllib.error.URLError, OSError, ValueError):
-            return False
+        return healthy(self.port)
 
     def count_tokens(self, text: str) -> int:
         """How many tokens the model reads ``text`` as (the server's own tokenizer)."""
@@ -88,19 +93,49 @@ class LocalServer:
         with urllib.request.urlopen(request, timeout=60.0) as response:
             return len(json.load(response)["tokens"])
 
-    def stop(self) -> None:
-        """Stop the server if this process started it; a reused one is left to its owner."""
-        if self.process is None:
+    def join(self) -> None:
+        """Take this process's lease (under the start lock: never on a server being stopped). A server of an older
+        version has no lease file: it is used as it was, and started again here if it goes away."""
+        if self.users is not None and self.lease is None:
+            self.lease = keeper.take_lease(self.users)
+
+    def leave(self) -> None:
+        """This process no longer uses the server: its lease goes, and if no other process holds one the server stops
+        now (its memory is free for whatever runs next), decided under the start lock."""
+        if self.lease is None:
             return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        _unregister(self)
-        self.process = None
+        self.lease.close()  # closed, not unlocked: a forked child's copy of it stays the child's
+        self.lease = None
+        with _start_lock(self.model):
+            if self.users is None or not keeper.unused(self.users):
+                return
+            keeper.unregister(_registry(self.model), self.pid)
+            self._end()
+
+    def _end(self) -> None:
+        """Stop the server through its keeper and wait until it is gone (killed past :data:`STOP_TIMEOUT`)."""
+        self._signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while pid_alive(self.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if pid_alive(self.pid):
+            self._signal(signal.SIGKILL)  # the server dies with its keeper
+        if self.started is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.started.wait(timeout=STOP_TIMEOUT)  # reaped: no zombie left in this process
+            self.started = None
+        if self.users is not None:
+            keeper.forget(self.users, self.slot_locks)
+
+    def _signal(self, sig: signal.Signals) -> None:
+        """Signal the keeper, if it is still this server's: a pid seen nowhere else may have been reused."""
+        if self.started is not None:
+            if self.started.poll() is None:
+                self.started.send_signal(sig)
+            return
+        with contextlib.suppress(psutil.Error, OSError):
+            if self.keeper is not None and psutil.Process(self.pid).ppid() == self.keeper:
+                os.kill(self.keeper, sig)
 
 
 def _servers_dir() -> Path:
@@ -113,21 +148,14 @@ def _registry(model: LocalModel) -> Path:
     return _servers_dir() / f"{model.name}.json"
 
 
-def _unregister(server: LocalServer) -> None:
-    path = _registry(server.model)
-    with contextlib.suppress(OSError, ValueError):
-        if json.loads(path.read_text()).get("pid") == server.pid:
-            path.unlink()
+def _start_lock_path(model: LocalModel) -> Path:
+    return _servers_dir() / f"{model.name}.lock"
 
 
 @contextlib.contextmanager
 def _start_lock(model: LocalModel) -> Iterator[None]:
-    with (_servers_dir() / f"{model.name}.lock").open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with keeper.start_lock(_start_lock_path(model)):
+        yield
 
 
 def free_port() -> int:
@@ -137,12 +165,21 @@ def free_port() -> int:
 
 
 def running_server(model: LocalModel) -> LocalServer | None:
-    """The registered server of ``model`` if it is alive and healthy."""
+    """The registered server of ``model`` if it is alive and healthy (not joined yet: see :meth:`LocalServer.join`)."""
     path = _registry(model)
     try:
         entry = json.loads(path.read_text())
-        server = LocalServer(model, int(entry["port"]), int(entry["pid"]), Path(entry["log"]))
-    except (OSError, ValueError, KeyError, TypeError):
+        port = int(entry["port"])
+        server = LocalServer(
+            model,
+            port,
+            int(entry["pid"]),
+            Path(entry["log"]),
+            Path(entry.get("slots") or _servers_dir() / f"{model.name}-{port}.slots"),
+            Path(entry["users"]) if entry.get("users") else None,
+            int(entry["keeper"]) if entry.get("keeper") else None,
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if entry.get("sha256") != model.sha256 or not pid_alive(server.pid) or not server.healthy():
         return None
@@ -175,70 +212,90 @@ def server_command(model: LocalModel, port: int) -> list[str]:
     ]
 
 
-def _load_prctl():
-    with contextlib.suppress(OSError, AttributeError):
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
-    return None
-
-
-_PRCTL = _load_prctl()  # loaded here: a child between fork and exec must not load libraries
-_PR_SET_PDEATHSIG = 1
-# The parent-death signal fires when the *thread* that forked the server ends, so servers are forked
-# by this one long-lived thread, not by whichever graph worker thread first asked for a model.
-_LAUNCHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama-server-launcher")
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: stop the server when the process that started it dies, even by
-    SIGKILL, so a killed run leaves no server behind (it holds nothing worth saving)."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+def _last_line(log: Path) -> str:
+    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    return (lines or ["no output"])[-1][:200]
 
 
 def start_server(model: LocalModel, port: int | None = None, *, register: bool = True) -> LocalServer:
-    """Start a server of ``model`` and wait until it answers; raises :class:`ServerError` with the
-    last line of its log when it dies or does not come up."""
+    """Start a server of ``model`` under a keeper (:mod:`.keeper`), with this process's lease on it, and wait until it
+    answers; raises :class:`ServerError` with the last line of its log when it dies or does not come up."""
     if (
         refusal := weights_refusal(model)
     ) is not None:  # read whole: garbled weights are named here, not by a server's nonsense
         raise ServerError(refusal)
     port = port or free_port()
-    log = _servers_dir() / f"{model.name}.log"  # the latest start only: one server per model at a time
-    with log.open("w") as out:
-        process = _LAUNCHER.submit(
-            subprocess.Popen,
-            server_command(model, port),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # Ctrl-C reaches us, and we stop it
-            preexec_fn=_die_with_parent,
-        ).result()
-    server = LocalServer(model, port, process.pid, log, process)
+    command = server_command(model, port)
+    servers = _servers_dir()
+    name = f"{model.name}-{port}-{secrets.token_hex(4)}"  # this server's own files: never another's on the same port
+    users, slots = servers / f"{name}.users", servers / f"{name}.slots"
+    log = servers / f"{model.name}.log"  # the latest start only
+    log.write_text("")
+    lease = keeper.take_lease(users)  # before the keeper's first look: a starting server is never unused
+    launch = [
+        sys.executable,
+        "-c",  # not -m: the package imports the keeper's module, which would then run as a second copy of it
+        "import sys; from ariadnegraph.models.local.keeper import main; sys.exit(main())",
+        *("--start-lock", str(_start_lock_path(model)), "--users", str(users), "--registry", str(_registry(model))),
+        *("--slots", str(slots), "--log", str(log), "--", *command),
+    ]
+    with log.open("a") as out:
+        try:
+            started = subprocess.Popen(
+                launch,
+                stdout=subprocess.PIPE,
+                stderr=out,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                start_new_session=True,  # a user's Ctrl-C is that user's: the server is shared
+            )
+        except OSError as exc:
+            lease.close()
+            keeper.forget(users, slots)
+            raise ServerError(f"cannot start the keeper of {model.name}'s server: {exc}") from exc
+    assert started.stdout is not None
+    pid = started.stdout.readline().strip()
+    started.stdout.close()
+    server = LocalServer(model, port, int(pid) if pid.isdigit() else 0, log, slots, users, started.pid, lease, started)
     deadline = time.monotonic() + START_TIMEOUT
     while not server.healthy():
-        if process.poll() is not None or time.monotonic() > deadline:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
-            raise ServerError(
-                f"llama-server for {model.name} did not start on port {port}: {(lines or ['no output'])[-1][:200]}"
-            )
+        if started.poll() is not None or not pid_alive(server.pid) or time.monotonic() > deadline:
+            lease.close()
+            server.lease = None
+            server._end()
+            raise ServerError(f"llama-server for {model.name} did not start on port {port}: {_last_line(log)}")
         time.sleep(0.2)
     if register:
         _registry(model).write_text(
-            json.dumps({"pid": process.pid, "port": port, "log": str(log), "sha256": model.sha256})
+            json.dumps(
+                {
+                    "pid": server.pid,
+                    "port": port,
+                    "log": str(log),
+                    "sha256": model.sha256,
+                    "keeper": started.pid,
+                    "users": str(users),
+                    "slots": str(slots),
+                }
+            )
         )
     return server
 
 
-_KNOWN: dict[str, LocalServer] = {}  # servers this process uses: started here (owned) or reused
+def prepare(model: LocalModel, progress: Callable[[str], None] = lambda _: None) -> None:
+    """What a server of ``model`` needs before it starts, in order: a usable engine (the setting, the wheel or a built
+    binary: refused before any download), then the weights (pulled on first use)."""
+    engine_command()
+    pull_if_missing(model, progress)
+
+
+_KNOWN: dict[str, LocalServer] = {}  # the servers this process uses, each with this process's lease
 _KNOWN_LOCK = threading.Lock()
 
 
 def serve_registered(model: LocalModel, port: int | None = None) -> LocalServer:
-    """``ariadne models serve``: start and register a server unless one is already running."""
+    """``ariadne models serve``: start and register a server unless one is already running. The serving process is
+    a user like any other: the server stops when it leaves, unless a run still uses it."""
     with _start_lock(model):
         running = running_server(model)
         if running is not None:
@@ -246,33 +303,81 @@ def serve_registered(model: LocalModel, port: int | None = None) -> LocalServer:
         return start_server(model, port)
 
 
+def _stderr_progress(model: LocalModel) -> Callable[[str], None]:
+    return lambda line: print(f"{model.name}: {line}", file=sys.stderr, flush=True)
+
+
+def _join_or_start(model: LocalModel, gone: LocalServer | None) -> LocalServer:
+    """Under ``_KNOWN_LOCK``: leave ``gone`` (a server this process used that vanished), then join the registered
+    server or start one (its engine checked and its weights pulled first if this machine has none)."""
+    if gone is not None:
+        _KNOWN.pop(model.name, None)
+        gone.leave()
+    with _start_lock(model):
+        server = running_server(model)
+        if server is not None:
+            server.join()
+        else:
+            prepare(model, _stderr_progress(model))  # first use (eval workers, the LangGraph server): pulled now
+            server = start_server(model)
+    _KNOWN[model.name] = server
+    return server
+
+
 def ensure_server(model: LocalModel) -> LocalServer:
-    """A live server of ``model``: the one this process already uses, one registered by another
-    process, or one started now (its weights pulled first if this machine has none) and stopped when this process
-    exits (or at :func:`stop_owned_servers`).
-    Called before every model call, so the usual path is a dictionary lookup and a signal-0 check."""
+    """A live server of ``model`` with this process's lease on it: the one this process already uses, one registered
+    by another process, or one started now. Called before every model call, so the usual path is a dictionary lookup
+    and a signal-0 check."""
     with _KNOWN_LOCK:
         known = _KNOWN.get(model.name)
-        if known is not None and (known.process.poll() is None if known.process else pid_alive(known.pid)):
+        if known is not None and pid_alive(known.pid):
             return known
-        with _start_lock(model):
-            server = running_server(model)
-            if server is None:
-                # first use (eval workers, the LangGraph server): pulled now
-                pull_if_missing(model, lambda line: print(f"{model.name}: {line}", file=sys.stderr, flush=True))
-                server = start_server(model)
-        _KNOWN[model.name] = server
+        return _join_or_start(model, known)
+
+
+def replace_vanished(model: LocalModel, port: int) -> LocalServer | None:
+    """The server to send a request to after it could not reach, or was cut off by, the server on ``port``: that
+    server went away (it no longer answers /health), so the registered one is joined or one started again. None when
+    it still answers: the failure was not its going away."""
+    with _KNOWN_LOCK:
+        known = _KNOWN.get(model.name)
+        if known is not None and known.port != port and pid_alive(known.pid):
+            return known  # another thread replaced it already
+        if healthy(port):
+            return None
+        try:
+            server = _join_or_start(model, known)
+        except LocalModelError as exc:
+            raise ServerError(
+                f"the server of {model.name} on port {port} went away and could not start again: {exc}"
+            ) from exc
+        _stderr_progress(model)(f"its server on port {port} went away; the request goes to one on port {server.port}")
         return server
 
 
-def stop_owned_servers() -> None:
+def leave_servers() -> None:
+    """Leave every server this process uses (at exit; and where a caller wants one model's server at a time): each
+    stops now unless another process still uses it."""
     with _KNOWN_LOCK:
         for server in _KNOWN.values():
-            server.stop()
+            server.leave()
         _KNOWN.clear()
 
 
-atexit.register(stop_owned_servers)
+def _forget_in_child() -> None:
+    """In a forked child: the parent's servers and leases stay the parent's (the child joins on its own if it asks
+    for a model), and a lock another thread held at the fork is not left held."""
+    global _KNOWN_LOCK
+    _KNOWN_LOCK = threading.Lock()
+    for server in _KNOWN.values():
+        if server.lease is not None:
+            server.lease.close()  # this copy only: the parent's lease stays held
+        server.lease = server.started = None
+    _KNOWN.clear()
+
+
+atexit.register(leave_servers)
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def wait_for_signal() -> None:

@@ -11,6 +11,9 @@ kernel if the process dies. A request whose slot is busy takes a free one (its r
 its answer is its own); with every slot busy it waits for the first to free. A request naming no slot is given one
 by its first message (the same prompt's prefix goes to the same slot, as llama.cpp's own choice by similarity would
 keep it), so the server never picks a slot a pinned request is about to wait for.
+
+A request the server could not take or cut off because the server went away (killed, crashed) is sent again to the
+server that replaces it (``reconnect``): a run outlives its server.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import fcntl
 import json
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -59,27 +62,57 @@ def prefix_slot(body: dict, slots: int) -> int:
     return zlib.crc32(json.dumps(messages[0], sort_keys=True).encode()) % slots
 
 
+Reconnect = Callable[[int], "tuple[int, Path] | None"]  # failed port -> the replacing server's port and lock folder
+RECONNECTS = 2  # a request is sent to at most this many servers started again in its place
+# what a server that went away does to a request: refuses the connection, or closes it with no reply; a timeout is
+# a slow reply, not a vanished server
+VANISHED = (httpx.NetworkError, httpx.RemoteProtocolError)
+
+
 class SlotLeasingTransport(httpx.BaseTransport):
     """An httpx transport that sends each chat request to a local server under a lease on its slot (the body's
-    ``id_slot`` is the slot it prefers, rewritten to the one leased) and reads the whole reply before the lease ends."""
+    ``id_slot`` is the slot it prefers, rewritten to the one leased) and reads the whole reply before the lease ends.
+    ``reconnect``: called with the port of a server that refused or cut off a request; the port and lock folder of the
+    server to send it to instead (None: send it nowhere else, the error stands)."""
 
-    def __init__(self, lock_dir: Path, slots: int, inner: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        lock_dir: Path,
+        slots: int,
+        inner: httpx.BaseTransport | None = None,
+        reconnect: Reconnect | None = None,
+    ) -> None:
         self.lock_dir = lock_dir
         self.slots = slots
         self.inner = inner or httpx.HTTPTransport()
+        self.reconnect = reconnect
+        self.moved: tuple[int, Path] | None = None  # the server that replaced the one this client was made for
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if request.method != "POST" or not request.url.path.endswith(CHAT_PATH):
             return self.inner.handle_request(request)
         body = json.loads(request.read() or b"{}")
-        with lease(self.lock_dir, self.slots, body.get("id_slot", prefix_slot(body, self.slots))) as slot:
-            body["id_slot"] = slot
+        for tries in range(RECONNECTS + 1):
+            url, lock_dir = request.url, self.lock_dir
+            if self.moved is not None:
+                url, lock_dir = url.copy_with(port=self.moved[0]), self.moved[1]
+            try:
+                return self._send(request, url, lock_dir, body)
+            except VANISHED:
+                moved = self.reconnect(url.port or 80) if self.reconnect is not None and tries < RECONNECTS else None
+                if moved is None:
+                    raise
+                self.moved = moved
+        raise AssertionError("unreachable")  # the last try returns or raises
+
+    def _send(self, request: httpx.Request, url: httpx.URL, lock_dir: Path, body: dict) -> httpx.Response:
+        with lease(lock_dir, self.slots, body.get("id_slot", prefix_slot(body, self.slots))) as slot:
+            body = {**body, "id_slot": slot}
             content = json.dumps(body).encode()
             headers = httpx.Headers(request.headers)
             headers["content-length"] = str(len(content))
-            pinned = httpx.Request(
-                request.method, request.url, headers=headers, content=content, extensions=request.extensions
-            )
+            headers["host"] = url.netloc.decode("ascii")
+            pinned = httpx.Request(request.method, url, headers=headers, content=content, extensions=request.extensions)
             response = self.inner.handle_request(pinned)
             try:
                 raw = b"".join(response.iter_raw())  # raw: the headers still describe its encoding
