@@ -4,13 +4,16 @@ nothing behind on failure), finding the engine, and the one-line errors users se
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from dataclasses import replace
 from pathlib import Path
 
+import psutil
 import pytest
 
 from ariadnegraph.models.local import catalogue, engine, weights
@@ -116,7 +119,21 @@ def test_staging_folders_of_dead_pulls_are_swept(local_dir):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
     (local_dir / "weights" / f".pull-{dead}-x").mkdir(parents=True)
     (local_dir / "weights" / f".pull-{os.getpid()}-y").mkdir()
-    weights.sweep_stale_pulls()
+    killed = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    started = weights._started(killed.pid)
+    killed.kill()  # not reaped yet: a zombie, as a killed pull is until its parent waits for it
+    deadline = time.monotonic() + 30
+    while psutil.Process(killed.pid).status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+        time.sleep(0.01)
+    owners = {f".pull-{killed.pid}-z": {"pid": killed.pid, "started": started},
+              f".pull-{os.getpid()}-r": {"pid": os.getpid(), "started": 5.0}}  # this pid, another process: reused
+    for name, owner in owners.items():
+        (local_dir / "weights" / name).mkdir()
+        (local_dir / "weights" / name / "owner.json").write_text(json.dumps(owner))
+    try:
+        weights.sweep_stale_pulls()
+    finally:
+        killed.wait()
     assert leftovers(local_dir) == [f".pull-{os.getpid()}-y"]
 
 

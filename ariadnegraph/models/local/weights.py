@@ -219,21 +219,29 @@ def _started(pid: int) -> float:
     return psutil.Process(pid).create_time()
 
 
+def _running(pid: int, started: float | None) -> bool:
+    """Whether process ``pid`` runs (a zombie, killed and not yet reaped, does not), and is the one that started at
+    ``started`` if given."""
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return started is None or abs(process.create_time() - started) < 0.01
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.Error:  # it exists, and is not ours to look at
+        return True
+
+
 def _owner_alive(folder: Path) -> bool:
     """Whether the pull that made a staging folder still runs: the owner recorded in it, else (a folder made by an
     older version, or one whose owner was killed before recording itself) the pid in its name."""
     try:
         owner = json.loads((folder / _OWNER).read_text())
-        pid, started = int(owner["pid"]), float(owner["started"])
+        return _running(int(owner["pid"]), float(owner["started"]))
     except (OSError, ValueError, KeyError, TypeError):
         named = folder.name[len(_STAGING_PREFIX) :].split("-", 1)[0]
-        return named.isdigit() and pid_alive(int(named))
-    try:
-        return abs(_started(pid) - started) < 0.01
-    except psutil.NoSuchProcess:
-        return False
-    except psutil.Error:  # it exists, and is not ours to look at
-        return True
+        return named.isdigit() and _running(int(named), None)
 
 
 def sweep_stale_pulls() -> None:
