@@ -94,7 +94,7 @@ from ariadnegraph.models.local import catalogue
 from ariadnegraph.models.local.catalogue import LocalModel
 model = LocalModel(**json.loads(sys.argv[1]))
 catalogue.MODELS[model.name] = model
-sys.exit(cli.main(["models", "serve", model.name, "--port", sys.argv[2]]))
+sys.exit(cli.main(["models", "serve", model.name, *(["--port", sys.argv[2]] if len(sys.argv) > 2 else [])]))
 """
 
 
@@ -157,25 +157,40 @@ def test_a_server_whose_users_all_died_stops(model):
 
 
 def test_a_served_model_is_a_user_like_any_other(model):
-    """`ariadne models serve` ends with Ctrl-C; a run still using its server keeps it."""
+    """`ariadne models serve` joins a server another process started, or starts one; its Ctrl-C stops the server only
+    when no one else uses it."""
     from ariadnegraph.models.local.server import free_port
 
-    port = free_port()
-    serve = subprocess.Popen([sys.executable, "-c", _SERVE, json.dumps(asdict(model)), str(port)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    def serve(*port: str) -> subprocess.Popen:
+        process = subprocess.Popen([sys.executable, "-c", _SERVE, json.dumps(asdict(model)), *port],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        serving.append(process)
+        return process
+
+    serving: list[subprocess.Popen] = []
     try:
-        banner = serve.stdout.readline()
-        assert f"serving fake at http://127.0.0.1:{port}/v1" in banner, serve.stderr.read()
-    except BaseException:
-        serve.kill()
-        raise
-    server = ensure_server(model)
-    assert server.port == port
-    serve.send_signal(signal.SIGINT)
-    assert serve.wait(timeout=60) == 0
-    assert chat(port) == "look"
-    leave_servers()
-    assert gone(server.pid)
+        port = free_port()
+        served = serve(str(port))
+        assert f"serving fake at http://127.0.0.1:{port}/v1" in served.stdout.readline(), served.stderr.read()
+        server = ensure_server(model)
+        assert server.port == port
+        served.send_signal(signal.SIGINT)
+        assert served.wait(timeout=60) == 0
+        assert chat(port) == "look"  # this process still uses it
+        joined = serve()  # no port: the one running
+        assert f"serving fake at http://127.0.0.1:{port}/v1" in joined.stdout.readline(), joined.stderr.read()
+        elsewhere = serve(str(free_port()))
+        assert elsewhere.wait(timeout=60) == 2
+        assert elsewhere.stderr.read() == f"ariadne: error: a server of fake is already running at {server.url}, not on port {elsewhere.args[-1]}\n"
+        leave_servers()
+        assert chat(port) == "look"  # the serving process still uses it
+        joined.send_signal(signal.SIGINT)
+        assert joined.wait(timeout=60) == 0
+        assert gone(server.pid)  # the last user left
+    finally:
+        for process in serving:
+            process.kill()
+            process.communicate()
 
 
 def test_a_request_whose_server_was_killed_goes_to_one_started_again(model, tmp_path, monkeypatch):

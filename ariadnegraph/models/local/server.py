@@ -294,13 +294,17 @@ _KNOWN_LOCK = threading.Lock()
 
 
 def serve_registered(model: LocalModel, port: int | None = None) -> LocalServer:
-    """``ariadne models serve``: start and register a server unless one is already running. The serving process is
-    a user like any other: the server stops when it leaves, unless a run still uses it."""
+    """``ariadne models serve``: join the registered server (on ``port``, if given), else start and register one. The
+    serving process is a user like any other: the server stops when it leaves, unless another process still uses
+    it."""
     with _start_lock(model):
         running = running_server(model)
-        if running is not None:
-            raise ServerError(f"a server of {model.name} is already running: {running.url}")
-        return start_server(model, port)
+        if running is None:
+            return start_server(model, port)
+        if port is not None and port != running.port:
+            raise ServerError(f"a server of {model.name} is already running at {running.url}, not on port {port}")
+        running.join()
+        return running
 
 
 def _stderr_progress(model: LocalModel) -> Callable[[str], None]:
