@@ -327,3 +327,12 @@ def test_a_full_disk_during_a_pull_is_called_a_full_disk(tmp_path, local_dir, mo
     with pytest.raises(weights.PullError, match="pulling fake failed: the disk is full; nothing was installed"):
         weights.pull(model)
     assert leftovers(local_dir) == []
+
+
+def test_a_local_models_folder_holding_a_file_where_a_folder_goes_is_named_in_one_line(local_dir, capsys):
+    from ariadnegraph import cli
+
+    local_dir.mkdir(parents=True)
+    (local_dir / "weights").write_text("not a folder")
+    assert cli.main(["models", "list"]) == 2
+    assert capsys.readouterr().err == f"ariadne: error: {local_dir / 'weights'} is a file: the local models folder keeps a folder there\n"

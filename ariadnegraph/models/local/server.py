@@ -37,11 +37,10 @@ from typing import IO
 
 import psutil
 
-from ...config import local_models_dir
 from . import keeper
 from .catalogue import LocalModel, LocalModelError
 from .engine import engine_command
-from .weights import pid_alive, pull_if_missing, weights_path, weights_refusal
+from .weights import local_folder, pid_alive, pull_if_missing, weights_path, weights_refusal
 
 HOST = "127.0.0.1"
 SLOTS = 8  # one per node that calls a model (nodes.common.MODEL_NODES); other callers share them
@@ -139,9 +138,7 @@ class LocalServer:
 
 
 def _servers_dir() -> Path:
-    path = local_models_dir() / "servers"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return local_folder("servers")
 
 
 def _registry(model: LocalModel) -> Path:

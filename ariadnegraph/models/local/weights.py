@@ -57,10 +57,18 @@ class PullError(LocalModelError):
     """Pulling a model failed; nothing was left behind."""
 
 
-def weights_dir() -> Path:
-    path = local_models_dir() / "weights"
-    path.mkdir(parents=True, exist_ok=True)
+def local_folder(name: str) -> Path:
+    """A folder of the local models folder (made if missing); one that is a file is named in one line."""
+    path = local_models_dir() / name
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise LocalModelError(f"{path} is a file: the local models folder keeps a folder there") from None
     return path
+
+
+def weights_dir() -> Path:
+    return local_folder("weights")
 
 
 def weights_path(model: LocalModel) -> Path:
@@ -261,9 +269,7 @@ def _staging() -> Iterator[Path]:
 
 
 def _pull_lock_path(model: LocalModel) -> Path:
-    folder = local_models_dir() / "locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"pull-{model.name}.lock"
+    return local_folder("locks") / f"pull-{model.name}.lock"
 
 
 @contextlib.contextmanager
