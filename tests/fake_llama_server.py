@@ -5,7 +5,8 @@ llama-server's flags, listens on ``--port`` of 127.0.0.1 and answers ``/health``
 Chat replies come from the scripted model (the agent plays through it as through the wheel's server), or are one
 fixed line with ``FAKE_LLAMA_FIXED=1`` (no LangChain import: the server is up in a fraction of a second). A chat
 request that finds the file ``$FAKE_LLAMA_DIE`` removes it and kills the server before answering, as a crash would;
-with ``FAKE_LLAMA_DIE_FOR_GOOD=1`` it garbles the weights first (``--model``), so no server can start on them again.
+with ``FAKE_LLAMA_DIE_FOR_GOOD=1`` it garbles the weights first (``--model``), so no server can start on them again,
+and with ``FAKE_LLAMA_DIE_ALWAYS=1`` every server dies on every chat request.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ def main(argv: list[str]) -> None:
                 self._json({"tokens": list(range(len(str(body.get("content", "")).split())))})
                 return
             die = os.environ.get("FAKE_LLAMA_DIE")
+            if os.environ.get("FAKE_LLAMA_DIE_ALWAYS"):
+                os.kill(os.getpid(), signal.SIGKILL)
             if die and Path(die).exists():
                 Path(die).unlink()
                 if os.environ.get("FAKE_LLAMA_DIE_FOR_GOOD"):

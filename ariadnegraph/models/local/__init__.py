@@ -34,11 +34,11 @@ def local_slot_locks(name: str) -> str:
     return str(ensure_server(get_model(name)).slot_locks)
 
 
-def local_reconnect(name: str, port: int) -> tuple[int, Path] | None:
-    """After a request to local model ``name``'s server on ``port`` could not connect or was cut off: the port and
-    slot-lease folder of the server to send it to now (started again if that one went away), or None when that one
-    still answers."""
-    server = replace_vanished(get_model(name), port)
+def local_reconnect(name: str, port: int, met: int) -> tuple[int, Path] | None:
+    """After a request to local model ``name``'s server on ``port`` could not connect or was cut off (the ``met``-th
+    to go away under it): the port and slot-lease folder of the server to send it to now (started again if that one
+    went away), or None when that one still answers."""
+    server = replace_vanished(get_model(name), port, met)
     return None if server is None else (server.port, server.slot_locks)
 
 

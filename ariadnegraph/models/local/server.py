@@ -47,6 +47,7 @@ SLOTS = 8  # one per node that calls a model (nodes.common.MODEL_NODES); other c
 KV_POOL_CONTEXTS = 2  # the shared KV cache holds this many full-length prompts (8 x 16k held 10 GB for a 1.1 GB model)
 START_TIMEOUT = 180.0  # seconds for the weights to load and the server to answer /health
 STOP_TIMEOUT = keeper.STOP_WAIT + 5.0  # seconds the last user waits for the server to end before killing it
+RESTARTS_PER_REQUEST = 2  # servers started again for one request whose servers went away under it
 
 
 class ServerError(LocalModelError):
@@ -336,24 +337,29 @@ def ensure_server(model: LocalModel) -> LocalServer:
         return _join_or_start(model, known)
 
 
-def replace_vanished(model: LocalModel, port: int) -> LocalServer | None:
-    """The server to send a request to after it could not reach, or was cut off by, the server on ``port``: that
-    server went away (it no longer answers /health), so the registered one is joined or one started again. None when
-    it still answers: the failure was not its going away."""
+def replace_vanished(model: LocalModel, port: int, met: int = 1) -> LocalServer | None:
+    """The server to send a request to after it could not reach, or was cut off by, the server on ``port`` (the
+    ``met``-th server to go away under it): that server went away (it no longer answers /health), so the registered
+    one is joined or one started again. None when it still answers: the failure was not its going away. Raises
+    :class:`ServerError` when no server can start again, or when servers keep going away under the same request (one
+    that crashes on it)."""
     with _KNOWN_LOCK:
         known = _KNOWN.get(model.name)
         if known is not None and known.port != port and pid_alive(known.pid):
             return known  # another thread replaced it already
         if healthy(port):
             return None
+        if met > RESTARTS_PER_REQUEST:
+            raise ServerError(
+                f"the server of {model.name} went away under the same request {met} times, the last on port {port} "
+                f"(its log: {_servers_dir() / f'{model.name}.log'})"
+            )
         try:
-            server = _join_or_start(model, known)
+            return _join_or_start(model, known)
         except LocalModelError as exc:
             raise ServerError(
                 f"the server of {model.name} on port {port} went away and could not start again: {exc}"
             ) from exc
-        _stderr_progress(model)(f"its server on port {port} went away; the request goes to one on port {server.port}")
-        return server
 
 
 def leave_servers() -> None:

@@ -62,8 +62,9 @@ def prefix_slot(body: dict, slots: int) -> int:
     return zlib.crc32(json.dumps(messages[0], sort_keys=True).encode()) % slots
 
 
-Reconnect = Callable[[int], "tuple[int, Path] | None"]  # failed port -> the replacing server's port and lock folder
-RECONNECTS = 2  # a request is sent to at most this many servers started again in its place
+# (the port of a server that refused or cut off a request, how many times this request met that) -> the port and
+# lock folder of the server to send it to now, or None: send it nowhere else
+Reconnect = Callable[[int, int], "tuple[int, Path] | None"]
 # what a server that went away does to a request: refuses the connection, or closes it with no reply; a timeout is
 # a slow reply, not a vanished server
 VANISHED = (httpx.NetworkError, httpx.RemoteProtocolError)
@@ -72,8 +73,8 @@ VANISHED = (httpx.NetworkError, httpx.RemoteProtocolError)
 class SlotLeasingTransport(httpx.BaseTransport):
     """An httpx transport that sends each chat request to a local server under a lease on its slot (the body's
     ``id_slot`` is the slot it prefers, rewritten to the one leased) and reads the whole reply before the lease ends.
-    ``reconnect``: called with the port of a server that refused or cut off a request; the port and lock folder of the
-    server to send it to instead (None: send it nowhere else, the error stands)."""
+    ``reconnect``: where to send a request the server refused or cut off (see :data:`Reconnect`; it raises once the
+    request has met too many servers going away)."""
 
     def __init__(
         self,
@@ -92,18 +93,19 @@ class SlotLeasingTransport(httpx.BaseTransport):
         if request.method != "POST" or not request.url.path.endswith(CHAT_PATH):
             return self.inner.handle_request(request)
         body = json.loads(request.read() or b"{}")
-        for tries in range(RECONNECTS + 1):
+        met = 0  # servers that went away under this request
+        while True:
             url, lock_dir = request.url, self.lock_dir
             if self.moved is not None:
                 url, lock_dir = url.copy_with(port=self.moved[0]), self.moved[1]
             try:
                 return self._send(request, url, lock_dir, body)
             except VANISHED:
-                moved = self.reconnect(url.port or 80) if self.reconnect is not None and tries < RECONNECTS else None
+                met += 1
+                moved = self.reconnect(url.port or 80, met) if self.reconnect is not None else None
                 if moved is None:
                     raise
                 self.moved = moved
-        raise AssertionError("unreachable")  # the last try returns or raises
 
     def _send(self, request: httpx.Request, url: httpx.URL, lock_dir: Path, body: dict) -> httpx.Response:
         with lease(lock_dir, self.slots, body.get("id_slot", prefix_slot(body, self.slots))) as slot:
