@@ -243,8 +243,10 @@ class RunSqliteSaver(SqliteSaver):
         super().delete_thread(thread_id)
         with self.cursor() as cursor:
             cursor.execute("DELETE FROM channel_values WHERE thread_id = ?", (str(thread_id),))
-            # a dictionary may compress another thread's rows too (one saver, one dictionary): kept while any are left
-            cursor.execute("DELETE FROM dictionaries WHERE NOT EXISTS (SELECT 1 FROM checkpoints)")
+            # The dictionaries stay, the deleted thread's too: another thread's rows may be compressed against one (one
+            # saver, one dictionary), and a saver holding one (this one, or another connection's) goes on compressing
+            # against it, into any thread; a row against a dictionary the file lacks could never be read again. They
+            # cost under a kilobyte every DICTIONARY_FOR checkpoints (0.5 MB of a 10,000-step run's 245 MB).
         self._stored = {key: version for key, version in self._stored.items() if key[0] != str(thread_id)}
 
     def _completed(self, found: CheckpointTuple) -> CheckpointTuple:

@@ -203,4 +203,25 @@ def test_deleting_a_thread_leaves_the_others_readable(tmp_path):
     assert len(list(reader.get_state_history(second))) >= 7
     assert list(reader.get_state_history(first)) == []
     saver.delete_thread("b")
-    assert connection.execute("SELECT COUNT(*) FROM dictionaries").fetchone()[0] == 0
+    assert connection.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("deleter", ["the same saver", "another connection's saver"])
+def test_a_thread_written_after_the_last_one_was_deleted_reads_in_another_connection(tmp_path, deleter):
+    """A saver goes on compressing against the dictionary it holds after the file's last thread is deleted, by itself
+    or by another saver on the file: the dictionary must still be in the file, or no other connection could read
+    what it writes next."""
+    path = tmp_path / "c.sqlite"
+    saver = sqlite_saver(sqlite3.connect(path, check_same_thread=False))
+    graph = counter().compile(checkpointer=saver)
+    first, second = ({"configurable": {"thread_id": t}} for t in ("a", "b"))
+    graph.invoke({"step": 0}, first)
+    other = saver if deleter == "the same saver" else sqlite_saver(sqlite3.connect(path, check_same_thread=False))
+    other.delete_thread("a")
+    assert list(graph.get_state_history(first)) == []
+    graph.invoke({"step": 0}, second)
+    graph.invoke({"step": 0}, first)  # a deleted thread's id written again
+    reader = counter().compile(checkpointer=sqlite_saver(sqlite3.connect(path, check_same_thread=False)))
+    for config in (first, second):
+        assert reader.get_state(config).values["step"] == 6
+        assert [s.values.get("step") for s in reader.get_state_history(config)][:3] == [6, 5, 4]
