@@ -6,7 +6,8 @@ a line for each step; the latest checkpoint is at most one step behind the traje
 written just before its checkpoint) and never ahead of it, except by a torn last line, which resume
 recovers by replaying the game; the memory verifies (hash chain, vectors) and holds every episode
 the checkpoint has passed. A checkpoint that names its history (``trail``) may be further behind: a
-fork of the thread (an earlier checkpoint continued) that has not played yet. A run that fails is
+fork of the thread (an earlier checkpoint continued) that has not played yet. Every row of the
+checkpoints file is read back (``checkpoints.read_through``), not only the latest. A run that fails is
 refused with :class:`~ariadnegraph.runs.RunCorrupted` naming the file; nothing under it is written.
 """
 
@@ -34,7 +35,7 @@ from ..runs import (
     RunMeta,
     RunNotPlayed,
 )
-from .checkpoints import in_postgres, latest_values
+from .checkpoints import in_postgres, latest_values, read_through
 
 MEMORY_NAME = f"{MEMORY_DIR}/{MEMORY_FILE}"
 LOCAL_CHECKPOINTS = "local_checkpoints"  # run.json key: this run's checkpoints are in its folder (not a server's)
@@ -64,6 +65,7 @@ def check_run(run: RunDir, checkpoint: Any = _FROM_FILES) -> RunCheck:
     # decide whether that fits the rest of the run.
     if run.checkpoints_path.is_file() and run.checkpoints_path.stat().st_size > 0:
         _check_sqlite(run, run.checkpoints_path, CHECKPOINTS_FILE)
+        read_through(run)  # every row read: one garbled inside is named now, not by the reader that meets it
     if checkpoint is _FROM_FILES:
         checkpoint = latest_values(run)
     if recorded and meta.get(LOCAL_CHECKPOINTS) and not run.checkpoints_path.is_file():

@@ -14,6 +14,7 @@ import os
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -281,3 +282,58 @@ def test_a_run_killed_before_its_first_checkpoint_resumes(tmp_path, capsys):
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert [json.loads(line)["step"] for line in (run / "trajectory.jsonl").read_text().splitlines()] == [0, 1, 2]
     capsys.readouterr()
+
+
+def _flipped(blob: bytes) -> bytes:
+    """Four bytes in the middle of ``blob`` changed (a bad sector inside a row SQLite's page check still passes)."""
+    middle = len(blob) // 2
+    return blob[:middle] + bytes(b ^ 0x5A for b in blob[middle : middle + 4]) + blob[middle + 4 :]
+
+
+def _older_dictionary(connection: sqlite3.Connection) -> str:
+    """A dictionary older rows were compressed against, not the latest checkpoint's."""
+    latest = connection.execute("SELECT type FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1").fetchone()[0]
+    kinds = [kind for (kind,) in connection.execute("SELECT type FROM checkpoints ORDER BY checkpoint_id")]
+    return next(kind.partition(":")[2] for kind in kinds if ":" in kind and kind != latest)
+
+
+def _garble_oldest(connection: sqlite3.Connection, table: str, column: str) -> None:
+    rowid, blob = connection.execute(
+        f"SELECT rowid, {column} FROM {table} WHERE type LIKE '%+zlib%' ORDER BY checkpoint_id LIMIT 1"
+    ).fetchone()
+    connection.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (_flipped(blob), rowid))
+
+
+ROW_DAMAGE: dict[str, Callable[[sqlite3.Connection], None]] = {
+    "older-checkpoint-garbled": lambda c: _garble_oldest(c, "checkpoints", "checkpoint"),
+    "older-value-garbled": lambda c: _garble_oldest(c, "channel_values", "value"),
+    "older-write-garbled": lambda c: _garble_oldest(c, "writes", "value"),
+    "older-dictionary-deleted": lambda c: c.execute("DELETE FROM dictionaries WHERE name = ?", (_older_dictionary(c),)),
+    "older-dictionary-garbled": lambda c: c.execute(
+        "UPDATE dictionaries SET data = ? WHERE name = ?",
+        (_flipped(c.execute("SELECT data FROM dictionaries WHERE name = ?", (_older_dictionary(c),)).fetchone()[0]),
+         _older_dictionary(c)),
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", ROW_DAMAGE)
+def test_a_damaged_row_of_the_checkpoints_is_named_by_every_command(damage, runs, tmp_path, capsys):
+    """A row garbled inside, or compressed against a dictionary row deleted or garbled, passes SQLite's check of the
+    file's pages: every command still names the run and the file in one line (not a zlib traceback, nor a read that
+    says nothing because it reads only the latest checkpoint), and writes nothing."""
+    source, run_id = runs["finished"]
+    shutil.copytree(source / run_id, tmp_path / run_id)
+    connection = sqlite3.connect(tmp_path / run_id / "checkpoints.sqlite")
+    ROW_DAMAGE[damage](connection)
+    connection.commit()
+    connection.close()
+    before = checksums(tmp_path)
+    for name, argv in commands(run_id, tmp_path).items():
+        status = main(argv)
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert status == 2, (name, captured.out[-500:], captured.err[-1500:])
+        assert len(lines) == 1, (name, captured.err[-1500:])
+        assert lines[0].startswith(f"ariadne: error: run {run_id}: checkpoints.sqlite is damaged ("), (name, lines[0])
+        assert checksums(tmp_path) == before, f"{name} changed the damaged run"
