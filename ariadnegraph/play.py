@@ -494,13 +494,15 @@ def resume(
     on_step: StepCallback | None = None,
     store: str | Path | None = None,
     watch: StepWatcher | None = None,
+    rewind: bool = False,
 ) -> dict[str, Any]:
     """Continue a run from its last checkpoint with the configuration it started with (``run_dir``: default
-    the run directory setting, ``config.run_dir``)."""
+    the run directory setting, ``config.run_dir``). ``rewind``: recorded steps past the last checkpoint that no
+    checkpoint reaches (its newest checkpoints lost) are played again, not refused."""
     run_dir = run_dir_setting(run_dir)
     run = RunDir.open(run_dir, run_id)
     with _full_disk_named(run), run.writer():
-        check = check_copy(run)  # every file read through on a copy: a damaged run is refused untouched
+        check = check_copy(run, rewind=rewind)  # every file read through on a copy: a damaged run is refused untouched
         meta = check.meta
         context = saved_context(run, meta)
         check_models(context)
@@ -511,7 +513,11 @@ def resume(
                 .get_state({"configurable": {"thread_id": checkpoint_thread(meta)}})
             )
         if not snapshot.values:
-            # Killed before the first checkpoint: start the same episode again under the same id.
+            # Killed before the first checkpoint: start the same episode again under the same id (or, told to go
+            # back when every checkpoint was lost, from the steps it recorded: started again, they are replaced).
+            if rewind and check.recorded > 1:
+                run.truncate_steps(0)
+                run.write_meta({k: v for k, v in meta.items() if k != "result"})
             graph_input: dict[str, Any] = {
                 k: meta.get(k)
                 for k in ("env", "seed", "variation", "split", "max_steps", "run_id", "lessons", "script")

@@ -426,6 +426,24 @@ def latest_values(run: RunDir) -> dict[str, Any] | None:
     return dict(values)
 
 
+def checkpointed_histories(run: RunDir) -> dict[int, set[str]]:
+    """The histories the run's checkpoints are on: game step -> the trails (``runs.next_trail``) of the checkpoints of
+    its thread at that step. Opens the file, so call it on a reader's copy or as the run's writer.
+
+    The run's SQLite file is read through row by row as its readers read it (``read_through``), so a damaged row is
+    named now. Elsewhere (PostgreSQL) the thread's checkpoints are listed through the saver, values and all."""
+    meta = run.meta()
+    if not in_postgres(meta):
+        return read_through(run) if run.checkpoints_path.is_file() else {}
+    histories: dict[int, set[str]] = {}
+    with checkpointer(run) as saver:
+        for found in saver.list({"configurable": {"thread_id": checkpoint_thread(meta), "checkpoint_ns": ""}}):
+            values = found.checkpoint["channel_values"]
+            if isinstance(values.get("step"), int) and isinstance(values.get("trail"), str):
+                histories.setdefault(values["step"], set()).add(values["trail"])
+    return histories
+
+
 def read_through(run: RunDir) -> dict[int, set[str]]:
     """Every row of the run's SQLite checkpoints file read back (each checkpoint and its metadata, the values and the
     writes stored under it, the dictionaries they were compressed against): pages that pass SQLite's check may still

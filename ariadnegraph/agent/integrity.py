@@ -6,16 +6,18 @@ a line for each step; the latest checkpoint is at most one step behind the traje
 written just before its checkpoint) and never ahead of it, except by a torn last line, which resume
 recovers by replaying the game; the memory verifies (hash chain, vectors) and holds every episode
 the checkpoint has passed. A checkpoint that names its history (``trail``) may be further behind: a
-fork of the thread (an earlier checkpoint continued) that has not played yet. Every row of the
-checkpoints file is read back (``checkpoints.read_through``), not only the latest. A run that fails is
-refused with :class:`~ariadnegraph.runs.RunCorrupted` naming the file; nothing under it is written.
+fork of the thread (an earlier checkpoint continued) that has not played yet, told apart from lost
+checkpoints (a write-ahead log deleted after a kill) by the checkpoints of the history it left, which
+reach the recorded steps. Every row of the checkpoints file is read back (``checkpoints.read_through``),
+not only the latest. A run that fails is refused with :class:`~ariadnegraph.runs.RunCorrupted` naming
+the file; nothing under it is written.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +37,7 @@ from ..runs import (
     RunMeta,
     RunNotPlayed,
 )
-from .checkpoints import in_postgres, latest_values, read_through
+from .checkpoints import checkpointed_histories, in_postgres, latest_values
 
 MEMORY_NAME = f"{MEMORY_DIR}/{MEMORY_FILE}"
 LOCAL_CHECKPOINTS = "local_checkpoints"  # run.json key: this run's checkpoints are in its folder (not a server's)
@@ -53,19 +55,22 @@ class RunCheck:
 _FROM_FILES = object()  # check_run's ``checkpoint`` when it is read from the copy's own files
 
 
-def check_run(run: RunDir, checkpoint: Any = _FROM_FILES) -> RunCheck:
+def check_run(run: RunDir, checkpoint: Any = _FROM_FILES, *, rewind: bool = False) -> RunCheck:
     """Check ``run`` (a copy: this opens its files). Raises RunCorrupted naming the file. ``checkpoint``: the latest
-    checkpoint's state as read with the copy (a run whose checkpoints are in PostgreSQL: :func:`copy_checked`)."""
+    checkpoint's state as read with the copy (a run whose checkpoints are in PostgreSQL: :func:`copy_checked`).
+    ``rewind``: recorded steps past the latest checkpoint that no checkpoint reaches (the newest checkpoints lost) are
+    left for resume to go back over, not refused."""
     name = run.run_id
     meta = run.meta()
-    trajectory = [record["step"] for record in run.steps()]
+    trails = [record.get("trail") for record in run.steps()]  # (each step's line, with no more kept than its trail)
     oracle = [record["step"] for record in run.oracle_steps()]
-    recorded = len(trajectory)
+    recorded = len(trails)
+    histories = None  # game step -> the trails checkpointed at it (checkpoints.checkpointed_histories)
     # An empty checkpoint file is a writer killed before its first checkpoint: the step counts below
     # decide whether that fits the rest of the run.
     if run.checkpoints_path.is_file() and run.checkpoints_path.stat().st_size > 0:
         _check_sqlite(run, run.checkpoints_path, CHECKPOINTS_FILE)
-        read_through(run)  # every row read: one garbled inside is named now, not by the reader that meets it
+        histories = checkpointed_histories(run)  # every row read: one garbled inside is named now, not by its reader
     if checkpoint is _FROM_FILES:
         checkpoint = latest_values(run)
     if recorded and meta.get(LOCAL_CHECKPOINTS) and not run.checkpoints_path.is_file():
@@ -85,14 +90,25 @@ def check_run(run: RunDir, checkpoint: Any = _FROM_FILES) -> RunCheck:
                 f"is {CHECKPOINTER_ENV} the database this run was played on "
                 f"({(meta.get('checkpoints') or {}).get('url')})?"
             )
-        if recorded > 1 and meta.get(LOCAL_CHECKPOINTS):
-            raise RunCorrupted(f"run {name}: {CHECKPOINTS_FILE} holds no checkpoint for the {recorded} recorded steps")
-    elif recorded > checkpointed + 2 and not (checkpoint or {}).get("trail"):
-        # (a checkpoint that names its history may be a fork of the thread, not yet played: the files keep
-        # the history it left until the fork plays its first step)
-        raise RunCorrupted(
-            f"run {name}: {TRAJECTORY_FILE} holds {recorded} steps, its checkpoint only {checkpointed + 1}"
-        )
+        if recorded > 1 and meta.get(LOCAL_CHECKPOINTS) and not rewind:
+            raise RunCorrupted(
+                f"run {name}: {CHECKPOINTS_FILE} holds no checkpoint for the {recorded} recorded steps; `ariadne play "
+                f"--resume {name} --rewind` plays the episode again from its start, replacing them"
+            )
+    elif recorded > checkpointed + 2 and not rewind:
+        # A checkpoint that names its history may be a fork of the thread, not yet played: the files keep the
+        # history it left until the fork plays its first step, and so do the checkpoints of that history. Recorded
+        # steps no checkpoint reaches were checkpointed once and lost (a write-ahead log deleted after a kill):
+        # resume would go back and play them again over the recorded ones, so only when told to.
+        if histories is None:  # (PostgreSQL: its checkpoints are listed only here, where they are needed)
+            histories = checkpointed_histories(run)
+        if not (checkpoint or {}).get("trail") or not _reached(trails, histories):
+            where = "the PostgreSQL checkpoints" if in_postgres(meta) else CHECKPOINTS_FILE
+            raise RunCorrupted(
+                f"run {name}: steps {checkpointed + 1}..{recorded - 1} recorded in {TRAJECTORY_FILE} are past the "
+                f"latest checkpoint (step {checkpointed}) and no checkpoint in {where} reaches them; `ariadne play "
+                f"--resume {name} --rewind` goes back to step {checkpointed} and plays on from it, replacing them"
+            )
     elif recorded <= checkpointed:
         if recorded == checkpointed and run.torn(run.trajectory_path):
             torn_step = checkpointed
@@ -113,6 +129,12 @@ def check_run(run: RunDir, checkpoint: Any = _FROM_FILES) -> RunCheck:
         raise RunCorrupted(f"run {name}: {ORACLE_FILE} holds {len(oracle)} steps for {recorded} recorded")
     remembered = _check_memory(run, recorded, checkpointed)
     return RunCheck(meta=meta, recorded=recorded, checkpoint=checkpoint, torn_step=torn_step, remembered=remembered)
+
+
+def _reached(trails: Sequence[str | None], histories: Mapping[int, set[str]]) -> bool:
+    """Whether a checkpoint is on the recorded history at its last step, or the one before (a step is recorded just
+    before its checkpoint is written)."""
+    return any(trails[step] in histories.get(step, ()) for step in range(max(len(trails) - 2, 0), len(trails)))
 
 
 def _check_memory(run: RunDir, recorded: int, checkpointed: int | None) -> int | None:
@@ -194,19 +216,19 @@ def checked_copies(run_dir: str | Path, run_ids: Sequence[str], *, played: bool 
         yield Path(root)
 
 
-def check_copy(run: RunDir) -> RunCheck:
-    """Check a run through a throwaway copy (a writer about to continue it)."""
+def check_copy(run: RunDir, *, rewind: bool = False) -> RunCheck:
+    """Check a run through a throwaway copy (a writer about to continue it; ``rewind``: see ``check_run``)."""
     with tempfile.TemporaryDirectory(prefix="ariadne-check-") as root:
-        return copy_checked(run, Path(root))
+        return copy_checked(run, Path(root), rewind=rewind)
 
 
-def copy_checked(run: RunDir, root: Path) -> RunCheck:
-    """Copy ``run`` under ``root`` and check the copy. The copy is the run between two of its writer's writes; a run
-    whose checkpoints are in PostgreSQL has its latest one read in the same instant (the writer writes it under the
-    same gate), not after the files, which may have gone on meanwhile."""
+def copy_checked(run: RunDir, root: Path, *, rewind: bool = False) -> RunCheck:
+    """Copy ``run`` under ``root`` and check the copy (``rewind``: see ``check_run``). The copy is the run between two
+    of its writer's writes; a run whose checkpoints are in PostgreSQL has its latest one read in the same instant (the
+    writer writes it under the same gate), not after the files, which may have gone on meanwhile."""
     with run.reading():
         copy = run.copy_to(root)
         if not in_postgres(copy.meta()):
-            return check_run(copy)
+            return check_run(copy, rewind=rewind)
         checkpoint = latest_values(run)
-    return check_run(copy, checkpoint)
+    return check_run(copy, checkpoint, rewind=rewind)

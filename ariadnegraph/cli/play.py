@@ -96,9 +96,13 @@ def play_command(args: argparse.Namespace) -> int:
 
     view = None if args.json else live_view(args.verbose)
     on_step = None if view else _progress(args.json)  # the live view shows each step itself
+    if args.rewind and not args.resume:
+        raise CliError("--rewind goes back in a run continued with --resume RUN_ID")
     if args.resume:
         with view or nullcontext():
-            result = resume(args.resume, run_dir=args.run_dir, on_step=on_step, store=args.store, watch=view)
+            result = resume(
+                args.resume, run_dir=args.run_dir, on_step=on_step, store=args.store, watch=view, rewind=args.rewind
+            )
         _print_summary(result, args.json, args.run_dir)
         return 0
     if not args.env:
@@ -183,6 +187,12 @@ def add_play(commands: Any) -> None:
     )
     play.add_argument(
         "--resume", metavar="RUN_ID", help="continue a run that was interrupted: its id, a unique prefix or 'last'"
+    )
+    play.add_argument(
+        "--rewind",
+        action="store_true",
+        help="with --resume: when the steps recorded after the run's latest checkpoint are no longer checkpointed "
+        "(its newest checkpoints lost), go back to that checkpoint (or the start, if none is left) and play them again",
     )
     play.add_argument(
         "--set",

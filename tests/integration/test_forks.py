@@ -17,7 +17,7 @@ from ariadnegraph.agent.integrity import checked_copies
 from ariadnegraph.agent.session import ForkRefused, RunExists, end_session, memory_view, open_session
 from ariadnegraph.graphs.agent import build_agent_graph
 from ariadnegraph.memory import WorldMemory
-from ariadnegraph.play import Episode, play
+from ariadnegraph.play import Episode, play, resume
 from ariadnegraph.runs import RunDir, next_trail
 
 GAME = {"env": "cooking:1", "seed": 1}
@@ -224,3 +224,23 @@ def test_a_fork_at_every_checkpoint_continues_or_is_refused_and_the_files_agree_
         assert final.values["done"], (n, snapshot.next, final.values.get("step"))
         assert final.values["step"] == steps[-1]["step"] == 2, (n, snapshot.next)
         assert final.values["trail"] == steps[-1]["trail"], (n, snapshot.next)
+
+
+def test_a_fork_not_yet_played_is_read_as_the_run_played_and_resumed_as_the_fork(tmp_path):
+    """A fork made and not played: its checkpoint is steps behind the recorded ones, as a run whose newest checkpoints
+    were lost is (test_lost_checkpoints.py), but the checkpoints of the history it left still reach them. Readers read
+    the run as it was played; resume plays the fork, no --rewind asked."""
+    context = AgentContext(run_dir=str(tmp_path))
+    play(Episode(**GAME, max_steps=8), context=context, run_id="u")
+    run = RunDir.open(tmp_path, "u")
+    config = {"configurable": {"thread_id": "u"}}
+    with checkpointer(run) as saver:
+        graph = graph_of(saver)
+        graph.update_state(before_step(graph, config, 3).config, {"command": DETOUR})
+    before = files_of(run)
+    assert [s["step"] for s in consistent_history(tmp_path, "u")] == list(range(9))
+    assert files_of(run) == before
+    resume("u", run_dir=tmp_path)
+    steps = consistent_history(tmp_path, "u")
+    assert steps[3]["action"] == DETOUR
+    assert run.meta()["result"]["steps"] == steps[-1]["step"]
