@@ -115,3 +115,44 @@ def test_a_run_resumed_against_another_database_is_refused_untouched(tmp_path: P
         assert files(tmp_path / "here") == before, command  # nothing replayed over the run
     resumed = last_json(ariadne("play", "--resume", "here", "--run-dir", str(tmp_path), "--json", env={"ARIADNE_CHECKPOINTER": postgres_url}))
     assert resumed["steps"] == played["steps"]  # the right database still continues it
+
+
+def test_a_fork_not_yet_played_reads_and_lost_newest_checkpoints_are_named(
+    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in the run's SQLite file (test_lost_checkpoints.py, test_forks.py): a fork not yet played, whose checkpoint is
+    steps behind the recorded ones, reads, the checkpoints of the history it left reaching them; with those gone (a
+    database restored from an older backup), the recorded steps past the latest checkpoint are named and resume goes
+    back over them only with --rewind."""
+    from ariadnegraph.agent.checkpoints import checkpoint_thread, checkpointer
+    from ariadnegraph.graphs.agent import build_agent_graph
+    from ariadnegraph.runs import RunDir
+
+    env = {"ARIADNE_CHECKPOINTER": postgres_url}
+    last_json(ariadne("play", "--env", "cooking:1", "--seed", "1", "--max-steps", "8", "--run-dir", str(tmp_path), "--run-id", "f",
+                      "--json", "--checkpointer", postgres_url))
+    run = RunDir.open(tmp_path, "f")
+    thread = checkpoint_thread(run.meta())
+    config = {"configurable": {"thread_id": thread}}
+    monkeypatch.setenv("ARIADNE_CHECKPOINTER", postgres_url)
+    with checkpointer(run) as saver:
+        graph = build_agent_graph().compile(checkpointer=saver)
+        base = next(s for s in graph.get_state_history(config) if s.next == ("environment",) and s.values.get("step") == 2)
+        graph.update_state(base.config, {"command": "inventory"})
+    assert ariadne("report", "f", "--run-dir", str(tmp_path), env=env).returncode == 0
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as connection:  # every checkpoint after the fork's base gone
+        connection.execute("DELETE FROM checkpoints WHERE thread_id = %s AND checkpoint_id > %s",
+                           (thread, base.config["configurable"]["checkpoint_id"]))
+    before = files(tmp_path / "f")
+    for command in (["play", "--resume", "f"], ["report", "f"]):
+        refused = ariadne(*command, "--run-dir", str(tmp_path), env=env)
+        assert refused.returncode == 2, (command, refused.stderr[-2000:])
+        assert refused.stderr.count("\n") == 1, refused.stderr
+        assert "steps 3..8 recorded in trajectory.jsonl are past the latest checkpoint (step 2)" in refused.stderr
+        assert "the PostgreSQL checkpoints" in refused.stderr
+        assert files(tmp_path / "f") == before, command
+    resumed = last_json(ariadne("play", "--resume", "f", "--rewind", "--run-dir", str(tmp_path), "--json", env=env))
+    assert resumed["steps"] == 8
+    assert [step for step, _, _ in trajectory(tmp_path / "f")] == list(range(9))
