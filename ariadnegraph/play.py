@@ -512,12 +512,13 @@ def resume(
                 .compile(checkpointer=saver)
                 .get_state({"configurable": {"thread_id": checkpoint_thread(meta)}})
             )
+        if check.lost and "observation" not in snapshot.values:
+            # told to go back (rewind), and no checkpoint of a step is left: the episode starts again (as below, or
+            # from its input's checkpoint), replacing the steps it recorded
+            run.truncate_steps(0)
+            run.write_meta({k: v for k, v in meta.items() if k != "result"})
         if not snapshot.values:
-            # Killed before the first checkpoint: start the same episode again under the same id (or, told to go
-            # back when every checkpoint was lost, from the steps it recorded: started again, they are replaced).
-            if rewind and check.recorded > 1:
-                run.truncate_steps(0)
-                run.write_meta({k: v for k, v in meta.items() if k != "result"})
+            # Killed before the first checkpoint: start the same episode again under the same id.
             graph_input: dict[str, Any] = {
                 k: meta.get(k)
                 for k in ("env", "seed", "variation", "split", "max_steps", "run_id", "lessons", "script")

@@ -50,6 +50,7 @@ class RunCheck:
     checkpoint: dict[str, Any] | None  # the latest checkpoint's state
     torn_step: int | None  # a checkpointed step whose trajectory line was torn: resume writes it again
     remembered: int | None  # the memory's newest episode (None: no memory, or none stored yet)
+    lost: range | None = None  # recorded steps no checkpoint reaches, let through to be played again (rewind)
 
 
 _FROM_FILES = object()  # check_run's ``checkpoint`` when it is read from the copy's own files
@@ -78,7 +79,7 @@ def check_run(run: RunDir, checkpoint: Any = _FROM_FILES, *, rewind: bool = Fals
     checkpointed = checkpoint.get("step") if checkpoint and "observation" in checkpoint else None
     if checkpoint is not None and "observation" in checkpoint and type(checkpointed) is not int:
         raise RunCorrupted(f"run {name}: {CHECKPOINTS_FILE} holds a state without a step")
-    torn_step = None
+    torn_step, lost = None, None
     if checkpointed is None:
         # Step 0 is written before the first checkpoint; past it, a run whose checkpoints we keep (its file,
         # or PostgreSQL) has one. In PostgreSQL, none usually means another database than the run's was given:
@@ -90,12 +91,17 @@ def check_run(run: RunDir, checkpoint: Any = _FROM_FILES, *, rewind: bool = Fals
                 f"is {CHECKPOINTER_ENV} the database this run was played on "
                 f"({(meta.get('checkpoints') or {}).get('url')})?"
             )
-        if recorded > 1 and meta.get(LOCAL_CHECKPOINTS) and not rewind:
-            raise RunCorrupted(
-                f"run {name}: {CHECKPOINTS_FILE} holds no checkpoint for the {recorded} recorded steps; `ariadne play "
-                f"--resume {name} --rewind` plays the episode again from its start, replacing them"
-            )
-    elif recorded > checkpointed + 2 and not rewind:
+        if recorded > 1 and meta.get(LOCAL_CHECKPOINTS):
+            # None of a step left at all (the write-ahead log that held them all deleted): told to, resume starts the
+            # episode again. Checkpoints of steps whose latest has none is another matter (a value row deleted).
+            again = f"; `ariadne play --resume {name} --rewind` plays the episode again from its start, replacing them"
+            if histories or not rewind:
+                raise RunCorrupted(
+                    f"run {name}: {CHECKPOINTS_FILE} holds no checkpoint for the {recorded} recorded steps"
+                    f"{'' if histories else again}"
+                )
+            lost = range(1, recorded)
+    elif recorded > checkpointed + 2:
         # A checkpoint that names its history may be a fork of the thread, not yet played: the files keep the
         # history it left until the fork plays its first step, and so do the checkpoints of that history. Recorded
         # steps no checkpoint reaches were checkpointed once and lost (a write-ahead log deleted after a kill):
@@ -104,11 +110,13 @@ def check_run(run: RunDir, checkpoint: Any = _FROM_FILES, *, rewind: bool = Fals
             histories = checkpointed_histories(run)
         if not (checkpoint or {}).get("trail") or not _reached(trails, histories):
             where = "the PostgreSQL checkpoints" if in_postgres(meta) else CHECKPOINTS_FILE
-            raise RunCorrupted(
-                f"run {name}: steps {checkpointed + 1}..{recorded - 1} recorded in {TRAJECTORY_FILE} are past the "
-                f"latest checkpoint (step {checkpointed}) and no checkpoint in {where} reaches them; `ariadne play "
-                f"--resume {name} --rewind` goes back to step {checkpointed} and plays on from it, replacing them"
-            )
+            if not rewind:
+                raise RunCorrupted(
+                    f"run {name}: steps {checkpointed + 1}..{recorded - 1} recorded in {TRAJECTORY_FILE} are past the "
+                    f"latest checkpoint (step {checkpointed}) and no checkpoint in {where} reaches them; `ariadne play "
+                    f"--resume {name} --rewind` goes back to step {checkpointed} and plays on from it, replacing them"
+                )
+            lost = range(checkpointed + 1, recorded)
     elif recorded <= checkpointed:
         if recorded == checkpointed and run.torn(run.trajectory_path):
             torn_step = checkpointed
@@ -128,7 +136,9 @@ def check_run(run: RunDir, checkpoint: Any = _FROM_FILES, *, rewind: bool = Fals
     if recorded and not recorded <= len(oracle) <= recorded + 1:
         raise RunCorrupted(f"run {name}: {ORACLE_FILE} holds {len(oracle)} steps for {recorded} recorded")
     remembered = _check_memory(run, recorded, checkpointed)
-    return RunCheck(meta=meta, recorded=recorded, checkpoint=checkpoint, torn_step=torn_step, remembered=remembered)
+    return RunCheck(
+        meta=meta, recorded=recorded, checkpoint=checkpoint, torn_step=torn_step, remembered=remembered, lost=lost
+    )
 
 
 def _reached(trails: Sequence[str | None], histories: Mapping[int, set[str]]) -> bool:

@@ -337,3 +337,24 @@ def test_a_damaged_row_of_the_checkpoints_is_named_by_every_command(damage, runs
         assert len(lines) == 1, (name, captured.err[-1500:])
         assert lines[0].startswith(f"ariadne: error: run {run_id}: checkpoints.sqlite is damaged ("), (name, lines[0])
         assert checksums(tmp_path) == before, f"{name} changed the damaged run"
+
+
+def test_a_latest_checkpoint_that_lost_its_observation_is_refused_without_offering_to_start_again(runs, tmp_path, capsys):
+    """The latest checkpoint's observation row deleted: its state holds no step, but the file holds checkpoints of the
+    recorded steps, so the run's checkpoints are damaged, not all lost: no command offers `--rewind` (which would
+    start the episode again over them), and `play --resume --rewind` refuses it too."""
+    source, run_id = runs["finished"]
+    shutil.copytree(source / run_id, tmp_path / run_id)
+    connection = sqlite3.connect(tmp_path / run_id / "checkpoints.sqlite")
+    connection.execute("DELETE FROM channel_values WHERE channel = 'observation' AND version = "
+                       "(SELECT MAX(version) FROM channel_values WHERE channel = 'observation')")
+    connection.commit()
+    connection.close()
+    before = checksums(tmp_path)
+    for argv in (*commands(run_id, tmp_path).values(), ["play", "--resume", run_id, "--rewind", "--run-dir", str(tmp_path)]):
+        assert main(argv) == 2, argv
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1, (argv, lines)
+        assert f"run {run_id}: checkpoints.sqlite holds no checkpoint" in lines[0], (argv, lines)
+        assert "--rewind" not in lines[0], (argv, lines)
+        assert checksums(tmp_path) == before, argv
