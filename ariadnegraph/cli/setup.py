@@ -102,7 +102,7 @@ def add_games(commands: Any) -> None:
         func=_games_list
     )
     make = games_commands.add_parser("make", help="generate a TextWorld game and print its file path")
-    make.add_argument("kind", choices=["cooking", "treasure", "coin"], help="the TextWorld generator")
+    make.add_argument("kind", choices=["cooking", "treasure", "coin", "custom"], help="the TextWorld generator")
     make.add_argument("--level", type=POSITIVE, required=True, help="the generator's difficulty level (required)")
     make.add_argument("--seed", type=NON_NEGATIVE, default=1, help="the generator's seed")
     make.add_argument("--out", help="copy the game into this folder (default: the cache)")

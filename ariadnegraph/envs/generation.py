@@ -1,4 +1,4 @@
-"""Generated TextWorld games (STMA cooking levels, treasure hunter, coin collector), cached on disk.
+"""Generated TextWorld games (STMA cooking levels, treasure hunter, coin collector, custom quests), cached on disk.
 
 Games are made by the ``tw-make`` command in a subprocess: Inform 7 compilation is slow (~5 s) and
 keeping it out of our process means a crash or a hang in the compiler can be timed out and cannot
@@ -28,7 +28,15 @@ DEFAULT_SEED = 1  # used when no seed is given, so `cooking:2` is always the sam
 GENERATION_TIMEOUT = 600.0
 # STMA appendix A.1: level -> (--recipe, --take, --go); always with --open --cook --cut.
 COOKING_LEVELS: dict[int, tuple[int, int, int]] = {1: (1, 0, 6), 2: (2, 1, 9), 3: (3, 2, 9), 4: (4, 3, 12)}
-LEVEL_RANGES: dict[str, tuple[int, int]] = {"cooking": (1, 4), "treasure": (1, 30), "coin": (1, 300)}
+# Custom quests whose goal names only the quest's last action (tw-make custom --only-last-action): the rest is for the
+# player to find. Level -> (rooms, objects at least, the quest's actions).
+CUSTOM_LEVELS: dict[int, tuple[int, int, int]] = {1: (3, 6, 3), 2: (5, 10, 5), 3: (8, 16, 8)}
+LEVEL_RANGES: dict[str, tuple[int, int]] = {
+    "cooking": (1, 4),
+    "treasure": (1, 30),
+    "coin": (1, 300),
+    "custom": (1, len(CUSTOM_LEVELS)),
+}
 _CHALLENGES = {"treasure": "tw-treasure_hunter", "coin": "tw-coin_collector"}
 _STALE_TEMP_SECONDS = 3600.0
 
@@ -71,6 +79,18 @@ def tw_make_args(kind: str, level: int, seed: int, output: Path) -> list[str]:
             "--open",
             "--cook",
             "--cut",
+        ]
+    elif kind == "custom":
+        rooms, objects, actions = CUSTOM_LEVELS[level]
+        challenge = [
+            "custom",
+            "--world-size",
+            str(rooms),
+            "--nb-objects",
+            str(objects),
+            "--quest-length",
+            str(actions),
+            "--only-last-action",
         ]
     else:
         challenge = [_CHALLENGES[kind], "--level", str(level)]

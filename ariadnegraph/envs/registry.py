@@ -15,7 +15,18 @@ from typing import Any, Literal, get_args
 from .. import config
 from .base import EnvSpecError
 
-PREFIXES = ("arigraph", "cooking", "treasure", "coin", "file", "scienceworld", "twx", "nethack", "crafter")
+PREFIXES = (
+    "arigraph",
+    "cooking",
+    "treasure",
+    "coin",
+    "custom",
+    "file",
+    "scienceworld",
+    "twx",
+    "nethack",
+    "crafter",
+)
 BARE_SPECS = ("crafter",)  # worlds named without a game: "crafter" is "crafter:"
 ARIGRAPH_COLLECTION = "arigraph"
 MANIFEST_NAME = "games.toml"
@@ -95,7 +106,7 @@ def env_family(spec: str) -> str:
 
 # TextWorld games give the evaluation code their true facts and the winning commands from any state (envs/base.Oracle:
 # facts, policy), which the role oracles read; the other families give neither.
-TRUTH_PREFIXES = ("arigraph", "cooking", "treasure", "coin", "file")
+TRUTH_PREFIXES = ("arigraph", "cooking", "treasure", "coin", "custom", "file")
 
 
 def gives_truth(spec: str) -> bool:
@@ -105,7 +116,7 @@ def gives_truth(spec: str) -> bool:
 SPLIT_PREFIXES = ("scienceworld", "twx")  # games with train / dev / test splits (test is the default and the suites')
 Split = Literal["train", "dev", "test"]
 SPLITS: tuple[str, ...] = get_args(Split)
-SEEDED_PREFIXES = ("cooking", "treasure", "coin", "twx", "nethack", "crafter")  # a seed picks the game
+SEEDED_PREFIXES = ("cooking", "treasure", "coin", "custom", "twx", "nethack", "crafter")  # a seed picks the game
 VARIED_PREFIXES = ("scienceworld",)  # a variation picks the game
 
 
@@ -267,6 +278,7 @@ def list_games() -> list[GameInfo]:
         ("cooking", "STMA cooking levels 1-4 generated with tw-make (seed=, default 1)"),
         ("treasure", "TextWorld treasure hunter, levels 1-30 (seed=, default 1)"),
         ("coin", "TextWorld coin collector, levels 1-300 (seed=, default 1)"),
+        ("custom", "TextWorld quests whose goal names only the last action, levels 1-3 (seed=, default 1)"),
     )
     infos += [GameInfo(name, f"{name}:LEVEL", text, "generator") for name, text in generators]
     infos += [

@@ -413,7 +413,7 @@ def make_textworld(prefix: str, rest: str, **options: Any) -> TextWorldEnv:
             seed=options.get("seed"),
             **common,
         )
-    if prefix in ("cooking", "treasure", "coin"):
+    if prefix in ("cooking", "treasure", "coin", "custom"):
         level, seed = check_level(prefix, rest), check_seed(options.get("seed"))
         path = ensure_game(prefix, level, seed)
         if prefix == "cooking":

@@ -134,8 +134,8 @@ def test_bad_levels_and_seeds_fail_before_generating(tmp_path, monkeypatch, spec
     assert not (tmp_path / "games").exists()
 
 
-@pytest.mark.parametrize(("kind", "level"), [("treasure", 3), ("coin", 4)])
-def test_treasure_and_coin_games_generate_and_win(tmp_path, monkeypatch, kind, level):
+@pytest.mark.parametrize(("kind", "level"), [("treasure", 3), ("coin", 4), ("custom", 2)])
+def test_treasure_coin_and_custom_games_generate_and_win(tmp_path, monkeypatch, kind, level):
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
     with make(f"{kind}:{level}", seed=2) as env:
         assert env.path.name == f"level{level}_seed2.z8"
@@ -144,10 +144,21 @@ def test_treasure_and_coin_games_generate_and_win(tmp_path, monkeypatch, kind, l
         assert env.goal
         assert env.goal in obs.text
         assert env.task is None
-        for command in obs.oracle.walkthrough:
+        walkthrough = obs.oracle.walkthrough
+        for command in walkthrough:
             obs = env.step(command)
         assert obs.won
         assert obs.score == obs.max_score == 1
+    if kind == "custom":  # a quest whose goal names only its last action: the first ones are the player's to find
+        assert len(walkthrough) == generation.CUSTOM_LEVELS[level][2]
+
+
+@pytest.mark.parametrize(("spec", "said"), [("custom:0", "level"), ("custom:4", "level")])
+def test_a_custom_quest_level_out_of_range_is_refused_before_generating(tmp_path, monkeypatch, spec, said):
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
+    with pytest.raises(EnvSpecError, match=said):
+        make(spec)
+    assert not (tmp_path / "games").exists()
 
 
 def test_generate_game_copies_into_out_dir(cache, tmp_path):

@@ -12,7 +12,13 @@ class TextWorld(GameFamily):
     brief = prompts.TEXTWORLD
 
     def covers(self, prefix: str, rest: str) -> bool:
-        return prefix in ("treasure", "coin", "file", "arigraph")  # (cooking ones are claimed first: the registry)
+        return prefix in (
+            "treasure",
+            "coin",
+            "custom",
+            "file",
+            "arigraph",
+        )  # (cooking ones are claimed first: the registry)
 
     def opens_locks(self, thing: str) -> bool:
         """A key: "Key 1", "Golden key", "keycard" (the treasure hunts lock their lockers and doors)."""
