@@ -46,6 +46,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from pool import DEV_POOL, POOL, POOL_STEPS  # (a sibling: a script's own folder is on the path)
+
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.switches import parse_switches
 from ariadnegraph.evals.attribution import MODEL, UNKNOWN, attribution, model_and_code
@@ -229,6 +231,11 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
         ),
     ),
 }
+
+
+# Issue 62's generalization pool and its dev games (benchmarks/pool.py), beside issue 36's sets.
+HELD_OUT_SETS = {**HELD_OUT_36, "pool": (POOL_STEPS, POOL)}
+DEV_SETS = {**DEV_36, "pool": (POOL_STEPS, DEV_POOL)}
 
 
 def game_options(game: str) -> tuple[str, dict[str, Any]]:
@@ -488,8 +495,10 @@ def main(argv: list[str] | None = None) -> int:
     games = parser.add_mutually_exclusive_group()
     games.add_argument("--games", nargs="+", default=list(HELD_OUT), help="default: the held-out games")
     games.add_argument("--dev", action="store_true", help="the dev games design work is tried on")
-    games.add_argument("--held-out", choices=sorted(HELD_OUT_36), help="one of issue 36's held-out sets")
-    games.add_argument("--dev-set", choices=sorted(DEV_36), help="one of issue 36's dev sets")
+    games.add_argument(
+        "--held-out", choices=sorted(HELD_OUT_SETS), help="one of issue 36's held-out sets, or issue 62's pool"
+    )
+    games.add_argument("--dev-set", choices=sorted(DEV_SETS), help="one of issue 36's dev sets, or issue 62's")
     parser.add_argument("--per-level", type=int, default=0, help="the first N games of each level (stma sets)")
     parser.add_argument("--max-steps", type=int, default=None, help="default: the set's budget, else 50")
     parser.add_argument("--out", default="benchmark-results/real_model")
@@ -507,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
     if args.dev:
         args.games = list(DEV)
-    chosen = HELD_OUT_36.get(args.held_out or "") or DEV_36.get(args.dev_set or "")
+    chosen = HELD_OUT_SETS.get(args.held_out or "") or DEV_SETS.get(args.dev_set or "")
     if chosen is not None:
         budget, args.games = chosen[0], list(chosen[1])
         if args.per_level:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))  # its siblings, as when it is run as a script
 spec = importlib.util.spec_from_file_location(
     "real_model_benchmark", Path(__file__).parents[2] / "benchmarks" / "real_model.py"
 )
