@@ -111,3 +111,12 @@ def fake_session(memory: Any = None, run: Any = None, observation: Any = None, p
         past=past if past is not None else EpisodePast(run.steps()),
         observation=observation,
     )
+
+
+def view_of(state: dict[str, Any], context: Any = None, session: Any = None) -> Any:
+    """The controller's view of ``state`` as a node builds it (nodes/common.controller_view): ``context`` the run's
+    (default: the ariadne preset with the test double), ``session`` a fake one over an empty memory by default."""
+    from ariadnegraph.agent.context import AgentContext
+    from ariadnegraph.nodes.common import controller_view
+
+    return controller_view(state, context or AgentContext(model="scripted", preset="ariadne"), session or fake_session())

@@ -33,6 +33,7 @@ from typing_extensions import TypedDict
 from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.state import AgentState, add_usage
+from ..controller.rules import shown_commands
 from ..envs.text import safe_command
 from ..models import call_structured
 from ..nodes.common import (
@@ -41,7 +42,6 @@ from ..nodes.common import (
     episode_family,
     reply_update,
     role_messages,
-    shown_commands,
 )
 from ..nodes.schemas import action_choice
 from . import database
@@ -258,17 +258,18 @@ def _last_action(state: AgentState, pending: dict[str, Any] | None) -> str:
 def episode_inputs(state: AgentState, db: dict[str, Any], pending: dict[str, Any] | None) -> dict[str, Any]:
     """What a thought node may read of this step (``reads:`` names them). The valid commands are those a model is
     shown (ScienceWorld lists about a thousand: the family's cut); what the chooser picks is checked against all."""
+    family, goal, inventory = episode_family(state), state.get("goal") or "", state.get("inventory") or []
     return {
         "goal": state.get("goal", ""),
         "observation": state.get("observation", ""),
-        "valid_commands": shown_commands(state, list(state.get("admissible") or [])),
+        "valid_commands": shown_commands(family, goal, inventory, list(state.get("admissible") or [])),
         "inventory": p.inventory_text(state.get("inventory")),
         "location": state.get("location") or p.UNKNOWN,
         "step": state.get("step", 0),
         "last_action": _last_action(state, pending),
         "score": state.get("score", 0),
         "environment": environment_section(state) or "",
-        "manual": episode_family(state).manual() or "",
+        "manual": family.manual() or "",
         "previous_observation": db.get(SEEN_KEY) or GAME_START,
     }
 

@@ -37,11 +37,11 @@ from typing import Any
 from ..agent.integrity import checked_copies
 from ..agent.presets import system_label
 from ..agent.records import How
+from ..controller.guards import Reason
 from ..envs.families import family_of
 from ..envs.text import go_to_target, ground_command
 from ..memory.conflicts import DIRECTION_RELATIONS
 from ..nodes.actor import GUARD_HOW, TAKES_FIRST
-from ..nodes.guards import Reason
 from ..runs import RunDir
 from ..vocabulary import DIRECTIONS
 from .fidelity import MissingOracle, rooms_of, run_fidelity, truth_triplets
@@ -141,7 +141,7 @@ def impossible(triplet: Sequence[str], rooms: set[str]) -> bool:
 
 
 def _reason(record: dict[str, Any]) -> str | None:
-    """The guard's reason code of an actor record (nodes/guards.Reason); a trajectory written before reason codes
+    """The guard's reason code of an actor record (controller/guards.Reason); a trajectory written before reason codes
     said it in its why alone, which is read for those."""
     if record.get("reason"):
         return str(record["reason"])

@@ -18,6 +18,10 @@ from ..agent.presets import Preset
 from ..agent.records import ActorDecision, How, PlanStep, feedback
 from ..agent.session import Session
 from ..agent.state import AgentState
+from ..controller.guards import GuardDecision, Reason, Situation, guard
+from ..controller.rules import shown_commands
+from ..controller.steps import explore_moves, go_to_choices
+from ..controller.view import View
 from ..envs import InvalidCommand, sanitize_command, split_commands
 from ..envs.text import (
     go_to_target,
@@ -32,17 +36,13 @@ from .common import (
     BY_SCRIPT,
     INADMISSIBLE,
     ask_structured,
+    controller_view,
     environment_section,
-    episode_family,
-    explore_moves,
     fell_back,
-    go_to_choices,
     merged,
-    shown_commands,
     with_issue,
     working_memory,
 )
-from .guards import GuardDecision, Reason, Situation, guard
 from .prompts import ACTOR, REACT, SAYCAN, expansion_prompt
 from .schemas import CommandReply, Expansion, action_choice
 
@@ -63,7 +63,7 @@ def expand_on_map(action: str, state: AgentState, memory, preset: Preset) -> lis
     """The agent's own commands as single moves along the map: 'go to X' (``go_to``) and 'explore' (``explore``);
     None for any other command, or one the map cannot expand."""
     if preset.explore and is_explore(action):
-        return explore_moves(state, memory)
+        return explore_moves(memory, state.get("location"))
     return expand_go_to(action, state, memory) if preset.go_to else None
 
 
@@ -90,7 +90,7 @@ def _same(command: str) -> str:
 
 
 def expand_step(
-    state: AgentState, context: AgentContext, step: PlanStep, admissible: list[str]
+    state: AgentState, context: AgentContext, view: View, step: PlanStep, admissible: list[str]
 ) -> tuple[list[PlanStep], dict[str, Any]]:
     """DAVIS's actor: the plan step as up to ``actor_commands`` game commands, in order. The first must be a
     valid command now (else no expansion: []); later ones are kept as the game can be sent them, to be
@@ -102,7 +102,7 @@ def expand_step(
         p.GOAL: state.get("goal", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.ADMISSIBLE: shown_commands(state, admissible, keep=[step["action"]]),
+        p.ADMISSIBLE: shown_commands(view.family, view.goal, view.inventory, admissible, keep=[step["action"]]),
         p.OBSERVATION: state.get("observation", ""),
         p.PROPOSED_ACTION: step["action"],
     }
@@ -120,7 +120,7 @@ def expand_step(
         written = as_written(command.action)
         if written is not None:
             commands.append(CommandReply(action=written, expected=command.expected))
-    first = episode_family(state).ground(commands[0].action, admissible) if commands else None
+    first = view.family.ground(commands[0].action, admissible) if commands else None
     if first is None:
         return [], with_issue(update, "actor", INADMISSIBLE) if commands else update
     commands[0] = CommandReply(action=first, expected=commands[0].expected)
@@ -154,9 +154,10 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
             plan = moves + plan[1:]  # an empty expansion (already there) just drops the step
             if moves:
                 break
+    view = controller_view(state, context, session)
     if preset.react_choice:
-        places = go_to_choices(state, session.memory) if preset.go_to and admissible else []
-        return _react(state, context, session, plan, admissible, places)
+        places = go_to_choices(session.memory, view.location) if preset.go_to and admissible else []
+        return _react(state, context, session, view, plan, admissible, places)
     plan = plan or [{"action": safe_command(admissible), "expected": ""}]
     step = plan[0]
     if not preset.grounding:  # DAVIS without its actor: the world model's command goes to the game as written
@@ -170,19 +171,19 @@ def actor(state: AgentState, runtime: Runtime[AgentContext], session: Session) -
         and _same(step["action"]) not in {_same(c) for c in admissible}
         and go_to_target(step["action"]) is None
     ):
-        steps, update = expand_step(state, context, step, admissible)
+        steps, update = expand_step(state, context, view, step, admissible)
         if steps:  # the step as several commands (or one valid one): the plan now holds them in its place
             plan, step = steps + plan[1:], steps[0]
             expanded = [s["action"] for s in steps]
-    command = episode_family(state).ground(step["action"], admissible) if admissible else step["action"]
+    command = view.family.ground(step["action"], admissible) if admissible else step["action"]
     how = How.EXPANDED if expanded else How.GROUNDED
     extra: dict[str, Any] = {"into": expanded} if expanded else {}
-    decision = guard(Situation(state, context, session, step["action"], command))
+    decision = guard(Situation(view, step["action"], command))
     if decision is not None:
         return guarded(decision, step["action"], command, update)
     by = step.get("by", BY_MODEL)
     if command is None:  # the plan's command is not valid as written: the model picks the closest valid one
-        command, update, how = _closest_valid(state, context, step, admissible, update)
+        command, update, how = _closest_valid(state, context, view, step, admissible, update)
         by = BY_FALLBACK if how == How.FALLBACK else BY_MODEL
     return {
         "command": command,
@@ -272,12 +273,19 @@ def _as_planned(step: PlanStep, plan: list[PlanStep], admissible: list[str]) -> 
 
 
 def _closest_valid(
-    state: AgentState, context: AgentContext, step: PlanStep, admissible: list[str], update: dict[str, Any]
+    state: AgentState,
+    context: AgentContext,
+    view: View,
+    step: PlanStep,
+    admissible: list[str],
+    update: dict[str, Any],
 ) -> tuple[str, dict[str, Any], How]:
     """The valid command closest to a step that is not one, as the model picks it: (command, update, how)."""
     how = How.MODEL
     safe = safe_command(admissible)
-    shown = shown_commands(state, admissible, keep=[safe])  # the schema admits the fallback
+    shown = shown_commands(
+        view.family, view.goal, view.inventory, admissible, keep=[safe]
+    )  # the schema admits the fallback
     sections = {
         p.ENVIRONMENT: environment_section(state),
         p.ADMISSIBLE: shown,
@@ -295,7 +303,7 @@ def _closest_valid(
         step=state.get("step", 0),
     )
     update = merged([update, chosen]) if update else chosen  # an expansion that came to nothing is counted too
-    command = episode_family(state).ground(choice.action, admissible)
+    command = view.family.ground(choice.action, admissible)
     if fell_back(chosen, "actor"):
         how = How.FALLBACK
     if command is None:
@@ -307,6 +315,7 @@ def _react(
     state: AgentState,
     context: AgentContext,
     session: Session,
+    view: View,
     plan: list[PlanStep],
     admissible: list[str],
     places: list[str],
@@ -316,14 +325,16 @@ def _react(
     ``go_to`` the choices also hold 'go to <place>' for places the KG's map reaches; choosing one
     plays its first move and keeps the rest as the plan."""
     sections = {
-        **working_memory({**state, "plan": plan}, context, session.past, memory=session.memory),
+        **working_memory({**state, "plan": plan}, context, session),
         p.COMMANDS: None,
         p.PROPOSED_ACTION: plan[0]["action"] if plan else None,
     }
     fallback = plan[0]["action"] if plan else safe_command(admissible)
     if admissible:
-        fallback = episode_family(state).ground(fallback, admissible) or safe_command(admissible)
-    shown = shown_commands(state, admissible, keep=[fallback])  # the schema admits the fallback
+        fallback = view.family.ground(fallback, admissible) or safe_command(admissible)
+    shown = shown_commands(
+        view.family, view.goal, view.inventory, admissible, keep=[fallback]
+    )  # the schema admits the fallback
     sections[p.ADMISSIBLE] = shown + places
     thinks = context.switches.choice_reasoning
     schema = action_choice(shown + places, reasoning=thinks)
@@ -339,7 +350,7 @@ def _react(
     if places and go_to_target(choice.action) is not None:
         moves = expand_go_to(choice.action, state, session.memory)
         if moves:
-            first = episode_family(state).ground(moves[0]["action"], admissible)
+            first = view.family.ground(moves[0]["action"], admissible)
             if first is not None:
                 return {
                     "command": first,
@@ -351,7 +362,7 @@ def _react(
                         plan[0]["action"] if plan else None, first, How.CHOICE, chosen=choice.action, by=BY_MODEL
                     ),
                 }
-    command = episode_family(state).ground(choice.action, admissible) if admissible else choice.action
+    command = view.family.ground(choice.action, admissible) if admissible else choice.action
     if command is None:  # only without the choices in the schema (more than CHOICES_IN_SCHEMA)
         command, update = fallback, with_issue(update, "actor", INADMISSIBLE)
     followed = bool(plan) and command.lower() == " ".join(plan[0]["action"].lower().split())

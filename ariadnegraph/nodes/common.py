@@ -7,7 +7,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.callbacks import dispatch_custom_event
 from langchain_core.language_models import BaseChatModel
@@ -21,10 +21,11 @@ from ..agent.presets import Preset
 from ..agent.records import Feedback, FeedbackSource, PlanStep, feedback, feedback_of
 from ..agent.session import Session
 from ..agent.state import HISTORY_KEPT, AgentState, add_usage
-from ..envs.families import GENERIC, GameFamily, Standing, family_named, family_of
-from ..envs.text import TO_DO, checklist, goal_steps_left, list_item, safe_command
-from ..memory import WorldMemory
-from ..memory import objects as om
+from ..controller.rules import offered_commands, shown_commands
+from ..controller.steps import confirmations
+from ..controller.view import View
+from ..envs.families import GENERIC, GameFamily, family_named, family_of
+from ..envs.text import checklist, safe_command
 from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
 from ..models.local.server import SLOTS
 from ..tracing import name_model_calls
@@ -65,7 +66,7 @@ MODEL_NODES: dict[str, ModelNode] = {
 # script, a fallback for an unusable reply)
 BY_MODEL = "model"
 BY_LIST = "list"
-BY_WALK = "walk"  # toward what the next step needs, seen in another room (nodes/choice.walk_to_step): no model asked
+BY_WALK = "walk"  # toward what the next step needs, seen in another room (controller/steps.way_to_step): no model
 BY_ROUTE = "route"
 BY_SCRIPT = "script"
 BY_FALLBACK = "fallback"
@@ -115,8 +116,31 @@ def _load(context: AgentContext, role: str, *, slot: int | None, max_tokens: int
 
 def episode_family(state: Mapping[str, Any]) -> GameFamily:
     """The episode's game family, as the environment node resolved it at the first step (a state checkpointed before
-    families were kept is resolved from its env spec)."""
+    families were kept is resolved from its env spec). A node with the run's session reads ``session.family``."""
     return family_named(state.get("family")) or (family_of(state["env"]) if state.get("env") else GENERIC)
+
+
+def controller_view(state: Mapping[str, Any], context: AgentContext, session: Session) -> View:
+    """What the controller reads of this step (controller/view.py): the one place a node's state becomes its view (the
+    family as the environment node resolved it for the episode)."""
+    return View(
+        family=episode_family(state),
+        switches=context.switches,
+        memory=session.memory,
+        past=session.past,
+        goal=state.get("goal") or "",
+        observation=state.get("observation") or "",
+        location=state.get("location"),
+        inventory=tuple(state.get("inventory") or ()),
+        valid=tuple(state.get("admissible") or ()),
+        readings=tuple(state.get("readings") or ()),
+        step=state.get("step", 0),
+        score=float(state.get("score", 0.0) or 0.0),
+        progress_step=state.get("progress_step", 0),
+        replans=state.get("replans", 0),
+        avoid=frozenset(state.get("avoid") or ()),
+        env=state.get("env"),
+    )
 
 
 def environment_section(state: Mapping[str, Any]) -> str | None:
@@ -238,79 +262,6 @@ def done_here_section(state: Mapping[str, Any], past: EpisodePast, preset: Prese
     return [p.tried_line(command, answer, count) for command, (count, answer) in tried.items()][-DONE_HERE_SHOWN:]
 
 
-MAX_GO_TO_CHOICES = 8  # 'go to <place>' choices offered beside the game's commands (nearest places first)
-
-
-def go_to_choices(state: Mapping[str, Any], memory: WorldMemory) -> list[str]:
-    """'go to <place>' for the known places the KG's map reaches from here (AriGraph's navigation)."""
-    here = memory.location() or state.get("location")
-    return [f"go to {place}" for place in memory.reachable_places(here)[:MAX_GO_TO_CHOICES]] if here else []
-
-
-def offered_commands(state: Mapping[str, Any], context: AgentContext, memory: WorldMemory | None = None) -> list[str]:
-    """The valid commands a deciding role is offered: all of them, but for those the game family's rules say ruin
-    the episode (``rules_shield``: GameFamily.ruinous) and, with ``pin_readings`` and ``progress_shown``, a text already
-    kept in TEXTS READ read again (it shows nothing new; a small model re-reads what the goal says to read)."""
-    valid = list(state.get("admissible") or [])
-    preset = context.switches
-    if preset.pin_readings and preset.progress_shown:
-        read = {reading.split(":\n", 1)[0].strip().lower() for reading in state.get("readings") or []}
-        valid = [command for command in valid if command.strip().lower() not in read]
-    if not preset.rules_shield or not state.get("env"):
-        return valid
-    return within_rules(state, valid, memory)
-
-
-def breaks_rules(state: Mapping[str, Any], command: str, memory: WorldMemory | None = None) -> str | None:
-    """Why the game family's rules say ``command`` ruins the episode, given what the state holds (what is carried, the
-    texts read, the goal) and what memory has seen in a holder, else None: the one place the rules are asked
-    (GameFamily.ruinous)."""
-    contents = None
-    if memory is not None:
-        view = memory.current()
-
-        def contents(holder: str) -> list[str]:
-            return om.contents(view, memory.key(holder))
-
-    standing = Standing(
-        inventory=list(state.get("inventory") or []),
-        readings=list(state.get("readings") or []),
-        goal=state.get("goal") or "",
-        contents=contents,
-    )
-    return episode_family(state).ruinous(command, standing)
-
-
-def within_rules(state: Mapping[str, Any], commands: Sequence[str], memory: WorldMemory | None = None) -> list[str]:
-    """``commands`` without those the game family's rules say ruin the episode (``breaks_rules``)."""
-    return [command for command in commands if breaks_rules(state, command, memory) is None]
-
-
-def shown_commands(state: Mapping[str, Any], commands: Sequence[str], keep: Sequence[str | None] = ()) -> list[str]:
-    """The commands a model is shown of ``commands`` (valid ones): the game family's cut where it lists too many to
-    read (GameFamily.shown_commands), the goal and what is carried making one relevant; ``keep`` always (the step
-    proposed, a fallback: a choice the schema must admit)."""
-    focus = " ".join([state.get("goal") or "", *(state.get("inventory") or [])])
-    return episode_family(state).shown_commands(commands, focus, [c for c in keep if c])
-
-
-def explore_moves(state: Mapping[str, Any], memory: WorldMemory) -> list[PlanStep] | None:
-    """'explore' as single moves: along the map to the nearest place with an exit not taken yet, then through
-    it (each with the room it should reach; the last one's is not known); None when no such exit is left."""
-    here = memory.location() or state.get("location")
-    if not here:
-        return None
-    best: list[PlanStep] | None = None
-    for place, directions in memory.unexplored_exits().items():
-        if not directions:
-            continue
-        moves = [] if memory.key(place) == memory.key(here) else memory.path(here, place)
-        if moves is not None and (best is None or len(moves) + 1 < len(best)):
-            route: list[PlanStep] = [{"action": f"go {d}", "expected": room} for d, room in moves]
-            best = [*route, {"action": f"go {sorted(directions)[0]}", "expected": ""}]
-    return best
-
-
 def extra_commands(preset: Preset) -> list[str] | None:
     """The EXTRA COMMANDS section: 'go to' and 'explore' where the actor expands them on the KG's map."""
     extra = [GO_TO_COMMAND] if preset.go_to else []
@@ -319,11 +270,6 @@ def extra_commands(preset: Preset) -> list[str] | None:
 
 
 PROGRESS_SHOWN = 12  # the latest commands that raised the score
-
-
-def confirmations(past: EpisodePast) -> list[str]:
-    """What confirms an item of a list read as done: each command that raised the score, with the game's answer."""
-    return [f"{record['action']}\n{record['observation']}" for record in past.score_rises()]
 
 
 def progress_section(past: EpisodePast, preset: Preset) -> list[str] | str | None:
@@ -339,133 +285,6 @@ def progress_section(past: EpisodePast, preset: Preset) -> list[str] | str | Non
             )
         )
     return done[-PROGRESS_SHOWN:] or p.NO_PROGRESS
-
-
-def next_item(state: Mapping[str, Any], context: AgentContext, past: EpisodePast) -> tuple[str | None, str] | None:
-    """The first item marked to do in the lists of the texts read (the latest text first), as (its list's heading,
-    the item); once every item is done, what the goal asks last (no heading); None when no list was read
-    (``pin_readings`` with ``progress_shown``)."""
-    preset = context.switches
-    if not (preset.pin_readings and preset.progress_shown) or not state.get("readings"):
-        return None
-    reports = confirmations(past)
-    listed = False
-    for reading in reversed(state["readings"]):
-        heading = None
-        for line, mark in checklist(reading.splitlines(), reports, state.get("inventory")):
-            if line.strip().endswith(":"):
-                heading = line.strip()
-            listed = listed or mark is not None
-            if mark == TO_DO:
-                return heading, list_item(line)
-    steps = episode_family(state).goal_steps(state.get("goal") or "")
-    return (None, steps[-1]) if listed and steps else None
-
-
-def goal_step_left(state: Mapping[str, Any], context: AgentContext, past: EpisodePast) -> str | None:
-    """Nothing read yet: what a goal of several steps ("read the recipe, cook, eat"; a family may read one step from
-    several clauses: "focus on the sodium chloride") asks first, then, once a command
-    that raised the score carried a step out, the step after it (``pin_readings`` with ``progress_shown``)."""
-    preset = context.switches
-    if not (preset.pin_readings and preset.progress_shown) or state.get("readings"):
-        return None
-    goal, family = state.get("goal") or "", episode_family(state)
-    rises = past.score_rises()
-    # what each command did, as the game's answer names it too ("focus on water" for 'focus on substance in fountain')
-    done = [r.get("action") or "" for r in rises] + [
-        family.what_was_done(r.get("action") or "", r.get("observation") or "") for r in rises
-    ]
-    left = goal_steps_left(goal, done, family.goal_steps(goal), family.carries_out, family.instructs)
-    return left[0] if left else None
-
-
-def said_now(state: Mapping[str, Any], context: AgentContext) -> str | None:
-    """The command the game's latest text says to play now, as the game family reads it (Simon says), with
-    ``pin_readings`` and ``progress_shown`` (what the NEXT STEP is shown with)."""
-    preset = context.switches
-    if not (preset.pin_readings and preset.progress_shown):
-        return None
-    return episode_family(state).said_to_play(state.get("observation") or "")
-
-
-NextStepKind = Literal["said", "listed", "goal", "key"]
-
-
-@dataclass(frozen=True)
-class NextStep:
-    """What the next step asks, and where it comes from (``kind``): ``said``, the game's latest text says to play it
-    now; ``listed``, the first item to do of a list read, under its heading (no heading: every item is done and this
-    is what the goal asks last); ``goal``, nothing read yet and this is a step of the goal (``first``: its first);
-    ``key``, a text read said a key held opens a lock memory has not seen open (``key``: that key)."""
-
-    kind: NextStepKind
-    text: str
-    heading: str | None = None
-    first: bool = False
-    key: str | None = None
-
-    @property
-    def word_for_word(self) -> bool:
-        """Said now or listed: played even when it changes nothing and was played before (Simon says 'examine pea'
-        twice). A goal's step is not: it is done once the score rises, and reading the recipe again would not."""
-        return self.kind in ("said", "listed")
-
-    def line(self) -> str:
-        """The NEXT STEP section."""
-        if self.kind == "said":
-            return p.said_now(self.text)
-        if self.kind == "goal":
-            return p.goal_first(self.text) if self.first else p.goal_next(self.text)
-        if self.kind == "key":
-            return p.key_opens(self.text, self.key or "key")
-        return p.step_line(self.heading, self.text) if self.heading is not None else p.all_done(self.text)
-
-
-def next_step(state: Mapping[str, Any], context: AgentContext, session: Session) -> NextStep | None:
-    """What the next step asks, in this order: what the game's latest text says to play now, else the first item to
-    do of a list read (every item done: what the goal asks last), else, nothing read yet, the goal's next step, else
-    (``object_memory``) a lock a text said a held key opens; None when the goal alone says what to do."""
-    if said := said_now(state, context):
-        return NextStep("said", said)
-    if item := next_item(state, context, session.past):
-        return NextStep("listed", item[1], heading=item[0])
-    if (left := goal_step_left(state, context, session.past)) is not None:
-        first = episode_family(state).goal_steps(state.get("goal") or "")[0]
-        return NextStep("goal", left, first=left == first)
-    return lock_to_open(session.memory) if context.switches.object_memory else None
-
-
-def lock_to_open(memory: WorldMemory) -> NextStep | None:
-    """The first lock a text read said a held key opens, not seen open yet: unlock it with that key, or, unlocked
-    already, open it (a treasure hunt's notes: "The key 2 unlocks Red locker.")."""
-    found = om.locks_to_open(memory.current(), memory.ever_open())
-    if not found:
-        return None
-    # a lock memory has seen first: a name no thing has (a note read awry) never hides one that has
-    seen = [lock for lock in found if memory.last_seen(lock[1]) is not None]
-    key, lock, state = (seen or found)[0]
-    key, lock = memory.entity_name(key), memory.entity_name(lock)
-    text = f"open {lock}" if state == "closed" else f"unlock {lock} with {key}"
-    return NextStep("key", text, key=key)
-
-
-def needed_item(state: Mapping[str, Any], context: AgentContext, session: Session) -> str | None:
-    """What the next step asks for (WHERE looks for it), or None."""
-    step = next_step(state, context, session)
-    return step.text if step is not None else None
-
-
-def step_command(state: Mapping[str, Any], step: str, admissible: Sequence[str]) -> str | None:
-    """The one valid command that does a step word for word, as written or as the game family words it; else the one
-    that takes the tool the step needs and the inventory lacks ("chop the tuna": take the knife)."""
-    family = episode_family(state)
-    if (command := family.command_for_item(step, admissible)) is not None:
-        return command
-    held = " ".join(state.get("inventory") or []).lower()
-    for tool in family.tools_needed(step):
-        if tool not in held and (command := family.command_for_item(tool, admissible)) is not None:
-            return command
-    return None
 
 
 def readings_section(state: Mapping[str, Any], past: EpisodePast, preset: Preset) -> list[str] | str | None:
@@ -491,16 +310,14 @@ def belief_section(state: Mapping[str, Any], preset: Preset) -> str | None:
 
 
 def working_memory(
-    state: AgentState,
-    context: AgentContext,
-    past: EpisodePast,
-    preset: Preset | None = None,
-    memory: WorldMemory | None = None,
+    state: AgentState, context: AgentContext, session: Session, preset: Preset | None = None
 ) -> dict[str, object]:
-    """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out. ``memory``:
-    what the rules shield may ask of what a holder holds (ScienceWorld's 'focus on substance in fountain')."""
+    """What the preset shows its deciding roles (planner, ReAct actor); sections it lacks are left out. The valid
+    commands are offered as the controller offers them (controller/rules.py: what the family's rules forbid left out,
+    asking memory what a holder holds)."""
     preset = preset or context.switches
     history = preset.history_length
+    past, view = session.past, controller_view(state, context, session)
     return {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
@@ -512,7 +329,7 @@ def working_memory(
         p.OBSERVATION: state.get("observation", ""),
         p.LOCATION: state.get("location") or p.UNKNOWN,
         p.INVENTORY: p.inventory_text(state.get("inventory")),
-        p.ADMISSIBLE: shown_commands(state, offered_commands(state, context, memory)),
+        p.ADMISSIBLE: shown_commands(view.family, view.goal, view.inventory, offered_commands(view)),
         p.BELIEF: belief_section(state, preset),
         p.MEMORY: (state.get("memory_text") or []) if preset.memory_facts_shown else None,
         p.EPISODES: (state.get("episodes_text") or []) if preset.retrieval in EPISODE_RETRIEVALS else None,

@@ -18,6 +18,7 @@ from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.records import feedback
 from ..agent.state import AgentState
+from ..controller.rules import shown_commands
 from ..envs.families import GameFamily
 from ..envs.text import go_to_target, is_listed, safe_command
 from .common import (
@@ -28,7 +29,6 @@ from .common import (
     environment_section,
     episode_family,
     extra_commands,
-    shown_commands,
     with_issue,
 )
 from .prompts import CRITIC, CRITIC_REASONED
@@ -51,15 +51,17 @@ def is_valid_command(
 def critic_sections(state: AgentState, preset: Preset, proposed: str, expected: str | None) -> dict[str, object]:
     """What the critic reads: the last outcome against what was expected of it, and the next command to judge."""
     rewards = preset.expected_rewards and expected is not None
-    valid = state.get("admissible") or []
-    judged = episode_family(state).ground(proposed, valid) if valid else None  # shown whatever the cut: it is judged
+    valid, family = state.get("admissible") or [], episode_family(state)
+    judged = family.ground(proposed, valid) if valid else None  # shown whatever the cut: it is judged
     return {
         p.ENVIRONMENT: environment_section(state),
         p.GOAL: state.get("goal", ""),
         # the subgoal the proposed command serves: STMA's critic judges against it first (appendix D.5)
         p.SUBGOAL: (state.get("subgoal") or p.NONE) if preset.precheck else None,
         p.COMMANDS: extra_commands(preset),
-        p.ADMISSIBLE: shown_commands(state, valid, keep=[judged]),
+        p.ADMISSIBLE: shown_commands(
+            family, state.get("goal") or "", state.get("inventory") or [], valid, keep=[judged]
+        ),
         p.BELIEF: belief_section(state, preset),
         p.SPATIAL: state.get("spatial_belief") if preset.aggregator == "llm" else None,
         p.LAST_ACTION: state.get("last_action") or p.NONE,

@@ -66,7 +66,7 @@ def imagine_step(state: AgentState, context: AgentContext, session: Session) -> 
         schema=Plan,
         system=rollout_prompt(preset.expected_rewards),
         sections={
-            **working_memory(state, context, session.past, memory=session.memory),
+            **working_memory(state, context, session),
             p.NOTES: (state.get("notes") or []) if rollout else [],  # the monologue of this rollout only
             p.PREDICTED: p.prediction_lines(rollout) or p.NONE,
         },
@@ -104,7 +104,7 @@ def goal_plan(state: AgentState, context: AgentContext, session: Session) -> dic
         node="planner",
         schema=GoalPlan,
         system=PLANNER_GOALS,
-        sections=working_memory(state, context, session.past, memory=session.memory),
+        sections=working_memory(state, context, session),
         fallback=fallback,
         step=state.get("step", 0),
     )
@@ -145,7 +145,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
             node="planner",
             schema=Plan,
             system=system,
-            sections=working_memory(state, context, session.past, memory=session.memory),
+            sections=working_memory(state, context, session),
             fallback=fallback_plan(state),
             step=state.get("step", 0),
         )

@@ -368,10 +368,10 @@ def test_the_living_thing_focused_on_is_carried_and_moved_by_the_name_memory_giv
     in the workshop" named nothing the game took. Memory names it as the game's commands do ("adult pea plant"),
     remembers the focus, and finding takes it and words the step on it: the game takes each command and the task is
     won."""
+    from ariadnegraph.controller import finding
     from ariadnegraph.envs.families import family_of
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.memory import objects as om
-    from ariadnegraph.nodes import finding
 
     science, memory = family_of("scienceworld:find-living-thing"), WorldMemory()
 
@@ -387,8 +387,7 @@ def test_the_living_thing_focused_on_is_carried_and_moved_by_the_name_memory_giv
         assert om.focused_names(memory.current()) == ["pea plant"]
         found = finding.needs(move, science, memory, seen.location, goal)
         assert (found[0].thing, found[0].picked) == ("adult pea plant", True)
-        take = finding.next_move(found, [], memory, {"location": seen.location, "admissible": seen.admissible_actions},
-                                 science)  # fmt: skip
+        take = finding.next_move(found, [], memory, seen.admissible_actions, seen.location, science)
         assert take[0] == "pick up adult pea plant"
         for step, command in enumerate([take[0], "go to hallway", "go to workshop"], start=4):
             seen = play(env, step, command)
@@ -405,9 +404,9 @@ def test_codes_search_and_walk_teleport_to_each_room_and_the_task_is_won():
     no model) searches the house and carries the gallium to the blast furnace, a room never visited and the foundry one
     'teleport to' away (without it the search alone went back through the hallway four times, 22 moves, and the walk
     to the furnace took four more); the game takes every command and the task is won."""
+    from ariadnegraph.controller import finding
     from ariadnegraph.envs.families import family_of
     from ariadnegraph.memory import WorldMemory
-    from ariadnegraph.nodes import finding
 
     science, memory = family_of("scienceworld:melt"), WorldMemory()
 
@@ -423,7 +422,7 @@ def test_codes_search_and_walk_teleport_to_each_room_and_the_task_is_won():
                 does = science.command_for_item(step, valid)
                 if does is None or finding.done_elsewhere(found, seen.location, seen.inventory or []):
                     leads = finding.leads(memory, seen.location, found, science, valid)
-                    way = finding.next_move(found, leads, memory, {"location": seen.location, "admissible": valid}, science)
+                    way = finding.next_move(found, leads, memory, valid, seen.location, science)
                     assert way is not None, (step, played)
                     seen = play(env, len(played) + 1, way[0])
                     played.append(way[0])

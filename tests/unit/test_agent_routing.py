@@ -10,6 +10,8 @@ from ariadnegraph import prompting as p
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.presets import PRESETS, switch_values
 from ariadnegraph.agent.readers import MemoryView
+from ariadnegraph.controller.rules import offered_commands
+from ariadnegraph.controller.steps import explore_moves, goal_step_left, next_step, said_now
 from ariadnegraph.envs.families import family_of
 from ariadnegraph.graphs import agent
 from ariadnegraph.models import call_structured
@@ -18,7 +20,7 @@ from ariadnegraph.nodes import critic as critic_module
 from ariadnegraph.nodes import planner as planner_module
 from ariadnegraph.nodes.prompts import CRITIC_REASONED
 from ariadnegraph.nodes.schemas import Critique, Plan, ReasonedCritique
-from tests.fakes import FakePast, QueuedChatModel, fake_session, record_step, structured, tool_reply
+from tests.fakes import FakePast, QueuedChatModel, fake_session, record_step, structured, tool_reply, view_of
 
 
 def use_model(monkeypatch, model: QueuedChatModel) -> QueuedChatModel:
@@ -550,7 +552,7 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
     memory = WorldMemory()  # corridor (exits north, east) -> north: bedroom (exit south); east never taken
     memory.observe(0, "-= Corridor =-", [("player", "in", "corridor"), ("corridor", "has exit", "north"), ("corridor", "has exit", "east")])
     memory.observe(1, "-= Bedroom =-", [("player", "in", "bedroom"), ("bedroom", "north of", "corridor"), ("bedroom", "has exit", "south")])
-    assert common.explore_moves({"location": "bedroom"}, memory) == [{"action": "go south", "expected": "corridor"},
+    assert explore_moves(memory, "bedroom") == [{"action": "go south", "expected": "corridor"},
                                                                       {"action": "go east", "expected": ""}]
     session = fake_session(memory)
     tried: dict = {}
@@ -569,7 +571,7 @@ def test_ariadne_explores_on_request_and_instead_of_pacing_between_places_seen(m
     assert paced["decided"]["actor"][0]["how"] == "explore"
     memory.observe(3, "-= Kitchen =-", [("player", "in", "kitchen"), ("kitchen", "east of", "corridor")])
     memory.observe(4, "-= Corridor =-", [("player", "in", "corridor")])
-    assert common.explore_moves({"location": "corridor"}, memory) is None
+    assert explore_moves(memory, "corridor") is None
     assert actor_module.actor({**state, "location": "corridor", "admissible": ["go north", "go east"],
                                "plan": [{"action": "go north", "expected": ""}]}, ariadne, session)["command"] == "go east"
     tried["go east"] = (3, "-= Kitchen =-")  # walked more than the pacing move: the move is played
@@ -626,8 +628,8 @@ def test_ariadne_never_plays_what_the_rules_rule_out_and_never_offers_it(monkeyp
     assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, forgetful, session)["command"] == "look"
     tried["look"] = (2, "-= Kitchen =-")  # the same situation again: a way out
     assert actor_module.actor({**state, "replans": 2, "avoid": ["cook carrot with stove"]}, forgetful, session)["command"] == "go east"
-    assert common.offered_commands(state, ariadne.context) == ["go east", "look"]
-    assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]
+    assert offered_commands(view_of(state, ariadne.context)) == ["go east", "look"]
+    assert offered_commands(view_of(state, runtime(preset="react").context)) == state["admissible"]
 
 
 def test_ariadne_does_not_play_a_third_time_what_changed_nothing_when_the_replans_are_used_up(monkeypatch):
@@ -740,10 +742,10 @@ def test_scienceworld_the_way_forward_stays_while_which_one_of_the_kind_here_is_
     forward searched the house for "the animal" while the walk brought the player back, 40 steps. With the choice the
     model's and the animals here, the way forward stays: a look at one of them not taken yet, then time let pass; and
     WHERE lists the choice."""
+    from ariadnegraph.controller.steps import where_section
     from ariadnegraph.envs.families.base import Observed
     from ariadnegraph.memory import WorldMemory
     from ariadnegraph.nodes import actor as actor_module
-    from ariadnegraph.nodes import choice as choice_module
 
     science, memory = family_of("scienceworld:lifespan-longest-lived"), WorldMemory()
     outside = ("This outside location is called the outside. Here you see: \n\tthe agent\n\tan axe\n\ta baby beaver"
@@ -764,7 +766,7 @@ def test_scienceworld_the_way_forward_stays_while_which_one_of_the_kind_here_is_
     assert why == "which animal the step means is the model's: focus on baby baby beaver, focus on baby baby mouse"
     played.add("look at baby baby beaver")
     assert actor_module.actor(state, ariadne, fake_session(memory, past=past))["command"] == "wait1"
-    where = choice_module.where_section(state, ariadne.context, fake_session(memory, past=past))
+    where = where_section(view_of(state, ariadne.context, fake_session(memory, past=past)))
     assert where[-1] == "which animal: yours to choose, one of focus on baby baby beaver, focus on baby baby mouse"
 
 
@@ -1033,7 +1035,7 @@ def test_ariadne_follows_a_list_read_in_code_and_asks_the_model_only_where_no_co
     assert update["plan"][0]["action"] == "go west"
     assert len(model.calls) == 2
     assert sections_of(model.calls[1])[p.NEXT_STEP].startswith("Read the recipe in the cookbook (the GOAL's first step")
-    assert common.next_step({**unread, "env": "coin:1", "goal": "Find the coin"}, ariadne.context, session) is None  # one step: the goal says it
+    assert next_step(view_of({**unread, "env": "coin:1", "goal": "Find the coin"}, ariadne.context, session)) is None  # one step: the goal says it
 
 
 def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it_was_seen(monkeypatch, tmp_path):
@@ -1042,8 +1044,8 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
     import json
     from pathlib import Path
 
+    from ariadnegraph.controller.steps import where_section
     from ariadnegraph.memory import WorldMemory
-    from ariadnegraph.nodes.choice import where_section
     from ariadnegraph.nodes.memory_update import memory_update
     from ariadnegraph.runs import RunDir
 
@@ -1062,14 +1064,14 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
 
     for step in recorded["steps"][:8]:  # Key 1 taken, Room C's Red locker seen, the White locker unlocked and opened
         state = seen(step)
-    assert common.next_step(state, context.context, session) is None  # Key 1's locker is open: nothing a note says left
+    assert next_step(view_of(state, context.context, session)) is None  # Key 1's locker is open: nothing a note says left
     state = seen(recorded["steps"][8])  # Key 2 taken: no note read about it yet
-    assert common.next_step(state, context.context, session) is None
+    assert next_step(view_of(state, context.context, session)) is None
     state = seen(recorded["steps"][9])  # "The key 2 unlocks Red locker."
-    step = common.next_step(state, context.context, session)
+    step = next_step(view_of(state, context.context, session))
     assert (step.kind, step.text) == ("key", "unlock red locker with key 2")
     assert "you hold the key 2" in step.line()
-    assert where_section(state, context.context, session)[0] == "red locker: in the Room C; the way there: go west, go west"
+    assert where_section(view_of(state, context.context, session))[0] == "red locker: in the Room C; the way there: go west, go west"
     # away from it, code walks the way there, the model not asked (the 1.5B on hunt, shown the way, walked 30 steps
     # elsewhere with the golden key held, 2026-11-28); with object memory or list following off, the model chooses
     model = use_model(monkeypatch, QueuedChatModel(replies=[]))
@@ -1102,9 +1104,9 @@ def test_ariadne_next_step_is_the_lock_a_note_says_a_held_key_opens_and_where_it
     assert len(model.calls) == 3
     # unlocked, it is opened; once seen open, no note asks anything
     session.memory.observe(10, "You unlock the Red locker.", [("red locker", "is", "closed")], [], action="unlock Red locker with Key 2")
-    assert common.next_step(state, context.context, session).text == "open red locker"
+    assert next_step(view_of(state, context.context, session)).text == "open red locker"
     session.memory.observe(11, "You open the Red locker.", [("red locker", "is", "open")], [], action="open Red locker")
-    assert common.next_step(state, context.context, session) is None
+    assert next_step(view_of(state, context.context, session)) is None
 
 
 def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypatch, tmp_path):
@@ -1135,26 +1137,26 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
 
     state = {**STATE, "env": "twx:mapreader", "readings": [], "goal": goal, "inventory": [], "location": "bar"}
     context = runtime(preset="ariadne").context
-    assert common.next_step(state, context, session).line().startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
+    assert next_step(view_of(state, context, session)).line().startswith("Your task is to take the coin that is located in the shower (the GOAL's first step")
     record_step(session, {"step": 1, "action": "move west", "observation": "You are in the shower.", "score": 0, "trail": "1"})
     record_step(session, {"step": 2, "action": "take coin", "observation": "You take the coin.", "score": 0.5, "trail": "2"})
-    assert common.next_step({**state, "inventory": ["coin"]}, context, session).line().startswith("put the coin into the box found in the bar (the GOAL's next step")
+    assert next_step(view_of({**state, "inventory": ["coin"]}, context, session)).line().startswith("put the coin into the box found in the bar (the GOAL's next step")
     # a family's lone step is followed when it instructs and is not the goal's opening itself
     conductive_state = {**state, "env": "scienceworld:test-conductivity", "goal": conductive, "location": "kitchen"}
-    assert common.goal_step_left(conductive_state, context, session.past) == "focus on the sodium chloride"
+    assert goal_step_left(view_of(conductive_state, context, session)) == "focus on the sodium chloride"
     pecking = ("Your task is to read and follow the instructions book found in the environment. A map is provided, that "
                "you may find helpful.")  # TWX peckingorder: its one instruction is the goal's opening, no step to follow
-    assert common.goal_step_left({**state, "env": "twx:peckingorder", "goal": pecking}, context, session.past) is None
+    assert goal_step_left(view_of({**state, "env": "twx:peckingorder", "goal": pecking}, context, session)) is None
     stages = ("Your task is to focus on the life stages of the frog, starting from earliest to latest. The frog is in "
               "the 'outside' location.")  # read as "starting from earliest to latest": no instruction
-    assert common.goal_step_left({**state, "env": "scienceworld:identify-life-stages-1", "goal": stages}, context, session.past) is None
-    assert common.goal_step_left({**state, "env": "cooking:1", "goal": ""}, context, session.past) is None  # no goal: no crash
+    assert goal_step_left(view_of({**state, "env": "scienceworld:identify-life-stages-1", "goal": stages}, context, session)) is None
+    assert goal_step_left(view_of({**state, "env": "cooking:1", "goal": ""}, context, session)) is None  # no goal: no crash
     # a step naming a kind is carried out by a focus on a thing of that kind that raised the score
     find = "Your task is to find a(n) living thing. First, focus on the thing. Then, move it to the red box in the workshop."
     finding_state = {**state, "env": "scienceworld:find-living-thing", "goal": find}
-    assert common.goal_step_left(finding_state, context, session.past) == "focus on the living thing"
+    assert goal_step_left(view_of(finding_state, context, session)) == "focus on the living thing"
     record_step(session, {"step": 3, "action": "focus on adult bee", "observation": "You focus on the adult bee.", "score": 0.9, "trail": "3"})
-    assert common.goal_step_left(finding_state, context, session.past) == "move the living thing to the red box in the workshop"
+    assert goal_step_left(view_of(finding_state, context, session)) == "move the living thing to the red box in the workshop"
 
 
 def test_ariadne_keeps_the_instructions_the_start_states_once_and_follows_them_in_order(monkeypatch, tmp_path):
@@ -1224,7 +1226,7 @@ def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monke
         state = {**STATE, "env": "twx:simonsays10", "goal": "Your task is to do exactly what Simon says.",
                  "readings": [], "inventory": [], "admissible": valid, "step": step,
                  "observation": f"Simon says, '{command}'.", "replans": 0}
-        assert common.next_step(state, ariadne.context, session).line().startswith(f"{command} (what the game's latest")
+        assert next_step(view_of(state, ariadne.context, session)).line().startswith(f"{command} (what the game's latest")
         plan = planner_module.planner(state, ariadne, session)["plan"]
         update = actor_module.actor({**state, "plan": plan}, ariadne, session)
         played.append(update["command"])
@@ -1233,15 +1235,15 @@ def test_ariadne_plays_what_simon_says_now_even_a_command_it_played_before(monke
     assert model.calls == []
     assert family_of("twx:simonsayswithmemory10").said_to_play("Simon says, take these actions in order: a, b") is None
     react = runtime(preset="react")  # no NEXT STEP: the model reads the game's text itself
-    assert common.said_now({**STATE, "env": "twx:simonsays10", "observation": "Simon says, 'touch pea'."}, react.context) is None
+    assert said_now(view_of({**STATE, "env": "twx:simonsays10", "observation": "Simon says, 'touch pea'."}, react.context)) is None
 
 
 def test_ariadne_does_not_offer_reading_again_a_text_it_keeps(monkeypatch):
     state = {**STATE, "env": "cooking:1", "readings": ["examine cookbook:\nIngredients:\ncarrot"],
              "admissible": ["examine cookbook", "examine table", "look"]}
-    assert common.offered_commands(state, runtime(preset="ariadne").context) == ["examine table", "look"]
-    assert common.offered_commands({**state, "readings": []}, runtime(preset="ariadne").context) == state["admissible"]
-    assert common.offered_commands(state, runtime(preset="react").context) == state["admissible"]
+    assert offered_commands(view_of(state, runtime(preset="ariadne").context)) == ["examine table", "look"]
+    assert offered_commands(view_of({**state, "readings": []}, runtime(preset="ariadne").context)) == state["admissible"]
+    assert offered_commands(view_of(state, runtime(preset="react").context)) == state["admissible"]
 
 
 def test_stma_critic_rejects_a_command_the_game_would_not_take_and_the_planner_hears_why(monkeypatch):
@@ -1486,21 +1488,22 @@ def test_ariadne_scienceworld_focuses_on_the_water_seen_elsewhere_once_the_room_
     # "You focus on the water." (60 points): the step is done, and not played again (it was, three times)
     record_step(session, {"step": 3, "action": "focus on substance in fountain", "observation": "You focus on the water.",
                              "score": 60, "trail": "3"})
-    assert common.next_step({**there, "step": 4}, context.context, session) is None
+    assert next_step(view_of({**there, "step": 4}, context.context, session)) is None
     # the kitchen not searched yet (its cupboard never seen open): the fountain's is not taken for the task's
     unsearched = kitchen.replace("\nYou also see", "\n\ta cupboard. The cupboard door is closed. \nYou also see")
     session = new_session("unsearched")
     seen(0, None, outside, "outside", ["go to kitchen", "look around"])
     seen(1, "go to kitchen", unsearched, "kitchen", ["go to outside", "look around", "open cupboard"])
     here = seen(2, "go to outside", outside, "outside", there["admissible"])
-    assert common.next_step(here, context.context, session).text == "focus on the water"
+    assert next_step(view_of(here, context.context, session)).text == "focus on the water"
     back = planner_module.planner(here, context, session)  # the water not seen where the task says: code walks there
     assert back["plan"][0]["action"] == "go to kitchen"
     assert back["plan"][0]["by"] == "walk"
     assert not model.calls
-    from ariadnegraph.nodes.choice import goal_step_here
+    from ariadnegraph.controller.steps import goal_step_here
 
-    assert goal_step_here(here, common.next_step(here, context.context, session), session, here["admissible"]) is None
+    view = view_of(here, context.context, session)
+    assert goal_step_here(view, next_step(view), here["admissible"]) is None
 
 
 def test_a_command_the_game_said_did_nothing_is_not_played_again_in_the_same_situation(monkeypatch):
@@ -1527,7 +1530,7 @@ def test_a_command_the_game_said_did_nothing_is_not_played_again_in_the_same_sit
 def test_a_move_to_the_room_the_player_is_in_is_no_way_out():
     """Held-out measure-melting-point#0: the way forward played 'teleport to bathroom' in the bathroom as "a way out
     not taken from here", and the model a third time."""
-    from ariadnegraph.nodes.guards import leaves
+    from ariadnegraph.controller.guards import leaves
 
     assert not leaves("teleport to bathroom", "bathroom")
     assert not leaves("go to the Bathroom", "bathroom")

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from ariadnegraph.controller.rules import within_rules
 from ariadnegraph.envs import families
 from ariadnegraph.envs.families import GENERIC, Observed, Standing, family_of
-from ariadnegraph.nodes.common import within_rules
+from tests.fakes import fake_session, view_of
 
 OBSERVATIONS = Path(__file__).parent.parent / "fixtures" / "observations"
 
@@ -131,9 +132,9 @@ def test_cooking_an_ingredient_otherwise_than_the_recipe_read_says_is_ruled_out(
 
 def test_the_shield_keeps_every_other_command():
     valid = ["cook red bell pepper with stove", "chop red bell pepper with knife", "eat red bell pepper", "prepare meal", "go south"]
-    assert within_rules({"env": "cooking:1", "inventory": ["roasted red bell pepper", "knife"]}, valid) == [
+    assert within_rules(view_of({"env": "cooking:1", "inventory": ["roasted red bell pepper", "knife"]}), valid) == [
         "chop red bell pepper with knife", "prepare meal", "go south"]
-    assert within_rules({"env": "coin:1", "inventory": ["roasted red bell pepper"]}, valid) == valid
+    assert within_rules(view_of({"env": "coin:1", "inventory": ["roasted red bell pepper"]}), valid) == valid
 
 
 def test_a_cooking_direction_is_worded_as_the_command_that_does_it():
@@ -518,7 +519,7 @@ def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, 
     assert (why is not None) == ruled_out
     assert why is None or "fails the task" in why or "resets the task" in why
     state = {"env": "scienceworld:melt", "goal": goal, "inventory": []}
-    assert within_rules(state, [command, "look around"]) == (["look around"] if ruled_out else [command, "look around"])
+    assert within_rules(view_of(state), [command, "look around"]) == (["look around"] if ruled_out else [command, "look around"])
 
 
 def test_scienceworld_a_focus_on_a_substance_in_a_holder_is_the_tasks_when_memory_saw_it_there():
@@ -538,8 +539,8 @@ def test_scienceworld_a_focus_on_a_substance_in_a_holder_is_the_tasks_when_memor
     memory = WorldMemory()
     memory.observe(0, "", [("player", "in", "outside"), ("fountain", "in", "outside"), ("water", "in", "fountain")], [])
     state = {"env": "scienceworld:test-conductivity", "goal": goal, "inventory": []}
-    assert within_rules(state, ["focus on substance in fountain"], memory) == ["focus on substance in fountain"]
-    assert within_rules(state, ["focus on substance in fountain"]) == []
+    assert within_rules(view_of(state, session=fake_session(memory)), ["focus on substance in fountain"]) == ["focus on substance in fountain"]
+    assert within_rules(view_of(state), ["focus on substance in fountain"]) == []
 
 
 def test_scienceworld_a_kind_picked_by_a_criterion_is_not_any_one_of_the_kind():

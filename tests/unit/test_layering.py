@@ -20,6 +20,7 @@ LAYERS: list[set[str]] = [
     {"", "config", "prompting", "runs", "fetch", "vocabulary", "lazy"},  # no imports from the package
     {"memory", "envs", "models", "tools", "tracing"},  # the world, the models and what reads them
     {"agent"},  # context, presets, state, the live session of a run
+    {"controller"},  # what code proposes and vetoes, read from one typed view of the step
     {"nodes"},  # one role each
     {"agentkit"},  # declared thought graphs (AgentKit), compiled from YAML; they call models as nodes do
     {"graphs"},  # the state machines
@@ -27,7 +28,11 @@ LAYERS: list[set[str]] = [
 ]
 # Modules of nodes/ that nodes share; every other file there is one node, importing none of the others.
 SHARED_NODE_MODULES = {"ariadnegraph.nodes", "ariadnegraph.nodes.common", "ariadnegraph.nodes.prompts", "ariadnegraph.nodes.schemas",
-                       "ariadnegraph.nodes.guards", "ariadnegraph.nodes.finding", "ariadnegraph.nodes.choice"}
+                       "ariadnegraph.nodes.choice"}
+# What the controller may not read: the agent's state, context and session (it reads its own typed view, built by
+# nodes/common.controller_view), and no node (it sits below them).
+CONTROLLER_FORBIDS = ("ariadnegraph.agent.state", "ariadnegraph.agent.context", "ariadnegraph.agent.session",
+                      "ariadnegraph.nodes", "ariadnegraph.models")
 
 
 def module_name(path: Path) -> str:
@@ -87,6 +92,14 @@ def test_no_node_imports_another_node():
     crossing = sorted(f"{a} -> {b}" for a, b in import_graph().edges
                       if a in nodes and b in nodes and b not in SHARED_NODE_MODULES and a not in SHARED_NODE_MODULES)
     assert crossing == []
+
+
+def test_the_controller_reads_its_view_not_the_agents_state_context_or_session():
+    controller = [m for m in MODULES if m.startswith("ariadnegraph.controller")]
+    assert "ariadnegraph.controller.guards" in controller  # (the scan sees the package)
+    reads = sorted(f"{a} -> {b}" for a, b in import_graph().edges
+                   if a in controller and any(b == f or b.startswith(f + ".") for f in CONTROLLER_FORBIDS))
+    assert reads == []
 
 
 def test_the_checks_see_what_they_must():

@@ -4,10 +4,10 @@ it was, and where to search. Driven by recorded TextWorld observations (tests/fi
 
 from __future__ import annotations
 
+from ariadnegraph.controller import finding
 from ariadnegraph.memory import objects as om
-from ariadnegraph.nodes import finding
 from ariadnegraph.tools.kg_tools import KGReader, where_is
-from tests.fakes import fake_session
+from tests.fakes import fake_session, view_of
 from tests.recorded import remembered_cooking as remembered
 
 
@@ -64,8 +64,8 @@ def test_what_the_next_step_needs_where_it_is_and_what_gets_it():
     assert shut == ["block of cheese: not seen yet", "search here: open oven, open screen door, go west"]
     pantry = finding.where_lines(cheese, finding.leads(memory, "Pantry"), memory, "Pantry")
     assert pantry == ["block of cheese: not seen yet", "search elsewhere: go to Kitchen, then open fridge, open oven, open screen door"]
-    assert finding.next_move(cheese, finding.leads(memory, "Kitchen"), memory, state, cooking)[0] == "open fridge"
-    assert finding.next_move(finding.needs("slice the tomato", cooking, memory, "Kitchen"), [], memory, state, cooking)[0] == "take tomato from counter"
+    assert finding.next_move(cheese, finding.leads(memory, "Kitchen"), memory, state["admissible"], state["location"], cooking)[0] == "open fridge"
+    assert finding.next_move(finding.needs("slice the tomato", cooking, memory, "Kitchen"), [], memory, state["admissible"], state["location"], cooking)[0] == "take tomato from counter"
 
 
 def test_a_step_done_in_a_room_walks_there():
@@ -76,10 +76,10 @@ def test_a_step_done_in_a_room_walks_there():
     found = finding.needs("prepare meal", cooking, memory, "Pantry")
     assert [(n.thing, n.place, n.here) for n in found] == [("Kitchen", True, False)]
     assert finding.where_lines(found, [], memory, "Pantry") == ["Kitchen: go west"]
-    move = finding.next_move(found, [], memory, {"location": "Pantry", "admissible": ["go west", "look"]}, cooking)
+    move = finding.next_move(found, [], memory, ["go west", "look"], "Pantry", cooking)
     assert move == ("go west", "the step is done in Kitchen")
     assert finding.next_move(finding.needs("prepare meal", cooking, memory, "Kitchen"), [], memory,
-                             {"location": "Kitchen", "admissible": ["prepare meal"]}, cooking) is None  # here: the step is the list's
+                             ["prepare meal"], "Kitchen", cooking) is None  # here: the step is the list's
 
 
 def test_a_thing_the_task_places_in_another_room_is_not_the_one_lying_here_until_that_room_is_searched():
@@ -104,18 +104,18 @@ def test_a_thing_the_task_places_in_another_room_is_not_the_one_lying_here_until
     state = {"location": "Kitchen", "admissible": ["take knife from counter", "go west", "look"]}
     found = finding.needs("take the knife", family, memory, "Kitchen", goal)
     assert [(n.thing, n.holder, n.place) for n in found] == [("knife", None, False), ("Garden", "Garden", True)]
-    assert finding.next_move(found, [], memory, state, family) == ("go west", "the step is done in Garden")
+    assert finding.next_move(found, [], memory, state["admissible"], state["location"], family) == ("go west", "the step is done in Garden")
     assert finding.done_elsewhere(found, "Kitchen")
     assert not finding.done_elsewhere(found, None)  # where the player is not known: no veto
     assert not finding.done_elsewhere(finding.needs("take the knife", family, memory, "Kitchen", "Take it."), "Kitchen")
     anywhere = finding.needs("take the knife", family, memory, "Kitchen", "Take the knife.")  # the task says nothing
-    assert finding.next_move(anywhere, [], memory, state, family)[0] == "take knife from counter"
+    assert finding.next_move(anywhere, [], memory, state["admissible"], state["location"], family)[0] == "take knife from counter"
     # the garden visited, nothing in it to open: the knife here is the one left
     memory.observe(4, "-= Garden =-", [("player", "in", "Garden")], [])
     searched = finding.needs("take the knife", family, memory, "Kitchen", goal)
     assert [(n.thing, n.holder, n.here) for n in searched][0] == ("knife", "counter", True)
     assert not finding.done_elsewhere(searched, "Kitchen")
-    assert finding.next_move(searched, [], memory, state, family)[0] == "take knife from counter"
+    assert finding.next_move(searched, [], memory, state["admissible"], state["location"], family)[0] == "take knife from counter"
 
 
 def test_a_thing_not_seen_yet_is_searched_for_and_the_room_it_is_told_to_be_in_is_searched_first():
@@ -138,13 +138,13 @@ def test_a_thing_not_seen_yet_is_searched_for_and_the_room_it_is_told_to_be_in_i
     assert sorted(map(str, nearest)) == sorted(map(str, toward))  # the same leads, in another order
     valid = ["open cupboard", "go to hallway", "go to bathroom", "look around"]
     state = {"location": "kitchen", "admissible": valid}
-    assert finding.next_move(found, toward, memory, state, science)[:2] == (
+    assert finding.next_move(found, toward, memory, state["admissible"], state["location"], science)[:2] == (
         "go to hallway", "the water is not seen yet: go to hallway here")
     # searched there already (no lead in it): the cupboard here, not a walk back to the hallway
     rest = [lead for lead in toward if lead.command != "go to hallway"]
-    assert finding.next_move(found, rest, memory, state, science)[0] == "open cupboard"
+    assert finding.next_move(found, rest, memory, state["admissible"], state["location"], science)[0] == "open cupboard"
     assert finding.way_to_seen(found, science, valid) is None  # the chooser does not walk there either
-    assert finding.next_move(found, [], memory, state, science) == ("go to hallway", "the step is done in hallway")
+    assert finding.next_move(found, [], memory, state["admissible"], state["location"], science) == ("go to hallway", "the step is done in hallway")
 
 
 def _looked(memory, science, step: int, room: str, look: str) -> None:
@@ -165,10 +165,9 @@ def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_else
     means is around the living room, and 'focus on sodium chloride', listed valid in the kitchen ("No known action
     matches that input."), is not played there. Once the living room is searched and holds none, the kitchen's is the
     one left (dev test-conductivity#110: the outside fountain's water, focused on, scores)."""
+    from ariadnegraph.controller.steps import NextStep, goal_step_here
     from ariadnegraph.envs.families import family_of
     from ariadnegraph.memory import WorldMemory
-    from ariadnegraph.nodes.choice import goal_step_here
-    from ariadnegraph.nodes.common import NextStep
 
     science, memory = family_of("scienceworld:test-conductivity"), WorldMemory()
     session = fake_session(memory)
@@ -179,15 +178,15 @@ def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_else
     valid = ["focus on sodium chloride", "go to hallway", "look around"]
     state = {"env": "scienceworld:test-conductivity", "goal": goal, "location": "kitchen", "admissible": valid}
     _looked(memory, science, 0, "kitchen", KITCHEN_LOOK)
-    assert goal_step_here(state, step, session, valid) is None
+    assert goal_step_here(view_of(state, session=session), step, valid) is None
     assert finding.done_elsewhere(finding.needs(step.text, science, memory, "kitchen", goal), "kitchen")
     assert not finding.done_elsewhere(finding.needs(step.text, science, memory, "kitchen", goal), None)  # unknown: no veto
-    assert goal_step_here({**state, "location": "living room"}, step, session, valid) == "focus on sodium chloride"
+    assert goal_step_here(view_of({**state, "location": "living room"}, session=session), step, valid) == "focus on sodium chloride"
     # the living room searched, none in it: the kitchen's is the one left
     living = ("This room is called the living room. In it, you see: \n\tthe agent\n\ta couch. On the couch is: a "
               "white pillow.\nYou also see:\n\tA door to the hallway (that is open)\n")
     _looked(memory, science, 1, "living room", living)
-    assert goal_step_here(state, step, session, valid) == "focus on sodium chloride"
+    assert goal_step_here(view_of(state, session=session), step, valid) == "focus on sodium chloride"
     # two of the name, the task's seen first: memory keeps one entity a name, last seen in the kitchen; the living room
     # searched, but it held one: not the kitchen's (a focus on the wrong one fails the task)
     twice = WorldMemory()
@@ -195,7 +194,7 @@ def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_else
     _looked(twice, science, 0, "living room", cup)
     _looked(twice, science, 1, "kitchen", KITCHEN_LOOK)
     assert finding.needs(step.text, science, twice, "kitchen", goal)[0].holder is None
-    assert goal_step_here(state, step, fake_session(twice), valid) is None
+    assert goal_step_here(view_of(state, session=fake_session(twice)), step, valid) is None
     # taken from the living room and put down in the kitchen: the one carried out of the room the task names
     moved = WorldMemory()
     _looked(moved, science, 0, "living room", cup)
@@ -206,14 +205,14 @@ def test_scienceworld_the_goals_one_step_is_not_done_on_a_thing_of_its_name_else
     assert finding.needs(step.text, science, moved, "kitchen", goal)[0].holder == "glass jar"
     # without object memory nothing is placed: the inventory says what is in hand
     bare = {**state, "location": "hallway", "inventory": ["substance called sodium chloride"]}
-    assert goal_step_here(bare, step, fake_session(WorldMemory()), valid) == "focus on sodium chloride"
-    assert goal_step_here({**bare, "inventory": ["sodium chloride jar lid"]}, step, fake_session(WorldMemory()), valid)
+    assert goal_step_here(view_of(bare, session=fake_session(WorldMemory())), step, valid) == "focus on sodium chloride"
+    assert goal_step_here(view_of({**bare, "inventory": ["sodium chloride jar lid"]}, session=fake_session(WorldMemory())), step, valid)
     # held, it is the one: no walking back to the living room with it
     carried = WorldMemory()
     _looked(carried, science, 0, "kitchen", KITCHEN_LOOK)
     carried.observe(1, "You move the sodium chloride to the inventory.", [("sodium chloride", "in", "inventory")], [])
     hallway = {**state, "location": "hallway"}
-    assert goal_step_here(hallway, step, fake_session(carried), valid) == "focus on sodium chloride"
+    assert goal_step_here(view_of(hallway, session=fake_session(carried)), step, valid) == "focus on sodium chloride"
 
 
 def test_scienceworld_a_substance_is_named_by_its_holder():
@@ -277,7 +276,7 @@ def test_a_world_whose_doors_name_the_rooms_they_lead_to_has_a_map_and_a_frontie
     assert [(lead.room, lead.command) for lead in leads] == [("hallway", "go to workshop"), ("kitchen", "go to outside")]
     state = {"location": "art studio", "admissible": ["go to hallway", "look around"]}
     # one move reaches the lead's room: its own command is played on arrival (held-out test-conductivity#93)
-    assert finding.search_move(leads, memory, state, family_of("scienceworld:melt")) == (
+    assert finding.search_move(leads, memory, state["admissible"], state["location"], family_of("scienceworld:melt")) == (
         "go to hallway", "go to workshop in hallway", ("go to workshop",), "hallway")
 
 
@@ -299,7 +298,7 @@ def test_a_closed_door_to_a_room_not_entered_is_opened_not_walked_through():
     leads = memory.leads("hallway")
     assert [(lead.kind, lead.command) for lead in leads] == [("door", "open door to kitchen"), ("exit", "go to workshop")]
     state = {"location": "hallway", "admissible": ["open door to kitchen", "go to workshop", "look around"]}
-    assert finding.search_move(leads, memory, state, science) == ("open door to kitchen", "open door to kitchen here", (), None)
+    assert finding.search_move(leads, memory, state["admissible"], state["location"], science) == ("open door to kitchen", "open door to kitchen here", (), None)
     # the game's answer names no door: the command says which, and the room it is opened from whose
     opened = science.perceive(Observed("The door is now open.", command="open door to kitchen", location="hallway"))
     assert (door, "is", "open") in opened.facts
@@ -379,7 +378,7 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
                                    *science.perceive(Observed(greenhouse, location="greenhouse")).facts], [])
     assert finding.needs(focus, science, memory, "greenhouse", goal)[0].thing == "adult pea plant"  # as commands name it
     here = {"location": "greenhouse", "admissible": ["pick up adult pea plant", "focus on adult pea plant", "look around"]}
-    assert finding.next_move(finding.needs(focus, science, memory, "greenhouse", goal), [], memory, here, science) is None
+    assert finding.next_move(finding.needs(focus, science, memory, "greenhouse", goal), [], memory, here["admissible"], here["location"], science) is None
     # which of a kind the step means is the model's: code neither picks it up nor focuses on it (dev
     # find-living-thing#9 carried three bees about)
     assert finding.needs(focus, science, memory, "art studio", goal)[0].thing == "adult pea plant"  # seen last
@@ -397,10 +396,10 @@ def test_scienceworld_the_living_thing_a_task_asks_for_is_one_memory_saw_of_that
     assert (chosen[0].thing, chosen[0].holder, chosen[0].here, chosen[0].picked) == (
         "adult pea plant", "flower pot 1", True, True)
     # the one focused on is no longer the model's to pick: code takes it, then does the step on it by its name
-    assert finding.next_move(chosen, [], memory, here, science)[0] == "pick up adult pea plant"
+    assert finding.next_move(chosen, [], memory, here["admissible"], here["location"], science)[0] == "pick up adult pea plant"
     # in a later stage the game names it by its kind where it lies, and carried by its kind alone (dev #69's replay)
     later = {"location": "greenhouse", "admissible": ["pick up living thing in flower pot 1", "pick up flower pot 1"]}
-    assert finding.next_move(chosen, [], memory, later, science)[0] == "pick up living thing in flower pot 1"
+    assert finding.next_move(chosen, [], memory, later["admissible"], later["location"], science)[0] == "pick up living thing in flower pot 1"
     carried = [finding.Need("reproducing pea plant", held=True, kind="living thing", picked=True)]
     by_kind = ["move living thing to red box", "move red box to living thing", "look around"]
     assert finding.in_holder_command(move, carried, science, by_kind) == "move living thing to red box"
@@ -432,7 +431,7 @@ def test_a_thing_gone_with_no_lead_left_walks_to_the_room_the_step_is_done_in():
     found = [finding.Need("knife", holder="counter", room="Kitchen", gone=True),
              finding.Need("Garden", holder="Garden", room="Garden", place=True, moves=(("west", "garden"),))]
     state = {"location": "Kitchen", "admissible": ["go west", "look"]}
-    assert finding.next_move(found, [], memory, state, family_of("cooking:1")) == ("go west", "the step is done in Garden")
+    assert finding.next_move(found, [], memory, state["admissible"], state["location"], family_of("cooking:1")) == ("go west", "the step is done in Garden")
 
 
 def test_scienceworld_the_animal_a_task_asks_to_choose_is_one_of_those_seen_and_where_lists_them_all():
@@ -459,7 +458,7 @@ def test_scienceworld_the_animal_a_task_asks_to_choose_is_one_of_those_seen_and_
     assert line.endswith("(each an animal): in the outside, here")
     assert "axe" not in line
     here = {"location": "outside", "admissible": ["focus on baby wolf", "pick up baby wolf", "look around"]}
-    assert finding.next_move(found, [], memory, here, science) is None
+    assert finding.next_move(found, [], memory, here["admissible"], here["location"], science) is None
 
 
 def test_scienceworld_the_commands_to_choose_among_are_the_steps_verb_on_each_one_of_the_kind_here():
@@ -508,10 +507,10 @@ def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
     assert [(lead.room, lead.command) for lead in leads] == [("hallway", "go to workshop"), ("kitchen", "go to outside")]
     state = {"location": "hallway", "admissible": ["go to kitchen", "go to workshop", "look around"]}
     science = family_of("scienceworld:melt")
-    assert finding.search_move(leads, memory, state, science)[0] == "go to workshop"
-    assert finding.search_move(leads, memory, state, science, worn={"go to workshop"}) == (
+    assert finding.search_move(leads, memory, state["admissible"], state["location"], science)[0] == "go to workshop"
+    assert finding.search_move(leads, memory, state["admissible"], state["location"], science, worn={"go to workshop"}) == (
         "go to kitchen", "go to outside in kitchen", ("go to outside",), "kitchen")
-    assert finding.search_move(leads, memory, state, science, worn={"go to workshop", "go to kitchen"}) is None
+    assert finding.search_move(leads, memory, state["admissible"], state["location"], science, worn={"go to workshop", "go to kitchen"}) is None
 
     # nor toward what was seen: held-out melt#4 walked between the mercury in the workshop and the furnace in the
     # foundry for 20 steps
@@ -520,8 +519,8 @@ def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
     memory.observe(3, "This room is called the kitchen.", [("player", "in", "kitchen"), ("kitchen", "has exit", "hallway"),
                    ("blast furnace", "in", "kitchen")], [])
     found = finding.needs("heat the gallium", science, memory, "hallway")
-    assert finding.next_move(found, [], memory, state, science) == ("go to workshop", "the gallium is in the glass cup in workshop")
-    assert finding.next_move(found, [], memory, state, science, worn={"go to workshop"}) == (
+    assert finding.next_move(found, [], memory, state["admissible"], state["location"], science) == ("go to workshop", "the gallium is in the glass cup in workshop")
+    assert finding.next_move(found, [], memory, state["admissible"], state["location"], science, worn={"go to workshop"}) == (
         "go to kitchen", "the blast furnace is in kitchen")
     # a step done in a room waits for what it moves to be in hand (held-out find-living-thing#69 walked between the
     # plant's room and the step's for 20 steps): here with the gallium no command takes, code walks nowhere
@@ -530,7 +529,7 @@ def test_a_move_played_often_from_one_situation_is_no_way_to_a_lead():
     found = finding.needs(move, science, memory, "workshop")
     assert [(n.thing, n.here, n.place) for n in found] == [("gallium", True, False), ("kitchen", False, True)]
     assert finding.way_to_seen(found, science, at_workshop["admissible"]) is None
-    assert finding.next_move(found, [], memory, at_workshop, science) is None
+    assert finding.next_move(found, [], memory, at_workshop["admissible"], at_workshop["location"], science) is None
     memory.observe(4, "You move the gallium to the inventory.", [("gallium", "in", "inventory")], [])
     held = finding.needs(move, science, memory, "workshop")
     assert finding.way_to_seen(held, science, at_workshop["admissible"]) == ("go to hallway", "the step is done in kitchen")
@@ -601,7 +600,7 @@ def test_the_thing_a_step_acts_on_is_not_left_behind_for_where_the_step_is_done(
     no_take = ["look at caesium", "teleport to foundry"]
     assert finding.way_to_seen(found, science, no_take) is None
     state = {"location": "workshop", "admissible": no_take}
-    assert finding.next_move(found, [], memory, state, science) is None
+    assert finding.next_move(found, [], memory, state["admissible"], state["location"], science) is None
     cup = [*no_take, "pick up cup containing caesium"]  # the cup taken carries it
     assert finding.way_to_seen(found, science, cup)[0] == "pick up cup containing caesium"
     takes = [*cup, "pick up caesium"]
@@ -660,8 +659,8 @@ def test_scienceworld_a_shut_door_here_is_no_way_to_a_room_one_move_reaches_and_
     memory.observe(2, kitchen, [("player", "in", "kitchen"), *science.perceive(Observed(kitchen, location="kitchen")).facts], [])
     state = {"location": "kitchen", "admissible": ["teleport to hallway", "go to hallway", "look around"]}
     leads = finding.leads(memory, "kitchen", (), science, state["admissible"])
-    assert finding.search_move(leads, memory, state, science)[0] == "teleport to hallway"
-    assert finding.search_move(leads, memory, state, science, worn={"teleport to hallway"})[0] == "go to hallway"
+    assert finding.search_move(leads, memory, state["admissible"], state["location"], science)[0] == "teleport to hallway"
+    assert finding.search_move(leads, memory, state["admissible"], state["location"], science, worn={"teleport to hallway"})[0] == "go to hallway"
 
 
 def test_the_digest_answers_what_reading_the_whole_history_answers_at_every_step(tmp_path):

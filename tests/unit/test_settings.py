@@ -13,6 +13,7 @@ from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.presets import PRESETS, switch_values
 from ariadnegraph.graphs import agent
 from ariadnegraph.nodes.common import working_memory
+from tests.fakes import fake_session
 
 
 def test_the_preset_decides_unless_a_setting_is_given():
@@ -85,9 +86,9 @@ def test_routing_and_prompts_read_the_resolved_value():
     assert agent.route_after_aggregator(held(AgentContext(preset="ariadne_full"))) == "world_model_qa"
     assert agent.route_after_aggregator(held(AgentContext(preset="ariadne_full", qa_turns=0))) == "planner"
     history = [{"step": i, "action": f"go {i}", "observation": f"room {i}"} for i in range(8)]
-    shown = working_memory({"history": history}, AgentContext(preset="ariadne_full", history_length=2), past=None)
+    shown = working_memory({"history": history}, AgentContext(preset="ariadne_full", history_length=2), fake_session())
     assert len(shown[p.HISTORY]) == 2
-    whole = working_memory({"history": history}, AgentContext(preset="full_history"), past=None)
+    whole = working_memory({"history": history}, AgentContext(preset="full_history"), fake_session())
     assert p.FULL_HISTORY in whole
     assert p.HISTORY not in whole
 

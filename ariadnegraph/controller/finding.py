@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import prompting as p
 from ..envs.families import GameFamily
@@ -403,7 +403,8 @@ def next_move(
     found: Sequence[Need],
     searches: Sequence[om.Lead],
     memory: WorldMemory,
-    state: Mapping[str, Any],
+    valid: Sequence[str],
+    location: str | None,
     family: GameFamily,
     worn: Collection[str] = (),
 ) -> tuple[str, str] | Way | None:
@@ -413,31 +414,31 @@ def next_move(
     memory gives no way (nothing needed, or no valid command does it)."""
     # a move played often from this very situation is no way to what was seen either: two needs in two rooms would
     # walk the agent between them (held-out melt#4: the mercury in the workshop, the blast furnace in the foundry)
-    valid = [command for command in state.get("admissible") or [] if command not in worn]
+    fresh = [command for command in valid if command not in worn]
     # what memory has seen first (a thing here, a room known), then a search for what it never saw
-    bring, stay = _to_bring(found), _left_behind(found, family, valid)
+    bring, stay = _to_bring(found), _left_behind(found, family, fresh)
     for need in sorted(found, key=lambda n: n.holder is None or n.gone):
         if need.held or (need.place and bring):
             continue
         if need.holder is not None and not need.gone and need.room is not None:
-            if need.here and (opening := _open_holder(need, family, valid)):
+            if need.here and (opening := _open_holder(need, family, fresh)):
                 return opening
-            if need.here and (take := _take_here(need, family, valid)):
+            if need.here and (take := _take_here(need, family, fresh)):
                 return take
             if need.here:
                 continue  # here, but nothing takes it (an appliance, a room: the step is done here)
-            if not stay and (move := _toward_seen(need, family, valid)):
+            if not stay and (move := _toward_seen(need, family, fresh)):
                 return move
             continue
-        if need.place and need.holder is None and (command := family.reach(need.thing, valid) if valid else None):
+        if need.place and need.holder is None and (command := family.reach(need.thing, fresh) if fresh else None):
             return command, f"the step is done in {need.thing}"  # a room not seen yet, one move away
-        if search := search_move(searches, memory, state, family, worn):
+        if search := search_move(searches, memory, valid, location, family, worn):
             return search._replace(why=f"the {need.thing} is not seen yet: {search.why}")
     # nowhere left to search for what was never seen (or is gone): the room the step is done in, where the task may
     # have it
     unseen = any((need.holder is None or need.gone) and not need.place for need in found)
     places = [need for need in found if need.place and unseen and need.holder is not None and not need.here]
-    return next((move for need in places if (move := _toward_seen(need, family, valid))), None)
+    return next((move for need in places if (move := _toward_seen(need, family, fresh))), None)
 
 
 def _names_of_picked(need: Need, family: GameFamily) -> list[str]:
@@ -542,7 +543,8 @@ def _to_lead(lead: om.Lead, command: str, there: str, arrives: bool) -> Way:
 def search_move(
     searches: Sequence[om.Lead],
     memory: WorldMemory,
-    state: Mapping[str, Any],
+    valid: Sequence[str],
+    location: str | None,
     family: GameFamily,
     worn: Collection[str] = (),
 ) -> Way | None:
@@ -551,8 +553,6 @@ def search_move(
     play on arrival; None when no lead gives one. A command in ``worn`` (played often from this very situation) is no
     way to a lead: walking toward one lead and back toward another is a loop, whatever kept the nearest lead from being
     searched once there."""
-    valid = list(state.get("admissible") or [])
-    location = state.get("location")
     here = memory.key(location) if location else spatial.current_location(memory.current())
     for lead in searches:
         there = memory.entity_name(lead.room)

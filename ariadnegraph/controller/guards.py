@@ -12,16 +12,12 @@ else what changes nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
 
-from ..agent.context import AgentContext
 from ..agent.presets import Preset
 from ..agent.records import PlanStep
-from ..agent.session import Session
-from ..agent.state import AgentState
 from ..envs.families import GameFamily
 from ..envs.families.base import held_in
 from ..envs.text import (
@@ -38,15 +34,9 @@ from ..envs.text import (
 from ..memory import WorldMemory
 from ..vocabulary import READING_COMMANDS, SAFE_COMMANDS
 from . import finding
-from .common import (
-    breaks_rules,
-    episode_family,
-    explore_moves,
-    needed_item,
-    next_step,
-    step_command,
-    within_rules,
-)
+from .rules import breaks_rules, within_rules
+from .steps import explore_moves, next_step, step_command
+from .view import View
 
 # a move the way forward made this often from one situation (the same place, inventory and score) is a loop between
 # two leads (held-out melt#6: 30 steps between the art studio and the hallway); a third is walked toward instead
@@ -101,39 +91,36 @@ class GuardDecision:
 
 @dataclass
 class Situation:
-    """What the guards read: the state, the run's switches and session, the plan step and the command it grounds to."""
+    """What the guards read: the step's view, the plan step and the command it grounds to."""
 
-    state: AgentState
-    context: AgentContext
-    session: Session
+    view: View
     planned: str  # the plan's step as written
     command: str | None  # the valid command it grounds to (None: none)
-    _cache: dict[str, Any] = field(default_factory=dict)
 
     @property
     def preset(self) -> Preset:
-        return self.context.switches
+        return self.view.switches
 
     @property
     def family(self) -> GameFamily:
-        return episode_family(self.state)
+        return self.view.family
 
     @property
     def memory(self) -> WorldMemory:
-        return self.session.memory
+        return self.view.memory
 
     @property
     def goal(self) -> str:
-        return self.state.get("goal") or ""
+        return self.view.goal
 
     @property
     def admissible(self) -> list[str]:
-        return list(self.state.get("admissible") or [])
+        return list(self.view.valid)
 
-    @cached_property
+    @property
     def tried(self) -> dict[str, tuple[int, str]]:
         """What was played from this very situation (place, inventory, score), how often, and the game's answer."""
-        return self.session.past.tried_here(self.state)
+        return self.view.tried
 
     @cached_property
     def worn(self) -> set[str]:
@@ -142,19 +129,19 @@ class Situation:
 
     @property
     def replans_left(self) -> bool:
-        return self.state.get("replans", 0) < self.preset.max_replans
+        return self.view.replans < self.preset.max_replans
 
     @cached_property
     def asked_now(self) -> bool:
         """Whether the command is the one the chooser follows for what the game says to play now or for the next
         item of a list read (``NextStep.word_for_word``): played even when it changes nothing and was played before."""
-        step = next_step(self.state, self.context, self.session) if self.command is not None else None
+        step = next_step(self.view) if self.command is not None else None
         if step is None or not step.word_for_word:
             return False
-        return step_command(self.state, step.text, self.admissible) == self.command
+        return step_command(self.view, step.text, self.admissible) == self.command
 
     def times_here(self, command: str | None) -> int:
-        return self.tried.get(command, (0, ""))[0] if command else 0
+        return self.view.times_here(command)
 
 
 def is_no_op(command: str, family: GameFamily) -> bool:
@@ -194,7 +181,7 @@ def pacing(s: Situation) -> GuardDecision | None:
         return None
     if s.times_here(command) < 2:
         return None
-    moves = explore_moves(s.state, s.memory)
+    moves = explore_moves(s.memory, s.view.location)
     first = s.family.ground(moves[0]["action"], s.admissible) if moves else None
     if not moves or first is None or first == command:
         return least_taken_instead(s, command)
@@ -224,7 +211,7 @@ def goal_in_reach(s: Situation) -> GuardDecision | None:
     step (AriGraph's hunt, at e615233: the 1.5B opened the golden locker, "revealing a treasure", and walked away)."""
     if not s.preset.keys_first or s.command is None or not s.admissible:
         return None
-    held = {thing.lower() for thing in s.state.get("inventory") or []}
+    held = {thing.lower() for thing in s.view.inventory}
     for step in s.family.goal_steps(s.goal):
         if not step.lower().startswith(FINDING):  # "check the cookbook" names a thing to read, not to take
             continue
@@ -265,7 +252,7 @@ def leaves(command: str, location: str | None) -> bool:
 
 def exits_least_taken(s: Situation) -> list[str]:
     """The valid moves from here, the one taken fewest times from this situation first."""
-    location = s.state.get("location")
+    location = s.view.location
     return sorted((c for c in s.admissible if leaves(c, location)), key=s.times_here)
 
 
@@ -320,9 +307,9 @@ def ruled_out(s: Situation) -> GuardDecision | None:
 
 def ruin(s: Situation) -> str | None:
     """Why the command breaks the game family's rules for good (``rules_shield``), else None."""
-    if not (s.preset.rules_shield and s.command and s.state.get("env")):
+    if not (s.preset.rules_shield and s.command and s.view.env):
         return None
-    return breaks_rules(s.state, s.command, s.memory)
+    return breaks_rules(s.view, s.command)
 
 
 def repeated(s: Situation) -> GuardDecision | None:
@@ -349,7 +336,7 @@ def undoes(s: Situation) -> GuardDecision | None:
     if put is None:
         return None
     thing, holder = put[1].lower(), put[3].lower()
-    takes = (held_in(c.split(" ", 1)[1].lower()) for c in s.session.past.last_played(TAKING))
+    takes = (held_in(c.split(" ", 1)[1].lower()) for c in s.view.past.last_played(TAKING))
     taken_from = next((where for taken, where in takes if taken == thing), None)
     if taken_from != holder:
         return None
@@ -367,7 +354,7 @@ def no_op_again(s: Situation) -> GuardDecision | None:
     turn, a third of its steps)."""
     if not s.preset.object_memory or s.command is None or not is_no_op(s.command, s.family) or s.asked_now:
         return None
-    again = shown_again(s.command) and s.command in s.session.past.played()
+    again = shown_again(s.command) and s.command in s.view.past.played()
     if s.times_here(s.command) < 1 and not again:
         return None
     return GuardDecision(
@@ -379,10 +366,10 @@ def no_op_again(s: Situation) -> GuardDecision | None:
 
 def stalled(s: Situation) -> GuardDecision | None:
     """No score for ``stall_steps`` steps (checked once per step, before any replan)."""
-    since = s.state.get("step", 0) + 1 - s.state.get("progress_step", 0)
+    since = s.view.step + 1 - s.view.progress_step
     if (
         s.preset.stall_steps
-        and s.state.get("replans", 0) == 0
+        and s.view.replans == 0
         and since >= s.preset.stall_steps
         and since % s.preset.stall_steps == 0
     ):
@@ -403,7 +390,7 @@ def mentioned_here(written: str, observation: str) -> bool:
 
 def unexplored_move(s: Situation) -> str | None:
     """A valid 'go' command through an exit the map has never seen taken from here."""
-    here = s.memory.location() or s.state.get("location")
+    here = s.memory.location() or s.view.location
     exits = next(iter(s.memory.unexplored_exits(here).values()), []) if here else []
     return next((c for d in exits if (c := s.family.ground(f"go {d}", s.admissible))), None)
 
@@ -413,22 +400,22 @@ def needed_move(s: Situation) -> tuple[str, str] | finding.Way | None:
     where a lead's search follows on arrival, or None."""
     if not s.preset.object_memory:
         return None
-    item = needed_item(s.state, s.context, s.session)
-    if item is None:
+    step = next_step(s.view)
+    if step is None:
         return None
-    location = s.state.get("location")
+    item, location = step.text, s.view.location
     found = finding.needs(item, s.family, s.memory, location, s.goal)
     does = None
-    if not finding.done_elsewhere(found, location, s.state.get("inventory") or []):
+    if not finding.done_elsewhere(found, location, s.view.inventory):
         does = s.family.command_for_item(item, s.admissible) or finding.in_holder_command(
             item, found, s.family, s.admissible
         )
-    shown = does is not None and shown_again(does) and does in s.session.past.played()
-    allowed = does is not None and breaks_rules(s.state, does, s.memory) is None  # the shield's word
+    shown = does is not None and shown_again(does) and does in s.view.past.played()
+    allowed = does is not None and breaks_rules(s.view, does) is None  # the shield's word
     if does is not None and does not in s.tried and not shown and allowed:  # the step can be done here and now
         return does, "what the next step asks, valid here"
     searches = finding.leads(s.memory, location, found, s.family, s.admissible)
-    if move := finding.next_move(found, searches, s.memory, s.state, s.family, s.worn):
+    if move := finding.next_move(found, searches, s.memory, s.admissible, location, s.family, s.worn):
         return move
     kind, choices = finding.kind_choices(item, found, s.family, s.admissible)
     if choices:  # which one is the model's, and they are here: no search elsewhere, no walk back (lifespan#8)
@@ -439,7 +426,7 @@ def needed_move(s: Situation) -> tuple[str, str] | finding.Way | None:
 def staying(s: Situation, choices: list[str]) -> str:
     """What the way forward plays while the step's choice among things here is the model's: a look at one of them not
     taken yet this episode, else time let pass (the family's waiting command), else a look at the place."""
-    played = s.session.past.played()  # (once, not per command)
+    played = s.view.past.played()  # (once, not per command)
     looks = [c for c in s.admissible if shown_again(c) and c not in played]
     named = [set(choice.lower().split()) for choice in choices]
     verb = set.intersection(*named)  # the step's own words ("focus on"), which name none of them
@@ -461,9 +448,10 @@ def way_forward(s: Situation) -> tuple[str, str] | finding.Way:
         return lock
     if s.preset.object_memory and (
         search := finding.search_move(
-            finding.leads(s.memory, s.state.get("location"), family=s.family, valid=s.admissible),
+            finding.leads(s.memory, s.view.location, family=s.family, valid=s.admissible),
             s.memory,
-            s.state,
+            s.admissible,
+            s.view.location,
             s.family,
             s.worn,
         )
@@ -471,10 +459,10 @@ def way_forward(s: Situation) -> tuple[str, str] | finding.Way:
         return search._replace(why=f"not searched yet: {search.why}")
     if move := unexplored_move(s):
         return move, "an exit not taken yet"
-    moves = explore_moves(s.state, s.memory) if s.preset.explore else None
+    moves = explore_moves(s.memory, s.view.location) if s.preset.explore else None
     if moves and (first := s.family.ground(moves[0]["action"], s.admissible)):
         return first, "toward an exit not taken yet"
-    ways_out = [c for c in s.admissible if leaves(c, s.state.get("location")) and c not in s.tried]
+    ways_out = [c for c in s.admissible if leaves(c, s.view.location) and c not in s.tried]
     if ways_out:
         return ways_out[0], "a way out not taken from here"
     if reach := untried_reach(s):
@@ -505,7 +493,7 @@ def never_shown(s: Situation) -> str | None:
     candidates = [c for c in s.admissible if shown_again(c)]
     if not candidates:  # (no need to read the trajectory)
         return None
-    played = s.session.past.played()
+    played = s.view.past.played()
     return next((c for c in candidates if c not in played), None)
 
 
@@ -522,7 +510,7 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
     ]
     if keys:
         return keys[0], "a key lying here: locks need it"
-    read = {c.lower().split(" ", 1)[1] for c in s.session.past.played() if c.lower().startswith(READING_COMMANDS)}
+    read = {c.lower().split(" ", 1)[1] for c in s.view.past.played() if c.lower().startswith(READING_COMMANDS)}
     notes = [
         c
         for c in s.admissible
@@ -539,7 +527,7 @@ def untried_reach(s: Situation) -> str | None:
     no exit left, is taken)."""
     verbs = (*TAKING, "open ") if s.family.takes_what_lies_about else ("open ",)
     reach = [c for c in s.admissible if c.lower().startswith(verbs) and c not in s.tried]
-    allowed = within_rules(s.state, reach, s.memory)
+    allowed = within_rules(s.view, reach)
     return allowed[0] if allowed else None
 
 
@@ -547,12 +535,12 @@ def way_forward_instead(s: Situation, sent_back: GuardDecision | None) -> GuardD
     """With the replans used up, a step that would have gone back (or one the planner was not offered) is not mapped by
     a model to another command (it picks an unrelated one): the way forward. Without object memory, first a look at
     the place, when the thing the step names is here (the planner may see it anew)."""
-    avoided = s.command is not None and s.command in (s.state.get("avoid") or [])
+    avoided = s.command is not None and s.command in s.view.avoid
     unplayable = s.command is None and s.preset.strict_grounding
     if not s.admissible or (sent_back is None and not avoided and not unplayable):
         return None
     safe = safe_command(s.admissible)
-    elsewhere = s.command is None and not mentioned_here(s.planned, s.state.get("observation") or "")
+    elsewhere = s.command is None and not mentioned_here(s.planned, s.view.observation)
     again = repeated(s) is not None or no_op_again(s) is not None
     # (with object memory the place is in memory already: a look shows nothing the way forward does not know)
     if not (elsewhere or again or s.preset.object_memory or s.times_here(safe) >= 2):
