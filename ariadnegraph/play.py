@@ -36,7 +36,7 @@ from .memory.embeddings import make_embeddings
 from .memory.longterm import LESSONS_SHOWN, LongTermMemory, Namespace
 from .memory.queries import dated_transitions, lasting_facts
 from .memory.transitions import DatedFact
-from .models import FALLBACK, REASKED, REPAIRED
+from .models import FALLBACK, REASKED, REPAIRED, model_label
 from .models.local import LocalModelError
 from .nodes.common import check_models
 from .nodes.reflection import reflect
@@ -171,6 +171,7 @@ def _drive(
         "seed": meta.get("seed"),
         "preset": context.preset,
         "model": context.model,
+        "model_label": model_label(context.model),  # what the model is, said: 'none (no language model)'
     }
     config: RunnableConfig = {
         "configurable": {"thread_id": checkpoint_thread(meta)},

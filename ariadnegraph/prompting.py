@@ -45,6 +45,7 @@ READINGS = "TEXTS READ"  # what the agent read (a recipe, a note), kept word for
 PROGRESS = "PROGRESS"  # the commands that raised the score so far, with the game's answer
 NEXT_STEP = "NEXT STEP"  # the first item not done yet of a list the agent read
 WHERE = "WHERE"  # where memory has each thing the next step needs, or where to search for it
+CANDIDATES = "CANDIDATES"  # what the controller would play, best first, each with why (the model chooses)
 DONE_HERE = "DONE HERE"  # commands already played at this place with this inventory and score, with the game's answer
 SUBGOAL = "SUBGOAL"
 PLAN = "CURRENT PLAN"
@@ -90,6 +91,7 @@ ORDER = (
     INVENTORY,
     NEXT_STEP,
     WHERE,
+    CANDIDATES,
     ADMISSIBLE,
     SPATIAL,
     EXPLORATION,
@@ -527,7 +529,12 @@ def tool_error_line(error: Exception) -> str:
     )
 
 
-# -- WHERE: what the next step needs, as object memory has it (nodes/finding.py) ------------------------------------
+def candidate_line(command: str, why: str) -> str:
+    """A command the controller proposes, and why: "open fridge (not searched yet: open fridge here)"."""
+    return f"{command} ({why})"
+
+
+# -- WHERE: what the next step needs, as object memory has it (controller/finding.py) -------------------------------
 def where_line(thing: str, where: str, searches: Iterable[str] = ()) -> str:
     """ "carrot: not seen yet; search: open fridge (here), go to Backyard (closed barn door)"."""
     listed = list(searches)

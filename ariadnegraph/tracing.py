@@ -29,6 +29,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
 from .config import is_full_disk
+from .models.doubles import model_label
 
 
 def trace_labels(env: object, seed: object, preset: object, model: object) -> list[str]:
@@ -71,7 +72,11 @@ def traced_node(node: Callable[..., Any]) -> Callable[..., Any]:
             "score": state.get("score", 0.0),
             **{k: v for k, v in (("run_id", state.get("run_id")), ("env", state.get("env"))) if v is not None},
             **({"seed": state["seed"]} if state.get("seed") is not None else {}),
-            **({"preset": preset, "model": model} if context is not None else {}),
+            **(
+                {"preset": preset, "model": model, "model_label": model_label(model or "")}
+                if context is not None
+                else {}
+            ),
         }
         tags = trace_labels(state.get("env"), state.get("seed"), preset, model) if context is not None else []
         current = langsmith.get_current_run_tree()

@@ -31,8 +31,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..config import DEFAULT_RUN_DIR, RUN_DIR_ENV, setting
 from ..config import run_dir as run_dir_setting
-from ..models import DEFAULT_MODEL, is_local
-from .presets import PRESETS, Preset, PresetName, get_preset
+from ..models import DEFAULT_MODEL, NO_MODEL, is_local, is_no_model
+from .presets import PRESETS, Preset, PresetName, get_preset, plays_without_model, without_model
 from .switches import check_switches, parse_switches
 
 ToolCalling = Literal["auto", "native", "json"]
@@ -125,7 +125,8 @@ SHADOWED_SWITCHES = (
 class AgentContext:
     model: str = _setting(
         "Default chat model: 'local:NAME' (ariadne models list; pulled on first use), 'provider:model', e.g. "
-        "'openai:gpt-4o-mini', or 'scripted' (the offline rule-based test double, not a language model).",
+        "'openai:gpt-4o-mini', 'none' (no language model: the controller alone plays, the ariadne preset only), or "
+        "'scripted' (the offline rule-based test double, not a language model).",
         DEFAULT_MODEL,
     )
     base_url: str | None = _setting(
@@ -224,6 +225,8 @@ class AgentContext:
             if value is not None and not least <= value <= most:
                 raise ValueError(f"{name.replace('_', ' ')} must be between {least:g} and {most:g}, got {value}")
         self.switch_overrides = parse_switches(self.switch_overrides)
+        if is_no_model(self.model):
+            _check_no_model(self)
         check_switches(self.preset, self._played())  # switches that cannot play as set: refused before any run
         if self.memory_from is not None:
             from ..memory.longterm import check_name
@@ -238,9 +241,10 @@ class AgentContext:
 
     def _played(self) -> Preset:
         given = {name: getattr(self, name) for name in SHADOWED_SWITCHES}
-        return replace(
+        played = replace(
             get_preset(self.preset), **{**{k: v for k, v in given.items() if v is not None}, **self.switch_overrides}
         )
+        return without_model(played) if is_no_model(self.model) else played
 
     def tool_mode(self) -> str:
         """'native' or 'json' tool calls for the inner monologue's model."""
@@ -251,6 +255,22 @@ class AgentContext:
     def model_for(self, role: str) -> str:
         """The model string a role uses: its override, else the default model."""
         return getattr(self, f"{role}_model", None) or self.model
+
+
+ROLE_MODELS = ("summarizer", "extraction", "qa", "planner", "critic", "actor")  # the roles a model may be set for
+
+
+def _check_no_model(context: AgentContext) -> None:
+    """``--model none`` plays a preset whose controller chooses, and no role has a model of its own beside it."""
+    named = [f"{role}_model" for role in ROLE_MODELS if getattr(context, f"{role}_model") is not None]
+    if named:
+        raise ValueError(f"model '{NO_MODEL}' plays with no language model: {', '.join(named)} cannot be set beside it")
+    preset = replace(get_preset(context.preset), **context.switch_overrides)
+    if not plays_without_model(preset):
+        raise ValueError(
+            f"preset '{context.preset}' needs a language model to choose its commands: model '{NO_MODEL}' plays the "
+            "presets whose controller proposes them (ariadne)"
+        )
 
 
 _dataclass_init = AgentContext.__init__

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 HISTORY_BUFFER = 25  # STMA's history buffer: the steps its summarizer reads (appendix A)
@@ -488,6 +488,32 @@ def system_label(preset_name: str, switches: object, name: str | None = None) ->
         label = f"{label} (ORACLE: {', '.join(roles)})"
     ours = additions(preset_name, switches) if isinstance(switches, Mapping) else []
     return f"{label} {additions_text(ours, preset_name)}" if ours else label
+
+
+def plays_without_model(preset: Preset) -> bool:
+    """Whether the preset's commands can be chosen with no language model (``--model none``): its controller proposes
+    a command wherever the model would choose (``plan_choice``), or a draw or the game's path chooses (``random_walk``,
+    ``oracle_plan``). A preset whose model writes its plan or picks each command (ReAct, a thought graph) cannot."""
+    chooses = preset.plan_choice or preset.random_walk or preset.oracle_plan
+    return chooses and not preset.react_choice and not preset.thoughts
+
+
+def without_model(preset: Preset) -> Preset:
+    """``preset`` as it plays with no language model: every role that has no choice of the controller's to fall back
+    on is skipped (the belief, model extraction and its exploration check, the model aggregator, the inner monologue,
+    the critic's checks, reflections); the command is the controller's own first choice (nodes/choice.py)."""
+    return replace(
+        preset,
+        summarizer=False,
+        knowledge_graph=False,
+        exploration_check=False,
+        aggregator="text" if preset.aggregator == "llm" else preset.aggregator,  # the spatial belief, in code
+        qa_turns=0,
+        precheck=False,
+        outcome_check=False,
+        safety_check=False,
+        reflections=False,
+    )
 
 
 def get_preset(name: str) -> Preset:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 MODEL_HELP = (
-    "'scripted' (offline rule-based test double, not a language model), 'local:NAME' (a local model on llama.cpp, see "
-    "`ariadne models list`) "
-    "or 'provider:model' (e.g. openai:gpt-4o-mini)"
+    "'local:NAME' (a local model on llama.cpp, see `ariadne models list`), 'provider:model' (e.g. openai:gpt-4o-mini), "
+    "'none' (no language model: the controller alone, the baseline a model's lift is measured against) or 'scripted' "
+    "(offline rule-based test double, not a language model)"
 )
 
 

@@ -11,7 +11,7 @@ else what changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -34,6 +34,7 @@ from ..envs.text import (
 from ..memory import WorldMemory
 from ..vocabulary import READING_COMMANDS, SAFE_COMMANDS
 from . import finding
+from .candidates import Candidate, Source
 from .rules import breaks_rules, within_rules
 from .steps import explore_moves, next_step, step_command
 from .view import View
@@ -233,11 +234,11 @@ def least_taken_instead(s: Situation, command: str) -> GuardDecision | None:
     others = [c for c in exits_least_taken(s) if c != command]
     if others and s.times_here(others[0]) < s.times_here(command):
         return GuardDecision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
-    forward, why = way_forward(s)[:2]
-    if forward == command or is_no_op(forward, s.family):
+    forward = way_forward(s)
+    if forward.command == command or is_no_op(forward.command, s.family):
         return None
     return GuardDecision(
-        Reason.PACING, f"'{command}' was already played twice from here; instead {why}", command=forward
+        Reason.PACING, f"'{command}' was already played twice from here; instead {forward.why}", command=forward.command
     )
 
 
@@ -435,17 +436,19 @@ def staying(s: Situation, choices: list[str]) -> str:
     return look or waiting or safe_command(s.admissible)
 
 
-def way_forward(s: Situation) -> tuple[str, str] | finding.Way:
-    """What to play when the planner keeps coming back to a step that should not be played: what the next step needs
-    from memory, else a lock whose key is held or a key lying here, else the nearest place not searched yet (a
-    container never opened, a closed door, an exit not taken: ``object_memory``), an exit not taken yet from here,
-    the first move of 'explore', a way out not taken yet from this situation, a thing here not taken or opened yet,
-    else what changes nothing (once in a situation: then the way out taken least, or where there is none a thing not
-    examined yet, else the step's own command); with why."""
+def ways_forward(s: Situation) -> Iterator[Candidate]:
+    """What code would play, best first, when the planner keeps coming back to a step that should not be played (the
+    first is the way forward) or when the choice is the model's (the candidates it chooses among): what the next step
+    needs from memory, a lock whose key is held or a key lying here, the nearest place not searched yet (a container
+    never opened, a closed door, an exit not taken: ``object_memory``), an exit not taken yet from here, the first move
+    of 'explore', the ways out not taken yet from this situation, the things here not taken or opened yet, then what
+    changes nothing (once in a situation: then the way out taken least, or where there is none a thing not examined
+    yet, else the step's own command); each with why. A command may come more than once."""
     if found := needed_move(s):
-        return found
+        way = found if isinstance(found, finding.Way) else finding.Way(*found)
+        yield Candidate(way.command, Source.NEED, way.why, way.then, way.room)
     if lock := unlocking(s):
-        return lock
+        yield Candidate(lock[0], Source.KEY, lock[1])
     if s.preset.object_memory and (
         search := finding.search_move(
             finding.leads(s.memory, s.view.location, family=s.family, valid=s.admissible),
@@ -456,26 +459,30 @@ def way_forward(s: Situation) -> tuple[str, str] | finding.Way:
             s.worn,
         )
     ):
-        return search._replace(why=f"not searched yet: {search.why}")
+        yield Candidate(search.command, Source.SEARCH, f"not searched yet: {search.why}", search.then, search.room)
     if move := unexplored_move(s):
-        return move, "an exit not taken yet"
+        yield Candidate(move, Source.EXIT, "an exit not taken yet")
     moves = explore_moves(s.memory, s.view.location) if s.preset.explore else None
     if moves and (first := s.family.ground(moves[0]["action"], s.admissible)):
-        return first, "toward an exit not taken yet"
-    ways_out = [c for c in s.admissible if leaves(c, s.view.location) and c not in s.tried]
-    if ways_out:
-        return ways_out[0], "a way out not taken from here"
-    if reach := untried_reach(s):
-        return reach, "a thing here not taken or opened yet"
+        yield Candidate(first, Source.EXIT, "toward an exit not taken yet")
+    for way_out in [c for c in s.admissible if leaves(c, s.view.location) and c not in s.tried]:
+        yield Candidate(way_out, Source.WAY_OUT, "a way out not taken from here")
+    for reach in untried_reaches(s):
+        yield Candidate(reach, Source.REACH, "a thing here not taken or opened yet")
     safe = safe_command(s.admissible)
     exits = exits_least_taken(s)
     if s.times_here(safe) and exits:  # what changes nothing is played once in a situation: a move changes it
-        return exits[0], "the way out taken least from here"
+        yield Candidate(exits[0], Source.WAY_OUT, "the way out taken least from here")
     if s.times_here(safe) and (unseen := never_shown(s)):  # no way out (a game of one room): a thing not seen closely
-        return unseen, "a thing here not examined yet"
+        yield Candidate(unseen, Source.LOOK, "a thing here not examined yet")
     if s.times_here(safe) and (chosen := chosen_instead(s)):  # code has nothing left that changes anything: the step
-        return chosen, "code has nothing else: the step as chosen"
-    return safe, "nothing else to do"
+        yield Candidate(chosen, Source.LOOK, "code has nothing else: the step as chosen")
+    yield Candidate(safe, Source.LOOK, "nothing else to do")
+
+
+def way_forward(s: Situation) -> Candidate:
+    """The first of :func:`ways_forward`: what code plays when a step should not be played and no replan is left."""
+    return next(ways_forward(s))
 
 
 def chosen_instead(s: Situation) -> str | None:
@@ -521,14 +528,13 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
     return (notes[0], "a note here not read yet: it says where to go next") if notes else None
 
 
-def untried_reach(s: Situation) -> str | None:
-    """A valid command that takes (where the family finds it worth it) or opens a thing here, not played from this
+def untried_reaches(s: Situation) -> list[str]:
+    """The valid commands that take (where the family finds it worth it) or open a thing here, not played from this
     situation and not against the family's rules: before a look that changes nothing (a coin lying in the room, with
     no exit left, is taken)."""
     verbs = (*TAKING, "open ") if s.family.takes_what_lies_about else ("open ",)
     reach = [c for c in s.admissible if c.lower().startswith(verbs) and c not in s.tried]
-    allowed = within_rules(s.view, reach)
-    return allowed[0] if allowed else None
+    return within_rules(s.view, reach)
 
 
 def way_forward_instead(s: Situation, sent_back: GuardDecision | None) -> GuardDecision | None:
@@ -547,9 +553,9 @@ def way_forward_instead(s: Situation, sent_back: GuardDecision | None) -> GuardD
         return GuardDecision(Reason.WAY_FORWARD, "look again at the place", command=safe)
     found = way_forward(s)
     on_arrival: tuple[PlanStep, ...] = ()
-    if isinstance(found, finding.Way) and found.room:  # a lead's search, played once in its room (PlanStep's "in")
+    if found.room:  # a lead's search, played once in its room (PlanStep's "in")
         on_arrival = tuple({"action": step, "expected": "", "in": found.room} for step in found.then)
-    return GuardDecision(Reason.WAY_FORWARD, found[1], command=found[0], then=on_arrival)
+    return GuardDecision(Reason.WAY_FORWARD, found.why, command=found.command, then=on_arrival)
 
 
 PLAYING_GUARDS: tuple[Callable[[Situation], GuardDecision | None], ...] = (

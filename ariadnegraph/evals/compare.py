@@ -15,6 +15,7 @@ from typing import Any
 
 from ..agent.integrity import checked_copies
 from ..agent.presets import system_label
+from ..models import model_label
 from ..runs import RunDir, StepRecord, game_label, score_text
 from .diagnostics import MissingOracle, diagnose
 from .pricing import Price, episode_cost
@@ -64,7 +65,7 @@ def summarize_run(run_dir: str | Path, run_id: str, prices: dict[str, Price]) ->
     prompt = sum(int(u.get("prompt_tokens") or 0) for u in usage.values())
     completion = sum(int(u.get("completion_tokens") or 0) for u in usage.values())
     recorded = [u["cost"] for u in usage.values() if u.get("cost") is not None]
-    model = str(context.get("model"))
+    model = model_label(str(context.get("model")))
     game = game_label(meta)
     commands: dict[int, tuple[str | None, float]] = {}
     previous = 0.0

@@ -41,13 +41,16 @@ from ..controller.guards import Reason
 from ..envs.families import family_of
 from ..envs.text import go_to_target, ground_command
 from ..memory.conflicts import DIRECTION_RELATIONS
+from ..models import model_label
 from ..nodes.actor import GUARD_HOW, TAKES_FIRST
+from ..nodes.common import BY_MODEL as MODEL_CHOICE
 from ..runs import RunDir
 from ..vocabulary import DIRECTIONS
 from .fidelity import MissingOracle, rooms_of, run_fidelity, truth_triplets
 
 LOOKING = ("look", "examine", "read", "inventory", "check", "x ")  # commands that only show, never change the world
-ROLES = ("planner", "actor", "critic", "summarizer", "extraction", "monologue", "loops")
+ROLES = ("planner", "choice", "actor", "critic", "summarizer", "extraction", "monologue", "loops")
+PAYOFF_STEPS = 5  # a choice paid when the score rose within this many steps of it (the step's own included)
 
 
 def _words(command: str | None) -> str:
@@ -89,6 +92,11 @@ class StepDiagnosis:
     unsupported_notes: int = 0
     repeated: bool = False  # (place, inventory, command) played before
     since_score: int = 0  # steps since the score last rose
+    # the controller's proposal and who chose among it (nodes/choice.choice_record): "model", or code's source
+    chosen_by: str | None = None
+    candidates: int = 0
+    override: bool = False  # the model chose another command than the controller's first candidate
+    paid: bool | None = None  # the score rose within PAYOFF_STEPS of the choice (None: no choice this step)
 
 
 @dataclass
@@ -97,11 +105,13 @@ class RunDiagnosis:
     steps: list[StepDiagnosis]
     totals: dict[str, dict[str, Any]]
     system: str = ""  # what played, as every surface names it (agent.presets.system_label): ORACLE runs say so
+    model: str = ""  # the model, as every surface names it (models.model_label): 'none (no language model)'
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
             "system": self.system,
+            "model": self.model,
             "totals": self.totals,
             "steps": [asdict(s) for s in self.steps],
         }
@@ -188,6 +198,7 @@ def diagnose(run: RunDir) -> RunDiagnosis:
             d, decided, lines[t - 1].get("valid") or [], visited, {_words(c) for c in policy} if policy else None
         )
         _read_actor(d, decided)
+        _read_choice(d, decided)
         outcome_worked = steps[-1].world_changed if steps else False
         _read_verdicts(d, decided, _words(policy[0]) if policy else None, outcome_worked)
         if "belief" in decided:
@@ -202,6 +213,9 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         if truth.get("score", 0) > before.get("score", 0):
             last_rise = t
         d.since_score = t - last_rise
+        if d.chosen_by is not None:  # the score at the steps from this one on, against the step before it
+            later = [float(o.get("score") or 0) for o in oracle[t : t + PAYOFF_STEPS]]
+            d.paid = bool(later) and max(later) > float(before.get("score") or 0)
         steps.append(d)
     context = meta["context"]
     return RunDiagnosis(
@@ -209,7 +223,19 @@ def diagnose(run: RunDir) -> RunDiagnosis:
         steps=steps,
         totals=_totals(steps, brief, belief, fidelity),
         system=system_label(str(context.get("preset")), context.get("switch_overrides")),
+        model=model_label(str(context.get("model") or "")),
     )
+
+
+def _read_choice(d: StepDiagnosis, decided: Mapping[str, Any]) -> None:
+    """The step's last choice among the controller's candidates (a replan makes another)."""
+    choices = decided.get("choices") or []
+    if not choices or not isinstance(choices[-1], Mapping):
+        return
+    choice = choices[-1]
+    d.chosen_by = str(choice.get("by") or "")
+    d.candidates = len(choice.get("candidates") or [])
+    d.override = bool(choice.get("override")) and d.chosen_by == MODEL_CHOICE
 
 
 def _world_changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
@@ -325,12 +351,25 @@ def _totals(
     longest = 0
     for s in steps:
         longest = max(longest, s.since_score)
+    chosen = [s for s in steps if s.chosen_by is not None]
+    by_model = [s for s in chosen if s.chosen_by == MODEL_CHOICE]
+    overrides = [s for s in by_model if s.override]
+    agreed = [s for s in by_model if not s.override]
     return {
         "planner": {
             "plans": sum(s.plans for s in steps),
             "valid": _ratio(sum(s.plans_valid for s in steps), sum(s.plans for s in steps)),
             "steps": plan_steps,
             "on_winning_path": _ratio(sum(on_path), plan_steps) if on_path else None,
+        },
+        "choice": {
+            "choices": len(chosen),
+            "by_model": len(by_model),
+            "by_code": len(chosen) - len(by_model),
+            "overrides": len(overrides),
+            "override_rate": _ratio(len(overrides), len(by_model)),
+            "override_paid": _ratio(sum(bool(s.paid) for s in overrides), len(overrides)),
+            "agreement_paid": _ratio(sum(bool(s.paid) for s in agreed), len(agreed)),
         },
         "actor": {
             "commands": len(steps),
@@ -400,6 +439,8 @@ def run_diagnosis(run_dir: str | Path, run_id: str) -> RunDiagnosis:
 
 
 LEGEND = (
+    "choice: the controller's proposals; by model: chosen by the model among them; override: the model chose another "
+    f"than the first candidate; paid: the score rose within {PAYOFF_STEPS} steps of the choice",
     "plans v/n p/s: plans whose first step was valid / plans made; plan steps on a winning path / plan steps",
     "drift: the actor played another command than the plan's step",
     "critic fr/fa/wo: rejections of the winning command / approvals of commands that failed / wrong outcome verdicts",
@@ -412,7 +453,7 @@ LEGEND = (
 
 def render_diagnosis(diagnosis: RunDiagnosis, every: int = 1) -> str:
     """The totals per role, then one line per step (every ``every``-th, and every step with a mistake)."""
-    played = f" ({diagnosis.system})" if diagnosis.system else ""
+    played = f" ({diagnosis.system}, {diagnosis.model})" if diagnosis.model else f" ({diagnosis.system})"
     out = [f"run {diagnosis.run_id}{played}: per-role diagnostics against the game's truth", ""]
     for role, figures in diagnosis.totals.items():
         out.append(

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..models import model_label
 from .plan import EvalPlan
 from .tables import ALL, cells
 
@@ -33,8 +34,9 @@ def index_html(plan: EvalPlan, records: Sequence[Mapping[str, Any]], reports: Ma
             for r in played
             if r["preset"] == cell.preset and r["model"] == cell.model and cell.group in (ALL, r["group"])
         ]
+        system = f"{cell.preset} ({model_label(cell.model)})"
         rows.append(
-            f"<tr><td>{html.escape(cell.preset)} ({html.escape(cell.model)})</td><td>{html.escape(cell.group)}</td>"
+            f"<tr><td>{html.escape(system)}</td><td>{html.escape(cell.group)}</td>"
             f'<td><a href="#{anchor}">{cell.episodes}</a></td>'
             f"<td>{_interval(cell.success, cell.success_low, cell.success_high, True)}</td>"
             f"<td>{_interval(cell.norm_score, cell.norm_score_low, cell.norm_score_high, False)}</td></tr>"

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..models import model_label
 from ..runs import write_output
 from .eval_index import write_index
 from .layouts import markdown_tables
@@ -123,7 +124,7 @@ def report_text(
         "",
         f"{suite.description}. Protocol: {suite.paper}.",
         "",
-        f"- presets: {', '.join(plan.presets)}; model: `{plan.model}`",
+        f"- presets: {', '.join(plan.presets)}; model: `{model_label(plan.model)}`",
         f"- episodes: {len(records) - failed} of {len(plan.jobs)} ({status})",
         f"- wall time: {wall:.1f} s of episodes summed over workers"
         + (

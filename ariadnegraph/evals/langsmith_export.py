@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..models import model_label
 from ..runs import write_output
 from .plan import EvalError, EvalPlan
 
@@ -99,6 +100,7 @@ def publish(plan: EvalPlan, records: Sequence[Mapping[str, Any]], client: Any = 
                     "suite": record.get("suite"),
                     "preset": record["preset"],
                     "model": record["model"],
+                    "model_label": model_label(record["model"]),
                     "command": plan.command,
                     **(record.get("provenance") or {}),
                 },

@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from ..models import model_label
+from ..models.doubles import measures
 from . import quoted
 from .crafter_score import crafter_score
 from .pricing import PRICES_AS_OF
@@ -306,14 +306,10 @@ LAYOUTS: dict[str, Callable[[Suite, Sequence[Mapping[str, Any]]], str]] = {
 
 def markdown_tables(suite: Suite, records: Sequence[Mapping[str, Any]]) -> str:
     """The paper-layout table, the resources table and (TextWorld) the memory-fidelity table, as Markdown."""
-    doubles = [model_label(m) for m in dict.fromkeys(r["model"] for r in records) if model_label(m) != m]
+    notes = [note for m in dict.fromkeys(r["model"] for r in records) if (note := measures(m))]
     parts = [
         f"## {suite.name}: results in the layout of {suite.paper}",
-        *(
-            f"Model {label}: its rows measure the agent's pipeline on rule-based replies, not what a language model "
-            f"does."
-            for label in doubles
-        ),
+        *notes,
         LAYOUTS[suite.layout](suite, records),
         "## n and 95% intervals per cell",
         uncertainty_table(records),

@@ -26,6 +26,7 @@ class Price:
 
 DEFAULT_PRICES: dict[str, Price] = {
     "scripted": Price(0.0, 0.0),
+    "none": Price(0.0, 0.0),  # no language model: nothing is asked
     "openai:gpt-4o": Price(2.50, 10.00),
     "openai:gpt-4o-mini": Price(0.15, 0.60),
     "openai:gpt-4.1": Price(2.00, 8.00),

@@ -18,6 +18,7 @@ from typing_extensions import TypedDict
 
 from ariadnegraph.agent.context import AgentContext, check_client_settings
 from ariadnegraph.agent.session import memory_view
+from ariadnegraph.models.doubles import check_answers_with_a_model
 from ariadnegraph.nodes.world_model_qa import QAState, build_monologue
 from ariadnegraph.runs import LAST, META_FILE, AmbiguousRun, RunNotFound, check_run_id, find_run
 from ariadnegraph.tools.kg_tools import KGReader
@@ -67,6 +68,7 @@ def served_request(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, 
     server's run directory)."""
     check_client_settings(runtime.context)
     check_question(state)
+    check_answers_with_a_model(runtime.context.model_for("qa"), "a question about a run")
     given = state["run_id"]
     short = given != LAST and len(given) < SERVED_PREFIX  # a short prefix would let a client enumerate the runs
     if short and not Path(runtime.context.run_dir, given, META_FILE).is_file():
@@ -82,6 +84,7 @@ def served_request(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, 
 
 def local_request(state: QAState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     check_question(state)
+    check_answers_with_a_model(runtime.context.model_for("qa"), "a question about a run")
     return answered_as_of(state["run_id"], runtime.context.run_dir, state.get("as_of"))
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
         is_local,
         load_chat_model,
     )
-    from .doubles import model_label
+    from .doubles import NO_MODEL, NO_MODEL_LABEL, is_no_model, model_label
     from .structured import (
         FALLBACK,
         OUTCOMES,
@@ -52,6 +52,9 @@ __all__ = [
     "load_chat_model",
     "metered",
     "model_label",
+    "NO_MODEL",
+    "NO_MODEL_LABEL",
+    "is_no_model",
     "read_reply",
     "usage_of",
 ]
@@ -64,6 +67,9 @@ _MODULE_OF = {
     "is_local": "chat",
     "load_chat_model": "chat",
     "model_label": "doubles",
+    "NO_MODEL": "doubles",
+    "NO_MODEL_LABEL": "doubles",
+    "is_no_model": "doubles",
     "FALLBACK": "structured",
     "OUTCOMES": "structured",
     "PARSED": "structured",

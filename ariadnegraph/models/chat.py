@@ -27,7 +27,13 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait
 
 from ..config import model_api_key
 from ..tracing import model_run_name
-from .doubles import DOUBLES_ENTRY_POINT, model_label, test_doubles  # noqa: F401  (re-exported)
+from .doubles import (  # noqa: F401  (re-exported)
+    DOUBLES_ENTRY_POINT,
+    NO_MODEL,
+    is_no_model,
+    model_label,
+    test_doubles,
+)
 
 LOCAL_PREFIX = "local:"
 NO_KEY = "not-needed"  # what a keyless OpenAI-compatible server (Ollama, vLLM, llama.cpp) is sent as a key
@@ -118,8 +124,10 @@ def load_chat_model(
     max_tokens = max_tokens or DEFAULT_MAX_TOKENS
     if not spec:
         raise ModelSpecError(
-            "no model given: use 'provider:model' (e.g. openai:gpt-4o-mini), 'local:NAME' or 'scripted'"
+            "no model given: use 'provider:model' (e.g. openai:gpt-4o-mini), 'local:NAME', 'scripted' or 'none'"
         )
+    if is_no_model(spec):  # a role that runs under 'none' must have been skipped: a bug, said loudly
+        raise ModelSpecError(f"'{NO_MODEL}' is no language model: nothing may call it")
     if is_local(spec):
         from .local import local_base_url, local_slot_locks
 

@@ -18,21 +18,15 @@ from .. import prompting as p
 from ..agent.context import AgentContext
 from ..agent.session import Session
 from ..agent.state import AgentState
-from ..controller.guards import is_no_op, shown_again
-from ..controller.rules import offered_commands, shown_commands
-from ..controller.steps import (
-    NextStep,
-    explore_moves,
-    go_to_choices,
-    goal_step_here,
-    next_step,
-    step_command,
-    way_to_step,
-    where_section,
-)
+from ..controller.candidates import Source
+from ..controller.propose import Proposal, propose
+from ..controller.rules import shown_commands
+from ..controller.steps import NextStep, explore_moves, go_to_choices, next_step, where_section
 from ..controller.view import View
 from ..envs.text import EXPLORE, safe_command
+from ..models import is_no_model
 from .common import (
+    BY_CONTROLLER,
     BY_FALLBACK,
     BY_LIST,
     BY_MODEL,
@@ -78,6 +72,7 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session, 
 
 LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]": what a small model copies along
 FOLLOWED = "followed in code: "  # the reasoning of a plan step a list read gave, no model asked
+NO_MODEL_PLAYS = "no language model: the controller's first candidate: "  # the reasoning of a step ``none`` plays
 
 
 def _followed(step: NextStep, command: str, why: str = "", by: str = BY_LIST) -> tuple[Plan, dict[str, Any], str]:
@@ -88,48 +83,59 @@ def _followed(step: NextStep, command: str, why: str = "", by: str = BY_LIST) ->
     return plan, {}, by
 
 
+def choice_record(proposal: Proposal, chosen: str, by: str) -> dict[str, Any]:
+    """What the step's trajectory line keeps of a choice (``decided["choices"]``): the candidates, what was chosen and
+    by whom, and whether it overrode the controller's first candidate (the diagnostics weigh what that paid)."""
+    first = proposal.first.command if proposal.first else None
+    return {
+        "candidates": [candidate.record() for candidate in proposal.candidates],
+        "chosen": chosen,
+        "by": by,
+        "override": first is not None and chosen != first,
+    }
+
+
 def choose_command(state: AgentState, context: AgentContext, session: Session) -> tuple[Plan, dict[str, Any], str]:
-    """``plan_choice``: a sentence of reasoning, then the next command, written out (after a thought, a small
-    model writes the command it means; forced into an enum of commands, or asked for a number in a long list,
-    it lands on another one); a plan of that one step, which the actor plays when it is a valid command or
-    sends back when not, and who chose it (common.BY_*). The known places to go to are offered beside the valid
-    commands."""
+    """``plan_choice``: the controller proposes (controller/propose.py); a forced proposal is played by code, else the
+    model reads the candidates, writes a sentence of reasoning, then the next command, written out (after a thought,
+    a small model writes the command it means; forced into an enum of commands, or asked for a number in a long list,
+    it lands on another one), any valid command or a known place to go to; with no language model (``none``) the first
+    candidate plays. A plan of that one step, which the actor plays when it is a valid command or sends back when not,
+    and who chose it (common.BY_*); the update carries the choice's record (``choice``)."""
     view = controller_view(state, context, session)
-    # not offered: what was sent back this step, and what was played twice already from here
-    avoid = set(view.avoid)
-    tried = view.tried
-    if context.switches.loop_guard:
-        avoid |= {c for c, (n, _) in tried.items() if n >= 2}
-    offered = offered_commands(view)
-    step = next_step(view) if context.switches.follow_lists else None
-    unavoided = [c for c in offered if c not in avoid]
-    if step and step.word_for_word and (command := step_command(view, step.text, unavoided)):
-        # what the game says now or the list read says what to do, and one valid command does it word for word: no
-        # model asked (even a command that changes nothing, played before: a game that says to examine a thing twice)
-        return _followed(step, command)
-    if context.switches.object_memory:  # what changes nothing is played once (controller/guards.no_op_again)
-        avoid |= {c for c in tried if is_no_op(c, view.family)}
-        avoid |= {c for c in view.past.played() if shown_again(c)}
-    admissible = [c for c in offered if c not in avoid] or offered
-    if step and not step.word_for_word and (command := goal_step_here(view, step, admissible)):
-        return _followed(step, command)  # nothing read yet: the goal's step, unless it changes nothing again
-    if step and context.switches.object_memory and (walk := way_to_step(view, step, admissible)):
-        # what the step needs, memory saw in another room: the way there is code's, not the model's
-        return _followed(step, walk[0], why=walk[1], by=BY_WALK)
+    proposal = propose(view)
+    first = proposal.first
+    if proposal.forced and first is not None and proposal.step is not None:
+        walked = first.source == Source.WALK
+        plan, update, by = _followed(
+            proposal.step, first.command, why=first.why if walked else "", by=BY_WALK if walked else BY_LIST
+        )
+        return plan, {**update, "choice": choice_record(proposal, first.command, by)}, by
+    if is_no_model(context.model_for("planner")):
+        command = first.command if first else safe_command(view.valid)
+        plan = Plan(
+            subgoal=first.why if first else "",
+            reasoning=f"{NO_MODEL_PLAYS}{first.why if first else ''}",
+            steps=[StepReply(action=command)],
+        )
+        return plan, {"choice": choice_record(proposal, command, BY_CONTROLLER)}, BY_CONTROLLER
+    admissible = list(proposal.offered)
     memory = view.memory
     places = go_to_choices(memory, view.location) if context.switches.go_to and admissible else []
-    if context.switches.explore and admissible and EXPLORE not in avoid and explore_moves(memory, view.location):
+    if context.switches.explore and admissible and EXPLORE not in view.avoid and explore_moves(memory, view.location):
         places.append(EXPLORE)
     fallback = safe_command(view.valid)
+    sections = {
+        **choice_sections(state, context, session, view),
+        p.CANDIDATES: [p.candidate_line(c.command, c.why) for c in proposal.candidates] or None,
+        p.ADMISSIBLE: shown_commands(view.family, view.goal, view.inventory, admissible) + places,
+    }
     chosen, update = ask_structured(
         context,
         node="planner",
         schema=Decision,
         system=PLAN_CHOICE,
-        sections={
-            **choice_sections(state, context, session, view),
-            p.ADMISSIBLE: shown_commands(view.family, view.goal, view.inventory, admissible) + places,
-        },
+        sections=sections,
         fallback=Decision(reasoning="no usable reply: a command that changes nothing", action=fallback),
         step=view.step,
     )
@@ -138,4 +144,5 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     if command != chosen.action:  # the diagnostics judge what the model wrote, not what grounding made of it
         update = {**update, "written": chosen.action}
     by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
+    update = {**update, "choice": choice_record(proposal, command, by)}
     return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[StepReply(action=command)]), update, by

@@ -26,7 +26,7 @@ from ..controller.steps import confirmations
 from ..controller.view import View
 from ..envs.families import GENERIC, GameFamily, family_named, family_of
 from ..envs.text import checklist, safe_command
-from ..models import FALLBACK, StructuredResult, call_structured, is_local, load_chat_model
+from ..models import FALLBACK, StructuredResult, call_structured, is_local, is_no_model, load_chat_model
 from ..models.local.server import SLOTS
 from ..tracing import name_model_calls
 from .prompts import EXPLORE_COMMAND, GO_TO_COMMAND
@@ -73,6 +73,7 @@ BY_FALLBACK = "fallback"
 BY_ORACLE = "oracle"
 BY_WITHHELD = "withheld"  # a command the critic (or a plan the safety check) rejected, not sent: a look instead (STMA)
 BY_RANDOM = "random"  # drawn at random from the valid commands (the random_walk switch)
+BY_CONTROLLER = "way forward"  # the controller's first candidate, where no language model chooses (--model none)
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
 UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions
@@ -81,9 +82,10 @@ REPLY_EVENT = "ariadne_reply"  # custom callback event: one per structured call 
 
 def check_models(context: AgentContext) -> None:
     """Load every role's model once, so a bad model string fails before an episode writes anything
-    (and a local model's server is up before the first step)."""
+    (and a local model's server is up before the first step); ``none`` loads nothing."""
     for role in ROLES:
-        _load(context, role, slot=None, max_tokens=None)
+        if not is_no_model(context.model_for(role)):
+            _load(context, role, slot=None, max_tokens=None)
 
 
 LOCAL_REQUEST_TIMEOUT = 900.0  # a local model on 2 cores reads ~35 prompt tokens/s: a 16k-token prompt takes ~8 minutes

@@ -154,7 +154,8 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
     keep = ("action", "expected", "reward") if preset.expected_rewards else ("action", "expected")
     kept = [{**{k: getattr(s, k) for k in keep}, "by": by} for s in steps[: preset.plan_length]]
     written = update.pop("written", None)
-    decided = {
+    choice = update.pop("choice", None)  # the controller's candidates and what was chosen (nodes/choice.py)
+    decided: dict[str, Any] = {
         "plans": [
             {
                 "subgoal": plan.subgoal,
@@ -162,7 +163,8 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
                 "feedback": feedback_text(state.get("feedback")),
                 **({"written": written} if written else {}),
             }
-        ]
+        ],
+        **({"choices": [choice]} if choice else {}),
     }
     return {
         "plan": kept,

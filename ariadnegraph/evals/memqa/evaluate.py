@@ -8,6 +8,7 @@ from typing import Any
 
 from ...agent.integrity import checked_copies
 from ...models import metered
+from ...models.doubles import check_answers_with_a_model
 from ...runs import RunDir
 from .answerers import ANSWERERS, check_answerers, extract_answer, make_answerer
 from .episodes import load_episode
@@ -81,6 +82,7 @@ def _evaluate(
     for run_id, at in ((r, h) for r in run_ids for h in horizons):  # several horizons: accuracy against rounds played
         items = questions(run_dir, run_id, horizon=at, per_type=per_type, seed=seed)
         chosen = model or run_model(run_dir, run_id)
+        check_answers_with_a_model(chosen, "memory QA")
         meta = RunDir.open(run_dir, run_id).meta()
         episode_seed = meta.get("variation") if meta.get("variation") is not None else meta.get("seed")
         original = {item.id: item.question for item in items}

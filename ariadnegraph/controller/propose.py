@@ -1,0 +1,87 @@
+"""The controller's proposal for the next command: forced (an instruction read or the goal says what to play, and a
+valid command does it; the way to what it needs, seen elsewhere), or a short ranked list of candidates for the model
+to choose among, each with where it came from. With no language model (``--model none``) the first candidate plays.
+
+What is not offered: what was sent back this step, what was played twice from this very situation (``loop_guard``),
+what changes nothing and was played here once (``object_memory``), and what the game family's rules say ruins the game
+(``rules_shield``: controller/rules.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .candidates import Candidate, Source
+from .guards import Situation, is_no_op, shown_again, ways_forward
+from .rules import offered_commands
+from .steps import NextStep, goal_step_here, next_step, step_command, way_to_step
+from .view import View
+
+MAX_CANDIDATES = 6  # candidates a model is shown, best first (it may still name any valid command)
+_FORCING = {"said": Source.SAID, "listed": Source.LISTED, "goal": Source.GOAL, "key": Source.KEY}
+_FORCED_WHY = {
+    "said": "the game says to play it now",
+    "listed": "the next item of a list read",
+    "goal": "the goal's next step, done here",
+    "key": "a text read said the key held opens it",
+}
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What the controller proposes: ``candidates``, best first (the first is what code alone plays); ``forced``: the
+    first is played with no model asked; ``offered``: the valid commands a model may choose among (those not avoided);
+    ``step``: the next step it was worked out for, if any."""
+
+    candidates: tuple[Candidate, ...]
+    forced: bool
+    offered: tuple[str, ...]
+    step: NextStep | None = None
+
+    @property
+    def first(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+
+def propose(view: View) -> Proposal:
+    """The controller's proposal for this step (module docstring)."""
+    switches = view.switches
+    avoid = set(view.avoid)
+    if switches.loop_guard:
+        avoid |= {command for command, (times, _) in view.tried.items() if times >= 2}
+    offered = offered_commands(view)
+    step = next_step(view) if switches.follow_lists else None
+    unavoided = [command for command in offered if command not in avoid]
+    if step and step.word_for_word and (command := step_command(view, step.text, unavoided)):
+        # what the game says now or the list read says to do, and one valid command does it word for word (even a
+        # command that changes nothing, played before: a game that says to examine a thing twice)
+        return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), unavoided, step)
+    if switches.object_memory:  # what changes nothing is played once (controller/guards.no_op_again)
+        avoid |= {command for command in view.tried if is_no_op(command, view.family)}
+        avoid |= {command for command in view.past.played() if shown_again(command)}
+    choices = [command for command in offered if command not in avoid] or offered
+    if step and not step.word_for_word and (command := goal_step_here(view, step, choices)):
+        # nothing read yet: the goal's step (or a lock a note named), done here, unless it changes nothing again
+        return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), choices, step)
+    if step and switches.object_memory and (walk := way_to_step(view, step, choices)):
+        # what the step needs, memory saw in another room: the way there is code's
+        return _forced(Candidate(walk[0], Source.WALK, walk[1]), choices, step)
+    return Proposal(_ranked(view, choices), forced=False, offered=tuple(choices), step=step)
+
+
+def _forced(candidate: Candidate, offered: list[str], step: NextStep) -> Proposal:
+    return Proposal((candidate,), forced=True, offered=tuple(offered), step=step)
+
+
+def _ranked(view: View, choices: list[str]) -> tuple[Candidate, ...]:
+    """What code would play, best first (controller/guards.ways_forward), among the commands offered, each once; the
+    first of them all when none is offered (the way forward's own choice still plays with no model)."""
+    allowed, seen, ranked = set(choices), set(), []
+    every = list(ways_forward(Situation(view, "", None)))
+    for candidate in every:
+        if candidate.command in allowed and candidate.command not in seen:
+            seen.add(candidate.command)
+            ranked.append(candidate)
+        if len(ranked) == MAX_CANDIDATES:
+            break
+    return tuple(ranked) or tuple(every[:1])

@@ -1,0 +1,116 @@
+"""The controller proposes (controller/propose.py): candidates built from recorded observations of each family, forced
+only where an instruction read, the goal or memory says what to play; the model chooses among them, and a choice that
+overrides the first candidate is recorded and diagnosed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from langgraph.runtime import Runtime
+
+from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.agent.past import EpisodePast
+from ariadnegraph.controller.candidates import FORCED_SOURCES, Source
+from ariadnegraph.controller.guards import Situation, way_forward
+from ariadnegraph.controller.propose import MAX_CANDIDATES, propose
+from ariadnegraph.envs.textworld_env import COOKING_GOAL
+from ariadnegraph.evals.diagnostics import diagnose
+from ariadnegraph.memory import WorldMemory
+from ariadnegraph.nodes import common
+from ariadnegraph.nodes import planner as planner_module
+from ariadnegraph.nodes.memory_update import perceived, place_facts
+from ariadnegraph.runs import RunDir, new_run_meta
+from tests.fakes import QueuedChatModel, fake_session, structured, view_of
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "observations"
+FAMILY_FIXTURES = ["textworld_cooking.json", "textworld_hunt.json", "textworld_treasure.json", "textworld_clean.json",
+                   "scienceworld.json", "twx_cookingworld.json", "twx_doors.json", "twx_held.json"]
+ARIADNE = AgentContext(model="scripted", preset="ariadne")
+
+
+def replayed(fixture: str):
+    """Each recorded step of ``fixture`` as the state the planner would see after it, with the memory and the past of
+    the steps up to it (as memory_update and the session keep them; both go on growing: read each before the next)."""
+    data = json.loads((FIXTURES / fixture).read_text())
+    memory, past = WorldMemory(), EpisodePast()
+    for s in data["steps"]:
+        state = {"env": data["env"], "goal": data.get("goal") or "", "observation": s["observation"],
+                 "last_action": s["action"], "admissible": s["valid"] or [],
+                 "location": s["location"], "inventory": s["inventory"], "step": s["step"]}
+        facts, ended = perceived(memory, state)
+        memory.observe(s["step"], s["observation"], [*place_facts(memory, state, env_map=True), *facts], ended,
+                       action=s["action"])
+        past.add({"step": s["step"], "action": s["action"], "observation": s["observation"], "trail": str(s["step"]),
+                  "location": s["location"], "inventory": s["inventory"], "score": s.get("score", 0)})
+        yield state, fake_session(memory, past=past)
+
+
+def at_step(step: int, fixture: str = "textworld_cooking.json"):
+    """The recorded cooking game as it stood after ``step`` (the replay's memory and past go on growing after)."""
+    return next(replay for k, replay in enumerate(replayed(fixture)) if k == step)
+
+
+@pytest.mark.parametrize("fixture", FAMILY_FIXTURES)
+def test_every_recorded_step_gets_a_proposal_of_valid_distinct_candidates_each_with_its_source(fixture):
+    proposals = 0
+    for state, session in replayed(fixture):
+        view = view_of(state, ARIADNE, session)
+        proposal = propose(view)
+        proposals += 1
+        commands = [c.command for c in proposal.candidates]
+        assert commands, (fixture, state["step"])
+        assert len(commands) == len(set(commands)) <= MAX_CANDIDATES
+        assert all(isinstance(c.source, Source) and c.why for c in proposal.candidates)
+        valid = set(state["admissible"])
+        assert all(c in valid for c in commands) or not proposal.forced and len(commands) == 1
+        if proposal.forced:  # only what an instruction read, the goal or memory says is played by code alone
+            assert len(commands) == 1
+            assert proposal.first.source in FORCED_SOURCES
+        else:  # the first is what code alone plays: the way forward's own choice, when it is offered
+            forward = way_forward(Situation(view, "", None)).command
+            assert proposal.first.command == forward or forward not in proposal.offered
+    assert proposals
+
+
+def test_a_cooking_kitchen_proposes_reading_the_recipe_and_a_closed_fridge_is_a_place_to_search():
+    state, session = at_step(2)  # the kitchen, the cookbook on the counter, the fridge closed
+    proposal = propose(view_of({**state, "goal": COOKING_GOAL}, ARIADNE, session))
+    assert proposal.forced
+    assert (proposal.first.command, proposal.first.source) == ("examine cookbook", Source.GOAL)
+    # a TextWorld game that says only to find the cheese (no recipe to read first): where to search is the model's
+    find = {**state, "env": "treasure:1", "goal": "Find the cheese."}
+    unread = propose(view_of(find, ARIADNE, session))
+    assert not unread.forced
+    assert [c.source for c in unread.candidates][:1] == [Source.SEARCH]
+    assert "open fridge" in [c.command for c in unread.candidates]
+
+
+def test_an_override_of_the_first_candidate_is_recorded_and_diagnosed(monkeypatch, tmp_path):
+    """The model chose another command than the controller's first: the trajectory keeps the candidates and the
+    override; `diagnose` counts it, and whether the score rose within a few steps of it (it did: it paid)."""
+    state, session = at_step(2)
+    state = {**state, "env": "treasure:1", "goal": "Find the cheese.", "run_id": "r"}
+    first = propose(view_of(state, ARIADNE, session)).first.command
+    other = next(c for c in state["admissible"] if c != first and c.startswith("take"))
+    model = QueuedChatModel(replies=[structured("Decision", reasoning="the recipe's knife first", action=other)])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    choice = update["decided"]["choices"][0]
+    assert (choice["chosen"], choice["by"], choice["override"]) == (other, "model", True)
+    assert choice["candidates"][0]["command"] == first
+    assert {"command", "source", "why"} <= choice["candidates"][0].keys()
+    prompt = model.calls[0]["messages"][-1].content
+    assert "## CANDIDATES" in prompt
+    assert first in prompt.split("## CANDIDATES", 1)[1]
+    # the choice in a run: played at step 1, the score rising at step 2
+    meta = new_run_meta("r", env="cooking:3", seed=1, variation=None, max_steps=5,
+                        context={"model": "scripted", "preset": "ariadne"}, thread_id="r")
+    run = RunDir.create(tmp_path, "r", meta)
+    for step, (action, score, decided) in enumerate([(None, 0, {}), (other, 0, update["decided"]), ("look", 1, {})]):
+        record = {"step": step, "action": action, "observation": "x", "trail": str(step), "decided": decided}
+        run.append_step(record, {"facts": [], "score": score, "max_score": 3, "location": "Kitchen"})
+    totals = diagnose(run).totals["choice"]
+    assert totals == {"choices": 1, "by_model": 1, "by_code": 0, "overrides": 1, "override_rate": 1.0,
+                      "override_paid": 1.0, "agreement_paid": None}
