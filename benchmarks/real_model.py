@@ -53,7 +53,7 @@ from ariadnegraph.agent.switches import parse_switches
 from ariadnegraph.evals.attribution import MODEL, UNKNOWN, attribution, model_and_code
 from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.evals.suites import normalised
-from ariadnegraph.models import FALLBACK, OUTCOMES, PARSED
+from ariadnegraph.models import FALLBACK, NO_MODEL, OUTCOMES, PARSED, model_label
 from ariadnegraph.models.local import leave_servers
 from ariadnegraph.play import Episode, play, resume
 from ariadnegraph.runs import RunDir
@@ -285,7 +285,7 @@ def measure(run: Path) -> dict[str, Any]:
     result = json.loads((run / "run.json").read_text())["result"]
     calls = [c for c in calls_of(run) if "node" in c and c.get("usage")]
     steps = max(result["steps"], 1)
-    seconds = playing_seconds(calls)
+    seconds = playing_seconds(calls)  # (none asks no model: 0)
     prompt = sum(c["usage"].get("prompt_tokens") or 0 for c in calls)
     cached = sum(c["usage"].get("cached_tokens") or 0 for c in calls)
     last = min(WINDOW[1], result["steps"])  # an episode over before step 20: its last five steps
@@ -394,6 +394,8 @@ def role_cell(roles: dict[str, dict[str, Any]]) -> str:
 DIAGNOSTICS = (
     ("planner", "valid", "plans valid"),
     ("planner", "on_winning_path", "on path"),
+    ("choice", "override_rate", "overrides"),
+    ("choice", "override_paid", "override paid"),
     ("actor", "drift", "drift"),
     ("actor", "sent_back", "sent back"),
     ("actor", "ruled_out", "ruled out"),
@@ -416,6 +418,23 @@ def diagnostic_cells(metrics: dict[str, Any]) -> list[str]:
         fmt((found.get(role) or {}).get(key), 2 if isinstance((found.get(role) or {}).get(key), float) else 0)
         for role, key, _ in DIAGNOSTICS
     ]
+
+
+def lift(group: list[dict[str, Any]], alone: list[dict[str, Any]]) -> tuple[str, str]:
+    """What a model adds over the controller alone (``none``, the same preset) on the games both played: the share of
+    games won and the mean best normalised score, each as the model's minus none's ('+32 pts', '+0.25'); '—' with no
+    ``none`` row to compare with (or for ``none`` itself)."""
+    mine = {row["game"]: row["metrics"] for row in group}
+    theirs = {row["game"]: row["metrics"] for row in alone if row["game"] in mine}
+    if not theirs or group is alone:
+        return "—", "—"
+    games = sorted(theirs)
+    won = 100 * (sum(mine[g]["won"] for g in games) - sum(theirs[g]["won"] for g in games)) / len(games)
+    scored = [g for g in games if mine[g]["best_normalised"] is not None and theirs[g]["best_normalised"] is not None]
+    mean = (
+        sum(mine[g]["best_normalised"] - theirs[g]["best_normalised"] for g in scored) / len(scored) if scored else None
+    )
+    return f"{won:+.0f} pts ({len(games)})", "—" if mean is None else f"{mean:+.2f}"
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -442,13 +461,13 @@ def table(rows: list[dict[str, Any]]) -> str:
         )
     lines += [
         "",
-        "| model | preset | episodes | won | total score | mean best/max | s/step | calls/step | uncached/step, steps "
-        "16-20 | completion/step | "
-        "replies | failures | fallbacks |",
-        "|" + "---|" * 13,
+        "| model | preset | episodes | won | lift won | total score | mean best/max | lift mean | s/step | "
+        "calls/step | uncached/step, steps 16-20 | completion/step | replies | failures | fallbacks |",
+        "|" + "---|" * 15,
     ]
     for (model, preset), group in groups.items():
         metrics = [g["metrics"] for g in group]
+        won_lift, mean_lift = lift(group, groups.get((NO_MODEL, preset.split("+")[0]), []))
 
         def mean(key: str, metrics: list = metrics) -> float | None:
             values = [m[key] for m in metrics if m[key] is not None]
@@ -458,9 +477,9 @@ def table(rows: list[dict[str, Any]]) -> str:
         failures = sum(r["failures"] for m in metrics for r in m["roles"].values())
         fallbacks = sum(r["fallbacks"] for m in metrics for r in m["roles"].values())
         lines.append(
-            f"| {model} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | "
+            f"| {model_label(model)} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | {won_lift} | "
             f"{sum(m['score'] for m in metrics):g} | "
-            f"{fmt(mean('best_normalised'), 2)} | {fmt(mean('seconds_per_step'), 1)} | "
+            f"{fmt(mean('best_normalised'), 2)} | {mean_lift} | {fmt(mean('seconds_per_step'), 1)} | "
             f"{fmt(mean('calls_per_step'), 1)} | {fmt(mean('uncached_at_20'))} | {fmt(mean('completion_per_step'))} | "
             f"{replies} | {failures} ({100 * failures / max(replies, 1):.1f}%) | {fallbacks} "
             f"({100 * fallbacks / max(replies, 1):.1f}%) |"
@@ -553,7 +572,7 @@ def main(argv: list[str] | None = None) -> int:
                     spec, options = game_options(game)
                     name, *changes = preset.split("+")  # an ablation row: "ariadne+object_memory=false"
                     context = AgentContext(
-                        model=f"local:{model}",
+                        model=model if model == NO_MODEL else f"local:{model}",
                         preset=name,
                         switch_overrides=parse_switches(changes),
                         run_dir=str(out / "runs"),
