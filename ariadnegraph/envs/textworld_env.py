@@ -28,6 +28,7 @@ from .base import (
     sanitize_command,
 )
 from .cleaning import CleaningScorer
+from .families.textworld_cooking import TEXTWORLD_WAYS, appliance_needs
 from .generation import check_level, check_seed, ensure_game
 from .process import GameProcess, check_start_method, default_start_method
 from .registry import arigraph_game
@@ -37,10 +38,10 @@ DEFAULT_STEP_TIMEOUT = 10.0
 COOKING_MAX_STEPS = 50  # STMA appendix A.1: every task must be finished within 50 turns
 FILE_MAX_STEPS = 100
 COOKING_GOAL = "Read the recipe in the cookbook, cook the meal it describes, then eat the meal"
-COOKING_TASK = (
+COOKING_TASK = (  # STMA's task statement, with where each way of cooking is done as the cooking family's table says
     "Cook the meal described in the cookbook, then eat it. Read the cookbook in the kitchen first and "
     "remember the recipe. Cut, dice or slice each ingredient with a knife exactly as the recipe says. "
-    "Frying needs the stove, roasting needs the oven, grilling needs the BBQ; cooking an ingredient "
+    f"{appliance_needs(TEXTWORLD_WAYS)[:1].upper()}{appliance_needs(TEXTWORLD_WAYS)[1:]}; cooking an ingredient "
     "twice burns it. Closed doors must be opened. Prepare the meal in the kitchen once every ingredient "
     "is ready."
 )

@@ -588,3 +588,27 @@ def test_scienceworld_the_brief_says_how_the_goals_task_is_done():
     assert family_of("cooking:1").brief_for(conduct) == family_of("cooking:1").brief
     state = {"env": "scienceworld:test-conductivity", "goal": conduct}
     assert environment_section(state) == science.brief_for(conduct)
+
+
+@pytest.mark.parametrize("spec", ["cooking:1", "arigraph:cook", "twx:cookingworld"])
+def test_a_cooking_familys_brief_is_rendered_from_its_table_of_appliances(spec):
+    """Where each way of cooking is done is declared once, as data (textworld_cooking.TEXTWORLD_WAYS, TWX_WAYS): the
+    rules, the grounding and the brief read it, so prose and rule cannot disagree (a brief that said to grill on the
+    BBQ in a game whose commands grill on the barbeque sent a model hunting for it)."""
+    from ariadnegraph.envs.families.textworld_cooking import TEXTWORLD_WAYS, appliance_names
+    from ariadnegraph.envs.families.twx_cookingworld import TWX_WAYS
+    from ariadnegraph.envs.textworld_env import COOKING_TASK
+
+    family = family_of(spec)
+    ways = TWX_WAYS if spec.startswith("twx") else TEXTWORLD_WAYS
+    assert family.appliances == appliance_names(ways)
+    brief = family.brief_for("")
+    for way, appliances in ways.items():
+        for appliance in appliances:
+            assert f"{appliance.at} the {appliance.shown}" in brief
+        assert f"cook carrot {appliances[0].name}" in family.phrasings(f"{way} the carrot")  # the rule reads the table
+    others = {a.shown for w in (TEXTWORLD_WAYS, TWX_WAYS) for appliances in w.values() for a in appliances}
+    named = {a.shown for appliances in ways.values() for a in appliances}
+    assert not [shown for shown in others - named if f"the {shown}" in brief]  # no appliance of another family's
+    if not spec.startswith("twx"):
+        assert "Frying needs the stove, roasting needs the oven, grilling needs the BBQ;" in COOKING_TASK

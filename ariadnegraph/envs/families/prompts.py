@@ -10,7 +10,8 @@ TEXTWORLD = (
 
 
 def cooking_rules(appliances: str) -> str:
-    """The cooking rules, with where the family's games do each way of cooking."""
+    """The cooking rules, with where the family's games do each way of cooking (``appliances``: rendered from the
+    family's table, textworld_cooking.appliance_rules)."""
     return (
         "Cooking rules: read the recipe in the cookbook first. Take every ingredient it lists. Cut (slice, dice, chop) "
         f"only with the knife in your inventory. Cook each ingredient exactly once, with the appliance its direction "
@@ -18,14 +19,6 @@ def cooking_rules(appliances: str) -> str:
         "kitchen, then 'eat meal'. Eating anything else (an ingredient, raw or cooked) loses the game."
     )
 
-
-TEXTWORLD_APPLIANCES = "fry on the stove, roast in the oven, grill on the BBQ"
-# TextWorldExpress's games grill on the barbeque, which is outside (the backyard); a game with the kitchen alone
-# grills in the toaster (its gold paths: 'cook banana in toaster' where there is no backyard)
-TWX_APPLIANCES = (
-    "fry on the stove, roast in the oven, grill on the barbeque (outside, in the backyard) or, in a game whose "
-    "kitchen is the only room, in the toaster"
-)
 
 SCIENCEWORLD = (
     "A text simulation of elementary science tasks (ScienceWorld): rooms of a house, a workshop, a greenhouse and "

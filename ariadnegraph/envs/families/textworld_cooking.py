@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from . import parse_textworld, prompts
 from .base import GameFamily, Observed, Sighting, Standing, Triplet
@@ -20,9 +21,50 @@ CUT_STATES = tuple(CUT_VERBS.values())
 COOK_STATES = tuple(COOK_VERBS.values())
 BURNED = "burned"  # cooked twice
 RAW = "raw"
-APPLIANCES = {"fried": "stove", "roasted": "oven", "grilled": "bbq"}  # where each cooked state is made (TextWorld)
 COOKING_STATES = frozenset({RAW, *CUT_STATES, *COOK_STATES, BURNED, "burnt"})
 MEAL = "meal"
+
+
+@dataclass(frozen=True)
+class Appliance:
+    """Where a way of cooking is done: the appliance as the game's commands name it ('cook carrot with bbq'), as the
+    game's text shows it, how it is done there ('on' the stove, 'in' the oven), and where it is when not in every
+    kitchen."""
+
+    name: str
+    shown: str
+    at: str  # "on" or "in"
+    where: str = ""
+
+
+# Per way of cooking a recipe's direction names, the appliances a family's games do it with, as data: the rules
+# (ruins_a_meal), the grounding of a direction and the brief (appliance_rules) all read this one table.
+CookingWays = Mapping[str, tuple[Appliance, ...]]
+TEXTWORLD_WAYS: CookingWays = {
+    "fry": (Appliance("stove", "stove", "on"),),
+    "roast": (Appliance("oven", "oven", "in"),),
+    "grill": (Appliance("bbq", "BBQ", "on"),),
+}
+
+
+def appliance_rules(ways: CookingWays) -> str:
+    """Where each way of cooking is done, as the brief says it: 'fry on the stove, roast in the oven, grill on the
+    BBQ'."""
+    return ", ".join(
+        f"{way} " + " or ".join(f"{a.at} the {a.shown}" + (f" ({a.where})" if a.where else "") for a in appliances)
+        for way, appliances in ways.items()
+    )
+
+
+def appliance_needs(ways: CookingWays) -> str:
+    """The same, as a task's text says it: 'frying needs the stove, roasting needs the oven, grilling needs the BBQ'."""
+    return ", ".join(
+        f"{way}ing needs the {' or the '.join(a.shown for a in appliances)}" for way, appliances in ways.items()
+    )
+
+
+# where each cooked state is made in TextWorld's games (the scripted double reads it too)
+APPLIANCES = {COOK_VERBS[way]: appliances[0].name for way, appliances in TEXTWORLD_WAYS.items()}
 
 _COOK = re.compile(r"^cook (?:the )?(.+?) (?:with|in|on) (?:the )?(.+)$")
 _EAT = re.compile(r"^eat (?:the )?(.+)$")
@@ -30,7 +72,14 @@ _DIRECTION = re.compile(r"^(fry|roast|grill) (?:the )?(.+)$")
 # A cooking direction names the way to cook; the command names the appliance (the brief's "fry on the stove", ...):
 # per way, the appliances that do it in a family's games
 Appliances = dict[str, tuple[str, ...]]
-TEXTWORLD_APPLIANCES: Appliances = {verb: (APPLIANCES[state],) for verb, state in COOK_VERBS.items()}
+
+
+def appliance_names(ways: CookingWays) -> Appliances:
+    """Per way of cooking, the names the game's commands give its appliances."""
+    return {way: tuple(a.name for a in appliances) for way, appliances in ways.items()}
+
+
+TEXTWORLD_APPLIANCES: Appliances = appliance_names(TEXTWORLD_WAYS)
 
 
 @functools.lru_cache(maxsize=8)  # the shield asks once per valid command, with the same texts read
@@ -160,7 +209,7 @@ class CookingRules(GameFamily):
 
 class Cooking(CookingRules, TextWorld):
     name = "textworld.cooking"
-    brief = f"{prompts.TEXTWORLD}\n{prompts.cooking_rules(prompts.TEXTWORLD_APPLIANCES)}"
+    brief = f"{prompts.TEXTWORLD}\n{prompts.cooking_rules(appliance_rules(TEXTWORLD_WAYS))}"
 
     def covers(self, prefix: str, rest: str) -> bool:
         return prefix == "cooking" or (prefix == "arigraph" and rest.startswith("cook"))
