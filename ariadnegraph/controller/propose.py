@@ -17,7 +17,11 @@ from .rules import offered_commands
 from .steps import NextStep, goal_step_here, next_step, step_command, way_to_step
 from .view import View
 
-MAX_CANDIDATES = 6  # candidates a model is shown, best first (it may still name any valid command)
+MAX_CANDIDATES = 8  # candidates a model is shown, best first (it may still name any valid command)
+MAX_CARRIED = 4  # of them, at most this many uses of a thing carried (after what code would play)
+_NOT_A_USE = ("take ", "pick up ", "get ", "drop ", "examine ", "read ", "look", "inventory", "x ")
+# the words of a carried thing's state, which a command naming it leaves out ("sliced red potato": cook red potato)
+_STATE_WORDS = frozenset({"raw", "sliced", "diced", "chopped", "fried", "roasted", "grilled", "burned", "burnt"})
 _FORCING = {"said": Source.SAID, "listed": Source.LISTED, "goal": Source.GOAL, "key": Source.KEY}
 _FORCED_WHY = {
     "said": "the game says to play it now",
@@ -74,14 +78,34 @@ def _forced(candidate: Candidate, offered: list[str], step: NextStep) -> Proposa
 
 
 def _ranked(view: View, choices: list[str]) -> tuple[Candidate, ...]:
-    """What code would play, best first (controller/guards.ways_forward), among the commands offered, each once; the
-    first of them all when none is offered (the way forward's own choice still plays with no model)."""
-    allowed, seen, ranked = set(choices), set(), []
+    """What code would play, best first (controller/guards.ways_forward), among the commands offered, each once (the
+    first of them all when none is offered: the way forward's own choice still plays with no model); then what can be
+    done with a thing carried, for the model to weigh (where it belongs, which one the task means): code plays none
+    of those on its own."""
+    allowed, seen = set(choices), set()
     every = list(ways_forward(Situation(view, "", None)))
+    uses = _uses_of_carried(view, choices)[:MAX_CARRIED]
+    ranked: list[Candidate] = []
     for candidate in every:
+        if len(ranked) >= max(MAX_CANDIDATES - len(uses), 1):
+            break
         if candidate.command in allowed and candidate.command not in seen:
             seen.add(candidate.command)
             ranked.append(candidate)
-        if len(ranked) == MAX_CANDIDATES:
-            break
-    return tuple(ranked) or tuple(every[:1])
+    ranked = ranked or every[:1]
+    ranked += [use for use in uses if use.command not in {c.command for c in ranked}]
+    return tuple(ranked[:MAX_CANDIDATES])
+
+
+def _uses_of_carried(view: View, choices: list[str]) -> list[Candidate]:
+    """The offered commands that do something with a thing carried, other than taking, dropping or looking at it."""
+    carried = [set(thing.lower().split()) - _STATE_WORDS for thing in view.inventory]
+    uses = []
+    for command in choices:
+        words = " ".join(command.lower().split())
+        if words.startswith(_NOT_A_USE):
+            continue
+        named = set(words.split())
+        if any(thing and thing <= named for thing in carried):
+            uses.append(Candidate(command, Source.CARRIED, "does something with a thing carried"))
+    return uses

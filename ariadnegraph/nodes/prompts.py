@@ -241,7 +241,8 @@ PLAN_CHOICE = f"""{AGENT}
 Your job: choose the next command. NEXT STEP, when given, says what to do now: the first item not done yet of a list
 the agent read (TEXTS READ marks each item [done], [to do] or [in inventory]); otherwise follow the GOAL. First write
 one short sentence: the step, and what it needs here first (a tool held, a thing taken, a container opened, another
-place). Then write the command from VALID COMMANDS that does it, or that gets what it needs. CANDIDATES lists what
+place); when the goal asks you to work something out (a sum, which amount is larger, where a thing belongs, which
+thing it means), work it out in that sentence. Then write the command from VALID COMMANDS that does it, or that gets what it needs. CANDIDATES lists what
 the agent's code would play, best first, each with why: take one of them unless the goal needs something they miss
 (which thing the task means, where a thing belongs, which amount is right, what to do first); you know the world, the
 code does not. 'explore' walks to a place not seen yet; 'go to <place>' returns to a place seen. Do not choose what
