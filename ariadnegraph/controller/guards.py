@@ -355,6 +355,8 @@ def no_op_again(s: Situation) -> GuardDecision | None:
     turn, a third of its steps)."""
     if not s.preset.object_memory or s.command is None or not is_no_op(s.command, s.family) or s.asked_now:
         return None
+    if s.family.rereads(s.command):  # its text changes each time it is read
+        return None
     again = shown_again(s.command) and s.command in s.view.past.played()
     if s.times_here(s.command) < 1 and not again:
         return None

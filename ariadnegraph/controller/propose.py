@@ -61,8 +61,9 @@ def propose(view: View) -> Proposal:
         # command that changes nothing, played before: a game that says to examine a thing twice)
         return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), unavoided, step)
     if switches.object_memory:  # what changes nothing is played once (controller/guards.no_op_again)
-        avoid |= {command for command in view.tried if is_no_op(command, view.family)}
-        avoid |= {command for command in view.past.played() if shown_again(command)}
+        family = view.family  # (a text that changes each time it is read is no repeat: family.rereads)
+        avoid |= {command for command in view.tried if is_no_op(command, family) and not family.rereads(command)}
+        avoid |= {command for command in view.past.played() if shown_again(command) and not family.rereads(command)}
     choices = [command for command in offered if command not in avoid] or offered
     if step and not step.word_for_word and (command := goal_step_here(view, step, choices)):
         # nothing read yet: the goal's step (or a lock a note named), done here, unless it changes nothing again

@@ -37,7 +37,7 @@ def offered_commands(view: View) -> list[str]:
     switches = view.switches
     if switches.pin_readings and switches.progress_shown:
         read = {reading.split(":\n", 1)[0].strip().lower() for reading in view.readings}
-        valid = [command for command in valid if command.strip().lower() not in read]
+        valid = [c for c in valid if c.strip().lower() not in read or view.family.rereads(c)]
     if not switches.rules_shield or not view.env:
         return valid
     return within_rules(view, valid)

@@ -1145,8 +1145,10 @@ def test_ariadne_next_step_moves_past_a_goal_step_a_command_carried_out(monkeypa
     conductive_state = {**state, "env": "scienceworld:test-conductivity", "goal": conductive, "location": "kitchen"}
     assert goal_step_left(view_of(conductive_state, context, session)) == "focus on the sodium chloride"
     pecking = ("Your task is to read and follow the instructions book found in the environment. A map is provided, that "
-               "you may find helpful.")  # TWX peckingorder: its one instruction is the goal's opening, no step to follow
-    assert goal_step_left(view_of({**state, "env": "twx:peckingorder", "goal": pecking}, context, session)) is None
+               "you may find helpful.")  # TWX peckingorder: its goal means reading the book (the family declares it)
+    assert goal_step_left(view_of({**state, "env": "twx:peckingorder", "goal": pecking}, context, session)) == (
+        "read the instructions book"
+    )
     stages = ("Your task is to focus on the life stages of the frog, starting from earliest to latest. The frog is in "
               "the 'outside' location.")  # read as "starting from earliest to latest": no instruction
     assert goal_step_left(view_of({**state, "env": "scienceworld:identify-life-stages-1", "goal": stages}, context, session)) is None

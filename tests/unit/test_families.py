@@ -612,3 +612,28 @@ def test_a_cooking_familys_brief_is_rendered_from_its_table_of_appliances(spec):
     assert not [shown for shown in others - named if f"the {shown}" in brief]  # no appliance of another family's
     if not spec.startswith("twx"):
         assert "Frying needs the stove, roasting needs the oven, grilling needs the BBQ;" in COOKING_TASK
+
+
+def test_what_a_twx_tasks_words_mean_is_declared_per_family():
+    """TextWorldExpress's arithmetic game is solved by reading its math problem (the answer, and which thing has that
+    quantity, are the player's); its peckingorder game is followed by reading its book again and again."""
+    arithmetic = family_of("twx:arithmetic")
+    goal = ("Your first task is to solve the math problem. Then, pick up the item with the same quantity as the math "
+            "problem answer, and place it in the box.")
+    assert arithmetic.goal_steps(goal)[0] == "read the math problem"
+    assert family_of("twx:sorting").meanings == {}  # (a family declares none unless its games need it)
+
+
+def test_twx_peckingorder_takes_what_its_book_says_and_reads_it_again():
+    """Recorded (dev index 1): 'read instructions book' answers "The current task is to take the watermelon.", a take
+    of anything else ends the game, and the next reading says the next thing."""
+    pecking = family_of("twx:peckingorder")
+    goal = "Your task is to read and follow the instructions book found in the environment. Repeat this until the game is completed."
+    assert pecking.goal_steps(goal) == ["read the instructions book"]
+    assert pecking.said_to_play("The current task is to take the watermelon.") == "take the watermelon"
+    read = ["read instructions book:\nThe current task is to take the watermelon."]
+    assert pecking.ruinous("take watermelon", Standing(readings=read)) is None
+    assert pecking.ruinous("take pear", Standing(readings=read))
+    assert pecking.ruinous("take pear", Standing())  # nothing read yet: no take is the book's
+    assert pecking.rereads("read instructions book")
+    assert not family_of("twx:arithmetic").rereads("read math problem")

@@ -141,6 +141,17 @@ class GameFamily:
     opens_what_it_uses: ClassVar[bool] = False
     # the kinds a step may name in place of a thing, known by a thing's name (``is_a``): ScienceWorld's "living thing"
     kinds: ClassVar[frozenset[str]] = frozenset()
+    # what a task's words mean, as the family's games play them: words of a goal's step (lower case) -> the step it is
+    # done by ("solve the math problem": the game's math problem is solved by reading it; the answer is the player's)
+    meanings: ClassVar[Mapping[str, str]] = {}
+    # things whose text changes each time it is read (an instructions book that says the next task): reading one
+    # again is no repeat
+    changing_texts: ClassVar[tuple[str, ...]] = ()
+
+    def rereads(self, command: str) -> bool:
+        """Whether ``command`` reads a thing whose text changes each time (``changing_texts``)."""
+        words = " ".join(command.lower().split())
+        return any(words.endswith(f" {thing}") for thing in self.changing_texts)
 
     def shown_commands(self, valid: Sequence[str], focus: str, keep: Sequence[str] = ()) -> list[str]:
         """The valid commands a model is shown: all, or past ``commands_shown`` the ones the focus (the goal, what is
@@ -212,7 +223,9 @@ class GameFamily:
             if clause.lower() in _BARE_CONNECTIVES:  # "First, focus on the substance"
                 continue
             instructing = [step for step in steps if self.instructs(step)]  # not a remark ("Once done")
-            steps.append(self._named_again(clause, instructing[-1]) if instructing else clause)
+            step = self._named_again(clause, instructing[-1]) if instructing else clause
+            said = " ".join(step.lower().split())
+            steps.append(next((meant for words, meant in self.meanings.items() if words in said), step))
         return steps
 
     def instructs(self, clause: str) -> bool:
