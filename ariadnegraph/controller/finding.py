@@ -27,8 +27,8 @@ LEADS_SHOWN = 3  # places to search listed for a thing not seen yet
 
 class Way(NamedTuple):
     """A command code plays toward what a step needs, why, and what it plays next without asking (``then``: the
-    search of a lead one move away, once there: held-out test-conductivity#93 teleported to the art studio's cupboard
-    five times, the model moving off on each arrival)."""
+    search of a lead one move away, once there: the move is worth only the search it leads to, and a chooser asked
+    on arrival may move off before it)."""
 
     command: str
     why: str
@@ -128,9 +128,9 @@ def needs(item: str, family: GameFamily, memory: WorldMemory, location: str | No
 
 def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str], here: str | None) -> str | None:
     """A thing memory places now that is of the kind ``kind`` names (the family says by its name): the one the game
-    said the player focused on first (held-out find-living-thing#69 focused on a pea plant, and "move the living thing
-    to the red box" then walked to a bee), then the one held (taken, it is the one the task goes on with), then the
-    one here, then the one seen last; None when memory holds none."""
+    said the player focused on first (the task's later steps, "move the living thing to the red box", mean the one
+    its focus chose, not another of the kind), then the one held (taken, it is the one the task goes on with), then
+    the one here, then the one seen last; None when memory holds none."""
     view = memory.current()
 
     placed = {
@@ -154,9 +154,9 @@ def _of_kind(kind: str, family: GameFamily, memory: WorldMemory, places: set[str
 
 def _the_one_left(thing: str, told: Collection[str], memory: WorldMemory, places: set[str]) -> bool:
     """Whether a thing (a key) seen outside the rooms the task says it is in (``told``, keys) is the task's: carried
-    out of one of them (taken after it was seen there: measure-melting-point's substance in the foundry's furnace), or
-    those rooms searched and memory never saw it in one of them (memory keeps one entity a name: two sodium
-    chlorides, the living room's seen first, would be the kitchen's once the kitchen's was seen)."""
+    out of one of them (taken after it was seen there, and carried on since), or those rooms searched and memory
+    never saw it in one of them (memory keeps one entity a name: of two things of one name, the one seen first in
+    the room the task names would be the other's once the other was seen)."""
     view = memory.current()
     placed = [f for f in memory.all_facts if f.subject_key == thing and f.relation in om.PLACEMENTS]
     there = [f.valid_from for f in placed if om.room_of(view, f.object_key, places) in told]
@@ -167,8 +167,8 @@ def _the_one_left(thing: str, told: Collection[str], memory: WorldMemory, places
 
 def _searched(rooms: Collection[str], memory: WorldMemory) -> bool:
     """Whether each room (keys) was visited and holds no container never seen open: the room the task said a thing
-    is in was searched, and a thing of its name seen elsewhere is the one left (dev test-conductivity#110: no water in
-    sight in the kitchen the task named; the outside fountain's, focused on, scores)."""
+    is in was searched, and a thing of its name seen elsewhere is the one left (where a task says a thing is names
+    where to look first; once nothing there shows it, the one seen elsewhere is the only one to use)."""
     visited = set(memory.visited_rooms())
     unopened = {lead.room for lead in memory.leads(None) if lead.kind == "container"}
     return all(room in visited and room not in unopened for room in rooms)
@@ -192,8 +192,8 @@ def way_to_told(
 def _alike(
     thing: str, kind: str, family: GameFamily, memory: WorldMemory, places: set[str], room: str
 ) -> tuple[str, ...]:
-    """The names of the other things of ``kind`` memory places now in ``room`` (held-out lifespan-longest-lived#17:
-    the chameleon egg, the parrot egg and the baby wolf; "the animal with the longest life span" is one of them)."""
+    """The names of the other things of ``kind`` memory places now in ``room`` (a step that picks one of a kind by a
+    criterion, "the animal with the longest life span", means one of them: which one is not code's to know)."""
     view = memory.current()
     others = {
         f.subject_key
@@ -226,10 +226,9 @@ def _focused_on(thing: str, memory: WorldMemory) -> bool:
 def done_elsewhere(found: Sequence[Need], location: str | None, inventory: Sequence[str] = ()) -> bool:
     """Whether the step is done in a room (a place the family's rules or the task name: ``needs``) that is not the
     player's, with nothing it names here or in hand (memory's word, or the inventory's, whole words: without object
-    memory nothing is placed): a thing of its name lying here is likely not the one meant (test-conductivity#68: the
-    kitchen jar's sodium chloride, which no command the game took named, where the task's was "located around the
-    living room"; ``needs`` reads it as not seen while the living room is not searched). False where the player's
-    room is not known."""
+    memory nothing is placed): a thing of its name lying here is likely not the one meant (the task says where its
+    thing is "located around"; ``needs`` reads it as not seen while that room is not searched). False where the
+    player's room is not known."""
     rooms = [need for need in found if need.place]
     if not location or not rooms or any(need.here for need in rooms):
         return False
@@ -249,7 +248,7 @@ def in_holder_command(item: str, found: Sequence[Need], family: GameFamily, vali
         for name in _names_of_picked(need, family):
             named = re.sub(rf"\b{re.escape(need.kind)}\b", name, item, count=1, flags=re.IGNORECASE)
             # as the family words it, in order ("move X to red box" is not "move red box to X"), never the step as
-            # written: "move X to the red box in the workshop" grounds to 'move X to workshop' (dev #69's replay)
+            # written: "move X to the red box in the workshop" grounds to 'move X to workshop', the room, not the box
             wordings = (family.ground(wording, valid) for wording in family.phrasings(named))
             command = family.command_for_item(named, valid) or next(filter(None, wordings), None)
             if command is not None and set(name.lower().split()) <= set(command.lower().split()):
@@ -270,8 +269,7 @@ def kind_choices(item: str, found: Sequence[Need], family: GameFamily, valid: Se
     """The kind the step names and the valid commands that do the step to each thing of it lying here, when several
     are and which one the step means is the model's (none picked: "focus on the animal with the longest life span"
     among a baby beaver, a brown bear and a mouse); ('', []) when no such choice is here. Code plays none of them: it
-    stays for the model to choose (held-out lifespan-longest-lived#8 left the animals to search elsewhere and walked
-    back, 40 steps)."""
+    stays for the model to choose (what the step needs is here, and a search elsewhere walks away from it and back)."""
     for need in found:
         if need.kind is None or need.picked or need.held or not need.here or not need.alike:
             continue  # (one of it here is no choice: the others may be elsewhere)
@@ -412,8 +410,8 @@ def next_move(
     toward its room; for a thing never seen, the nearest lead: open it or go through it here, else go toward it; the
     room the step is done in once everything is in hand, or when no lead is left for what was never seen. None when
     memory gives no way (nothing needed, or no valid command does it)."""
-    # a move played often from this very situation is no way to what was seen either: two needs in two rooms would
-    # walk the agent between them (held-out melt#4: the mercury in the workshop, the blast furnace in the foundry)
+    # a move played often from this very situation is no way to what was seen either: two needs in two rooms (the
+    # thing in one, the appliance that changes it in the other) would walk the agent between them
     fresh = [command for command in valid if command not in worn]
     # what memory has seen first (a thing here, a room known), then a search for what it never saw
     bring, stay = _to_bring(found), _left_behind(found, family, fresh)
@@ -515,10 +513,9 @@ def _open_holder(need: Need, family: GameFamily, valid: Sequence[str]) -> tuple[
 
 def _left_behind(found: Sequence[Need], family: GameFamily, valid: Sequence[str]) -> bool:
     """Whether the thing the step acts on (its first) lies here in or on a holder and no valid command takes it: the
-    walk to what else the step needs does not start (it went to where the step is done without the thing and back to
-    it: held-out melt#8, 27 steps between the caesium's workshop and the blast furnace's foundry, no take found for the
-    caesium; the way forward's search may still leave). A thing lying in the room itself (a door, a stove) is no thing
-    to carry: the tool the step needs is walked to."""
+    walk to what else the step needs does not start (there, without the thing, the next step's walk leads back to
+    it, and from it back there again: a loop; the way forward's search may still leave). A thing lying in the room
+    itself (a door, a stove) is no thing to carry: the tool the step needs is walked to."""
     first = found[0] if found else None
     if first is None or first.place or first.held or first.gone or not first.here or first.holder is None:
         return False
@@ -527,10 +524,9 @@ def _left_behind(found: Sequence[Need], family: GameFamily, valid: Sequence[str]
 
 def _to_bring(found: Sequence[Need]) -> bool:
     """Whether a thing the step needs is not in hand: the walk to the room the step is done in waits until it is
-    (held-out find-living-thing#69 walked between the pea plant's greenhouse and the workshop of "move it to the red
-    box in the workshop" for 20 steps, the plant never taken). A thing never seen is searched for, the room the step
-    is done in first (``leads``' ``toward``): held-out test-conductivity#110 searched the kitchen the task named,
-    left to search on, and was walked back to it, 25 steps."""
+    (arrived without it, the walk goes back to it, then to the room again). A thing never seen is searched for, the
+    room the step is done in first (``leads``' ``toward``), with no walk back to that room while the search goes on
+    elsewhere."""
     return any(not (n.place or n.held) for n in found)
 
 

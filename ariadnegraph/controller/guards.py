@@ -40,7 +40,8 @@ from .steps import explore_moves, next_step, step_command
 from .view import View
 
 # a move the way forward made this often from one situation (the same place, inventory and score) is a loop between
-# two leads (held-out melt#6: 30 steps between the art studio and the hallway); a third is walked toward instead
+# two leads, each the nearest from the other's room (a lead no valid command searches once there is never crossed
+# off): a third is walked toward instead
 WORN_AFTER = 3
 
 
@@ -197,8 +198,8 @@ def pacing(s: Situation) -> GuardDecision | None:
 
 def keys_first(s: Situation) -> GuardDecision | None:
     """A key the family names lying here, a lock whose key is held, or a note here never read (``keys_first``): that
-    first (AriGraph's hunt: the 1.5B model examined lockers beside Key 1, and walked away from the key in a locker it
-    had opened; a note says which lock the next key opens)."""
+    first. A lock opens for its key only, and a key left where it lies is walked back to later; a note says which
+    lock the next key opens."""
     if not s.preset.keys_first or s.command is None or not s.admissible:
         return None
     found = unlocking(s)
@@ -209,7 +210,8 @@ def keys_first(s: Situation) -> GuardDecision | None:
 
 def goal_in_reach(s: Situation) -> GuardDecision | None:
     """The thing the goal names, not held, that a valid command takes here (``keys_first``): taken before the plan's
-    step (AriGraph's hunt, at e615233: the 1.5B opened the golden locker, "revealing a treasure", and walked away)."""
+    step. Holding it is what the goal asks, and a step elsewhere walks away from it (a container just opened shows
+    it, and a plan written before goes on)."""
     if not s.preset.keys_first or s.command is None or not s.admissible:
         return None
     held = {thing.lower() for thing in s.view.inventory}
@@ -227,10 +229,10 @@ def goal_in_reach(s: Situation) -> GuardDecision | None:
 
 
 def least_taken_instead(s: Situation, command: str) -> GuardDecision | None:
-    """With nothing left to explore, a way out of here taken fewer times than the pacing move (hunt_hard, first
-    played at 8c7708f: 'go north'/'go south' between two rooms for 90 steps); where there is none, the way forward,
-    unless it is the same move or changes nothing (TWX mapreader, first played at 5ee4f95: 'move west'/'move east'
-    between two rooms of one exit each for 97 steps, the coin held and 'put coin in box' valid in one of them)."""
+    """With nothing left to explore, a way out of here taken fewer times than the pacing move: two moves played in
+    turn between two rooms are a loop that only another way breaks. Where there is none (two rooms of one exit each),
+    the way forward, unless it is the same move or changes nothing: what the goal needs may be valid here (a thing
+    held, and the box it goes into in this room)."""
     others = [c for c in exits_least_taken(s) if c != command]
     if others and s.times_here(others[0]) < s.times_here(command):
         return GuardDecision(Reason.PACING, f"'{command}' was already played twice from here", command=others[0])
@@ -243,8 +245,8 @@ def least_taken_instead(s: Situation, command: str) -> GuardDecision | None:
 
 
 def leaves(command: str, location: str | None) -> bool:
-    """Whether a valid move takes the player out of ``location``: 'teleport to bathroom' in the bathroom does not
-    (held-out measure-melting-point#0 played it three times running as "a way out")."""
+    """Whether a valid move takes the player out of ``location``: a game may list a move to the room the player is in
+    ('teleport to bathroom' in the bathroom), which goes nowhere."""
     if not moves_player(command):
         return False
     room = room_moved_to(command)
@@ -331,8 +333,8 @@ def repeated(s: Situation) -> GuardDecision | None:
 
 
 def undoes(s: Situation) -> GuardDecision | None:
-    """Putting a thing back on the holder it was last taken from undoes the take (``loop_guard``; AriGraph's clean,
-    first played at 8db9db1: six things taken from where they lay out of place and put straight back there)."""
+    """Putting a thing back on the holder it was last taken from undoes the take (``loop_guard``): the world is as
+    before both steps, and where the take scored (a thing moved from where it lay out of place) the point is lost."""
     put = placing(s.command or "") if s.preset.loop_guard else None
     if put is None:
         return None
@@ -351,8 +353,8 @@ def undoes(s: Situation) -> GuardDecision | None:
 def no_op_again(s: Situation) -> GuardDecision | None:
     """A command that changes nothing, played already (``object_memory``: what it showed is in memory): look and
     inventory at most once in the same situation, showing a thing again (examine, read) at most once in the episode
-    (its answer is the same wherever it is asked: the 1.5B model examined a shelf, an oven, a BBQ and a table in
-    turn, a third of its steps)."""
+    (its answer is the same wherever it is asked, and what it showed is known: a chooser that looks at each thing in
+    turn spends its steps learning nothing)."""
     if not s.preset.object_memory or s.command is None or not is_no_op(s.command, s.family) or s.asked_now:
         return None
     if s.family.rereads(s.command):  # its text changes each time it is read
@@ -421,7 +423,7 @@ def needed_move(s: Situation) -> tuple[str, str] | finding.Way | None:
     if move := finding.next_move(found, searches, s.memory, s.admissible, location, s.family, s.worn):
         return move
     kind, choices = finding.kind_choices(item, found, s.family, s.admissible)
-    if choices:  # which one is the model's, and they are here: no search elsewhere, no walk back (lifespan#8)
+    if choices:  # which one is the model's, and they are here: a search elsewhere would walk away from them and back
         return staying(s, choices), f"which {kind} the step means is the model's: {', '.join(choices)}"
     return None
 
