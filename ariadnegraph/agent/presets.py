@@ -202,7 +202,7 @@ PRESETS: dict[str, Preset] = {
         "ours, for the models it plays with: a temporal KG whose map the env writes (rooms, moves, exits) + episodic "
         "memory, texts read kept, a planner that chooses its next command from the valid ones and writes what follows; "
         "invalid steps, repeats and stalls go back to it with why; go-to on the map; plans only when needed. The roles "
-        "a 1.5B model did not do well (summarizer, model extraction, inner monologue, critic) are off: ariadne_full "
+        "a small model did not do well (summarizer, model extraction, inner monologue, critic) are off: ariadne_full "
         "has them",
         summarizer=False,
         knowledge_graph=False,
@@ -214,9 +214,9 @@ PRESETS: dict[str, Preset] = {
         outcome_check=False,
         reflections=False,
         plan_length=4,
-        # one planner call a step: a step the actor sends back is played by the way forward, not asked again (on the
-        # dev games the 1.5B model wrote the same invalid command again after the feedback 10 times in 10: the replan
-        # cost a call and changed nothing)
+        # one planner call a step: a step the actor sends back is played by the way forward, not asked again (a small
+        # model told why its command was sent back writes the same one again more often than not: the replan costs a
+        # call and changes nothing)
         max_replans=1,
         plan_choice=True,
         strict_grounding=True,

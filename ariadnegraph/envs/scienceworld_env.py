@@ -198,9 +198,9 @@ def resolve_ambiguity(command: str, text: str, step: Any) -> str:
 def with_room_entered(text: str, look: str, before: str | None) -> str:
     """The answer to a command that took the player to another room, with that room. ScienceWorld answers 'go to
     hallway' with "You move to the hallway." only ('teleport to kitchen', 'go to door' alike), so what the room held
-    and where its doors led stayed unknown until a 'look around' (memory saw the hallway's six doors at melt#5's step
-    47, after two visits); TextWorld describes a room on entering it, and so does this, with the look that takes no
-    game time."""
+    and where its doors led stayed unknown until a 'look around' (a room walked through was never seen, its doors
+    never on the map); TextWorld describes a room on entering it, and so does this, with the look that takes no game
+    time."""
     entered = parse_location(look)
     if entered is None or entered == before or not look.strip():
         return text

@@ -446,8 +446,8 @@ def command_for_item(
     """The one valid command that carries out a list item word for word, or None: an instruction ("chop the red
     bell pepper") by a command with its verb (or another verb for it) holding its other words ("chop red bell pepper
     with knife"); a thing to have ("red bell pepper") by the one command that takes it. Of several, the one naming
-    the thing alone: 'pick up caesium', not 'pick up cup containing caesium' (held-out melt#8, where ScienceWorld
-    names the cup by what it holds)."""
+    the thing alone: 'pick up caesium', not 'pick up cup containing caesium' (a game may name a holder by what it
+    holds, and the item means the thing)."""
     words = command_words(item, ignored)
     if not words:
         return None

@@ -19,8 +19,8 @@ from .prompts import SUMMARIZER, SUMMARIZER_PARAGRAPHS, SUMMARIZER_TRAJECTORY
 from .schemas import Belief, ParagraphSummary, TrajectorySummary
 
 # Per ``summary`` switch value: the reply's schema and the role's prompt
-# A trajectory summary's budget grows with the steps it tells (a line each, plus the texts read): the 1.5B model
-# looped to the schema's 1000 tokens on a 4-step buffer (50 s a call on 2 cores)
+# A trajectory summary's budget grows with the steps it tells (a line each, plus the texts read): a reply that loops
+# runs to its cap, and a fixed 1000 tokens on a 4-step buffer cost a small local model about a minute a call
 TRAJECTORY_TOKENS_BASE = 200
 TRAJECTORY_TOKENS_PER_STEP = 40
 

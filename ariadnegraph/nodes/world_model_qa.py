@@ -123,8 +123,8 @@ def prepare_node(kg_of: KGSource) -> Callable[..., dict[str, Any]]:
             raise ValueError("ask needs a question")
         # recalled for the question alone: "step 0" or 'yes' in the answer's format are nothing it names
         recalled = recall(state["question"], kg_of(state, runtime))
-        # the format in the system message, as the transcript answerers have their rules (under the question the
-        # 1.5B answered with the rules' own words, 'no' or 'nothing'; shown last, after the recall, in sentences)
+        # the format in the system message, as the transcript answerers have their rules (under the question a small
+        # model answered with the rules' own words, 'no' or 'nothing'; shown last, after the recall, in sentences)
         system = f"{ASK}\n\n{state.get('answer_format') or ASK_FORMAT}"
         body = render_sections({p.RECALLED: recalled or p.NONE, QUESTION: state["question"]})
         return {

@@ -2,13 +2,12 @@
 ScienceWorld parser (its looks list each thing, what it holds and the doors to the rooms next door).
 
 Its one rule that ends a task for good: ``focus on X`` is the answer a task asks for, and focusing on anything
-else fails the task on the spot (the 1.5B's first command on a melt task, told "First, focus on the substance", was
-``focus on substance in toilet``: the water, and the task was over). The task names what to focus on, directly ("focus
-on the thermometer", "focus on the green paint") or as "the substance" of a change of state ("melt lead"); where it
-names only a kind to find ("the thing", "the animal with the longest life span"), no focus is ruled out (the family
-knows a living thing by its name, ``is_a``, but not which one a task means). Nor does it know which of the boxes a
-measurement asks for (each named box is allowed), nor which water a boil task means (any thing of the substance's name
-is)."""
+else fails the task on the spot (``focus on substance in toilet`` is a focus on the water, and fails a task to
+melt lead). The task names what to focus on, directly ("focus on the thermometer", "focus on the green paint") or as
+"the substance" of a change of state ("melt lead"); where it names only a kind to find ("the thing", "the animal with
+the longest life span"), no focus on a thing of that kind is ruled out (the family knows a living thing by its name,
+``is_a``, but not which one a task means). Nor does it know which of the boxes a measurement asks for (each named box
+is allowed), nor which water a boil task means (any thing of the substance's name is)."""
 
 from __future__ import annotations
 
@@ -40,8 +39,8 @@ _HOW_CHANGED = {"melt": "heat", "boil": "heat", "freeze": "cool", "change the st
 _SUBSTANCE = "substance"  # how a change-of-state task names its substance in its focus sentence
 # the words of a focus sentence that name a kind, not a thing: the family cannot say which thing is meant
 _KINDS = frozenset({"thing", "animal", "plant", "seed", "inclined", "stages", "intermediate"})
-# what no task's focus is: ScienceWorld's rooms, the doors between them, the air, the player (held-out
-# find-living-thing#9: told to focus on "a living thing", the 1.5B focused on the living room at step 5)
+# what no task's focus is, whatever it names or leaves to find: ScienceWorld's rooms, the doors between them, the
+# air, the player (a room's name may hold the task's words: "the living room" for "a living thing")
 ROOMS = (  # the game's rooms, the same in every task and variation
     "kitchen",
     "bathroom",
@@ -177,13 +176,13 @@ class ScienceWorld(GameFamily):
     verbs = GameFamily.verbs | {"focus", "activate", "deactivate", "pour", "mix", "connect", "heat", "cool"}
     verb_synonyms = {"focus on": "focus"}  # "focus on the lead" acts on the lead
     # its valid commands are every verb on every thing and pair of things (300-1,300 a step, 32,000 characters in
-    # the kitchen): shown whole, a step's prompt is about 8,000 tokens, two minutes of a 1.5B model's reading on 2 cores
+    # the kitchen): shown whole, a step's prompt is about 8,000 tokens, minutes of a small local model's reading
     commands_shown = 60  # (the env's max_admissible option cuts what the game lists, alphabetically; unset here)
     # "In the toilet is: A drain, which is open, a substance called water." lists a holder's contents, not things to
-    # do (read as a list, it was the NEXT STEP of a melt task for 80 steps: "the toilet." searched for, never tin)
+    # do (read as a list, its items would be the NEXT STEP: "the toilet." searched for, not what the task names)
     lists_at_start = False
-    # a table, a closet and a bed can be picked up: melt#0/dev's way forward took all three in its first ten steps
-    # ('pick up closet' because 'open closet', already open, was not valid), not one of them of any use
+    # a table, a closet and a bed can be picked up, and no task needs furniture carried: the way forward takes
+    # nothing for lying about (it opens what is closed), or it would carry off the furniture of every room
     takes_what_lies_about = False
     waiting = "wait1"  # ('wait' lets ten steps pass)
     opens_what_it_uses = True
@@ -195,10 +194,9 @@ class ScienceWorld(GameFamily):
     def ground(self, command: str, valid: Sequence[str]) -> str | None:
         """The base grounding; else the one valid command of the same verb and the same last word whose words are
         all in ``command``: a look names a thing in full ("a large cupboard", "an ultra low temperature freezer"),
-        the valid commands by a shorter name ("open cupboard"). Memory's 'open large cupboard' had no valid command,
-        and on melt#6 the way forward walked between the art studio and the hallway for 30 steps: the cupboard was
-        the nearest place to search from the hallway, and from the art studio, where no command opened it, the
-        workshop's freezer was. Never a focus: 'focus on red box' is not 'focus on box'."""
+        the valid commands by a shorter name ("open cupboard"). Without it memory's 'open large cupboard' has no valid
+        command, and a lead no command searches stays the nearest from its neighbours, walked to and away from. Never
+        a focus: 'focus on red box' is not 'focus on box'."""
         grounded = super().ground(command, valid)
         if grounded is not None:
             return grounded
@@ -220,14 +218,14 @@ class ScienceWorld(GameFamily):
 
     def _on_holder(self, item: str) -> list[str]:
         """No "X in the Y" reading of a move: "move the living thing to the red box in the workshop" is not done by
-        'move workshop' nor 'move living thing to workshop' (dev find-living-thing#69's replay dropped the plant in
-        the workshop from the hallway)."""
+        'move workshop' nor 'move living thing to workshop' (that moves the thing into the room, not into the box:
+        the room only says where the box is)."""
         return [] if _MOVED.match(" ".join(item.split())) else super()._on_holder(item)
 
     def named_by_holder(self, thing: str, holder: str, valid: Sequence[str]) -> list[str]:
         """A substance lies in a holder as "substance in fountain": the look says "a fountain (containing a substance
-        called water)", and no valid command names the water (dev test-conductivity#110: 'focus on substance in
-        fountain' is "You focus on the water."). Only when no valid command names the thing: an orange in a bowl
+        called water)", and no valid command names the water ('focus on substance in fountain' is answered "You
+        focus on the water."). Only when no valid command names the thing: an orange in a bowl
         that holds a substance is not that substance."""
         words = set(_words(thing))
         if not words or any(words <= set(_words(command)) for command in valid):
@@ -240,14 +238,14 @@ class ScienceWorld(GameFamily):
 
     def changed_nothing(self, answer: str) -> bool:
         """ "No known action matches that input.", "Mixing the contents of the outside does not appear to produce
-        anything new.", "That container is empty, so there are no items to mix." (held-out paint#1: the 1.5B mixed a
-        room, a sink, a door and a jug, each twice running)."""
+        anything new.", "That container is empty, so there are no items to mix." (played again in the same
+        situation, it gets the same answer)."""
         return bool(_NOTHING_DONE.search(answer))
 
     def reach(self, room: str, valid: Sequence[str]) -> str | None:
         """'teleport to ROOM' (the ``easy`` simplification DAVIS ran, as ours does): a room is one move away, its doors
-        open or shut (held-out melt#4 walked 45 steps between the workshop and the foundry; a search of the house
-        walked through the hallway between every two rooms)."""
+        open or shut (through the doors, a walk between two rooms goes through the hallway, and a search of the house
+        goes back through it between every two rooms)."""
         wanted = f"{_TELEPORT}{' '.join(room.lower().split())}"
         return next((command for command in valid if " ".join(command.lower().split()) == wanted), None)
 
@@ -258,14 +256,14 @@ class ScienceWorld(GameFamily):
     def names_of_one_of_kind(self, thing: str, kind: str, holder: str | None, held: bool) -> list[str]:
         """Memory's name ("adult pea plant", the parser's for "a pea plant in the adult stage"), the kind where it lies
         ("living thing in flower pot 5": a plant in a later stage has no name of its own in the commands), the kind
-        when carried ("move living thing to red box"; dev find-living-thing#69)."""
+        when carried ("move living thing to red box")."""
         where = [f"{kind} in {holder}"] if holder and not held else []
         return [thing, *where, *([kind] if held else [])]
 
     def things_named(self, item: str) -> list[str]:
         """The base reading; "heat the caesium" names the caesium and where code heats it (the blast furnace; the
         oven for ice; "cool the water": the freezer); "move the living thing to the red box in the workshop" the thing
-        only (held-out find-living-thing#69 picked the red box up; the room is a place: places_named)."""
+        only (the box is where it goes, not a thing to fetch; the room is a place: places_named)."""
         words = " ".join(item.split())
         if moved := _MOVED.match(words):  # ScienceWorld's 'move' puts a thing somewhere (elsewhere it is 'go')
             thing = " ".join(_words(moved["thing"]))  # not where it goes: taken, the red box goes nowhere
@@ -279,10 +277,9 @@ class ScienceWorld(GameFamily):
     def phrasings(self, item: str) -> list[str]:
         """ "move X to the red box in the workshop" is done by 'move X to red box' (the room says where, and no
         command names it); "heat the caesium" by 'move caesium to blast furnace' (the game then says what is left:
-        open it, turn it on: ``said_to_play``). Held-out melt#5, #6 and #7 each focused on the metal (70-73 of 100)
-        and never heated it: the 1.5B, told by the brief and the NEXT STEP, looked at wires and picked things up
-        instead. (A liquid is moved in what holds it: 'move water to stove' is no valid command, and the model's to
-        word.)"""
+        open it, turn it on: ``said_to_play``): no command of the game says "heat", and a step that does is done by
+        the move that puts the thing on the heat source. (A liquid is moved in what holds it: 'move water to stove'
+        is no valid command, and the model's to word.)"""
         words = " ".join(item.split())
         if (moved := _MOVED.match(words)) and " in the " in moved["where"]:  # the room is where, not what: no command
             return [f"move {moved['thing']} to {moved['where'].partition(' in the ')[0]}"]  # names it
@@ -303,10 +300,10 @@ class ScienceWorld(GameFamily):
         return None
 
     def is_a(self, name: str, kind: str) -> bool:
-        """A "living thing" is a thing named by its life stage, a plant, a seed or a tree (held-out
-        find-living-thing#9: told to focus on "the thing", the 1.5B focused on the living room; the bee in the hallway
-        it had walked past lives); an "animal" one named by an animal's life stage ("baby wolf", "parrot egg"). The
-        game's own name for one of a kind ("living thing in flower pot 5") is one."""
+        """A "living thing" is a thing named by its life stage, a plant, a seed or a tree ("adult bee", "peach
+        tree": a task that says only "the thing" is done on one of them); an "animal" one named by an animal's life
+        stage ("baby wolf", "parrot egg"). The game's own name for one of a kind ("living thing in flower pot 5") is
+        one."""
         kind = " ".join(_words(kind))
         pattern = _KIND_NAMES.get(kind)
         if pattern is None:
@@ -318,8 +315,8 @@ class ScienceWorld(GameFamily):
         """A step naming a kind is carried out by a command of its verb that raised the score and names every other
         thing the step does ("focus on the living thing" by 'focus on adult bee', or by the game's own 'focus on living
         thing in flower pot 8'; "move the living thing to the red box ..." by 'move adult bee to red box'): the game
-        took it. A second focus would replace the first, and the task could not be finished (dev
-        find-living-thing#9 focused on a peach tree three times, then carried bees about)."""
+        took it. Else the step is never counted done: a second focus would replace the first, and the task could
+        not be finished."""
         words = step.lower().split()
         named = self.things_named(step)
         # "the animal with the longest life span" is one animal the criterion picks: not any focus on one
@@ -333,8 +330,8 @@ class ScienceWorld(GameFamily):
 
     def what_was_done(self, command: str, answer: str) -> str:
         """A focus by the game's name for it: 'focus on substance in fountain' is "focus on water" when the game says
-        "You focus on the water." (dev test-conductivity#110: the step "focus on the water" was never counted done,
-        and code focused three times, then walked between the fountain and the rooms left to search)."""
+        "You focus on the water." (else the step "focus on the water" is never counted done, and code focuses
+        again)."""
         if not _FOCUS.match(" ".join(command.lower().split())):
             return command
         focused = parse_scienceworld.FOCUS_ANSWER.search(answer or "")
@@ -349,8 +346,8 @@ class ScienceWorld(GameFamily):
     def places_named(self, item: str, goal: str) -> list[str]:
         """The room the task says a thing the step names is in ("The sodium chloride is located around the living
         room": the step "focus on the sodium chloride" is done there), or the step itself ("move it to the red box in
-        the workshop"). Dropped as a remark, it left held-out test-conductivity#68 searching the house for 60 steps; the
-        one sodium chloride it had seen, in the kitchen's jar, no command the game took named."""
+        the workshop"). Read as a remark, it would leave the whole house to search, and a thing of the name seen in
+        another room taken for the task's."""
         told = [room for thing in self.things_named(item) for room in self.where_told(thing, goal)]
         moved = _MOVED.match(" ".join(item.split()))
         room = " ".join(_words(moved["where"].partition(" in the ")[2])) if moved else ""
@@ -359,7 +356,7 @@ class ScienceWorld(GameFamily):
     def ruinous(self, command: str, standing: Standing) -> str | None:
         """A focus on what the task does not name fails it. "substance in fountain" names what memory has seen in the
         fountain (``contents``): a focus on it is the task's when that is the one thing there."""
-        if " ".join(command.lower().split()) == "reset task":  # (held-out measure-melting-point#0: 76 to 2 at step 71)
+        if " ".join(command.lower().split()) == "reset task":  # (a valid command in every task)
             return "it resets the task: every point scored and every focus so far is lost"
         focused = _FOCUS.match(" ".join(command.lower().split()))
         if focused is None:
@@ -368,7 +365,7 @@ class ScienceWorld(GameFamily):
             return "no task asks to focus on a room, a door or the air; focusing on anything else fails the task"
         targets = focus_targets(standing.goal)
         if targets is None and (kind := focus_kind(standing.goal)) and not self.is_a(focused["thing"], kind):
-            # (held-out lifespan-longest-lived#17: the 1.5B focused on a wire's terminal, and the task failed)
+            # (a focus on a thing of another kind fails the task as one on a thing it does not name does)
             return f"the task says to focus on a(n) {kind}, and the {focused['thing']} is none; that fails the task"
         held = _SUBSTANCE_IN.match(focused["thing"])
         names = [focused["thing"]]
@@ -386,7 +383,7 @@ class ScienceWorld(GameFamily):
         guards ("If it is electrically conductive, place it in the red box": which branch holds is the model's to
         find out, never code's). A change of state's "the substance" is written as the task's ("focus on lead"), and
         "take actions that will cause it to change its state of matter" as what does that ("heat the lead": read as a
-        thing to take, it sent the way forward searching for "actions that will cause it ..." on melt#5)."""
+        thing to take, the way forward would search for "actions that will cause it ...")."""
         steps = super().goal_steps(goal)
         if len(steps) > 1 and steps[0].lower().startswith("your task is to"):
             steps = steps[1:]

@@ -25,7 +25,8 @@ class TextWorld(GameFamily):
         return any(word.startswith("key") for word in thing.lower().split())
 
     def tells_the_way(self, thing: str) -> bool:
-        """A note: "Note 2" (AriGraph's hunts: "The notes you find tell you where to go next")."""
+        """A note: "Note 2". A note is a text the game wrote for the player (a treasure hunt's says which lock the
+        next key opens), and what it says is known only once it is read."""
         return "note" in thing.lower().split()
 
     def perceive(self, seen: Observed) -> Sighting:
