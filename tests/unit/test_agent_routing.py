@@ -806,6 +806,34 @@ def test_scienceworld_the_way_forward_searches_a_lead_one_move_away_on_arrival(m
     assert actor_module.actor(elsewhere, ariadne, fake_session(memory, past=past))["command"] != "open cupboard"
 
 
+def test_a_move_the_way_forward_played_three_times_from_one_situation_is_no_way_to_a_lead(monkeypatch):
+    """Held-out melt#6 (2026-11-28) walked between the art studio and the hallway for 30 steps, each room's nearest
+    lead the other's. From one situation (place, inventory, score) a move played WORN_AFTER times is worn: the way
+    forward's search walks toward the next lead instead; played fewer times, the nearest lead is still walked to."""
+    from ariadnegraph.controller.guards import WORN_AFTER
+    from ariadnegraph.memory import WorldMemory
+    from ariadnegraph.nodes import actor as actor_module
+
+    memory = WorldMemory()
+    memory.observe(0, "This room is called the kitchen.", [("player", "in", "kitchen"), ("kitchen", "has exit", "hallway"),
+                   ("kitchen", "has exit", "outside")], [])
+    memory.observe(1, "This room is called the hallway.", [("player", "in", "hallway"), ("hallway", "has exit", "kitchen"),
+                   ("hallway", "has exit", "workshop")], [], action="go to hallway")
+    tried = {"look around": (2, "This room is called the hallway."), "go to workshop": (WORN_AFTER - 1, "You move to the workshop.")}
+    past = FakePast(tried=tried)
+    ariadne = runtime(preset="ariadne")
+    state = {**STATE, "env": "scienceworld:melt", "goal": "", "inventory": [], "location": "hallway",
+             "observation": "This room is called the hallway.",
+             "admissible": ["look around", "go to kitchen", "go to workshop"],
+             "plan": [{"action": "look around", "expected": ""}], "replans": ariadne.context.switches.max_replans}  # fmt: skip
+    update = actor_module.actor(state, ariadne, fake_session(memory, past=past))
+    assert update["command"] == "go to workshop", update["decided"]  # the nearest lead, a way out not worn yet
+    tried["go to workshop"] = (WORN_AFTER, "You move to the workshop.")
+    worn = actor_module.actor(state, ariadne, fake_session(memory, past=past))
+    assert worn["command"] == "go to kitchen", worn["decided"]  # toward the kitchen's exit not taken
+    assert worn["decided"]["actor"][0]["why"] == "not searched yet: go to outside in kitchen"
+
+
 def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_played(monkeypatch):
     """A room with no way out, nothing to examine, take or open: the step the model chose (sent back for playing twice)
     changes more than a second look in one situation."""

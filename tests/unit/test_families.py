@@ -484,6 +484,9 @@ FIND = ("Your task is to find a(n) living thing. First, focus on the thing. Then
         "kitchen.")
 LIFESPAN = ("Your task is to find the animal with the longest life span.  The animals are in the 'outside' location.  "
             "Focus on the animal with the longest life span.")
+# a focus naming neither a thing nor a kind the family knows: which thing is meant is the model's to find
+STAGES = ("Your task is to focus on the life stages of the frog, starting from earliest to latest. The frog is in the "
+          "'outside' location.")
 
 
 @pytest.mark.parametrize("goal, command, ruled_out", [
@@ -512,6 +515,10 @@ LIFESPAN = ("Your task is to find the animal with the longest life span.  The an
     (LIFESPAN, "reset task", True),  # held-out measure-melting-point#0: 76 points to 2 at step 71
     (LIFESPAN, "task", False),
     (LIFESPAN, "focus on adult pea plant", True),  # alive, no animal
+    (STAGES, "focus on frog egg", False),  # neither a target nor a kind: any thing may be the task's
+    (STAGES, "focus on outside", True),  # but never a room, a door or the air
+    (STAGES, "focus on door to kitchen", True),
+    (STAGES, "focus on air", True),
 ])
 def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, command, ruled_out):
     family = family_of("scienceworld:melt")
