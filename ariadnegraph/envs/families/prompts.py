@@ -33,8 +33,8 @@ SCIENCEWORLD = (
     "score (0-100) rises as you complete its steps."
 )
 
-# How ScienceWorld does what a task asks, by the words of its goal (the walkthroughs of dev variations: a 1.5B model
-# focused on the substance of test-conductivity#68 and #110, then never built a circuit)
+# How ScienceWorld does what a task asks, by the words of its goal (from the game's walkthroughs): a task says what to
+# find out, not how (a conductivity test's circuit, a melting point's thermometer and heat source)
 SCIENCEWORLD_TASKS = {
     "electrically": (
         "To test whether a thing conducts electricity, make a loop in the workshop with 'connect X to Y' commands: "

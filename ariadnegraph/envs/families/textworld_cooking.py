@@ -188,7 +188,7 @@ class CookingRules(GameFamily):
 
     def goal_steps(self, goal: str) -> list[str]:
         """The recipe is read first (the rules say so), also where the goal does not say it ("Prepare the meal from the
-        recipe and eat it", AriGraph's cooking games: the 1.5B model wandered 52 steps before reading it)."""
+        recipe and eat it": a goal of one step names no cookbook, and what to cook is known only once it is read)."""
         steps = super().goal_steps(goal)
         return steps if any("cookbook" in step.lower() for step in steps) else [READ_THE_RECIPE, *steps]
 
