@@ -644,3 +644,12 @@ def test_twx_peckingorder_takes_what_its_book_says_and_reads_it_again():
     assert pecking.ruinous("take pear", Standing())  # nothing read yet: no take is the book's
     assert pecking.rereads("read instructions book")
     assert not family_of("twx:arithmetic").rereads("read math problem")
+
+
+def test_scienceworlds_brief_names_the_heat_sources_and_the_cold_its_rules_use():
+    """The heat sources code heats with (and the fire pit, lit) and where it freezes are the brief's: one table."""
+    from ariadnegraph.envs.families.scienceworld import COLD, HEAT_SOURCES, LIT
+
+    brief = family_of("scienceworld:melt").brief
+    assert all(source in brief for source in (*HEAT_SOURCES, *LIT))
+    assert f"put it in a {COLD}" in brief

@@ -1,6 +1,8 @@
 """What the agent's roles are told about each game family (the ENVIRONMENT section), in our own words. A family's
 rules are stated here, not in the roles' generic prompts; its module (envs/families/) picks its brief."""
 
+from collections.abc import Sequence
+
 TEXTWORLD = (
     "A text adventure game (TextWorld). Rooms are joined by exits (north, south, east, west); things lie in rooms, "
     "inside containers or on supports; doors and containers can be closed or locked and keys open them. You act by "
@@ -20,18 +22,24 @@ def cooking_rules(appliances: str) -> str:
     )
 
 
-SCIENCEWORLD = (
-    "A text simulation of elementary science tasks (ScienceWorld): rooms of a house, a workshop, a greenhouse and "
-    "the outdoors, with substances, containers, devices, plants and animals. You act by sending one command at a "
-    "time from the valid commands, such as 'open door to kitchen', 'go to kitchen', 'pick up thermometer', 'use "
-    "thermometer on water', 'wait'. The task says what to do and what to focus on: 'focus on X' is your answer, and"
-    " focusing on anything the task does not mean fails the task at once. Heat changes what a thing is: to melt or "
-    "boil something, put it (or a container holding it) in or on a heat source such as a stove, an oven, a blast "
-    "furnace or a fire pit, activate the source and wait a few steps; to freeze it, put it in a freezer; 'use "
-    "thermometer on X' reads a temperature. A door may be closed: open it to go through; 'teleport to ROOM', when "
-    "listed, goes to any room at once. The "
-    "score (0-100) rises as you complete its steps."
-)
+def scienceworld(heat_sources: Sequence[str], cold: str) -> str:
+    """ScienceWorld's brief, with the family's own tables of what heats (``heat_sources``) and what cools (``cold``), so
+    the rule the code plays by and the one the model is told are one."""
+    sources = ", ".join(f"a {source}" if source[0] not in "aeiou" else f"an {source}" for source in heat_sources[:-1])
+    last = heat_sources[-1]
+    sources = f"{sources} or {'an' if last[0] in 'aeiou' else 'a'} {last}" if sources else f"a {last}"
+    return (
+        "A text simulation of elementary science tasks (ScienceWorld): rooms of a house, a workshop, a greenhouse and "
+        "the outdoors, with substances, containers, devices, plants and animals. You act by sending one command at a "
+        "time from the valid commands, such as 'open door to kitchen', 'go to kitchen', 'pick up thermometer', 'use "
+        "thermometer on water', 'wait'. The task says what to do and what to focus on: 'focus on X' is your answer, "
+        "and focusing on anything the task does not mean fails the task at once. Heat changes what a thing is: to melt "
+        f"or boil something, put it (or a container holding it) in or on a heat source such as {sources}, activate the "
+        f"source and wait a few steps; to freeze it, put it in a {cold}; 'use thermometer on X' reads a temperature. A "
+        "door may be closed: open it to go through; 'teleport to ROOM', when listed, goes to any room at once. The "
+        "score (0-100) rises as you complete its steps."
+    )
+
 
 # How ScienceWorld does what a task asks, by the words of its goal (from the game's walkthroughs): a task says what to
 # find out, not how (a conductivity test's circuit, a melting point's thermometer and heat source)

@@ -73,21 +73,23 @@ _TOLD_WHERE = (
 # water to freezer' is no valid command, and the model's to word.)
 _HEATED = re.compile(r"^(?P<how>heat|cool) (?:the )?(?P<thing>.+)$", re.I)
 _METALS = frozenset({"lead", "tin", "gallium", "caesium", "mercury", "iron", "copper", "zinc", "aluminum", "bronze"})
+COLD = "freezer"  # where a thing is frozen (the brief says so too)
 _FROZEN_IN = {"mercury": "ultra low temperature freezer"}
 
 
 def _changed_in(how: str, thing: str) -> str:
     """Where code heats (``how``: heat) or cools ``thing``."""
     if how.lower() == "cool":
-        return _FROZEN_IN.get(thing, "freezer")
+        return _FROZEN_IN.get(thing, COLD)
     return "blast furnace" if thing in _METALS else "oven"
 
 
 _MOVED = re.compile(r"^move (?P<thing>.+?) to (?P<where>.+)$", re.I)
-_HEAT_SOURCES = ("blast furnace", "stove", "oven", "hot plate")  # turned on by 'activate' (a fire pit is lit)
+HEAT_SOURCES = ("stove", "oven", "blast furnace", "hot plate")  # turned on by 'activate' (code heats with them)
+LIT = ("fire pit",)  # heats once lit (the brief names it; code does not light fires)
 # the game's answers that say what to play next: a thing put on a heat source heats once it is on ("(disconnecting
 # X)You move the X ..." when it was wired); a thing not put in a closed one goes in once it is open
-_PUT_ON_HEAT = re.compile(rf"(?:^|\))You move the .+? to the (?P<source>{'|'.join(_HEAT_SOURCES)})\.", re.I | re.M)
+_PUT_ON_HEAT = re.compile(rf"(?:^|\))You move the .+? to the (?P<source>{'|'.join(HEAT_SOURCES)})\.", re.I | re.M)
 _NOT_OPEN = re.compile(r"because the (?P<holder>[^.,]+?) isn't open\b", re.I)
 # "Your task is to find a(n) living thing. First, focus on the thing.": what "the thing" is
 _FIND_KIND = re.compile(r"\byour task is to find a\(n\) (?P<kind>[^.,;]+)", re.I)
@@ -172,7 +174,7 @@ def names_target(thing: str, target: str) -> bool:
 
 class ScienceWorld(GameFamily):
     name = "scienceworld"
-    brief = prompts.SCIENCEWORLD
+    brief = prompts.scienceworld(HEAT_SOURCES + LIT, COLD)
     verbs = GameFamily.verbs | {"focus", "activate", "deactivate", "pour", "mix", "connect", "heat", "cool"}
     verb_synonyms = {"focus on": "focus"}  # "focus on the lead" acts on the lead
     # its valid commands are every verb on every thing and pair of things (300-1,300 a step, 32,000 characters in
