@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..envs.text import placing
 from .candidates import Candidate, Source
 from .guards import Situation, is_no_op, shown_again, ways_forward
 from .rules import offered_commands
@@ -35,11 +36,13 @@ _FORCED_WHY = {
 class Proposal:
     """What the controller proposes: ``candidates``, best first (the first is what code alone plays); ``forced``: the
     first is played with no model asked; ``offered``: the valid commands a model may choose among (those not avoided);
+    ``avoided``: the valid commands left out (sent back, repeats, what changes nothing again, what the rules forbid);
     ``step``: the next step it was worked out for, if any."""
 
     candidates: tuple[Candidate, ...]
     forced: bool
     offered: tuple[str, ...]
+    avoided: frozenset[str] = frozenset()
     step: NextStep | None = None
 
     @property
@@ -53,13 +56,16 @@ def propose(view: View) -> Proposal:
     avoid = set(view.avoid)
     if switches.loop_guard:
         avoid |= {command for command, (times, _) in view.tried.items() if times >= 2}
+        # a thing put somewhere from this very situation did not raise the score (the situation would differ): the
+        # same placement again is the same dead end
+        avoid |= {command for command in view.tried if placing(command)}
     offered = offered_commands(view)
     step = next_step(view) if switches.follow_lists else None
     unavoided = [command for command in offered if command not in avoid]
     if step and step.word_for_word and (command := step_command(view, step.text, unavoided)):
         # what the game says now or the list read says to do, and one valid command does it word for word (even a
         # command that changes nothing, played before: a game that says to examine a thing twice)
-        return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), unavoided, step)
+        return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), unavoided, avoid, step)
     if switches.object_memory:  # what changes nothing is played once (controller/guards.no_op_again)
         family = view.family  # (a text that changes each time it is read is no repeat: family.rereads)
         avoid |= {command for command in view.tried if is_no_op(command, family) and not family.rereads(command)}
@@ -67,15 +73,16 @@ def propose(view: View) -> Proposal:
     choices = [command for command in offered if command not in avoid] or offered
     if step and not step.word_for_word and (command := goal_step_here(view, step, choices)):
         # nothing read yet: the goal's step (or a lock a note named), done here, unless it changes nothing again
-        return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), choices, step)
+        return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), choices, avoid, step)
     if step and switches.object_memory and (walk := way_to_step(view, step, choices)):
         # what the step needs, memory saw in another room: the way there is code's
-        return _forced(Candidate(walk[0], Source.WALK, walk[1]), choices, step)
-    return Proposal(_ranked(view, choices), forced=False, offered=tuple(choices), step=step)
+        return _forced(Candidate(walk[0], Source.WALK, walk[1]), choices, avoid, step)
+    left_out = frozenset(view.valid) - set(choices)
+    return Proposal(_ranked(view, choices), forced=False, offered=tuple(choices), avoided=left_out, step=step)
 
 
-def _forced(candidate: Candidate, offered: list[str], step: NextStep) -> Proposal:
-    return Proposal((candidate,), forced=True, offered=tuple(offered), step=step)
+def _forced(candidate: Candidate, offered: list[str], avoid: set[str], step: NextStep) -> Proposal:
+    return Proposal((candidate,), True, tuple(offered), frozenset(avoid), step)
 
 
 def _ranked(view: View, choices: list[str]) -> tuple[Candidate, ...]:

@@ -96,6 +96,7 @@ class StepDiagnosis:
     chosen_by: str | None = None
     candidates: int = 0
     override: bool = False  # the model chose another command than the controller's first candidate
+    vetoed: bool = False  # the model chose a command the controller left out: its first candidate played instead
     paid: bool | None = None  # the score rose within PAYOFF_STEPS of the choice (None: no choice this step)
 
 
@@ -236,6 +237,7 @@ def _read_choice(d: StepDiagnosis, decided: Mapping[str, Any]) -> None:
     d.chosen_by = str(choice.get("by") or "")
     d.candidates = len(choice.get("candidates") or [])
     d.override = bool(choice.get("override")) and d.chosen_by == MODEL_CHOICE
+    d.vetoed = bool(choice.get("vetoed"))
 
 
 def _world_changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
@@ -367,6 +369,7 @@ def _totals(
             "by_model": len(by_model),
             "by_code": len(chosen) - len(by_model),
             "overrides": len(overrides),
+            "vetoed": sum(s.vetoed for s in chosen),
             "override_rate": _ratio(len(overrides), len(by_model)),
             "override_paid": _ratio(sum(bool(s.paid) for s in overrides), len(overrides)),
             "agreement_paid": _ratio(sum(bool(s.paid) for s in agreed), len(agreed)),

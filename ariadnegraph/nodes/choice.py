@@ -73,6 +73,7 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session, 
 LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]": what a small model copies along
 FOLLOWED = "followed in code: "  # the reasoning of a plan step a list read gave, no model asked
 NO_MODEL_PLAYS = "no language model: the controller's first candidate: "  # the reasoning of a step ``none`` plays
+VETOED = "the controller's first candidate, in place of what it left out: "  # a model's choice of an avoided command
 
 
 def _followed(step: NextStep, command: str, why: str = "", by: str = BY_LIST) -> tuple[Plan, dict[str, Any], str]:
@@ -144,5 +145,12 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     if command != chosen.action:  # the diagnostics judge what the model wrote, not what grounding made of it
         update = {**update, "written": chosen.action}
     by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
+    vetoed = view.family.ground(written, list(proposal.avoided)) if proposal.avoided else None
+    if vetoed is not None and first is not None:
+        # a command the controller left out (a repeat, a placement that scored nothing here, what changes nothing
+        # again, what the rules forbid): its first candidate plays instead, and the record says what was vetoed
+        record = {**choice_record(proposal, first.command, BY_CONTROLLER), "vetoed": vetoed}
+        plan = Plan(subgoal=chosen.reasoning, reasoning=f"{VETOED}{vetoed}", steps=[StepReply(action=first.command)])
+        return plan, {**update, "choice": record}, BY_CONTROLLER
     update = {**update, "choice": choice_record(proposal, command, by)}
     return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[StepReply(action=command)]), update, by

@@ -112,5 +112,25 @@ def test_an_override_of_the_first_candidate_is_recorded_and_diagnosed(monkeypatc
         record = {"step": step, "action": action, "observation": "x", "trail": str(step), "decided": decided}
         run.append_step(record, {"facts": [], "score": score, "max_score": 3, "location": "Kitchen"})
     totals = diagnose(run).totals["choice"]
-    assert totals == {"choices": 1, "by_model": 1, "by_code": 0, "overrides": 1, "override_rate": 1.0,
+    assert totals == {"choices": 1, "by_model": 1, "by_code": 0, "overrides": 1, "vetoed": 0, "override_rate": 1.0,
                       "override_paid": 1.0, "agreement_paid": None}
+
+
+def test_a_model_choice_the_controller_left_out_is_vetoed_for_its_first_candidate(monkeypatch):
+    """A placement tried here already (it scored nothing: the situation is the same) is left out; a model that writes
+    it again gets the first candidate played instead, and the record says what was vetoed."""
+    state, session = at_step(2)
+    state = {**state, "env": "treasure:1", "goal": "Find the cheese.", "run_id": "r"}
+    put = next(c for c in state["admissible"] if c.startswith("put "))
+    session.past.add({"step": 3, "action": put, "observation": "You put it there.", "trail": "3",
+                      "location": state["location"], "inventory": state["inventory"], "score": 0})
+    session.past.add({"step": 4, "action": "take pork chop from counter", "observation": "Taken.", "trail": "4",
+                      "location": state["location"], "inventory": state["inventory"], "score": 0})
+    view = view_of(state, ARIADNE, session)
+    proposal = propose(view)
+    assert put in proposal.avoided
+    model = QueuedChatModel(replies=[structured("Decision", reasoning="put it there again", action=put)])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    choice = planner_module.planner(state, Runtime(context=ARIADNE), session)["decided"]["choices"][0]
+    assert choice["vetoed"] == put
+    assert (choice["chosen"], choice["by"]) == (proposal.first.command, "way forward")
