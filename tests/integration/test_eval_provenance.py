@@ -55,7 +55,7 @@ def test_records_carry_their_provenance_and_an_out_of_other_settings_is_refused(
         link = f'href="runs/{record["run_id"]}/report.html"'
         assert link in page
         assert (out / "runs" / record["run_id"] / "report.html").is_file()
-    assert re.search(r'<td>react \(scripted\)</td><td>all</td><td><a href="#cell-\d+">2</a></td>', page)
+    assert re.search(r'<td>react \(scripted \(rule-based test double, not a language model\)\)</td><td>all</td><td><a href="#cell-\d+">2</a></td>', page)
     assert "http" not in page
     # the same plan resumes; another step limit or another ARIADNE_* setting into the same --out is refused
     plan_eval(EvalRequest(suite="stma-cooking", presets=["react"], model="scripted", out=out, **SMALL))

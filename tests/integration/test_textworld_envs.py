@@ -277,7 +277,7 @@ def test_bad_spec_messages():
         make("cooking:9")
     with pytest.raises(EnvSpecError, match=r"^game file not found: /nope.z8$"):
         make("file:/nope.z8")
-    with pytest.raises(EnvSpecError, match="arigraph:, cooking:, treasure:, coin:, file:, scienceworld:"):
+    with pytest.raises(EnvSpecError, match="arigraph:, cooking:, treasure:, coin:, custom:, file:, scienceworld:"):
         make("nosuch:x")
     with pytest.raises(EnvSpecError, match="unknown option"):
         make("arigraph:hunt", step_timout=3)
