@@ -36,6 +36,9 @@ class EpisodePast:
         self._played: set[str] = set()
         self._tried: dict[Situation, dict[str, tuple[int, str]]] = {}  # situation -> command -> (times, last answer)
         self._rises: list[StepRecord] = []
+        # situation -> the commands played from it that raised the score, and those that lowered it
+        self._raised: dict[Situation, set[str]] = {}
+        self._lowered: dict[Situation, set[str]] = {}
         self._starting: dict[tuple[str, ...], list[str]] = {}  # prefixes asked of last_played -> the commands, in order
         self._situation: Situation | None = None  # the situation after the last step recorded
         self._score = 0.0
@@ -58,6 +61,9 @@ class EpisodePast:
         score = float(record.get("score", 0.0) or 0.0)
         if command and score > self._score:
             self._rises.append(record)
+        if command and self._situation is not None and score != self._score:
+            changed = self._raised if score > self._score else self._lowered
+            changed.setdefault(self._situation, set()).add(command)
         self._score = score
         self._situation = situation_of(record)
         self._records.append(record)
@@ -83,6 +89,12 @@ class EpisodePast:
         """Commands already played from the situation ``state`` is in, with how often and the first line of the game's
         last answer, in the order they were first played."""
         return dict(self._tried.get(situation_of(state), {}))
+
+    def score_changes_here(self, state: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+        """The commands played from the situation ``state`` is in that raised the score, and those that lowered it
+        (a score won and then undone brings the situation back: what won it is no dead end there)."""
+        here = situation_of(state)
+        return frozenset(self._raised.get(here, ())), frozenset(self._lowered.get(here, ()))
 
     def score_rises(self) -> list[StepRecord]:
         """The steps whose command raised the score, in order."""

@@ -2,7 +2,8 @@
 valid command does it; the way to what it needs, seen elsewhere), or a short ranked list of candidates for the model
 to choose among, each with where it came from. With no language model (``--model none``) the first candidate plays.
 
-What is not offered: what was sent back this step, what was played twice from this very situation (``loop_guard``),
+What is not offered: what was sent back this step, what was played twice from this very situation, a placement tried
+there that scored nothing and what lost score there (``loop_guard``),
 what changes nothing and was played here once (``object_memory``), and what the game family's rules say ruins the game
 (``rules_shield``: controller/rules.py).
 """
@@ -55,10 +56,12 @@ def propose(view: View) -> Proposal:
     switches = view.switches
     avoid = set(view.avoid)
     if switches.loop_guard:
-        avoid |= {command for command, (times, _) in view.tried.items() if times >= 2}
-        # a thing put somewhere from this very situation did not raise the score (the situation would differ): the
-        # same placement again is the same dead end
-        avoid |= {command for command in view.tried if placing(command)}
+        raised, lowered = view.score_changes
+        avoid |= {command for command, (times, _) in view.tried.items() if times >= 2 and command not in raised}
+        # a thing put somewhere from this very situation that did not raise the score: the same placement again is
+        # the same dead end (one that did raise it, since undone, is the way back to that score)
+        avoid |= {command for command in view.tried if placing(command) and command not in raised}
+        avoid |= lowered  # what lost score from here loses it again (taking back a thing placed where it scored)
     offered = offered_commands(view)
     step = next_step(view) if switches.follow_lists else None
     unavoided = [command for command in offered if command not in avoid]
@@ -100,8 +103,10 @@ def _ranked(view: View, choices: list[str]) -> tuple[Candidate, ...]:
         if candidate.command in allowed and candidate.command not in seen:
             seen.add(candidate.command)
             ranked.append(candidate)
-    ranked = ranked or every[:1]
     ranked += [use for use in uses if use.command not in {c.command for c in ranked}]
+    # none of code's own moves is offered (each a repeat or a dead end here): a use of a thing carried comes first;
+    # only with none of those does code's own first choice stand, left out or not
+    ranked = ranked or every[:1]
     return tuple(ranked[:MAX_CANDIDATES])
 
 

@@ -46,6 +46,11 @@ class View:
         in the order first played."""
         return self.past.tried_here(self.situation)
 
+    @cached_property
+    def score_changes(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The commands played from this very situation that raised the score, and those that lowered it."""
+        return self.past.score_changes_here(self.situation)
+
     @property
     def situation(self) -> dict[str, Any]:
         """The step's situation as the past indexes it (agent/past.situation_of)."""

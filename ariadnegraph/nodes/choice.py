@@ -146,7 +146,7 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
         update = {**update, "written": chosen.action}
     by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
     vetoed = view.family.ground(written, list(proposal.avoided)) if proposal.avoided else None
-    if vetoed is not None and first is not None:
+    if vetoed is not None and first is not None and vetoed != first.command:
         # a command the controller left out (a repeat, a placement that scored nothing here, what changes nothing
         # again, what the rules forbid): its first candidate plays instead, and the record says what was vetoed
         record = {**choice_record(proposal, first.command, BY_CONTROLLER), "vetoed": vetoed}

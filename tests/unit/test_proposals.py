@@ -134,3 +134,54 @@ def test_a_model_choice_the_controller_left_out_is_vetoed_for_its_first_candidat
     choice = planner_module.planner(state, Runtime(context=ARIADNE), session)["decided"]["choices"][0]
     assert choice["vetoed"] == put
     assert (choice["chosen"], choice["by"]) == (proposal.first.command, "way forward")
+
+
+def _street(past: EpisodePast, commands: list[tuple[str, float]], inventory: list[str]) -> None:
+    """Record ``commands`` (each with the score after it) played in one street, carrying ``inventory`` throughout."""
+    if not past.steps:
+        past.add({"step": 0, "action": None, "observation": "You are in the street.", "trail": "0",
+                  "location": "street", "inventory": inventory, "score": 0})
+    for command, score in commands:
+        step = past.steps
+        past.add({"step": step, "action": command, "observation": "Done.", "trail": str(step),
+                  "location": "street", "inventory": inventory, "score": score})
+
+
+SORTING_STATE = {"env": "twx:sorting@1/dev", "goal": "Sort the objects by quantity, the smallest in the box first.",
+                 "observation": "You are in the street. You see a box.", "last_action": "look around",
+                 "location": "street", "inventory": ["27g of steel", "41g of acrylic"], "step": 5,
+                 "admissible": ["look around", "put 27g of steel in box", "put 41g of acrylic in box"]}
+
+
+def test_when_every_move_of_code_is_a_repeat_a_use_of_a_thing_carried_comes_first():
+    """Code's own moves all worn here (a look played four times): code alone plays a use of a thing carried, not the
+    look a fifth time."""
+    past = EpisodePast()
+    _street(past, [("look around", 0)] * 4, SORTING_STATE["inventory"])
+    proposal = propose(view_of(SORTING_STATE, ARIADNE, fake_session(past=past)))
+    assert "look around" in proposal.avoided
+    assert proposal.first.command.startswith("put ")
+    assert proposal.first.source == Source.CARRIED
+
+
+def test_a_placement_that_scored_and_was_undone_is_offered_again_and_the_undoing_take_is_left_out(monkeypatch):
+    """A placement that raised the score here, then taken back (the score and the situation back where they were), is
+    the way back to that score, not a dead end; the take that lost the score is left out where it was played."""
+    past = EpisodePast()
+    inventory = SORTING_STATE["inventory"]
+    _street(past, [("put 27g of steel in box", 0.25)], inventory)
+    past.add({"step": 2, "action": "take 27g of steel", "observation": "You take the 27g of steel.", "trail": "2",
+              "location": "street", "inventory": inventory, "score": 0})
+    session = fake_session(past=past)
+    proposal = propose(view_of(SORTING_STATE, ARIADNE, session))
+    assert "put 27g of steel in box" not in proposal.avoided
+    assert "put 27g of steel in box" in proposal.offered
+    after_placing = {**SORTING_STATE, "admissible": [*SORTING_STATE["admissible"], "take 27g of steel"], "score": 0.25}
+    assert "take 27g of steel" in propose(view_of(after_placing, ARIADNE, session)).avoided
+    # a model writing the first candidate, which the controller plays anyway, is no veto
+    first = proposal.first.command
+    model = QueuedChatModel(replies=[structured("Decision", reasoning="the smallest first", action=first)])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    state = {**SORTING_STATE, "run_id": "r"}
+    choice = planner_module.planner(state, Runtime(context=ARIADNE), session)["decided"]["choices"][0]
+    assert "vetoed" not in choice and choice["chosen"] == first and choice["by"] == "model"
