@@ -96,6 +96,7 @@ class StepDiagnosis:
     chosen_by: str | None = None
     candidates: int = 0
     override: bool = False  # the model chose another command than the controller's first candidate
+    told_left_out: bool = False  # the model chose a command the controller left out, was told so and asked again
     vetoed: bool = False  # the model chose a command the controller left out: its first candidate played instead
     paid: bool | None = None  # the score rose within PAYOFF_STEPS of the choice (None: no choice this step)
 
@@ -237,6 +238,7 @@ def _read_choice(d: StepDiagnosis, decided: Mapping[str, Any]) -> None:
     d.chosen_by = str(choice.get("by") or "")
     d.candidates = len(choice.get("candidates") or [])
     d.override = bool(choice.get("override")) and d.chosen_by == MODEL_CHOICE
+    d.told_left_out = bool(choice.get("left_out"))
     d.vetoed = bool(choice.get("vetoed"))
 
 
@@ -369,6 +371,7 @@ def _totals(
             "by_model": len(by_model),
             "by_code": len(chosen) - len(by_model),
             "overrides": len(overrides),
+            "told_left_out": sum(s.told_left_out for s in chosen),
             "vetoed": sum(s.vetoed for s in chosen),
             "override_rate": _ratio(len(overrides), len(by_model)),
             "override_paid": _ratio(sum(bool(s.paid) for s in overrides), len(overrides)),

@@ -35,9 +35,10 @@ from .common import (
     controller_view,
     feedback_section,
     fell_back,
+    merged,
     working_memory,
 )
-from .prompts import PLAN_CHOICE
+from .prompts import LEFT_OUT, PLAN_CHOICE
 from .schemas import Decision, Plan, StepReply
 
 CHOICE_SECTIONS = (
@@ -131,6 +132,34 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
         p.CANDIDATES: [p.candidate_line(c.command, c.why) for c in proposal.candidates] or None,
         p.ADMISSIBLE: shown_commands(view.family, view.goal, view.inventory, admissible) + places,
     }
+    choosable = [*admissible, *places]
+    command, chosen, update, vetoed = _ask_choice(context, view, proposal, sections, choosable, fallback)
+    left_out: str | None = None
+    again: dict[str, Any] = {}
+    if vetoed is not None:
+        # a command the controller left out (a repeat, a placement that scored nothing here, what changes nothing
+        # again, what the rules forbid): the model is told so and asked once more (it decides where knowledge
+        # matters); a second such choice plays the controller's first candidate, and the record says what was vetoed
+        sections = {**sections, p.SENT_BACK: LEFT_OUT.format(command=vetoed)}
+        left_out = vetoed
+        command, chosen, again, vetoed = _ask_choice(context, view, proposal, sections, choosable, fallback)
+        first_ask = {key: value for key, value in update.items() if key != "written"}
+        update = {**first_ask, **again, **merged([update, again])}
+    by = BY_FALLBACK if fell_back(again if left_out else update, "planner") else BY_MODEL
+    told = {"left_out": left_out} if left_out else {}  # the command left out the model was told of, asked again
+    if vetoed is not None and first is not None:
+        record = {**choice_record(proposal, first.command, BY_CONTROLLER), **told, "vetoed": vetoed}
+        plan = Plan(subgoal=chosen.reasoning, reasoning=f"{VETOED}{vetoed}", steps=[StepReply(action=first.command)])
+        return plan, {**update, "choice": record}, BY_CONTROLLER
+    update = {**update, "choice": {**choice_record(proposal, command, by), **told}}
+    return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[StepReply(action=command)]), update, by
+
+
+def _ask_choice(
+    context: AgentContext, view: View, proposal: Proposal, sections: dict[str, Any], choosable: list[str], fallback: str
+) -> tuple[str, Decision, dict[str, Any], str | None]:
+    """One ask of the model: the command it means (grounded among ``choosable``), its reply, the ask's update, and
+    the left-out command it named (None when it named none, or named the first candidate, which code plays anyway)."""
     chosen, update = ask_structured(
         context,
         node="planner",
@@ -141,16 +170,9 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
         step=view.step,
     )
     written = LIST_MARK.sub("", chosen.action)  # a small model copies an item with its mark ("chop the tuna [to do]")
-    command = view.family.ground(written, [*admissible, *places]) or written
+    command = view.family.ground(written, choosable) or written
     if command != chosen.action:  # the diagnostics judge what the model wrote, not what grounding made of it
         update = {**update, "written": chosen.action}
-    by = BY_FALLBACK if fell_back(update, "planner") else BY_MODEL
     vetoed = view.family.ground(written, list(proposal.avoided)) if proposal.avoided else None
-    if vetoed is not None and first is not None and vetoed != first.command:
-        # a command the controller left out (a repeat, a placement that scored nothing here, what changes nothing
-        # again, what the rules forbid): its first candidate plays instead, and the record says what was vetoed
-        record = {**choice_record(proposal, first.command, BY_CONTROLLER), "vetoed": vetoed}
-        plan = Plan(subgoal=chosen.reasoning, reasoning=f"{VETOED}{vetoed}", steps=[StepReply(action=first.command)])
-        return plan, {**update, "choice": record}, BY_CONTROLLER
-    update = {**update, "choice": choice_record(proposal, command, by)}
-    return Plan(subgoal=chosen.reasoning, reasoning=chosen.reasoning, steps=[StepReply(action=command)]), update, by
+    first = proposal.first.command if proposal.first else None
+    return command, chosen, update, (vetoed if vetoed != first else None)

@@ -237,6 +237,12 @@ the inventory. Mind what the inventory holds.
 Reply with JSON only, for example:
 {{"main_goal": "Find the key and open the chest", "plan_steps": [{{"sub_goal": "Find the key", "reason": "not seen in the two rooms visited; the hall is unexplored"}}, {{"sub_goal": "Open the chest in the attic", "reason": "needs the key"}}], "emotion": "curious: a new room to search"}}"""
 
+# a choice the controller left out, told to the model asked once more (nodes/choice.py)
+LEFT_OUT = (
+    "{command}: not offered here (played here already without gaining anything, or the game's rules forbid it). "
+    "Choose another command; work out what the goal needs first."
+)
+
 PLAN_CHOICE = f"""{AGENT}
 Your job: choose the next command. NEXT STEP, when given, says what to do now: the first item not done yet of a list
 the agent read (TEXTS READ marks each item [done], [to do] or [in inventory]); otherwise follow the GOAL. First write

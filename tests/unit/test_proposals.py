@@ -25,8 +25,16 @@ from ariadnegraph.runs import RunDir, new_run_meta
 from tests.fakes import QueuedChatModel, fake_session, structured, view_of
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "observations"
-FAMILY_FIXTURES = ["textworld_cooking.json", "textworld_hunt.json", "textworld_treasure.json", "textworld_clean.json",
-                   "scienceworld.json", "twx_cookingworld.json", "twx_doors.json", "twx_held.json"]
+FAMILY_FIXTURES = [
+    "textworld_cooking.json",
+    "textworld_hunt.json",
+    "textworld_treasure.json",
+    "textworld_clean.json",
+    "scienceworld.json",
+    "twx_cookingworld.json",
+    "twx_doors.json",
+    "twx_held.json",
+]
 ARIADNE = AgentContext(model="scripted", preset="ariadne")
 
 
@@ -36,14 +44,31 @@ def replayed(fixture: str):
     data = json.loads((FIXTURES / fixture).read_text())
     memory, past = WorldMemory(), EpisodePast()
     for s in data["steps"]:
-        state = {"env": data["env"], "goal": data.get("goal") or "", "observation": s["observation"],
-                 "last_action": s["action"], "admissible": s["valid"] or [],
-                 "location": s["location"], "inventory": s["inventory"], "step": s["step"]}
+        state = {
+            "env": data["env"],
+            "goal": data.get("goal") or "",
+            "observation": s["observation"],
+            "last_action": s["action"],
+            "admissible": s["valid"] or [],
+            "location": s["location"],
+            "inventory": s["inventory"],
+            "step": s["step"],
+        }
         facts, ended = perceived(memory, state)
-        memory.observe(s["step"], s["observation"], [*place_facts(memory, state, env_map=True), *facts], ended,
-                       action=s["action"])
-        past.add({"step": s["step"], "action": s["action"], "observation": s["observation"], "trail": str(s["step"]),
-                  "location": s["location"], "inventory": s["inventory"], "score": s.get("score", 0)})
+        memory.observe(
+            s["step"], s["observation"], [*place_facts(memory, state, env_map=True), *facts], ended, action=s["action"]
+        )
+        past.add(
+            {
+                "step": s["step"],
+                "action": s["action"],
+                "observation": s["observation"],
+                "trail": str(s["step"]),
+                "location": s["location"],
+                "inventory": s["inventory"],
+                "score": s.get("score", 0),
+            }
+        )
         yield state, fake_session(memory, past=past)
 
 
@@ -105,52 +130,128 @@ def test_an_override_of_the_first_candidate_is_recorded_and_diagnosed(monkeypatc
     assert "## CANDIDATES" in prompt
     assert first in prompt.split("## CANDIDATES", 1)[1]
     # the choice in a run: played at step 1, the score rising at step 2
-    meta = new_run_meta("r", env="cooking:3", seed=1, variation=None, max_steps=5,
-                        context={"model": "scripted", "preset": "ariadne"}, thread_id="r")
+    meta = new_run_meta(
+        "r",
+        env="cooking:3",
+        seed=1,
+        variation=None,
+        max_steps=5,
+        context={"model": "scripted", "preset": "ariadne"},
+        thread_id="r",
+    )
     run = RunDir.create(tmp_path, "r", meta)
     for step, (action, score, decided) in enumerate([(None, 0, {}), (other, 0, update["decided"]), ("look", 1, {})]):
         record = {"step": step, "action": action, "observation": "x", "trail": str(step), "decided": decided}
         run.append_step(record, {"facts": [], "score": score, "max_score": 3, "location": "Kitchen"})
     totals = diagnose(run).totals["choice"]
-    assert totals == {"choices": 1, "by_model": 1, "by_code": 0, "overrides": 1, "vetoed": 0, "override_rate": 1.0,
-                      "override_paid": 1.0, "agreement_paid": None}
+    assert totals == {
+        "choices": 1,
+        "by_model": 1,
+        "by_code": 0,
+        "overrides": 1,
+        "told_left_out": 0,
+        "vetoed": 0,
+        "override_rate": 1.0,
+        "override_paid": 1.0,
+        "agreement_paid": None,
+    }
 
 
-def test_a_model_choice_the_controller_left_out_is_vetoed_for_its_first_candidate(monkeypatch):
+def test_a_model_choice_the_controller_left_out_is_told_once_then_vetoed_for_its_first_candidate(monkeypatch):
     """A placement tried here already (it scored nothing: the situation is the same) is left out; a model that writes
-    it again gets the first candidate played instead, and the record says what was vetoed."""
+    it is told so and asked again (SENT BACK names it); writing it a second time gets the first candidate played
+    instead, and the record says what was vetoed."""
     state, session = at_step(2)
     state = {**state, "env": "treasure:1", "goal": "Find the cheese.", "run_id": "r"}
     put = next(c for c in state["admissible"] if c.startswith("put "))
-    session.past.add({"step": 3, "action": put, "observation": "You put it there.", "trail": "3",
-                      "location": state["location"], "inventory": state["inventory"], "score": 0})
-    session.past.add({"step": 4, "action": "take pork chop from counter", "observation": "Taken.", "trail": "4",
-                      "location": state["location"], "inventory": state["inventory"], "score": 0})
+    session.past.add(
+        {
+            "step": 3,
+            "action": put,
+            "observation": "You put it there.",
+            "trail": "3",
+            "location": state["location"],
+            "inventory": state["inventory"],
+            "score": 0,
+        }
+    )
+    session.past.add(
+        {
+            "step": 4,
+            "action": "take pork chop from counter",
+            "observation": "Taken.",
+            "trail": "4",
+            "location": state["location"],
+            "inventory": state["inventory"],
+            "score": 0,
+        }
+    )
     view = view_of(state, ARIADNE, session)
     proposal = propose(view)
     assert put in proposal.avoided
-    model = QueuedChatModel(replies=[structured("Decision", reasoning="put it there again", action=put)])
+    model = QueuedChatModel(replies=[structured("Decision", reasoning="put it there again", action=put)] * 2)
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    choice = update["decided"]["choices"][0]
+    assert (choice["left_out"], choice["vetoed"]) == (put, put)
+    assert (choice["chosen"], choice["by"]) == (proposal.first.command, "way forward")
+    assert update["usage"]["planner"]["calls"] == 2
+    told = model.calls[1]["messages"][-1].content
+    assert "SENT BACK" in told
+    assert f"{put}: not offered here" in told
+    # told once, a model that names another command has it played: the model decides, not the first candidate
+    other = next(c for c in proposal.offered if c != proposal.first.command)
+    model = QueuedChatModel(
+        replies=[
+            structured("Decision", reasoning="again", action=put),
+            structured("Decision", reasoning="something else", action=other),
+        ]
+    )
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     choice = planner_module.planner(state, Runtime(context=ARIADNE), session)["decided"]["choices"][0]
-    assert choice["vetoed"] == put
-    assert (choice["chosen"], choice["by"]) == (proposal.first.command, "way forward")
+    assert (choice["left_out"], choice["chosen"], choice["by"]) == (put, other, "model")
+    assert "vetoed" not in choice
 
 
 def _street(past: EpisodePast, commands: list[tuple[str, float]], inventory: list[str]) -> None:
     """Record ``commands`` (each with the score after it) played in one street, carrying ``inventory`` throughout."""
     if not past.steps:
-        past.add({"step": 0, "action": None, "observation": "You are in the street.", "trail": "0",
-                  "location": "street", "inventory": inventory, "score": 0})
+        past.add(
+            {
+                "step": 0,
+                "action": None,
+                "observation": "You are in the street.",
+                "trail": "0",
+                "location": "street",
+                "inventory": inventory,
+                "score": 0,
+            }
+        )
     for command, score in commands:
         step = past.steps
-        past.add({"step": step, "action": command, "observation": "Done.", "trail": str(step),
-                  "location": "street", "inventory": inventory, "score": score})
+        past.add(
+            {
+                "step": step,
+                "action": command,
+                "observation": "Done.",
+                "trail": str(step),
+                "location": "street",
+                "inventory": inventory,
+                "score": score,
+            }
+        )
 
 
-SORTING_STATE = {"env": "twx:sorting@1/dev", "goal": "Sort the objects by quantity, the smallest in the box first.",
-                 "observation": "You are in the street. You see a box.", "last_action": "look around",
-                 "location": "street", "inventory": ["27g of steel", "41g of acrylic"], "step": 5,
-                 "admissible": ["look around", "put 27g of steel in box", "put 41g of acrylic in box"]}
+SORTING_STATE = {
+    "env": "twx:sorting@1/dev",
+    "goal": "Sort the objects by quantity, the smallest in the box first.",
+    "observation": "You are in the street. You see a box.",
+    "last_action": "look around",
+    "location": "street",
+    "inventory": ["27g of steel", "41g of acrylic"],
+    "step": 5,
+    "admissible": ["look around", "put 27g of steel in box", "put 41g of acrylic in box"],
+}
 
 
 def test_when_every_move_of_code_is_a_repeat_a_use_of_a_thing_carried_comes_first():
@@ -170,8 +271,17 @@ def test_a_placement_that_scored_and_was_undone_is_offered_again_and_the_undoing
     past = EpisodePast()
     inventory = SORTING_STATE["inventory"]
     _street(past, [("put 27g of steel in box", 0.25)], inventory)
-    past.add({"step": 2, "action": "take 27g of steel", "observation": "You take the 27g of steel.", "trail": "2",
-              "location": "street", "inventory": inventory, "score": 0})
+    past.add(
+        {
+            "step": 2,
+            "action": "take 27g of steel",
+            "observation": "You take the 27g of steel.",
+            "trail": "2",
+            "location": "street",
+            "inventory": inventory,
+            "score": 0,
+        }
+    )
     session = fake_session(past=past)
     proposal = propose(view_of(SORTING_STATE, ARIADNE, session))
     assert "put 27g of steel in box" not in proposal.avoided
@@ -184,4 +294,6 @@ def test_a_placement_that_scored_and_was_undone_is_offered_again_and_the_undoing
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     state = {**SORTING_STATE, "run_id": "r"}
     choice = planner_module.planner(state, Runtime(context=ARIADNE), session)["decided"]["choices"][0]
-    assert "vetoed" not in choice and choice["chosen"] == first and choice["by"] == "model"
+    assert "vetoed" not in choice
+    assert choice["chosen"] == first
+    assert choice["by"] == "model"
