@@ -39,6 +39,8 @@ from .rules import breaks_rules, within_rules
 from .steps import explore_moves, next_step, step_command
 from .view import View
 
+PLACING_VERBS = ("put ", "place ", "insert ")  # the commands that put a thing somewhere (envs/text.placing)
+
 # a move the way forward made this often from one situation (the same place, inventory and score) is a loop between
 # two leads, each the nearest from the other's room (a lead no valid command searches once there is never crossed
 # off): a third is walked toward instead
@@ -537,8 +539,22 @@ def untried_reaches(s: Situation) -> list[str]:
     situation and not against the family's rules: before a look that changes nothing (a coin lying in the room, with
     no exit left, is taken)."""
     verbs = (*TAKING, "open ") if s.family.takes_what_lies_about else ("open ",)
-    reach = [c for c in s.admissible if c.lower().startswith(verbs) and c not in s.tried]
+    placed = placed_by_the_agent(s.view)
+    reach = [
+        c
+        for c in s.admissible
+        if c.lower().startswith(verbs)
+        and c not in s.tried
+        and not (c.lower().startswith(TAKING) and held_in(c.split(" ", 1)[1].lower())[0] in placed)
+    ]
     return within_rules(s.view, reach)
+
+
+def placed_by_the_agent(view: View) -> frozenset[str]:
+    """The things the agent itself put somewhere (lower case): code does not take one back on its own (where it was put
+    is where the agent meant it to be; a model may still choose to)."""
+    placed = (placing(command) for command in view.past.last_played(PLACING_VERBS))
+    return frozenset(found[1].lower() for found in placed if found)
 
 
 def way_forward_instead(s: Situation, sent_back: GuardDecision | None) -> GuardDecision | None:

@@ -297,3 +297,17 @@ def test_a_placement_that_scored_and_was_undone_is_offered_again_and_the_undoing
     assert "vetoed" not in choice
     assert choice["chosen"] == first
     assert choice["by"] == "model"
+
+
+def test_code_does_not_take_back_a_thing_the_agent_put_somewhere_but_the_model_may():
+    """Once the agent put a thing in the box, code's candidates never include taking it back out (it was put where it
+    was meant to be); the take stays among the commands offered to the model."""
+    past = EpisodePast()
+    inventory = SORTING_STATE["inventory"]
+    _street(past, [("put 27g of steel in box", 0.25)], inventory)
+    after = {**SORTING_STATE, "inventory": ["41g of acrylic"], "score": 0.25,
+             "admissible": ["look around", "put 41g of acrylic in box", "take 27g of steel", "take 3 pears"]}
+    proposal = propose(view_of(after, ARIADNE, fake_session(past=past)))
+    assert "take 27g of steel" not in [c.command for c in proposal.candidates]
+    assert "take 3 pears" in [c.command for c in proposal.candidates]
+    assert "take 27g of steel" in proposal.offered
