@@ -266,6 +266,8 @@ def taking_first(s: Situation) -> GuardDecision | None:
     if s.command is not None or not s.preset.strict_grounding or not s.admissible or not s.family.takes_what_lies_about:
         return None
     needed = take_first(s.planned, s.admissible)
+    if needed and held_in(needed.split(" ", 1)[1].lower())[0] in placed_by_the_agent(s.view):
+        return None  # a thing the agent put somewhere (a placement written again) is not taken back out for it
     return (
         GuardDecision(Reason.TAKE_FIRST, f"'{s.planned}' needs the thing taken first", command=needed)
         if needed

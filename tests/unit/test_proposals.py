@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.past import EpisodePast
 from ariadnegraph.controller.candidates import FORCED_SOURCES, Source
-from ariadnegraph.controller.guards import Situation, way_forward
+from ariadnegraph.controller.guards import Situation, taking_first, way_forward
 from ariadnegraph.controller.propose import MAX_CANDIDATES, propose
 from ariadnegraph.envs.textworld_env import COOKING_GOAL
 from ariadnegraph.evals.diagnostics import diagnose
@@ -311,3 +311,16 @@ def test_code_does_not_take_back_a_thing_the_agent_put_somewhere_but_the_model_m
     assert "take 27g of steel" not in [c.command for c in proposal.candidates]
     assert "take 3 pears" in [c.command for c in proposal.candidates]
     assert "take 27g of steel" in proposal.offered
+
+
+def test_a_placement_written_again_does_not_take_the_thing_back_out():
+    """A model writing again a placement already made (not valid now: the thing is in the box) is not turned into
+    taking the thing back out (the take-first guard), which would undo the score it won."""
+    past = EpisodePast()
+    _street(past, [("put 27g of steel in box", 0.25)], SORTING_STATE["inventory"])
+    after = {**SORTING_STATE, "inventory": ["41g of acrylic"], "score": 0.25,
+             "admissible": ["look around", "put 41g of acrylic in box", "take 27g of steel"]}
+    view = view_of(after, ARIADNE, fake_session(past=past))
+    assert taking_first(Situation(view, "put 27g of steel in box", None)) is None
+    fresh = view_of(after, ARIADNE, fake_session(past=EpisodePast()))
+    assert taking_first(Situation(fresh, "put 27g of steel in box", None)).command == "take 27g of steel"
