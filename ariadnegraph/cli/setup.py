@@ -86,9 +86,9 @@ def _models_serve(args: argparse.Namespace) -> int:
 
     model = get_model(args.name)
     server = serve_registered(model, args.port)
-    print(f"serving {model.name} at {server.url} (OpenAI chat API; log {server.log}); Ctrl-C stops it", flush=True)
+    serving = f"serving {model.name} at {server.url} (OpenAI chat API; log {server.log}); Ctrl-C stops it"
     try:
-        wait_for_signal()
+        wait_for_signal(ready=lambda: print(serving, flush=True))
     finally:
         server.leave()
     return 0

@@ -387,10 +387,12 @@ atexit.register(leave_servers)
 os.register_at_fork(after_in_child=_forget_in_child)
 
 
-def wait_for_signal() -> None:
-    """Block until SIGINT or SIGTERM (``ariadne models serve`` in the foreground)."""
+def wait_for_signal(ready: Callable[[], None] = lambda: None) -> None:
+    """Block until SIGINT or SIGTERM (``ariadne models serve`` in the foreground); ``ready`` runs once both are caught
+    (what it announces may make a caller send one at once)."""
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
+    ready()
     while not stop.wait(1.0):
         pass
