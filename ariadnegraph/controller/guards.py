@@ -485,7 +485,28 @@ def ways_forward(s: Situation) -> Iterator[Candidate]:
         yield Candidate(unseen, Source.LOOK, "a thing here not examined yet")
     if s.times_here(safe) and (chosen := chosen_instead(s)):  # code has nothing left that changes anything: the step
         yield Candidate(chosen, Source.LOOK, "code has nothing else: the step as chosen")
+    if s.times_here(safe) >= 2:  # looked here twice already: a thing carried, used as not tried here, changes more
+        untried = [c for c in s.admissible if c not in s.tried]
+        yield from uses_of_carried(s.view, within_rules(s.view, untried))[:1]
     yield Candidate(safe, Source.LOOK, "nothing else to do")
+
+
+_NOT_A_USE = ("take ", "pick up ", "get ", "drop ", "examine ", "read ", "look", "inventory", "x ")
+# the words of a carried thing's state, which a command naming it leaves out ("sliced red potato": cook red potato)
+_STATE_WORDS = frozenset({"raw", "sliced", "diced", "chopped", "fried", "roasted", "grilled", "burned", "burnt"})
+
+
+def uses_of_carried(view: View, commands: list[str]) -> list[Candidate]:
+    """Those of ``commands`` that do something with a thing carried, other than taking, dropping or looking at it."""
+    carried = [set(thing.lower().split()) - _STATE_WORDS for thing in view.inventory]
+    uses = []
+    for command in commands:
+        words = " ".join(command.lower().split())
+        if words.startswith(_NOT_A_USE):
+            continue
+        if any(thing and thing <= set(words.split()) for thing in carried):
+            uses.append(Candidate(command, Source.CARRIED, "does something with a thing carried"))
+    return uses
 
 
 def way_forward(s: Situation) -> Candidate:

@@ -14,16 +14,13 @@ from dataclasses import dataclass
 
 from ..envs.text import placing
 from .candidates import Candidate, Source
-from .guards import Situation, is_no_op, shown_again, ways_forward
+from .guards import Situation, is_no_op, shown_again, uses_of_carried, ways_forward
 from .rules import offered_commands
 from .steps import NextStep, goal_step_here, next_step, step_command, way_to_step
 from .view import View
 
 MAX_CANDIDATES = 8  # candidates a model is shown, best first (it may still name any valid command)
 MAX_CARRIED = 4  # of them, at most this many uses of a thing carried (after what code would play)
-_NOT_A_USE = ("take ", "pick up ", "get ", "drop ", "examine ", "read ", "look", "inventory", "x ")
-# the words of a carried thing's state, which a command naming it leaves out ("sliced red potato": cook red potato)
-_STATE_WORDS = frozenset({"raw", "sliced", "diced", "chopped", "fried", "roasted", "grilled", "burned", "burnt"})
 _FORCING = {"said": Source.SAID, "listed": Source.LISTED, "goal": Source.GOAL, "key": Source.KEY}
 _FORCED_WHY = {
     "said": "the game says to play it now",
@@ -95,7 +92,7 @@ def _ranked(view: View, choices: list[str]) -> tuple[Candidate, ...]:
     of those on its own."""
     allowed, seen = set(choices), set()
     every = list(ways_forward(Situation(view, "", None)))
-    uses = _uses_of_carried(view, choices)[:MAX_CARRIED]
+    uses = uses_of_carried(view, choices)[:MAX_CARRIED]
     ranked: list[Candidate] = []
     for candidate in every:
         if len(ranked) >= max(MAX_CANDIDATES - len(uses), 1):
@@ -108,17 +105,3 @@ def _ranked(view: View, choices: list[str]) -> tuple[Candidate, ...]:
     # only with none of those does code's own first choice stand, left out or not
     ranked = ranked or every[:1]
     return tuple(ranked[:MAX_CANDIDATES])
-
-
-def _uses_of_carried(view: View, choices: list[str]) -> list[Candidate]:
-    """The offered commands that do something with a thing carried, other than taking, dropping or looking at it."""
-    carried = [set(thing.lower().split()) - _STATE_WORDS for thing in view.inventory]
-    uses = []
-    for command in choices:
-        words = " ".join(command.lower().split())
-        if words.startswith(_NOT_A_USE):
-            continue
-        named = set(words.split())
-        if any(thing and thing <= named for thing in carried):
-            uses.append(Candidate(command, Source.CARRIED, "does something with a thing carried"))
-    return uses

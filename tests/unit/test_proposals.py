@@ -324,3 +324,17 @@ def test_a_placement_written_again_does_not_take_the_thing_back_out():
     assert taking_first(Situation(view, "put 27g of steel in box", None)) is None
     fresh = view_of(after, ARIADNE, fake_session(past=EpisodePast()))
     assert taking_first(Situation(fresh, "put 27g of steel in box", None)).command == "take 27g of steel"
+
+
+def test_the_way_forward_uses_a_thing_carried_rather_than_looking_a_third_time():
+    """With nothing else that changes anything (one room, everything taken) and a look played twice here, the way
+    forward (what the actor plays for a step it cannot play) uses a thing carried, not the look again."""
+    past = EpisodePast()
+    _street(past, [("look around", 0)], SORTING_STATE["inventory"])
+    once = view_of(SORTING_STATE, ARIADNE, fake_session(past=past))
+    assert way_forward(Situation(once, "put 3g of steel in box", None)).command == "look around"
+    _street(past, [("look around", 0)], SORTING_STATE["inventory"])
+    twice = view_of(SORTING_STATE, ARIADNE, fake_session(past=past))
+    found = way_forward(Situation(twice, "put 3g of steel in box", None))
+    assert found.command in {"put 27g of steel in box", "put 41g of acrylic in box"}
+    assert found.source == Source.CARRIED
