@@ -629,6 +629,10 @@ def test_what_a_twx_tasks_words_mean_is_declared_per_family():
             "problem answer, and place it in the box.")
     assert arithmetic.goal_steps(goal)[0] == "read the math problem"
     assert family_of("twx:sorting").meanings == {}  # (a family declares none unless its games need it)
+    # recorded (dev indices 1 and 2): 'put math problem in box' ends the game lost; the thing of the answer's quantity
+    assert arithmetic.ruinous("put math problem in box", Standing())
+    assert arithmetic.ruinous("put 3 pears in box", Standing()) is None
+    assert family_of("twx:sorting").ruinous("put math problem in box", Standing()) is None
 
 
 def test_twx_peckingorder_takes_what_its_book_says_and_reads_it_again():
