@@ -122,6 +122,9 @@ def text_read(state: AgentState) -> str | None:
         return f"{START_READING}:\n" + "\n".join(listed) if listed else None
     lines = [" ".join(line.split()) for line in observation.splitlines()]
     lines = [line for line in lines if line and line.strip("-=_*")]
-    if action.startswith(READING_COMMANDS) and len(" ".join(lines)) >= READING_MIN_CHARS:
+    if not action.startswith(READING_COMMANDS) or not lines:
+        return None
+    # a text the family declares changes each time it is read (its next instruction) is kept however short it is
+    if len(" ".join(lines)) >= READING_MIN_CHARS or episode_family(state).rereads(action):
         return f"{state.get('last_action')}:\n" + "\n".join(lines)
     return None

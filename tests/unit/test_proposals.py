@@ -338,3 +338,22 @@ def test_the_way_forward_uses_a_thing_carried_rather_than_looking_a_third_time()
     found = way_forward(Situation(twice, "put 3g of steel in box", None))
     assert found.command in {"put 27g of steel in box", "put 41g of acrylic in box"}
     assert found.source == Source.CARRIED
+
+
+def test_a_short_reading_of_a_text_that_changes_is_kept_and_its_instruction_played_at_once():
+    """Recorded (peckingorder dev index 2): the book's reading is one short sentence. It is kept (a text the family says
+    changes each time it is read, however short), so the take it names is within the rules and played at once, and a
+    take it does not name stays ruled out."""
+    from ariadnegraph.nodes.memory_update import text_read
+
+    state = {"env": "twx:peckingorder@2/dev", "goal": "Your task is to read and follow the instructions book found in "
+             "the environment. Repeat this until the game is completed.", "last_action": "read instructions book",
+             "observation": "The current task is to take the broccoli.", "location": "laundry room", "inventory": [],
+             "step": 1, "admissible": ["look around", "read instructions book", "take broccoli", "take pear"]}
+    reading = text_read(state)
+    assert reading == "read instructions book:\nThe current task is to take the broccoli."
+    assert text_read({**state, "env": "twx:arithmetic@1/dev", "last_action": "read note"}) is None  # (short: kept not)
+    proposal = propose(view_of({**state, "readings": [reading]}, ARIADNE))
+    assert proposal.forced
+    assert proposal.first.command == "take broccoli"
+    assert "take pear" not in proposal.offered
