@@ -18,6 +18,11 @@ import random
 
 POOL_SEED = 62
 POOL_STEPS = 50
+# The second pool: games neither pool, dev set nor earlier benchmark played, drawn before the second round of changes
+# (after the first pool's plays), of the kinds where the model decides: TWX's four settings and ScienceWorld's topics.
+# The TextWorld quests and cooking levels are left out: the controller wins them with or without a model, and
+# ``--model none`` on the first pool shows whether a change moved what it plays there.
+SECOND_POOL_SEED = 6202
 TWX_SETTINGS = ("textworldcommonsense", "arithmetic", "sorting", "peckingorder")
 TWX_DRAWS = 2
 
@@ -106,6 +111,25 @@ def draw_pool() -> tuple[str, ...]:
     return tuple(games)
 
 
+def draw_second_pool() -> tuple[str, ...]:
+    """The second pool (``SECOND_POOL_SEED``): TWX and ScienceWorld games as :func:`draw_pool` draws them, none of the
+    first pool's, nor a dev game, nor a variation an earlier suite or benchmark played."""
+    rng = random.Random(SECOND_POOL_SEED)
+    taken = {int(game.rpartition("@")[2]) for game in (*POOL, *DEV_POOL) if game.startswith("twx:") and "/" not in game}
+    games = [
+        f"twx:{setting}@{index}"
+        for setting in TWX_SETTINGS
+        for index in sorted(rng.sample([i for i in range(1, 1000) if i not in taken], TWX_DRAWS))
+    ]
+    first = {game.partition(":")[2] for game in POOL if game.startswith("scienceworld:")}
+    for topic in range(1, 11):
+        task = rng.choice(sorted(t for t in SCIENCEWORLD_TEST_SIZES if t.split("-")[0] == str(topic)))
+        name, size = SCIENCEWORLD_TEST_SIZES[task]
+        left = [v for v in range(size) if v not in USED_VARIATIONS[task] and f"{name}#{v}" not in first]
+        games.append(f"scienceworld:{name}#{rng.choice(left)}")
+    return tuple(games)
+
+
 # draw_pool(), written out on 2026-12-07 before the first change of issue 62 to how the agent decides.
 POOL: tuple[str, ...] = (
     "twx:textworldcommonsense@590",
@@ -141,4 +165,26 @@ DEV_POOL: tuple[str, ...] = (
     *(f"{game.partition('#')[0]}#0/dev" for game in POOL if game.startswith("scienceworld:")),
     *(f"custom:{level}@62{level}02" for level in (1, 2, 3)),
     *(f"cooking:{level}@62{level}02" for level in (1, 2, 3, 4)),
+)
+# draw_second_pool(), written out on 2026-12-07 before the second round of issue 62's changes to how the agent decides
+# (after the first pool's plays at db68b44).
+SECOND_POOL: tuple[str, ...] = (
+    "twx:textworldcommonsense@593",
+    "twx:textworldcommonsense@940",
+    "twx:arithmetic@164",
+    "twx:arithmetic@187",
+    "twx:sorting@93",
+    "twx:sorting@410",
+    "twx:peckingorder@263",
+    "twx:peckingorder@578",
+    "scienceworld:boil#0",
+    "scienceworld:use-thermometer#126",
+    "scienceworld:power-component#4",
+    "scienceworld:find-living-thing#4",
+    "scienceworld:grow-fruit#2",
+    "scienceworld:chemistry-mix#7",
+    "scienceworld:lifespan-longest-lived-then-shortest-lived#23",
+    "scienceworld:identify-life-stages-1#0",
+    "scienceworld:inclined-plane-friction-unnamed-surfaces#15",
+    "scienceworld:mendelian-genetics-unknown-plant#35",
 )

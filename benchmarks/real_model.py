@@ -46,7 +46,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pool import DEV_POOL, POOL, POOL_STEPS  # (a sibling: a script's own folder is on the path)
+from pool import DEV_POOL, POOL, POOL_STEPS, SECOND_POOL  # (a sibling: a script's own folder is on the path)
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.switches import parse_switches
@@ -233,8 +233,8 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
 }
 
 
-# Issue 62's generalization pool and its dev games (benchmarks/pool.py), beside issue 36's sets.
-HELD_OUT_SETS = {**HELD_OUT_36, "pool": (POOL_STEPS, POOL)}
+# Issue 62's generalization pools and their dev games (benchmarks/pool.py), beside issue 36's sets.
+HELD_OUT_SETS = {**HELD_OUT_36, "pool": (POOL_STEPS, POOL), "pool2": (POOL_STEPS, SECOND_POOL)}
 DEV_SETS = {**DEV_36, "pool": (POOL_STEPS, DEV_POOL)}
 
 
@@ -515,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     games.add_argument("--games", nargs="+", default=list(HELD_OUT), help="default: the held-out games")
     games.add_argument("--dev", action="store_true", help="the dev games design work is tried on")
     games.add_argument(
-        "--held-out", choices=sorted(HELD_OUT_SETS), help="one of issue 36's held-out sets, or issue 62's pool"
+        "--held-out", choices=sorted(HELD_OUT_SETS), help="one of issue 36's held-out sets, or one of issue 62's pools"
     )
     games.add_argument("--dev-set", choices=sorted(DEV_SETS), help="one of issue 36's dev sets, or issue 62's")
     parser.add_argument("--per-level", type=int, default=0, help="the first N games of each level (stma sets)")

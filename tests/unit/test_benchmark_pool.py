@@ -9,7 +9,15 @@ from pathlib import Path
 from ariadnegraph.evals.suites import SCIENCEWORLD_TEST_DRAWS
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))  # the scripts import their siblings by name
-from pool import DEV_POOL, POOL, SCIENCEWORLD_TEST_SIZES, USED_VARIATIONS, draw_pool  # noqa: E402
+from pool import (  # noqa: E402
+    DEV_POOL,
+    POOL,
+    SCIENCEWORLD_TEST_SIZES,
+    SECOND_POOL,
+    USED_VARIATIONS,
+    draw_pool,
+    draw_second_pool,
+)
 from real_model import DEV, DEV_36, HELD_OUT, HELD_OUT_36  # noqa: E402
 
 
@@ -31,3 +39,18 @@ def test_no_pool_game_was_played_by_an_earlier_benchmark_or_is_a_dev_game():
             assert set(SCIENCEWORLD_TEST_DRAWS[task]) <= USED_VARIATIONS[task]  # the suite's draws are counted as used
         if game.startswith("twx:"):
             assert not game.endswith("@0")  # TALES's index
+
+
+def test_the_second_pool_is_what_its_seed_draws_and_shares_no_game_with_the_first_or_any_earlier_set():
+    assert draw_second_pool() == SECOND_POOL
+    assert len(SECOND_POOL) == len(set(SECOND_POOL)) == 18
+    earlier = {*HELD_OUT, *DEV, *(g for _, games in (*HELD_OUT_36.values(), *DEV_36.values()) for g in games)}
+    assert not set(SECOND_POOL) & (earlier | set(POOL) | set(DEV_POOL))
+    names = {name: task for task, (name, _) in SCIENCEWORLD_TEST_SIZES.items()}
+    for game in SECOND_POOL:
+        if game.startswith("scienceworld:"):
+            name, _, variation = game.partition(":")[2].partition("#")
+            assert int(variation) not in USED_VARIATIONS[names[name]]
+        else:
+            assert not game.endswith("@0")  # TALES's index
+            assert "/" not in game  # the dev split
