@@ -5,8 +5,8 @@ diagnostics and the tables use for code's choices: an instruction read (``said``
 (``goal``), a key for a lock (``key``), the way to what the next step needs, seen elsewhere (``walk``) or from object
 memory (``need``), the nearest place not searched yet (``search``), an exit not taken (``exit``), another way out
 (``way out``), a thing here to take or open (``reach``), or what changes nothing (``look``); and, for the model to
-weigh, what can be done with a thing carried (``carried``: where it belongs, which one the task means), which code
-never plays on its own.
+weigh, what can be done with a thing carried (``carried``: where it belongs, which one the task means) and, where
+which thing to take is the task itself, each take here (``weigh``), which code never plays on its own.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class Source(StrEnum):
     REACH = "reach"  # a thing here not taken or opened yet
     LOOK = "look"  # what changes nothing (a look, a thing not examined yet), or the step as chosen
     CARRIED = "carried"  # a command that does something with a thing carried (put it somewhere, use it): the model's
+    WEIGH = "weigh"  # a take where which thing to take is the task itself (a quantity, an order): the model's
 
 
 # What an instruction read or the goal says to play: code plays it, no model asked.

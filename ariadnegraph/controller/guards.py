@@ -11,7 +11,7 @@ else what changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -19,7 +19,7 @@ from functools import cached_property
 from ..agent.presets import Preset
 from ..agent.records import PlanStep
 from ..envs.families import GameFamily
-from ..envs.families.base import held_in
+from ..envs.families.base import Taker, held_in
 from ..envs.text import (
     EXPLORE,
     TAKING_VERBS,
@@ -263,7 +263,9 @@ def exits_least_taken(s: Situation) -> list[str]:
 
 def taking_first(s: Situation) -> GuardDecision | None:
     """A step not valid now that names a thing that can be taken here (``strict_grounding``): take it first."""
-    if s.command is not None or not s.preset.strict_grounding or not s.admissible or not s.family.takes_what_lies_about:
+    if s.command is not None or not s.preset.strict_grounding or not s.admissible:
+        return None
+    if s.family.takes_what_lies_about is Taker.NOBODY:
         return None
     needed = take_first(s.planned, s.admissible)
     if needed and held_in(needed.split(" ", 1)[1].lower())[0] in placed_by_the_agent(s.view):
@@ -558,14 +560,27 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
 
 
 def untried_reaches(s: Situation) -> list[str]:
-    """The valid commands that take (where the family finds it worth it) or open a thing here, not played from this
-    situation and not against the family's rules: before a look that changes nothing (a coin lying in the room, with
-    no exit left, is taken)."""
-    verbs = (*TAKING, "open ") if s.family.takes_what_lies_about else ("open ",)
+    """The valid commands that take (where the family has code take what lies about) or open a thing here, not played
+    from this situation and not against the family's rules: before a look that changes nothing (a coin lying in the
+    room, with no exit left, is taken)."""
+    verbs = (*TAKING, "open ") if s.family.takes_what_lies_about is Taker.CODE else ("open ",)
+    return _reachable(s, s.admissible, verbs)
+
+
+def takes_to_weigh(s: Situation, commands: Sequence[str]) -> list[Candidate]:
+    """Where which thing to take is the task itself (``Taker.MODEL``): each take of ``commands`` not played from this
+    situation, not of a thing the agent put somewhere, and within the family's rules, for the model to weigh."""
+    if s.family.takes_what_lies_about is not Taker.MODEL:
+        return []
+    why = "a thing here: which one to take is the task's (work it out from the goal)"
+    return [Candidate(c, Source.WEIGH, why) for c in _reachable(s, commands, TAKING)]
+
+
+def _reachable(s: Situation, commands: Sequence[str], verbs: tuple[str, ...]) -> list[str]:
     placed = placed_by_the_agent(s.view)
     reach = [
         c
-        for c in s.admissible
+        for c in commands
         if c.lower().startswith(verbs)
         and c not in s.tried
         and not (c.lower().startswith(TAKING) and held_in(c.split(" ", 1)[1].lower())[0] in placed)

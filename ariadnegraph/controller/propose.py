@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..envs.text import placing
 from .candidates import Candidate, Source
-from .guards import Situation, is_no_op, shown_again, uses_of_carried, ways_forward
+from .guards import Situation, is_no_op, shown_again, takes_to_weigh, uses_of_carried, ways_forward
 from .rules import offered_commands
 from .steps import NextStep, goal_step_here, next_step, step_command, way_to_step
 from .view import View
@@ -88,20 +88,25 @@ def _forced(candidate: Candidate, offered: list[str], avoid: set[str], step: Nex
 def _ranked(view: View, choices: list[str]) -> tuple[Candidate, ...]:
     """What code would play, best first (controller/guards.ways_forward), among the commands offered, each once (the
     first of them all when none is offered: the way forward's own choice still plays with no model); then what can be
-    done with a thing carried, for the model to weigh (where it belongs, which one the task means): code plays none
-    of those on its own."""
+    done with a thing carried, and where which thing to take is the task itself each take here, for the model to
+    weigh (where it belongs, which one the task means): code plays none of those on its own, bar a use of a thing
+    carried when it has nothing else."""
     allowed, seen = set(choices), set()
-    every = list(ways_forward(Situation(view, "", None)))
+    situation = Situation(view, "", None)
+    every = list(ways_forward(situation))
     uses = uses_of_carried(view, choices)[:MAX_CARRIED]
+    takes = takes_to_weigh(situation, choices)
     ranked: list[Candidate] = []
     for candidate in every:
-        if len(ranked) >= max(MAX_CANDIDATES - len(uses), 1):
+        if len(ranked) >= max(MAX_CANDIDATES - len(uses) - len(takes), 1):
             break
         if candidate.command in allowed and candidate.command not in seen:
             seen.add(candidate.command)
             ranked.append(candidate)
     ranked += [use for use in uses if use.command not in {c.command for c in ranked}]
     # none of code's own moves is offered (each a repeat or a dead end here): a use of a thing carried comes first;
-    # only with none of those does code's own first choice stand, left out or not
+    # only with none of those does code's own first choice stand, left out or not (never a take to weigh: which
+    # thing is the model's)
     ranked = ranked or every[:1]
+    ranked += [take for take in takes if take.command not in {c.command for c in ranked}]
     return tuple(ranked[:MAX_CANDIDATES])

@@ -73,7 +73,7 @@ def _next_step(view: View) -> NextStep | None:
     if item := next_item(view):
         return NextStep("listed", item[1], heading=item[0])
     if (left := goal_step_left(view)) is not None:
-        first = view.family.goal_steps(view.goal)[0]
+        first = next((step for step in view.family.goal_steps(view.goal) if view.family.instructs(step)), left)
         return NextStep("goal", left, first=left == first)
     return lock_to_open(view.memory) if view.switches.object_memory else None
 
@@ -105,7 +105,9 @@ def next_item(view: View) -> tuple[str | None, str] | None:
 def goal_step_left(view: View) -> str | None:
     """Nothing read yet: what a goal of several steps ("read the recipe, cook, eat"; a family may read one step from
     several clauses: "focus on the sodium chloride") asks first, then, once a command that raised the score carried a
-    step out, the step after it."""
+    step out, the step after it. A remark of the goal ("This will require growing several plants", "A recipe might
+    be found near the kitchen") is no step: no command carries it out, so it would stand as the next step all episode,
+    its words a thing to search for."""
     if not lists_kept(view) or view.readings:
         return None
     family, rises = view.family, view.past.score_rises()
@@ -114,7 +116,7 @@ def goal_step_left(view: View) -> str | None:
         family.what_was_done(r.get("action") or "", r.get("observation") or "") for r in rises
     ]
     left = goal_steps_left(view.goal, done, family.goal_steps(view.goal), family.carries_out, family.instructs)
-    return left[0] if left else None
+    return next((step for step in left if family.instructs(step)), None)
 
 
 def said_now(view: View) -> str | None:

@@ -281,6 +281,20 @@ def test_twx_closing_a_container_or_a_door_and_opening_a_door_onto_a_room():
     assert ("screen door", "is", "closed") in facts_of(env, steps[4])  # "You close the screen door to the backyard."
 
 
+def test_twx_a_thing_put_somewhere_is_where_it_was_put_and_sorting_never_takes_it_back_out():
+    """Recorded (sorting dev index 1): "You put the 27g of steel in the box." places the steel in the box. The 1.5B
+    later took a thing it had placed back out of the box (dev sorting@1: 0.75 to -1, the game lost): what is in the
+    box stays, by the sorting family's rules; a thing still lying about may be taken."""
+    env, steps = recorded("twx_sorting.json")
+    assert ("27g of steel", "in", "box") in facts_of(env, steps[3])
+    sorting = family_of("twx:sorting")
+    in_box = Standing(contents=lambda holder: ["27g of steel"] if holder == "box" else [])
+    assert sorting.ruinous("take 27g of steel", in_box)
+    assert sorting.ruinous("take 41g of acrylic", in_box) is None
+    assert sorting.ruinous("put 37g of plastic in box", in_box) is None
+    assert family_of("twx:arithmetic").ruinous("take 27g of steel", in_box) is None
+
+
 def test_scienceworld_a_look_lists_each_thing_what_it_holds_and_the_doors():
     env, steps = recorded("scienceworld.json")
     seen = family_of(env).perceive(steps[0])
@@ -487,6 +501,8 @@ LIFESPAN = ("Your task is to find the animal with the longest life span.  The an
 # a focus naming neither a thing nor a kind the family knows: which thing is meant is the model's to find
 STAGES = ("Your task is to focus on the life stages of the frog, starting from earliest to latest. The frog is in the "
           "'outside' location.")
+MIX = ("Your task is to use chemistry to create the substance 'smores'. A recipe and some of the ingredients might be "
+       "found near the kitchen. When you are done, focus on the smores.")
 
 
 @pytest.mark.parametrize("goal, command, ruled_out", [
@@ -519,6 +535,8 @@ STAGES = ("Your task is to focus on the life stages of the frog, starting from e
     (STAGES, "focus on outside", True),  # but never a room, a door or the air
     (STAGES, "focus on door to kitchen", True),
     (STAGES, "focus on air", True),
+    (MIX, "focus on smores", False),
+    (MIX, "focus on instructions to make smores", True),  # dev chemistry-mix#0: the recipe, grounded for the smores
 ])
 def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, command, ruled_out):
     family = family_of("scienceworld:melt")

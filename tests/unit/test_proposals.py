@@ -15,6 +15,7 @@ from ariadnegraph.agent.past import EpisodePast
 from ariadnegraph.controller.candidates import FORCED_SOURCES, Source
 from ariadnegraph.controller.guards import Situation, taking_first, way_forward
 from ariadnegraph.controller.propose import MAX_CANDIDATES, propose
+from ariadnegraph.controller.steps import next_step
 from ariadnegraph.envs.textworld_env import COOKING_GOAL
 from ariadnegraph.evals.diagnostics import diagnose
 from ariadnegraph.memory import WorldMemory
@@ -34,6 +35,8 @@ FAMILY_FIXTURES = [
     "twx_cookingworld.json",
     "twx_doors.json",
     "twx_held.json",
+    "twx_arithmetic.json",
+    "twx_sorting.json",
 ]
 ARIADNE = AgentContext(model="scripted", preset="ariadne")
 
@@ -305,8 +308,12 @@ def test_code_does_not_take_back_a_thing_the_agent_put_somewhere_but_the_model_m
     past = EpisodePast()
     inventory = SORTING_STATE["inventory"]
     _street(past, [("put 27g of steel in box", 0.25)], inventory)
-    after = {**SORTING_STATE, "inventory": ["41g of acrylic"], "score": 0.25,
-             "admissible": ["look around", "put 41g of acrylic in box", "take 27g of steel", "take 3 pears"]}
+    after = {
+        **SORTING_STATE,
+        "inventory": ["41g of acrylic"],
+        "score": 0.25,
+        "admissible": ["look around", "put 41g of acrylic in box", "take 27g of steel", "take 3 pears"],
+    }
     proposal = propose(view_of(after, ARIADNE, fake_session(past=past)))
     assert "take 27g of steel" not in [c.command for c in proposal.candidates]
     assert "take 3 pears" in [c.command for c in proposal.candidates]
@@ -318,8 +325,12 @@ def test_a_placement_written_again_does_not_take_the_thing_back_out():
     taking the thing back out (the take-first guard), which would undo the score it won."""
     past = EpisodePast()
     _street(past, [("put 27g of steel in box", 0.25)], SORTING_STATE["inventory"])
-    after = {**SORTING_STATE, "inventory": ["41g of acrylic"], "score": 0.25,
-             "admissible": ["look around", "put 41g of acrylic in box", "take 27g of steel"]}
+    after = {
+        **SORTING_STATE,
+        "inventory": ["41g of acrylic"],
+        "score": 0.25,
+        "admissible": ["look around", "put 41g of acrylic in box", "take 27g of steel"],
+    }
     view = view_of(after, ARIADNE, fake_session(past=past))
     assert taking_first(Situation(view, "put 27g of steel in box", None)) is None
     fresh = view_of(after, ARIADNE, fake_session(past=EpisodePast()))
@@ -346,10 +357,17 @@ def test_a_short_reading_of_a_text_that_changes_is_kept_and_its_instruction_play
     take it does not name stays ruled out."""
     from ariadnegraph.nodes.memory_update import text_read
 
-    state = {"env": "twx:peckingorder@2/dev", "goal": "Your task is to read and follow the instructions book found in "
-             "the environment. Repeat this until the game is completed.", "last_action": "read instructions book",
-             "observation": "The current task is to take the broccoli.", "location": "laundry room", "inventory": [],
-             "step": 1, "admissible": ["look around", "read instructions book", "take broccoli", "take pear"]}
+    state = {
+        "env": "twx:peckingorder@2/dev",
+        "goal": "Your task is to read and follow the instructions book found in "
+        "the environment. Repeat this until the game is completed.",
+        "last_action": "read instructions book",
+        "observation": "The current task is to take the broccoli.",
+        "location": "laundry room",
+        "inventory": [],
+        "step": 1,
+        "admissible": ["look around", "read instructions book", "take broccoli", "take pear"],
+    }
     reading = text_read(state)
     assert reading == "read instructions book:\nThe current task is to take the broccoli."
     assert text_read({**state, "env": "twx:arithmetic@1/dev", "last_action": "read note"}) is None  # (short: kept not)
@@ -357,3 +375,94 @@ def test_a_short_reading_of_a_text_that_changes_is_kept_and_its_instruction_play
     assert proposal.forced
     assert proposal.first.command == "take broccoli"
     assert "take pear" not in proposal.offered
+
+
+def test_where_which_thing_to_take_is_the_task_code_takes_none_at_random_and_the_model_weighs_every_take():
+    """Recorded (arithmetic dev index 1, the problem read): the 1.5B wrote 'read math problem' again, the way forward
+    took the first thing lying about (1 olive), and the model then put the olive in the box as if it were the answer.
+    Where which thing to take is the task itself (arithmetic, sorting), code's first candidate and its way forward
+    take nothing at random; every take here is a candidate the model weighs, and a step it writes that names a thing
+    here still has the thing taken first."""
+    state, session = at_step(2, "twx_arithmetic.json")
+    takes = {c for c in state["admissible"] if c.startswith("take ")}
+    view = view_of(state, ARIADNE, session)
+    proposal = propose(view)
+    assert not proposal.forced
+    assert not proposal.first.command.startswith("take ")
+    weighed = {c.command for c in proposal.candidates if c.source == Source.WEIGH}
+    assert weighed == takes
+    assert not way_forward(Situation(view, "read math problem", None)).command.startswith("take ")
+    assert taking_first(Situation(view, "put 3 pears in box", None)).command == "take 3 pears"
+    # the same situation in a family where code takes what lies about (a coin game): code's first is a take
+    coins = propose(view_of({**state, "env": "twx:coin"}, ARIADNE, session))
+    assert coins.first.command.startswith("take ")
+    assert Source.WEIGH not in {c.source for c in coins.candidates}
+
+
+def test_a_take_written_again_in_sorting_is_not_turned_into_a_take_at_random():
+    """Recorded (sorting dev index 1, two things held): the model wrote 'take 37g of plastic' again (held: not valid)
+    and the way forward took the 41g of acrylic, which the model then placed first. Now the way forward takes
+    nothing; the takes left are the model's to weigh, and what is held can be placed."""
+    state, session = at_step(2, "twx_sorting.json")
+    view = view_of(state, ARIADNE, session)
+    assert not way_forward(Situation(view, "take 37g of plastic", None)).command.startswith("take ")
+    proposal = propose(view)
+    sources = {c.command: c.source for c in proposal.candidates}
+    assert sources.get("take 41g of acrylic") == Source.WEIGH
+    assert sources.get("put 27g of steel in box") == Source.CARRIED
+
+
+@pytest.mark.parametrize(
+    ("env", "goal", "step"),
+    [
+        (
+            "scienceworld:grow-fruit",
+            "Your task is to grow a apple. This will require growing several plants, and them being crosspollinated to"
+            " produce fruit.  Seeds can be found in the kitchen. To complete the task, focus on the grown apple.",
+            "focus on the grown apple",
+        ),
+        (
+            "scienceworld:boil",
+            "Your task is to boil water. For compounds without a boiling point, combusting the substance is also"
+            " acceptable. First, focus on the substance. Then, take actions that will cause it to change its state of"
+            " matter.",
+            "focus on water",
+        ),
+        (
+            "scienceworld:inclined-plane-friction-named-surfaces",
+            "Your task is to determine which of the two inclined planes (paper, cloth) has the most friction. After"
+            " completing your experiment, focus on the inclined plane with the most friction.",
+            "focus on the inclined plane with the most friction",
+        ),
+    ],
+)
+def test_a_remark_of_the_goal_is_no_next_step(env, goal, step):
+    """ScienceWorld's goals (recorded task texts) hold remarks between their steps: "This will require growing several
+    plants", "For compounds without a boiling point", "cloth) has the most friction". No command carries one out, so
+    read as a step it stood as the next step all episode, and its words were a thing to search for ("the this will
+    require growing several plants is not seen yet"). The next step is the goal's first instruction."""
+    state = {
+        "env": env,
+        "goal": goal,
+        "observation": "This room is called the kitchen. In it, you see: a counter.",
+        "last_action": "look around",
+        "location": "kitchen",
+        "inventory": [],
+        "step": 1,
+        "admissible": ["look around"],
+    }
+    found = next_step(view_of(state, ARIADNE, fake_session()))
+    assert found is not None
+    assert (found.kind, found.text, found.first) == ("goal", step, True)
+
+
+def test_a_thing_placed_in_sortings_box_is_not_offered_back_out():
+    """Recorded (sorting dev index 1, the steel placed): taking it back out is left out of what the model is offered
+    (the rules shield), while the things still lying about stay takes to weigh."""
+    state, session = at_step(3, "twx_sorting.json")
+    proposal = propose(view_of(state, ARIADNE, session))
+    assert "take 27g of steel" not in proposal.offered
+    assert {c.command for c in proposal.candidates if c.source == Source.WEIGH} == {
+        "take 41g of acrylic",
+        "take 44kg of steel",
+    }

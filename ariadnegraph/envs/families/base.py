@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import ClassVar
 
 from .. import text
@@ -28,6 +29,14 @@ _PLACED_AS = {"into": ("in", "into"), "inside": ("in", "into"), "in": ("in", "in
 _BARE_CONNECTIVES = frozenset({"and", "then", "first", "next", "finally", "also"})
 _RELATIVE = frozenset({"that", "which", "who", "where"})
 _CONNECTIVE = re.compile(r"^(?:and then|and|then|also)\s+", re.IGNORECASE)  # "..., and put it into the box"
+
+
+class Taker(StrEnum):
+    """Who takes a thing lying about for its own sake (a family's ``takes_what_lies_about``)."""
+
+    CODE = "code"  # the way forward takes it where it has nothing else to do (a coin, a key, a knife)
+    MODEL = "model"  # which thing to take is the task itself (a quantity, an order): the model weighs each take
+    NOBODY = "nobody"  # furniture and animals can be picked up, and carrying changes nothing (ScienceWorld)
 
 
 def held_in(thing: str) -> tuple[str, str]:
@@ -129,10 +138,11 @@ class GameFamily:
     # a list the start states on one line is instructions, kept as a text read (TWX's Simon says: "take these actions
     # in order: a, b, c"); False where the start's lines after a colon list what a room holds
     lists_at_start: ClassVar[bool] = True
-    # whether a thing lying about is worth taking for its own sake: where the way forward has nothing else to do, and
-    # before a command not valid now that names it (a coin, a key, a knife); False where furniture, animals and the
-    # like can be picked up and carrying changes nothing (ScienceWorld)
-    takes_what_lies_about: ClassVar[bool] = True
+    # who takes a thing lying about for its own sake (Taker): code, where the way forward has nothing else to do; or,
+    # where which thing to take is the task itself, the model, each take here being a candidate it weighs (code takes
+    # none on its own: a thing code took at random, the model then places as if it had chosen it); or nobody. Unless
+    # nobody, a step not valid now that names a thing here has the thing taken first
+    takes_what_lies_about: ClassVar[Taker] = Taker.CODE
     # the command that lets time pass and does nothing else, where the game has one: what the way forward plays to stay
     # while a choice is the model's, a look having been taken already
     waiting: ClassVar[str | None] = None

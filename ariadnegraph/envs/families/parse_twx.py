@@ -5,12 +5,13 @@ room you see X", "There is also X", "You also see X") where X is "a stove", "a f
 fridge, that contains some cilantro, and some raw red tuna", "an open kitchen cupboard, that is empty", "a counter
 that has a knife, and a cookbook on it", "a dining chair, that has nothing on it"; then the exits: "To the South you
 see a closed frosted-glass door.", "Through an open frosted-glass door, to the North you see the kitchen.", "To the
-East you see the corridor." Opening says "You open the fridge. The fridge contains some cilantro." or "It's empty
-inside.", and "You open the screen door, revealing the backyard." for a door ('open door to north': the backyard
-lies north); closing says "You close the fridge." or "You close the screen door to the backyard." Its valid commands
-list 'take X' for every thing in reach (without where from) and 'open'/'close' whatever the state, so the text says
-where and whether open; things are named as the 'take' and 'examine' commands name them ("raw red tuna" is taken
-as "red tuna"; carried, the "raw chicken wing" of the inventory is examined as "chicken wing").
+East you see the corridor." Placing says "You put the 27g of steel in the box."; opening says "You open the fridge.
+The fridge contains some cilantro." or "It's empty inside.", and "You open the screen door, revealing the backyard."
+for a door ('open door to north': the backyard lies north); closing says "You close the fridge." or "You close the
+screen door to the backyard." Its valid commands list 'take X' for every thing in reach (without where from) and
+'open'/'close' whatever the state, so the text says where and whether open; things are named as the 'take' and
+'examine' commands name them ("raw red tuna" is taken as "red tuna"; carried, the "raw chicken wing" of the inventory
+is examined as "chicken wing").
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ _OPENED = re.compile(r"\bThe (?P<holder>[^.]+?) contains (?P<things>[^.]+)\.", r
 _OPEN_EMPTY = re.compile(r"\bYou open the (?P<holder>[^.]+?)\. It's empty inside", re.I)
 _OPEN_DOOR = re.compile(r"\bYou open the (?P<door>[^.,]+?), revealing the (?P<room>[^.]+?)\.", re.I)
 _CLOSE = re.compile(r"\bYou close the (?P<thing>[^.]+?)(?: to the [^.]+?)?\.", re.I)
+_PUT = re.compile(r"\bYou put the (?P<thing>[^.]+?) (?P<relation>in|on) the (?P<holder>[^.]+?)\.", re.I)
 _DOOR_COMMAND = re.compile(rf"^open door to (?P<dir>{_DIRECTION})$", re.I)
 _EXIT = re.compile(
     rf"(?:Through an? (?P<via_state>open|closed|locked) (?P<via>[^,]+?), to|To) the (?P<dir>{_DIRECTION}) you see "
@@ -103,6 +105,8 @@ def sighting(seen: Observed) -> Sighting:
         facts[(holder, "is", "open")] = None
     for m in _CLOSE.finditer(seen.text):
         facts[(_name(m["thing"], named), "is", "closed")] = None
+    for m in _PUT.finditer(seen.text):  # "You put the 27g of steel in the box."
+        facts[(_name(m["thing"], named), m["relation"].lower(), _name(m["holder"], named))] = None
     for m in _OPEN_DOOR.finditer(seen.text):
         door = m["door"].strip().lower()
         facts[(door, "is", "open")] = None

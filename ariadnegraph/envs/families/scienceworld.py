@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ...memory.normalize import singularize
 from . import parse_scienceworld, prompts
-from .base import PRONOUNS, GameFamily, Observed, Sighting, Standing
+from .base import PRONOUNS, GameFamily, Observed, Sighting, Standing, Taker
 
 _FOCUS = re.compile(r"^focus on (?P<thing>.+)$")
 _SUBSTANCE_IN = re.compile(r"^substance in (?P<holder>.+)$")  # how the valid commands name a substance in a holder
@@ -114,6 +114,9 @@ _NOTHING_DONE = re.compile(
 _CRITERION = re.compile(r"\s+with (?:the )?\w+est\b.*$", re.I)  # "with the longest life span": which, not what
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
+# what a name says its thing is for or about ("instructions to make smores", "recipe for salt water"): a text about the
+# thing, not the thing
+_ABOUT = re.compile(r"\s+(?:to|for|about)\s+.*$")
 
 
 def _words(name: str) -> list[str]:
@@ -165,8 +168,8 @@ def _singular(words: list[str]) -> set[str]:
 def names_target(thing: str, target: str) -> bool:
     """Whether a command's thing is the target: the same last word, and one's words among the other's ("unknown
     substance c" is "solid unknown substance c"; "substance" alone is not; "red box" is not "blue box"; "cup
-    containing tin" is a cup, not tin)."""
-    named, wanted = _words(_WHERE.sub("", thing)), _words(target)
+    containing tin" is a cup, not tin; "instructions to make smores" are instructions, not smores)."""
+    named, wanted = _words(_ABOUT.sub("", _WHERE.sub("", thing))), _words(target)
     if not named or named[-1] != wanted[-1]:
         return False
     return set(named) <= set(wanted) or set(wanted) <= set(named)
@@ -185,7 +188,7 @@ class ScienceWorld(GameFamily):
     lists_at_start = False
     # a table, a closet and a bed can be picked up, and no task needs furniture carried: the way forward takes
     # nothing for lying about (it opens what is closed), or it would carry off the furniture of every room
-    takes_what_lies_about = False
+    takes_what_lies_about = Taker.NOBODY
     waiting = "wait1"  # ('wait' lets ten steps pass)
     opens_what_it_uses = True
     kinds = frozenset(_KIND_NAMES)
