@@ -16,7 +16,8 @@ arigraph:hunt, and four of TALES's TextWorldExpress settings at its test seed in
 - uncached prompt tokens per step around step 20 (steps 16-20, or the last five of an episode that ended
   sooner);
 - per role (node): reply failures (replies not parsed as written: repaired, re-asked or fallen back)
-  and fallbacks, as ``node failures/fallbacks`` over the node's calls.
+  and fallbacks, as ``node failures/fallbacks`` over the node's calls;
+- of the chooser's sentences (``plan_choice``), how many reached the length its schema bounds them to: cut there.
 
 Episodes are saved under ``--out`` (run directories and ``episodes.jsonl``); a rerun with the same
 ``--out`` skips finished ones and resumes a killed one, so a killed benchmark continues where it stopped.
@@ -55,6 +56,7 @@ from ariadnegraph.evals.diagnostics import run_diagnosis
 from ariadnegraph.evals.suites import normalised
 from ariadnegraph.models import FALLBACK, NO_MODEL, OUTCOMES, PARSED, model_label
 from ariadnegraph.models.local import leave_servers
+from ariadnegraph.nodes.schemas import Decision
 from ariadnegraph.play import Episode, play, resume
 from ariadnegraph.runs import RunDir
 
@@ -280,6 +282,27 @@ def playing_seconds(calls: list[dict[str, Any]]) -> float:
     return total + ((end - start) if start is not None else 0.0)
 
 
+# The chooser's sentence is bound by its schema (a grammar on a local model): a sentence this long was cut there, the
+# working-out it was asked for (a sum, which amount is smallest) often with it. (-1: the clip strips a space.)
+SENTENCE_BOUND = Decision.model_json_schema()["properties"]["reasoning"]["maxLength"] - 1
+
+
+def sentences_cut(calls: list[dict[str, Any]]) -> tuple[int, int]:
+    """Of the chooser's replies that parse (``plan_choice``: a sentence, then the command), how many reached the
+    sentence's bound, and how many there were."""
+    sentences = []
+    for call in calls:
+        if call.get("node") != "planner":
+            continue
+        try:
+            reply = json.loads((call.get("reply") or {}).get("content") or "")
+        except (json.JSONDecodeError, TypeError):
+            continue
+        if isinstance(reply, dict) and isinstance(reply.get("reasoning"), str) and "action" in reply:
+            sentences.append(reply["reasoning"])
+    return sum(len(s) >= SENTENCE_BOUND for s in sentences), len(sentences)
+
+
 def measure(run: Path) -> dict[str, Any]:
     """The figures of one played episode, from its run directory (run.json's result and calls.jsonl)."""
     result = json.loads((run / "run.json").read_text())["result"]
@@ -307,6 +330,7 @@ def measure(run: Path) -> dict[str, Any]:
     if chosen and set(chosen) == {UNKNOWN}:  # recorded before the attribution (the "before" rows): read its records
         chosen = Counter(legacy_chooser(step) for step in played if step.get("action"))
     by_model, by_code = model_and_code(chosen)
+    cut, sentences = sentences_cut(calls)
     # the best score reached: a game a wrong command ends (TWX's Simon says, cooking with the wrong appliance) ends
     # on a score lower than what the episode had reached; TALES compares the best, normalised by the maximum
     best = max(
@@ -333,6 +357,8 @@ def measure(run: Path) -> dict[str, Any]:
         "completion_per_step": sum(c["usage"].get("completion_tokens") or 0 for c in calls) / steps,
         "uncached_at_20": uncached_20 / window_steps if window_steps else None,
         "roles": roles,
+        "sentences_cut": cut,
+        "sentences": sentences,
     }
 
 
@@ -462,8 +488,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     lines += [
         "",
         "| model | preset | episodes | won | lift won | total score | mean best/max | lift mean | s/step | "
-        "calls/step | uncached/step, steps 16-20 | completion/step | replies | failures | fallbacks |",
-        "|" + "---|" * 15,
+        "calls/step | uncached/step, steps 16-20 | completion/step | replies | failures | fallbacks | sentences cut |",
+        "|" + "---|" * 16,
     ]
     for (model, preset), group in groups.items():
         metrics = [g["metrics"] for g in group]
@@ -476,13 +502,16 @@ def table(rows: list[dict[str, Any]]) -> str:
         replies = sum(r["replies"] for m in metrics for r in m["roles"].values())
         failures = sum(r["failures"] for m in metrics for r in m["roles"].values())
         fallbacks = sum(r["fallbacks"] for m in metrics for r in m["roles"].values())
+        measured = [m for m in metrics if "sentences" in m]  # (rows recorded before the count: not counted)
+        said = sum(m["sentences"] for m in measured)
+        cut = f"{sum(m['sentences_cut'] for m in measured)} of {said}" if said else "—"
         lines.append(
             f"| {model_label(model)} | {preset} | {len(group)} | {sum(m['won'] for m in metrics)} | {won_lift} | "
             f"{sum(m['score'] for m in metrics):g} | "
             f"{fmt(mean('best_normalised'), 2)} | {mean_lift} | {fmt(mean('seconds_per_step'), 1)} | "
             f"{fmt(mean('calls_per_step'), 1)} | {fmt(mean('uncached_at_20'))} | {fmt(mean('completion_per_step'))} | "
             f"{replies} | {failures} ({100 * failures / max(replies, 1):.1f}%) | {fallbacks} "
-            f"({100 * fallbacks / max(replies, 1):.1f}%) |"
+            f"({100 * fallbacks / max(replies, 1):.1f}%) | {cut} |"
         )
     lines += [
         "",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -55,3 +56,17 @@ def test_no_game_is_both_held_out_and_dev():
     assert held_out
     assert not held_out & dev
     assert not held_out & set(real_model.SHOWED_A_FLAW)
+
+
+def test_the_chooser_sentences_cut_at_their_bound_are_counted():
+    """A sentence the chooser's schema cut (as long as its bound) is counted; a shorter one, another role's reply and a
+    reply that does not parse are not."""
+    bound = real_model.SENTENCE_BOUND
+
+    def call(node: str, content: str) -> dict:
+        return {"node": node, "reply": {"role": "ai", "content": content}}
+
+    cut = json.dumps({"reasoning": "x" * bound, "action": "take 3 pears"})
+    whole = json.dumps({"reasoning": "12 / 4 is 3: the 3 pears", "action": "take 3 pears"})
+    calls = [call("planner", cut), call("planner", whole), call("critic", cut), call("planner", "{not json")]
+    assert real_model.sentences_cut(calls) == (1, 2)
