@@ -10,6 +10,9 @@ Drawn by ``random.Random(POOL_SEED)`` in the order below and written out (``POOL
   drew (``USED_VARIATIONS``).
 - TextWorld quests whose goal names only their last action (``custom:1-3``, tw-make custom --only-last-action) and the
   STMA cooking levels 1-4, each at a seed of its own no earlier benchmark used.
+
+Each later round of changes is judged on a pool of its own, drawn and committed before it (``SECOND_POOL``,
+``THIRD_POOL``): TWX and ScienceWorld games no earlier pool, dev set, suite or benchmark played.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ POOL_STEPS = 50
 # The TextWorld quests and cooking levels are left out: the controller wins them with or without a model, and
 # ``--model none`` on the first pool shows whether a change moved what it plays there.
 SECOND_POOL_SEED = 6202
+THIRD_POOL_SEED = 6203  # the third, of the same kinds, drawn before the third round
 TWX_SETTINGS = ("textworldcommonsense", "arithmetic", "sorting", "peckingorder")
 TWX_DRAWS = 2
 
@@ -111,17 +115,19 @@ def draw_pool() -> tuple[str, ...]:
     return tuple(games)
 
 
-def draw_second_pool() -> tuple[str, ...]:
-    """The second pool (``SECOND_POOL_SEED``): TWX and ScienceWorld games as :func:`draw_pool` draws them, none of the
-    first pool's, nor a dev game, nor a variation an earlier suite or benchmark played."""
-    rng = random.Random(SECOND_POOL_SEED)
-    taken = {int(game.rpartition("@")[2]) for game in (*POOL, *DEV_POOL) if game.startswith("twx:") and "/" not in game}
+def draw_second_pool(seed: int = SECOND_POOL_SEED, before: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The second pool (``SECOND_POOL_SEED``; or another ``seed``, none of the games ``before`` either): TWX and
+    ScienceWorld games as :func:`draw_pool` draws them, none of the first pool's, nor a dev game, nor a variation an
+    earlier suite or benchmark played."""
+    rng = random.Random(seed)
+    earlier = (*POOL, *DEV_POOL, *before)
+    taken = {int(game.rpartition("@")[2]) for game in earlier if game.startswith("twx:") and "/" not in game}
     games = [
         f"twx:{setting}@{index}"
         for setting in TWX_SETTINGS
         for index in sorted(rng.sample([i for i in range(1, 1000) if i not in taken], TWX_DRAWS))
     ]
-    first = {game.partition(":")[2] for game in POOL if game.startswith("scienceworld:")}
+    first = {game.partition(":")[2] for game in (*POOL, *before) if game.startswith("scienceworld:")}
     for topic in range(1, 11):
         task = rng.choice(sorted(t for t in SCIENCEWORLD_TEST_SIZES if t.split("-")[0] == str(topic)))
         name, size = SCIENCEWORLD_TEST_SIZES[task]
@@ -187,4 +193,26 @@ SECOND_POOL: tuple[str, ...] = (
     "scienceworld:identify-life-stages-1#0",
     "scienceworld:inclined-plane-friction-unnamed-surfaces#15",
     "scienceworld:mendelian-genetics-unknown-plant#35",
+)
+# draw_second_pool(THIRD_POOL_SEED, SECOND_POOL), written out on 2026-12-07 after the second pool's changes landed and
+# before the third round of changes to how the agent decides.
+THIRD_POOL: tuple[str, ...] = (
+    "twx:textworldcommonsense@262",
+    "twx:textworldcommonsense@846",
+    "twx:arithmetic@350",
+    "twx:arithmetic@923",
+    "twx:sorting@127",
+    "twx:sorting@156",
+    "twx:peckingorder@555",
+    "twx:peckingorder@623",
+    "scienceworld:change-the-state-of-matter-of#5",
+    "scienceworld:use-thermometer#81",
+    "scienceworld:power-component-renewable-vs-nonrenewable-energy#2",
+    "scienceworld:find-living-thing#68",
+    "scienceworld:grow-fruit#4",
+    "scienceworld:chemistry-mix-paint-secondary-color#0",
+    "scienceworld:lifespan-shortest-lived#22",
+    "scienceworld:identify-life-stages-1#4",
+    "scienceworld:inclined-plane-determine-angle#25",
+    "scienceworld:mendelian-genetics-known-plant#6",
 )

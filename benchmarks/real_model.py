@@ -47,7 +47,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pool import DEV_POOL, POOL, POOL_STEPS, SECOND_POOL  # (a sibling: a script's own folder is on the path)
+from pool import (
+    DEV_POOL,
+    POOL,
+    POOL_STEPS,
+    SECOND_POOL,
+    THIRD_POOL,
+)  # (a sibling: a script's own folder is on the path)
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.agent.switches import parse_switches
@@ -236,7 +242,12 @@ DEV_36: dict[str, tuple[int, tuple[str, ...]]] = {
 
 
 # Issue 62's generalization pools and their dev games (benchmarks/pool.py), beside issue 36's sets.
-HELD_OUT_SETS = {**HELD_OUT_36, "pool": (POOL_STEPS, POOL), "pool2": (POOL_STEPS, SECOND_POOL)}
+HELD_OUT_SETS = {
+    **HELD_OUT_36,
+    "pool": (POOL_STEPS, POOL),
+    "pool2": (POOL_STEPS, SECOND_POOL),
+    "pool3": (POOL_STEPS, THIRD_POOL),
+}
 DEV_SETS = {**DEV_36, "pool": (POOL_STEPS, DEV_POOL)}
 
 

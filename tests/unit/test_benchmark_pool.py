@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from ariadnegraph.evals.suites import SCIENCEWORLD_TEST_DRAWS
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))  # the scripts import their siblings by name
@@ -14,6 +16,8 @@ from pool import (  # noqa: E402
     POOL,
     SCIENCEWORLD_TEST_SIZES,
     SECOND_POOL,
+    THIRD_POOL,
+    THIRD_POOL_SEED,
     USED_VARIATIONS,
     draw_pool,
     draw_second_pool,
@@ -41,13 +45,20 @@ def test_no_pool_game_was_played_by_an_earlier_benchmark_or_is_a_dev_game():
             assert not game.endswith("@0")  # TALES's index
 
 
-def test_the_second_pool_is_what_its_seed_draws_and_shares_no_game_with_the_first_or_any_earlier_set():
-    assert draw_second_pool() == SECOND_POOL
-    assert len(SECOND_POOL) == len(set(SECOND_POOL)) == 18
+@pytest.mark.parametrize(
+    ("pool", "drawn", "before"),
+    [
+        (SECOND_POOL, draw_second_pool(), set()),
+        (THIRD_POOL, draw_second_pool(THIRD_POOL_SEED, SECOND_POOL), SECOND_POOL),
+    ],
+)
+def test_the_later_pools_are_what_their_seeds_draw_and_share_no_game_with_any_earlier_set(pool, drawn, before):
+    assert drawn == pool
+    assert len(pool) == len(set(pool)) == 18
     earlier = {*HELD_OUT, *DEV, *(g for _, games in (*HELD_OUT_36.values(), *DEV_36.values()) for g in games)}
-    assert not set(SECOND_POOL) & (earlier | set(POOL) | set(DEV_POOL))
+    assert not set(pool) & (earlier | set(POOL) | set(DEV_POOL) | set(before))
     names = {name: task for task, (name, _) in SCIENCEWORLD_TEST_SIZES.items()}
-    for game in SECOND_POOL:
+    for game in pool:
         if game.startswith("scienceworld:"):
             name, _, variation = game.partition(":")[2].partition("#")
             assert int(variation) not in USED_VARIATIONS[names[name]]
