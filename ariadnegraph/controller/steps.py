@@ -116,7 +116,7 @@ def goal_step_left(view: View) -> str | None:
         family.what_was_done(r.get("action") or "", r.get("observation") or "") for r in rises
     ]
     left = goal_steps_left(view.goal, done, family.goal_steps(view.goal), family.carries_out, family.instructs)
-    return next((step for step in left if family.instructs(step)), None)
+    return left[0] if left else None
 
 
 def said_now(view: View) -> str | None:

@@ -517,7 +517,7 @@ def goal_steps_left(
     reading: "focus on the living thing" by 'focus on adult bee'). [] for a goal of one clause, and for a lone step
     that is the goal's own opening or, by ``instructs``, no instruction ("starting from earliest to latest"): it says
     itself. A family's one step read from a goal of several ("First, focus on the sodium chloride", the rest remarks
-    and conditions) is a step all the same."""
+    and conditions) is a step all the same; with ``instructs``, a remark between steps is none."""
     parts = steps_of(goal) if steps is None else list(steps)
     clauses = steps_of(goal)
     if not parts:
@@ -531,4 +531,6 @@ def goal_steps_left(
     def carried(part: str, command: str) -> bool:
         return _reported(_stems(command), _stems(part)) or (carries_out is not None and carries_out(part, command))
 
-    return [part for part in parts if not any(carried(part, command) for command in done)]
+    # a remark (by ``instructs``: "This will require growing several plants") is no step: no command carries it out
+    left = [part for part in parts if not any(carried(part, command) for command in done)]
+    return [part for part in left if instructs is None or instructs(part)]
