@@ -19,8 +19,10 @@ from .rules import offered_commands
 from .steps import NextStep, goal_step_here, next_step, step_command, way_to_step
 from .view import View
 
-MAX_CANDIDATES = 8  # candidates a model is shown, best first (it may still name any valid command)
-MAX_CARRIED = 4  # of them, at most this many uses of a thing carried (after what code would play)
+MAX_CANDIDATES = 12  # candidates a model is shown, best first (it may still name any valid command)
+# of them, at most this many uses of a thing carried (after what code would play): every place a thing may go, in a
+# room of furniture (where it belongs is the model's to know; a cut list, in the commands' order, hid the right one)
+MAX_CARRIED = 8
 _FORCING = {"said": Source.SAID, "listed": Source.LISTED, "goal": Source.GOAL, "key": Source.KEY}
 _FORCED_WHY = {
     "said": "the game says to play it now",

@@ -37,6 +37,7 @@ FAMILY_FIXTURES = [
     "twx_held.json",
     "twx_arithmetic.json",
     "twx_sorting.json",
+    "twx_commonsense.json",
 ]
 ARIADNE = AgentContext(model="scripted", preset="ariadne")
 
@@ -466,3 +467,26 @@ def test_a_thing_placed_in_sortings_box_is_not_offered_back_out():
         "take 41g of acrylic",
         "take 44kg of steel",
     }
+
+
+def test_every_place_a_thing_carried_may_go_is_a_candidate():
+    """Recorded (textworldcommonsense dev index 3, the bathrobe taken in the bathroom): where it belongs is the model's
+    knowledge, so every placement of it is a candidate. Cut to the first four (alphabetically: bath tub, dressing table,
+    shower, sink), the towel rack and the wall hook were never offered, as the 1.5B's choices went."""
+    state, session = at_step(1, "twx_commonsense.json")
+    proposal = propose(view_of(state, ARIADNE, session))
+    placements = {c for c in state["admissible"] if c.startswith("put bathrobe in ")}
+    assert len(placements) == 7
+    assert placements <= {c.command for c in proposal.candidates if c.source == Source.CARRIED}
+
+
+def test_the_choosers_sentence_has_room_to_work_something_out():
+    """The chooser's sentence is where a sum or an order is worked out; the schema (a grammar on a local model) keeps
+    a sentence of two hundred characters whole."""
+    from ariadnegraph.nodes.schemas import Decision
+
+    working = "The problem says divide 12 by 4, which is 3; of the things here only the 3 pumpkins have that quantity, "
+    working += "so take the 3 pumpkins before putting them in the box."
+    assert len(working) > 150
+    assert Decision(reasoning=working, action="take 3 pumpkins").reasoning == working
+    assert Decision.model_json_schema()["properties"]["reasoning"]["maxLength"] >= len(working)
