@@ -20,7 +20,7 @@ from ..agent.session import Session
 from ..agent.state import AgentState
 from ..controller.candidates import Source
 from ..controller.propose import Proposal, propose
-from ..controller.rules import shown_commands
+from ..controller.rules import breaks_rules, shown_commands
 from ..controller.steps import NextStep, explore_moves, go_to_choices, next_step, where_section
 from ..controller.view import View
 from ..envs.text import EXPLORE, safe_command
@@ -38,7 +38,7 @@ from .common import (
     merged,
     working_memory,
 )
-from .prompts import LEFT_OUT, PLAN_CHOICE
+from .prompts import LEFT_OUT, LEFT_OUT_WHY, PLAN_CHOICE
 from .schemas import Decision, Plan, StepReply
 
 CHOICE_SECTIONS = (
@@ -140,7 +140,9 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
         # a command the controller left out (a repeat, a placement that scored nothing here, what changes nothing
         # again, what the rules forbid): the model is told so and asked once more (it decides where knowledge
         # matters); a second such choice plays the controller's first candidate, and the record says what was vetoed
-        sections = {**sections, p.SENT_BACK: LEFT_OUT.format(command=vetoed)}
+        # (why, in the rules' own words where they forbid it: a model told only "not offered" writes it again)
+        why = breaks_rules(view, vetoed) or LEFT_OUT_WHY
+        sections = {**sections, p.SENT_BACK: LEFT_OUT.format(command=vetoed, why=why)}
         left_out = vetoed
         command, chosen, again, vetoed = _ask_choice(context, view, proposal, sections, choosable, fallback)
         first_ask = {key: value for key, value in update.items() if key != "written"}

@@ -238,10 +238,8 @@ Reply with JSON only, for example:
 {{"main_goal": "Find the key and open the chest", "plan_steps": [{{"sub_goal": "Find the key", "reason": "not seen in the two rooms visited; the hall is unexplored"}}, {{"sub_goal": "Open the chest in the attic", "reason": "needs the key"}}], "emotion": "curious: a new room to search"}}"""
 
 # a choice the controller left out, told to the model asked once more (nodes/choice.py)
-LEFT_OUT = (
-    "{command}: not offered here (played here already without gaining anything, or the game's rules forbid it). "
-    "Choose another command; work out what the goal needs first."
-)
+LEFT_OUT = "{command}: not offered here ({why}). Choose another command; work out what the goal needs first."
+LEFT_OUT_WHY = "played here already without gaining anything"  # (when the game's rules do not forbid it)
 
 PLAN_CHOICE = f"""{AGENT}
 Your job: choose the next command. NEXT STEP, when given, says what to do now: the first item not done yet of a list

@@ -490,3 +490,18 @@ def test_the_choosers_sentence_has_room_to_work_something_out():
     assert len(working) > 150
     assert Decision(reasoning=working, action="take 3 pumpkins").reasoning == working
     assert Decision.model_json_schema()["properties"]["reasoning"]["maxLength"] >= len(working)
+
+
+def test_a_choice_the_rules_forbid_is_sent_back_with_the_rules_reason(monkeypatch):
+    """Recorded (sorting dev index 1, the steel placed): a model writing 'take 27g of steel' again (the 1.5B wrote such
+    a take 45 times on a pool game, told only that it was not offered) is told the rule: what is in the box stays."""
+    state, session = at_step(3, "twx_sorting.json")
+    state = {**state, "run_id": "r"}
+    model = QueuedChatModel(
+        replies=[structured("Decision", reasoning="the smallest first", action="take 27g of steel")] * 2
+    )
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    choice = planner_module.planner(state, Runtime(context=ARIADNE), session)["decided"]["choices"][0]
+    assert choice["vetoed"] == "take 27g of steel"
+    told = model.calls[1]["messages"][-1].content
+    assert "take 27g of steel: not offered here (what is in the box stays there" in told
