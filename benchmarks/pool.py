@@ -12,7 +12,8 @@ Drawn by ``random.Random(POOL_SEED)`` in the order below and written out (``POOL
   STMA cooking levels 1-4, each at a seed of its own no earlier benchmark used.
 
 Each later round of changes is judged on a pool of its own, drawn and committed before it (``SECOND_POOL``,
-``THIRD_POOL``): TWX and ScienceWorld games no earlier pool, dev set, suite or benchmark played.
+``THIRD_POOL``, ``FOURTH_POOL``): TWX and ScienceWorld games no earlier pool, dev set, suite or benchmark played. A
+ScienceWorld topic whose test variations the earlier draws used up is left out of a later pool.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ POOL_STEPS = 50
 # ``--model none`` on the first pool shows whether a change moved what it plays there.
 SECOND_POOL_SEED = 6202
 THIRD_POOL_SEED = 6203  # the third, of the same kinds, drawn before the third round
+FOURTH_POOL_SEED = 6204  # the fourth, before the fourth (17 games: identify-life-stages has no test variation left)
 TWX_SETTINGS = ("textworldcommonsense", "arithmetic", "sorting", "peckingorder")
 TWX_DRAWS = 2
 
@@ -129,10 +131,17 @@ def draw_second_pool(seed: int = SECOND_POOL_SEED, before: tuple[str, ...] = ())
     ]
     first = {game.partition(":")[2] for game in (*POOL, *before) if game.startswith("scienceworld:")}
     for topic in range(1, 11):
-        task = rng.choice(sorted(t for t in SCIENCEWORLD_TEST_SIZES if t.split("-")[0] == str(topic)))
-        name, size = SCIENCEWORLD_TEST_SIZES[task]
-        left = [v for v in range(size) if v not in USED_VARIATIONS[task] and f"{name}#{v}" not in first]
-        games.append(f"scienceworld:{name}#{rng.choice(left)}")
+        left = {
+            task: [v for v in range(size) if v not in USED_VARIATIONS[task] and f"{name}#{v}" not in first]
+            for task, (name, size) in SCIENCEWORLD_TEST_SIZES.items()
+            if task.split("-")[0] == str(topic)
+        }
+        task = rng.choice(sorted(left))
+        if not left[task]:  # its test variations the earlier pools used up: another task of the topic, if one has any
+            if not (untouched := sorted(t for t, variations in left.items() if variations)):
+                continue
+            task = rng.choice(untouched)
+        games.append(f"scienceworld:{SCIENCEWORLD_TEST_SIZES[task][0]}#{rng.choice(left[task])}")
     return tuple(games)
 
 
@@ -215,4 +224,25 @@ THIRD_POOL: tuple[str, ...] = (
     "scienceworld:identify-life-stages-1#4",
     "scienceworld:inclined-plane-determine-angle#25",
     "scienceworld:mendelian-genetics-known-plant#6",
+)
+# draw_second_pool(FOURTH_POOL_SEED, SECOND_POOL + THIRD_POOL), written out on 2026-12-07 while the third pool was
+# played at the third round's design, before the fourth round of changes to how the agent decides.
+FOURTH_POOL: tuple[str, ...] = (
+    "twx:textworldcommonsense@82",
+    "twx:textworldcommonsense@235",
+    "twx:arithmetic@371",
+    "twx:arithmetic@601",
+    "twx:sorting@768",
+    "twx:sorting@982",
+    "twx:peckingorder@54",
+    "twx:peckingorder@88",
+    "scienceworld:boil#8",
+    "scienceworld:use-thermometer#64",
+    "scienceworld:power-component#3",
+    "scienceworld:find-living-thing#18",
+    "scienceworld:grow-fruit#7",
+    "scienceworld:chemistry-mix-paint-secondary-color#4",
+    "scienceworld:lifespan-longest-lived#31",
+    "scienceworld:inclined-plane-friction-unnamed-surfaces#40",
+    "scienceworld:mendelian-genetics-unknown-plant#42",
 )

@@ -49,6 +49,7 @@ from typing import Any
 
 from pool import (
     DEV_POOL,
+    FOURTH_POOL,
     POOL,
     POOL_STEPS,
     SECOND_POOL,
@@ -247,6 +248,7 @@ HELD_OUT_SETS = {
     "pool": (POOL_STEPS, POOL),
     "pool2": (POOL_STEPS, SECOND_POOL),
     "pool3": (POOL_STEPS, THIRD_POOL),
+    "pool4": (POOL_STEPS, FOURTH_POOL),
 }
 DEV_SETS = {**DEV_36, "pool": (POOL_STEPS, DEV_POOL)}
 
