@@ -21,6 +21,8 @@ ENVIRONMENT = "ENVIRONMENT"  # what kind of world this is, and its rules (from t
 GOAL = "GOAL"
 COMMANDS = "EXTRA COMMANDS"  # commands the agent understands beyond the game's own (go to)
 QUESTION = "QUESTION"
+OPTIONS = "OPTIONS"  # the answers a question is chosen among (the task's question: nodes/worked_out.py)
+WORKED_OUT = "WORKED OUT"  # what the model worked out of the task (a sum's thing, the smallest quantity left)
 TRANSCRIPT = "EPISODE TRANSCRIPT"  # memory QA: the turns an answerer is shown (evals.memqa)
 RETRIEVED = "RETRIEVED MEMORIES"  # memory QA: what a memory agent (Mem0, LangMem) retrieved for the question
 REFLECTIONS = "REFLECTIONS"
@@ -78,6 +80,7 @@ ORDER = (
     RETRIEVED,
     RECALLED,  # what memory recalls for a question comes before it, as a transcript does
     QUESTION,
+    OPTIONS,
     ENTITIES,
     DATED_FACTS,
     REFLECTIONS,
@@ -90,6 +93,7 @@ ORDER = (
     LOCATION,
     INVENTORY,
     NEXT_STEP,
+    WORKED_OUT,
     WHERE,
     CANDIDATES,
     ADMISSIBLE,

@@ -25,6 +25,7 @@ from .records import Feedback, PlanStep
 
 HISTORY_KEPT = HISTORY_BUFFER + 1  # the longest window a preset reads (STMA's buffer) and the current step
 READINGS_KEPT = 3
+WORKED_KEPT = 20  # the task's questions answered that are kept (a sorting game asks one per thing placed)
 INSIGHTS_KEPT = 9  # Simulacra: three reflections of three insights each (ours)
 
 
@@ -139,6 +140,9 @@ class AgentState(PlayInput, total=False):
     notes: list[str]  # world-model QA findings for the planner
     # texts the agent read ("command: text"), shown word for word
     readings: Annotated[list[str], keep_last(READINGS_KEPT)]
+    # the task's questions the model answered ({"question": Question.key, "answer": the option, "" when none}):
+    # nodes/worked_out.py
+    worked_out: Annotated[list[dict[str, str]], keep_last(WORKED_KEPT)]
     progress_step: int  # the last step whose command raised the score (the stall check counts from it)
     # planning
     subgoal: str

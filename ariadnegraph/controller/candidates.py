@@ -6,7 +6,8 @@ diagnostics and the tables use for code's choices: an instruction read (``said``
 memory (``need``), the nearest place not searched yet (``search``), an exit not taken (``exit``), another way out
 (``way out``), a thing here to take or open (``reach``), or what changes nothing (``look``); and, for the model to
 weigh, what can be done with a thing carried (``carried``: where it belongs, which one the task means) and, where
-which thing to take is the task itself, each take here (``weigh``), which code never plays on its own.
+which thing to take is the task itself, each take here (``weigh``), which code never plays on its own; and what carries
+out the answer the model worked out to the task's question (``worked out``: the thing it chose, taken or put in place).
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ class Source(StrEnum):
     LOOK = "look"  # what changes nothing (a look, a thing not examined yet), or the step as chosen
     CARRIED = "carried"  # a command that does something with a thing carried (put it somewhere, use it): the model's
     WEIGH = "weigh"  # a take where which thing to take is the task itself (a quantity, an order): the model's
+    WORKED = "worked out"  # what carries out the model's answer to the task's question (controller/worked.py)
 
 
 # What an instruction read or the goal says to play: code plays it, no model asked.
-FORCED_SOURCES = frozenset({Source.SAID, Source.LISTED, Source.GOAL, Source.KEY, Source.WALK})
+FORCED_SOURCES = frozenset({Source.SAID, Source.LISTED, Source.GOAL, Source.KEY, Source.WALK, Source.WORKED})
 
 
 @dataclass(frozen=True)

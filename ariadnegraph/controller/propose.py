@@ -1,6 +1,7 @@
 """The controller's proposal for the next command: forced (an instruction read or the goal says what to play, and a
 valid command does it; the way to what it needs, seen elsewhere), or a short ranked list of candidates for the model
 to choose among, each with where it came from. With no language model (``--model none``) the first candidate plays.
+The move that carries out what the model worked out of the task (controller/worked.py) is forced too.
 
 What is not offered: what was sent back this step, what was played twice from this very situation, a placement tried
 there that scored nothing and what lost score there (``loop_guard``),
@@ -18,6 +19,7 @@ from .guards import Situation, is_no_op, shown_again, takes_to_weigh, uses_of_ca
 from .rules import offered_commands
 from .steps import NextStep, goal_step_here, next_step, step_command, way_to_step
 from .view import View
+from .worked import worked_move
 
 MAX_CANDIDATES = 12  # candidates a model is shown, best first (it may still name any valid command)
 # of them, at most this many uses of a thing carried (after what code would play): every place a thing may go, in a
@@ -73,6 +75,9 @@ def propose(view: View) -> Proposal:
         avoid |= {command for command in view.tried if is_no_op(command, family) and not family.rereads(command)}
         avoid |= {command for command in view.past.played() if shown_again(command) and not family.rereads(command)}
     choices = [command for command in offered if command not in avoid] or offered
+    if worked := worked_move(view, [command for command in offered if command not in avoid]):
+        # the model worked out which thing the task means (controller/worked.py): code takes it and puts it in place
+        return Proposal((worked,), True, tuple(choices), frozenset(avoid), step)
     if step and not step.word_for_word and (command := goal_step_here(view, step, choices)):
         # nothing read yet: the goal's step (or a lock a note named), done here, unless it changes nothing again
         return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), choices, avoid, step)

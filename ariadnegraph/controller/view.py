@@ -37,6 +37,8 @@ class View:
     replans: int = 0  # planner calls this step has added after a step was sent back
     avoid: frozenset[str] = frozenset()  # what was sent back this step
     env: str | None = None  # the env spec (None before the game is known)
+    # the task's questions the model answered, as (Question.key, the option; "" when it named none): worked.py
+    worked_out: tuple[tuple[str, str], ...] = ()
     # what the controller worked out of this view already (steps.next_step): asked several times a step, worked out once
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -44,6 +44,7 @@ from ..memory.conflicts import DIRECTION_RELATIONS
 from ..models import model_label
 from ..nodes.actor import GUARD_HOW, TAKES_FIRST
 from ..nodes.common import BY_MODEL as MODEL_CHOICE
+from ..nodes.common import BY_WORKED as WORKED_CHOICE
 from ..runs import RunDir
 from ..vocabulary import DIRECTIONS
 from .fidelity import MissingOracle, rooms_of, run_fidelity, truth_triplets
@@ -99,6 +100,9 @@ class StepDiagnosis:
     told_left_out: bool = False  # the model chose a command the controller left out, was told so and asked again
     vetoed: bool = False  # the model chose a command the controller left out: its first candidate played instead
     paid: bool | None = None  # the score rose within PAYOFF_STEPS of the choice (None: no choice this step)
+    # the task's question asked of the model this step (nodes/worked_out.py), and whether its answer named an option
+    asked: bool = False
+    answered: bool = False
 
 
 @dataclass
@@ -231,6 +235,9 @@ def diagnose(run: RunDir) -> RunDiagnosis:
 
 def _read_choice(d: StepDiagnosis, decided: Mapping[str, Any]) -> None:
     """The step's last choice among the controller's candidates (a replan makes another)."""
+    worked = [w for w in decided.get("worked_out") or [] if isinstance(w, Mapping)]
+    d.asked = bool(worked)
+    d.answered = any(w.get("answer") for w in worked)
     choices = decided.get("choices") or []
     if not choices or not isinstance(choices[-1], Mapping):
         return
@@ -359,6 +366,7 @@ def _totals(
     by_model = [s for s in chosen if s.chosen_by == MODEL_CHOICE]
     overrides = [s for s in by_model if s.override]
     agreed = [s for s in by_model if not s.override]
+    worked = [s for s in chosen if s.chosen_by == WORKED_CHOICE]
     return {
         "planner": {
             "plans": sum(s.plans for s in steps),
@@ -376,6 +384,12 @@ def _totals(
             "override_rate": _ratio(len(overrides), len(by_model)),
             "override_paid": _ratio(sum(bool(s.paid) for s in overrides), len(overrides)),
             "agreement_paid": _ratio(sum(bool(s.paid) for s in agreed), len(agreed)),
+            # the task's questions the model was asked, those it answered with an option, the moves code played to
+            # carry the answers out, and the share of those after which the score rose
+            "questions": sum(s.asked for s in steps),
+            "answered": sum(s.answered for s in steps),
+            "worked_moves": len(worked),
+            "worked_paid": _ratio(sum(bool(s.paid) for s in worked), len(worked)),
         },
         "actor": {
             "commands": len(steps),
@@ -446,7 +460,8 @@ def run_diagnosis(run_dir: str | Path, run_id: str) -> RunDiagnosis:
 
 LEGEND = (
     "choice: the controller's proposals; by model: chosen by the model among them; override: the model chose another "
-    f"than the first candidate; paid: the score rose within {PAYOFF_STEPS} steps of the choice",
+    f"than the first candidate; paid: the score rose within {PAYOFF_STEPS} steps of the choice; questions: the task's "
+    "questions asked of the model (answered: with an option), whose answers code carried out (worked moves)",
     "plans v/n p/s: plans whose first step was valid / plans made; plan steps on a winning path / plan steps",
     "drift: the actor played another command than the plan's step",
     "critic fr/fa/wo: rejections of the winning command / approvals of commands that failed / wrong outcome verdicts",

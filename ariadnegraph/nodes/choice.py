@@ -23,6 +23,7 @@ from ..controller.propose import Proposal, propose
 from ..controller.rules import breaks_rules, shown_commands
 from ..controller.steps import NextStep, explore_moves, go_to_choices, next_step, where_section
 from ..controller.view import View
+from ..controller.worked import answer_to, question_now
 from ..envs.text import EXPLORE, safe_command
 from ..models import is_no_model
 from .common import (
@@ -31,6 +32,7 @@ from .common import (
     BY_LIST,
     BY_MODEL,
     BY_WALK,
+    BY_WORKED,
     ask_structured,
     controller_view,
     feedback_section,
@@ -40,6 +42,7 @@ from .common import (
 )
 from .prompts import LEFT_OUT, LEFT_OUT_WHY, PLAN_CHOICE
 from .schemas import Decision, Plan, StepReply
+from .worked_out import work_out
 
 CHOICE_SECTIONS = (
     p.ENVIRONMENT,
@@ -66,9 +69,18 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session, 
     return {
         **{name: shown.get(name) for name in CHOICE_SECTIONS},
         p.NEXT_STEP: step.line() if (step := next_step(view)) else None,
+        p.WORKED_OUT: worked_line(view),
         p.WHERE: where_section(view),
         **feedback_section(state.get("feedback"), None),
     }
+
+
+def worked_line(view: View) -> str | None:
+    """The model's answer to the task's question now, as the chooser reads it (when what carries it out is not
+    offered, the choice is the model's again, with its answer in view)."""
+    question = question_now(view)
+    answer = answer_to(view, question) if question else None
+    return f"{question.asked} {answer}" if question and answer else None
 
 
 LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]": what a small model copies along
@@ -103,10 +115,25 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     a small model writes the command it means; forced into an enum of commands, or asked for a number in a long list,
     it lands on another one), any valid command or a known place to go to; with no language model (``none``) the first
     candidate plays. A plan of that one step, which the actor plays when it is a valid command or sends back when not,
-    and who chose it (common.BY_*); the update carries the choice's record (``choice``)."""
-    view = controller_view(state, context, session)
+    and who chose it (common.BY_*); the update carries the choice's record (``choice``). First, where the task asks to
+    work something out and the model has not yet, it is asked (nodes/worked_out.py); what carries its answer out is
+    forced (``worked`` in the update: the question and the answer, for the step's record)."""
+    view, worked = work_out(context, controller_view(state, context, session))
+    plan, update, by = _choose(state, context, session, view)
+    if not worked:
+        return plan, update, by
+    # the task's question was asked this step: its answer is kept, its call counted beside the choice's
+    asked = {key: value for key, value in worked.items() if key not in ("usage", "replies", "fallbacks")}
+    return plan, {**update, **asked, **merged([update, worked])}, by
+
+
+def _choose(state: AgentState, context: AgentContext, session: Session, view: View) -> tuple[Plan, dict[str, Any], str]:
+    """The step's command from the controller's proposal for ``view`` (choose_command)."""
     proposal = propose(view)
     first = proposal.first
+    if proposal.forced and first is not None and first.source == Source.WORKED:
+        plan = Plan(subgoal=first.why, reasoning=first.why, steps=[StepReply(action=first.command)])
+        return plan, {"choice": choice_record(proposal, first.command, BY_WORKED)}, BY_WORKED
     if proposal.forced and first is not None and proposal.step is not None:
         walked = first.source == Source.WALK
         plan, update, by = _followed(

@@ -60,6 +60,9 @@ MODEL_NODES: dict[str, ModelNode] = {
     "reflection": ModelNode("planner", None),
     "safety_check": ModelNode("critic", None),  # DAVIS's check of the predicted trajectory: a critic's judgement
     "thoughts": ModelNode("planner", None),  # AgentKit's thought graph
+    # the task's question (nodes/worked_out.py): the world model's knowledge, in the QA role's slot (the presets that
+    # ask it run no world-model QA)
+    "worked_out": ModelNode("qa", 2),
 }
 # Who chose a command (``by`` of records.PlanStep and records.ActorDecision): the model, or code (a list read followed,
 # the way to what it needs walked, the moves of a route the model chose, a guard's reason: nodes/guards.Reason, a given
@@ -74,6 +77,7 @@ BY_ORACLE = "oracle"
 BY_WITHHELD = "withheld"  # a command the critic (or a plan the safety check) rejected, not sent: a look instead (STMA)
 BY_RANDOM = "random"  # drawn at random from the valid commands (the random_walk switch)
 BY_CONTROLLER = "way forward"  # the controller's first candidate, where no language model chooses (--model none)
+BY_WORKED = "worked out"  # the move that carries out what the model worked out of the task (nodes/worked_out.py)
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
 UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions
@@ -142,6 +146,7 @@ def controller_view(state: Mapping[str, Any], context: AgentContext, session: Se
         replans=state.get("replans", 0),
         avoid=frozenset(state.get("avoid") or ()),
         env=state.get("env"),
+        worked_out=tuple((kept["question"], kept["answer"]) for kept in state.get("worked_out") or ()),
     )
 
 

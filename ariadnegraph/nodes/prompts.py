@@ -241,6 +241,11 @@ Reply with JSON only, for example:
 LEFT_OUT = "{command}: not offered here ({why}). Choose another command; work out what the goal needs first."
 LEFT_OUT_WHY = "played here already without gaining anything"  # (when the game's rules do not forbid it)
 
+WORK_OUT = """You work out one thing the agent's task asks: QUESTION says what, OPTIONS lists the things the
+answer can be, as the game names them. First write your working in one short line (work a sum out step by step;
+compare amounts in one unit), then the answer: one of OPTIONS, copied exactly.
+Reply with JSON only, in this form: {"working": "<one short line>", "answer": "<one of OPTIONS>"}"""
+
 PLAN_CHOICE = f"""{AGENT}
 Your job: choose the next command. NEXT STEP, when given, says what to do now: the first item not done yet of a list
 the agent read (TEXTS READ marks each item [done], [to do] or [in inventory]); otherwise follow the GOAL. First write

@@ -205,6 +205,17 @@ class Decision(BaseModel):
     action: Annotated[str, _clip(80)] = text(80, "the command, as VALID COMMANDS lists it")
 
 
+class WorkedOut(BaseModel):
+    """The task's question (envs/families/base.Question), worked out: a line of working first (the sum, the amounts
+    in one unit), then the option it comes to, copied."""
+
+    reply_tokens: ClassVar[int] = 100
+    working: Annotated[str, _clip(160)] = Field(
+        description="one line: the working", json_schema_extra={"minLength": 3, "maxLength": 160}
+    )
+    answer: Annotated[str, _clip(80)] = text(80, "one of OPTIONS, copied")
+
+
 class Reflection(BaseModel):
     """After a failed trial (Reflexion): what went wrong and what to do differently next time."""
 

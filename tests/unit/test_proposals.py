@@ -16,6 +16,7 @@ from ariadnegraph.controller.candidates import FORCED_SOURCES, Source
 from ariadnegraph.controller.guards import Situation, taking_first, way_forward
 from ariadnegraph.controller.propose import MAX_CANDIDATES, propose
 from ariadnegraph.controller.steps import next_step
+from ariadnegraph.controller.worked import question_now
 from ariadnegraph.envs.textworld_env import COOKING_GOAL
 from ariadnegraph.evals.diagnostics import diagnose
 from ariadnegraph.memory import WorldMemory
@@ -74,6 +75,13 @@ def replayed(fixture: str):
             }
         )
         yield state, fake_session(memory, past=past)
+
+
+def unanswered(state: dict, session) -> dict:
+    """``state`` with the task's question now (sorting's: which thing left is smallest) asked already and left
+    unanswered, so the step's choice is the model's (nodes/worked_out.py)."""
+    question = question_now(view_of(state, ARIADNE, session))
+    return {**state, "worked_out": [{"question": question.key, "answer": ""}]}
 
 
 def at_step(step: int, fixture: str = "textworld_cooking.json"):
@@ -158,6 +166,10 @@ def test_an_override_of_the_first_candidate_is_recorded_and_diagnosed(monkeypatc
         "override_rate": 1.0,
         "override_paid": 1.0,
         "agreement_paid": None,
+        "questions": 0,
+        "answered": 0,
+        "worked_moves": 0,
+        "worked_paid": None,
     }
 
 
@@ -296,7 +308,7 @@ def test_a_placement_that_scored_and_was_undone_is_offered_again_and_the_undoing
     first = proposal.first.command
     model = QueuedChatModel(replies=[structured("Decision", reasoning="the smallest first", action=first)])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
-    state = {**SORTING_STATE, "run_id": "r"}
+    state = unanswered({**SORTING_STATE, "run_id": "r"}, session)
     choice = planner_module.planner(state, Runtime(context=ARIADNE), session)["decided"]["choices"][0]
     assert "vetoed" not in choice
     assert choice["chosen"] == first
@@ -496,7 +508,7 @@ def test_a_choice_the_rules_forbid_is_sent_back_with_the_rules_reason(monkeypatc
     """Recorded (sorting dev index 1, the steel placed): a model writing 'take 27g of steel' again (the 1.5B wrote such
     a take 45 times on a pool game, told only that it was not offered) is told the rule: what is in the box stays."""
     state, session = at_step(3, "twx_sorting.json")
-    state = {**state, "run_id": "r"}
+    state = unanswered({**state, "run_id": "r"}, session)
     model = QueuedChatModel(
         replies=[structured("Decision", reasoning="the smallest first", action="take 27g of steel")] * 2
     )

@@ -39,6 +39,20 @@ class Taker(StrEnum):
     NOBODY = "nobody"  # furniture and animals can be picked up, and carrying changes nothing (ScienceWorld)
 
 
+@dataclass(frozen=True)
+class Question:
+    """What the task asks the player to work out, as a choice: which of ``options`` (things, named as the game names
+    them) the answer is. The model answers it (nodes/worked_out.py); code never does: with no language model it stays
+    unanswered. ``asked`` is worded for the model and, with the options, is the question's identity."""
+
+    asked: str
+    options: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.asked} | {'; '.join(sorted(self.options))}"  # (the same things, in whatever order: the same)
+
+
 def held_in(thing: str) -> tuple[str, str]:
     """ "recipe in cookbook" -> ("recipe", "cookbook"); "coin that is located in shower" -> ("coin", "shower"); a
     name that says nothing of where -> (name, "")."""
@@ -183,6 +197,20 @@ class GameFamily:
         """Why ``command`` breaks the family's rules for good (a lost game, a burned ingredient, a failed task), given
         where the player stands (:class:`Standing`), else None."""
         return None
+
+    # -- what the task asks to work out ---------------------------------------------------------------------------
+    def question(
+        self, readings: Sequence[str], reach: Sequence[str], carried: Sequence[str], placed: frozenset[str]
+    ) -> Question | None:
+        """What the task asks the player to work out now, where the family knows its form (a sum read in a note, the
+        smallest quantity left), given the texts read (``"command: text"``), the things a valid command takes here
+        (``reach``), those carried and those the agent put somewhere; else None."""
+        return None
+
+    def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
+        """Those of the valid ``commands`` that carry out an answer (the thing chosen): put it where the task wants it
+        when it is carried, else take it. Only the families that pose a question have any."""
+        return []
 
     # -- instructions and commands -------------------------------------------------------------------------------
     def phrasings(self, item: str) -> list[str]:

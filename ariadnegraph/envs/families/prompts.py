@@ -113,3 +113,10 @@ TWX_GAMES = {
     "simonsays": "This game: do exactly the commands you are told, in the order given; any other command ends it.",
     "peckingorder": "This game: read the instructions book and do what it says, in its order, until the game ends.",
 }
+
+# What a TWX task asks the player to work out, as the model is asked it (envs/families/base.Question)
+ARITHMETIC_QUESTION = "The math problem reads: {problem}. Which thing's quantity is its answer?"
+SORTING_QUESTION = (
+    "Which of these things has the smallest quantity? (Compare amounts in one unit: 1 kg is 1000 g, 1 g is 1000 mg, "
+    "1 l is 1000 ml.)"
+)

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from . import parse_twx, prompts
 from .base import GameFamily, Observed, Sighting
+
+BOX = "box"  # where the arithmetic and sorting games want their things
 
 
 class TextWorldExpress(GameFamily):
@@ -29,3 +32,10 @@ class TextWorldExpress(GameFamily):
 
     def perceive(self, seen: Observed) -> Sighting:
         return parse_twx.sighting(seen)
+
+
+def into_box(thing: str, commands: Sequence[str]) -> list[str]:
+    """The valid commands that bring ``thing`` to the box: put it there when it is carried, else take it."""
+    valid = {" ".join(command.lower().split()): command for command in commands}
+    wanted = (f"put {thing} in {BOX}".lower(), f"take {thing}".lower())
+    return [valid[move] for move in wanted if move in valid]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from .. import text
-from .base import Standing, Taker
-from .twx import TextWorldExpress
+from collections.abc import Sequence
 
-BOX = "box"  # where the things go, smallest quantity first
+from .. import text
+from .base import Question, Standing, Taker
+from .prompts import SORTING_QUESTION
+from .twx import BOX, TextWorldExpress, into_box
 
 
 class Game(TextWorldExpress):
@@ -14,6 +15,16 @@ class Game(TextWorldExpress):
     games = ("sorting",)
     # which thing to take next is the order's (the smallest quantity left): not one code takes at random
     takes_what_lies_about = Taker.MODEL
+
+    def question(
+        self, readings: Sequence[str], reach: Sequence[str], carried: Sequence[str], placed: frozenset[str]
+    ) -> Question | None:
+        """Which of the things not in the box yet (here or carried) has the smallest quantity: the next to put there."""
+        options = tuple(dict.fromkeys(t for t in (*carried, *reach) if t.lower() not in placed))
+        return Question(SORTING_QUESTION, options) if options else None
+
+    def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
+        return into_box(answer, commands)
 
     def ruinous(self, command: str, standing: Standing) -> str | None:
         """Taking a thing back out of the box undoes the order made so far: it loses what the placing scored, and

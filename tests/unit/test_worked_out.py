@@ -1,0 +1,161 @@
+"""The task's question (nodes/worked_out.py, controller/worked.py): where the task is to work something out (TWX
+arithmetic's sum, sorting's smallest quantity left), the family poses it as a choice among the things it can be; the
+model answers it once, and code carries the answer out (takes the thing, puts it in the box). With no language model
+it is never asked and nothing is taken at random. Recorded observations (TWX dev games)."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.runtime import Runtime
+
+from ariadnegraph.agent.context import AgentContext
+from ariadnegraph.controller.candidates import Source
+from ariadnegraph.controller.propose import propose
+from ariadnegraph.controller.worked import question_now
+from ariadnegraph.evals.diagnostics import diagnose
+from ariadnegraph.nodes import common
+from ariadnegraph.nodes import planner as planner_module
+from ariadnegraph.nodes.memory_update import text_read
+from ariadnegraph.nodes.worked_out import named_option
+from ariadnegraph.runs import RunDir, new_run_meta
+from tests.fakes import QueuedChatModel, structured, view_of
+from tests.unit.test_proposals import ARIADNE, at_step
+
+NONE = AgentContext(model="none", preset="ariadne")
+
+
+def _arithmetic_read():
+    """The arithmetic dev game once its problem is read ("subtract 23 from 26"), with the reading kept as
+    memory_update keeps it."""
+    state, session = at_step(2, "twx_arithmetic.json")
+    return {**state, "readings": [text_read(state)], "run_id": "r"}, session
+
+
+def test_arithmetic_poses_its_problem_as_a_choice_among_the_things_here_and_never_the_problem_itself():
+    state, session = _arithmetic_read()
+    question = question_now(view_of(state, ARIADNE, session))
+    assert question is not None
+    assert "subtract 23 from 26" in question.asked
+    assert "math problem" not in question.options
+    assert set(question.options) == {c.removeprefix("take ") for c in state["admissible"] if c.startswith("take ")}
+    # before the problem is read there is no question
+    unread, session = at_step(1, "twx_arithmetic.json")
+    assert question_now(view_of(unread, ARIADNE, session)) is None
+
+
+def test_the_models_answer_is_taken_by_code_and_asked_once(monkeypatch):
+    """The model answers '3 pears' (26 - 23): code takes them, with no choice call; the next step's question is the
+    same, answered already, and code puts the pears in the box."""
+    state, session = _arithmetic_read()
+    model = QueuedChatModel(replies=[structured("WorkedOut", working="26 - 23 = 3", answer="3 pears")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    assert update["plan"][0]["action"] == "take 3 pears"
+    assert update["plan"][0]["by"] == common.BY_WORKED
+    assert len(model.calls) == 1  # the question only: the take is code's
+    assert update["worked_out"] == [
+        {"question": question_now(view_of(state, ARIADNE, session)).key, "answer": "3 pears"}
+    ]
+    assert update["decided"]["worked_out"][0]["answer"] == "3 pears"
+    assert update["usage"]  # the question's call is accounted for
+    # carried now: the same question (the pears are among its options still), answered already: into the box
+    carrying = {
+        **state,
+        "worked_out": update["worked_out"],
+        "inventory": [*state["inventory"], "3 pears"],
+        "admissible": [c for c in state["admissible"] if c != "take 3 pears"] + ["put 3 pears in box"],
+    }
+    proposal = propose(view_of(carrying, ARIADNE, session))
+    assert proposal.forced
+    assert proposal.first.command == "put 3 pears in box"
+    assert proposal.first.source == Source.WORKED
+    again = planner_module.planner(carrying, Runtime(context=ARIADNE), session)
+    assert again["plan"][0]["action"] == "put 3 pears in box"
+    assert len(model.calls) == 1  # not asked again
+
+
+def test_with_no_language_model_the_question_is_never_asked_and_nothing_is_taken_at_random():
+    state, session = _arithmetic_read()
+    update = planner_module.planner(state, Runtime(context=NONE), session)
+    assert "worked_out" not in update
+    assert not update["plan"][0]["action"].startswith("take ")
+
+
+def test_an_answer_that_names_no_option_leaves_the_choice_to_the_model_and_is_not_asked_again(monkeypatch):
+    state, session = _arithmetic_read()
+    model = QueuedChatModel(
+        replies=[
+            structured("WorkedOut", working="26 - 23 = 3", answer="three"),
+            structured("Decision", reasoning="26 - 23 = 3, so the 3 pears", action="take 3 pears"),
+        ]
+    )
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    assert update["worked_out"][0]["answer"] == ""
+    assert update["plan"][0]["by"] == common.BY_MODEL
+    assert len(model.calls) == 2
+    assert "worked_out" not in update["decided"]["choices"][0]
+    view = view_of({**state, "worked_out": update["worked_out"]}, ARIADNE, session)
+    assert not propose(view).forced
+
+
+def test_sorting_asks_which_thing_left_is_smallest_and_leaves_out_what_is_in_the_box():
+    """Recorded (sorting dev index 1): the things here are the options; once one is in the box it is none."""
+    state, session = at_step(0, "twx_sorting.json")
+    question = question_now(view_of(state, ARIADNE, session))
+    assert set(question.options) == {"27g of steel", "37g of plastic", "41g of acrylic", "44kg of steel"}
+    assert "smallest" in question.asked
+    assert "1000 g" in question.asked
+    session.past.add(
+        {
+            "step": 1,
+            "action": "put 27g of steel in box",
+            "observation": "You put the 27g of steel in the box.",
+            "trail": "1",
+            "location": state["location"],
+            "inventory": [],
+            "score": 0.25,
+        }
+    )
+    after = {**state, "admissible": [*state["admissible"], "take 27g of steel"]}
+    left = question_now(view_of(after, ARIADNE, session))
+    assert "27g of steel" not in left.options
+    assert left.key != question.key
+
+
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        ("3 pears", "3 pears"),
+        ("The 3 Pears", "3 pears"),
+        ("the 3 pears, since 26 - 23 = 3", "3 pears"),
+        ("3", ""),  # a number alone names no thing
+        ("3 pears or 7 brocollis", ""),  # two things: none
+    ],
+)
+def test_an_answer_names_an_option_by_its_words_only_when_it_names_one(answer, named):
+    assert named_option(answer, ("3 pears", "7 brocollis", "31 watermelons")) == named
+
+
+def test_diagnose_counts_the_questions_asked_answered_and_whether_carrying_the_answer_out_paid(monkeypatch, tmp_path):
+    state, session = _arithmetic_read()
+    model = QueuedChatModel(replies=[structured("WorkedOut", working="26 - 23 = 3", answer="3 pears")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    meta = new_run_meta(
+        "r",
+        env="twx:arithmetic",
+        seed=1,
+        variation=None,
+        max_steps=5,
+        context={"model": "scripted", "preset": "ariadne"},
+        thread_id="r",
+    )
+    run = RunDir.create(tmp_path, "r", meta)
+    steps = [(None, 0, {}), ("take 3 pears", 0, update["decided"]), ("put 3 pears in box", 1, {})]
+    for step, (action, score, decided) in enumerate(steps):
+        record = {"step": step, "action": action, "observation": "x", "trail": str(step), "decided": decided}
+        run.append_step(record, {"facts": [], "score": score, "max_score": 1, "location": "street"})
+    totals = diagnose(run).totals["choice"]
+    assert (totals["questions"], totals["answered"], totals["worked_moves"], totals["worked_paid"]) == (1, 1, 1, 1.0)
+    assert totals["by_code"] == 1
