@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..envs.families.base import Question, held_in
+from ..envs.families.base import Asking, Question, held_in
 from .candidates import Candidate, Source
 from .guards import TAKING, placed_by_the_agent
 from .view import View
@@ -19,7 +19,16 @@ def question_now(view: View) -> Question | None:
     """The family's question at this step, from the texts read, the things a valid command takes here, those carried
     and those the agent put somewhere."""
     reach = [held_in(command.split(" ", 1)[1])[0] for command in view.valid if command.lower().startswith(TAKING)]
-    return view.family.question(view.readings, reach, view.inventory, placed_by_the_agent(view))
+    asking = Asking(
+        goal=view.goal,
+        readings=view.readings,
+        valid=view.valid,
+        reach=tuple(reach),
+        carried=view.inventory,
+        placed=placed_by_the_agent(view),
+        raised=tuple(str(record.get("action") or "") for record in view.past.score_rises()),
+    )
+    return view.family.question(asking)
 
 
 def answer_to(view: View, question: Question) -> str | None:

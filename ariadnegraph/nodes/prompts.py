@@ -242,8 +242,9 @@ LEFT_OUT = "{command}: not offered here ({why}). Choose another command; work ou
 LEFT_OUT_WHY = "played here already without gaining anything"  # (when the game's rules do not forbid it)
 
 WORK_OUT = """You work out one thing the agent's task asks: QUESTION says what, OPTIONS lists the things the
-answer can be, as the game names them. First write your working in one short line (work a sum out step by step;
-compare amounts in one unit), then the answer: one of OPTIONS, copied exactly.
+answer can be, as the game names them. First write your working in one short line that ends with its result (a sum:
+the numbers, the operation, then = and the number it comes to; amounts: each in one unit, then the one asked for),
+then the answer: the one of OPTIONS the result names, copied exactly.
 Reply with JSON only, in this form: {"working": "<one short line>", "answer": "<one of OPTIONS>"}"""
 
 PLAN_CHOICE = f"""{AGENT}

@@ -211,7 +211,8 @@ class WorkedOut(BaseModel):
 
     reply_tokens: ClassVar[int] = 100
     working: Annotated[str, _clip(160)] = Field(
-        description="one line: the working", json_schema_extra={"minLength": 3, "maxLength": 160}
+        description="one line: the working, ending with its result",
+        json_schema_extra={"minLength": 3, "maxLength": 160},
     )
     answer: Annotated[str, _clip(80)] = text(80, "one of OPTIONS, copied")
 

@@ -76,7 +76,9 @@ def named_option(answer: str, options: tuple[str, ...]) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return [word for word in text.lower().replace(",", " ").split() if word not in ("the", "a", "an")]
+    """The words that name a thing: no article, no word twice in a row (the game's "baby baby wolf" is a baby wolf)."""
+    words = [word for word in text.lower().replace(",", " ").split() if word not in ("the", "a", "an")]
+    return [word for i, word in enumerate(words) if i == 0 or word != words[i - 1]]
 
 
 def _contains(said: list[str], option: list[str]) -> bool:

@@ -39,6 +39,7 @@ FAMILY_FIXTURES = [
     "twx_arithmetic.json",
     "twx_sorting.json",
     "twx_commonsense.json",
+    "scienceworld_lifespan.json",
 ]
 ARIADNE = AgentContext(model="scripted", preset="ariadne")
 

@@ -131,10 +131,11 @@ def test_sorting_asks_which_thing_left_is_smallest_and_leaves_out_what_is_in_the
         ("the 3 pears, since 26 - 23 = 3", "3 pears"),
         ("3", ""),  # a number alone names no thing
         ("3 pears or 7 brocollis", ""),  # two things: none
+        ("baby brown bear", "baby baby brown bear"),  # ScienceWorld's doubled word
     ],
 )
 def test_an_answer_names_an_option_by_its_words_only_when_it_names_one(answer, named):
-    assert named_option(answer, ("3 pears", "7 brocollis", "31 watermelons")) == named
+    assert named_option(answer, ("3 pears", "7 brocollis", "31 watermelons", "baby baby brown bear")) == named
 
 
 def test_diagnose_counts_the_questions_asked_answered_and_whether_carrying_the_answer_out_paid(monkeypatch, tmp_path):
@@ -159,3 +160,42 @@ def test_diagnose_counts_the_questions_asked_answered_and_whether_carrying_the_a
     totals = diagnose(run).totals["choice"]
     assert (totals["questions"], totals["answered"], totals["worked_moves"], totals["worked_paid"]) == (1, 1, 1, 1.0)
     assert totals["by_code"] == 1
+
+
+LIFESPAN = "scienceworld_lifespan.json"  # recorded: lifespan-longest-lived-then-shortest-lived, dev variation 0
+
+
+def test_a_lifespan_task_asks_which_animal_here_lives_longest_then_which_lives_shortest(monkeypatch):
+    """Recorded (the dev variation, outside): three animals in sight. The model's answer is focused on by code; once
+    that focus raised the score, the task's second focus is the next question, the first animal aside."""
+    state, session = at_step(1, LIFESPAN)
+    state = {**state, "run_id": "r"}
+    question = question_now(view_of(state, ARIADNE, session))
+    assert set(question.options) == {"ant", "baby baby brown bear", "baby baby wolf"}
+    assert "longest" in question.asked
+    model = QueuedChatModel(replies=[structured("WorkedOut", working="bears live longest", answer="baby brown bear")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    assert update["plan"][0]["action"] == "focus on baby baby brown bear"
+    session.past.add(
+        {
+            "step": 2,
+            "action": "focus on baby baby brown bear",
+            "observation": "You focus on the baby brown bear.",
+            "trail": "2",
+            "location": "outside",
+            "inventory": [],
+            "score": 83.0,
+        }
+    )
+    then = question_now(view_of({**state, "step": 2, "score": 83.0}, ARIADNE, session))
+    assert "shortest" in then.asked
+    assert set(then.options) == {"ant", "baby baby wolf"}
+
+
+def test_a_lifespan_task_asks_nothing_with_one_animal_in_sight_or_before_any():
+    state, session = at_step(0, LIFESPAN)
+    assert question_now(view_of(state, ARIADNE, session)) is None  # in the house: no animal here
+    state, session = at_step(1, LIFESPAN)
+    alone = {**state, "admissible": [c for c in state["admissible"] if c not in ("focus on ant", "focus on baby baby wolf")]}
+    assert question_now(view_of(alone, ARIADNE, session)) is None

@@ -53,6 +53,19 @@ class Question:
         return f"{self.asked} | {'; '.join(sorted(self.options))}"  # (the same things, in whatever order: the same)
 
 
+@dataclass(frozen=True)
+class Asking:
+    """What a family reads to pose the task's question (:meth:`GameFamily.question`)."""
+
+    goal: str
+    readings: tuple[str, ...] = ()  # the texts read, as "command: text"
+    valid: tuple[str, ...] = ()  # the valid commands now
+    reach: tuple[str, ...] = ()  # the things a valid command takes here
+    carried: tuple[str, ...] = ()
+    placed: frozenset[str] = frozenset()  # the things the agent put somewhere (lower case)
+    raised: tuple[str, ...] = ()  # the commands that raised the score so far, in order
+
+
 def held_in(thing: str) -> tuple[str, str]:
     """ "recipe in cookbook" -> ("recipe", "cookbook"); "coin that is located in shower" -> ("coin", "shower"); a
     name that says nothing of where -> (name, "")."""
@@ -199,17 +212,14 @@ class GameFamily:
         return None
 
     # -- what the task asks to work out ---------------------------------------------------------------------------
-    def question(
-        self, readings: Sequence[str], reach: Sequence[str], carried: Sequence[str], placed: frozenset[str]
-    ) -> Question | None:
+    def question(self, asking: Asking) -> Question | None:
         """What the task asks the player to work out now, where the family knows its form (a sum read in a note, the
-        smallest quantity left), given the texts read (``"command: text"``), the things a valid command takes here
-        (``reach``), those carried and those the agent put somewhere; else None."""
+        smallest quantity left, the animal that lives longest), else None."""
         return None
 
     def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
-        """Those of the valid ``commands`` that carry out an answer (the thing chosen): put it where the task wants it
-        when it is carried, else take it. Only the families that pose a question have any."""
+        """Those of the valid ``commands`` that carry out an answer (the thing chosen): put it where the task wants
+        it, take it, or focus on it. Only the families that pose a question have any."""
         return []
 
     # -- instructions and commands -------------------------------------------------------------------------------

@@ -120,3 +120,5 @@ SORTING_QUESTION = (
     "Which of these things has the smallest quantity? (Compare amounts in one unit: 1 kg is 1000 g, 1 g is 1000 mg, "
     "1 l is 1000 ml.)"
 )
+# ScienceWorld's lifespan tasks: which animal the focus is on is what the model knows
+LIFESPAN_QUESTION = "Which of these animals has the {criterion} life span? (An egg or a baby counts as its animal.)"

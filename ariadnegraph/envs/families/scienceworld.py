@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ...memory.normalize import singularize
 from . import parse_scienceworld, prompts
-from .base import PRONOUNS, GameFamily, Observed, Sighting, Standing, Taker
+from .base import PRONOUNS, Asking, GameFamily, Observed, Question, Sighting, Standing, Taker
 
 _FOCUS = re.compile(r"^focus on (?P<thing>.+)$")
 _SUBSTANCE_IN = re.compile(r"^substance in (?P<holder>.+)$")  # how the valid commands name a substance in a holder
@@ -111,6 +111,9 @@ _NOTHING_DONE = re.compile(
     r"|it's not clear how to",
     re.I,
 )
+# the lifespan tasks' focus sentences, in the order the task asks them ("First, focus on the animal with the longest
+# life span. Then, focus on the animal with the shortest life span.")
+_LIFESPAN_FOCUS = re.compile(r"\bfocus on the animal with the (?P<criterion>\w+est) life span", re.I)
 _CRITERION = re.compile(r"\s+with (?:the )?\w+est\b.*$", re.I)  # "with the longest life span": which, not what
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
@@ -357,6 +360,23 @@ class ScienceWorld(GameFamily):
         moved = _MOVED.match(" ".join(item.split()))
         room = " ".join(_words(moved["where"].partition(" in the ")[2])) if moved else ""
         return list(dict.fromkeys([*told, *([room] if room in ROOMS else [])]))
+
+    def question(self, asking: Asking) -> Question | None:
+        """A lifespan task's next focus: which of the animals here lives longest (or shortest), the ones focused on
+        already aside. Asked only where two or more animals can be focused on: with one in sight, the others may be
+        elsewhere, and a focus on the wrong one fails the task."""
+        criteria = [found["criterion"].lower() for found in _LIFESPAN_FOCUS.finditer(asking.goal)]
+        focused = [command.lower().removeprefix("focus on ") for command in asking.raised if _FOCUS.match(command)]
+        if len(focused) >= len(criteria):
+            return None
+        here = [command[len("focus on ") :] for command in asking.valid if _FOCUS.match(command.lower())]
+        animals = tuple(dict.fromkeys(t for t in here if self.is_a(t, "animal") and t.lower() not in focused))
+        if len(animals) < 2:
+            return None
+        return Question(prompts.LIFESPAN_QUESTION.format(criterion=criteria[len(focused)]), animals)
+
+    def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
+        return [command for command in commands if " ".join(command.lower().split()) == f"focus on {answer.lower()}"]
 
     def ruinous(self, command: str, standing: Standing) -> str | None:
         """A focus on what the task does not name fails it. "substance in fountain" names what memory has seen in the

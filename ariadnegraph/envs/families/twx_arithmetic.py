@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from .. import text
-from .base import Question, Standing, Taker
+from .base import Asking, Question, Standing, Taker
 from .prompts import ARITHMETIC_QUESTION
 from .twx import TextWorldExpress, into_box
 
@@ -23,12 +23,11 @@ class Game(TextWorldExpress):
     # which thing to take is the answer's: a thing code took at random is placed by the model as if it were
     takes_what_lies_about = Taker.MODEL
 
-    def question(
-        self, readings: Sequence[str], reach: Sequence[str], carried: Sequence[str], placed: frozenset[str]
-    ) -> Question | None:
+    def question(self, asking: Asking) -> Question | None:
         """Once the problem is read: which thing here or carried has the answer's quantity (the problem is none)."""
-        read = next((found for reading in readings if (found := _PROBLEM_READ.search(reading))), None)
-        options = tuple(dict.fromkeys(t for t in (*reach, *carried) if t.lower() not in (PROBLEM, f"the {PROBLEM}")))
+        read = next((found for reading in asking.readings if (found := _PROBLEM_READ.search(reading))), None)
+        things = (*asking.reach, *asking.carried)
+        options = tuple(dict.fromkeys(t for t in things if t.lower() not in (PROBLEM, f"the {PROBLEM}")))
         if read is None or not options:
             return None
         return Question(ARITHMETIC_QUESTION.format(problem=" ".join(read["problem"].split())), options)

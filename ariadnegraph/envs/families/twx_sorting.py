@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import text
-from .base import Question, Standing, Taker
+from .base import Asking, Question, Standing, Taker
 from .prompts import SORTING_QUESTION
 from .twx import BOX, TextWorldExpress, into_box
 
@@ -16,11 +16,10 @@ class Game(TextWorldExpress):
     # which thing to take next is the order's (the smallest quantity left): not one code takes at random
     takes_what_lies_about = Taker.MODEL
 
-    def question(
-        self, readings: Sequence[str], reach: Sequence[str], carried: Sequence[str], placed: frozenset[str]
-    ) -> Question | None:
+    def question(self, asking: Asking) -> Question | None:
         """Which of the things not in the box yet (here or carried) has the smallest quantity: the next to put there."""
-        options = tuple(dict.fromkeys(t for t in (*carried, *reach) if t.lower() not in placed))
+        things = (*asking.carried, *asking.reach)
+        options = tuple(dict.fromkeys(t for t in things if t.lower() not in asking.placed))
         return Question(SORTING_QUESTION, options) if options else None
 
     def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
