@@ -117,8 +117,8 @@ TWX_GAMES = {
 # What a TWX task asks the player to work out, as the model is asked it (envs/families/base.Question)
 ARITHMETIC_QUESTION = "The math problem reads: {problem}. Which thing's quantity is its answer?"
 SORTING_QUESTION = (
-    "Which of these things has the smallest quantity? (Compare amounts in one unit: 1 kg is 1000 g, 1 g is 1000 mg, "
-    "1 l is 1000 ml.)"
+    "Which of these things has the smallest quantity? (Compare amounts in one unit: 1 kg is 1000 g and 1 g is 1000 mg; "
+    "1 m is 100 cm and 1 cm is 10 mm; 1 l is 1000 ml.)"
 )
 # ScienceWorld's lifespan tasks: which animal the focus is on is what the model knows
 LIFESPAN_QUESTION = "Which of these animals has the {criterion} life span? (An egg or a baby counts as its animal.)"
