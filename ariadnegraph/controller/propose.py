@@ -77,7 +77,7 @@ def propose(view: View) -> Proposal:
     choices = [command for command in offered if command not in avoid] or offered
     if worked := worked_move(view, [command for command in offered if command not in avoid]):
         # the model worked out which thing the task means (controller/worked.py): code takes it and puts it in place
-        return Proposal((worked,), True, tuple(choices), frozenset(avoid), step)
+        return _forced(worked, choices, avoid, step)
     if step and not step.word_for_word and (command := goal_step_here(view, step, choices)):
         # nothing read yet: the goal's step (or a lock a note named), done here, unless it changes nothing again
         return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), choices, avoid, step)
@@ -88,7 +88,7 @@ def propose(view: View) -> Proposal:
     return Proposal(_ranked(view, choices), forced=False, offered=tuple(choices), avoided=left_out, step=step)
 
 
-def _forced(candidate: Candidate, offered: list[str], avoid: set[str], step: NextStep) -> Proposal:
+def _forced(candidate: Candidate, offered: list[str], avoid: set[str], step: NextStep | None) -> Proposal:
     return Proposal((candidate,), True, tuple(offered), frozenset(avoid), step)
 
 

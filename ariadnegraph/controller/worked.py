@@ -1,8 +1,9 @@
 """What the task asks the player to work out (a sum read in a note, the smallest quantity left), as the controller
 reads it: the family's question now, and the move that carries out the model's answer.
 
-The model answers the question (nodes/worked_out.py); code never does. With no language model the question stays
-unanswered and nothing here plays: which thing to take is the task, and code does not take one at random.
+The model answers the question (nodes/worked_out.py); code answers only a question of one option, which needs no
+knowledge. With no language model no question is asked and nothing here plays: which thing to take is the task, and
+code does not take one at random.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .view import View
 def question_now(view: View) -> Question | None:
     """The family's question at this step, from the texts read, the things a valid command takes here, those carried
     and those the agent put somewhere."""
-    reach = [held_in(command.split(" ", 1)[1])[0] for command in view.valid if command.lower().startswith(TAKING)]
+    reach = [held_in(thing)[0] for command in view.valid if (thing := taken_by(command))]
     asking = Asking(
         goal=view.goal,
         readings=view.readings,
@@ -27,8 +28,17 @@ def question_now(view: View) -> Question | None:
         carried=view.inventory,
         placed=placed_by_the_agent(view),
         raised=tuple(str(record.get("action") or "") for record in view.past.score_rises()),
+        played=frozenset(view.past.played()),
+        location=view.location,
     )
     return view.family.question(asking)
+
+
+def taken_by(command: str) -> str | None:
+    """The thing a take command names ('take 3 pears', 'pick up egg'), else None."""
+    lowered = command.lower()
+    verb = next((verb for verb in TAKING if lowered.startswith(verb)), None)
+    return command[len(verb) :].strip() if verb else None
 
 
 def answer_to(view: View, question: Question) -> str | None:
@@ -36,11 +46,18 @@ def answer_to(view: View, question: Question) -> str | None:
     return next((answer for key, answer in reversed(view.worked_out) if key == question.key), None)
 
 
-def worked_move(view: View, choices: Sequence[str]) -> Candidate | None:
-    """The move among ``choices`` that carries out the model's answer to the question now, if it answered one."""
+def answered_now(view: View) -> tuple[Question, str] | None:
+    """The question now and the option the model answered it with, if it named one."""
     question = question_now(view)
     answer = answer_to(view, question) if question else None
-    if not answer:
+    return (question, answer) if question and answer else None
+
+
+def worked_move(view: View, choices: Sequence[str]) -> Candidate | None:
+    """The move among ``choices`` that carries out the model's answer to the question now, if it answered one."""
+    answered = answered_now(view)
+    if answered is None:
         return None
+    answer = answered[1]
     moves = view.family.answer_moves(answer, choices)
     return Candidate(moves[0], Source.WORKED, f"the answer worked out: {answer}") if moves else None

@@ -3,9 +3,10 @@
 Every step's actor record says ``by`` whom its command was chosen (nodes/common.BY_*): ``model`` (a planner's or a
 chooser's reply), ``list`` (a list read, followed in code), ``walk`` (toward what the next step needs, seen in
 another room: code, no model asked), ``route`` (the moves of a 'go to' or 'explore' the model chose, walked by
-code), a guard's reason (``pacing``, ``take first``, ``way forward``: nodes/guards.Reason), ``fallback`` (a reply
-that could not be used), ``script`` or ``oracle``. A run recorded before the attribution has none: its steps count
-as ``unknown``.
+code), ``worked out`` (the move that carries out the model's answer to the task's question, played by code: counted
+as code, though the knowledge was the model's), a guard's reason (``pacing``, ``take first``, ``way forward``:
+nodes/guards.Reason), ``fallback`` (a reply that could not be used), ``script`` or ``oracle``. A run recorded before
+the attribution has none: its steps count as ``unknown``.
 """
 
 from __future__ import annotations

@@ -101,8 +101,8 @@ class StepDiagnosis:
     vetoed: bool = False  # the model chose a command the controller left out: its first candidate played instead
     paid: bool | None = None  # the score rose within PAYOFF_STEPS of the choice (None: no choice this step)
     # the task's question asked of the model this step (nodes/worked_out.py), and whether its answer named an option
-    asked: bool = False
-    answered: bool = False
+    question_asked: bool = False
+    question_answered: bool = False
 
 
 @dataclass
@@ -234,10 +234,11 @@ def diagnose(run: RunDir) -> RunDiagnosis:
 
 
 def _read_choice(d: StepDiagnosis, decided: Mapping[str, Any]) -> None:
-    """The step's last choice among the controller's candidates (a replan makes another)."""
-    worked = [w for w in decided.get("worked_out") or [] if isinstance(w, Mapping)]
-    d.asked = bool(worked)
-    d.answered = any(w.get("answer") for w in worked)
+    """The step's last choice among the controller's candidates (a replan makes another), and the task's question
+    asked of the model on the way to it (nodes/worked_out.py)."""
+    asked = [q for q in decided.get("questions") or [] if isinstance(q, Mapping) and q.get("called")]
+    d.question_asked = bool(asked)
+    d.question_answered = any(q.get("answer") for q in asked)
     choices = decided.get("choices") or []
     if not choices or not isinstance(choices[-1], Mapping):
         return
@@ -386,8 +387,8 @@ def _totals(
             "agreement_paid": _ratio(sum(bool(s.paid) for s in agreed), len(agreed)),
             # the task's questions the model was asked, those it answered with an option, the moves code played to
             # carry the answers out, and the share of those after which the score rose
-            "questions": sum(s.asked for s in steps),
-            "answered": sum(s.answered for s in steps),
+            "questions": sum(s.question_asked for s in steps),
+            "answered": sum(s.question_answered for s in steps),
             "worked_moves": len(worked),
             "worked_paid": _ratio(sum(bool(s.paid) for s in worked), len(worked)),
         },

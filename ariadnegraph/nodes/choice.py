@@ -23,7 +23,7 @@ from ..controller.propose import Proposal, propose
 from ..controller.rules import breaks_rules, shown_commands
 from ..controller.steps import NextStep, explore_moves, go_to_choices, next_step, where_section
 from ..controller.view import View
-from ..controller.worked import answer_to, question_now
+from ..controller.worked import answered_now
 from ..envs.text import EXPLORE, safe_command
 from ..models import is_no_model
 from .common import (
@@ -78,9 +78,8 @@ def choice_sections(state: AgentState, context: AgentContext, session: Session, 
 def worked_line(view: View) -> str | None:
     """The model's answer to the task's question now, as the chooser reads it (when what carries it out is not
     offered, the choice is the model's again, with its answer in view)."""
-    question = question_now(view)
-    answer = answer_to(view, question) if question else None
-    return f"{question.asked} {answer}" if question and answer else None
+    answered = answered_now(view)
+    return f"{answered[0].asked} {answered[1]}" if answered else None
 
 
 LIST_MARK = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")  # "(here)", "[to do]": what a small model copies along
@@ -117,14 +116,13 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     candidate plays. A plan of that one step, which the actor plays when it is a valid command or sends back when not,
     and who chose it (common.BY_*); the update carries the choice's record (``choice``). First, where the task asks to
     work something out and the model has not yet, it is asked (nodes/worked_out.py); what carries its answer out is
-    forced (``worked`` in the update: the question and the answer, for the step's record)."""
-    view, worked = work_out(context, controller_view(state, context, session))
+    forced (``question`` in the update: what was asked and the answer, for the step's record)."""
+    view, kept, accounting = work_out(context, controller_view(state, context, session))
     plan, update, by = _choose(state, context, session, view)
-    if not worked:
+    if not (kept or accounting):
         return plan, update, by
     # the task's question was asked this step: its answer is kept, its call counted beside the choice's
-    asked = {key: value for key, value in worked.items() if key not in ("usage", "replies", "fallbacks")}
-    return plan, {**update, **asked, **merged([update, worked])}, by
+    return plan, {**update, **kept, **merged([update, accounting])}, by
 
 
 def _choose(state: AgentState, context: AgentContext, session: Session, view: View) -> tuple[Plan, dict[str, Any], str]:

@@ -155,7 +155,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
     kept = [{**{k: getattr(s, k) for k in keep}, "by": by} for s in steps[: preset.plan_length]]
     written = update.pop("written", None)
     choice = update.pop("choice", None)  # the controller's candidates and what was chosen (nodes/choice.py)
-    worked = update.pop("worked", None)  # the task's question asked this step, and the answer (nodes/worked_out.py)
+    question = update.pop("question", None)  # the task's question asked this step, and the answer (nodes/worked_out.py)
     decided: dict[str, Any] = {
         "plans": [
             {
@@ -166,7 +166,7 @@ def planner(state: AgentState, runtime: Runtime[AgentContext], session: Session)
             }
         ],
         **({"choices": [choice]} if choice else {}),
-        **({"worked_out": [worked]} if worked else {}),
+        **({"questions": [question]} if question else {}),
     }
     return {
         "plan": kept,

@@ -242,9 +242,9 @@ LEFT_OUT = "{command}: not offered here ({why}). Choose another command; work ou
 LEFT_OUT_WHY = "played here already without gaining anything"  # (when the game's rules do not forbid it)
 
 WORK_OUT = """You work out one thing the agent's task asks: QUESTION says what, OPTIONS lists the things the
-answer can be, as the game names them. First write your working in one short line that ends with its result (a sum:
-the numbers, the operation, then = and the number it comes to; amounts: each in one unit, then the one asked for),
-then the answer: the one of OPTIONS the result names, copied exactly.
+answer can be, as the game names them. First write your working in one short line that ends with its result (a math
+problem: the numbers, the operation, then = and the number it comes to; amounts: each in one unit, then the one asked
+for), then the answer: the one of OPTIONS the result names, copied exactly.
 Reply with JSON only, in this form: {"working": "<one short line>", "answer": "<one of OPTIONS>"}"""
 
 PLAN_CHOICE = f"""{AGENT}
@@ -259,8 +259,9 @@ code does not. 'explore' walks to a place not seen yet; 'go to <place>' returns 
 DONE HERE shows changed nothing.
 WHERE, when given, says where memory last saw each thing the NEXT STEP needs. When it says a thing is not seen
 yet, the NEXT STEP cannot be done yet: write the first command of 'search here', or the 'go to' of 'search
-elsewhere'; when a thing is in another room, write 'go to' that room. SENT BACK or CRITIC FEEDBACK, when given, says why the
-last choice was not played: choose another.
+elsewhere'; when a thing is in another room, write 'go to' that room. WORKED OUT, when given, is what the task asks,
+answered already: act on it. SENT BACK or CRITIC FEEDBACK, when given, says why the last choice was not played: choose
+another.
 Reply with JSON only, in this form: {{"reasoning": "<one short sentence>", "action": "<one of VALID COMMANDS>"}}"""
 
 CRITIC = f"""{AGENT}

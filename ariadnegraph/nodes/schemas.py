@@ -209,7 +209,7 @@ class WorkedOut(BaseModel):
     """The task's question (envs/families/base.Question), worked out: a line of working first (the sum, the amounts
     in one unit), then the option it comes to, copied."""
 
-    reply_tokens: ClassVar[int] = 100
+    reply_tokens: ClassVar[int] = 180  # (a working of quantities is mostly digits, a token each)
     working: Annotated[str, _clip(160)] = Field(
         description="one line: the working, ending with its result",
         json_schema_extra={"minLength": 3, "maxLength": 160},

@@ -10,6 +10,7 @@ which one is the task. A question of one option needs no knowledge: it is answer
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -19,29 +20,34 @@ from ..controller.view import View
 from ..controller.worked import answer_to, question_now
 from ..envs.families.base import Question
 from ..models import is_no_model
-from .common import MODEL_NODES, ask_structured
+from .common import MODEL_NODES, ask_structured, fell_back
 from .prompts import WORK_OUT
 from .schemas import WorkedOut
 
 NODE = "worked_out"
 
 
-def work_out(context: AgentContext, view: View) -> tuple[View, dict[str, Any]]:
-    """The view with the answer to the family's question now, asked of the model when it has not been yet, and the
-    state update that keeps the answer and accounts for the call (empty when nothing was asked)."""
+def work_out(context: AgentContext, view: View) -> tuple[View, dict[str, Any], dict[str, Any]]:
+    """The view with the answer to the family's question now, asked of the model when it has not been yet; the state
+    update that keeps the answer (with ``question``: what was asked, for the step's record); and the call's
+    accounting (both empty when nothing was asked). A reply that could not be read keeps nothing: the question is
+    asked again at the next step."""
+    if is_no_model(context.model_for(MODEL_NODES[NODE].role)):
+        return view, {}, {}
     question = question_now(view)
     if question is None or answer_to(view, question) is not None:
-        return view, {}
-    update: dict[str, Any] = {}
-    if len(question.options) == 1:
+        return view, {}, {}
+    accounting: dict[str, Any] = {}
+    if len(question.options) == 1:  # no knowledge needed: the one thing left is the answer, no call made
         answer = question.options[0]
-    elif is_no_model(context.model_for(MODEL_NODES[NODE].role)):
-        return view, {}
     else:
-        answer, update = _ask(context, view, question)
+        answer, accounting = _ask(context, view, question)
+        if fell_back(accounting, NODE):
+            return view, {}, accounting
     kept = {"question": question.key, "answer": answer}
-    worked = replace(view, worked_out=(*view.worked_out, (question.key, answer)))
-    return worked, {**update, "worked_out": [kept], "worked": {**kept, "asked": question.asked}}
+    worked = replace(view, worked_out=(*view.worked_out, (question.key, answer)), memo={})
+    asked = {**kept, "asked": question.asked, "called": bool(accounting)}
+    return worked, {"worked_out": [kept], "question": asked}, accounting
 
 
 def _ask(context: AgentContext, view: View, question: Question) -> tuple[str, dict[str, Any]]:
@@ -65,19 +71,27 @@ def _ask(context: AgentContext, view: View, question: Question) -> tuple[str, di
 
 
 def named_option(answer: str, options: tuple[str, ...]) -> str:
-    """The option an answer names: the same words (case and a leading article aside), else the one option whose words
-    all stand in it ("the 69 tomatoes, which is 39 + 30"); "" when it names none or several."""
+    """The option an answer names: the same words (case, punctuation and articles aside), else the one option whose
+    words all stand in it ("the 69 tomatoes, which is 39 + 30"), else the one option whose name holds all the
+    answer's words ("brown bear" for "baby baby brown bear"); "" when it names none, or several."""
     said = _words(answer)
+    if not said:
+        return ""
     exact = [option for option in options if _words(option) == said]
     if exact:
         return exact[0]
     within = [option for option in options if _contains(said, _words(option))]
-    return within[0] if len(within) == 1 else ""
+    if len(within) == 1:
+        return within[0]
+    holding = [option for option in options if set(said) <= set(_words(option))]
+    return holding[0] if len(holding) == 1 else ""
 
 
 def _words(text: str) -> list[str]:
-    """The words that name a thing: no article, no word twice in a row (the game's "baby baby wolf" is a baby wolf)."""
-    words = [word for word in text.lower().replace(",", " ").split() if word not in ("the", "a", "an")]
+    """The words that name a thing: no article, no punctuation, no word twice in a row (the game's "baby baby wolf"
+    is a baby wolf); a quantity and its unit are one word either way ("27 g" is "27g")."""
+    words = [word for word in re.findall(r"\w+", re.sub(r"(\d)\s+([a-z]+)\b", r"\1\2", text.lower()))]
+    words = [word for word in words if word not in ("the", "a", "an")]
     return [word for i, word in enumerate(words) if i == 0 or word != words[i - 1]]
 
 

@@ -5,18 +5,21 @@ it is never asked and nothing is taken at random. Recorded observations (TWX dev
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.controller.candidates import Source
 from ariadnegraph.controller.propose import propose
-from ariadnegraph.controller.worked import question_now
+from ariadnegraph.controller.worked import answer_to, question_now
 from ariadnegraph.evals.diagnostics import diagnose
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import planner as planner_module
 from ariadnegraph.nodes.memory_update import text_read
-from ariadnegraph.nodes.worked_out import named_option
+from ariadnegraph.nodes.worked_out import named_option, work_out
 from ariadnegraph.runs import RunDir, new_run_meta
 from tests.fakes import QueuedChatModel, structured, view_of
 from tests.unit.test_proposals import ARIADNE, at_step
@@ -56,7 +59,7 @@ def test_the_models_answer_is_taken_by_code_and_asked_once(monkeypatch):
     assert update["worked_out"] == [
         {"question": question_now(view_of(state, ARIADNE, session)).key, "answer": "3 pears"}
     ]
-    assert update["decided"]["worked_out"][0]["answer"] == "3 pears"
+    assert update["decided"]["questions"][0]["answer"] == "3 pears"
     assert update["usage"]  # the question's call is accounted for
     # carried now: the same question (the pears are among its options still), answered already: into the box
     carrying = {
@@ -94,7 +97,7 @@ def test_an_answer_that_names_no_option_leaves_the_choice_to_the_model_and_is_no
     assert update["worked_out"][0]["answer"] == ""
     assert update["plan"][0]["by"] == common.BY_MODEL
     assert len(model.calls) == 2
-    assert "worked_out" not in update["decided"]["choices"][0]
+    assert update["decided"]["questions"][0]["called"]
     view = view_of({**state, "worked_out": update["worked_out"]}, ARIADNE, session)
     assert not propose(view).forced
 
@@ -132,6 +135,10 @@ def test_sorting_asks_which_thing_left_is_smallest_and_leaves_out_what_is_in_the
         ("3", ""),  # a number alone names no thing
         ("3 pears or 7 brocollis", ""),  # two things: none
         ("baby brown bear", "baby baby brown bear"),  # ScienceWorld's doubled word
+        ("3 pears.", "3 pears"),
+        ('"3 Pears!"', "3 pears"),
+        ("brown bear", "baby baby brown bear"),  # its words, all in one option's name
+        ("3 g of pears", ""),  # (words of no option's name)
     ],
 )
 def test_an_answer_names_an_option_by_its_words_only_when_it_names_one(answer, named):
@@ -199,3 +206,47 @@ def test_a_lifespan_task_asks_nothing_with_one_animal_in_sight_or_before_any():
     state, session = at_step(1, LIFESPAN)
     alone = {**state, "admissible": [c for c in state["admissible"] if c not in ("focus on ant", "focus on baby baby wolf")]}
     assert question_now(view_of(alone, ARIADNE, session)) is None
+
+
+def test_a_reply_that_could_not_be_read_keeps_no_answer_and_the_question_is_asked_again(monkeypatch):
+    state, session = _arithmetic_read()
+    model = QueuedChatModel(
+        replies=[
+            AIMessage(content="I cannot"),  # no structured reply: the fallback
+            structured("Decision", reasoning="26 - 23 = 3, so the 3 pears", action="take 3 pears"),
+        ],
+    )
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=replace(ARIADNE, structured_tries=1)), session)
+    assert "worked_out" not in update
+    assert update["replies"]["worked_out"]  # the failed call is accounted for
+    view = view_of({**state, "worked_out": update.get("worked_out") or []}, ARIADNE, session)
+    assert answer_to(view, question_now(view)) is None  # not asked yet, as far as the next step knows
+
+
+def test_with_no_language_model_even_a_question_of_one_option_is_left_alone():
+    state, session = at_step(0, "twx_sorting.json")
+    one = {**state, "admissible": ["look around", "take 44kg of steel"], "run_id": "r"}
+    assert len(question_now(view_of(one, NONE, session)).options) == 1
+    update = planner_module.planner(one, Runtime(context=NONE), session)
+    assert "worked_out" not in update
+    assert update["plan"][0]["by"] != common.BY_WORKED
+
+
+def test_a_lifespan_question_is_asked_only_where_the_task_says_the_animals_are():
+    state, session = at_step(1, LIFESPAN)
+    elsewhere = {**state, "location": "kitchen"}
+    assert question_now(view_of(elsewhere, ARIADNE, session)) is None
+
+
+@pytest.mark.parametrize(
+    ("fixture", "step", "answer"),
+    [("twx_arithmetic.json", 2, "3 pears"), ("twx_sorting.json", 0, "27g of steel"), (LIFESPAN, 1, "")],
+)
+def test_the_scripted_double_works_out_sums_and_quantities_by_rules_and_knows_no_life_spans(fixture, step, answer):
+    """The test double's rule (testing/scripted/questions.py): it answers from the prompt's sections only."""
+    state, session = at_step(step, fixture)
+    state = {**state, "readings": [r for r in [text_read(state)] if r], "run_id": "r"}
+    view = view_of(state, ARIADNE, session)
+    worked, kept, _ = work_out(ARIADNE, view)
+    assert kept["worked_out"][0]["answer"] == answer

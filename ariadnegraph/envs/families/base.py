@@ -42,8 +42,9 @@ class Taker(StrEnum):
 @dataclass(frozen=True)
 class Question:
     """What the task asks the player to work out, as a choice: which of ``options`` (things, named as the game names
-    them) the answer is. The model answers it (nodes/worked_out.py); code never does: with no language model it stays
-    unanswered. ``asked`` is worded for the model and, with the options, is the question's identity."""
+    them) the answer is. The model answers it (nodes/worked_out.py); with no language model it is never asked.
+    ``asked`` is worded for the model and, with the options, is the question's identity (a reworded question is a new
+    one: a run resumed across such a change asks it again)."""
 
     asked: str
     options: tuple[str, ...]
@@ -64,6 +65,8 @@ class Asking:
     carried: tuple[str, ...] = ()
     placed: frozenset[str] = frozenset()  # the things the agent put somewhere (lower case)
     raised: tuple[str, ...] = ()  # the commands that raised the score so far, in order
+    played: frozenset[str] = frozenset()  # every command played so far
+    location: str | None = None
 
 
 def held_in(thing: str) -> tuple[str, str]:

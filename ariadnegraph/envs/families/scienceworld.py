@@ -363,11 +363,13 @@ class ScienceWorld(GameFamily):
 
     def question(self, asking: Asking) -> Question | None:
         """A lifespan task's next focus: which of the animals here lives longest (or shortest), the ones focused on
-        already aside. Asked only where two or more animals can be focused on: with one in sight, the others may be
-        elsewhere, and a focus on the wrong one fails the task."""
+        already aside (any focus played is final). Asked only in the room the task says the animals are in, where it
+        says, and where two or more can be focused on: elsewhere, or with one in sight, others may be out of sight,
+        and a focus on the wrong one fails the task."""
         criteria = [found["criterion"].lower() for found in _LIFESPAN_FOCUS.finditer(asking.goal)]
-        focused = [command.lower().removeprefix("focus on ") for command in asking.raised if _FOCUS.match(command)]
-        if len(focused) >= len(criteria):
+        focused = {command.lower().removeprefix("focus on ") for command in asking.played if _FOCUS.match(command)}
+        told = self.where_told("animal", asking.goal)
+        if len(focused) >= len(criteria) or (told and (asking.location or "").lower() not in told):
             return None
         here = [command[len("focus on ") :] for command in asking.valid if _FOCUS.match(command.lower())]
         animals = tuple(dict.fromkeys(t for t in here if self.is_a(t, "animal") and t.lower() not in focused))

@@ -47,9 +47,10 @@ from ...nodes.schemas import (
     TrajectorySummary,
     TransitionExtraction,
     TransitionPrediction,
+    WorkedOut,
 )
 from ...prompting import parse_sections
-from . import beliefs, brain, generative, memagents, memqa, plans, policy, qa
+from . import beliefs, brain, generative, memagents, memqa, plans, policy, qa, questions
 
 # The protocol the double plugs in by: a structured call binds its schema as the one tool, named after the
 # schema's class (models.structured); a schema with a rule here is answered by the rule, from the prompt's
@@ -77,6 +78,7 @@ RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
     Importance: generative.importance,
     GoalPlan: plans.goal_plan,
     Insights: generative.insights,
+    WorkedOut: questions.work_out,
 }
 ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
 
