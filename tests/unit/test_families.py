@@ -675,3 +675,24 @@ def test_scienceworlds_brief_names_the_heat_sources_and_the_cold_its_rules_use()
     brief = family_of("scienceworld:melt").brief
     assert all(source in brief for source in (*HEAT_SOURCES, *LIT))
     assert f"put it in a {COLD}" in brief
+
+
+# recorded (use-thermometer and test-conductivity-of-unknown-substances, dev variation 0): the room lists "unknown
+# substance B", the task says "focus on the unknown substance B", and the game's commands name it without its letter
+THERMOMETER = ("Your task is to measure the temperature of unknown substance B, which is located around the bathroom. "
+               "First, focus on the thermometer. Next, focus on the unknown substance B.")
+THERMOMETER_VALID = ["look at unknown substance", "focus on unknown substance", "focus on thermometer", "look around"]
+
+
+def test_scienceworld_a_lettered_unknown_substance_is_focused_on_as_the_games_commands_name_it():
+    """Dev use-thermometer#0-2 by code alone: the walk took the agent to the bathroom and the way forward away from
+    it, 23 times, because no valid command did "focus on the unknown substance B" (46 points; 79 with this)."""
+    family = family_of("scienceworld:use-thermometer")
+    step = "focus on the unknown substance B"
+    assert family.command_for_item(step, THERMOMETER_VALID) == "focus on unknown substance"
+    assert family.ground(step, THERMOMETER_VALID) == "focus on unknown substance"
+    assert family.ruinous("focus on unknown substance", Standing(goal=THERMOMETER)) is None
+    # where the game keeps the letter ("solid unknown substance o"), the focus names it in full
+    assert family.ground("focus on the solid unknown substance O", ["focus on solid unknown substance o"])
+    assert family.ground("focus on the unknown substance", THERMOMETER_VALID) == "focus on unknown substance"
+    assert family.ground("focus on the substance B", ["focus on substance"]) is None  # (a name of three words or more)

@@ -173,9 +173,27 @@ def names_target(thing: str, target: str) -> bool:
     substance c" is "solid unknown substance c"; "substance" alone is not; "red box" is not "blue box"; "cup
     containing tin" is a cup, not tin; "instructions to make smores" are instructions, not smores)."""
     named, wanted = _words(_ABOUT.sub("", _WHERE.sub("", thing))), _words(target)
+    if _unlettered(target) == " ".join(named):  # a lettered unknown substance, as the game's commands name it
+        return True
     if not named or named[-1] != wanted[-1]:
         return False
     return set(named) <= set(wanted) or set(wanted) <= set(named)
+
+
+def _unlettered(thing: str) -> str | None:
+    """A lettered unknown substance as the game's commands name it: the room lists "unknown substance B", the task
+    says "focus on the unknown substance B", and the valid command is 'focus on unknown substance' (the letter is the
+    task's label for it, not the game's name); None for a name with no such letter."""
+    named = _words(thing)
+    return " ".join(named[:-1]) if len(named) >= 3 and len(named[-1]) == 1 else None
+
+
+def _lettered_focus(thing: list[str], valid: Sequence[str]) -> str | None:
+    """The one valid focus on a lettered unknown substance, as the game's commands name it (:func:`_unlettered`)."""
+    name = _unlettered(" ".join(thing))
+    wanted = f"focus on {name}" if name else None
+    found = [c for c in valid if " ".join(c.lower().split()) == wanted]
+    return found[0] if len(found) == 1 else None
 
 
 class ScienceWorld(GameFamily):
@@ -209,7 +227,9 @@ class ScienceWorld(GameFamily):
         if grounded is not None:
             return grounded
         words = command.lower().split()
-        if len(words) < 3 or words[0] == "focus":  # a focus is the task's answer: on the thing named in full, or none
+        if words[:2] == ["focus", "on"]:  # a focus is the task's answer: on the thing named in full, or none
+            return _lettered_focus(words[2:], valid)
+        if len(words) < 3:
             return None
         shorter = [
             c
@@ -289,6 +309,8 @@ class ScienceWorld(GameFamily):
         the move that puts the thing on the heat source. (A liquid is moved in what holds it: 'move water to stove'
         is no valid command, and the model's to word.)"""
         words = " ".join(item.split())
+        if (focused := _FOCUS.match(words.lower())) and (name := _unlettered(focused["thing"])):
+            return [f"focus on {name}"]  # a lettered unknown substance, as the game's commands name it
         if (moved := _MOVED.match(words)) and " in the " in moved["where"]:  # the room is where, not what: no command
             return [f"move {moved['thing']} to {moved['where'].partition(' in the ')[0]}"]  # names it
         changed = _HEATED.match(words)
