@@ -15,6 +15,8 @@ from .candidates import Candidate, Source
 from .guards import TAKING, placed_by_the_agent
 from .view import View
 
+HEARD_STEPS = 10  # the steps whose commands and answers a family reads for what was measured or said (Asking.heard)
+
 
 def question_now(view: View) -> Question | None:
     """The family's question at this step, from the texts read, the things a valid command takes here, those carried
@@ -30,6 +32,10 @@ def question_now(view: View) -> Question | None:
         raised=tuple(str(record.get("action") or "") for record in view.past.score_rises()),
         played=frozenset(view.past.played()),
         location=view.location,
+        heard=tuple(
+            (str(record.get("action") or ""), str(record.get("observation") or ""))
+            for record in view.past.records(last=HEARD_STEPS)
+        ),
     )
     return view.family.question(asking)
 
@@ -58,6 +64,6 @@ def worked_move(view: View, choices: Sequence[str]) -> Candidate | None:
     answered = answered_now(view)
     if answered is None:
         return None
-    answer = answered[1]
-    moves = view.family.answer_moves(answer, choices)
+    question, answer = answered
+    moves = view.family.answer_moves(question, answer, choices)
     return Candidate(moves[0], Source.WORKED, f"the answer worked out: {answer}") if moves else None

@@ -40,6 +40,7 @@ FAMILY_FIXTURES = [
     "twx_sorting.json",
     "twx_commonsense.json",
     "scienceworld_lifespan.json",
+    "scienceworld_thermometer.json",
 ]
 ARIADNE = AgentContext(model="scripted", preset="ariadne")
 

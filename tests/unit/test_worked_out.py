@@ -250,3 +250,24 @@ def test_the_scripted_double_works_out_sums_and_quantities_by_rules_and_knows_no
     view = view_of(state, ARIADNE, session)
     worked, kept, _ = work_out(ARIADNE, view)
     assert kept["worked_out"][0]["answer"] == answer
+
+
+THERMOMETER = "scienceworld_thermometer.json"  # recorded: use-thermometer, dev variation 0, to the measurement
+
+
+def test_a_temperature_measured_poses_which_of_the_tasks_branches_it_calls_for_and_code_moves_the_thing(monkeypatch):
+    """Recorded (dev use-thermometer#0): the thermometer measured 35 degrees on the unknown substance B; the task
+    says above 50.0 the green box, below it the blue box. Comparing is the model's; moving the substance is code's."""
+    state, session = at_step(6, THERMOMETER)
+    state = {**state, "run_id": "r"}
+    question = question_now(view_of(state, ARIADNE, session))
+    assert set(question.options) == {"green box", "blue box"}
+    assert "35 degrees celsius" in question.asked
+    assert "above 50.0 degrees celsius, place it in the green box" in question.asked
+    model = QueuedChatModel(replies=[structured("WorkedOut", working="35 is below 50.0", answer="blue box")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    assert update["plan"][0]["action"] == "move unknown substance to blue box"
+    # before the measurement there is nothing to work out
+    before, session = at_step(5, THERMOMETER)
+    assert question_now(view_of(before, ARIADNE, session)) is None

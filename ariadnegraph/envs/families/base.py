@@ -48,6 +48,8 @@ class Question:
 
     asked: str
     options: tuple[str, ...]
+    # what carries an answer out, where the family words it ("move unknown substance B to {answer}"), else its own
+    act: str = ""
 
     @property
     def key(self) -> str:
@@ -67,6 +69,7 @@ class Asking:
     raised: tuple[str, ...] = ()  # the commands that raised the score so far, in order
     played: frozenset[str] = frozenset()  # every command played so far
     location: str | None = None
+    heard: tuple[tuple[str, str], ...] = ()  # the last few commands with the game's answers, oldest first
 
 
 def held_in(thing: str) -> tuple[str, str]:
@@ -220,9 +223,9 @@ class GameFamily:
         smallest quantity left, the animal that lives longest), else None."""
         return None
 
-    def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
-        """Those of the valid ``commands`` that carry out an answer (the thing chosen): put it where the task wants
-        it, take it, or focus on it. Only the families that pose a question have any."""
+    def answer_moves(self, question: Question, answer: str, commands: Sequence[str]) -> list[str]:
+        """Those of the valid ``commands`` that carry out an answer to ``question`` (the thing chosen): put it where
+        the task wants it, take it, or focus on it. Only the families that pose a question have any."""
         return []
 
     # -- instructions and commands -------------------------------------------------------------------------------

@@ -55,6 +55,10 @@ SCIENCEWORLD_TASKS = {
         "then 'mix' that container. Red and yellow make orange, yellow and blue make green, red and blue make violet; "
         "a secondary colour mixed with a primary one next to it makes a tertiary colour (yellow-orange, blue-green)."
     ),
+    "temperature": (
+        "To measure a thing's temperature: pick up the thermometer, go where the thing is, and 'use thermometer on' "
+        "it; the game says the temperature it measures."
+    ),
     "melting point": (
         "To measure a melting point: carry the thermometer, put the substance in a metal pot on a heat source (the "
         "stove; the blast furnace for a metal), activate it, and 'use thermometer on' the substance every step; the "
@@ -122,3 +126,8 @@ SORTING_QUESTION = (
 )
 # ScienceWorld's lifespan tasks: which animal the focus is on is what the model knows
 LIFESPAN_QUESTION = "Which of these animals has the {criterion} life span? (An egg or a baby counts as its animal.)"
+# ScienceWorld's measured branches: which of the task's "If ..." sentences the measurement calls for
+MEASURED_QUESTION = (
+    "The thermometer measured {measured} degrees celsius on the {thing}. The task says: {branches} Where does it say "
+    "to put it?"
+)

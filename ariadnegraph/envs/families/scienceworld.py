@@ -114,6 +114,15 @@ _NOTHING_DONE = re.compile(
 # the lifespan tasks' focus sentences, in the order the task asks them ("First, focus on the animal with the longest
 # life span. Then, focus on the animal with the shortest life span.")
 _LIFESPAN_FOCUS = re.compile(r"\bfocus on the animal with the (?P<criterion>\w+est) life span", re.I)
+# a task's branches on a temperature measured ("If the unknown substance B temperature is above 50.0 degrees celsius,
+# place it in the green box."), and the game's answer to a measurement
+_MEASURED_BRANCH = re.compile(
+    r"\bIf the (?P<thing>[^.,]+?) temperature is (?:above|below) -?[\d.]+ degrees celsius, place it in the "
+    r"(?P<holder>[^.,]+?)\.",
+    re.I,
+)
+_MEASUREMENT = re.compile(r"thermometer measures a temperature of (?P<degrees>-?[\d.]+) degrees celsius", re.I)
+_USED_ON = re.compile(r"^use thermometer on (?P<thing>.+)$", re.I)
 _CRITERION = re.compile(r"\s+with (?:the )?\w+est\b.*$", re.I)  # "with the longest life span": which, not what
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
@@ -384,6 +393,31 @@ class ScienceWorld(GameFamily):
         return list(dict.fromkeys([*told, *([room] if room in ROOMS else [])]))
 
     def question(self, asking: Asking) -> Question | None:
+        """What the task asks to work out: which animal lives longest (:meth:`_lifespan`), or which of its branches a
+        temperature measured calls for (:meth:`_measured`)."""
+        return self._measured(asking) or self._lifespan(asking)
+
+    def _measured(self, asking: Asking) -> Question | None:
+        """Once the thermometer measured the task's thing (the last such answer heard): which holder the task's
+        branches put it in ("If ... above 50.0 degrees celsius, place it in the green box. If ... below ..., place
+        it in the blue box."). Comparing the degrees is the model's."""
+        branches = list(_MEASURED_BRANCH.finditer(asking.goal))
+        holders = tuple(dict.fromkeys(" ".join(_words(found["holder"])) for found in branches))
+        if len(holders) < 2:
+            return None
+        thing = " ".join(_words(branches[0]["thing"]))
+        measured = None
+        for command, answer in asking.heard:
+            used = _USED_ON.match(" ".join(command.split()))
+            if used and names_target(used["thing"], thing) and (found := _MEASUREMENT.search(answer)):
+                measured = found["degrees"]
+        if measured is None:
+            return None
+        said = " ".join(" ".join(found.group(0).split()) for found in branches)
+        asked = prompts.MEASURED_QUESTION.format(measured=measured, thing=thing, branches=said)
+        return Question(asked, holders, act=f"move {thing} to {{answer}}")
+
+    def _lifespan(self, asking: Asking) -> Question | None:
         """A lifespan task's next focus: which of the animals here lives longest (or shortest), the ones focused on
         already aside (any focus played is final). Asked only in the room the task says the animals are in, where it
         says, and where two or more can be focused on: elsewhere, or with one in sight, others may be out of sight,
@@ -399,8 +433,12 @@ class ScienceWorld(GameFamily):
             return None
         return Question(prompts.LIFESPAN_QUESTION.format(criterion=criteria[len(focused)]), animals)
 
-    def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
-        return [command for command in commands if " ".join(command.lower().split()) == f"focus on {answer.lower()}"]
+    def answer_moves(self, question: Question, answer: str, commands: Sequence[str]) -> list[str]:
+        """The answer's own move (``question.act``: the thing moved to the holder chosen), as the valid commands name
+        it; else a focus on the thing chosen."""
+        wanted = question.act.format(answer=answer) if question.act else f"focus on {answer}"
+        grounded = self.ground(wanted, commands)
+        return [grounded] if grounded else []
 
     def ruinous(self, command: str, standing: Standing) -> str | None:
         """A focus on what the task does not name fails it. "substance in fountain" names what memory has seen in the

@@ -32,7 +32,7 @@ class Game(TextWorldExpress):
             return None
         return Question(ARITHMETIC_QUESTION.format(problem=" ".join(read["problem"].split())), options)
 
-    def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
+    def answer_moves(self, question: Question, answer: str, commands: Sequence[str]) -> list[str]:
         return into_box(answer, commands)
 
     def ruinous(self, command: str, standing: Standing) -> str | None:

@@ -22,7 +22,7 @@ class Game(TextWorldExpress):
         options = tuple(dict.fromkeys(t for t in things if t.lower() not in asking.placed))
         return Question(SORTING_QUESTION, options) if options else None
 
-    def answer_moves(self, answer: str, commands: Sequence[str]) -> list[str]:
+    def answer_moves(self, question: Question, answer: str, commands: Sequence[str]) -> list[str]:
         return into_box(answer, commands)
 
     def ruinous(self, command: str, standing: Standing) -> str | None:
