@@ -696,3 +696,28 @@ def test_scienceworld_a_lettered_unknown_substance_is_focused_on_as_the_games_co
     assert family.ground("focus on the solid unknown substance O", ["focus on solid unknown substance o"])
     assert family.ground("focus on the unknown substance", THERMOMETER_VALID) == "focus on unknown substance"
     assert family.ground("focus on the substance B", ["focus on substance"]) is None  # (a name of three words or more)
+
+
+# recorded (identify-life-stages-1 and -2, dev variations 0-1, outside): the game's names for the things a focus may
+# name there, each stage naming its organism
+STAGES_SEEN = {
+    "Your task is to focus on the 3 life stages of the frog, starting from earliest to latest.": (
+        ["egg frog"],
+        ["egg turtle", "baby baby elephant", "butterfly", "orange", "substance in fountain", "egg giant tortoise"],
+    ),
+    "Your task is to focus on the life stages of the cherry plant, starting from earliest to latest.": (
+        ["cherry seed", "adult cherry tree", "cherry tree in self watering flower pot 1"],
+        ["blue jay egg", "hatchling blue jay", "self watering flower pot 4", "orange", "dead blue jay"],
+    ),
+}
+
+
+@pytest.mark.parametrize("goal", list(STAGES_SEEN))
+def test_scienceworld_a_life_stages_focus_is_on_a_stage_of_the_organism_the_task_names(goal):
+    """The 1.5B focused on the orange it carried (and once on the water in a toilet) in a life-stages task: the task
+    failed. Every stage the game shows names its organism ("egg frog", "adult cherry tree"); a focus on anything
+    else is ruled out."""
+    family = family_of("scienceworld:identify-life-stages-1")
+    stages, others = STAGES_SEEN[goal]
+    assert all(family.ruinous(f"focus on {thing}", Standing(goal=goal)) is None for thing in stages)
+    assert all("fails the task" in (family.ruinous(f"focus on {thing}", Standing(goal=goal)) or "") for thing in others)

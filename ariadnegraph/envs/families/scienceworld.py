@@ -123,6 +123,10 @@ _MEASURED_BRANCH = re.compile(
 )
 _MEASUREMENT = re.compile(r"thermometer measures a temperature of (?P<degrees>-?[\d.]+) degrees celsius", re.I)
 _USED_ON = re.compile(r"^use thermometer on (?P<thing>.+)$", re.I)
+# a life-stages task's organism ("Your task is to focus on the 4 life stages of the giant tortoise, starting from
+# earliest to latest."), and the words that name no organism of its own in it ("the apple plant": the apple)
+_STAGES_OF = re.compile(r"\bfocus on the (?:\d+ )?life stages of the (?P<organism>[^,.;]+)", re.I)
+_GENERIC_LIVING = frozenset({"plant", "tree"})
 _CRITERION = re.compile(r"\s+with (?:the )?\w+est\b.*$", re.I)  # "with the longest life span": which, not what
 # "lead in crucible": the thing, not where it is; "cup containing tin": the cup, not what it holds
 _WHERE = re.compile(r"\s+(?:in|on|inside|containing)\s+.*$")
@@ -451,6 +455,16 @@ class ScienceWorld(GameFamily):
         if _NEVER_FOCUSED.match(focused["thing"]):  # whatever the task names, or when it names only a kind
             return "no task asks to focus on a room, a door or the air; focusing on anything else fails the task"
         targets = focus_targets(standing.goal)
+        if targets is None and (stages := _STAGES_OF.search(standing.goal)):
+            # "focus on the 3 life stages of the brown bear": every focus is on a stage of it ("baby brown bear"), a
+            # thing that names it; any other fails the task
+            organism = [word for word in _words(stages["organism"]) if word not in _GENERIC_LIVING]
+            if organism and not set(organism) & set(_words(focused["thing"])):
+                return (
+                    f"the task says to focus on the life stages of the {stages['organism']}, and the "
+                    f"{focused['thing']} is none; that fails the task"
+                )
+            return None
         if targets is None and (kind := focus_kind(standing.goal)) and not self.is_a(focused["thing"], kind):
             # (a focus on a thing of another kind fails the task as one on a thing it does not name does)
             return f"the task says to focus on a(n) {kind}, and the {focused['thing']} is none; that fails the task"
