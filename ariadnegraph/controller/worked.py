@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..envs.families.base import Asking, Question, held_in
+from ..envs.text import taking
 from .candidates import Candidate, Source
-from .guards import TAKING, placed_by_the_agent
+from .guards import placed_by_the_agent
 from .view import View
 
 HEARD_STEPS = 10  # the steps whose commands and answers a family reads for what was measured or said (Asking.heard)
@@ -20,31 +21,25 @@ HEARD_STEPS = 10  # the steps whose commands and answers a family reads for what
 
 def question_now(view: View) -> Question | None:
     """The family's question at this step, from the texts read, the things a valid command takes here, those carried
-    and those the agent put somewhere."""
-    reach = [held_in(thing)[0] for command in view.valid if (thing := taken_by(command))]
-    asking = Asking(
-        goal=view.goal,
-        readings=view.readings,
-        valid=view.valid,
-        reach=tuple(reach),
-        carried=view.inventory,
-        placed=placed_by_the_agent(view),
-        raised=tuple(str(record.get("action") or "") for record in view.past.score_rises()),
-        played=frozenset(view.past.played()),
-        location=view.location,
-        heard=tuple(
-            (str(record.get("action") or ""), str(record.get("observation") or ""))
-            for record in view.past.records(last=HEARD_STEPS)
-        ),
-    )
-    return view.family.question(asking)
-
-
-def taken_by(command: str) -> str | None:
-    """The thing a take command names ('take 3 pears', 'pick up egg'), else None."""
-    lowered = command.lower()
-    verb = next((verb for verb in TAKING if lowered.startswith(verb)), None)
-    return command[len(verb) :].strip() if verb else None
+    and those the agent put somewhere (worked out once per view: the node, the proposal and the prompt all ask)."""
+    if "question" not in view.memo:
+        reach = [held_in(thing)[0] for command in view.valid if (thing := taking(command))]
+        asking = Asking(
+            goal=view.goal,
+            readings=view.readings,
+            valid=view.valid,
+            reach=tuple(reach),
+            carried=view.inventory,
+            placed=placed_by_the_agent(view),
+            played=frozenset(view.past.played()),
+            location=view.location,
+            heard=tuple(
+                (str(record.get("action") or ""), str(record.get("observation") or ""))
+                for record in view.past.records(last=HEARD_STEPS)
+            ),
+        )
+        view.memo["question"] = view.family.question(asking)
+    return view.memo["question"]
 
 
 def answer_to(view: View, question: Question) -> str | None:

@@ -481,6 +481,14 @@ def placing(command: str) -> tuple[str, str, str, str] | None:
     return (found["verb"].lower(), found["thing"], found["how"].lower(), found["destination"]) if found else None
 
 
+def taking(command: str) -> str | None:
+    """The thing a take command names, as written after its verb ('pick up egg' -> "egg", 'take coin from box' ->
+    "coin from box"); None for any other command."""
+    words = " ".join((command or "").split())
+    verb = next((v for v in TAKING_VERBS if words.lower().startswith(f"{v} ")), None)
+    return words[len(verb) + 1 :] if verb else None
+
+
 _TAKEN_THING = re.compile(r"^(?:take|pick up|get)\s+(.+?)(?:\s+(?:from|off|out of|in|on)\s+.+)?$")
 
 

@@ -66,7 +66,6 @@ class Asking:
     reach: tuple[str, ...] = ()  # the things a valid command takes here
     carried: tuple[str, ...] = ()
     placed: frozenset[str] = frozenset()  # the things the agent put somewhere (lower case)
-    raised: tuple[str, ...] = ()  # the commands that raised the score so far, in order
     played: frozenset[str] = frozenset()  # every command played so far
     location: str | None = None
     heard: tuple[tuple[str, str], ...] = ()  # the last few commands with the game's answers, oldest first

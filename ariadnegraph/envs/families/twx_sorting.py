@@ -28,11 +28,10 @@ class Game(TextWorldExpress):
     def ruinous(self, command: str, standing: Standing) -> str | None:
         """Taking a thing back out of the box undoes the order made so far: it loses what the placing scored, and
         can lose the game."""
-        words = " ".join(command.lower().split())
-        verb = next((v for v in text.TAKING_VERBS if words.startswith(f"{v} ")), None)
-        if verb is None or standing.contents is None:
+        taken = text.taking(command.lower())
+        if taken is None or standing.contents is None:
             return None
-        thing = words[len(verb) + 1 :].removesuffix(f" from {BOX}").removeprefix("the ")
+        thing = taken.removesuffix(f" from {BOX}").removeprefix("the ")
         if thing in (" ".join(t.lower().split()) for t in standing.contents(BOX)):
             return "what is in the box stays there: taking it back out undoes the order and can lose the game"
         return None
