@@ -12,8 +12,8 @@ Drawn by ``random.Random(POOL_SEED)`` in the order below and written out (``POOL
   STMA cooking levels 1-4, each at a seed of its own no earlier benchmark used.
 
 Each later round of changes is judged on a pool of its own, drawn and committed before it (``SECOND_POOL``,
-``THIRD_POOL``, ``FOURTH_POOL``): TWX and ScienceWorld games no earlier pool, dev set, suite or benchmark played. A
-ScienceWorld topic whose test variations the earlier draws used up is left out of a later pool.
+``THIRD_POOL``, ``FOURTH_POOL``, ``FIFTH_POOL``): TWX and ScienceWorld games no earlier pool, dev set, suite or
+benchmark played. A ScienceWorld topic whose test variations the earlier draws used up is left out of a later pool.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ POOL_STEPS = 50
 SECOND_POOL_SEED = 6202
 THIRD_POOL_SEED = 6203  # the third, of the same kinds, drawn before the third round
 FOURTH_POOL_SEED = 6204  # the fourth, before the fourth (17 games: identify-life-stages has no test variation left)
+FIFTH_POOL_SEED = 6205  # the fifth, before the fifth (17 games, for the same reason)
 TWX_SETTINGS = ("textworldcommonsense", "arithmetic", "sorting", "peckingorder")
 TWX_DRAWS = 2
 
@@ -245,4 +246,25 @@ FOURTH_POOL: tuple[str, ...] = (
     "scienceworld:lifespan-longest-lived#31",
     "scienceworld:inclined-plane-friction-unnamed-surfaces#40",
     "scienceworld:mendelian-genetics-unknown-plant#42",
+)
+# draw_second_pool(FIFTH_POOL_SEED, SECOND_POOL + THIRD_POOL + FOURTH_POOL), written out on 2026-12-07 while the
+# fourth pool was played at the fourth round's design, before the fifth round of changes to how the agent decides.
+FIFTH_POOL: tuple[str, ...] = (
+    "twx:textworldcommonsense@390",
+    "twx:textworldcommonsense@699",
+    "twx:arithmetic@195",
+    "twx:arithmetic@817",
+    "twx:sorting@635",
+    "twx:sorting@702",
+    "twx:peckingorder@278",
+    "twx:peckingorder@694",
+    "scienceworld:change-the-state-of-matter-of#1",
+    "scienceworld:measure-melting-point-unknown-substance#25",
+    "scienceworld:test-conductivity-of-unknown-substances#107",
+    "scienceworld:find-living-thing#1",
+    "scienceworld:grow-plant#21",
+    "scienceworld:chemistry-mix-paint-tertiary-color#7",
+    "scienceworld:lifespan-shortest-lived#12",
+    "scienceworld:inclined-plane-friction-unnamed-surfaces#27",
+    "scienceworld:mendelian-genetics-unknown-plant#15",
 )

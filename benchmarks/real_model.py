@@ -49,6 +49,7 @@ from typing import Any
 
 from pool import (
     DEV_POOL,
+    FIFTH_POOL,
     FOURTH_POOL,
     POOL,
     POOL_STEPS,
@@ -249,6 +250,7 @@ HELD_OUT_SETS = {
     "pool2": (POOL_STEPS, SECOND_POOL),
     "pool3": (POOL_STEPS, THIRD_POOL),
     "pool4": (POOL_STEPS, FOURTH_POOL),
+    "pool5": (POOL_STEPS, FIFTH_POOL),
 }
 DEV_SETS = {**DEV_36, "pool": (POOL_STEPS, DEV_POOL)}
 

@@ -13,6 +13,8 @@ from ariadnegraph.evals.suites import SCIENCEWORLD_TEST_DRAWS
 sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))  # the scripts import their siblings by name
 from pool import (  # noqa: E402
     DEV_POOL,
+    FIFTH_POOL,
+    FIFTH_POOL_SEED,
     FOURTH_POOL,
     FOURTH_POOL_SEED,
     POOL,
@@ -54,6 +56,12 @@ def test_no_pool_game_was_played_by_an_earlier_benchmark_or_is_a_dev_game():
         (THIRD_POOL, draw_second_pool(THIRD_POOL_SEED, SECOND_POOL), SECOND_POOL, 18),
         # identify-life-stages (topic 8) has no test variation the earlier draws left: its topic is left out
         (FOURTH_POOL, draw_second_pool(FOURTH_POOL_SEED, SECOND_POOL + THIRD_POOL), SECOND_POOL + THIRD_POOL, 17),
+        (
+            FIFTH_POOL,
+            draw_second_pool(FIFTH_POOL_SEED, SECOND_POOL + THIRD_POOL + FOURTH_POOL),
+            SECOND_POOL + THIRD_POOL + FOURTH_POOL,
+            17,
+        ),
     ],
 )
 def test_the_later_pools_are_what_their_seeds_draw_and_share_no_game_with_any_earlier_set(pool, drawn, before, size):
