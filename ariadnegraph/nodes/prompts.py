@@ -247,6 +247,10 @@ problem: the numbers, the operation, then = and the number it comes to; amounts:
 for), then the answer: the one of OPTIONS the result names, copied exactly.
 Reply with JSON only, in this form: {"working": "<one short line>", "answer": "<one of OPTIONS>"}"""
 
+WEIGH = """You weigh the things the agent's task asks about: how many {unit} is the {measure} of each of OPTIONS? Answer
+from what you know of the world, each on its own: code takes the one with the {extreme} number.
+Reply with JSON only: each option copied as a key, its number of {unit} as the value."""
+
 PLAN_CHOICE = f"""{AGENT}
 Your job: choose the next command. NEXT STEP, when given, says what to do now: the first item not done yet of a list
 the agent read (TEXTS READ marks each item [done], [to do] or [in inventory]); otherwise follow the GOAL. First write

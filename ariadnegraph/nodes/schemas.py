@@ -217,6 +217,34 @@ class WorkedOut(BaseModel):
     answer: Annotated[str, _clip(80)] = text(80, "one of OPTIONS, copied")
 
 
+class Weighing(BaseModel):
+    """A weighed question (envs/families/base.Scale): every option given its number on the scale, one field per
+    option named as the option (:func:`weighing_for` builds the form per question; the fields are the form's, so a
+    grammar makes the model write a number for each and nothing else)."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    def numbers(self) -> dict[str, float]:
+        """Each option's number, by the option's name."""
+        return {name: float(value) for name, value in self.model_dump(by_alias=True).items()}
+
+
+WEIGHING_TOKENS_EACH = 12  # a number and its key's quotes and comma; the key itself is the grammar's
+
+
+def weighing_for(options: tuple[str, ...]) -> type[Weighing]:
+    """The form of a weighed question: one required number per option, keyed by the option's name."""
+    fields: dict[str, Any] = {
+        f"option_{i}": (float, Field(alias=option, description=f"the number for {option}"))
+        for i, option in enumerate(options)
+    }
+    return create_model(Weighing.__name__, __base__=_WeighingForm, **fields)
+
+
+class _WeighingForm(Weighing):
+    model_config = ConfigDict(extra="ignore")  # (a form has its fields only: no other key in its grammar)
+
+
 class Reflection(BaseModel):
     """After a failed trial (Reflexion): what went wrong and what to do differently next time."""
 

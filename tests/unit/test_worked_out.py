@@ -15,11 +15,14 @@ from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.controller.candidates import Source
 from ariadnegraph.controller.propose import propose
 from ariadnegraph.controller.worked import answer_to, question_now
+from ariadnegraph.envs.families.base import Question, Scale
+from ariadnegraph.envs.families.twx_sorting import smallest_unit
 from ariadnegraph.evals.diagnostics import diagnose
 from ariadnegraph.nodes import common
 from ariadnegraph.nodes import planner as planner_module
 from ariadnegraph.nodes.memory_update import text_read
-from ariadnegraph.nodes.worked_out import named_option, work_out
+from ariadnegraph.nodes.schemas import weighing_for
+from ariadnegraph.nodes.worked_out import named_option, result_option, weighed_answer, work_out
 from ariadnegraph.runs import RunDir, new_run_meta
 from tests.fakes import QueuedChatModel, structured, view_of
 from tests.unit.test_proposals import ARIADNE, at_step
@@ -88,7 +91,7 @@ def test_an_answer_that_names_no_option_leaves_the_choice_to_the_model_and_is_no
     state, session = _arithmetic_read()
     model = QueuedChatModel(
         replies=[
-            structured("WorkedOut", working="26 - 23 = 3", answer="three"),
+            structured("WorkedOut", working="subtract the two numbers", answer="three"),
             structured("Decision", reasoning="26 - 23 = 3, so the 3 pears", action="take 3 pears"),
         ]
     )
@@ -180,10 +183,19 @@ def test_a_lifespan_task_asks_which_animal_here_lives_longest_then_which_lives_s
     question = question_now(view_of(state, ARIADNE, session))
     assert set(question.options) == {"ant", "baby baby brown bear", "baby baby wolf"}
     assert "longest" in question.asked
-    model = QueuedChatModel(replies=[structured("WorkedOut", working="bears live longest", answer="baby brown bear")])
+    assert question.scale == Scale("typical life span", "years", most=True)
+    # each animal is weighed as its kind: asked for a "baby baby wolf", the 1.5B gives the baby's age
+    kinds = dict(zip(question.options, question.weighed_names(), strict=True))
+    assert kinds == {"ant": "ant", "baby baby brown bear": "brown bear", "baby baby wolf": "wolf"}
+    model = QueuedChatModel(replies=[structured("Weighing", **{"ant": 1, "brown bear": 30, "wolf": 14})])
     monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
     update = planner_module.planner(state, Runtime(context=ARIADNE), session)
     assert update["plan"][0]["action"] == "focus on baby baby brown bear"
+    asked_for = model.calls[0]["messages"][-1].content
+    assert "- brown bear" in asked_for
+    assert "baby" not in asked_for.split("## OPTIONS")[1]
+    # the step's record keeps the model's numbers, by the game's names
+    assert update["decided"]["questions"][0]["weighed"] == {"ant": 1, "baby baby brown bear": 30, "baby baby wolf": 14}
     session.past.add(
         {
             "step": 2,
@@ -198,13 +210,18 @@ def test_a_lifespan_task_asks_which_animal_here_lives_longest_then_which_lives_s
     then = question_now(view_of({**state, "step": 2, "score": 83.0}, ARIADNE, session))
     assert "shortest" in then.asked
     assert set(then.options) == {"ant", "baby baby wolf"}
+    assert then.scale is not None
+    assert not then.scale.most
 
 
 def test_a_lifespan_task_asks_nothing_with_one_animal_in_sight_or_before_any():
     state, session = at_step(0, LIFESPAN)
     assert question_now(view_of(state, ARIADNE, session)) is None  # in the house: no animal here
     state, session = at_step(1, LIFESPAN)
-    alone = {**state, "admissible": [c for c in state["admissible"] if c not in ("focus on ant", "focus on baby baby wolf")]}
+    alone = {
+        **state,
+        "admissible": [c for c in state["admissible"] if c not in ("focus on ant", "focus on baby baby wolf")],
+    }
     assert question_now(view_of(alone, ARIADNE, session)) is None
 
 
@@ -271,3 +288,93 @@ def test_a_temperature_measured_poses_which_of_the_tasks_branches_it_calls_for_a
     # before the measurement there is nothing to work out
     before, session = at_step(5, THERMOMETER)
     assert question_now(view_of(before, ARIADNE, session)) is None
+
+
+def test_the_working_s_result_decides_where_the_answer_field_copied_another_option(monkeypatch):
+    """Recorded (arithmetic dev index 2): the 1.5B wrote "24 ÷ 3 = 8" and answered "72 pears", the first option its
+    eye fell on. Its working is where it did the sum: the option of quantity 8 is the answer."""
+    state, session = _arithmetic_read()
+    model = QueuedChatModel(replies=[structured("WorkedOut", working="26 - 23 = 3", answer="1 olive")])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    assert update["plan"][0]["action"] == "take 3 pears"
+    assert update["decided"]["questions"][0]["working"] == "26 - 23 = 3"
+
+
+@pytest.mark.parametrize(
+    ("working", "named"),
+    [
+        ("24 ÷ 3 = 8", "8 brocollis"),  # recorded: the answer field said 72 pears
+        ("8 * 9 = 72 pears", "72 pears"),
+        ("21 + 6 = 27.", "27 mangos"),
+        ("41g = 41000mg; 44kg = 44000000mg; 41000mg < 44000000mg", ""),  # no "=" ends it: no result
+        ("24 / 3 = 5", ""),  # no option of that quantity
+        ("divide 24 by 3", ""),
+    ],
+)
+def test_a_working_names_the_option_its_last_result_is_the_quantity_of(working, named):
+    options = ("21 olives", "27 mangos", "29 cucumbers", "47 cucumbers", "72 pears", "8 brocollis")
+    assert result_option(working, options) == named
+
+
+def test_a_sorting_question_is_weighed_in_the_smallest_unit_its_things_are_named_in():
+    state, session = at_step(0, "twx_sorting.json")
+    question = question_now(view_of(state, ARIADNE, session))
+    assert question.scale == Scale("quantity", "g", most=False)
+    assert smallest_unit(("13g of plastic", "38kg of steel")) == "g"
+    assert smallest_unit(("5m of rope", "30cm of wire", "2 m of cable")) == "cm"
+    assert smallest_unit(("4l of water", "300ml of milk")) == "ml"
+    assert smallest_unit(("a red apple", "3 pears")) is None
+
+
+def test_a_weighed_question_is_a_form_of_one_number_per_option_and_nothing_else():
+    """Under a grammar the keys are the form's: the model writes a number for each thing and no other key."""
+    form = weighing_for(("38kg of steel", "43g of steel", "49g of steel")).model_json_schema()
+    assert set(form["required"]) == set(form["properties"]) == {"38kg of steel", "43g of steel", "49g of steel"}
+    assert all(spec["type"] == "number" for spec in form["properties"].values())
+    assert form.get("additionalProperties") is not True
+
+
+def test_the_option_at_the_scales_end_answers_and_a_tie_answers_nothing():
+    least, most = Scale("quantity", "g", most=False), Scale("life span", "years", most=True)
+    # recorded (sorting dev index 2): the 1.5B answered "38kg of steel", the first option, after "38kg = 38000g"
+    weighed = {"38kg of steel": 38000.0, "43g of steel": 43.0, "49g of steel": 49.0}
+    assert weighed_answer(weighed, least) == "43g of steel"
+    assert weighed_answer(weighed, most) == "38kg of steel"
+    assert weighed_answer({"ant": 1.0, "wolf": 1.0, "bear": 0.5}, most) == ""
+    assert weighed_answer({}, least) == ""
+
+
+def test_sorting_takes_the_thing_the_models_numbers_make_smallest_whatever_its_place_in_the_list(monkeypatch):
+    """Recorded (sorting dev index 1): the model weighs the four things; the one it gives the least number is taken,
+    though the options list it last."""
+    state, session = at_step(0, "twx_sorting.json")
+    state = {**state, "run_id": "r"}
+    weighed = {"27g of steel": 27000, "37g of plastic": 37000, "41g of acrylic": 41000, "44kg of steel": 44}
+    model = QueuedChatModel(replies=[structured("Weighing", **weighed)])
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    assert update["worked_out"][0]["answer"] == "44kg of steel"
+    assert update["plan"][0]["action"] == "take 44kg of steel"
+    assert update["plan"][0]["by"] == common.BY_WORKED
+
+
+def test_a_weighing_with_a_tie_is_answered_with_nothing_and_not_asked_again(monkeypatch):
+    state, session = at_step(1, LIFESPAN)
+    state = {**state, "run_id": "r"}
+    model = QueuedChatModel(
+        replies=[
+            structured("Weighing", **{"ant": 10, "brown bear": 10, "wolf": 10}),
+            structured("Decision", reasoning="bears live longest", action="focus on baby baby brown bear"),
+        ]
+    )
+    monkeypatch.setattr(common, "load_chat_model", lambda *a, **k: model)
+    update = planner_module.planner(state, Runtime(context=ARIADNE), session)
+    assert update["worked_out"][0]["answer"] == ""
+    assert update["plan"][0]["by"] == common.BY_MODEL
+
+
+def test_an_option_is_weighed_under_its_own_name_where_the_names_given_would_merge_two():
+    two_wolves = Question("which lives longest?", ("baby wolf", "wolf"), weighed_as=("wolf", "wolf"))
+    assert two_wolves.weighed_names() == ("baby wolf", "wolf")
+    assert Question("q", ("13g of steel", "2kg of wood")).weighed_names() == ("13g of steel", "2kg of wood")

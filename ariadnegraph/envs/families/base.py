@@ -40,6 +40,18 @@ class Taker(StrEnum):
 
 
 @dataclass(frozen=True)
+class Scale:
+    """How a question's options are weighed when the answer is the one with the most or the least of something (the
+    smallest quantity, the longest life span): the model gives every option its ``measure`` in ``unit`` as a number,
+    and the answer is the option with the greatest number (``most``) or the least. Asked this way, a small model
+    writes a number for each thing instead of copying the first option it is shown as its answer."""
+
+    measure: str  # what each option is given a number of ("quantity", "life span")
+    unit: str  # the one unit every number is in ("g", "years")
+    most: bool  # the greatest number answers; else the least
+
+
+@dataclass(frozen=True)
 class Question:
     """What the task asks the player to work out, as a choice: which of ``options`` (things, named as the game names
     them) the answer is. The model answers it (nodes/worked_out.py); with no language model it is never asked.
@@ -50,6 +62,15 @@ class Question:
     options: tuple[str, ...]
     # what carries an answer out, where the family words it ("move unknown substance B to {answer}"), else its own
     act: str = ""
+    scale: Scale | None = None  # the options are weighed on it (else the model names one after a line of working)
+    # the names the options are weighed under, in their order, where the game's name misleads a small model (a "baby
+    # wolf" is weighed as a wolf: asked the baby's life span, the 1.5B answers 1 year for every animal); else their own
+    weighed_as: tuple[str, ...] = ()
+
+    def weighed_names(self) -> tuple[str, ...]:
+        """What each option is weighed as: ``weighed_as`` when it names each option once, else the options."""
+        named = self.weighed_as
+        return named if len(named) == len(self.options) == len(set(named)) else self.options
 
     @property
     def key(self) -> str:

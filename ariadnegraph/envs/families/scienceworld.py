@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ...memory.normalize import singularize
 from . import parse_scienceworld, prompts
-from .base import PRONOUNS, Asking, GameFamily, Observed, Question, Sighting, Standing, Taker
+from .base import PRONOUNS, Asking, GameFamily, Observed, Question, Scale, Sighting, Standing, Taker
 
 _FOCUS = re.compile(r"^focus on (?P<thing>.+)$")
 _SUBSTANCE_IN = re.compile(r"^substance in (?P<holder>.+)$")  # how the valid commands name a substance in a holder
@@ -105,6 +105,8 @@ _ANIMAL_WORDS = (
 )
 _ANIMAL = re.compile(rf"^(?!.*\b(?:plant|tree|seed|seedling)\b).*\b(?:{_ANIMAL_WORDS})\b", re.I)
 _KIND_NAMES = {"living thing": _LIVING, "animal": _ANIMAL}
+# the words of an animal's name that say its life stage, not its kind ("baby baby brown bear" is a brown bear)
+_STAGE_WORDS = re.compile(r"\b(?:egg|baby|juvenile|adult|larva|pupa|hatchling)\b\s*", re.I)
 _TELEPORT = "teleport to "
 _NOTHING_DONE = re.compile(
     r"no known action matches|does not appear to produce anything new|there is only one thing|that container is empty"
@@ -435,7 +437,11 @@ class ScienceWorld(GameFamily):
         animals = tuple(dict.fromkeys(t for t in here if self.is_a(t, "animal") and t.lower() not in focused))
         if len(animals) < 2:
             return None
-        return Question(prompts.LIFESPAN_QUESTION.format(criterion=criteria[len(focused)]), animals)
+        criterion = criteria[len(focused)]
+        scale = Scale("typical life span", "years", most=criterion == "longest")  # (the tasks ask longest or shortest)
+        kinds = tuple(" ".join(_STAGE_WORDS.sub("", animal).split()) or animal for animal in animals)
+        asked = prompts.LIFESPAN_QUESTION.format(criterion=criterion)
+        return Question(asked, animals, scale=scale, weighed_as=kinds)
 
     def answer_moves(self, question: Question, answer: str, commands: Sequence[str]) -> list[str]:
         """The answer's own move (``question.act``: the thing moved to the holder chosen), as the valid commands name

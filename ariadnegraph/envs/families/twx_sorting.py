@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .. import text
-from .base import Asking, Question, Standing, Taker
+from .base import Asking, Question, Scale, Standing, Taker
 from .prompts import SORTING_QUESTION
 from .twx import BOX, TextWorldExpress, into_box
+
+# The units the game's quantities come in (its generator's list), each kind smallest first: the model weighs every
+# thing in the smallest unit its options name, so no number it writes needs a decimal point.
+UNITS = (("mg", "g", "kg"), ("mm", "cm", "m"), ("ml", "l"))
+_AMOUNT_UNIT = re.compile(r"^\s*\d+(?:\.\d+)?\s*([a-z]+)\b", re.IGNORECASE)
+
+
+def smallest_unit(things: Sequence[str]) -> str | None:
+    """The smallest unit the quantities of ``things`` are named in ("g" for "13g of plastic" and "38kg of steel");
+    None when none is a unit of the game's."""
+    named = {found[1].lower() for thing in things if (found := _AMOUNT_UNIT.match(thing))}
+    return next((unit for kind in UNITS for unit in kind if unit in named), None)
 
 
 class Game(TextWorldExpress):
@@ -20,7 +33,10 @@ class Game(TextWorldExpress):
         """Which of the things not in the box yet (here or carried) has the smallest quantity: the next to put there."""
         things = (*asking.carried, *asking.reach)
         options = tuple(dict.fromkeys(t for t in things if t.lower() not in asking.placed))
-        return Question(SORTING_QUESTION, options) if options else None
+        if not options:
+            return None
+        unit = smallest_unit(options)
+        return Question(SORTING_QUESTION, options, scale=Scale("quantity", unit, most=False) if unit else None)
 
     def answer_moves(self, question: Question, answer: str, commands: Sequence[str]) -> list[str]:
         return into_box(answer, commands)

@@ -47,6 +47,7 @@ from ...nodes.schemas import (
     TrajectorySummary,
     TransitionExtraction,
     TransitionPrediction,
+    Weighing,
     WorkedOut,
 )
 from ...prompting import parse_sections
@@ -79,6 +80,7 @@ RULES: dict[type[BaseModel], Callable[[dict[str, str]], BaseModel]] = {
     GoalPlan: plans.goal_plan,
     Insights: generative.insights,
     WorkedOut: questions.work_out,
+    Weighing: questions.weigh,
 }
 ROLES = {schema.__name__: (schema, rule) for schema, rule in RULES.items()}  # by the bound tool's name
 

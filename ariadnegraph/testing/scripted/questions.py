@@ -1,13 +1,14 @@
 """The scripted double's answer to the task's question (nodes/worked_out.py), by rules from its QUESTION and OPTIONS
-sections: a math problem worked out and the option of that quantity; the smallest quantity, its units converted; no
-answer where knowledge of the world is asked (which animal lives longest): the double has none."""
+sections: a math problem worked out and the option of that quantity; the smallest quantity, its units converted; and
+for a weighed question, each amount in one unit. Where knowledge of the world is asked (which animal lives longest) it
+has none: it gives every option the same number, a tie no answer comes from."""
 
 from __future__ import annotations
 
 import re
 
 from ... import prompting as p
-from ...nodes.schemas import WorkedOut
+from ...nodes.schemas import Weighing, WorkedOut
 from .reading import Sections
 from .sections import items
 
@@ -30,3 +31,11 @@ def work_out(s: Sections) -> WorkedOut:
             smallest = min(amounts, key=lambda o: amounts[o])
             return WorkedOut(working="each in one unit, the smallest", answer=smallest)
     return WorkedOut(working="the double knows nothing of this", answer="")
+
+
+def weigh(s: Sections) -> Weighing:
+    options = items(s.get(p.OPTIONS))
+    amounts = {o: float(m["n"]) * _IN_BASE.get(m["unit"].lower(), 1.0) for o in options if (m := _AMOUNT.match(o))}
+    if len(amounts) == len(options):
+        return Weighing(**amounts)
+    return Weighing(**dict.fromkeys(options, 0.0))
