@@ -30,6 +30,7 @@ from ..envs.text import (
     room_moved_to,
     safe_command,
     take_first,
+    taking,
 )
 from ..memory import WorldMemory
 from ..vocabulary import READING_COMMANDS, SAFE_COMMANDS
@@ -261,6 +262,12 @@ def exits_least_taken(s: Situation) -> list[str]:
     return sorted((c for c in s.admissible if leaves(c, location)), key=s.times_here)
 
 
+def taken_thing(command: str) -> str:
+    """The thing a take command takes, in lower case, without where from ('pick up the egg from the nest' -> "the
+    egg"; "" for a command that takes nothing): every take verb, not only the one-word ones."""
+    return held_in((taking(command) or "").lower())[0]
+
+
 def taking_first(s: Situation) -> GuardDecision | None:
     """A step not valid now that names a thing that can be taken here (``strict_grounding``): take it first."""
     if s.command is not None or not s.preset.strict_grounding or not s.admissible:
@@ -268,7 +275,7 @@ def taking_first(s: Situation) -> GuardDecision | None:
     if s.family.takes_what_lies_about is Taker.NOBODY:
         return None
     needed = take_first(s.planned, s.admissible)
-    if needed and held_in(needed.split(" ", 1)[1].lower())[0] in placed_by_the_agent(s.view):
+    if needed and taken_thing(needed) in placed_by_the_agent(s.view):
         return None  # a thing the agent put somewhere (a placement written again) is not taken back out for it
     return (
         GuardDecision(Reason.TAKE_FIRST, f"'{s.planned}' needs the thing taken first", command=needed)
@@ -293,7 +300,7 @@ def not_valid_why(written: str, admissible: list[str], synonyms: dict[str, str])
     same = {verb, synonyms.get(verb, verb)}  # read is examine, get is take, ...
     if any(synonyms.get(first, first) in same for c in admissible for first in c.lower().split()[:1]):
         return f"'{written}' is not a valid command here; choose one of VALID COMMANDS"
-    takes = [c for c in admissible if c.lower().startswith(tuple(f"{taking} " for taking in TAKING_VERBS))][:6]
+    takes = [c for c in admissible if c.lower().startswith(tuple(f"{verb} " for verb in TAKING_VERBS))][:6]
     hint = f"; things that can be taken here: {', '.join(takes)}" if takes else ""
     return (
         f"no valid command here can '{verb}' yet: what it needs first is not at hand (a tool held, a container opened, "
@@ -345,7 +352,7 @@ def undoes(s: Situation) -> GuardDecision | None:
     if put is None:
         return None
     thing, holder = put[1].lower(), put[3].lower()
-    takes = (held_in(c.split(" ", 1)[1].lower()) for c in s.view.past.last_played(TAKING))
+    takes = (held_in((taking(c) or "").lower()) for c in s.view.past.last_played(TAKING))
     taken_from = next((where for taken, where in takes if taken == thing), None)
     if taken_from != holder:
         return None
@@ -542,9 +549,7 @@ def unlocking(s: Situation) -> tuple[str, str] | None:
     if unlock:
         return unlock[0], "a lock whose key is held"
     keys = [
-        c
-        for c in s.admissible
-        if c.lower().startswith(TAKING) and c not in s.tried and s.family.opens_locks(held_in(c.split(" ", 1)[1])[0])
+        c for c in s.admissible if taking(c) is not None and c not in s.tried and s.family.opens_locks(taken_thing(c))
     ]
     if keys:
         return keys[0], "a key lying here: locks need it"

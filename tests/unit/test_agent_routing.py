@@ -857,6 +857,8 @@ def test_when_code_has_nothing_but_a_look_taken_already_the_step_as_chosen_is_pl
     past.taken = ["take cup from table"]
     put_back = {**state, "admissible": ["look around", "put cup on table"], "plan": [{"action": "put cup on table", "expected": ""}]}
     assert actor_module.actor(put_back, ariadne, fake_session(WorldMemory(), past=past))["command"] == "look around"
+    past.taken = ["pick up cup from table"]  # a take of two words is a take too
+    assert actor_module.actor(put_back, ariadne, fake_session(WorldMemory(), past=past))["command"] == "look around"
 
 
 def test_the_way_forward_takes_a_key_unlocks_with_it_and_never_looks_twice_in_one_situation(monkeypatch):
