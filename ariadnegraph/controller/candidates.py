@@ -33,10 +33,13 @@ class Source(StrEnum):
     CARRIED = "carried"  # a command that does something with a thing carried (put it somewhere, use it): the model's
     WEIGH = "weigh"  # a take where which thing to take is the task itself (a quantity, an order): the model's
     WORKED = "worked out"  # what carries out the model's answer to the task's question (controller/worked.py)
+    TOOL = "tool"  # the take of a thing the task needs carried, lying here (the family's tools_for)
 
 
 # What an instruction read or the goal says to play: code plays it, no model asked.
-FORCED_SOURCES = frozenset({Source.SAID, Source.LISTED, Source.GOAL, Source.KEY, Source.WALK, Source.WORKED})
+FORCED_SOURCES = frozenset(
+    {Source.SAID, Source.LISTED, Source.GOAL, Source.KEY, Source.WALK, Source.WORKED, Source.TOOL}
+)
 
 
 @dataclass(frozen=True)

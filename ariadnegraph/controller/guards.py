@@ -507,7 +507,9 @@ _STATE_WORDS = frozenset({"raw", "sliced", "diced", "chopped", "fried", "roasted
 
 def uses_of_carried(view: View, commands: list[str]) -> list[Candidate]:
     """Those of ``commands`` that do something with a thing carried, other than taking, dropping or looking at it."""
-    carried = [set(thing.lower().split()) - _STATE_WORDS for thing in view.inventory]
+    # a thing's name is what its inventory line says before a comma (ScienceWorld: "thermometer, currently reading a
+    # temperature of 10 degrees celsius")
+    carried = [set(thing.partition(",")[0].lower().split()) - _STATE_WORDS for thing in view.inventory]
     uses = []
     for command in commands:
         words = " ".join(command.lower().split())

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..envs.text import placing
+from ..envs.families.base import held_in
+from ..envs.text import placing, taking
 from .candidates import Candidate, Source
 from .guards import Situation, is_no_op, shown_again, takes_to_weigh, uses_of_carried, ways_forward
 from .rules import offered_commands
@@ -78,6 +79,9 @@ def propose(view: View) -> Proposal:
     if worked := worked_move(view, [command for command in offered if command not in avoid]):
         # the model worked out which thing the task means (controller/worked.py): code takes it and puts it in place
         return _forced(worked, choices, avoid, step)
+    if switches.object_memory and (tool := tool_here(view, choices)):
+        # a thing the task needs carried lies here (the family's tools): code takes it before it walks on
+        return _forced(tool, choices, avoid, step)
     if step and not step.word_for_word and (command := goal_step_here(view, step, choices)):
         # nothing read yet: the goal's step (or a lock a note named), done here, unless it changes nothing again
         return _forced(Candidate(command, _FORCING[step.kind], _FORCED_WHY[step.kind]), choices, avoid, step)
@@ -86,6 +90,18 @@ def propose(view: View) -> Proposal:
         return _forced(Candidate(walk[0], Source.WALK, walk[1]), choices, avoid, step)
     left_out = frozenset(view.valid) - set(choices)
     return Proposal(_ranked(view, choices), forced=False, offered=tuple(choices), avoided=left_out, step=step)
+
+
+def tool_here(view: View, choices: list[str]) -> Candidate | None:
+    """The take of a thing the task needs carried (``family.tools_for``), when it lies here and is not carried."""
+    carried = " ".join(view.inventory).lower()
+    for tool in view.family.tools_for(view.goal):
+        if tool in carried:
+            continue
+        take = next((c for c in choices if held_in((taking(c) or "").lower())[0] == tool), None)
+        if take:
+            return Candidate(take, Source.TOOL, f"the task needs the {tool} carried")
+    return None
 
 
 def _forced(candidate: Candidate, offered: list[str], avoid: set[str], step: NextStep | None) -> Proposal:

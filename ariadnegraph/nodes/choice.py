@@ -31,6 +31,7 @@ from .common import (
     BY_FALLBACK,
     BY_LIST,
     BY_MODEL,
+    BY_TOOL,
     BY_WALK,
     BY_WORKED,
     ask_structured,
@@ -125,13 +126,17 @@ def choose_command(state: AgentState, context: AgentContext, session: Session) -
     return plan, {**update, **kept, **merged([update, accounting])}, by
 
 
+# the forced moves code plays whatever the step: the model's answer carried out, a tool the task needs taken
+_CODE_MOVES = {Source.WORKED: BY_WORKED, Source.TOOL: BY_TOOL}
+
+
 def _choose(state: AgentState, context: AgentContext, session: Session, view: View) -> tuple[Plan, dict[str, Any], str]:
     """The step's command from the controller's proposal for ``view`` (choose_command)."""
     proposal = propose(view)
     first = proposal.first
-    if proposal.forced and first is not None and first.source == Source.WORKED:
+    if proposal.forced and first is not None and (by := _CODE_MOVES.get(first.source)):
         plan = Plan(subgoal=first.why, reasoning=first.why, steps=[StepReply(action=first.command)])
-        return plan, {"choice": choice_record(proposal, first.command, BY_WORKED)}, BY_WORKED
+        return plan, {"choice": choice_record(proposal, first.command, by)}, by
     if proposal.forced and first is not None and proposal.step is not None:
         walked = first.source == Source.WALK
         plan, update, by = _followed(

@@ -78,6 +78,7 @@ BY_WITHHELD = "withheld"  # a command the critic (or a plan the safety check) re
 BY_RANDOM = "random"  # drawn at random from the valid commands (the random_walk switch)
 BY_CONTROLLER = "way forward"  # the controller's first candidate, where no language model chooses (--model none)
 BY_WORKED = "worked out"  # the move that carries out what the model worked out of the task (nodes/worked_out.py)
+BY_TOOL = "tool"  # the take of a thing the task needs carried, lying here (controller/propose.tool_here): no model
 # Issues a node finds in a reply after reading it (models.structured and models.tool_json name the others)
 INADMISSIBLE = "inadmissible"  # a command that is not among the valid ones
 UNGROUNDED = "ungrounded"  # a fact naming something the text it was read from never mentions

@@ -15,6 +15,7 @@ from ariadnegraph.agent.context import AgentContext
 from ariadnegraph.controller.candidates import Source
 from ariadnegraph.controller.propose import propose
 from ariadnegraph.controller.worked import answer_to, question_now
+from ariadnegraph.envs.families import family_of
 from ariadnegraph.envs.families.base import Question, Scale
 from ariadnegraph.envs.families.twx_sorting import smallest_unit
 from ariadnegraph.evals.diagnostics import diagnose
@@ -378,3 +379,41 @@ def test_an_option_is_weighed_under_its_own_name_where_the_names_given_would_mer
     two_wolves = Question("which lives longest?", ("baby wolf", "wolf"), weighed_as=("wolf", "wolf"))
     assert two_wolves.weighed_names() == ("baby wolf", "wolf")
     assert Question("q", ("13g of steel", "2kg of wood")).weighed_names() == ("13g of steel", "2kg of wood")
+
+
+def test_a_tool_the_task_needs_is_taken_where_it_lies_by_code_with_or_without_a_model():
+    """Recorded (dev use-thermometer#0): in the kitchen the thermometer lies about; a task that measures a temperature
+    needs it carried (the family's tools_for, beside the brief that says so), so code takes it before it walks on."""
+    state, session = at_step(1, THERMOMETER)
+    state = {**state, "run_id": "r"}
+    proposal = propose(view_of(state, ARIADNE, session))
+    assert proposal.forced
+    assert (proposal.first.command, proposal.first.source) == ("pick up thermometer", Source.TOOL)
+    update = planner_module.planner(state, Runtime(context=NONE), session)
+    assert update["plan"][0]["action"] == "pick up thermometer"
+    assert update["plan"][0]["by"] == common.BY_TOOL
+    # carried, it is not taken again
+    carried, session = at_step(2, THERMOMETER)
+    assert propose(view_of(carried, ARIADNE, session)).first.source is not Source.TOOL
+
+
+def test_a_tool_carried_is_offered_for_its_use_though_its_inventory_line_describes_it():
+    """Recorded: "thermometer, currently reading a temperature of 10 degrees celsius" is the thermometer; by the
+    substance, its use is a candidate for the model."""
+    state, session = at_step(5, THERMOMETER)
+    candidates = {c.command: c.source for c in propose(view_of(state, ARIADNE, session)).candidates}
+    assert candidates.get("use thermometer on unknown substance") == Source.CARRIED
+
+
+@pytest.mark.parametrize(
+    ("goal", "tools"),
+    [
+        ("Your task is to measure the temperature of unknown substance B, which is located around the bathroom.", 1),
+        ("Your task is to measure the melting point of lead, which is located around the kitchen.", 1),
+        ("Your task is to find the animal with the longest life span.", 0),
+        ("Your task is to use chemistry to create green paint.", 0),
+    ],
+)
+def test_scienceworld_declares_the_thermometer_for_the_tasks_that_measure_a_temperature(goal, tools):
+    assert family_of("scienceworld:use-thermometer").tools_for(goal) == ("thermometer",) * tools
+    assert family_of("twx:sorting").tools_for(goal) == ()

@@ -151,6 +151,11 @@ class GameFamily:
         says (ScienceWorld: how to test conductivity, mix paint, measure a melting point)."""
         return self.brief
 
+    def tools_for(self, goal: str) -> tuple[str, ...]:
+        """The things a task of ``goal`` needs carried, taken wherever code finds them (ScienceWorld: the thermometer
+        to measure a temperature); the default knows none."""
+        return ()
+
     # verbs (and words) the family's commands take for another's: "enjoy your meal" is "eat meal" in cooking games
     verb_synonyms: ClassVar[Mapping[str, str]] = {}
     ignored_words: ClassVar[frozenset[str]] = frozenset()

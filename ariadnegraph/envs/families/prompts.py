@@ -71,10 +71,20 @@ SCIENCEWORLD_TASKS = {
 }
 
 
+# The things a ScienceWorld task needs carried, by the same words of its goal as its brief above (which says to carry
+# them): code takes them where it finds them, before it walks on
+SCIENCEWORLD_TOOLS = {"temperature": ("thermometer",), "melting point": ("thermometer",)}
+
+
+def scienceworld_topics(goal: str) -> list[str]:
+    """The words of SCIENCEWORLD_TASKS the goal says ("temperature", "paint", ...)."""
+    said = " ".join(goal.lower().split())
+    return [words for words in SCIENCEWORLD_TASKS if words in said]
+
+
 def scienceworld_task_brief(goal: str) -> str:
     """What the goal's task needs to know of ScienceWorld, added to its brief ('' when none applies)."""
-    said = " ".join(goal.lower().split())
-    return " ".join(text for words, text in SCIENCEWORLD_TASKS.items() if words in said)
+    return " ".join(SCIENCEWORLD_TASKS[words] for words in scienceworld_topics(goal))
 
 
 TEXTWORLD_EXPRESS = (

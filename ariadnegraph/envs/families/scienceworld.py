@@ -279,6 +279,10 @@ class ScienceWorld(GameFamily):
         task = prompts.scienceworld_task_brief(goal)
         return f"{self.brief}\n{task}" if task else self.brief  # (a line of its own: diagnostics tell it copied)
 
+    def tools_for(self, goal: str) -> tuple[str, ...]:
+        topics = prompts.scienceworld_topics(goal)
+        return tuple(dict.fromkeys(t for words in topics for t in prompts.SCIENCEWORLD_TOOLS.get(words, ())))
+
     def changed_nothing(self, answer: str) -> bool:
         """ "No known action matches that input.", "Mixing the contents of the outside does not appear to produce
         anything new.", "That container is empty, so there are no items to mix." (played again in the same
