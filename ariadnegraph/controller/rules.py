@@ -20,7 +20,13 @@ def breaks_rules(view: View, command: str) -> str | None:
     def contents(holder: str) -> list[str]:
         return om.contents(current, memory.key(holder))
 
-    standing = Standing(inventory=list(view.inventory), readings=list(view.readings), goal=view.goal, contents=contents)
+    standing = Standing(
+        inventory=list(view.inventory),
+        readings=list(view.readings),
+        goal=view.goal,
+        contents=contents,
+        location=view.location,
+    )
     return view.family.ruinous(command, standing)
 
 

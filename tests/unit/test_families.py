@@ -547,6 +547,25 @@ def test_scienceworld_a_focus_on_what_the_task_does_not_name_is_ruled_out(goal, 
     assert within_rules(view_of(state), [command, "look around"]) == (["look around"] if ruled_out else [command, "look around"])
 
 
+def test_scienceworld_a_focus_on_an_animal_outside_the_room_the_task_names_is_ruled_out():
+    """Reproduced on dev lifespan-longest-lived#0: the bee hive opened in the greenhouse, an adult bee flew into the
+    hallway, and 'focus on adult bee' there failed the task (score 0, lost). "The animals are in the 'outside'
+    location": a focus on one elsewhere is ruled out; outside, and where the room is not known, the focus stands."""
+    family = family_of("scienceworld:lifespan-longest-lived")
+    goal = (
+        "Your task is to find the animal with the longest life span.  The animals are in the 'outside' location.  "
+        "Focus on the animal with the longest life span."
+    )
+    why = family.ruinous("focus on adult bee", Standing(goal=goal, location="hallway"))
+    assert why is not None
+    assert "outside" in why
+    assert "fails the task" in why
+    assert family.ruinous("focus on adult bee", Standing(goal=goal, location="outside")) is None
+    assert family.ruinous("focus on adult bee", Standing(goal=goal)) is None
+    state = {"env": "scienceworld:lifespan-longest-lived", "goal": goal, "inventory": [], "location": "hallway"}
+    assert within_rules(view_of(state), ["focus on adult bee", "look around"]) == ["look around"]
+
+
 def test_scienceworld_a_focus_on_a_substance_in_a_holder_is_the_tasks_when_memory_saw_it_there():
     """Dev test-conductivity#110: 'focus on substance in fountain' is "You focus on the water." (it scores); on melt#0
     the toilet's was water where the task named lead. Memory's word on what the holder holds decides; without it, no."""

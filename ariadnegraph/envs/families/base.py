@@ -121,6 +121,7 @@ class Standing:
     readings: Sequence[str] = ()
     goal: str = ""
     contents: Callable[[str], Sequence[str]] | None = None
+    location: str | None = None  # the room the player is in (None: not known)
 
 
 @dataclass(frozen=True)

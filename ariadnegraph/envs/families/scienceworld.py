@@ -464,6 +464,12 @@ class ScienceWorld(GameFamily):
             return None
         if _NEVER_FOCUSED.match(focused["thing"]):  # whatever the task names, or when it names only a kind
             return "no task asks to focus on a room, a door or the air; focusing on anything else fails the task"
+        told = self.where_told("animal", standing.goal)
+        here = (standing.location or "").lower()
+        if told and standing.location is not None and here not in told and self.is_a(focused["thing"], "animal"):
+            # "The animals are in the 'outside' location": one of them met elsewhere (a bee flown out of its hive into
+            # the hallway) is not among those the task means, and a focus on it fails the task
+            return f"the task says the animals are in the {told[0]}; a focus on one in the {here} fails the task"
         targets = focus_targets(standing.goal)
         if targets is None and (stages := _STAGES_OF.search(standing.goal)):
             # "focus on the 3 life stages of the brown bear": every focus is on a stage of it ("baby brown bear"), a
