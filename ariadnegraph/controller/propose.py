@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..envs.families.base import held_in
-from ..envs.text import placing, taking
+from ..envs.text import placing
 from .candidates import Candidate, Source
-from .guards import Situation, is_no_op, shown_again, takes_to_weigh, uses_of_carried, ways_forward
+from .guards import Situation, is_no_op, shown_again, taken_thing, takes_to_weigh, uses_of_carried, ways_forward
 from .rules import offered_commands
 from .steps import NextStep, goal_step_here, next_step, step_command, way_to_step
 from .view import View
@@ -98,7 +97,7 @@ def tool_here(view: View, choices: list[str]) -> Candidate | None:
     for tool in view.family.tools_for(view.goal):
         if tool in carried:
             continue
-        take = next((c for c in choices if held_in((taking(c) or "").lower())[0] == tool), None)
+        take = next((c for c in choices if taken_thing(c) == tool), None)
         if take:
             return Candidate(take, Source.TOOL, f"the task needs the {tool} carried")
     return None

@@ -93,20 +93,19 @@ _PUT_ON_HEAT = re.compile(rf"(?:^|\))You move the .+? to the (?P<source>{'|'.joi
 _NOT_OPEN = re.compile(r"because the (?P<holder>[^.,]+?) isn't open\b", re.I)
 # "Your task is to find a(n) living thing. First, focus on the thing.": what "the thing" is
 _FIND_KIND = re.compile(r"\byour task is to find a\(n\) (?P<kind>[^.,;]+)", re.I)
+_STAGES = "egg|baby|juvenile|adult|larva|pupa|hatchling"  # the words of an animal's name that say its life stage
 # what lives, as ScienceWorld names it: an animal by its life stage ("adult bee", "baby beaver", "turtle egg"), a plant
-_LIVING = re.compile(
-    r"\b(?:egg|baby|juvenile|adult|larva|pupa|tadpole|caterpillar|hatchling|seed|seedling|plant|tree)\b", re.I
-)
+_LIVING = re.compile(rf"\b(?:{_STAGES}|tadpole|caterpillar|seed|seedling|plant|tree)\b", re.I)
 # an animal, by its life stage ("baby wolf", "parrot egg") or its kind ("elephant"), not a plant ("adult pea plant")
 _ANIMAL_WORDS = (
-    "egg|baby|juvenile|adult|larva|pupa|tadpole|caterpillar|hatchling|ant|bear|beaver|bee|butterfly|chameleon|chicken|"
+    f"{_STAGES}|tadpole|caterpillar|ant|bear|beaver|bee|butterfly|chameleon|chicken|"
     "chipmunk|crocodile|dove|dragonfly|elephant|fish|frog|giraffe|hedgehog|jay|moth|mouse|owl|parrot|rabbit|snake|toad|"
     "tortoise|turtle|wolf"
 )
 _ANIMAL = re.compile(rf"^(?!.*\b(?:plant|tree|seed|seedling)\b).*\b(?:{_ANIMAL_WORDS})\b", re.I)
 _KIND_NAMES = {"living thing": _LIVING, "animal": _ANIMAL}
-# the words of an animal's name that say its life stage, not its kind ("baby baby brown bear" is a brown bear)
-_STAGE_WORDS = re.compile(r"\b(?:egg|baby|juvenile|adult|larva|pupa|hatchling)\b\s*", re.I)
+# an animal's name without its life stage: its kind ("baby baby brown bear" is a brown bear)
+_STAGE_WORDS = re.compile(rf"\b(?:{_STAGES})\b\s*", re.I)
 _TELEPORT = "teleport to "
 _NOTHING_DONE = re.compile(
     r"no known action matches|does not appear to produce anything new|there is only one thing|that container is empty"

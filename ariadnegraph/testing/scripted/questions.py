@@ -26,8 +26,7 @@ def work_out(s: Sections) -> WorkedOut:
         named = next((o for o in options if (amount := _AMOUNT.match(o)) and float(amount["n"]) == result), "")
         return WorkedOut(working=f"{op} {a} and {b} = {result}", answer=named or str(result))
     if "smallest" in question.lower():
-        amounts = {o: float(m["n"]) * _IN_BASE.get(m["unit"].lower(), 1.0) for o in options if (m := _AMOUNT.match(o))}
-        if amounts:
+        if amounts := _amounts(options):
             smallest = min(amounts, key=lambda o: amounts[o])
             return WorkedOut(working="each in one unit, the smallest", answer=smallest)
     return WorkedOut(working="the double knows nothing of this", answer="")
@@ -35,7 +34,12 @@ def work_out(s: Sections) -> WorkedOut:
 
 def weigh(s: Sections) -> Weighing:
     options = items(s.get(p.OPTIONS))
-    amounts = {o: float(m["n"]) * _IN_BASE.get(m["unit"].lower(), 1.0) for o in options if (m := _AMOUNT.match(o))}
+    amounts = _amounts(options)
     if len(amounts) == len(options):
         return Weighing(**amounts)
     return Weighing(**dict.fromkeys(options, 0.0))
+
+
+def _amounts(options: list[str]) -> dict[str, float]:
+    """Each option's quantity in its kind's base unit (a count is its number), for the options that name one."""
+    return {o: float(m["n"]) * _IN_BASE.get(m["unit"].lower(), 1.0) for o in options if (m := _AMOUNT.match(o))}
